@@ -1,0 +1,34 @@
+/**
+ * The one factory for both languages: the language server, the command line and the tests all create
+ * their services here.
+ */
+import { EmptyFileSystem, inject } from 'langium';
+import { createDefaultModule, createDefaultSharedModule, type DefaultSharedModuleContext, type LangiumSharedServices } from 'langium/lsp';
+import { KvmodGeneratedSharedModule, KvlmGeneratedModule, PidmGeneratedModule } from './generated/module.js';
+import { KvlmModule, type KvlmServices } from './kvlm/kvlm-module.js';
+import { registerKvlmValidationChecks } from './kvlm/kvlm-validator.js';
+import { PidmModule, type PidmServices } from './pidm/pidm-module.js';
+import { registerPidmValidationChecks } from './pidm/pidm-validator.js';
+
+/** The shared services and both languages' services. */
+export interface KvmodServices {
+    shared: LangiumSharedServices;
+    Pidm: PidmServices;
+    Kvlm: KvlmServices;
+}
+
+/**
+ * Creates the shared services and both languages. Pass a connection for the language server; pass a
+ * file system provider (`NodeFileSystem`) to read files, or none for in-memory use.
+ */
+export function createKvmodServices(context: Partial<DefaultSharedModuleContext> = {}): KvmodServices {
+    const fileSystemProvider = context.fileSystemProvider ?? EmptyFileSystem.fileSystemProvider;
+    const shared = inject(createDefaultSharedModule({ ...context, fileSystemProvider }), KvmodGeneratedSharedModule);
+    const Pidm = inject(createDefaultModule({ shared }), PidmGeneratedModule, PidmModule);
+    const Kvlm = inject(createDefaultModule({ shared }), KvlmGeneratedModule, KvlmModule);
+    shared.ServiceRegistry.register(Pidm);
+    shared.ServiceRegistry.register(Kvlm);
+    registerPidmValidationChecks(Pidm);
+    registerKvlmValidationChecks(Kvlm);
+    return { shared, Pidm, Kvlm };
+}

@@ -1,0 +1,126 @@
+/**
+ * Scoping for PIDM paths. The first segment of a path sees the query's aliases (the FROM entity or its
+ * alias, INCLUDE aliases — inside an INCLUDE list only the earlier ones) and then the FROM entity's
+ * members; each further segment sees the members of the entity the previous segment stands for.
+ * Names resolve case-sensitively first; failing that, a unique case-insensitive match resolves (the
+ * validator warns and offers a quick fix).
+ */
+import {
+    DefaultScopeProvider,
+    EMPTY_SCOPE,
+    MapScope,
+    WorkspaceCache,
+    stream,
+    type AstNode,
+    type AstNodeDescription,
+    type ReferenceInfo,
+    type Scope,
+    type Stream,
+} from 'langium';
+import type { LangiumCoreServices } from 'langium';
+import { isInclude, isPath, isReference, isSegment, type Entity, type Query } from '../generated/ast.js';
+import { containingQuery, entityOfElement } from './pidm-semantics.js';
+
+/** A scope that falls back to a unique case-insensitive match when no exact name matches. */
+export class CaseFallbackScope implements Scope {
+    private folded?: Map<string, AstNodeDescription[]>;
+
+    constructor(private readonly inner: Scope) {}
+
+    getElement(name: string): AstNodeDescription | undefined {
+        const exact = this.inner.getElement(name);
+        if (exact) return exact;
+        const candidates = this.foldedIndex().get(name.toLowerCase()) ?? [];
+        return candidates.length === 1 ? candidates[0] : undefined;
+    }
+
+    getElements(name: string): Stream<AstNodeDescription> {
+        const element = this.getElement(name);
+        return element ? stream([element]) : stream([]);
+    }
+
+    getAllElements(): Stream<AstNodeDescription> {
+        return this.inner.getAllElements();
+    }
+
+    private foldedIndex(): Map<string, AstNodeDescription[]> {
+        if (!this.folded) {
+            const index = new Map<string, AstNodeDescription[]>();
+            const seen = new Set<AstNode | string>();
+            for (const description of this.inner.getAllElements()) {
+                const identity = description.node ?? `${description.documentUri.toString()}#${description.path}`;
+                if (seen.has(identity)) continue;
+                seen.add(identity);
+                const key = description.name.toLowerCase();
+                const list = index.get(key);
+                if (list) list.push(description);
+                else index.set(key, [description]);
+            }
+            this.folded = index;
+        }
+        return this.folded;
+    }
+}
+
+/** The PIDM scope provider: aliases and dotted paths, with the case-insensitive fallback. */
+export class PidmScopeProvider extends DefaultScopeProvider {
+    private readonly memberScopes: WorkspaceCache<Entity, Scope>;
+    private readonly aliasScopes: WorkspaceCache<Query, Scope>;
+
+    constructor(services: LangiumCoreServices) {
+        super(services);
+        this.memberScopes = new WorkspaceCache(services.shared);
+        this.aliasScopes = new WorkspaceCache(services.shared);
+    }
+
+    override getScope(context: ReferenceInfo): Scope {
+        if (isSegment(context.container)) {
+            return new CaseFallbackScope(this.getSegmentScope(context.container));
+        }
+        if (isReference(context.container) || context.property === 'entity') {
+            return new CaseFallbackScope(super.getScope(context));
+        }
+        return super.getScope(context);
+    }
+
+    private getSegmentScope(segment: AstNode): Scope {
+        const path = segment.$container;
+        const query = containingQuery(segment);
+        if (!isPath(path) || !query) return EMPTY_SCOPE;
+        const index = path.segments.indexOf(segment as never);
+        if (index > 0) {
+            const previous = path.segments[index - 1].element.ref;
+            const entity = entityOfElement(previous);
+            return entity ? this.getMemberScope(entity) : EMPTY_SCOPE;
+        }
+        const fromEntity = query.from.entity.ref;
+        const members = fromEntity ? this.getMemberScope(fromEntity) : EMPTY_SCOPE;
+        const include = path.$container;
+        if (isInclude(include)) {
+            // Inside an INCLUDE list only the FROM clause and earlier includes are visible: no cycles.
+            const position = query.includes.indexOf(include);
+            return this.createAliasScope(query, query.includes.slice(0, Math.max(position, 0)), members);
+        }
+        return this.aliasScopes.get(query, () => this.createAliasScope(query, query.includes, members));
+    }
+
+    private createAliasScope(query: Query, includes: readonly AstNode[], outer: Scope): Scope {
+        const descriptions: AstNodeDescription[] = [];
+        const from = query.from;
+        if (from.alias) descriptions.push(this.descriptions.createDescription(from, from.alias));
+        if (from.entity.$refText) descriptions.push(this.descriptions.createDescription(from, from.entity.$refText));
+        for (const include of includes) {
+            const name = this.nameProvider.getName(include);
+            if (name) descriptions.push(this.descriptions.createDescription(include, name));
+        }
+        return new MapScope(descriptions.reverse(), outer);
+    }
+
+    private getMemberScope(entity: Entity): Scope {
+        return this.memberScopes.get(entity, () =>
+            new MapScope(
+                entity.members.map((member) => this.descriptions.createDescription(member, member.name)),
+            ),
+        );
+    }
+}

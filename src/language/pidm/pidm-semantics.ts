@@ -1,0 +1,163 @@
+/**
+ * What a PIDM model means, computed from the linked AST: normalised types and cardinalities, the entity
+ * a path element stands for, and resolved attribute paths. Shared by scoping, validation, the M2M
+ * transformation and the oracle, so that every layer agrees on one reading.
+ */
+import type { AstNode } from 'langium';
+import {
+    isAttribute,
+    isFromClause,
+    isIdAttribute,
+    isInclude,
+    isQuery,
+    isReference,
+    type Attribute,
+    type Cardinality,
+    type Entity,
+    type IdAttribute,
+    type Include,
+    type Path,
+    type PathElement,
+    type Query,
+    type Reference,
+} from '../generated/ast.js';
+
+/** The logical types every layer below PIDM uses. */
+export type LogicalType = 'text' | 'int' | 'float' | 'boolean' | 'date' | 'time' | 'datetime';
+
+/** Normalised cardinality: `one` = [1], `optional` = [0..1], `many` = anything else. */
+export type CardinalityKind = 'one' | 'optional' | 'many';
+
+/** The name of the surrogate identifier an entity without `id` gets. */
+export const SURROGATE_ID = '_id';
+
+const TYPE_SYNONYMS: Record<string, LogicalType> = {
+    text: 'text',
+    string: 'text',
+    int: 'int',
+    integer: 'int',
+    long: 'int',
+    float: 'float',
+    double: 'float',
+    decimal: 'float',
+    real: 'float',
+    number: 'float',
+    boolean: 'boolean',
+    bool: 'boolean',
+    date: 'date',
+    time: 'time',
+    datetime: 'datetime',
+    timestamp: 'datetime',
+};
+
+/** Maps a PIDM type spelling (any case, any synonym) to its logical type; undefined spells text. */
+export function logicalType(spelling: string | undefined): LogicalType {
+    if (spelling === undefined) return 'text';
+    return TYPE_SYNONYMS[spelling.toLowerCase()] ?? 'text';
+}
+
+/** The logical type of an attribute (an untyped id is text). */
+export function attributeType(attribute: Attribute | IdAttribute): LogicalType {
+    return logicalType(attribute.type);
+}
+
+/** Reads a cardinality: `[1]`/`(1)` one, `[0..1]` optional, everything else many. */
+export function cardinalityKind(cardinality: Cardinality | undefined): CardinalityKind {
+    if (!cardinality || cardinality.many) return 'many';
+    const lower = cardinality.lower;
+    if (cardinality.upperMany) return 'many';
+    const upper = cardinality.upper ?? lower;
+    if (upper === 1 && lower === 1) return 'one';
+    if (upper === 1 && lower === 0) return 'optional';
+    if (upper === 0) return 'optional';
+    return 'many';
+}
+
+/** Whether a reference is multi-valued. */
+export function isMultiValued(reference: Reference): boolean {
+    return cardinalityKind(reference.cardinality) === 'many';
+}
+
+/** The identifier attribute of an entity, if it declares one. */
+export function identifierOf(entity: Entity): IdAttribute | undefined {
+    return entity.members.find(isIdAttribute);
+}
+
+/** The name of an entity's identifier: its `id` attribute, or the surrogate `_id`. */
+export function identifierName(entity: Entity): string {
+    return identifierOf(entity)?.name ?? SURROGATE_ID;
+}
+
+/** The query a node belongs to, if any. */
+export function containingQuery(node: AstNode | undefined): Query | undefined {
+    let current = node;
+    while (current && !isQuery(current)) current = current.$container;
+    return current;
+}
+
+/** The alias an include is known by: its `AS` name, or the last step's spelling. */
+export function includeAlias(include: Include): string | undefined {
+    if (include.alias) return include.alias;
+    const last = include.path.segments.at(-1);
+    return last?.element.$refText;
+}
+
+/**
+ * The entity a path element stands for when a path continues after it: the FROM entity, the end of an
+ * include, or a reference's target. Attributes stand for no entity.
+ */
+export function entityOfElement(element: PathElement | undefined, guard = new Set<AstNode>()): Entity | undefined {
+    if (!element) return undefined;
+    if (isFromClause(element)) return element.entity.ref;
+    if (isReference(element)) return element.target.ref;
+    if (isInclude(element)) {
+        if (guard.has(element)) return undefined;
+        guard.add(element);
+        const last = element.path.segments.at(-1)?.element.ref;
+        return entityOfElement(last, guard);
+    }
+    return undefined;
+}
+
+/** A path resolved to reference steps from the query's FROM entity, and its final attribute. */
+export interface ResolvedPath {
+    /** The references walked from the FROM entity, in order. */
+    steps: Reference[];
+    /** The attribute at the end, when the path ends in one. */
+    attribute?: Attribute | IdAttribute;
+    /** The canonical identity: `FromEntity.ref1.ref2.attr` (declared spellings, not aliases). */
+    key: string;
+    /** The canonical identity of the reference steps only: `FromEntity.ref1.ref2`. */
+    nodeKey: string;
+}
+
+/**
+ * Resolves a path in a query to its steps from the FROM entity, expanding aliases. Undefined when some
+ * segment does not resolve (linking reports that) or the path goes through an attribute.
+ */
+export function resolvePath(path: Path, guard = new Set<AstNode>()): ResolvedPath | undefined {
+    const query = containingQuery(path);
+    const rootEntity = query?.from.entity.ref;
+    if (!query || !rootEntity) return undefined;
+    const steps: Reference[] = [];
+    let attribute: Attribute | IdAttribute | undefined;
+    for (const [index, segment] of path.segments.entries()) {
+        const element = segment.element.ref;
+        if (!element || attribute) return undefined;
+        if (isFromClause(element)) {
+            if (index !== 0) return undefined;
+        } else if (isInclude(element)) {
+            if (index !== 0 || guard.has(element)) return undefined;
+            guard.add(element);
+            const inner = resolvePath(element.path, guard);
+            if (!inner || inner.attribute) return undefined;
+            steps.push(...inner.steps);
+        } else if (isReference(element)) {
+            steps.push(element);
+        } else if (isAttribute(element) || isIdAttribute(element)) {
+            attribute = element;
+        }
+    }
+    const nodeKey = [rootEntity.name, ...steps.map((step) => step.name)].join('.');
+    return { steps, attribute, nodeKey, key: attribute ? `${nodeKey}.${attribute.name}` : nodeKey };
+}
