@@ -3,7 +3,10 @@
  */
 import type { LangiumServices, PartialLangiumServices } from 'langium/lsp';
 import type { Module } from 'langium';
+import { KvlmDocumentValidator } from './kvlm-document-validator.js';
+import { KvlmFormatter } from './kvlm-formatter.js';
 import { KvlmValidator } from './kvlm-validator.js';
+import { KvlmLspProviders } from '../lsp/kvlm-lsp-module.js';
 
 /** Services the KVLM language adds to Langium's defaults. */
 export type KvlmAddedServices = {
@@ -15,9 +18,14 @@ export type KvlmAddedServices = {
 /** All services of the KVLM language. */
 export type KvlmServices = LangiumServices & KvlmAddedServices;
 
-/** Overrides and additions of the KVLM language. */
+/** Overrides and additions of the KVLM language (the checks themselves are registered by `registerKvlmValidationChecks`). */
 export const KvlmModule: Module<KvlmServices, PartialLangiumServices & KvlmAddedServices> = {
     validation: {
         KvlmValidator: () => new KvlmValidator(),
+        DocumentValidator: (services) => new KvlmDocumentValidator(services),
+    },
+    lsp: {
+        ...KvlmLspProviders,
+        Formatter: () => new KvlmFormatter(),
     },
 };
