@@ -2,8 +2,8 @@
  * The one factory for both languages: the language server, the command line and the tests all create
  * their services here.
  */
-import { EmptyFileSystem, inject } from 'langium';
-import { createDefaultModule, createDefaultSharedModule, type DefaultSharedModuleContext, type LangiumSharedServices } from 'langium/lsp';
+import { EmptyFileSystem, inject, type Module } from 'langium';
+import { createDefaultModule, createDefaultSharedModule, type DefaultSharedModuleContext, type LangiumSharedServices, type PartialLangiumSharedServices } from 'langium/lsp';
 import { KvmodGeneratedSharedModule, KvlmGeneratedModule, PidmGeneratedModule } from './generated/module.js';
 import { KvlmModule, type KvlmServices } from './kvlm/kvlm-module.js';
 import { registerKvlmValidationChecks } from './kvlm/kvlm-validator.js';
@@ -21,9 +21,13 @@ export interface KvmodServices {
  * Creates the shared services and both languages. Pass a connection for the language server; pass a
  * file system provider (`NodeFileSystem`) to read files, or none for in-memory use.
  */
-export function createKvmodServices(context: Partial<DefaultSharedModuleContext> = {}): KvmodServices {
+export function createKvmodServices(
+    context: Partial<DefaultSharedModuleContext> = {},
+    /** Extra shared services; the language server adds its `lsp.ExecuteCommandHandler` here. */
+    sharedModule?: Module<LangiumSharedServices, PartialLangiumSharedServices>,
+): KvmodServices {
     const fileSystemProvider = context.fileSystemProvider ?? EmptyFileSystem.fileSystemProvider;
-    const shared = inject(createDefaultSharedModule({ ...context, fileSystemProvider }), KvmodGeneratedSharedModule);
+    const shared = inject(createDefaultSharedModule({ ...context, fileSystemProvider }), KvmodGeneratedSharedModule, sharedModule);
     const Pidm = inject(createDefaultModule({ shared }), PidmGeneratedModule, PidmModule);
     const Kvlm = inject(createDefaultModule({ shared }), KvlmGeneratedModule, KvlmModule);
     shared.ServiceRegistry.register(Pidm);

@@ -143,6 +143,7 @@ export namespace Pidm {
         | "."
         | ".."
         | ":"
+        | ";"
         | "<"
         | "<="
         | "<>"
@@ -240,14 +241,24 @@ export type KvmodAstType = Kvlm.AstType & Pidm.AstType
 
 // all type definitions of the the whole 'Kvmod' project
 
+/** `and` in any case; stored in lower case. */
+export type AndOperator = 'and';
+
+export function isAndOperator(item: unknown): item is AndOperator {
+    return item === 'and';
+}
+
 /**
- * An attribute, written `name type` (the paper's notation), `name : type`, or `type name`
- * (the older Mortadelo notation). `text text` is an attribute named `text` of type text.
+ * An attribute, written `name type` (the paper's notation), `name : type`, or `type name` (the older
+ * Mortadelo notation). When both words are type names the paper's order wins: `text text` is an
+ * attribute named `text` of type text, `date time` one named `date` of type time. `id` always starts
+ * the identifier attribute, so no plain attribute is named `id` (nor `ref` or `unique`).
+ * A member may end with `;`.
  */
 export interface Attribute extends langium.AstNode {
     readonly $container: Entity;
     readonly $type: 'Attribute';
-    name: Name;
+    name: AttributeName | PlainName;
     type: DataType;
 }
 
@@ -261,11 +272,18 @@ export function isAttribute(item: unknown): item is Attribute {
     return reflection.isInstance(item, Attribute.$type);
 }
 
+/** What an attribute written name first may be called: a plain name or a type name. */
+export type AttributeName = DataType | PlainName;
+
+export function isAttributeName(item: unknown): item is AttributeName {
+    return isPlainName(item) || isDataType(item);
+}
+
 export interface BinaryExpression extends langium.AstNode {
     readonly $container: BinaryExpression | GroupExpression | NotExpression | Query;
     readonly $type: 'BinaryExpression';
     left: Expression;
-    operator: 'and' | 'or';
+    operator: AndOperator | OrOperator;
     right: Expression;
 }
 
@@ -280,10 +298,17 @@ export function isBinaryExpression(item: unknown): item is BinaryExpression {
     return reflection.isInstance(item, BinaryExpression.$type);
 }
 
+/** `true` or `false` in any case; stored in lower case. */
+export type BooleanLiteral = 'false' | 'true';
+
+export function isBooleanLiteral(item: unknown): item is BooleanLiteral {
+    return item === 'true' || item === 'false';
+}
+
 export interface BooleanValue extends langium.AstNode {
     readonly $container: Comparison;
     readonly $type: 'BooleanValue';
-    value: 'false' | 'true';
+    value: BooleanLiteral;
 }
 
 export const BooleanValue = {
@@ -384,7 +409,11 @@ export function isCounterKey(item: unknown): item is CounterKey {
     return reflection.isInstance(item, CounterKey.$type);
 }
 
-/** A primitive type name; case-insensitive, with synonyms. */
+/**
+ * A primitive type name; case-insensitive, with synonyms: text/string, int/integer/long,
+ * float/double/decimal/real/number, boolean/bool, date, time, datetime/timestamp. The parser stores
+ * it in lower case.
+ */
 export type DataType = 'bool' | 'boolean' | 'date' | 'datetime' | 'decimal' | 'double' | 'float' | 'int' | 'integer' | 'long' | 'number' | 'real' | 'string' | 'text' | 'time' | 'timestamp';
 
 export function isDataType(item: unknown): item is DataType {
@@ -509,7 +538,11 @@ export function isGroupExpression(item: unknown): item is GroupExpression {
     return reflection.isInstance(item, GroupExpression.$type);
 }
 
-/** The identifier attribute of an entity: `id NAME [TYPE] [unique]`; the type defaults to text. */
+/**
+ * The identifier attribute of an entity: `id NAME [TYPE] [unique]`; the type defaults to text. The type
+ * must be on the same line as the name: on the next line a type word starts the next attribute
+ * (`id code` followed by the Mortadelo-style `text name`).
+ */
 export interface IdAttribute extends langium.AstNode {
     readonly $container: Entity;
     readonly $type: 'IdAttribute';
@@ -838,10 +871,10 @@ export function isMergePolicy(item: unknown): item is MergePolicy {
 }
 
 /** Names may be spelled like type names and a few keywords. */
-export type Name = 'asc' | 'by' | 'desc' | 'entity' | 'id' | 'order' | 'query' | 'ref' | 'unique' | DataType | string;
+export type Name = 'id' | 'ref' | 'unique' | DataType | PlainName;
 
 export function isName(item: unknown): item is Name {
-    return isDataType(item) || item === 'id' || item === 'unique' || item === 'ref' || item === 'entity' || item === 'query' || item === 'order' || item === 'by' || item === 'asc' || item === 'desc' || (typeof item === 'string' && (/[_a-zA-Z][\w_]*/.test(item)));
+    return isPlainName(item) || isDataType(item) || item === 'id' || item === 'ref' || item === 'unique';
 }
 
 export interface NaturalKey extends langium.AstNode {
@@ -906,7 +939,7 @@ export function isNumberValue(item: unknown): item is NumberValue {
 export interface OrderItem extends langium.AstNode {
     readonly $container: Query;
     readonly $type: 'OrderItem';
-    direction?: 'asc' | 'desc';
+    direction?: SortDirection;
     path: Path;
 }
 
@@ -918,6 +951,13 @@ export const OrderItem = {
 
 export function isOrderItem(item: unknown): item is OrderItem {
     return reflection.isInstance(item, OrderItem.$type);
+}
+
+/** `or` in any case; stored in lower case. */
+export type OrOperator = 'or';
+
+export function isOrOperator(item: unknown): item is OrOperator {
+    return item === 'or';
 }
 
 /** A query parameter, bound at run time: `param departureDate: date`. */
@@ -1021,6 +1061,13 @@ export function isPidmModel(item: unknown): item is PidmModel {
     return reflection.isInstance(item, PidmModel.$type);
 }
 
+/** A name that is neither a type name nor a member keyword; a few keywords may be used as names. */
+export type PlainName = 'asc' | 'by' | 'desc' | 'entity' | 'order' | 'query' | string;
+
+export function isPlainName(item: unknown): item is PlainName {
+    return item === 'entity' || item === 'query' || item === 'order' || item === 'by' || item === 'asc' || item === 'desc' || (typeof item === 'string' && (/[_a-zA-Z][\w_]*/.test(item)));
+}
+
 /** A projected attribute, optionally renamed: `Origin.city AS departureCity`. */
 export interface Projection extends langium.AstNode {
     readonly $container: Query;
@@ -1041,7 +1088,8 @@ export function isProjection(item: unknown): item is Projection {
 
 /**
  * An access query the application sends to the database:
- * `query NAME: SELECT … FROM … [INCLUDE …] [WHERE …] [ORDER BY …]`.
+ * `query NAME: SELECT … FROM … [INCLUDE …] [WHERE …] [ORDER BY …]`. `including` may replace
+ * `INCLUDE` (the Mortadelo spelling).
  */
 export interface Query extends langium.AstNode {
     readonly $container: PidmModel;
@@ -1147,6 +1195,13 @@ export const ServedQuery = {
 
 export function isServedQuery(item: unknown): item is ServedQuery {
     return reflection.isInstance(item, ServedQuery.$type);
+}
+
+/** `asc` or `desc` in any case; the parser stores it in lower case. */
+export type SortDirection = 'asc' | 'desc';
+
+export function isSortDirection(item: unknown): item is SortDirection {
+    return item === 'asc' || item === 'desc';
 }
 
 /** A sort key; its position is its weight. */

@@ -7,6 +7,13 @@ import type { Module } from 'langium';
 import { PidmNameProvider } from './pidm-name-provider.js';
 import { PidmScopeProvider } from './pidm-scope-provider.js';
 import { PidmValidator } from './pidm-validator.js';
+import { PidmValueConverter } from './pidm-value-converter.js';
+import { PidmLexer } from './pidm-lexer.js';
+import { PidmDocumentValidator } from './pidm-document-validator.js';
+import { PidmCodeActionProvider } from './pidm-code-actions.js';
+import { PidmFormatter } from './pidm-formatter.js';
+import { PidmParserErrorMessageProvider } from './pidm-parser-messages.js';
+import { PidmLspProviders } from '../lsp/pidm-lsp-module.js';
 
 /** Services the PIDM language adds to Langium's defaults. */
 export type PidmAddedServices = {
@@ -20,11 +27,22 @@ export type PidmServices = LangiumServices & PidmAddedServices;
 
 /** Overrides and additions of the PIDM language. */
 export const PidmModule: Module<PidmServices, PartialLangiumServices & PidmAddedServices> = {
+    parser: {
+        ValueConverter: () => new PidmValueConverter(),
+        Lexer: (services) => new PidmLexer(services),
+        ParserErrorMessageProvider: () => new PidmParserErrorMessageProvider(),
+    },
     references: {
         NameProvider: () => new PidmNameProvider(),
         ScopeProvider: (services) => new PidmScopeProvider(services),
     },
     validation: {
-        PidmValidator: () => new PidmValidator(),
+        PidmValidator: (services) => new PidmValidator(services),
+        DocumentValidator: (services) => new PidmDocumentValidator(services),
+    },
+    lsp: {
+        ...PidmLspProviders,
+        CodeActionProvider: () => new PidmCodeActionProvider(),
+        Formatter: () => new PidmFormatter(),
     },
 };

@@ -9,7 +9,7 @@ import { includeAlias } from './pidm-semantics.js';
 /** Gives FROM clauses and includes the names queries refer to them by. */
 export class PidmNameProvider extends DefaultNameProvider {
     override getName(node: AstNode): string | undefined {
-        if (isFromClause(node)) return node.alias ?? node.entity.$refText;
+        if (isFromClause(node)) return node.alias ?? node.entity?.$refText;
         if (isInclude(node)) return includeAlias(node);
         return super.getName(node);
     }
@@ -20,7 +20,7 @@ export class PidmNameProvider extends DefaultNameProvider {
         }
         if (isInclude(node)) {
             if (node.alias) return GrammarUtils.findNodeForProperty(node.$cstNode, 'alias');
-            return node.path.segments.at(-1)?.$cstNode;
+            return node.path?.segments.at(-1)?.$cstNode;
         }
         return super.getNameNode(node);
     }

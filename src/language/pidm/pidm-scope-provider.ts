@@ -21,16 +21,26 @@ import type { LangiumCoreServices } from 'langium';
 import { isInclude, isPath, isReference, isSegment, type Entity, type Query } from '../generated/ast.js';
 import { containingQuery, entityOfElement } from './pidm-semantics.js';
 
-/** A scope that falls back to a unique case-insensitive match when no exact name matches. */
+/**
+ * A scope made of layers (innermost first) that falls back to a case-insensitive match when no exact
+ * name matches: an exact match in any layer wins; otherwise the innermost layer with case-insensitive
+ * matches decides, and resolves only when it has exactly one (aliases shadow members, as they do for
+ * exact names).
+ */
 export class CaseFallbackScope implements Scope {
-    private folded?: Map<string, AstNodeDescription[]>;
+    private readonly layers: readonly Scope[];
+    private folded?: Map<string, AstNodeDescription[]>[];
 
-    constructor(private readonly inner: Scope) {}
+    constructor(layers: Scope | readonly Scope[]) {
+        this.layers = Array.isArray(layers) ? layers : [layers as Scope];
+    }
 
     getElement(name: string): AstNodeDescription | undefined {
-        const exact = this.inner.getElement(name);
-        if (exact) return exact;
-        const candidates = this.foldedIndex().get(name.toLowerCase()) ?? [];
+        for (const layer of this.layers) {
+            const exact = layer.getElement(name);
+            if (exact) return exact;
+        }
+        const candidates = this.caseInsensitiveMatches(name);
         return candidates.length === 1 ? candidates[0] : undefined;
     }
 
@@ -40,23 +50,36 @@ export class CaseFallbackScope implements Scope {
     }
 
     getAllElements(): Stream<AstNodeDescription> {
-        return this.inner.getAllElements();
+        return stream(this.layers).flatMap((layer) => layer.getAllElements());
     }
 
-    private foldedIndex(): Map<string, AstNodeDescription[]> {
+    /** The innermost layer's elements whose names equal `name` ignoring case (several: ambiguous). */
+    caseInsensitiveMatches(name: string): AstNodeDescription[] {
+        const key = name.toLowerCase();
+        for (const index of this.foldedIndexes()) {
+            const candidates = index.get(key);
+            if (candidates && candidates.length > 0) return candidates;
+        }
+        return [];
+    }
+
+    private foldedIndexes(): Map<string, AstNodeDescription[]>[] {
         if (!this.folded) {
-            const index = new Map<string, AstNodeDescription[]>();
-            const seen = new Set<AstNode | string>();
-            for (const description of this.inner.getAllElements()) {
-                const identity = description.node ?? `${description.documentUri.toString()}#${description.path}`;
-                if (seen.has(identity)) continue;
-                seen.add(identity);
-                const key = description.name.toLowerCase();
-                const list = index.get(key);
-                if (list) list.push(description);
-                else index.set(key, [description]);
-            }
-            this.folded = index;
+            this.folded = this.layers.map((layer) => {
+                const index = new Map<string, AstNodeDescription[]>();
+                // The same node may be visible twice (document-local and global scope): count it once.
+                const seen = new Set<AstNode | string>();
+                for (const description of layer.getAllElements()) {
+                    const identity = description.node ?? `${description.documentUri.toString()}#${description.path}`;
+                    if (seen.has(identity)) continue;
+                    seen.add(identity);
+                    const key = description.name.toLowerCase();
+                    const list = index.get(key);
+                    if (list) list.push(description);
+                    else index.set(key, [description]);
+                }
+                return index;
+            });
         }
         return this.folded;
     }
@@ -75,7 +98,7 @@ export class PidmScopeProvider extends DefaultScopeProvider {
 
     override getScope(context: ReferenceInfo): Scope {
         if (isSegment(context.container)) {
-            return new CaseFallbackScope(this.getSegmentScope(context.container));
+            return new CaseFallbackScope(this.getSegmentLayers(context.container));
         }
         if (isReference(context.container) || context.property === 'entity') {
             return new CaseFallbackScope(super.getScope(context));
@@ -83,43 +106,53 @@ export class PidmScopeProvider extends DefaultScopeProvider {
         return super.getScope(context);
     }
 
-    private getSegmentScope(segment: AstNode): Scope {
+    private getSegmentLayers(segment: AstNode): Scope[] {
         const path = segment.$container;
         const query = containingQuery(segment);
-        if (!isPath(path) || !query) return EMPTY_SCOPE;
+        if (!isPath(path) || !query) return [EMPTY_SCOPE];
         const index = path.segments.indexOf(segment as never);
         if (index > 0) {
-            const previous = path.segments[index - 1].element.ref;
+            const previous = path.segments[index - 1]?.element?.ref;
             const entity = entityOfElement(previous);
-            return entity ? this.getMemberScope(entity) : EMPTY_SCOPE;
+            return [entity ? this.getMemberScope(entity) : EMPTY_SCOPE];
         }
-        const fromEntity = query.from.entity.ref;
+        const fromEntity = query.from?.entity?.ref;
         const members = fromEntity ? this.getMemberScope(fromEntity) : EMPTY_SCOPE;
         const include = path.$container;
         if (isInclude(include)) {
             // Inside an INCLUDE list only the FROM clause and earlier includes are visible: no cycles.
             const position = query.includes.indexOf(include);
-            return this.createAliasScope(query, query.includes.slice(0, Math.max(position, 0)), members);
+            return [this.createAliasScope(query, query.includes.slice(0, Math.max(position, 0))), members];
         }
-        return this.aliasScopes.get(query, () => this.createAliasScope(query, query.includes, members));
+        return [this.aliasScopes.get(query, () => this.createAliasScope(query, query.includes)), members];
     }
 
-    private createAliasScope(query: Query, includes: readonly AstNode[], outer: Scope): Scope {
+    private createAliasScope(query: Query, includes: readonly AstNode[]): Scope {
         const descriptions: AstNodeDescription[] = [];
         const from = query.from;
-        if (from.alias) descriptions.push(this.descriptions.createDescription(from, from.alias));
-        if (from.entity.$refText) descriptions.push(this.descriptions.createDescription(from, from.entity.$refText));
+        if (from) {
+            if (from.alias) descriptions.push(this.descriptions.createDescription(from, from.alias));
+            const written = from.entity?.$refText;
+            if (written) descriptions.push(this.descriptions.createDescription(from, written));
+            // `FROM passenger` (a case slip, warned about there) still lets paths say `Passenger.flights`.
+            const declared = from.entity?.ref?.name;
+            if (declared && declared !== written) descriptions.push(this.descriptions.createDescription(from, declared));
+        }
         for (const include of includes) {
             const name = this.nameProvider.getName(include);
             if (name) descriptions.push(this.descriptions.createDescription(include, name));
         }
-        return new MapScope(descriptions.reverse(), outer);
+        // MapScope keeps the last description of a name: reversing lets the earliest declaration win.
+        return new MapScope(descriptions.reverse());
     }
 
     private getMemberScope(entity: Entity): Scope {
         return this.memberScopes.get(entity, () =>
             new MapScope(
-                entity.members.map((member) => this.descriptions.createDescription(member, member.name)),
+                entity.members
+                    .filter((member) => typeof member.name === 'string' && member.name.length > 0)
+                    .map((member) => this.descriptions.createDescription(member, member.name))
+                    .reverse(),
             ),
         );
     }

@@ -11,6 +11,7 @@ import {
     isInclude,
     isQuery,
     isReference,
+    isStringValue,
     type Attribute,
     type Cardinality,
     type Entity,
@@ -19,7 +20,9 @@ import {
     type Path,
     type PathElement,
     type Query,
+    type OrderItem,
     type Reference,
+    type Value,
 } from '../generated/ast.js';
 
 /** The logical types every layer below PIDM uses. */
@@ -98,8 +101,8 @@ export function containingQuery(node: AstNode | undefined): Query | undefined {
 /** The alias an include is known by: its `AS` name, or the last step's spelling. */
 export function includeAlias(include: Include): string | undefined {
     if (include.alias) return include.alias;
-    const last = include.path.segments.at(-1);
-    return last?.element.$refText;
+    const last = include.path?.segments.at(-1);
+    return last?.element?.$refText || undefined;
 }
 
 /**
@@ -108,12 +111,12 @@ export function includeAlias(include: Include): string | undefined {
  */
 export function entityOfElement(element: PathElement | undefined, guard = new Set<AstNode>()): Entity | undefined {
     if (!element) return undefined;
-    if (isFromClause(element)) return element.entity.ref;
-    if (isReference(element)) return element.target.ref;
+    if (isFromClause(element)) return element.entity?.ref;
+    if (isReference(element)) return element.target?.ref;
     if (isInclude(element)) {
         if (guard.has(element)) return undefined;
         guard.add(element);
-        const last = element.path.segments.at(-1)?.element.ref;
+        const last = element.path?.segments.at(-1)?.element?.ref;
         return entityOfElement(last, guard);
     }
     return undefined;
@@ -137,19 +140,19 @@ export interface ResolvedPath {
  */
 export function resolvePath(path: Path, guard = new Set<AstNode>()): ResolvedPath | undefined {
     const query = containingQuery(path);
-    const rootEntity = query?.from.entity.ref;
-    if (!query || !rootEntity) return undefined;
+    const rootEntity = query?.from?.entity?.ref;
+    if (!query || !rootEntity || !path.segments || path.segments.length === 0) return undefined;
     const steps: Reference[] = [];
     let attribute: Attribute | IdAttribute | undefined;
     for (const [index, segment] of path.segments.entries()) {
-        const element = segment.element.ref;
+        const element = segment.element?.ref;
         if (!element || attribute) return undefined;
         if (isFromClause(element)) {
             if (index !== 0) return undefined;
         } else if (isInclude(element)) {
             if (index !== 0 || guard.has(element)) return undefined;
             guard.add(element);
-            const inner = resolvePath(element.path, guard);
+            const inner = element.path ? resolvePath(element.path, guard) : undefined;
             if (!inner || inner.attribute) return undefined;
             steps.push(...inner.steps);
         } else if (isReference(element)) {
@@ -160,4 +163,34 @@ export function resolvePath(path: Path, guard = new Set<AstNode>()): ResolvedPat
     }
     const nodeKey = [rootEntity.name, ...steps.map((step) => step.name)].join('.');
     return { steps, attribute, nodeKey, key: attribute ? `${nodeKey}.${attribute.name}` : nodeKey };
+}
+
+/** A sort direction, normalised (`ASC` is the default). */
+export type SortDirectionKind = 'asc' | 'desc';
+
+/** The direction of a sort key, lower case; a missing direction is ascending. */
+export function sortDirection(item: OrderItem): SortDirectionKind {
+    return item.direction?.toLowerCase() === 'desc' ? 'desc' : 'asc';
+}
+
+/** A comparison operator, normalised: `<>` reads as `!=`. */
+export type ComparisonOperatorKind = '=' | '!=' | '<' | '<=' | '>' | '>=';
+
+/** Normalises a comparison operator spelling (`<>` becomes `!=`). */
+export function comparisonOperator(spelling: string): ComparisonOperatorKind {
+    return (spelling === '<>' ? '!=' : spelling) as ComparisonOperatorKind;
+}
+
+/**
+ * The parameter a value stands for: `"?"` is an anonymous parameter (name `''`), `"?country"` a named
+ * one (`'country'`). Undefined for literals.
+ */
+export function parameterName(value: Value | undefined): string | undefined {
+    if (!isStringValue(value) || typeof value.value !== 'string' || !value.value.startsWith('?')) return undefined;
+    return value.value.slice(1).trim();
+}
+
+/** Whether a value is a parameter (`"?"`, `"?name"`) rather than a literal. */
+export function isParameter(value: Value | undefined): boolean {
+    return parameterName(value) !== undefined;
 }

@@ -1,31 +1,461 @@
 /**
  * PIDM validation: every check has a stable issue code (`PidmIssueCodes`) that tests and quick fixes
- * rely on, and a message a modeler understands.
+ * rely on, and a message a modeler understands. Checks run on partial ASTs too (after parse errors) and
+ * on unresolved references: every cross-reference is read with `?.`, and a check that depends on a name
+ * leaves unresolved ones to the linking diagnostics.
  */
-import type { ValidationAcceptor, ValidationChecks } from 'langium';
-import type { KvmodAstType, Query } from '../generated/ast.js';
+import { AstUtils, type AstNode, type LangiumDocuments, type ValidationAcceptor, type ValidationChecks } from 'langium';
+import {
+    isAttribute,
+    isBooleanValue,
+    isComparison,
+    isFromClause,
+    isIdAttribute,
+    isNumberValue,
+    isOrderItem,
+    isPidmModel,
+    isProjection,
+    isReference,
+    isStringValue,
+    type Attribute,
+    type Cardinality,
+    type Comparison,
+    type Entity,
+    type FromClause,
+    type KvmodAstType,
+    type Path,
+    type PidmModel,
+    type Query,
+    type Reference,
+    type Segment,
+    type StringValue,
+} from '../generated/ast.js';
 import type { PidmServices } from './pidm-module.js';
+import { PidmIssueCodes } from './pidm-issue-codes.js';
+import {
+    SURROGATE_ID,
+    attributeType,
+    entityOfElement,
+    identifierOf,
+    includeAlias,
+    isMultiValued,
+    resolvePath,
+} from './pidm-semantics.js';
 
-/** Stable codes of PIDM diagnostics. */
-export const PidmIssueCodes = {
-    EmptySelect: 'pidm.empty-select',
-} as const;
+export { PidmIssueCodes, type PidmIssueCode } from './pidm-issue-codes.js';
+
+/** The data of a case-mismatch diagnostic, read by the quick fix. */
+export interface CaseMismatchData {
+    code: typeof PidmIssueCodes.CaseMismatch;
+    /** The declared spelling that replaces the written one. */
+    expected: string;
+}
 
 /** Registers the PIDM checks with Langium's validation registry. */
 export function registerPidmValidationChecks(services: PidmServices): void {
     const registry = services.validation.ValidationRegistry;
     const validator = services.validation.PidmValidator;
     const checks: ValidationChecks<KvmodAstType> = {
-        Query: [validator.checkQuerySelectsSomething],
+        PidmModel: [validator.checkNamesAreUniqueInWorkspace, validator.checkEveryEntityIsReachedByAQuery],
+        Entity: [validator.checkMemberNamesAreUnique, validator.checkEntityHasOneIdentifier],
+        Cardinality: validator.checkCardinalityAdmitsSomething,
+        Reference: validator.checkTargetSpelling,
+        FromClause: validator.checkFromEntitySpelling,
+        Segment: validator.checkSegmentSpelling,
+        Path: [validator.checkPathContinuesOnlyAfterReferences, validator.checkValuePathEndsInAttribute],
+        Query: [
+            validator.checkQuerySelectsSomething,
+            validator.checkAliasesAreUnique,
+            validator.checkIncludesEndInReferences,
+            validator.checkPathsAreIncluded,
+            validator.checkSortKeysAreUnique,
+        ],
+        Comparison: validator.checkComparedValueFitsAttributeType,
+        StringValue: validator.checkParameterSyntax,
     };
     registry.register(checks, validator);
 }
 
 /** The PIDM checks; each method reads as the rule it enforces. */
 export class PidmValidator {
-    checkQuerySelectsSomething(query: Query, accept: ValidationAcceptor): void {
-        if (query.projections.length === 0) {
-            accept('error', `Query '${query.name}' selects nothing.`, { node: query, property: 'name', code: PidmIssueCodes.EmptySelect });
+    private readonly documents: () => LangiumDocuments;
+
+    constructor(services: PidmServices) {
+        // Resolved lazily: the shared services are still being built when the language's validator is.
+        this.documents = () => services.shared.workspace.LangiumDocuments;
+    }
+
+    /** Entity and query names are unique across all PIDM files of the workspace. */
+    checkNamesAreUniqueInWorkspace(model: PidmModel, accept: ValidationAcceptor): void {
+        const models = this.workspaceModels(model);
+        const entityCount = countNames(models.flatMap((m) => m.entities ?? []));
+        const queryCount = countNames(models.flatMap((m) => m.queries ?? []));
+        for (const entity of model.entities ?? []) {
+            if (entity.name && (entityCount.get(entity.name) ?? 0) > 1) {
+                accept('error', `Duplicate entity '${entity.name}': entity names must be unique.`, {
+                    node: entity, property: 'name', code: PidmIssueCodes.DuplicateEntity, data: { code: PidmIssueCodes.DuplicateEntity },
+                });
+            }
+        }
+        for (const query of model.queries ?? []) {
+            if (query.name && (queryCount.get(query.name) ?? 0) > 1) {
+                accept('error', `Duplicate query '${query.name}': query names must be unique.`, {
+                    node: query, property: 'name', code: PidmIssueCodes.DuplicateQuery, data: { code: PidmIssueCodes.DuplicateQuery },
+                });
+            }
         }
     }
+
+    /** Every entity is the FROM entity of a query or reached by an INCLUDE or path; otherwise no collection holds it. */
+    checkEveryEntityIsReachedByAQuery(model: PidmModel, accept: ValidationAcceptor): void {
+        const reached = new Set<Entity>();
+        for (const other of this.workspaceModels(model)) {
+            for (const query of other.queries ?? []) {
+                const from = query.from?.entity?.ref;
+                if (from) reached.add(from);
+                for (const segment of AstUtils.streamAst(query).filter(isSegmentNode)) {
+                    const element = segment.element?.ref;
+                    if (isReference(element) && element.target?.ref) reached.add(element.target.ref);
+                }
+            }
+        }
+        for (const entity of model.entities ?? []) {
+            if (entity.name && !reached.has(entity)) {
+                accept('info', `Entity '${entity.name}' is used by no query: no collection will hold its data.`, {
+                    node: entity, property: 'name', code: PidmIssueCodes.UnreachableEntity, data: { code: PidmIssueCodes.UnreachableEntity },
+                });
+            }
+        }
+    }
+
+    /** Attributes, references and the identifier of an entity have distinct names. */
+    checkMemberNamesAreUnique(entity: Entity, accept: ValidationAcceptor): void {
+        const seen = new Set<string>();
+        for (const member of entity.members ?? []) {
+            if (!member.name) continue;
+            if (seen.has(member.name)) {
+                accept('error', `Duplicate member '${member.name}' in entity ${entity.name}: attributes and references need distinct names.`, {
+                    node: member, property: 'name', code: PidmIssueCodes.DuplicateMember, data: { code: PidmIssueCodes.DuplicateMember },
+                });
+            }
+            seen.add(member.name);
+        }
+    }
+
+    /** An entity has at most one `id`; without one it gets the surrogate identifier, which the modeler should know. */
+    checkEntityHasOneIdentifier(entity: Entity, accept: ValidationAcceptor): void {
+        const ids = (entity.members ?? []).filter(isIdAttribute);
+        if (ids.length === 0 && entity.name) {
+            accept('warning', `Entity '${entity.name}' has no 'id' attribute: it gets the surrogate identifier '${SURROGATE_ID}'.`, {
+                node: entity, property: 'name', code: PidmIssueCodes.MissingId, data: { code: PidmIssueCodes.MissingId },
+            });
+        }
+        for (const extra of ids.slice(1)) {
+            accept('error', `Entity '${entity.name}' declares more than one 'id' ('${ids[0].name}' and '${extra.name}'): an entity has one identifier.`, {
+                node: extra, keyword: 'id', code: PidmIssueCodes.MultipleIds, data: { code: PidmIssueCodes.MultipleIds },
+            });
+        }
+    }
+
+    /** A cardinality is written with whole numbers and admits at least one target: not `[0]`, `[2..1]`, `[1.5]`. */
+    checkCardinalityAdmitsSomething(cardinality: Cardinality, accept: ValidationAcceptor): void {
+        const { lower, upper } = cardinality;
+        const text = cardinality.$cstNode?.text ?? 'this cardinality';
+        const invalid = (reason: string) =>
+            accept('error', `Invalid cardinality ${text}: ${reason}.`, {
+                node: cardinality, code: PidmIssueCodes.InvalidCardinality, data: { code: PidmIssueCodes.InvalidCardinality },
+            });
+        if ((lower !== undefined && !Number.isInteger(lower)) || (upper !== undefined && !Number.isInteger(upper))) {
+            invalid('bounds are whole numbers');
+        } else if (upper !== undefined && lower !== undefined && upper < lower) {
+            invalid(`the upper bound ${upper} is below the lower bound ${lower}`);
+        } else if ((upper ?? lower) === 0 && !cardinality.upperMany && !cardinality.many) {
+            invalid('a reference admits at least one target; write [0..1] for an optional one');
+        }
+    }
+
+    /** A reference's target entity is written as declared. */
+    checkTargetSpelling(reference: Reference, accept: ValidationAcceptor): void {
+        checkSpelling(reference.target, reference, 'target', accept);
+    }
+
+    /** The FROM entity is written as declared. */
+    checkFromEntitySpelling(from: FromClause, accept: ValidationAcceptor): void {
+        checkSpelling(from.entity, from, 'entity', accept);
+    }
+
+    /** A path step is written as declared (the paper's `firstName` for `firstname` resolves, with this warning). */
+    checkSegmentSpelling(segment: Segment, accept: ValidationAcceptor): void {
+        checkSpelling(segment.element, segment, 'element', accept);
+    }
+
+    /** Only a reference, an alias or the FROM entity leads on in a path; an attribute ends it. */
+    checkPathContinuesOnlyAfterReferences(path: Path, accept: ValidationAcceptor): void {
+        const segments = path.segments ?? [];
+        for (const segment of segments.slice(0, -1)) {
+            const element = segment.element?.ref;
+            if (isAttribute(element) || isIdAttribute(element)) {
+                const owner = element.$container?.name;
+                accept('error', `'${segment.element.$refText}' is an attribute of entity ${owner}, not a reference: a path cannot continue after it.`, {
+                    node: segment, property: 'element', code: PidmIssueCodes.AttributeNotReference, data: { code: PidmIssueCodes.AttributeNotReference },
+                });
+                return;
+            }
+        }
+    }
+
+    /** SELECT, WHERE and ORDER BY read attributes: their paths end in one. */
+    checkValuePathEndsInAttribute(path: Path, accept: ValidationAcceptor): void {
+        const owner = path.$container;
+        if (!isProjection(owner) && !isComparison(owner) && !isOrderItem(owner)) return;
+        const last = path.segments?.at(-1);
+        const element = last?.element?.ref;
+        if (!last || !element || isAttribute(element) || isIdAttribute(element)) return;
+        const entity = entityOfElement(element);
+        const written = pathText(path);
+        const example = entity ? exampleAttribute(entity) : undefined;
+        const hint = example ? `, e.g. '${written}.${example}'` : '';
+        const clause = isProjection(owner) ? 'SELECT' : isComparison(owner) ? 'WHERE' : 'ORDER BY';
+        accept('error', `'${written}' stands for ${entity ? `entity ${entity.name}` : 'an entity'}, not an attribute: ${clause} needs one of its attributes${hint}.`, {
+            node: last, property: 'element', code: PidmIssueCodes.ReferenceNotAttribute, data: { code: PidmIssueCodes.ReferenceNotAttribute },
+        });
+    }
+
+    /** A query selects at least one attribute (only reachable after a parse error). */
+    checkQuerySelectsSomething(query: Query, accept: ValidationAcceptor): void {
+        if ((query.projections ?? []).length === 0) {
+            accept('error', `Query '${query.name}' selects nothing: list at least one attribute after SELECT.`, {
+                node: query, property: 'name', code: PidmIssueCodes.EmptySelect, data: { code: PidmIssueCodes.EmptySelect },
+            });
+        }
+    }
+
+    /** The FROM alias and the INCLUDE aliases of a query are distinct, and so are the SELECT … AS names. */
+    checkAliasesAreUnique(query: Query, accept: ValidationAcceptor): void {
+        const aliases = new Set<string>();
+        const fromName = query.from?.alias ?? query.from?.entity?.$refText;
+        if (fromName) aliases.add(fromName);
+        for (const include of query.includes ?? []) {
+            const alias = includeAlias(include);
+            if (!alias) continue;
+            if (aliases.has(alias)) {
+                const message = `Duplicate alias '${alias}' in query ${query.name}: give this INCLUDE its own name with AS.`;
+                const data = { code: PidmIssueCodes.DuplicateAlias };
+                const last = include.path?.segments.at(-1);
+                if (include.alias || !last) accept('error', message, { node: include, property: 'alias', code: data.code, data });
+                else accept('error', message, { node: last, property: 'element', code: data.code, data });
+            }
+            aliases.add(alias);
+        }
+        const outputs = new Set<string>();
+        for (const projection of query.projections ?? []) {
+            if (!projection.alias) continue;
+            if (outputs.has(projection.alias)) {
+                accept('error', `Duplicate alias '${projection.alias}' in the SELECT list of query ${query.name}.`, {
+                    node: projection, property: 'alias', code: PidmIssueCodes.DuplicateAlias, data: { code: PidmIssueCodes.DuplicateAlias },
+                });
+            }
+            outputs.add(projection.alias);
+        }
+    }
+
+    /** An INCLUDE names a reference: its path ends in one and goes through at least one. */
+    checkIncludesEndInReferences(query: Query, accept: ValidationAcceptor): void {
+        for (const include of query.includes ?? []) {
+            const last = include.path?.segments?.at(-1);
+            const element = last?.element?.ref;
+            if (!last || !element) continue;
+            if (isAttribute(element) || isIdAttribute(element)) {
+                accept('error', `INCLUDE needs a reference: '${last.element.$refText}' is an attribute of entity ${element.$container?.name}.`, {
+                    node: last, property: 'element', code: PidmIssueCodes.IncludeNotReference, data: { code: PidmIssueCodes.IncludeNotReference },
+                });
+            } else if (isFromClause(element)) {
+                const entity = element.entity?.ref;
+                const reference = entity?.members.find(isReference);
+                const hint = reference ? `, e.g. '${last.element.$refText}.${reference.name}'` : '';
+                accept('error', `INCLUDE needs a path through at least one reference${hint}.`, {
+                    node: last, property: 'element', code: PidmIssueCodes.IncludeNotReference, data: { code: PidmIssueCodes.IncludeNotReference },
+                });
+            }
+        }
+    }
+
+    /**
+     * Every reference a SELECT / WHERE / ORDER BY path walks is covered by an INCLUDE (or a prefix of
+     * one). A single-valued one is included implicitly, with a warning; a multi-valued one would
+     * multiply the rows behind the modeler's back, so it is an error.
+     */
+    checkPathsAreIncluded(query: Query, accept: ValidationAcceptor): void {
+        const root = query.from?.entity?.ref;
+        if (!root) return;
+        const covered = new Set<string>();
+        for (const include of query.includes ?? []) {
+            const resolved = include.path ? resolvePath(include.path) : undefined;
+            if (!resolved) continue;
+            resolved.steps.forEach((_, index) => covered.add(stepsKey(resolved.steps.slice(0, index + 1))));
+        }
+        const warned = new Set<string>();
+        for (const path of valuePaths(query)) {
+            const resolved = resolvePath(path);
+            if (!resolved) continue;
+            const uncovered = resolved.steps
+                .map((step, index) => ({ step, index, key: stepsKey(resolved.steps.slice(0, index + 1)) }))
+                .filter(({ key }) => !covered.has(key));
+            if (uncovered.length === 0) continue;
+            const many = uncovered.find(({ step }) => isMultiValued(step));
+            const rootName = query.from?.entity?.$refText || root.name;
+            const includeText = (index: number) => [rootName, ...resolved.steps.slice(0, index + 1).map((s) => s.name)].join('.');
+            const segment = (step: Reference) => [...path.segments].reverse().find((s) => s.element?.ref === step) ?? path.segments[0];
+            if (many) {
+                accept('error',
+                    `'${pathText(path)}' goes through the multi-valued reference '${many.step.name}', which no INCLUDE names: add 'INCLUDE ${includeText(many.index)} AS …' so that the query says it returns one row per ${many.step.target?.ref?.name ?? many.step.name}.`,
+                    { node: segment(many.step), property: 'element', code: PidmIssueCodes.PathNotIncluded, data: { code: PidmIssueCodes.PathNotIncluded } });
+                continue;
+            }
+            const first = uncovered[0];
+            const deepest = uncovered[uncovered.length - 1];
+            // One warning per implicitly included node: later paths through the same references add nothing.
+            if (uncovered.every(({ key }) => warned.has(key))) continue;
+            uncovered.forEach(({ key }) => warned.add(key));
+            const names = uncovered.map(({ step }) => `'${step.name}'`);
+            const what = names.length === 1
+                ? `the reference ${names[0]}, which no INCLUDE names: it is`
+                : `the references ${names.slice(0, -1).join(', ')} and ${names.at(-1)}, which no INCLUDE names: they are`;
+            accept('warning',
+                `'${pathText(path)}' goes through ${what} included implicitly (write 'INCLUDE ${includeText(deepest.index)} AS …' to make it explicit).`,
+                { node: segment(first.step), property: 'element', code: PidmIssueCodes.ImplicitInclude, data: { code: PidmIssueCodes.ImplicitInclude } });
+        }
+    }
+
+    /** An attribute appears once in ORDER BY: a second mention cannot change the order. */
+    checkSortKeysAreUnique(query: Query, accept: ValidationAcceptor): void {
+        const seen = new Set<string>();
+        for (const item of query.orderBy ?? []) {
+            const resolved = item.path ? resolvePath(item.path) : undefined;
+            if (!resolved?.attribute) continue;
+            if (seen.has(resolved.key)) {
+                accept('warning', `'${pathText(item.path)}' is already a sort key of query ${query.name}: this repetition has no effect.`, {
+                    node: item, code: PidmIssueCodes.DuplicateSortKey, data: { code: PidmIssueCodes.DuplicateSortKey },
+                });
+            }
+            seen.add(resolved.key);
+        }
+    }
+
+    /**
+     * A literal fits the attribute it is compared with: a number for int/float, true/false for boolean,
+     * an ISO string for date (`YYYY-MM-DD`), time (`HH:MM[:SS]`) and datetime (`YYYY-MM-DDTHH:MM[:SS]`).
+     * Parameters fit anything; a text attribute compared with a number or boolean is a warning.
+     */
+    checkComparedValueFitsAttributeType(comparison: Comparison, accept: ValidationAcceptor): void {
+        const attribute = comparison.path ? resolvePath(comparison.path)?.attribute : undefined;
+        const value = comparison.value;
+        if (!attribute || !value) return;
+        if (isStringValue(value) && typeof value.value === 'string' && value.value.startsWith('?')) return;
+        const type = attributeType(attribute);
+        const written = value.$cstNode?.text ?? '';
+        const describe = `'${pathText(comparison.path)}' (${type})`;
+        const mismatch = (severity: 'error' | 'warning', expected: string) =>
+            accept(severity, `${describe} is compared with ${written}, which is not ${expected}.`, {
+                node: comparison, property: 'value', code: PidmIssueCodes.TypeMismatch, data: { code: PidmIssueCodes.TypeMismatch },
+            });
+        switch (type) {
+            case 'int':
+            case 'float':
+                if (!isNumberValue(value)) mismatch('error', 'a number (or a parameter "?")');
+                break;
+            case 'boolean':
+                if (!isBooleanValue(value)) mismatch('error', 'true or false (or a parameter "?")');
+                break;
+            case 'date':
+            case 'time':
+            case 'datetime':
+                if (!isStringValue(value) || !ISO_FORMATS[type].pattern.test(value.value ?? '')) {
+                    mismatch('error', `a ${type} written "${ISO_FORMATS[type].example}" (or a parameter "?")`);
+                }
+                break;
+            case 'text':
+                if (!isStringValue(value)) mismatch('warning', 'a string: write it in quotes');
+                break;
+        }
+    }
+
+    /** A parameter is `"?"` or `"?name"` with a name made of letters, digits and underscores. */
+    checkParameterSyntax(value: StringValue, accept: ValidationAcceptor): void {
+        if (typeof value.value !== 'string' || !value.value.startsWith('?')) return;
+        const name = value.value.slice(1);
+        if (name !== '' && !/^[_a-zA-Z]\w*$/.test(name)) {
+            accept('warning', `'${value.value}' is not a valid parameter: write "?" or "?name" with a name of letters, digits and underscores.`, {
+                node: value, code: PidmIssueCodes.InvalidParameter, data: { code: PidmIssueCodes.InvalidParameter },
+            });
+        }
+    }
+
+    private workspaceModels(model: PidmModel): PidmModel[] {
+        const models = this.documents()
+            .all.map((document) => document.parseResult?.value)
+            .filter(isPidmModel)
+            .toArray();
+        return models.includes(model) ? models : [model, ...models];
+    }
+}
+
+/** The ISO spellings date/time literals are written in (the instance-data format). */
+const ISO_FORMATS = {
+    date: { pattern: /^\d{4}-\d{2}-\d{2}$/, example: 'YYYY-MM-DD' },
+    time: { pattern: /^\d{2}:\d{2}(:\d{2})?$/, example: 'HH:MM:SS' },
+    datetime: { pattern: /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2})?$/, example: 'YYYY-MM-DDTHH:MM:SS' },
+} as const;
+
+/** Warns when a name resolved only ignoring case; the quick fix writes the declared spelling. */
+function checkSpelling(
+    reference: { $refText: string; ref?: AstNode; $nodeDescription?: { name: string } } | undefined,
+    node: AstNode,
+    property: string,
+    accept: ValidationAcceptor,
+): void {
+    if (!reference?.ref) return;
+    const declared = reference.$nodeDescription?.name;
+    const written = reference.$refText;
+    if (!declared || !written || declared === written) return;
+    const data: CaseMismatchData = { code: PidmIssueCodes.CaseMismatch, expected: declared };
+    accept('warning', `'${written}' is declared as '${declared}': names are case-sensitive; write '${declared}'.`, {
+        node, property, code: data.code, data,
+    });
+}
+
+function isSegmentNode(node: AstNode): node is Segment {
+    return node.$type === 'Segment';
+}
+
+function countNames(nodes: { name?: string }[]): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const node of nodes) if (node.name) counts.set(node.name, (counts.get(node.name) ?? 0) + 1);
+    return counts;
+}
+
+/** The paths a query reads values from: SELECT, every WHERE comparison, ORDER BY. */
+function valuePaths(query: Query): Path[] {
+    const paths: Path[] = [];
+    for (const projection of query.projections ?? []) if (projection.path) paths.push(projection.path);
+    if (query.where) {
+        for (const node of AstUtils.streamAst(query.where)) if (isComparison(node) && node.path) paths.push(node.path);
+    }
+    for (const item of query.orderBy ?? []) if (item.path) paths.push(item.path);
+    return paths;
+}
+
+/** The canonical key of a sequence of reference steps (the node of the query's tree it reaches). */
+function stepsKey(steps: readonly Reference[]): string {
+    return steps.map((step) => `${step.$container?.name}.${step.name}`).join('/');
+}
+
+/** A path as written: `FL.origin.city`. */
+function pathText(path: Path | undefined): string {
+    return (path?.segments ?? []).map((segment) => segment.element?.$refText ?? '').join('.');
+}
+
+/** An attribute worth showing in a hint: the identifier, else the first attribute. */
+function exampleAttribute(entity: Entity): string | undefined {
+    return identifierOf(entity)?.name ?? entity.members.find((member): member is Attribute => isAttribute(member))?.name;
 }
