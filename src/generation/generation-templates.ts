@@ -1,0 +1,122 @@
+/**
+ * Layered template lookup (as in OpenAPI Generator): a user folder first, by relative file name, then the
+ * built-in `templates/<target>/`. Every override is reported so a user always knows which file produced an
+ * output. Partials are the templates under `partials/`; entry templates sit at the top level.
+ */
+import { copyFile, mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { GenerationError } from './generation-errors.js';
+import { builtInTemplateDir, packageRoot } from './generation-paths.js';
+
+/** One template file as found. */
+export interface TemplateSource {
+    /** Relative name inside the target's template folder, with `/` separators (`partials/command.hbs`). */
+    name: string;
+    /** The path shown in messages: the user's path as given, or `templates/<target>/<name>` for built-ins. */
+    displayPath: string;
+    /** The absolute path. */
+    absolutePath: string;
+    /** Where it came from. */
+    origin: 'user' | 'built-in';
+}
+
+/** The templates of a target after layering. */
+export interface TemplateSet {
+    /** All templates by relative name (user files replacing built-ins of the same name). */
+    templates: Map<string, TemplateSource>;
+    /** One line per user template used: what it overrides or adds. */
+    notices: string[];
+}
+
+/** Lists the `.hbs` files under a folder, as relative names with `/` separators, sorted. */
+export async function listTemplateFiles(dir: string): Promise<string[]> {
+    const out: string[] = [];
+    async function walk(current: string): Promise<void> {
+        const entries = await readdir(current, { withFileTypes: true });
+        for (const entry of entries) {
+            const path = join(current, entry.name);
+            if (entry.isDirectory()) await walk(path);
+            else if (entry.isFile() && entry.name.endsWith('.hbs')) out.push(relative(dir, path).split(sep).join('/'));
+        }
+    }
+    await walk(dir);
+    return out.sort();
+}
+
+/** Finds a target's templates: the user folder (when given) over the built-ins. */
+export async function resolveTemplates(target: string, userDir?: string): Promise<TemplateSet> {
+    const builtInDir = builtInTemplateDir(target);
+    const templates = new Map<string, TemplateSource>();
+    for (const name of await listTemplateFiles(builtInDir)) {
+        templates.set(name, {
+            name,
+            displayPath: relative(packageRoot(), join(builtInDir, name)).split(sep).join('/'),
+            absolutePath: join(builtInDir, name),
+            origin: 'built-in',
+        });
+    }
+    const notices: string[] = [];
+    if (userDir !== undefined) {
+        const info = await stat(userDir).catch(() => undefined);
+        if (!info?.isDirectory()) {
+            throw new GenerationError(`the templates folder '${userDir}' does not exist or is not a folder`, {
+                code: 'template.folder',
+            });
+        }
+        for (const name of await listTemplateFiles(userDir)) {
+            const displayPath = join(userDir, name);
+            const builtIn = templates.get(name);
+            notices.push(
+                builtIn
+                    ? `template ${displayPath} overrides built-in ${builtIn.displayPath}`
+                    : `template ${displayPath} is added (no built-in ${target} template has that name)`,
+            );
+            templates.set(name, { name, displayPath, absolutePath: join(userDir, name), origin: 'user' });
+        }
+    }
+    return { templates, notices };
+}
+
+/** Reads a template's text. */
+export async function readTemplate(source: TemplateSource): Promise<string> {
+    try {
+        return await readFile(source.absolutePath, 'utf8');
+    } catch (error) {
+        throw new GenerationError(`cannot read template: ${error instanceof Error ? error.message : String(error)}`, {
+            code: 'template.unreadable',
+            where: source.displayPath,
+        });
+    }
+}
+
+/**
+ * Copies a target's built-in templates into `dir` so a user can edit them. Existing files are kept unless
+ * `force` is set. Returns the relative names copied and skipped.
+ */
+export async function ejectTemplates(
+    target: string,
+    dir: string,
+    force = false,
+): Promise<{ copied: string[]; skipped: string[] }> {
+    const builtInDir = builtInTemplateDir(target);
+    const names = await listTemplateFiles(builtInDir).catch(() => {
+        throw new GenerationError(`no built-in templates for target '${target}'`, { code: 'template.target' });
+    });
+    const copied: string[] = [];
+    const skipped: string[] = [];
+    for (const name of names) {
+        const destination = join(dir, name);
+        const exists = await stat(destination).then(
+            () => true,
+            () => false,
+        );
+        if (exists && !force) {
+            skipped.push(name);
+            continue;
+        }
+        await mkdir(join(destination, '..'), { recursive: true });
+        await copyFile(join(builtInDir, name), destination);
+        copied.push(name);
+    }
+    return { copied, skipped };
+}

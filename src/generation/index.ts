@@ -1,0 +1,16 @@
+/**
+ * Model-to-text generation: targets, the template engine, the one output writer, and the Redis target's
+ * encoding and command binding (shared with the runtime).
+ */
+export * from './generation-errors.js';
+export * from './generation-target.js';
+export * from './generation-targets.js';
+export * from './generation-templates.js';
+export * from './generation-engine.js';
+export * from './generation-writer.js';
+export * from './generation-paths.js';
+export * from './redis/redis-encoding.js';
+export * from './redis/redis-escaping.js';
+export * from './redis/redis-view-model.js';
+export * from './redis/redis-commands.js';
+export { redisTarget } from './redis/redis-target.js';

@@ -1,0 +1,175 @@
+import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
+import { mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '../../src/cli/main.js';
+import { runGenerate, type GenerateArgs } from '../../src/cli/generate-command.js';
+import { runTemplatesEject, runTemplatesList } from '../../src/cli/templates-command.js';
+import { memoryIo } from '../../src/cli/cli-io.js';
+import { redisTarget, validateViewModel } from '../../src/generation/index.js';
+import { repoRoot } from './generation-fixtures.js';
+
+let dir: string;
+beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kvmod-cli-gen-'));
+});
+afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+});
+
+const AIRFLIGHTS = join(repoRoot, 'test/fixtures/kvlm/airflights-q4q5.kvlm');
+const EDGE = join(repoRoot, 'test/fixtures/kvlm/redis-edge.kvlm');
+
+/** Runs the generate action in-process (not on a terminal: plain progress lines). */
+function generate(
+    args: Partial<GenerateArgs> & { inputs: string[] },
+    io: ReturnType<typeof memoryIo>,
+): Promise<number> {
+    return runGenerate({ target: 'redis', out: 'generated', ...args }, io, false);
+}
+
+describe('kvmod generate', () => {
+    test('generates each model into <out>/<model>/redis/, continues past a broken model, prints a summary and exits 1', async () => {
+        const broken = join(dir, 'broken.kvlm');
+        await writeFile(broken, 'database broken\ncollection {\n');
+        const io = memoryIo();
+        const code = await generate(
+            { inputs: [AIRFLIGHTS, broken, EDGE], out: join(dir, 'out'), dialect: 'redisearch1' },
+            io,
+        );
+        expect(code).toBe(1);
+        expect((await readdir(join(dir, 'out', 'airflights', 'redis'))).sort()).toEqual([
+            'README.md',
+            'indexes.redis',
+            'queries.redis',
+            'writes.redis',
+        ]);
+        expect((await readdir(join(dir, 'out', 'edge', 'redis'))).sort()).toEqual([
+            'README.md',
+            'indexes.redis',
+            'queries.redis',
+            'writes.lua',
+            'writes.redis',
+        ]);
+        expect(await readFile(join(dir, 'out', 'airflights', 'redis', 'indexes.redis'), 'utf8')).toMatch(
+            /^FT\.CREATE Q3_passengersOfGivenFlight STOPWORDS 0 SCHEMA /,
+        );
+        expect(io.stderr).toMatch(
+            new RegExp(
+                `failed ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: \\d+ errors? in the model:\\n.*broken\\.kvlm:2:\\d+: error: `,
+            ),
+        );
+        expect(io.stderr.trim().split('\n').at(-1)).toBe('3 models: 2 generated, 1 failed');
+    });
+
+    test('a .pidm model is transformed first, and its output equals the committed golden files of the example', async () => {
+        for (const dialect of ['redisearch2', 'redisearch1']) {
+            const io = memoryIo();
+            const out = join(dir, dialect);
+            expect(
+                await generate({ inputs: [join(repoRoot, 'examples/airflights/airflights.pidm')], out, dialect }, io),
+            ).toBe(0);
+            const golden = join(repoRoot, 'examples/airflights/redis', dialect);
+            const files = (await readdir(golden)).sort();
+            expect((await readdir(join(out, 'airflights', 'redis'))).sort()).toEqual(files);
+            for (const file of files) {
+                expect(await readFile(join(out, 'airflights', 'redis', file), 'utf8')).toBe(
+                    await readFile(join(golden, file), 'utf8'),
+                );
+            }
+        }
+    });
+
+    test('--db-prefix prefixes index names and keys with the database name', async () => {
+        const io = memoryIo();
+        expect(await main(['generate', AIRFLIGHTS, '-o', dir, '--db-prefix'], io)).toBe(0);
+        const indexes = await readFile(join(dir, 'airflights', 'redis', 'indexes.redis'), 'utf8');
+        expect(indexes.split('\n')[0]).toMatch(
+            /^FT\.CREATE airflights_Q3_passengersOfGivenFlight ON HASH PREFIX 1 airflights_Q3_passengersOfGivenFlight: /,
+        );
+    });
+
+    test('--dump-view-model prints the schema-valid view model and writes nothing', async () => {
+        const io = memoryIo();
+        expect(
+            await generate(
+                { inputs: [AIRFLIGHTS], out: join(dir, 'out'), dumpViewModel: true, dialect: 'redisearch1' },
+                io,
+            ),
+        ).toBe(0);
+        const vm = JSON.parse(io.stdout) as { dialect: string };
+        expect(vm.dialect).toBe('redisearch1');
+        await expect(validateViewModel(redisTarget, vm)).resolves.toBeUndefined();
+        expect(await readdir(dir)).toEqual([]);
+    });
+
+    test('--templates overrides a template and a partial, each override is logged, the output changes', async () => {
+        const templates = join(dir, 'tpl');
+        await mkdir(join(templates, 'partials'), { recursive: true });
+        await writeFile(
+            join(templates, 'indexes.redis.hbs'),
+            '{{#each collections}}\n{{> command create}}\n{{/each}}\nPING\n',
+        );
+        await writeFile(join(templates, 'partials', 'command.hbs'), '{{redisCommand this}} \n');
+        const io = memoryIo();
+        expect(await generate({ inputs: [AIRFLIGHTS], out: join(dir, 'out'), templates }, io)).toBe(0);
+        const indexes = await readFile(join(dir, 'out', 'airflights', 'redis', 'indexes.redis'), 'utf8');
+        expect(indexes.endsWith(' \nPING\n')).toBe(true);
+        expect(io.stderr).toContain(
+            `kvmod: template ${join(templates, 'indexes.redis.hbs')} overrides built-in templates/redis/indexes.redis.hbs`,
+        );
+        expect(io.stderr).toContain(
+            `kvmod: template ${join(templates, 'partials/command.hbs')} overrides built-in templates/redis/partials/command.hbs`,
+        );
+    });
+
+    test('a broken user template fails the model with the template file and line', async () => {
+        const templates = join(dir, 'tpl');
+        await mkdir(templates);
+        await writeFile(join(templates, 'queries.redis.hbs'), '{{#each collections}}\n  {{nosuchField}}\n{{/each}}\n');
+        const io = memoryIo();
+        expect(await generate({ inputs: [AIRFLIGHTS], out: join(dir, 'out'), templates }, io)).toBe(1);
+        expect(io.stderr).toContain(`${join(templates, 'queries.redis.hbs')}:2:5: 'nosuchField' is not defined here`);
+    });
+
+    test('an unknown dialect is a user error', async () => {
+        const io = memoryIo();
+        expect(await main(['generate', AIRFLIGHTS, '-o', dir, '--dialect', 'redisearch9'], io)).toBe(1);
+        expect(io.stderr).toContain(
+            "kvmod: unknown dialect 'redisearch9' for target redis (known: redisearch2, redisearch1)",
+        );
+    });
+});
+
+describe('kvmod templates', () => {
+    test('list shows each target with its dialects and templates', async () => {
+        const io = memoryIo();
+        expect(await runTemplatesList({}, io)).toBe(0);
+        expect(io.stdout).toContain('redis: ');
+        expect(io.stdout).toContain('  dialects: redisearch2, redisearch1 (default redisearch2)');
+        expect(io.stdout).toContain('  queries.redis.hbs  (entry, templates/redis/queries.redis.hbs)');
+        expect(io.stdout).toContain('  partials/command.hbs  (partial, templates/redis/partials/command.hbs)');
+    });
+
+    test('eject copies the built-ins into a folder that generate --templates then accepts unchanged', async () => {
+        const io = memoryIo();
+        expect(await runTemplatesEject({ target: 'redis', dir: join(dir, 'mine') }, io)).toBe(0);
+        expect(io.stdout).toContain(`${join(dir, 'mine')}/partials/command.hbs`);
+        expect(await main(['generate', AIRFLIGHTS, '-o', join(dir, 'a')], memoryIo())).toBe(0);
+        expect(await main(['templates', 'eject', 'redis', join(dir, 'mine2')], memoryIo())).toBe(0);
+        expect(
+            await main(['generate', AIRFLIGHTS, '-o', join(dir, 'b'), '--templates', join(dir, 'mine2')], memoryIo()),
+        ).toBe(0);
+        for (const file of ['indexes.redis', 'queries.redis', 'writes.redis', 'README.md']) {
+            expect(await readFile(join(dir, 'b', 'airflights', 'redis', file), 'utf8')).toBe(
+                await readFile(join(dir, 'a', 'airflights', 'redis', file), 'utf8'),
+            );
+        }
+    });
+
+    test('eject of an unknown target is a user error', async () => {
+        const io = memoryIo();
+        expect(await main(['templates', 'eject', 'mongo', dir], io)).toBe(1);
+        expect(io.stderr).toContain("kvmod: unknown target 'mongo' (known: redis)");
+    });
+});

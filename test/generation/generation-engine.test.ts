@@ -1,0 +1,184 @@
+import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
+import { mkdtemp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+    ejectTemplates,
+    GenerationError,
+    generateTarget,
+    listTemplateFiles,
+    redisTarget,
+    renderTemplates,
+    validateViewModel,
+    writeOutputs,
+    builtInTemplateDir,
+} from '../../src/generation/index.js';
+import { loadKvlmFile } from './generation-fixtures.js';
+
+let dir: string;
+beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kvmod-gen-'));
+});
+afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+});
+
+const fixture = () => loadKvlmFile('test/fixtures/kvlm/airflights-q4q5.kvlm');
+
+async function userTemplate(name: string, text: string): Promise<void> {
+    await mkdir(join(dir, name, '..'), { recursive: true });
+    await writeFile(join(dir, name), text);
+}
+
+async function failure(promise: Promise<unknown>): Promise<GenerationError> {
+    try {
+        await promise;
+    } catch (error) {
+        expect(error).toBeInstanceOf(GenerationError);
+        return error as GenerationError;
+    }
+    throw new Error('expected a GenerationError');
+}
+
+describe('layered templates', () => {
+    test('a user template and a user partial replace the built-ins of the same relative name, and each override is logged', async () => {
+        await userTemplate(
+            'queries.redis.hbs',
+            '{{#each collections}}{{#each queries}}# {{name}}\n{{> command command}}{{/each}}{{/each}}',
+        );
+        await userTemplate('partials/command.hbs', 'CMD {{redisCommand this}}\n');
+        const log: string[] = [];
+        const { files } = await generateTarget(redisTarget, await fixture(), {
+            templatesDir: dir,
+            log: (m) => log.push(m),
+        });
+        const queries = files.find((f) => f.path === 'queries.redis')!.content;
+        expect(queries.split('\n')[0]).toBe('# Q3_passengersOfGivenFlight');
+        expect(queries.split('\n')[1]).toMatch(/^CMD FT\.SEARCH Q3_passengersOfGivenFlight /);
+        const indexes = files.find((f) => f.path === 'indexes.redis')!.content;
+        expect(indexes.startsWith('CMD FT.CREATE ')).toBe(true); // the built-in entry uses the user's partial
+        expect(log).toEqual([
+            `template ${join(dir, 'partials/command.hbs')} overrides built-in templates/redis/partials/command.hbs`,
+            `template ${join(dir, 'queries.redis.hbs')} overrides built-in templates/redis/queries.redis.hbs`,
+        ]);
+    });
+
+    test('a user template with no built-in counterpart becomes an extra output file', async () => {
+        await userTemplate('drop.redis.hbs', '{{#each collections}}{{cliLine "FT.DROPINDEX" index}}\n{{/each}}');
+        const log: string[] = [];
+        const { files } = await generateTarget(redisTarget, await fixture(), {
+            templatesDir: dir,
+            log: (m) => log.push(m),
+        });
+        expect(files.find((f) => f.path === 'drop.redis')!.content).toBe(
+            'FT.DROPINDEX Q3_passengersOfGivenFlight\nFT.DROPINDEX Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod\n',
+        );
+        expect(log[0]).toMatch(/drop\.redis\.hbs is added/);
+    });
+
+    test('a block closed by the wrong name is a syntax error at the block it opens, with file and line', async () => {
+        await userTemplate('indexes.redis.hbs', 'first line\n{{#each collections}}\n{{/if}}\n');
+        const error = await failure(generateTarget(redisTarget, await fixture(), { templatesDir: dir }));
+        expect(error.code).toBe('template.parse');
+        expect(error.where?.startsWith(`${join(dir, 'indexes.redis.hbs')}:2:`)).toBe(true);
+        expect(error.message).toContain("each doesn't match if");
+    });
+
+    test('an unclosed mustache is a parse error with the file and line', async () => {
+        await userTemplate('partials/command.hbs', 'ok\n\n{{redisCommand this}\n');
+        const error = await failure(generateTarget(redisTarget, await fixture(), { templatesDir: dir }));
+        expect(error.code).toBe('template.parse');
+        expect(error.message).toContain(`${join(dir, 'partials/command.hbs')}:3`);
+    });
+
+    test('a field the view model does not have is a strict-mode error naming the partial file, line and column', async () => {
+        await userTemplate('partials/command.hbs', '{{redisCommand this}}\n{{ indexName }}\n');
+        const error = await failure(generateTarget(redisTarget, await fixture(), { templatesDir: dir }));
+        expect(error.code).toBe('template.runtime');
+        expect(error.where).toBe(`${join(dir, 'partials/command.hbs')}:2:4`);
+        expect(error.message).toMatch(/'indexName' is not defined/);
+    });
+
+    test('a missing partial is reported on the line that calls it', async () => {
+        await userTemplate('writes.redis.hbs', '{{#each collections}}\n{{> nosuch}}\n{{/each}}\n');
+        const error = await failure(generateTarget(redisTarget, await fixture(), { templatesDir: dir }));
+        expect(error.where).toBe(`${join(dir, 'writes.redis.hbs')}:2`);
+        expect(error.message).toMatch(/no partial named 'nosuch'/);
+    });
+
+    test('a helper misused in a template is reported with the file and line of the call', async () => {
+        await userTemplate('writes.redis.hbs', '\n{{redisCommand database}}\n');
+        const error = await failure(generateTarget(redisTarget, await fixture(), { templatesDir: dir }));
+        expect(error.where).toBe(`${join(dir, 'writes.redis.hbs')}:2:1`);
+        expect(error.message).toMatch(/redisCommand expects a command/);
+    });
+
+    test('eject copies every built-in template and keeps files a user already has', async () => {
+        await userTemplate('queries.redis.hbs', 'mine');
+        const { copied, skipped } = await ejectTemplates('redis', dir);
+        expect(skipped).toEqual(['queries.redis.hbs']);
+        expect([...copied, ...skipped].sort()).toEqual(await listTemplateFiles(builtInTemplateDir('redis')));
+        expect(await readFile(join(dir, 'queries.redis.hbs'), 'utf8')).toBe('mine');
+    });
+
+    test('ejected templates render exactly what the built-ins render', async () => {
+        await ejectTemplates('redis', dir);
+        const vm = (await generateTarget(redisTarget, await fixture(), {})).viewModel;
+        expect(await renderTemplates(redisTarget, vm, { templatesDir: dir })).toEqual(
+            await renderTemplates(redisTarget, vm),
+        );
+    });
+});
+
+describe('view model validation', () => {
+    test('the view model of every dialect matches its JSON Schema, and a broken one is rejected with the path', async () => {
+        for (const dialect of ['redisearch2', 'redisearch1']) {
+            const { viewModel } = await generateTarget(redisTarget, await fixture(), { dialect, dbPrefix: true });
+            await expect(validateViewModel(redisTarget, viewModel)).resolves.toBeUndefined();
+        }
+        const { viewModel } = await generateTarget(redisTarget, await fixture(), {});
+        const broken = JSON.parse(JSON.stringify(viewModel)) as { collections: { index: unknown }[] };
+        broken.collections[0]!.index = 7;
+        const error = await failure(validateViewModel(redisTarget, broken));
+        expect(error.message).toContain('/collections/0/index must be string');
+    });
+});
+
+describe('writeOutputs', () => {
+    test('replaces the folder as a whole: new files written, stale files gone, nothing staged left behind', async () => {
+        const out = join(dir, 'model', 'redis');
+        await writeOutputs(out, [
+            { path: 'a.redis', content: 'A' },
+            { path: 'old.redis', content: 'old' },
+        ]);
+        await writeOutputs(out, [
+            { path: 'a.redis', content: 'A2' },
+            { path: 'sub/b.md', content: 'B' },
+        ]);
+        expect((await readdir(out)).sort()).toEqual(['a.redis', 'sub']);
+        expect(await readFile(join(out, 'a.redis'), 'utf8')).toBe('A2');
+        expect(await readdir(join(dir, 'model'))).toEqual(['redis']);
+    });
+
+    test('a failure while staging leaves the previous folder untouched and no temporary folder', async () => {
+        const out = join(dir, 'model', 'redis');
+        await writeOutputs(out, [{ path: 'a.redis', content: 'A' }]);
+        // A path that is a file in one entry and a folder in the next cannot be staged.
+        await expect(
+            writeOutputs(out, [
+                { path: 'x', content: '1' },
+                { path: 'x/y', content: '2' },
+            ]),
+        ).rejects.toThrow();
+        expect(await readdir(out)).toEqual(['a.redis']);
+        expect(await readFile(join(out, 'a.redis'), 'utf8')).toBe('A');
+        expect(await readdir(join(dir, 'model'))).toEqual(['redis']);
+    });
+
+    test('a path escaping the output folder is refused before anything is written', async () => {
+        await expect(writeOutputs(join(dir, 'o'), [{ path: '../evil', content: '' }])).rejects.toThrow(
+            /outside the output folder/,
+        );
+        expect(await readdir(dir)).toEqual([]);
+    });
+});

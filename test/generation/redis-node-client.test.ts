@@ -1,0 +1,154 @@
+/**
+ * The redisearch2 output cannot run here (only RediSearch 1.2 is installed), so every line is checked against
+ * an independent implementation of the 2.x command syntax: the argument builders of the `redis` npm client
+ * (`@redis/search` for FT.*, `@redis/client` for HSET/DEL/EVAL). Each script line is parsed back with
+ * redis-cli's quoting rules and must equal the argv the client builds for the same intent.
+ */
+import { describe, expect, test } from '@jest/globals';
+import { existsSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import {
+    generateTarget,
+    redisTarget,
+    splitCliLine,
+    type RedisCollection,
+    type RedisQuery,
+    type RedisViewModel,
+} from '../../src/generation/index.js';
+import { loadKvlmFile, repoRoot } from './generation-fixtures.js';
+
+const require = createRequire(import.meta.url);
+type Parser = { redisArgs: string[]; push(...args: string[]): void };
+type Builder = { parseCommand(parser: Parser, ...args: unknown[]): void };
+const { BasicCommandParser } = require('@redis/client/dist/lib/client/parser.js') as {
+    BasicCommandParser: new () => Parser;
+};
+const CREATE = (require('@redis/search/dist/lib/commands/CREATE.js') as { default: Builder }).default;
+const SEARCH = (require('@redis/search/dist/lib/commands/SEARCH.js') as { default: Builder }).default;
+const AGGREGATE = (require('@redis/search/dist/lib/commands/AGGREGATE.js') as { default: Builder }).default;
+const HSET = (require('@redis/client/dist/lib/commands/HSET.js') as { default: Builder }).default;
+const DEL = (require('@redis/client/dist/lib/commands/DEL.js') as { default: Builder }).default;
+const EVAL = (require('@redis/client/dist/lib/commands/EVAL.js') as { default: Builder }).default;
+
+/** The argv node-redis sends for a command builder and its arguments. */
+function build(builder: Builder, ...args: unknown[]): string[] {
+    const parser = new BasicCommandParser();
+    builder.parseCommand(parser, ...args);
+    return parser.redisArgs.map(String);
+}
+
+/** Placeholder text for a parameter, as the scripts print it. */
+const marker = (name: string) => `$${name}`;
+
+function clientCreate(c: RedisCollection): string[] {
+    const indexed = c.fields.filter((f) => f.index);
+    const schema: Record<string, unknown> = {};
+    if (indexed.length === 0) schema[c.idField] = { type: 'TAG', SEPARATOR: '\u001f' };
+    for (const f of indexed) {
+        schema[f.name] = {
+            type: f.index!.type,
+            ...(f.index!.separator !== null ? { SEPARATOR: f.index!.separator } : {}),
+            ...(f.index!.sortable ? { SORTABLE: true } : {}),
+        };
+    }
+    return build(CREATE, c.index, schema, { ON: 'HASH', PREFIX: c.keyPrefix, STOPWORDS: [] });
+}
+
+function rowKey(c: RedisCollection): string {
+    return c.keyPrefix + c.key.parts.map((p) => marker(p.param)).join(':');
+}
+
+function clientInsert(c: RedisCollection, lua: string | null): string[] {
+    const pairs = c.fields.flatMap((f) => [f.name, marker(f.name)]);
+    if (c.key.kind === 'counter') {
+        return build(EVAL, lua, { keys: [c.key.counterKey], arguments: [c.keyPrefix, c.idField, ...pairs] });
+    }
+    const value: Record<string, string> = { [c.idField]: c.key.parts.map((p) => marker(p.param)).join(':') };
+    for (const f of c.fields) value[f.name] = marker(f.name);
+    return build(HSET, rowKey(c), value);
+}
+
+function clientQuery(c: RedisCollection, q: RedisQuery): string[] {
+    const params =
+        q.command.params.length > 0 ? Object.fromEntries(q.command.params.map((p) => [p, marker(p)])) : undefined;
+    if (q.kind === 'search') {
+        return build(SEARCH, c.index, q.filter, {
+            RETURN: q.projections.map((p) => p.field),
+            ...(q.sortKeys.length === 1
+                ? { SORTBY: { BY: q.sortKeys[0]!.field, DIRECTION: q.sortKeys[0]!.direction } }
+                : {}),
+            LIMIT: { from: 0, size: q.limit },
+            ...(params ? { PARAMS: params } : {}),
+            DIALECT: 2,
+        });
+    }
+    const applies = q.sortKeys
+        .filter((k) => k.numeric)
+        .map((k) => ({ type: 'APPLY', expression: `@${k.field} + 0`, AS: k.property.slice(1) }));
+    return build(AGGREGATE, c.index, q.filter, {
+        LOAD: q.load.map((name) => `@${name}`),
+        STEPS: [
+            ...applies,
+            { type: 'SORTBY', BY: q.sortKeys.map((k) => ({ BY: k.property, DIRECTION: k.direction })) },
+            { type: 'LIMIT', from: 0, size: q.limit },
+        ],
+        ...(params ? { PARAMS: params } : {}),
+        DIALECT: 2,
+    });
+}
+
+function lines(text: string): string[][] {
+    return text
+        .split('\n')
+        .filter((l) => l !== '')
+        .map(splitCliLine);
+}
+
+/** The KVLM fixtures of the generator and the KVLM of every example (written by the transformation). */
+const MODELS = [
+    'test/fixtures/kvlm/airflights-q4q5.kvlm',
+    'test/fixtures/kvlm/redis-edge.kvlm',
+    ...readdirSync(join(repoRoot, 'examples'))
+        .sort()
+        .map((name) => `examples/${name}/${name}.kvlm`)
+        .filter((path) => existsSync(join(repoRoot, path))),
+];
+
+describe.each(MODELS)('redisearch2 scripts of %s', (path) => {
+    async function generated(options: Record<string, unknown> = {}) {
+        const { files, viewModel } = await generateTarget(redisTarget, await loadKvlmFile(path), {
+            dialect: 'redisearch2',
+            ...options,
+        });
+        return {
+            vm: viewModel as RedisViewModel,
+            file: (name: string) => files.find((f) => f.path === name)!.content,
+        };
+    }
+
+    test('every FT.CREATE line is the argv @redis/search builds for the planned schema', async () => {
+        for (const options of [{}, { dbPrefix: true }]) {
+            const { vm, file } = await generated(options);
+            expect(lines(file('indexes.redis'))).toEqual(vm.collections.map(clientCreate));
+        }
+    });
+
+    test('every write line is the argv the client builds (HSET for natural keys, EVAL of the Lua script for counters)', async () => {
+        const { vm, file } = await generated();
+        expect(lines(file('writes.redis'))).toEqual(vm.collections.map((c) => clientInsert(c, vm.counterInsertLua)));
+        const deletes = vm.collections.filter((c) => c.key.kind === 'natural');
+        for (const c of deletes) {
+            expect(
+                c.delete.argv.map((arg) => arg.map((p) => (typeof p === 'string' ? p : marker(p.param))).join('')),
+            ).toEqual(build(DEL, [rowKey(c)]));
+        }
+    });
+
+    test('every query line is the argv @redis/search builds for FT.SEARCH or FT.AGGREGATE with PARAMS and DIALECT 2', async () => {
+        const { vm, file } = await generated();
+        expect(lines(file('queries.redis'))).toEqual(
+            vm.collections.flatMap((c) => c.queries.map((q) => clientQuery(c, q))),
+        );
+    });
+});

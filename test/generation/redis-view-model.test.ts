@@ -1,0 +1,241 @@
+import { describe, expect, test } from '@jest/globals';
+import {
+    bindRedisCommand,
+    buildRedisViewModel,
+    GenerationError,
+    insertArgv,
+    queryArgv,
+    deleteArgv,
+    type RedisViewModel,
+} from '../../src/generation/index.js';
+import { loadKvlmFile, parseKvlm } from './generation-fixtures.js';
+
+const airflights = () => loadKvlmFile('test/fixtures/kvlm/airflights-q4q5.kvlm');
+const edge = () => loadKvlmFile('test/fixtures/kvlm/redis-edge.kvlm');
+const Q45 = 'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod';
+
+function schemaOf(vm: RedisViewModel, collection: string): string[] {
+    const c = vm.collections.find((x) => x.name === collection)!;
+    return c.fields
+        .filter((f) => f.index)
+        .map((f) => `${f.name} ${f.index!.type}${f.index!.sortable ? ' SORTABLE' : ''}`);
+}
+
+describe('the Redis view model', () => {
+    test('text equality is TAG, dates and times NUMERIC, sorted fields SORTABLE, projection-only fields not indexed', async () => {
+        const vm = buildRedisViewModel(await airflights());
+        expect(schemaOf(vm, 'Q3_passengersOfGivenFlight')).toEqual(['FL_code TAG']);
+        expect(schemaOf(vm, Q45)).toEqual([
+            'Origin_city TAG SORTABLE',
+            'FL_departureTime NUMERIC SORTABLE',
+            'FL_departureDate NUMERIC',
+            'Origin_country TAG SORTABLE',
+        ]);
+        const tag = vm.collections[0]!.fields.find((f) => f.name === 'FL_code')!.index!;
+        expect(tag.separator).toBe('\u001f');
+    });
+
+    test('keys are the collection prefix and the natural key parts; with dbPrefix the database name leads', async () => {
+        const plain = buildRedisViewModel(await airflights());
+        expect(plain.collections[0]!.key.pattern).toBe('Q3_passengersOfGivenFlight:<idPassport>:<FL_code>');
+        const prefixed = buildRedisViewModel(await airflights(), { dbPrefix: true });
+        expect(prefixed.collections[0]!.index).toBe('airflights_Q3_passengersOfGivenFlight');
+        expect(prefixed.collections[0]!.keyPrefix).toBe('airflights_Q3_passengersOfGivenFlight:');
+        expect(
+            insertArgv(prefixed, 'Q3_passengersOfGivenFlight', {
+                firstName: 'A',
+                lastName: 'B',
+                idPassport: 'P:1',
+                FL_code: 'AF 1',
+            }),
+        ).toEqual([
+            'HSET',
+            'airflights_Q3_passengersOfGivenFlight:P%3A1:AF 1',
+            'Q3_passengersOfGivenFlight_id',
+            'P%3A1:AF 1',
+            'firstName',
+            'A',
+            'lastName',
+            'B',
+            'idPassport',
+            'P:1',
+            'FL_code',
+            'AF 1',
+        ]);
+    });
+
+    test('one sort key is FT.SEARCH with SORTBY; several are FT.AGGREGATE loading the id field and sorting numbers through APPLY', async () => {
+        const vm = buildRedisViewModel(await airflights(), { dialect: 'redisearch1' });
+        const q4 = vm.collections[1]!.queries[0]!;
+        expect(q4.kind).toBe('aggregate');
+        expect(q4.load[0]).toBe(`${Q45}_id`);
+        expect(q4.sortKeys).toEqual([
+            { field: 'Origin_city', direction: 'ASC', property: '@Origin_city', numeric: false },
+            { field: 'FL_departureTime', direction: 'ASC', property: '@FL_departureTime_num', numeric: true },
+        ]);
+        expect(queryArgv(vm, q4.name, { departureDate: '2024-05-01', country: 'Côte d’Ivoire' }).slice(0, 3)).toEqual([
+            'FT.AGGREGATE',
+            Q45,
+            '@FL_departureDate:[20240501 20240501] @Origin_country:{Côte\\ d’Ivoire}',
+        ]);
+        const byTotal = buildRedisViewModel(await edge()).collections[0]!.queries.find((q) => q.name === 'Q_range')!;
+        expect(byTotal.kind).toBe('search');
+        expect(byTotal.command.argv.flat()).toEqual(expect.arrayContaining(['SORTBY', 'total', 'DESC']));
+    });
+
+    test('RediSearch 2 queries carry PARAMS and DIALECT 2; RediSearch 1.2 queries get the values escaped into the query', async () => {
+        const kvlm = await airflights();
+        const two = queryArgv(buildRedisViewModel(kvlm), 'Q3_passengersOfGivenFlight', { code: 'AF 1' });
+        expect(two).toEqual([
+            'FT.SEARCH',
+            'Q3_passengersOfGivenFlight',
+            '@FL_code:{$code}',
+            'RETURN',
+            '3',
+            'firstName',
+            'lastName',
+            'idPassport',
+            'LIMIT',
+            '0',
+            '10000',
+            'PARAMS',
+            '2',
+            'code',
+            'AF 1',
+            'DIALECT',
+            '2',
+        ]);
+        const one = queryArgv(
+            buildRedisViewModel(kvlm, { dialect: 'redisearch1', limit: 50 }),
+            'Q3_passengersOfGivenFlight',
+            { code: 'AF 1' },
+        );
+        expect(one).toEqual([
+            'FT.SEARCH',
+            'Q3_passengersOfGivenFlight',
+            '@FL_code:{AF\\ 1}',
+            'RETURN',
+            '3',
+            'firstName',
+            'lastName',
+            'idPassport',
+            'LIMIT',
+            '0',
+            '50',
+        ]);
+    });
+
+    test('RediSearch 1.2 rows are written with FT.ADD … REPLACE and deleted with FT.DEL … DD; 2.x with HSET and DEL', async () => {
+        const kvlm = await airflights();
+        const row = { firstName: 'A', lastName: 'B', idPassport: 'P1', FL_code: 'F1' };
+        expect(
+            insertArgv(buildRedisViewModel(kvlm, { dialect: 'redisearch1' }), 'Q3_passengersOfGivenFlight', row).slice(
+                0,
+                6,
+            ),
+        ).toEqual([
+            'FT.ADD',
+            'Q3_passengersOfGivenFlight',
+            'Q3_passengersOfGivenFlight:P1:F1',
+            '1.0',
+            'REPLACE',
+            'FIELDS',
+        ]);
+        expect(
+            deleteArgv(buildRedisViewModel(kvlm, { dialect: 'redisearch1' }), 'Q3_passengersOfGivenFlight', row),
+        ).toEqual(['FT.DEL', 'Q3_passengersOfGivenFlight', 'Q3_passengersOfGivenFlight:P1:F1', 'DD']);
+        expect(deleteArgv(buildRedisViewModel(kvlm), 'Q3_passengersOfGivenFlight', row)).toEqual([
+            'DEL',
+            'Q3_passengersOfGivenFlight:P1:F1',
+        ]);
+    });
+
+    test('an absent optional value leaves its field out of the write; a missing key part is an error', async () => {
+        const vm = buildRedisViewModel(await airflights());
+        const argv = insertArgv(vm, 'Q3_passengersOfGivenFlight', {
+            firstName: null,
+            lastName: 'B',
+            idPassport: 'P1',
+            FL_code: 'F1',
+        });
+        expect(argv).not.toContain('firstName');
+        expect(argv).toContain('lastName');
+        expect(() => insertArgv(vm, 'Q3_passengersOfGivenFlight', { lastName: 'B', FL_code: 'F1' })).toThrow(
+            /no value for parameter 'idPassport'/,
+        );
+    });
+
+    test('counter keys INCR a per-collection counter inside one EVAL (never MULTI/GET/SET)', async () => {
+        const vm = buildRedisViewModel(await edge(), { dialect: 'redisearch1' });
+        const orders = vm.collections.find((c) => c.name === 'Orders')!;
+        expect(orders.key).toEqual({
+            kind: 'counter',
+            parts: [],
+            counterKey: 'Orders:counter',
+            pattern: 'Orders:<INCR Orders:counter>',
+        });
+        const argv = bindRedisCommand(orders.insert, {
+            ref: 'r',
+            total: 1,
+            placed: '2024-01-01T00:00:00',
+            paid: false,
+            qty: 1,
+            city: 'c',
+            day: '2024-01-01',
+            at: '00:00:00',
+            note: 'n',
+        });
+        expect(argv[0]).toBe('EVAL');
+        expect(argv[1]).toContain("redis.call('INCR', KEYS[1])");
+        expect(argv.slice(2, 7)).toEqual(['1', 'Orders:counter', 'Orders', 'Orders:', 'Orders_id']);
+        expect(vm.counterInsertLua).toBe(argv[1]);
+    });
+
+    test('a key part no field holds becomes a key-only row value; a collection with nothing to filter indexes its id field', async () => {
+        const vm = buildRedisViewModel(await edge());
+        const plain = vm.collections.find((c) => c.name === 'Plain')!;
+        expect(plain.rowParams).toEqual([
+            { name: 'P__id', type: 'text', source: 'P._id', keyOnly: true },
+            { name: 'name', type: 'text', source: 'P.name', keyOnly: false },
+        ]);
+        expect(plain.schemaFields).toEqual(['Plain_id']);
+        expect(plain.queries[0]!.filter).toBe('*');
+    });
+
+    test('or, not and literals are parenthesised and escaped for the query syntax', async () => {
+        const vm = buildRedisViewModel(await edge());
+        const byRef = vm.collections[0]!.queries.find((q) => q.name === 'Q_byRef')!;
+        expect(byRef.filter).toBe(
+            '((@ref:{$ref}) | (@city:{Saint\\-Étienne\\,\\ \\"Loire\\"\\ \\{x\\}\\ \\|\\ y})) @paid:[1 1] (-(-@city:{in}))',
+        );
+        const range = vm.collections[0]!.queries.find((q) => q.name === 'Q_range')!;
+        expect(range.filter).toBe(
+            '@total:[$low +inf] @total:[-inf ($high] @placed:[($since +inf] -@day:[20240229 20240229] @qty:[-inf 10] @qty:[(-1 +inf]',
+        );
+    });
+
+    test('a range over a text field cannot be expressed and is an error naming the field and the query', async () => {
+        const kvlm = await parseKvlm(`database d
+collection C {
+    key C_id counter
+    from E as E
+    field name: text = E.name label "name" projected(Q) ranged(Q)
+    query Q {
+        param low: text
+        where name >= ?low
+        select name
+    }
+}
+`);
+        expect(() => buildRedisViewModel(kvlm)).toThrow(GenerationError);
+        expect(() => buildRedisViewModel(kvlm)).toThrow(/'name' \(text\) is compared with <, <=, > or >= in Q/);
+    });
+
+    test('an unknown dialect or an out-of-range limit is an option error', async () => {
+        const kvlm = await airflights();
+        expect(() => buildRedisViewModel(kvlm, { dialect: 'redisearch3' as never })).toThrow(
+            /unknown Redis dialect 'redisearch3'/,
+        );
+        expect(() => buildRedisViewModel(kvlm, { limit: 0 })).toThrow(/limit must be an integer from 1/);
+    });
+});

@@ -1,0 +1,194 @@
+/**
+ * A private redis-server with the RediSearch module for tests: started on a free loopback port in its own
+ * temporary directory, stopped by pid, directory removed. Shared by the generation and runtime tests.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Where Debian's redis-redisearch package puts the module (RediSearch 1.2). */
+export const REDISEARCH_MODULE = '/usr/lib/redis/modules/redisearch.so';
+
+/** A running private server. */
+export interface RedisTestServer {
+    /** The loopback port it listens on. */
+    port: number;
+    /** `redis://127.0.0.1:<port>` for clients. */
+    url: string;
+    /** The server's process id (read from its pidfile). */
+    pid: number;
+    /** The temporary directory holding its pidfile and log; deleted by `stop()`. */
+    dir: string;
+    /** Stops the server by pid, waits for it to exit, deletes the directory. Safe to call twice. */
+    stop(): Promise<void>;
+}
+
+/** Options for `startRedis`. */
+export interface StartRedisOptions {
+    /** Load the RediSearch module (default true) with `SAFEMODE TIMEOUT 0` (see docs REDIS.md). */
+    search?: boolean;
+    /** The redis-server binary (default `redis-server` on the PATH). */
+    binary?: string;
+}
+
+/**
+ * Starts a private redis-server. Fails (never skips) when the binary or the module is missing: a test that
+ * needs the real engine must not pass without it.
+ */
+export async function startRedis(options: StartRedisOptions = {}): Promise<RedisTestServer> {
+    const binary = options.binary ?? 'redis-server';
+    const search = options.search ?? true;
+    const which = spawnSync('sh', ['-c', `command -v ${binary}`], { encoding: 'utf8' });
+    if (which.status !== 0) {
+        throw new Error(`${binary} is not installed: apt-get install -y redis-server redis-tools redis-redisearch`);
+    }
+    if (search && !existsSync(REDISEARCH_MODULE)) {
+        throw new Error(`the RediSearch module is missing (${REDISEARCH_MODULE}): apt-get install -y redis-redisearch`);
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'kvmod-redis-'));
+    const pidfile = join(dir, 'redis.pid');
+    const logfile = join(dir, 'redis.log');
+    let lastError: unknown;
+    // A free port can be taken between probing and binding; retry a few times with a new one.
+    for (let attempt = 0; attempt < 5; attempt++) {
+        const port = await freePort();
+        const args = [
+            '--port',
+            String(port),
+            '--bind',
+            '127.0.0.1',
+            '--save',
+            '',
+            '--appendonly',
+            'no',
+            '--daemonize',
+            'yes',
+            '--dir',
+            dir,
+            '--pidfile',
+            pidfile,
+            '--logfile',
+            logfile,
+        ];
+        if (search) args.push('--loadmodule', REDISEARCH_MODULE, 'SAFEMODE', 'TIMEOUT', '0');
+        const started = await run(binary, args);
+        if (started.code !== 0) {
+            lastError = new Error(`${binary} exited with ${started.code}: ${started.stderr}`);
+            continue;
+        }
+        try {
+            const pid = await waitForPidfile(pidfile);
+            await waitForPort(port);
+            let stopped = false;
+            return {
+                port,
+                url: `redis://127.0.0.1:${port}`,
+                pid,
+                dir,
+                async stop() {
+                    if (stopped) return;
+                    stopped = true;
+                    await killAndWait(pid);
+                    await rm(dir, { recursive: true, force: true });
+                },
+            };
+        } catch (error) {
+            lastError = new Error(`${String(error)}\n${await readFile(logfile, 'utf8').catch(() => '')}`);
+        }
+    }
+    await rm(dir, { recursive: true, force: true });
+    throw lastError instanceof Error ? lastError : new Error(String(lastError));
+}
+
+/** Runs `redis-cli -p <port> [args…]`, feeding `input` on stdin; resolves with its output. */
+export async function redisCli(
+    port: number,
+    args: string[] = [],
+    input?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+    return run('redis-cli', ['-p', String(port), ...args], input);
+}
+
+function run(
+    command: string,
+    args: string[],
+    input?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+    return new Promise((resolve, reject) => {
+        const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+        child.stdin.end(input ?? '');
+    });
+}
+
+function freePort(): Promise<number> {
+    return new Promise((resolve, reject) => {
+        const server = createServer();
+        server.unref();
+        server.on('error', reject);
+        server.listen(0, '127.0.0.1', () => {
+            const address = server.address();
+            const port = typeof address === 'object' && address ? address.port : 0;
+            server.close(() => resolve(port));
+        });
+    });
+}
+
+async function waitForPidfile(pidfile: string): Promise<number> {
+    for (let i = 0; i < 200; i++) {
+        const text = await readFile(pidfile, 'utf8').catch(() => '');
+        const pid = Number.parseInt(text.trim(), 10);
+        if (Number.isInteger(pid) && pid > 0) return pid;
+        await sleep(25);
+    }
+    throw new Error(`redis-server wrote no pidfile at ${pidfile}`);
+}
+
+async function waitForPort(port: number): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+        const ok = await new Promise<boolean>((resolve) => {
+            const socket = connect(port, '127.0.0.1');
+            socket.once('connect', () => {
+                socket.destroy();
+                resolve(true);
+            });
+            socket.once('error', () => resolve(false));
+        });
+        if (ok) return;
+        await sleep(25);
+    }
+    throw new Error(`redis-server did not listen on port ${port}`);
+}
+
+async function killAndWait(pid: number): Promise<void> {
+    try {
+        process.kill(pid, 'SIGTERM');
+    } catch {
+        return; // already gone
+    }
+    for (let i = 0; i < 400; i++) {
+        try {
+            process.kill(pid, 0);
+        } catch {
+            return;
+        }
+        await sleep(25);
+    }
+    try {
+        process.kill(pid, 'SIGKILL');
+    } catch {
+        // gone meanwhile
+    }
+}
+
+function sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+}
