@@ -1,0 +1,101 @@
+// Bundles the VS Code client and the language server as CommonJS (`dist/*.cjs`): VS Code loads extensions
+// with require(), and the package is "type": "module", so the bundles must say .cjs. The server bundle
+// starts with the Object.groupBy polyfill because Langium's parser needs it and VS Code may run Node 20.
+//
+//   node scripts/build-extension.mjs               development bundles with source maps
+//   node scripts/build-extension.mjs --production  minified bundles
+//   node scripts/build-extension.mjs --package     production bundles, then `vsce package` → kvmod-<version>.vsix
+//   --outdir <dir>                                 bundles (and the .vsix) go to <dir> instead of dist/ (and the root)
+//
+// Packaging runs vsce in a staging folder (<outdir>/vsix): package.json's "files" list is for the npm package
+// (the CLI), and vsce refuses a manifest that has both "files" and a .vscodeignore.
+import { spawnSync } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const packaging = process.argv.includes('--package');
+const production = packaging || process.argv.includes('--production');
+const outdirFlag = process.argv.indexOf('--outdir');
+const outdir = outdirFlag > 0 ? resolve(process.argv[outdirFlag + 1]) : join(root, 'dist');
+const polyfill = await readFile(join(root, 'scripts/polyfills.mjs'), 'utf8');
+
+// Bundled ESM code that asks `import.meta.url` (e.g. to find the built-in templates) gets the bundle's
+// own file URL; code locating files next to its sources must walk up to package.json instead.
+const importMetaBanner = "var __kvmod_import_meta_url = require('url').pathToFileURL(__filename).href;";
+const common = {
+    absWorkingDir: root,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    sourcemap: !production,
+    minify: production,
+    logLevel: 'warning',
+    define: { 'import.meta.url': '__kvmod_import_meta_url' },
+};
+
+// Bundles are built in a private folder and renamed into place, so a test or editor that starts the server
+// while another build runs reads either the old or the new bundle, never a half-written one.
+await mkdir(outdir, { recursive: true });
+const scratch = await mkdtemp(join(outdir, '.build-'));
+try {
+    await Promise.all([
+        build({
+            ...common,
+            entryPoints: ['src/extension/main.ts'],
+            outfile: join(scratch, 'extension.cjs'),
+            external: ['vscode'],
+            banner: { js: importMetaBanner },
+        }),
+        build({
+            ...common,
+            entryPoints: ['src/language/main.ts'],
+            outfile: join(scratch, 'server.cjs'),
+            banner: { js: `${polyfill}\n${importMetaBanner}` },
+        }),
+    ]);
+    for (const file of await readdir(scratch)) await rename(join(scratch, file), join(outdir, file));
+} finally {
+    await rm(scratch, { recursive: true, force: true });
+}
+
+if (packaging) {
+    const stage = join(outdir, 'vsix');
+    await rm(stage, { recursive: true, force: true });
+    await mkdir(join(stage, 'dist'), { recursive: true });
+    const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+    delete manifest.files;
+    delete manifest.scripts;
+    delete manifest.devDependencies;
+    delete manifest.dependencies;
+    delete manifest.bin;
+    await writeFile(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    for (const bundle of ['extension.cjs', 'server.cjs']) await cp(join(outdir, bundle), join(stage, 'dist', bundle));
+    for (const file of ['LICENSE', '.vscodeignore']) await cp(join(root, file), join(stage, file));
+    for (const folder of ['syntaxes', 'language-configuration', 'templates', 'schemas']) {
+        if (existsSync(join(root, folder))) await cp(join(root, folder), join(stage, folder), { recursive: true });
+    }
+    // The extension's page shows the editor guide, not the project README.
+    const readme = existsSync(join(root, 'docs/editor.md')) ? 'docs/editor.md' : 'README.md';
+    if (existsSync(join(root, readme))) await cp(join(root, readme), join(stage, 'README.md'));
+    const out = join(outdirFlag > 0 ? outdir : root, `${manifest.name}-${manifest.version}.vsix`);
+    const vsce = join(root, 'node_modules/@vscode/vsce/vsce');
+    const result = spawnSync(
+        process.execPath,
+        [
+            vsce,
+            'package',
+            '--no-dependencies',
+            '--allow-missing-repository',
+            '--no-rewrite-relative-links',
+            '--out',
+            out,
+        ],
+        { cwd: stage, stdio: 'inherit' },
+    );
+    if (result.status !== 0) process.exit(result.status ?? 1);
+}

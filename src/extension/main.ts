@@ -1,0 +1,178 @@
+/**
+ * The VS Code client (bundled as `dist/extension.cjs`): starts the language server and forwards the
+ * palette commands to it. Everything that knows about models lives in the server, so this file only
+ * collects settings, asks the user, and shows results.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import {
+    LanguageClient,
+    TransportKind,
+    type LanguageClientOptions,
+    type ServerOptions,
+} from 'vscode-languageclient/node';
+import {
+    KvmodServerCommands,
+    type KvmodCommandArgs,
+    type KvmodCommandResult,
+    type KvmodCommandSettings,
+    type KvmodExplainResult,
+    type KvmodTargetInfo,
+} from '../language/lsp/kvmod-command-handler.js';
+
+let client: LanguageClient | undefined;
+let output: vscode.OutputChannel | undefined;
+
+/** Starts the language server and registers the kvmod commands. */
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+    output = vscode.window.createOutputChannel('kvmod');
+    context.subscriptions.push(output);
+    client = startClient(context);
+    context.subscriptions.push(
+        vscode.commands.registerCommand('kvmod.transform', (uri?: vscode.Uri) => transformCommand(uri)),
+        vscode.commands.registerCommand('kvmod.generate', (uri?: vscode.Uri) => generateCommand(uri)),
+        vscode.commands.registerCommand('kvmod.explainMerges', (uri?: vscode.Uri) => explainCommand(uri)),
+    );
+    await client.start();
+}
+
+/** Stops the language server. */
+export async function deactivate(): Promise<void> {
+    await client?.stop();
+    client = undefined;
+}
+
+function startClient(context: vscode.ExtensionContext): LanguageClient {
+    const serverModule = context.asAbsolutePath(path.join('dist', 'server.cjs'));
+    const serverOptions: ServerOptions = {
+        run: { module: serverModule, transport: TransportKind.ipc },
+        debug: {
+            module: serverModule,
+            transport: TransportKind.ipc,
+            options: { execArgv: ['--nolazy', '--inspect=6009'] },
+        },
+    };
+    const watcher = vscode.workspace.createFileSystemWatcher('**/*.{pidm,kvlm}');
+    context.subscriptions.push(watcher);
+    const clientOptions: LanguageClientOptions = {
+        documentSelector: [
+            { scheme: 'file', language: 'pidm' },
+            { scheme: 'file', language: 'kvlm' },
+        ],
+        // The server reads `kvmod.merge.*` for the query hover; commands get the settings with each call.
+        synchronize: { fileEvents: watcher, configurationSection: 'kvmod' },
+    };
+    return new LanguageClient('kvmod', 'kvmod language server', serverOptions, clientOptions);
+}
+
+/** The model the command runs on: the explorer selection, else the active `.pidm` editor. */
+async function targetModel(uri?: vscode.Uri): Promise<vscode.Uri | undefined> {
+    const target = uri ?? vscode.window.activeTextEditor?.document.uri;
+    if (!target || !target.fsPath.endsWith('.pidm')) {
+        void vscode.window.showErrorMessage('kvmod: open or select a .pidm model first.');
+        return undefined;
+    }
+    // The pipeline reads files from disk: save the models first so it sees what the user sees.
+    for (const document of vscode.workspace.textDocuments) {
+        if (document.isDirty && document.languageId === 'pidm') await document.save();
+    }
+    return target;
+}
+
+function readSettings(uri: vscode.Uri): KvmodCommandSettings {
+    const config = vscode.workspace.getConfiguration('kvmod', uri);
+    const optional = (key: string): string | undefined => {
+        const value = config.get<string>(key);
+        return value ? value : undefined;
+    };
+    return {
+        threshold: config.get<number>('merge.threshold'),
+        policy: config.get<'safe' | 'paper' | 'none'>('merge.policy'),
+        outputFolder: optional('output.folder'),
+        templatesFolder: optional('templates.folder'),
+        target: optional('generate.target'),
+        dialect: optional('generate.dialect'),
+    };
+}
+
+async function runServerCommand<T extends KvmodCommandResult>(
+    command: string,
+    args: KvmodCommandArgs,
+): Promise<T | undefined> {
+    if (!client) return undefined;
+    try {
+        const result = (await client.sendRequest('workspace/executeCommand', { command, arguments: [args] })) as T;
+        for (const line of result.messages) output?.appendLine(line);
+        if (!result.ok) {
+            output?.show(true);
+            void vscode.window.showErrorMessage('kvmod: the model has errors; see the kvmod output.');
+        }
+        return result;
+    } catch (error) {
+        output?.appendLine(String(error instanceof Error ? error.message : error));
+        output?.show(true);
+        void vscode.window.showErrorMessage(`kvmod: ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
+    }
+}
+
+async function transformCommand(uri?: vscode.Uri): Promise<void> {
+    const model = await targetModel(uri);
+    if (!model) return;
+    const result = await runServerCommand(KvmodServerCommands.Transform, {
+        uri: model.toString(),
+        settings: readSettings(model),
+    });
+    if (result?.ok && result.written[0]) {
+        const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(result.written[0]));
+        await vscode.window.showTextDocument(document, { preview: false });
+    }
+}
+
+async function generateCommand(uri?: vscode.Uri): Promise<void> {
+    const model = await targetModel(uri);
+    if (!model || !client) return;
+    const settings = readSettings(model);
+    const targets = (await client.sendRequest('workspace/executeCommand', {
+        command: KvmodServerCommands.ListTargets,
+        arguments: [],
+    })) as KvmodTargetInfo[];
+    const items = targets.flatMap((target) =>
+        (target.dialects.length > 0 ? target.dialects : ['']).map((dialect, index) => ({
+            label: dialect ? `${target.name}: ${dialect}` : target.name,
+            description: target.description,
+            // The configured choice goes first; without a configured dialect, the target's default (listed first).
+            picked: target.name === settings.target && (settings.dialect ? dialect === settings.dialect : index === 0),
+            target: target.name,
+            dialect: dialect || undefined,
+        })),
+    );
+    if (items.length === 0) {
+        void vscode.window.showErrorMessage('kvmod: no generation targets are available.');
+        return;
+    }
+    items.sort((a, b) => Number(b.picked) - Number(a.picked));
+    const choice = await vscode.window.showQuickPick(items, { placeHolder: 'Generate for which target and dialect?' });
+    if (!choice) return;
+    const result = await runServerCommand(KvmodServerCommands.Generate, {
+        uri: model.toString(),
+        settings: { ...settings, target: choice.target, dialect: choice.dialect },
+    });
+    if (result?.ok) {
+        void vscode.window.showInformationMessage(`kvmod: wrote ${result.written.length} file(s).`);
+        output?.show(true);
+    }
+}
+
+async function explainCommand(uri?: vscode.Uri): Promise<void> {
+    const model = await targetModel(uri);
+    if (!model) return;
+    const result = await runServerCommand<KvmodExplainResult>(KvmodServerCommands.ExplainMerges, {
+        uri: model.toString(),
+        settings: readSettings(model),
+    });
+    if (result) {
+        output?.appendLine(result.text);
+        output?.show(true);
+    }
+}

@@ -1,0 +1,128 @@
+/**
+ * The kvmod commands' work, run inside the language server: which files make up the model, the settings
+ * turned into pipeline options, and the results turned into lines for the client's output channel. No
+ * `vscode` import here, so it is bundled into the server and tested over stdio like the rest of it.
+ */
+import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { URI } from 'langium';
+import type { LangiumSharedServices } from 'langium/lsp';
+import type {
+    KvmodCommandActions,
+    KvmodCommandArgs,
+    KvmodCommandResult,
+    KvmodCommandSettings,
+    KvmodExplainResult,
+    KvmodTargetInfo,
+} from '../language/lsp/kvmod-command-handler.js';
+import { formatDiagnostic, type KvmodDiagnostic } from '../pipeline/index.js';
+import {
+    explainDecisions,
+    transformFiles,
+    writeFileAtomically,
+    type TransformFilesOptions,
+} from '../pipeline/transform.js';
+import { generateModels } from '../pipeline/generate.js';
+import { generationTargets } from '../generation/index.js';
+import { modelFiles } from './server-workspace.js';
+
+/** Creates the actions the server's command handler dispatches to. */
+export function createPipelineCommandActions(shared: LangiumSharedServices): KvmodCommandActions {
+    return {
+        transform: (args) => guarded(() => transformCommand(shared, args)),
+        generate: (args) => guarded(() => generateCommand(shared, args)),
+        explainMerges: (args) =>
+            guarded(() => explainCommand(shared, args)).then((result) => ({ text: '', ...result })),
+        listTargets: async () => listTargets(),
+    };
+}
+
+function transformOptions(settings: KvmodCommandSettings | undefined): TransformFilesOptions {
+    const options: TransformFilesOptions = {};
+    if (settings?.threshold !== undefined) options.threshold = settings.threshold;
+    if (settings?.policy !== undefined) options.merge = settings.policy;
+    return options;
+}
+
+/** A setting's folder, relative to the model's folder unless absolute. */
+function folderSetting(folder: string | undefined, modelPath: string, fallback: string): string {
+    const value = folder && folder.trim() !== '' ? folder : fallback;
+    return isAbsolute(value) ? value : resolve(dirname(modelPath), value);
+}
+
+/** Transforms the model and writes `<model>.kvlm` next to its first file; undefined `kvlmPath` on errors. */
+async function transformAndWrite(
+    shared: LangiumSharedServices,
+    args: KvmodCommandArgs,
+): Promise<{ messages: string[]; kvlmPath?: string }> {
+    const paths = modelFiles(shared, args.uri);
+    const result = await transformFiles(paths, transformOptions(args.settings));
+    const messages = result.diagnostics.map((d: KvmodDiagnostic) => formatDiagnostic(d));
+    if (result.diagnostics.some((d: KvmodDiagnostic) => d.severity === 'error') || !result.kvlmText || !result.kvlm)
+        return { messages };
+    const kvlmPath = join(dirname(paths[0]), `${basename(paths[0], extname(paths[0]))}.kvlm`);
+    await writeFileAtomically(kvlmPath, result.kvlmText);
+    messages.push(`wrote ${kvlmPath} (${result.kvlm.collections.length} collection(s) from ${paths.length} file(s))`);
+    return { messages, kvlmPath };
+}
+
+async function transformCommand(shared: LangiumSharedServices, args: KvmodCommandArgs): Promise<KvmodCommandResult> {
+    const { messages, kvlmPath } = await transformAndWrite(shared, args);
+    return kvlmPath
+        ? { ok: true, messages, written: [URI.file(kvlmPath).toString()] }
+        : { ok: false, messages, written: [] };
+}
+
+/** The merge trace as the CLI prints it (`kvmod transform --explain`), for the output channel. */
+async function explainCommand(shared: LangiumSharedServices, args: KvmodCommandArgs): Promise<KvmodExplainResult> {
+    const paths = modelFiles(shared, args.uri);
+    const result = await transformFiles(paths, transformOptions(args.settings));
+    const messages = result.diagnostics.map((d: KvmodDiagnostic) => formatDiagnostic(d));
+    if (!result.kvlm) return { ok: false, messages, written: [], text: '' };
+    messages.push(...result.warnings.map((warning) => `warning: ${warning}`));
+    return { ok: true, messages, written: [], text: explainDecisions(result.decisions, result.options) };
+}
+
+function listTargets(): KvmodTargetInfo[] {
+    return [...generationTargets.values()].map((target) => ({
+        name: target.name,
+        description: target.description,
+        dialects: [...target.dialects],
+    }));
+}
+
+/**
+ * Transform (writing the `.kvlm`, so the merge settings and multi-file models apply), then generate from
+ * that `.kvlm` exactly as `kvmod generate` does: `<output folder>/<model>/<target>/`.
+ */
+async function generateCommand(shared: LangiumSharedServices, args: KvmodCommandArgs): Promise<KvmodCommandResult> {
+    const settings = args.settings ?? {};
+    const { messages, kvlmPath } = await transformAndWrite(shared, args);
+    if (!kvlmPath) return { ok: false, messages, written: [] };
+    const modelPath = URI.parse(args.uri).fsPath;
+    const [result] = await generateModels([kvlmPath], {
+        target: settings.target ?? 'redis',
+        dialect: settings.dialect,
+        outDir: folderSetting(settings.outputFolder, modelPath, 'generated'),
+        templatesDir: settings.templatesFolder ? folderSetting(settings.templatesFolder, modelPath, '.') : undefined,
+        log: (message) => messages.push(message),
+    });
+    messages.push(...result.diagnostics.map((d) => formatDiagnostic(d)));
+    if (result.error || !result.outputDir) {
+        messages.push(`kvmod: ${result.error ?? 'generation failed'}`);
+        return { ok: false, messages, written: [] };
+    }
+    const written = result.files.map((file) => URI.file(join(result.outputDir!, file)).toString());
+    messages.push(`generated ${result.files.length} file(s) into ${result.outputDir}`);
+    return { ok: true, messages, written };
+}
+
+async function guarded<T extends KvmodCommandResult>(run: () => Promise<T>): Promise<T | KvmodCommandResult> {
+    try {
+        return await run();
+    } catch (error) {
+        if (error instanceof Error) {
+            return { ok: false, messages: [`kvmod: ${error.message}`], written: [] };
+        }
+        throw error;
+    }
+}
