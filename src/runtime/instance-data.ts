@@ -1,0 +1,304 @@
+/**
+ * Instance data: the JSON file of objects per entity that `kvmod load` and `kvmod verify` read
+ * (documented in `schemas/instance-data.md`). Its JSON Schema is derived from the PIDM model; after the
+ * schema, referential checks find dangling, duplicate and repeated identifiers. Every problem names the
+ * entity, the object (index and id) and the field, so a user can find it in a file of thousands of rows.
+ */
+import { readFile } from 'node:fs/promises';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import type { LogicalType } from '../language/pidm/pidm-semantics.js';
+import { KvmodError } from '../pipeline/errors.js';
+import type { RuntimeEntity, RuntimeModel } from './runtime-model.js';
+
+/** A value of an attribute (ISO strings for date/time/datetime) or a reference (identifiers). */
+export type InstanceValue = string | number | boolean | null | (string | number)[];
+
+/** One object of an entity: attribute values and references by identifier. */
+export type InstanceObject = Record<string, InstanceValue>;
+
+/** Instance data: objects per entity name. */
+export type InstanceData = Record<string, InstanceObject[]>;
+
+/** At most this many problems are reported: a systematic mistake must not print a million lines. */
+export const MAX_REPORTED_DATA_ERRORS = 50;
+
+const DATE = '(\\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])';
+const TIME = '([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d';
+/** Patterns of the ISO forms instance data carries (calendar validity is checked after the schema). */
+export const TEMPORAL_PATTERNS: Record<'date' | 'time' | 'datetime', string> = {
+    date: `^${DATE}$`,
+    time: `^${TIME}$`,
+    datetime: `^${DATE}T${TIME}$`,
+};
+
+/** The JSON Schema (2020-12) of instance data for a model. */
+export function instanceDataSchema(model: RuntimeModel): Record<string, unknown> {
+    const properties: Record<string, unknown> = {};
+    for (const entity of model.entities.values()) {
+        properties[entity.name] = { type: 'array', items: { $ref: `#/$defs/${entity.name}` } };
+    }
+    const defs: Record<string, unknown> = {};
+    for (const entity of model.entities.values()) defs[entity.name] = objectSchema(entity, model);
+    return {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        title: 'kvmod instance data',
+        description: 'Objects per entity; references hold identifiers of the target entity.',
+        type: 'object',
+        properties,
+        additionalProperties: false,
+        $defs: defs,
+    };
+}
+
+function objectSchema(entity: RuntimeEntity, model: RuntimeModel): Record<string, unknown> {
+    const properties: Record<string, unknown> = {};
+    const required: string[] = [];
+    for (const attribute of entity.attributes) {
+        properties[attribute.name] = valueSchema(attribute.type);
+        required.push(attribute.name);
+    }
+    for (const reference of entity.references) {
+        const target = model.entities.get(reference.target);
+        const idSchema = target && isNumeric(target.idType) ? { type: ['string', 'number'] } : { type: 'string' };
+        if (reference.kind === 'one') {
+            properties[reference.name] = idSchema;
+            required.push(reference.name);
+        } else if (reference.kind === 'optional') {
+            properties[reference.name] = { anyOf: [idSchema, { type: 'null' }] };
+        } else {
+            const list: Record<string, unknown> = { type: 'array', items: idSchema };
+            if (reference.minItems > 0) list.minItems = reference.minItems;
+            if (reference.maxItems !== undefined) list.maxItems = reference.maxItems;
+            properties[reference.name] = list;
+            if (reference.minItems > 0) required.push(reference.name);
+        }
+    }
+    return { type: 'object', properties, required, additionalProperties: false };
+}
+
+function isNumeric(type: LogicalType): boolean {
+    return type === 'int' || type === 'float';
+}
+
+/** The schema of one attribute value. */
+function valueSchema(type: LogicalType): Record<string, unknown> {
+    switch (type) {
+        case 'int':
+            return { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
+        case 'float':
+            return { type: 'number' };
+        case 'boolean':
+            return { type: 'boolean' };
+        case 'date':
+        case 'time':
+        case 'datetime':
+            return { type: 'string', pattern: TEMPORAL_PATTERNS[type] };
+        default:
+            return { type: 'string' };
+    }
+}
+
+/** The canonical identity of an identifier value: references compare by it (`7` and `"7"` are one id). */
+export function identityOf(value: unknown): string {
+    return typeof value === 'string' ? value : String(value);
+}
+
+/** Where an object sits in a data file, for messages: `Passenger[12] (id "P12")`. */
+export function objectLocation(entity: string, index: number, id: unknown): string {
+    return id === undefined || id === null
+        ? `${entity}[${index}]`
+        : `${entity}[${index}] (id ${JSON.stringify(identityOf(id))})`;
+}
+
+/**
+ * Checks instance data against the model: the schema first, then (when the shapes are right)
+ * calendar validity, duplicate identifiers, dangling references and repeated elements of one reference.
+ * Returns readable messages prefixed with `file`, at most MAX_REPORTED_DATA_ERRORS (plus a count).
+ */
+export function validateInstanceData(model: RuntimeModel, data: unknown, file = 'data'): string[] {
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    const validate = ajv.compile(instanceDataSchema(model));
+    const problems: string[] = [];
+    if (!validate(data)) {
+        for (const error of validate.errors ?? []) problems.push(`${file}: ${describeSchemaError(error, data, model)}`);
+        return cap(dedupe(problems));
+    }
+    const typed = data as InstanceData;
+    const ids = new Map<string, Map<string, number>>();
+    for (const entity of model.entities.values()) {
+        const seen = new Map<string, number>();
+        ids.set(entity.name, seen);
+        for (const [index, object] of (typed[entity.name] ?? []).entries()) {
+            const id = identityOf(object[entity.idName]);
+            const first = seen.get(id);
+            if (first !== undefined) {
+                problems.push(
+                    `${file}: ${objectLocation(entity.name, index, id)}.${entity.idName}: duplicate id ${JSON.stringify(id)} (first at ${entity.name}[${first}])`,
+                );
+            } else seen.set(id, index);
+            for (const attribute of entity.attributes) {
+                const value = object[attribute.name];
+                if (
+                    typeof value === 'string' &&
+                    (attribute.type === 'date' || attribute.type === 'datetime') &&
+                    !isRealDate(value)
+                ) {
+                    problems.push(
+                        `${file}: ${objectLocation(entity.name, index, object[entity.idName])}.${attribute.name}: ${JSON.stringify(value)} is not a calendar date`,
+                    );
+                }
+            }
+        }
+    }
+    for (const entity of model.entities.values()) {
+        for (const [index, object] of (typed[entity.name] ?? []).entries()) {
+            const where = objectLocation(entity.name, index, object[entity.idName]);
+            for (const reference of entity.references) {
+                const targets = ids.get(reference.target) ?? new Map<string, number>();
+                const value = object[reference.name];
+                if (value === undefined || value === null) continue;
+                if (Array.isArray(value)) {
+                    const listed = new Map<string, number>();
+                    for (const [position, element] of value.entries()) {
+                        const id = identityOf(element);
+                        if (!targets.has(id))
+                            problems.push(
+                                `${file}: ${where}.${reference.name}[${position}]: unknown ${reference.target} ${JSON.stringify(id)}`,
+                            );
+                        const earlier = listed.get(id);
+                        if (earlier !== undefined) {
+                            problems.push(
+                                `${file}: ${where}.${reference.name}[${position}]: ${reference.target} ${JSON.stringify(id)} is listed twice (first at ${reference.name}[${earlier}])`,
+                            );
+                        } else listed.set(id, position);
+                    }
+                } else {
+                    const id = identityOf(value);
+                    if (!targets.has(id))
+                        problems.push(
+                            `${file}: ${where}.${reference.name}: unknown ${reference.target} ${JSON.stringify(id)}`,
+                        );
+                }
+            }
+        }
+    }
+    return cap(problems);
+}
+
+function isRealDate(value: string): boolean {
+    const [year, month, day] = value.slice(0, 10).split('-').map(Number);
+    const date = new Date(Date.UTC(year, month - 1, day));
+    return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/** Turns an ajv error into `Entity[i] (id "x").field[j]: message`. */
+function describeSchemaError(error: ErrorObject, data: unknown, model: RuntimeModel): string {
+    const segments = error.instancePath
+        .split('/')
+        .slice(1)
+        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    let location = '(top level)';
+    if (segments.length >= 1) {
+        const [entity, indexText, field, ...rest] = segments;
+        if (indexText === undefined) location = entity;
+        else {
+            const index = Number(indexText);
+            const object = ((data as Record<string, unknown[]>)[entity] ?? [])[index];
+            const idName = model.entities.get(entity)?.idName;
+            const id =
+                idName && object && typeof object === 'object'
+                    ? (object as Record<string, unknown>)[idName]
+                    : undefined;
+            location = objectLocation(entity, index, id);
+            if (field !== undefined) location += `.${field}`;
+            for (const part of rest) location += /^\d+$/.test(part) ? `[${part}]` : `.${part}`;
+        }
+    }
+    if (error.keyword === 'required')
+        return `${location}.${String((error.params as { missingProperty: string }).missingProperty)}: is missing`;
+    return `${location}: ${schemaMessage(error)}`;
+}
+
+function schemaMessage(error: ErrorObject): string {
+    const params = error.params as Record<string, unknown>;
+    switch (error.keyword) {
+        case 'additionalProperties':
+            return error.instancePath === ''
+                ? `unknown entity ${JSON.stringify(params.additionalProperty)}`
+                : `unknown field ${JSON.stringify(params.additionalProperty)}`;
+        case 'type':
+            return `must be ${String(params.type).replace(',', ' or ')}`;
+        case 'pattern':
+            return `must be ${patternName(String(params.pattern))}`;
+        case 'minItems':
+            return `must list at least ${params.limit} identifiers`;
+        case 'maxItems':
+            return `must list at most ${params.limit} identifiers`;
+        case 'anyOf':
+            return 'must be an identifier or null';
+        default:
+            return error.message ?? error.keyword;
+    }
+}
+
+function patternName(pattern: string): string {
+    if (pattern === TEMPORAL_PATTERNS.date) return 'a date YYYY-MM-DD';
+    if (pattern === TEMPORAL_PATTERNS.time) return 'a time HH:MM:SS';
+    if (pattern === TEMPORAL_PATTERNS.datetime) return 'a datetime YYYY-MM-DDTHH:MM:SS';
+    return `a string matching ${pattern}`;
+}
+
+function dedupe(lines: string[]): string[] {
+    return [...new Set(lines)];
+}
+
+function cap(lines: string[]): string[] {
+    if (lines.length <= MAX_REPORTED_DATA_ERRORS) return lines;
+    return [
+        ...lines.slice(0, MAX_REPORTED_DATA_ERRORS),
+        `… and ${lines.length - MAX_REPORTED_DATA_ERRORS} more problems`,
+    ];
+}
+
+/** Reads and checks a data file; throws a KvmodError listing the problems (or the JSON syntax error). */
+export async function readInstanceData(path: string, model: RuntimeModel): Promise<InstanceData> {
+    let text: string;
+    try {
+        text = await readFile(path, 'utf8');
+    } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new KvmodError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`, {
+            code: 'io.unreadable',
+            path,
+        });
+    }
+    return parseInstanceData(text, model, path);
+}
+
+/** Parses and checks data text (as `readInstanceData`, for in-memory use). */
+export function parseInstanceData(text: string, model: RuntimeModel, path = 'data'): InstanceData {
+    let data: unknown;
+    try {
+        data = JSON.parse(text);
+    } catch (error) {
+        throw new KvmodError(`${path}: not valid JSON: ${(error as Error).message}`, { code: 'data.syntax', path });
+    }
+    const problems = validateInstanceData(model, data, path);
+    if (problems.length > 0)
+        throw new KvmodError(`${path} does not fit the model:\n${problems.join('\n')}`, { code: 'data.invalid', path });
+    return data as InstanceData;
+}
+
+/** Objects of every entity by identity, for following references. */
+export type InstanceIndex = Map<string, Map<string, InstanceObject>>;
+
+/** Indexes checked data by entity and identity. */
+export function indexInstanceData(model: RuntimeModel, data: InstanceData): InstanceIndex {
+    const index: InstanceIndex = new Map();
+    for (const entity of model.entities.values()) {
+        const byId = new Map<string, InstanceObject>();
+        for (const object of data[entity.name] ?? []) byId.set(identityOf(object[entity.idName]), object);
+        index.set(entity.name, byId);
+    }
+    return index;
+}

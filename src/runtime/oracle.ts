@@ -1,0 +1,144 @@
+/**
+ * The oracle: what a PIDM query answers over instance data, by PIDM.md's semantics, computed directly
+ * from the query and the objects (never from a generated design), so that every design can be checked
+ * against it. A row is one binding of every node of the query's tree (a path prefix bound once; inner
+ * join: a missing optional reference or an empty list drops the binding), kept when WHERE holds,
+ * projected to SELECT; rows are a bag; ORDER BY sorts with the engine's collation (collation.ts).
+ */
+import { compareTyped, filterEquals, type TypedValue } from './collation.js';
+import { identityOf, type InstanceData, type InstanceIndex, type InstanceObject } from './instance-data.js';
+import type { PlanExpression, PlanNode, PlanValue, QueryPlan } from './query-plan.js';
+
+/** One binding of the query's nodes to objects, aligned with `plan.nodes`. */
+export type Binding = InstanceObject[];
+
+/** Parameter values by name, typed as instance data types them. */
+export type ParameterValues = Record<string, TypedValue>;
+
+/** A result row: projected values, and the sort key values (also when not projected). */
+export interface OracleRow {
+    values: TypedValue[];
+    sortKey: TypedValue[];
+}
+
+/**
+ * Every binding of a tree of nodes over the data: the root ranges over all objects of its entity, each
+ * child follows its reference from the parent's object (one object, none, or each listed object).
+ */
+export function bindNodes(
+    nodes: readonly Pick<PlanNode, 'key' | 'entity' | 'parent' | 'reference' | 'kind'>[],
+    data: InstanceData,
+    index: InstanceIndex,
+): Binding[] {
+    const positions = new Map(nodes.map((node, position) => [node.key, position]));
+    let bindings: Binding[] = (data[nodes[0].entity] ?? []).map((object) => [object]);
+    for (const node of nodes.slice(1)) {
+        const parentPosition = positions.get(node.parent!);
+        if (parentPosition === undefined) throw new Error(`node ${node.key} has no parent ${node.parent}`);
+        const targets = index.get(node.entity) ?? new Map<string, InstanceObject>();
+        const next: Binding[] = [];
+        for (const binding of bindings) {
+            const value = binding[parentPosition][node.reference!];
+            const ids = value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];
+            for (const id of ids) {
+                const target = targets.get(identityOf(id));
+                if (target) next.push([...binding, target]);
+            }
+        }
+        bindings = next;
+    }
+    return bindings;
+}
+
+/** A query's plan with its bindings computed once, to be evaluated for many parameter sets. */
+export interface PreparedQuery {
+    plan: QueryPlan;
+    bindings: Binding[];
+    positions: Map<string, number>;
+}
+
+/** Binds a query's tree over the data once. */
+export function prepareQuery(plan: QueryPlan, data: InstanceData, index: InstanceIndex): PreparedQuery {
+    return {
+        plan,
+        bindings: bindNodes(plan.nodes, data, index),
+        positions: new Map(plan.nodes.map((node, position) => [node.key, position])),
+    };
+}
+
+/** Evaluates a prepared query for one parameter set: the rows, sorted by ORDER BY (ties in binding order). */
+export function evaluatePrepared(prepared: PreparedQuery, parameters: ParameterValues): OracleRow[] {
+    const { plan, positions } = prepared;
+    const read = (binding: Binding, value: PlanValue): TypedValue =>
+        binding[positions.get(value.node)!][value.attribute] as TypedValue;
+    const holds = (binding: Binding, expression: PlanExpression): boolean => {
+        switch (expression.kind) {
+            case 'and':
+                return holds(binding, expression.left) && holds(binding, expression.right);
+            case 'or':
+                return holds(binding, expression.left) || holds(binding, expression.right);
+            case 'not':
+                return !holds(binding, expression.operand);
+            case 'compare': {
+                const left = read(binding, expression.value);
+                let right: TypedValue | undefined;
+                if (expression.parameter !== undefined) {
+                    right = parameters[expression.parameter];
+                    if (right === undefined)
+                        throw new Error(`query ${plan.name}: no value for parameter ${expression.parameter}`);
+                } else right = expression.literal!;
+                return compares(expression.value.type, left, expression.operator, right);
+            }
+        }
+    };
+    const rows: OracleRow[] = [];
+    for (const binding of prepared.bindings) {
+        if (plan.where && !holds(binding, plan.where)) continue;
+        rows.push({
+            values: plan.columns.map((column) => read(binding, column)),
+            sortKey: plan.orderBy.map((key) => read(binding, key)),
+        });
+    }
+    if (plan.orderBy.length > 0) rows.sort((a, b) => compareSortKeys(plan, a.sortKey, b.sortKey));
+    return rows;
+}
+
+/** Evaluates a query over instance data for one parameter set. */
+export function evaluateQuery(
+    plan: QueryPlan,
+    data: InstanceData,
+    index: InstanceIndex,
+    parameters: ParameterValues = {},
+): OracleRow[] {
+    return evaluatePrepared(prepareQuery(plan, data, index), parameters);
+}
+
+/** Compares two rows' sort keys by the plan's ORDER BY (0: equal keys, any order allowed). */
+export function compareSortKeys(plan: QueryPlan, a: TypedValue[], b: TypedValue[]): number {
+    for (const [position, key] of plan.orderBy.entries()) {
+        const order = compareTyped(key.type, a[position], b[position]);
+        if (order !== 0) return key.descending ? -order : order;
+    }
+    return 0;
+}
+
+/** `left op right` for a typed attribute value. */
+export function compares(type: PlanValue['type'], left: TypedValue, operator: string, right: TypedValue): boolean {
+    switch (operator) {
+        case '=':
+            return filterEquals(type, left, right);
+        case '!=':
+        case '<>':
+            return !filterEquals(type, left, right);
+        case '<':
+            return compareTyped(type, left, right) < 0;
+        case '<=':
+            return compareTyped(type, left, right) <= 0;
+        case '>':
+            return compareTyped(type, left, right) > 0;
+        case '>=':
+            return compareTyped(type, left, right) >= 0;
+        default:
+            throw new Error(`unknown operator ${operator}`);
+    }
+}

@@ -1,0 +1,49 @@
+/**
+ * The oracle's collation reproduces what RediSearch 1.2 was measured to do (schemas/instance-data.md).
+ */
+import { describe, expect, test } from '@jest/globals';
+import { compareTyped, filterEquals, sortForm, tagForm } from '../../src/runtime/collation.js';
+
+const sorted = (values: string[]) => [...values].sort((a, b) => compareTyped('text', a, b));
+
+describe('collation', () => {
+    test('text sorts like FT.SEARCH SORTBY on a SORTABLE field (measured order)', () => {
+        const measured = ['\\x', 'aa', 'Ab', 'i̇a', 'İb', 'ßa', 'ẞb', 'éa', 'Éb', 'σa', 'Σb', '😀b'];
+        expect(sorted([...measured].reverse())).toEqual(measured);
+        expect(sorted(['sta', 'ßa', 'sra', 'fg', 'a🎲', 'Zulu', '  spaced', ''])).toEqual([
+            '',
+            '  spaced',
+            'a🎲',
+            'fg',
+            'sra',
+            'ßa',
+            'sta',
+            'Zulu',
+        ]);
+    });
+
+    test('full case folding makes ligatures, sharp s and the Kelvin sign equal to their spelled-out forms', () => {
+        expect(sortForm('ﬀ')).toBe('ff');
+        expect(sortForm('ẞ')).toBe('ss');
+        expect(sortForm('K')).toBe('k');
+        expect(sortForm('ΟΔΟΣ')).toBe('οδοσ');
+        expect(sortForm('ı')).toBe('ı');
+    });
+
+    test('code points above the BMP sort after every BMP character, unlike UTF-16 order', () => {
+        expect(compareTyped('text', '😀', '\uffe0')).toBe(1);
+    });
+
+    test('TAG equality trims and lower-cases ASCII only', () => {
+        expect(tagForm('  Hello World\t')).toBe('hello world');
+        expect(filterEquals('text', 'FRANCE', 'france ')).toBe(true);
+        expect(filterEquals('text', 'Élan', 'élan')).toBe(false);
+        expect(filterEquals('text', 'a  b', 'a b')).toBe(false);
+    });
+
+    test('dates, times and numbers compare chronologically and numerically', () => {
+        expect(compareTyped('date', '1999-12-31', '2000-01-01')).toBe(-1);
+        expect(compareTyped('int', 90, 800)).toBe(-1);
+        expect(compareTyped('boolean', false, true)).toBe(-1);
+    });
+});

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { memoryIo } from '../../src/cli/cli-io.js';
+import { runDataCheck, runDataGenerate, runDataSchema } from '../../src/cli/data-command.js';
+import { main } from '../../src/cli/main.js';
+
+const MODEL = 'examples/tournament/tournament.pidm';
+let dir: string;
+
+beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kvmod-data-'));
+});
+
+afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('kvmod data', () => {
+    test('generate writes the same file for the same seed and says what it wrote', async () => {
+        const first = join(dir, 'a.json');
+        const second = join(dir, 'b.json');
+        const io = memoryIo();
+        expect(await runDataGenerate({ model: MODEL, scale: 12, seed: 4, output: first }, io)).toBe(0);
+        expect(io.stderr).toBe(`wrote 36 objects of 3 entities to ${first} (scale 12, seed 4)\n`);
+        await runDataGenerate({ model: MODEL, scale: 12, seed: 4, output: second }, memoryIo());
+        expect(await readFile(second, 'utf8')).toBe(await readFile(first, 'utf8'));
+        expect(await runDataCheck({ model: MODEL, data: first }, memoryIo())).toBe(0);
+    });
+
+    test('check reports a dangling reference by entity, object, field and position, and exits 1', async () => {
+        const path = join(dir, 'dangling.json');
+        await writeFile(
+            path,
+            JSON.stringify({
+                Player: [
+                    { username: 'mary', firstName: 'Mary', lastName: 'Wilson', score: 42, games: ['2345', '9999'] },
+                ],
+                Game: [
+                    {
+                        code: '2345',
+                        startedAt: '2014-06-21T10:00:00',
+                        finished: false,
+                        firstPlayer: 'mary',
+                        secondPlayer: 'rick',
+                        rounds: [],
+                    },
+                ],
+            }),
+        );
+        const io = memoryIo();
+        expect(await main(['data', 'check', MODEL, '--data', path], io)).toBe(1);
+        expect(io.stderr).toBe(
+            `kvmod: ${path} does not fit the model:\n` +
+                `${path}: Player[0] (id "mary").games[1]: unknown Game "9999"\n` +
+                `${path}: Game[0] (id "2345").secondPlayer: unknown Player "rick"\n`,
+        );
+    });
+
+    test("schema prints the JSON Schema of the model's data", async () => {
+        const io = memoryIo();
+        await runDataSchema({ model: MODEL }, io);
+        const schema = JSON.parse(io.stdout) as { $defs: Record<string, { required: string[] }> };
+        expect(Object.keys(schema.$defs)).toEqual(['Player', 'Game', 'Round']);
+        expect(schema.$defs.Round.required).toEqual(['_id', 'number', 'moves', 'comments', 'playedOn']);
+        expect(schema.$defs.Game.required).toEqual(['code', 'startedAt', 'finished', 'firstPlayer', 'secondPlayer']);
+    });
+
+    test('a non-positive scale is a usage error of the command, not a crash', async () => {
+        const io = memoryIo();
+        expect(await main(['data', 'generate', MODEL, '--scale', '0'], io)).toBe(1);
+        expect(io.stderr).toBe('kvmod: --scale must be a positive integer, got 0\n');
+    });
+});
