@@ -1,0 +1,7 @@
+/**
+ * The functions every front end calls (CLI, language server, runtime): load → validate → transform → generate.
+ */
+export * from './errors.js';
+export * from './load.js';
+export * from './transform.js';
+export * from './generate.js';

@@ -1,0 +1,459 @@
+/**
+ * The single front door for loading models: every front end (CLI, tests, transformation pipeline) reads
+ * `.pidm` and `.kvlm` files here. All files of one call form one workspace, so a model split across files
+ * links, and whatever the input holds ends in diagnostics, never in an exception.
+ */
+import { readFile } from 'node:fs/promises';
+import * as nodePath from 'node:path';
+import { URI, type LangiumDocument, type ValidationAcceptor, type AstNode } from 'langium';
+import { isKvlmModel, isPidmModel, type KvlmModel, type PidmModel } from '../language/generated/ast.js';
+import { createKvmodServices, type KvmodServices } from '../language/kvmod-module.js';
+
+/** One problem found in a model, positioned in the file the user named. */
+export interface KvmodDiagnostic {
+    /** The path as given by the user (relative stays relative). */
+    path: string;
+    /** 1-based start line. */
+    line: number;
+    /** 1-based start column. */
+    column: number;
+    /** 1-based end line. */
+    endLine: number;
+    /** 1-based end column (exclusive). */
+    endColumn: number;
+    /** How bad it is; any `error` makes the load fail. */
+    severity: 'error' | 'warning' | 'info';
+    /** What is wrong, in the modeler's words. */
+    message: string;
+    /** Stable issue code, e.g. `pidm.unknown-name`, `syntax.parser`, `kvlm.duplicate-name`. */
+    code: string;
+}
+
+/** The result of loading a set of files as one workspace. */
+export interface LoadedWorkspace {
+    /** The services that built the workspace (its documents stay loaded in them). */
+    services: KvmodServices;
+    /** The PIDM models, in argument order. */
+    pidm: { path: string; model: PidmModel }[];
+    /** The KVLM models, in argument order. */
+    kvlm: { path: string; model: KvlmModel }[];
+    /** All diagnostics, sorted by path, line, column. */
+    diagnostics: KvmodDiagnostic[];
+    /** True when any diagnostic is an error. */
+    hasErrors: boolean;
+}
+
+/** Stable codes of the diagnostics the loader itself reports (the languages report the others). */
+export const LoadIssueCodes = {
+    Lexer: 'syntax.lexer',
+    Parser: 'syntax.parser',
+    TooDeep: 'syntax.too-deep',
+    TooComplex: 'syntax.too-complex',
+    Unreadable: 'io.unreadable',
+    UnsupportedFileType: 'io.unsupported-file-type',
+    ValidationCrash: 'internal.validation',
+} as const;
+
+/** Nesting deeper than this is reported instead of parsed: the recursive-descent parser would overflow the stack. */
+export const MAX_NESTING_DEPTH = 100;
+
+/** Files larger than this (in characters) are parsed without error recovery; see `parseDocument`. */
+export const MAX_RECOVERY_SIZE = 256 * 1024;
+
+/** At most this many syntax diagnostics per file: garbage input must not bury the first, useful ones. */
+export const MAX_SYNTAX_DIAGNOSTICS_PER_FILE = 100;
+
+const LANGUAGE_BY_EXTENSION: Record<string, 'pidm' | 'kvlm'> = { '.pidm': 'pidm', '.kvlm': 'kvlm' };
+
+/** Loads files (one workspace: cross-file references resolve), parses, links, validates. Never throws on bad input. */
+export async function loadWorkspace(paths: string[]): Promise<LoadedWorkspace> {
+    const files: SourceFile[] = [];
+    for (const path of paths) {
+        if (!languageOf(path)) {
+            files.push({ path, failure: unsupportedFileType(path) });
+            continue;
+        }
+        try {
+            // Editors on Windows may save a byte-order mark; it is not part of the model.
+            files.push({ path, text: (await readFile(path, 'utf8')).replace(/^\uFEFF/, '') });
+        } catch (error) {
+            files.push({ path, failure: unreadable(path, error) });
+        }
+    }
+    return buildWorkspace(files);
+}
+
+/** Same for in-memory texts (tests, re-validation of generated KVLM). */
+export async function loadTexts(files: { path: string; text: string }[]): Promise<LoadedWorkspace> {
+    return buildWorkspace(
+        files.map((file) =>
+            languageOf(file.path) ? { ...file } : { path: file.path, failure: unsupportedFileType(file.path) },
+        ),
+    );
+}
+
+/** `path:line:col: error|warning|info: message [code]` */
+export function formatDiagnostic(d: KvmodDiagnostic): string {
+    return `${d.path}:${d.line}:${d.column}: ${d.severity}: ${d.message} [${d.code}]`;
+}
+
+/** A Langium diagnostic as the document builder leaves it on a document. */
+type Diagnostic = NonNullable<LangiumDocument['diagnostics']>[number];
+
+/** A file to load: its text, or why it could not be read. */
+interface SourceFile {
+    path: string;
+    text?: string;
+    failure?: KvmodDiagnostic;
+}
+
+function languageOf(path: string): 'pidm' | 'kvlm' | undefined {
+    // Exact case: Langium picks a language by the URI's extension, and `.PIDM` is not registered.
+    return LANGUAGE_BY_EXTENSION[nodePath.extname(path)];
+}
+
+/**
+ * Builds the workspace. A parser that overflowed the stack is left in an inconsistent state, so the
+ * build restarts on fresh services with the offending file taken out (reported, and joined as empty text).
+ */
+async function buildWorkspace(files: SourceFile[]): Promise<LoadedWorkspace> {
+    const overflowed = new Set<number>();
+    for (;;) {
+        try {
+            return await attemptBuild(files, overflowed);
+        } catch (error) {
+            if (!(error instanceof ParserOverflow) || overflowed.has(error.fileIndex)) throw error;
+            overflowed.add(error.fileIndex);
+        }
+    }
+}
+
+/** Thrown inside one build attempt when parsing a file overflowed the stack. */
+class ParserOverflow extends Error {
+    constructor(readonly fileIndex: number) {
+        super('parser stack overflow');
+    }
+}
+
+async function attemptBuild(files: SourceFile[], overflowed: ReadonlySet<number>): Promise<LoadedWorkspace> {
+    const services = createBatchServices();
+    const diagnostics: KvmodDiagnostic[] = [];
+    const loaded: { path: string; document: LangiumDocument }[] = [];
+    const seen = new Set<string>();
+    for (const [index, file] of files.entries()) {
+        if (file.failure || file.text === undefined) {
+            if (file.failure) diagnostics.push(file.failure);
+            continue;
+        }
+        const uri = URI.file(nodePath.resolve(file.path));
+        // The same file named twice (e.g. by a path and a glob) is one document, not a duplicate model.
+        if (seen.has(uri.toString())) continue;
+        seen.add(uri.toString());
+        let text = file.text;
+        if (overflowed.has(index)) {
+            diagnostics.push(
+                fileDiagnostic(
+                    file.path,
+                    'The parser ran out of stack (a huge string or token, or very deep nesting); the file was not parsed.',
+                    LoadIssueCodes.TooComplex,
+                ),
+            );
+            text = '';
+        }
+        const document = parseDocument(services, file.path, text, uri, diagnostics, index);
+        services.shared.workspace.LangiumDocuments.addDocument(document);
+        loaded.push({ path: file.path, document });
+    }
+    await withLangiumLogsSilenced(() =>
+        services.shared.workspace.DocumentBuilder.build(
+            loaded.map((entry) => entry.document),
+            { validation: true },
+        ),
+    );
+    const result: LoadedWorkspace = { services, pidm: [], kvlm: [], diagnostics, hasErrors: false };
+    for (const { path, document } of loaded) {
+        const syntax: KvmodDiagnostic[] = [];
+        for (const diagnostic of document.diagnostics ?? []) {
+            const mapped = toKvmodDiagnostic(path, diagnostic, languageOf(path) ?? 'pidm');
+            if (mapped.code.startsWith('syntax.')) syntax.push(mapped);
+            else diagnostics.push(mapped);
+        }
+        diagnostics.push(...capSyntaxDiagnostics(path, syntax));
+        const root = document.parseResult.value;
+        if (isPidmModel(root)) result.pidm.push({ path, model: root });
+        else if (isKvlmModel(root)) result.kvlm.push({ path, model: root });
+    }
+    diagnostics.sort(compareDiagnostics);
+    result.hasErrors = diagnostics.some((d) => d.severity === 'error');
+    return result;
+}
+
+/**
+ * Services for one batch load. The reference index (what find-references needs in an editor) is skipped:
+ * it costs about 45% of the build time and nothing in a batch run reads it. Linking still runs eagerly,
+ * so unresolved names are reported.
+ */
+function createBatchServices(): KvmodServices {
+    const services = createKvmodServices();
+    services.shared.workspace.IndexManager.updateReferences = async () => {};
+    // Langium logs a crashing check's stack to the console; report it as a diagnostic instead, stack-free.
+    for (const language of [services.Pidm, services.Kvlm]) {
+        const registry = language.validation.ValidationRegistry as unknown as {
+            handleException: (
+                action: () => unknown,
+                context: string,
+                accept: ValidationAcceptor,
+                node: AstNode,
+            ) => Promise<void>;
+        };
+        registry.handleException = async (action, context, accept, node) => {
+            try {
+                await action();
+            } catch (error) {
+                if (error instanceof Error && error.name === 'OperationCancelled') throw error;
+                const detail = error instanceof Error ? error.message : String(error);
+                accept('error', `${context}: ${detail}`, { node, code: LoadIssueCodes.ValidationCrash });
+            }
+        };
+    }
+    return services;
+}
+
+/**
+ * Runs a build with `console.error`/`console.warn` muted. Langium logs a crashing scope provider or check
+ * with its stack before turning it into a diagnostic; the diagnostic is what the user needs, the stack is
+ * noise (set `KVMOD_DEBUG=1` to see it).
+ */
+async function withLangiumLogsSilenced<T>(action: () => Promise<T>): Promise<T> {
+    if (process.env.KVMOD_DEBUG) return action();
+    const { error, warn } = console;
+    console.error = () => {};
+    console.warn = () => {};
+    try {
+        return await action();
+    } finally {
+        console.error = error;
+        console.warn = warn;
+    }
+}
+
+/**
+ * Parses one text. Nesting too deep for the recursive parser is reported up front (a stack overflow is
+ * not a diagnostic). Chevrotain's error recovery costs about 5 ms per KB of broken input, so files over
+ * `MAX_RECOVERY_SIZE` are parsed without it: a valid file parses at full speed, a broken one reports
+ * its first syntax error.
+ */
+function parseDocument(
+    services: KvmodServices,
+    path: string,
+    text: string,
+    uri: URI,
+    diagnostics: KvmodDiagnostic[],
+    fileIndex: number,
+): LangiumDocument {
+    const factory = services.shared.workspace.LangiumDocumentFactory;
+    const tooDeep = findExcessiveNesting(text, MAX_NESTING_DEPTH);
+    if (tooDeep) {
+        diagnostics.push(tooDeepDiagnostic(path, tooDeep.line, tooDeep.column));
+        return factory.fromString('', uri);
+    }
+    const language = languageOf(path) === 'kvlm' ? services.Kvlm : services.Pidm;
+    const parser = (language.parser.LangiumParser as unknown as { wrapper: { recoveryEnabled: boolean } }).wrapper;
+    const recover = text.length <= MAX_RECOVERY_SIZE;
+    parser.recoveryEnabled = recover;
+    try {
+        const document = factory.fromString(text, uri);
+        if (!recover && document.parseResult.parserErrors.length > 0) {
+            diagnostics.push({
+                ...fileDiagnostic(
+                    path,
+                    `Only the first syntax error is reported: error recovery is off for files over ${MAX_RECOVERY_SIZE / 1024} KB.`,
+                    'syntax.recovery-off',
+                ),
+                severity: 'info',
+            });
+        }
+        return document;
+    } catch (error) {
+        if (error instanceof RangeError) throw new ParserOverflow(fileIndex);
+        throw error;
+    } finally {
+        parser.recoveryEnabled = true;
+    }
+}
+
+function tooDeepDiagnostic(path: string, line: number, column: number): KvmodDiagnostic {
+    return {
+        path,
+        line,
+        column,
+        endLine: line,
+        endColumn: column + 1,
+        severity: 'error',
+        message: `Nesting is deeper than ${MAX_NESTING_DEPTH} levels (parentheses or 'not'); the file was not parsed.`,
+        code: LoadIssueCodes.TooDeep,
+    };
+}
+
+/**
+ * Finds the first place where parentheses plus a run of `not`s nest deeper than `limit`, skipping strings
+ * and comments. Cheap (one pass) and conservative: real queries nest a few levels.
+ */
+export function findExcessiveNesting(text: string, limit: number): { line: number; column: number } | undefined {
+    let depth = 0;
+    let notRun = 0;
+    let line = 1;
+    let lineStart = 0;
+    let i = 0;
+    const n = text.length;
+    while (i < n) {
+        const c = text[i];
+        if (c === '\n') {
+            line++;
+            lineStart = i + 1;
+            i++;
+        } else if (c === '/' && text[i + 1] === '/') {
+            while (i < n && text[i] !== '\n') i++;
+        } else if (c === '/' && text[i + 1] === '*') {
+            const end = text.indexOf('*/', i + 2);
+            const stop = end < 0 ? n : end + 2;
+            for (let j = i; j < stop; j++) {
+                if (text[j] === '\n') {
+                    line++;
+                    lineStart = j + 1;
+                }
+            }
+            i = stop;
+        } else if (c === '"' || c === "'") {
+            i++;
+            while (i < n && text[i] !== c && text[i] !== '\n' && text[i] !== '\r') i += text[i] === '\\' ? 2 : 1;
+            i++;
+        } else if (c === '(') {
+            depth++;
+            if (depth + notRun > limit) return { line, column: i - lineStart + 1 };
+            i++;
+        } else if (c === ')') {
+            depth = Math.max(0, depth - 1);
+            i++;
+        } else if (/[A-Za-z_]/.test(c)) {
+            let j = i + 1;
+            while (j < n && /\w/.test(text[j])) j++;
+            if (j - i === 3 && text.slice(i, j).toLowerCase() === 'not') {
+                notRun++;
+                if (depth + notRun > limit) return { line, column: i - lineStart + 1 };
+            } else {
+                notRun = 0;
+            }
+            i = j;
+        } else {
+            i++;
+        }
+    }
+    return undefined;
+}
+
+function toKvmodDiagnostic(path: string, diagnostic: Diagnostic, language: 'pidm' | 'kvlm'): KvmodDiagnostic {
+    const { start, end } = diagnostic.range;
+    return {
+        path,
+        line: start.line + 1,
+        column: start.character + 1,
+        endLine: end.line + 1,
+        endColumn: end.character + 1,
+        severity:
+            diagnostic.severity === 1 || diagnostic.severity === undefined
+                ? 'error'
+                : diagnostic.severity === 2
+                  ? 'warning'
+                  : 'info',
+        message: oneLine(typeof diagnostic.message === 'string' ? diagnostic.message : diagnostic.message.value),
+        code: issueCodeOf(diagnostic, language),
+    };
+}
+
+/**
+ * The stable code of a Langium diagnostic: the language's own code (`diagnostic.code`, else `data.code`)
+ * wins; Langium's built-in lexer/parser/linker codes get the kvmod names.
+ */
+function issueCodeOf(diagnostic: Diagnostic, language: 'pidm' | 'kvlm'): string {
+    const dataCode = (diagnostic.data as { code?: unknown } | undefined)?.code;
+    if (typeof diagnostic.code === 'string' && diagnostic.code !== '') return diagnostic.code;
+    if (typeof dataCode === 'string') {
+        if (dataCode.startsWith('lexing-')) return LoadIssueCodes.Lexer;
+        if (dataCode === 'parsing-error') return LoadIssueCodes.Parser;
+        if (dataCode === 'linking-error') return `${language}.unknown-name`;
+        return dataCode;
+    }
+    if (typeof diagnostic.code === 'number') return `${language}.${diagnostic.code}`;
+    return `${language}.validation`;
+}
+
+/**
+ * Makes a message one harmless line: Chevrotain lists alternatives on numbered lines (joined here with
+ * commas) and lexer messages quote the offending input, which may be binary (control characters escaped).
+ */
+function oneLine(message: string): string {
+    const lines = message
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter((line) => line !== '');
+    let joined = '';
+    let previousWasItem = false;
+    for (const line of lines) {
+        const item = /^\d+\.\s+(.*)$/.exec(line);
+        if (item) joined += (previousWasItem ? ', ' : joined ? ' ' : '') + item[1];
+        else joined += (joined ? ' ' : '') + line;
+        previousWasItem = item !== null;
+    }
+    return joined.replace(
+        /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+}
+
+/** Keeps the first syntax diagnostics of a file and says how many more there were. */
+function capSyntaxDiagnostics(path: string, syntax: KvmodDiagnostic[]): KvmodDiagnostic[] {
+    if (syntax.length <= MAX_SYNTAX_DIAGNOSTICS_PER_FILE) return syntax;
+    syntax.sort(compareDiagnostics);
+    const kept = syntax.slice(0, MAX_SYNTAX_DIAGNOSTICS_PER_FILE);
+    const last = kept[kept.length - 1];
+    kept.push({
+        ...last,
+        severity: 'info',
+        message: `${syntax.length - kept.length} more syntax errors in this file are not shown.`,
+        code: 'syntax.truncated',
+    });
+    return kept;
+}
+
+function unsupportedFileType(path: string): KvmodDiagnostic {
+    return fileDiagnostic(
+        path,
+        `unsupported file type '${nodePath.extname(path) || '(none)'}': kvmod reads .pidm and .kvlm files`,
+        LoadIssueCodes.UnsupportedFileType,
+    );
+}
+
+function unreadable(path: string, error: unknown): KvmodDiagnostic {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    const reason =
+        code === 'ENOENT'
+            ? 'no such file'
+            : code === 'EISDIR'
+              ? 'is a directory'
+              : code === 'EACCES'
+                ? 'permission denied'
+                : error instanceof Error
+                  ? error.message
+                  : String(error);
+    return fileDiagnostic(path, `cannot read file: ${reason}`, LoadIssueCodes.Unreadable);
+}
+
+function fileDiagnostic(path: string, message: string, code: string): KvmodDiagnostic {
+    return { path, line: 1, column: 1, endLine: 1, endColumn: 1, severity: 'error', message, code };
+}
+
+function compareDiagnostics(a: KvmodDiagnostic, b: KvmodDiagnostic): number {
+    if (a.path !== b.path) return a.path < b.path ? -1 : 1;
+    return a.line - b.line || a.column - b.column;
+}

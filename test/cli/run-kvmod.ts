@@ -1,0 +1,34 @@
+/**
+ * Runs the real `kvmod` command (`node bin/kvmod.js`, which loads the compiled `out/`) the way a user's
+ * shell does. `npm test` builds `out/` first (the `pretest` script).
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root: the working directory of every spawned command. */
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** What a finished command left behind. */
+export interface KvmodRun {
+    status: number | null;
+    stdout: string;
+    stderr: string;
+}
+
+/** Runs `kvmod <args>` in the repository root (or `cwd`) and waits for it. */
+export function runKvmod(args: string[], options: { cwd?: string; input?: string } = {}): KvmodRun {
+    const result = spawnSync(process.execPath, [`${REPO_ROOT}bin/kvmod.js`, ...args], {
+        cwd: options.cwd ?? REPO_ROOT,
+        input: options.input ?? '',
+        encoding: 'utf8',
+        timeout: 50_000,
+        env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Stack frames (`    at f (file.js:1:2)`) or a raw exception name: never allowed in kvmod's output. */
+export const STACK_TRACE = /^\s+at .+|\b(TypeError|ReferenceError|RangeError|SyntaxError)\b|node:internal/m;
+
+/** One diagnostic line: `path:line:col: severity: message [code]`. */
+export const DIAGNOSTIC_LINE = /^(.+):(\d+):(\d+): (error|warning|info): (.+) \[([a-z]+(?:\.[a-z0-9-]+)+)\]$/;
