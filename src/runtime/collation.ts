@@ -8,6 +8,7 @@
  *   then compared code point by code point (UTF-8 byte order); no trimming, no accents removed.
  * - Numbers numerically; ISO dates, times and datetimes chronologically (their text order); false < true.
  */
+import { encodeSortKey } from '../generation/redis/redis-encoding.js';
 import type { LogicalType } from '../language/pidm/pidm-semantics.js';
 
 /** A typed value as instance data carries it (ISO strings for temporal types). */
@@ -21,21 +22,10 @@ export function tagForm(text: string): string {
 }
 
 /**
- * The form a text takes for sorting: full Unicode case folding, code point by code point (what RediSearch's
- * sorting vector stores: `ß`→`ss`, `ﬀ`→`ff`, `ς`→`σ`, `K` (Kelvin)→`k`, `İ`→`i̇`). Lower-, then upper-,
- * then lower-casing each character gives full folding for all but `ı` (dotless i folds to itself, not `i`).
+ * The form a text takes for sorting: full Unicode case folding (what RediSearch's sorting vector stores). The
+ * generator's `encodeSortKey`, so the oracle and the stored sort companions of FT.AGGREGATE fold alike.
  */
-export function sortForm(text: string): string {
-    let out = '';
-    for (const character of text) {
-        if (character === 'ı' || character.codePointAt(0)! < 0x41) {
-            out += character;
-            continue;
-        }
-        for (const upper of character.toLowerCase().toUpperCase()) out += upper.toLowerCase();
-    }
-    return out;
-}
+export const sortForm: (text: string) => string = encodeSortKey;
 
 /** Compares two strings by code points (= UTF-8 byte order), not by UTF-16 units. */
 export function compareCodePoints(a: string, b: string): number {

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import {
     decodeRedisValue,
     encodeRedisValue,
+    encodeSortKey,
     escapeKeyPart,
     naturalKeySuffix,
     RedisEncodingError,
@@ -52,6 +53,14 @@ describe('value encoding for Redis', () => {
             { numRuns: 500 },
         );
         expect(toPlainDecimal('-1.25e2')).toBe('-125');
+    });
+
+    test('the sort form of a text is its full Unicode case folding, untrimmed and with accents kept', () => {
+        expect(encodeSortKey('ÉVORA Straße')).toBe('évora strasse');
+        expect(encodeSortKey('ﬀ ẞ K ΟΔΟΣ İ')).toBe('ff ss k οδοσ i\u0307');
+        expect(encodeSortKey('ı')).toBe('ı');
+        expect(encodeSortKey('  Ab\t')).toBe('  ab\t');
+        expect(encodeSortKey('')).toBe('');
     });
 
     test('natural key parts escape % and : so that different part lists never make the same key', () => {

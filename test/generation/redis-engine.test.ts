@@ -12,6 +12,7 @@ import {
     bindRedisCommand,
     displayRedisCommand,
     encodeRedisValue,
+    encodeSortKey,
     formatCliCommand,
     generateTarget,
     isEmptyAggregateError,
@@ -151,6 +152,9 @@ describe('redisearch1 scripts on RediSearch 1.2', () => {
                         ),
                     );
                     expect(i).toBeDefined();
+                    for (const f of collection.fields.filter((x) => x.sortKey !== null)) {
+                        expect(hash[f.sortKey!]).toBe(encodeSortKey(encodeRedisValue(f.type, sampleValue(f.type, i!))));
+                    }
                 }
             }
             // Parameters take the values of the first sample row, so that every query matches a row (an
@@ -301,6 +305,57 @@ describe('query results on RediSearch 1.2 (airflights Q3–Q5)', () => {
         const reply3 = (await send(bindRedisCommand(q3!.queries[0]!.command, { code: 'KL,4' }))) as unknown[];
         expect(reply3[0]).toBe(1);
         expect(reply3[1]).toBe(`${q3!.keyPrefix}P"1:KL,4`);
+    });
+
+    test('Q5 (FT.AGGREGATE) orders text case-folded, exactly as FT.SEARCH SORTBY orders the SORTABLE field, and returns the raw values', async () => {
+        await send(['FLUSHALL']);
+        const { vm, file } = await generate('test/fixtures/kvlm/airflights-q4q5.kvlm');
+        await pipe(scriptLines(file('indexes.redis')));
+        const q45 = vm.collections[1]!;
+        const countries = ['Japan', 'in', 'Élan', 'zed', 'ITALY', 'aa', 'Ab', 'Straße', 'strasbourg', 'ÖSTERREICH'];
+        const lines = countries.map((country, i) =>
+            formatCliCommand(
+                bindRedisCommand(q45.insert, {
+                    ...passenger(`P${i}`, 'Ann'),
+                    ...flights[0],
+                    FL_code: `F${i}`,
+                    Origin_country: country,
+                }),
+            ),
+        );
+        await pipe(lines);
+        const q5 = q45.queries.find((q) => q.name.startsWith('Q5'))!;
+        const reply = (await send(bindRedisCommand(q5.command, { departureDate: '2024-05-01' }))) as string[][];
+        const aggregated = reply.slice(1).map((row) => row[row.indexOf('Origin_country') + 1]);
+        expect(q5.load).toContain('Origin_country');
+        const searched = (await send([
+            'FT.SEARCH',
+            q45.index,
+            '*',
+            'RETURN',
+            '1',
+            'Origin_country',
+            'SORTBY',
+            'Origin_country',
+            'ASC',
+            'LIMIT',
+            '0',
+            '100',
+        ])) as unknown[];
+        const engineOrder = searched.filter((_, i) => i > 0 && i % 2 === 0).map((fields) => (fields as string[])[1]);
+        expect(engineOrder).toEqual([
+            'aa',
+            'Ab',
+            'in',
+            'ITALY',
+            'Japan',
+            'strasbourg',
+            'Straße',
+            'zed',
+            'Élan',
+            'ÖSTERREICH',
+        ]);
+        expect(aggregated).toEqual(engineOrder);
     });
 
     test('an awkward text matches itself through TAG escaping, and a stopword tag value is found (STOPWORDS 0)', async () => {

@@ -59,13 +59,19 @@ function rowKey(c: RedisCollection): string {
     return c.keyPrefix + c.key.parts.map((p) => marker(p.param)).join(':');
 }
 
+/** A field and its value marker, then its sort companion (the case-folded value) when it has one. */
+function fieldValues(f: RedisCollection['fields'][number]): [string, string][] {
+    const pair: [string, string] = [f.name, marker(f.name)];
+    return f.sortKey !== null ? [pair, [f.sortKey, `sortKey(${marker(f.name)})`]] : [pair];
+}
+
 function clientInsert(c: RedisCollection, lua: string | null): string[] {
-    const pairs = c.fields.flatMap((f) => [f.name, marker(f.name)]);
+    const pairs = c.fields.flatMap(fieldValues).flat();
     if (c.key.kind === 'counter') {
         return build(EVAL, lua, { keys: [c.key.counterKey], arguments: [c.keyPrefix, c.idField, ...pairs] });
     }
     const value: Record<string, string> = { [c.idField]: c.key.parts.map((p) => marker(p.param)).join(':') };
-    for (const f of c.fields) value[f.name] = marker(f.name);
+    for (const [name, text] of c.fields.flatMap(fieldValues)) value[name] = text;
     return build(HSET, rowKey(c), value);
 }
 

@@ -64,13 +64,13 @@ describe('the Redis view model', () => {
         ]);
     });
 
-    test('one sort key is FT.SEARCH with SORTBY; several are FT.AGGREGATE loading the id field and sorting numbers through APPLY', async () => {
+    test('one sort key is FT.SEARCH with SORTBY; several are FT.AGGREGATE loading the id field, sorting numbers through APPLY and text on its sort companion', async () => {
         const vm = buildRedisViewModel(await airflights(), { dialect: 'redisearch1' });
         const q4 = vm.collections[1]!.queries[0]!;
         expect(q4.kind).toBe('aggregate');
         expect(q4.load[0]).toBe(`${Q45}_id`);
         expect(q4.sortKeys).toEqual([
-            { field: 'Origin_city', direction: 'ASC', property: '@Origin_city', numeric: false },
+            { field: 'Origin_city', direction: 'ASC', property: '@Origin_city__sort', numeric: false },
             { field: 'FL_departureTime', direction: 'ASC', property: '@FL_departureTime_num', numeric: true },
         ]);
         expect(queryArgv(vm, q4.name, { departureDate: '2024-05-01', country: 'Côte d’Ivoire' }).slice(0, 3)).toEqual([
@@ -125,6 +125,109 @@ describe('the Redis view model', () => {
         ]);
     });
 
+    test('a text sort key of an FT.AGGREGATE is a sort companion: every write stores the case-folded value, the query loads and sorts it, and still returns the raw field', async () => {
+        const kvlm = await airflights();
+        const row = {
+            Origin_city: 'ÉVORA Straße',
+            Destination_city: 'Rome',
+            FL_departureTime: '09:00:00',
+            idPassport: 'P1',
+            firstName: 'A',
+            lastName: 'B',
+            birthdate: '1980-01-02',
+            sex: 'F',
+            nationality: 'FR',
+            FL_departureDate: '2024-05-01',
+            Origin_country: 'Côte d’Ivoire',
+            FL_code: 'F1',
+        };
+        for (const dialect of ['redisearch1', 'redisearch2'] as const) {
+            const vm = buildRedisViewModel(kvlm, { dialect });
+            const q45 = vm.collections.find((c) => c.name === Q45)!;
+            expect(q45.fields.filter((f) => f.sortKey).map((f) => [f.name, f.sortKey])).toEqual([
+                ['Origin_city', 'Origin_city__sort'],
+                ['Origin_country', 'Origin_country__sort'],
+            ]);
+            expect(q45.rowParams.map((p) => p.name)).not.toContain('Origin_city__sort');
+            expect(q45.create.argv.flat()).not.toContain('Origin_city__sort');
+            const argv = insertArgv(vm, Q45, row);
+            const pairs = argv.slice(argv.indexOf('Origin_city'), argv.indexOf('Origin_city') + 4);
+            expect(pairs).toEqual(['Origin_city', 'ÉVORA Straße', 'Origin_city__sort', 'évora strasse']);
+            expect(argv[argv.indexOf('Origin_country__sort') + 1]).toBe('côte d’ivoire');
+            const withoutCity = insertArgv(vm, Q45, { ...row, Origin_city: null });
+            expect(withoutCity).not.toContain('Origin_city');
+            expect(withoutCity).not.toContain('Origin_city__sort');
+
+            const q5 = q45.queries.find((q) => q.name.startsWith('Q5'))!;
+            expect(q5.load).toEqual([
+                `${Q45}_id`,
+                ...q5.projections.map((p) => p.field),
+                'Origin_country__sort',
+                'Origin_city__sort',
+            ]);
+            const words = q5.command.argv.flat();
+            const sortBy = words.indexOf('SORTBY');
+            expect(words.slice(sortBy, sortBy + 6)).toEqual([
+                'SORTBY',
+                '4',
+                '@Origin_country__sort',
+                'ASC',
+                '@Origin_city__sort',
+                'ASC',
+            ]);
+            expect(q5.projections.map((p) => p.field)).toContain('Origin_city');
+        }
+    });
+
+    test('a sort companion takes the next free name when <field>__sort is taken, and FT.SEARCH sort keys get none', async () => {
+        const kvlm = await parseKvlm(`database d
+collection C {
+    key C_id natural(E.id)
+    from E as E
+    field name: text = E.name indexed sorted(Q)
+    field name__sort: text = E.other projected(Q)
+    field n: int = E.n indexed sorted(Q)
+    field single: text = E.single indexed projected(S) sorted(S)
+    query Q {
+        order by name asc, n desc
+        select name__sort
+    }
+    query S {
+        order by single asc
+        select single
+    }
+}
+`);
+        const c = buildRedisViewModel(kvlm).collections[0]!;
+        expect(c.fields.map((f) => [f.name, f.sortKey])).toEqual([
+            ['name', 'name__sort_'],
+            ['name__sort', null],
+            ['n', null],
+            ['single', null],
+        ]);
+        const q = c.queries.find((x) => x.name === 'Q')!;
+        expect(q.load).toEqual(['C_id', 'name__sort', 'name__sort_', 'n']);
+        expect(q.sortKeys.map((k) => k.property)).toEqual(['@name__sort_', '@n_num']);
+        expect(
+            insertArgv(buildRedisViewModel(kvlm), 'C', { E_id: 'k', name: 'Zoë', name__sort: 'x', n: 1, single: 'S' }),
+        ).toEqual([
+            'HSET',
+            'C:k',
+            'C_id',
+            'k',
+            'name',
+            'Zoë',
+            'name__sort_',
+            'zoë',
+            'name__sort',
+            'x',
+            'n',
+            '1',
+            'single',
+            'S',
+        ]);
+    });
+
     test('RediSearch 1.2 rows are written with FT.ADD … REPLACE and deleted with FT.DEL … DD; 2.x with HSET and DEL', async () => {
         const kvlm = await airflights();
         const row = { firstName: 'A', lastName: 'B', idPassport: 'P1', FL_code: 'F1' };
@@ -165,7 +268,7 @@ describe('the Redis view model', () => {
         );
     });
 
-    test('counter keys INCR a per-collection counter inside one EVAL (never MULTI/GET/SET)', async () => {
+    test('counter keys INCR a per-collection counter inside one EVAL (never MULTI/GET/SET), sort companions included', async () => {
         const vm = buildRedisViewModel(await edge(), { dialect: 'redisearch1' });
         const orders = vm.collections.find((c) => c.name === 'Orders')!;
         expect(orders.key).toEqual({
@@ -183,9 +286,10 @@ describe('the Redis view model', () => {
             city: 'c',
             day: '2024-01-01',
             at: '00:00:00',
-            note: 'n',
+            note: 'Note',
         });
         expect(argv[0]).toBe('EVAL');
+        expect(argv.slice(-4)).toEqual(['note', 'Note', 'note__sort', 'note']);
         expect(argv[1]).toContain("redis.call('INCR', KEYS[1])");
         expect(argv.slice(2, 7)).toEqual(['1', 'Orders:counter', 'Orders', 'Orders:', 'Orders_id']);
         expect(vm.counterInsertLua).toBe(argv[1]);

@@ -2,7 +2,8 @@
  * The oracle's collation reproduces what RediSearch 1.2 was measured to do (schemas/instance-data.md).
  */
 import { describe, expect, test } from '@jest/globals';
-import { compareTyped, filterEquals, sortForm, tagForm } from '../../src/runtime/collation.js';
+import { encodeSortKey } from '../../src/generation/redis/redis-encoding.js';
+import { compareCodePoints, compareTyped, filterEquals, sortForm, tagForm } from '../../src/runtime/collation.js';
 
 const sorted = (values: string[]) => [...values].sort((a, b) => compareTyped('text', a, b));
 
@@ -28,6 +29,16 @@ describe('collation', () => {
         expect(sortForm('K')).toBe('k');
         expect(sortForm('ΟΔΟΣ')).toBe('οδοσ');
         expect(sortForm('ı')).toBe('ı');
+    });
+
+    test("the oracle folds with the generator's encodeSortKey, so byte order of the stored sort companions is the oracle's text order", () => {
+        expect(sortForm).toBe(encodeSortKey);
+        const texts = ['Ab', 'aa', 'ÉLAN', 'zed', 'Straße', 'strasbourg', '😀', '\uffe0', ''];
+        const byCompanionBytes = [...texts].sort((a, b) =>
+            Buffer.compare(Buffer.from(encodeSortKey(a), 'utf8'), Buffer.from(encodeSortKey(b), 'utf8')),
+        );
+        expect(byCompanionBytes).toEqual(sorted(texts));
+        expect(compareCodePoints(encodeSortKey('Ab'), encodeSortKey('aa'))).toBe(1);
     });
 
     test('code points above the BMP sort after every BMP character, unlike UTF-16 order', () => {

@@ -2,7 +2,7 @@
  * Turning the view model's commands into concrete argv (for the runtime) and into redis-cli lines (for the
  * templates). Both read the same `RedisCommand`, so a script and the runtime always send the same command.
  */
-import { encodeRedisValue, escapeKeyPart, RedisEncodingError } from './redis-encoding.js';
+import { encodeRedisValue, encodeSortKey, escapeKeyPart, RedisEncodingError } from './redis-encoding.js';
 import { escapeTagValue, formatCliCommand } from './redis-escaping.js';
 import type { RedisCollection, RedisCommand, RedisParamSlot, RedisQuery, RedisViewModel } from './redis-view-model.js';
 
@@ -51,6 +51,7 @@ function bindSlot(slot: RedisParamSlot, values: RedisParamValues): string {
         throw error;
     }
     if (slot.use === 'key-part') return escapeKeyPart(encoded);
+    if (slot.use === 'sort-key') return encodeSortKey(encoded);
     if (slot.use === 'tag') {
         if (encoded.trim() === '')
             throw new RedisEncodingError(`parameter '${slot.param}': a TAG clause cannot match an empty text`);
@@ -76,9 +77,17 @@ export function isEmptyAggregateError(error: unknown): boolean {
     return message.includes(RS1_EMPTY_AGGREGATE_ERROR);
 }
 
-/** The argv of a command with each slot shown as `$param`: what the scripts print. */
+/**
+ * The argv of a command with each slot shown as `$param`: what the scripts print. A sort companion's value
+ * shows as `sortKey($param)`: it is derived from the row value, not supplied separately.
+ */
 export function displayRedisCommand(command: RedisCommand): string[] {
-    return command.argv.map((arg) => arg.map((part) => (typeof part === 'string' ? part : `$${part.param}`)).join(''));
+    return command.argv.map((arg) => arg.map((part) => (typeof part === 'string' ? part : slotMarker(part))).join(''));
+}
+
+/** The placeholder text of one slot. */
+function slotMarker(slot: RedisParamSlot): string {
+    return slot.use === 'sort-key' ? `sortKey($${slot.param})` : `$${slot.param}`;
 }
 
 /** The redis-cli line of a command with `$param` markers. */

@@ -10,6 +10,10 @@
  * - date → integer YYYYMMDD, time → integer HHMMSS, datetime → integer YYYYMMDDHHMMSS: numbers, so that
  *   NUMERIC fields can range and sort them, and still readable. Instance data carries ISO strings:
  *   `YYYY-MM-DD`, `HH:MM:SS` (or `HH:MM`), `YYYY-MM-DDTHH:MM:SS` (a space instead of `T` is accepted).
+ *
+ * A text field that an FT.AGGREGATE query sorts on also stores its sort form (`encodeSortKey`) in a companion
+ * hash field: FT.AGGREGATE on RediSearch 1.2 sorts LOADed values byte-wise (`Ab` before `aa`), while FT.SEARCH
+ * sorts a SORTABLE text case-folded. Sorting the folded companion makes both commands order text alike.
  */
 
 /** A logical KVLM type. */
@@ -97,6 +101,25 @@ export function decodeRedisValue(type: RedisLogicalType, stored: string): string
             return `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}T${d.slice(8, 10)}:${d.slice(10, 12)}:${d.slice(12, 14)}`;
         }
     }
+}
+
+/**
+ * The sort form of a text: what RediSearch's sorting vector keeps of a SORTABLE text, so that comparing sort
+ * forms byte-wise (UTF-8, = code point order) orders texts the way FT.SEARCH SORTBY does. Full Unicode case
+ * folding, character by character (`É`→`é`, `ß`/`ẞ`→`ss`, `ﬀ`→`ff`, `ς`→`σ`, `K` (Kelvin)→`k`, `İ`→`i̇`);
+ * no trimming, accents kept. Lower-, then upper-, then lower-casing each character gives full folding for
+ * all but `ı` (dotless i folds to itself, not `i`). Measured on RediSearch 1.2 (schemas/instance-data.md).
+ */
+export function encodeSortKey(text: string): string {
+    let out = '';
+    for (const character of text) {
+        if (character === 'ı' || character.codePointAt(0)! < 0x41) {
+            out += character;
+            continue;
+        }
+        for (const upper of character.toLowerCase().toUpperCase()) out += upper.toLowerCase();
+    }
+    return out;
 }
 
 /**

@@ -39,9 +39,10 @@ export const DEFAULT_REDIS_OPTIONS: RedisGenerationOptions = { dialect: 'redisea
 /**
  * How a parameter value becomes (part of) an argument: `value` = the stored encoding (see
  * `redis-encoding.ts`); `key-part` = stored encoding with `%` and `:` escaped (natural keys);
- * `tag` = stored encoding escaped for a TAG clause of a query string (RediSearch 1.2 has no PARAMS).
+ * `tag` = stored encoding escaped for a TAG clause of a query string (RediSearch 1.2 has no PARAMS);
+ * `sort-key` = the text's sort form (`encodeSortKey`), stored in a field's sort companion.
  */
-export type RedisSlotUse = 'value' | 'key-part' | 'tag';
+export type RedisSlotUse = 'value' | 'key-part' | 'tag' | 'sort-key';
 
 /** A place in an argument where a parameter's value goes. */
 export interface RedisParamSlot {
@@ -85,6 +86,12 @@ export interface RedisField {
     roles: { projected: string[]; filtered: string[]; ranged: string[]; sorted: string[] };
     /** Its place in the index schema, or null when it is only stored (projection-only). */
     index: RedisIndexedField | null;
+    /**
+     * The companion hash field holding the value's sort form (`<name>__sort`), written with every row, when an
+     * FT.AGGREGATE query sorts on this text field: FT.AGGREGATE sorts LOADed strings byte-wise, so it sorts the
+     * case-folded companion to order text as FT.SEARCH does. Null otherwise. Stored only, never indexed.
+     */
+    sortKey: string | null;
 }
 
 /** How a field is indexed. */
@@ -143,11 +150,14 @@ export interface RedisQuery {
     kind: 'search' | 'aggregate';
     /** The query string with `$param` markers, for reading. */
     filter: string;
-    /** Sort keys in order: field, direction, and the property the engine sorts on. */
+    /**
+     * Sort keys in order: field, direction, and the property the engine sorts on (FT.AGGREGATE: `@<x>_num` for
+     * numbers, `@<x>__sort`, the sort companion, for text).
+     */
     sortKeys: { field: string; direction: 'ASC' | 'DESC'; property: string; numeric: boolean }[];
     /** The projected fields with the column names the application sees. */
     projections: { field: string; label: string; type: RedisLogicalType }[];
-    /** Fields an aggregate LOADs (the id field first); empty for a search. */
+    /** Hash fields an aggregate LOADs (the id field, the projections, then the sort properties); empty for a search. */
     load: string[];
     /** The `LIMIT 0 <n>` count. */
     limit: number;
@@ -319,9 +329,11 @@ function buildCollection(model: KvlmModel, collection: Collection, opts: RedisGe
             indexed: field.indexed,
             roles,
             index: indexOf(field, roles, collection),
+            sortKey: null,
         };
     });
     const schemaFields = fields.filter((f) => f.index).map((f) => f.name);
+    assignSortCompanions(collection, fields);
 
     // The id field is stored in every row; it is indexed only when nothing else is, so the index is never empty.
     const idField = collection.keyField;
@@ -390,6 +402,26 @@ function indexOf(field: Field, roles: RedisField['roles'], collection: Collectio
         .filter(Boolean)
         .join('; ');
     return { type: 'TAG', sortable, separator: TAG_SEPARATOR, reason: why };
+}
+
+/**
+ * Gives every text field that an FT.AGGREGATE query (several sort keys) sorts on a sort companion, named
+ * `<field>__sort` (with `_` appended until no field, id field or other companion has the name).
+ */
+function assignSortCompanions(collection: Collection, fields: RedisField[]): void {
+    const taken = new Set([...fields.map((f) => f.name), collection.keyField]);
+    const byName = new Map(fields.map((f) => [f.name, f]));
+    for (const query of collection.queries) {
+        if (query.sortKeys.length < 2) continue;
+        for (const key of query.sortKeys) {
+            const field = byName.get(fieldOf(key.field, collection).name)!;
+            if (isNumericType(field.type) || field.sortKey !== null) continue;
+            let name = `${field.name}__sort`;
+            while (taken.has(name)) name += '_';
+            taken.add(name);
+            field.sortKey = name;
+        }
+    }
 }
 
 function collectUses(expr: KExpression, query: ServedQuery, uses: Map<string, FieldUse>, collection: Collection): void {
@@ -505,8 +537,13 @@ function keyParts(keyPrefix: string, idField: string, key: RedisKeyStrategy, wit
     return parts;
 }
 
+/** The field/value pairs of a write: each field, then its sort companion (derived from the same row value). */
 function fieldPairs(fields: RedisField[]): RedisArgPart[][] {
-    return fields.flatMap((f) => [[f.name], [slot(f.name, f.type, 'value', true)]]);
+    return fields.flatMap((f) => [
+        [f.name],
+        [slot(f.name, f.type, 'value', true)],
+        ...(f.sortKey !== null ? [[f.sortKey], [slot(f.name, 'text', 'sort-key', true)]] : []),
+    ]);
 }
 
 function insertCommand(
@@ -569,7 +606,11 @@ function buildQuery(
         const field = fieldByName.get(fieldOf(p.field, collection).name)!;
         return { field: field.name, label: p.label ?? field.label, type: field.type };
     });
-    const taken = new Set([...fields.map((f) => f.name), idField]);
+    const taken = new Set([
+        ...fields.map((f) => f.name),
+        ...fields.flatMap((f) => (f.sortKey !== null ? [f.sortKey] : [])),
+        idField,
+    ]);
     const sortKeys = query.sortKeys.map((k) => {
         const field = fieldByName.get(fieldOf(k.field, collection).name)!;
         return {
@@ -590,8 +631,13 @@ function buildQuery(
         argv.push(...lit('LIMIT', '0', String(opts.limit)));
     } else {
         // FT.AGGREGATE cannot return the document key (load the id field) and compares LOADed values as
-        // strings (sort numbers on an APPLY'd `@x + 0`).
-        for (const name of [idField, ...projections.map((p) => p.field), ...sortKeys.map((k) => k.field)]) {
+        // byte strings: numbers sort on an APPLY'd `@x + 0`, text on its case-folded sort companion.
+        for (const key of sortKeys) {
+            const companion = fieldByName.get(key.field)!.sortKey;
+            if (!key.numeric && companion !== null) key.property = `@${companion}`;
+        }
+        const sortLoads = sortKeys.map((k) => (k.numeric ? k.field : k.property.slice(1)));
+        for (const name of [idField, ...projections.map((p) => p.field), ...sortLoads]) {
             if (!load.includes(name)) load.push(name);
         }
         argv.push(['FT.AGGREGATE'], [index], filter);

@@ -15,7 +15,7 @@ export namespace Kvlm {
         SL_COMMENT: /\/\/[^\n\r]*/,
         ID: /[_a-zA-Z][\w_]*/,
         NUMBER: /\d+(\.\d+)?/,
-        STRING: /"(\\.|[^"\\\r\n])*"|'(\\.|[^'\\\r\n])*'/,
+        STRING: /"[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*"|'[^'\\\r\n]*(?:\\.[^'\\\r\n]*)*'/,
     };
 
     export type TerminalNames = keyof typeof Terminals;
@@ -128,7 +128,7 @@ export namespace Pidm {
         SL_COMMENT: /\/\/[^\n\r]*/,
         ID: /[_a-zA-Z][\w_]*/,
         NUMBER: /\d+(\.\d+)?/,
-        STRING: /"(\\.|[^"\\\r\n])*"|'(\\.|[^'\\\r\n])*'/,
+        STRING: /"[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*"|'[^'\\\r\n]*(?:\\.[^'\\\r\n]*)*'/,
     };
 
     export type TerminalNames = keyof typeof Terminals;

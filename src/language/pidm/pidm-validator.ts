@@ -130,6 +130,7 @@ export class PidmValidator {
 
     /** Attributes, references and the identifier of an entity have distinct names. */
     checkMemberNamesAreUnique(entity: Entity, accept: ValidationAcceptor): void {
+        if (!entity.name) return; // a parse error already reported
         const seen = new Set<string>();
         for (const member of entity.members ?? []) {
             if (!member.name) continue;
@@ -150,7 +151,7 @@ export class PidmValidator {
                 node: entity, property: 'name', code: PidmIssueCodes.MissingId, data: { code: PidmIssueCodes.MissingId },
             });
         }
-        for (const extra of ids.slice(1)) {
+        for (const extra of entity.name ? ids.slice(1) : []) {
             accept('error', `Entity '${entity.name}' declares more than one 'id' ('${ids[0].name}' and '${extra.name}'): an entity has one identifier.`, {
                 node: extra, keyword: 'id', code: PidmIssueCodes.MultipleIds, data: { code: PidmIssueCodes.MultipleIds },
             });
@@ -223,7 +224,8 @@ export class PidmValidator {
 
     /** A query selects at least one attribute (only reachable after a parse error). */
     checkQuerySelectsSomething(query: Query, accept: ValidationAcceptor): void {
-        if ((query.projections ?? []).length === 0) {
+        // An unnamed query is a parse error already reported: saying more about it only adds noise.
+        if (query.name && (query.projections ?? []).length === 0) {
             accept('error', `Query '${query.name}' selects nothing: list at least one attribute after SELECT.`, {
                 node: query, property: 'name', code: PidmIssueCodes.EmptySelect, data: { code: PidmIssueCodes.EmptySelect },
             });
