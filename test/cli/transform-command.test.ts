@@ -19,12 +19,17 @@ describe('kvmod transform', () => {
     test('writes <out>/<model>.kvlm equal to the golden example and prints the merge table with --explain', () =>
         withTempDir(async (dir) => {
             const io = memoryIo();
-            const code = await runTransform({ models: ['examples/airflights/airflights.pidm'], out: dir, explain: true }, io);
+            const code = await runTransform(
+                { models: ['examples/airflights/airflights.pidm'], out: dir, explain: true },
+                io,
+            );
             expect(code).toBe(0);
             const written = readFileSync(join(dir, 'airflights.kvlm'), 'utf8');
             // The source is relative to the output folder, so that the runtime finds the PIDM.
             expect(written.split('\n')[1]).toMatch(/^source ".*examples\/airflights\/airflights\.pidm"$/);
-            expect(written.split('\n').slice(2).join('\n')).toBe(example('airflights.kvlm').split('\n').slice(2).join('\n'));
+            expect(written.split('\n').slice(2).join('\n')).toBe(
+                example('airflights.kvlm').split('\n').slice(2).join('\n'),
+            );
             expect(io.stdout).toBe(example('explain.txt'));
             expect(io.stderr).toContain(`wrote ${join(dir, 'airflights.kvlm')} (8 collections, 1 merge, 0 refused)`);
             expect(io.stderr).toContain('[pidm.case-mismatch]');
@@ -33,7 +38,10 @@ describe('kvmod transform', () => {
 
     test('--format json writes .kvlm.json that the KVLM JSON schema accepts', () =>
         withTempDir(async (dir) => {
-            const code = await runTransform({ models: ['examples/airflights/airflights.pidm'], out: dir, format: 'json' }, memoryIo());
+            const code = await runTransform(
+                { models: ['examples/airflights/airflights.pidm'], out: dir, format: 'json' },
+                memoryIo(),
+            );
             expect(code).toBe(0);
             const json = JSON.parse(readFileSync(join(dir, 'airflights.kvlm.json'), 'utf8'));
             expect(validateKvlmJson(json)).toEqual([]);
@@ -43,10 +51,17 @@ describe('kvmod transform', () => {
     test('a threshold outside (0, 1] is a usage error (exit 2) and nothing is written', () =>
         withTempDir(async (dir) => {
             const io = memoryIo();
-            expect(await runTransform({ models: ['examples/airflights/airflights.pidm'], out: dir, threshold: 0 }, io)).toBe(2);
+            expect(
+                await runTransform({ models: ['examples/airflights/airflights.pidm'], out: dir, threshold: 0 }, io),
+            ).toBe(2);
             expect(io.stderr).toBe('kvmod: the threshold must be a number in (0, 1], got 0\n');
             // Through the yargs shell too (the handler writes to the process's stderr).
-            expect(await main(['transform', 'examples/airflights/airflights.pidm', '-o', dir, '--threshold', '1.5'], memoryIo())).toBe(2);
+            expect(
+                await main(
+                    ['transform', 'examples/airflights/airflights.pidm', '-o', dir, '--threshold', '1.5'],
+                    memoryIo(),
+                ),
+            ).toBe(2);
             expect(readdirSync(dir)).toEqual([]);
         }));
 
@@ -63,7 +78,15 @@ describe('kvmod transform', () => {
 
     test('the real command writes the model and the table', () =>
         withTempDir(async (dir) => {
-            const run = runKvmod(['transform', 'examples/airflights/airflights.pidm', '-o', dir, '--explain', '--merge', 'safe']);
+            const run = runKvmod([
+                'transform',
+                'examples/airflights/airflights.pidm',
+                '-o',
+                dir,
+                '--explain',
+                '--merge',
+                'safe',
+            ]);
             expect(run.stderr).not.toMatch(STACK_TRACE);
             expect(run.status).toBe(0);
             expect(run.stdout).toBe(example('explain.txt'));

@@ -1,0 +1,365 @@
+/**
+ * Seeded random PIDM models of a given size (m queries, n distinct fields per query), built directly as
+ * linked ASTs in memory — no text, no parser — so that the benchmark times the model-to-model step
+ * alone, as the paper's Table 4 does, and property tests can run hundreds of models in seconds.
+ *
+ * The shape (what the benchmark measures on):
+ * - queries come in families of `familySize`; a family has a FROM entity and a base set of n attribute
+ *   paths; each member replaces up to `perturbation`·n of its family's paths by others, so some pairs in
+ *   a family pass the 0.8 threshold and some do not. With `chain`, member k perturbs member k-1 instead
+ *   of the base, so pairs pass along the chain and merges cascade;
+ * - every root entity serves `familiesPerRoot` families and has a pool of ⌈1.5·n⌉ attributes, so
+ *   families on the same root overlap (≈ 2/3 of their fields) without passing 0.8;
+ * - each root has a `[1]`, a `[*]` and a `[0..1]` reference; a family includes the `[1]` one, and a
+ *   member adds the `[*]` or `[0..1]` one with probability `grainNoise` (grain conflicts to refuse);
+ * - each query has a WHERE (an equality with a parameter and, for n >= 4, a range) and an ORDER BY on
+ *   one of its fields; the query order is shuffled, so merges happen out of declaration order.
+ */
+import type { AstNode, Reference as LangiumReference } from 'langium';
+import type {
+    Attribute,
+    Cardinality,
+    Comparison,
+    Entity,
+    Expression,
+    FromClause,
+    IdAttribute,
+    Include,
+    OrderItem,
+    Path,
+    PathElement,
+    PidmModel,
+    Projection,
+    Query,
+    Reference,
+    Segment,
+    StringValue,
+    NumberValue,
+    BinaryExpression,
+} from '../language/generated/ast.js';
+
+/** What to generate. */
+export interface RandomPidmOptions {
+    /** Number of queries (m). */
+    queries: number;
+    /** Distinct attribute paths per query, SELECT + WHERE + ORDER BY (n). */
+    fieldsPerQuery: number;
+    /** PRNG seed: same options, same model. */
+    seed: number;
+    /** Queries per family (default 4). */
+    familySize?: number;
+    /** Families sharing one root entity (default 4). */
+    familiesPerRoot?: number;
+    /** Largest share of a family's paths a member replaces (default 0.3). */
+    perturbation?: number;
+    /** Each member perturbs the previous member instead of the base (merges in chains). Default false. */
+    chain?: boolean;
+    /** Probability that a member includes an extra `[*]` or `[0..1]` reference (default 0.15). */
+    grainNoise?: number;
+    /** Shuffle the declaration order of the queries (default true). */
+    shuffle?: boolean;
+}
+
+/** A small, fast, seeded PRNG (mulberry32). */
+export function createRandom(seed: number): () => number {
+    let state = seed >>> 0;
+    return () => {
+        state = (state + 0x6d2b79f5) >>> 0;
+        let t = state;
+        t = Math.imul(t ^ (t >>> 15), t | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+function node<T extends AstNode>(
+    container: AstNode | undefined,
+    property: string | undefined,
+    index: number | undefined,
+    props: Omit<T, keyof AstNode> & { $type: T['$type'] },
+): T {
+    const created = props as unknown as Mutable<AstNode>;
+    created.$container = container;
+    created.$containerProperty = property;
+    created.$containerIndex = index;
+    return created as unknown as T;
+}
+
+function ref<T extends AstNode>(target: T, text: string): LangiumReference<T> {
+    return { ref: target, $refText: text } as LangiumReference<T>;
+}
+
+const TYPES = ['text', 'int', 'date', 'float', 'time', 'text', 'boolean', 'datetime'] as const;
+
+/** A root entity with its attribute pool and its three kinds of reference. */
+interface RootShape {
+    entity: Entity;
+    attributes: Attribute[];
+    one: Reference;
+    many: Reference;
+    optional: Reference;
+}
+
+/** An attribute path a query uses: on the root, or on one of its included references. */
+interface PathChoice {
+    via?: 'one' | 'many' | 'optional';
+    attribute: Attribute;
+}
+
+/** Generates a random, fully linked PIDM model. */
+export function generateRandomPidm(options: RandomPidmOptions): PidmModel {
+    const m = Math.max(0, Math.floor(options.queries));
+    const n = Math.max(1, Math.floor(options.fieldsPerQuery));
+    const familySize = Math.max(1, options.familySize ?? 4);
+    const familiesPerRoot = Math.max(1, options.familiesPerRoot ?? 4);
+    const perturbation = options.perturbation ?? 0.3;
+    const grainNoise = options.grainNoise ?? 0.15;
+    const random = createRandom(options.seed);
+    const pick = (limit: number) => Math.floor(random() * limit);
+
+    const model = node<PidmModel>(undefined, undefined, undefined, { $type: 'PidmModel', entities: [], queries: [] });
+    const families = Math.ceil(m / familySize);
+    const rootCount = Math.max(1, Math.ceil(families / familiesPerRoot));
+    const poolSize = Math.max(n + 2, Math.ceil(1.5 * n));
+    const sideAttributes = 4;
+
+    const addEntity = (name: string, attributeCount: number): { entity: Entity; attributes: Attribute[] } => {
+        const entity = node<Entity>(model, 'entities', model.entities.length, { $type: 'Entity', name, members: [] });
+        model.entities.push(entity);
+        entity.members.push(
+            node<IdAttribute>(entity, 'members', 0, { $type: 'IdAttribute', name: 'code', type: 'text', unique: true }),
+        );
+        const attributes: Attribute[] = [];
+        for (let a = 0; a < attributeCount; a++) {
+            const attribute = node<Attribute>(entity, 'members', entity.members.length, {
+                $type: 'Attribute',
+                name: `a${a}`,
+                type: TYPES[a % TYPES.length],
+            });
+            entity.members.push(attribute);
+            attributes.push(attribute);
+        }
+        return { entity, attributes };
+    };
+    const addReference = (
+        owner: Entity,
+        target: Entity,
+        name: string,
+        kind: 'one' | 'many' | 'optional',
+    ): Reference => {
+        const reference = node<Reference>(owner, 'members', owner.members.length, {
+            $type: 'Reference',
+            name,
+            target: ref(target, target.name),
+            cardinality: undefined as unknown as Cardinality,
+        });
+        (reference as Mutable<Reference>).cardinality = node<Cardinality>(reference, 'cardinality', undefined, {
+            $type: 'Cardinality',
+            many: kind === 'many',
+            upperMany: false,
+            ...(kind === 'one' ? { lower: 1 } : kind === 'optional' ? { lower: 0, upper: 1 } : {}),
+        });
+        owner.members.push(reference);
+        return reference;
+    };
+
+    const roots: RootShape[] = [];
+    const sides = new Map<Reference, Attribute[]>();
+    for (let r = 0; r < rootCount; r++) {
+        const root = addEntity(`R${r}`, poolSize);
+        const detail = addEntity(`R${r}Detail`, sideAttributes);
+        const child = addEntity(`R${r}Child`, sideAttributes);
+        const extra = addEntity(`R${r}Extra`, sideAttributes);
+        const shape: RootShape = {
+            entity: root.entity,
+            attributes: root.attributes,
+            one: addReference(root.entity, detail.entity, 'detail', 'one'),
+            many: addReference(root.entity, child.entity, 'children', 'many'),
+            optional: addReference(root.entity, extra.entity, 'extra', 'optional'),
+        };
+        sides.set(shape.one, detail.attributes);
+        sides.set(shape.many, child.attributes);
+        sides.set(shape.optional, extra.attributes);
+        roots.push(shape);
+    }
+
+    /** n distinct path choices: a few through the [1] reference, the rest on the root. */
+    const basePaths = (shape: RootShape): PathChoice[] => {
+        const viaOne = Math.min(sideAttributes, Math.floor(n / 5));
+        const chosen: PathChoice[] = [];
+        const detail = sides.get(shape.one) as Attribute[];
+        for (let k = 0; k < viaOne; k++) chosen.push({ via: 'one', attribute: detail[k] });
+        const poolOrder = shuffled(shape.attributes.length, random);
+        for (let k = 0; chosen.length < n; k++) chosen.push({ attribute: shape.attributes[poolOrder[k]] });
+        return chosen;
+    };
+    /** Replaces up to `perturbation`·n root paths by unused pool attributes. */
+    const perturb = (paths: PathChoice[], shape: RootShape): PathChoice[] => {
+        const result = [...paths];
+        const used = new Set(result.map((path) => path.attribute));
+        const unused = shape.attributes.filter((attribute) => !used.has(attribute));
+        const replacements = Math.min(unused.length, pick(Math.floor(perturbation * n) + 1));
+        for (let k = 0; k < replacements; k++) {
+            const position = pick(result.length);
+            if (result[position].via) continue;
+            const taken = pick(unused.length);
+            result[position] = { attribute: unused[taken] };
+            unused.splice(taken, 1);
+        }
+        return result;
+    };
+
+    const specs: { name: string; shape: RootShape; paths: PathChoice[]; extra?: 'many' | 'optional' }[] = [];
+    for (let f = 0; f < families; f++) {
+        const shape = roots[Math.floor(f / familiesPerRoot) % roots.length];
+        const base = basePaths(shape);
+        let previous = base;
+        for (let k = 0; k < familySize && specs.length < m; k++) {
+            const paths = perturb(options.chain ? previous : base, shape);
+            previous = paths;
+            const noise = random() < grainNoise ? (random() < 0.5 ? 'many' : 'optional') : undefined;
+            specs.push({ name: `Q${specs.length}`, shape, paths, extra: noise });
+        }
+    }
+    const order = options.shuffle === false ? specs.map((_, index) => index) : shuffled(specs.length, random);
+    for (const index of order) model.queries.push(buildQuery(model, specs[index], sides, random));
+    return model;
+}
+
+/** A seeded permutation of 0 … length-1. */
+function shuffled(length: number, random: () => number): number[] {
+    const order = Array.from({ length }, (_, index) => index);
+    for (let i = length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [order[i], order[j]] = [order[j], order[i]];
+    }
+    return order;
+}
+
+function buildQuery(
+    model: PidmModel,
+    spec: { name: string; shape: RootShape; paths: PathChoice[]; extra?: 'many' | 'optional' },
+    sides: Map<Reference, Attribute[]>,
+    random: () => number,
+): Query {
+    const query = node<Query>(model, 'queries', model.queries.length, {
+        $type: 'Query',
+        name: spec.name,
+        projections: [],
+        from: undefined as unknown as FromClause,
+        includes: [],
+        orderBy: [],
+    });
+    const from = node<FromClause>(query, 'from', undefined, {
+        $type: 'FromClause',
+        entity: ref(spec.shape.entity, spec.shape.entity.name),
+    });
+    (query as Mutable<Query>).from = from;
+    const includes = new Map<'one' | 'many' | 'optional', Include>();
+    const addInclude = (kind: 'one' | 'many' | 'optional', alias: string) => {
+        const reference = spec.shape[kind];
+        const include = node<Include>(query, 'includes', query.includes.length, {
+            $type: 'Include',
+            alias,
+            path: undefined as unknown as Path,
+        });
+        (include as Mutable<Include>).path = makePath(include, 'path', [
+            [from, spec.shape.entity.name],
+            [reference, reference.name],
+        ]);
+        query.includes.push(include);
+        includes.set(kind, include);
+    };
+    addInclude('one', 'D');
+    if (spec.extra) {
+        addInclude(spec.extra, spec.extra === 'many' ? 'C' : 'X');
+    }
+    const paths: PathChoice[] = [...spec.paths];
+    // An extra include contributes one of its attributes, replacing the last root path.
+    if (spec.extra) {
+        const extraAttributes = sides.get(spec.shape[spec.extra]) as Attribute[];
+        paths[paths.length - 1] = {
+            via: spec.extra,
+            attribute: extraAttributes[Math.floor(random() * extraAttributes.length)],
+        };
+    }
+    const segmentsOf = (choice: PathChoice): [PathElement, string][] => {
+        if (!choice.via) return [[choice.attribute, choice.attribute.name]];
+        const include = includes.get(choice.via) as Include;
+        return [
+            [include, include.alias as string],
+            [choice.attribute, choice.attribute.name],
+        ];
+    };
+
+    const n = paths.length;
+    const whereCount = n >= 4 ? 2 : n >= 2 ? 1 : 0;
+    const selectCount = Math.max(1, n - whereCount - (n >= 5 ? 1 : 0));
+    for (let k = 0; k < selectCount; k++) {
+        const projection = node<Projection>(query, 'projections', k, {
+            $type: 'Projection',
+            path: undefined as unknown as Path,
+        });
+        (projection as Mutable<Projection>).path = makePath(projection, 'path', segmentsOf(paths[k]));
+        query.projections.push(projection);
+    }
+    const sorted = n >= 5 ? [paths[selectCount], paths[0]] : n >= 2 ? [paths[0]] : [];
+    const filtered = paths.slice(n - whereCount);
+    if (filtered.length > 0) {
+        const comparisons = filtered.map((choice, index) => (container: AstNode) => {
+            const comparison = node<Comparison>(container, undefined, undefined, {
+                $type: 'Comparison',
+                path: undefined as unknown as Path,
+                operator: index === 0 ? '=' : '>=',
+                value: undefined as unknown as StringValue,
+            });
+            (comparison as Mutable<Comparison>).path = makePath(comparison, 'path', segmentsOf(choice));
+            (comparison as Mutable<Comparison>).value =
+                index === 0 || choice.attribute.type !== 'int'
+                    ? node<StringValue>(comparison, 'value', undefined, { $type: 'StringValue', value: '?' })
+                    : node<NumberValue>(comparison, 'value', undefined, {
+                          $type: 'NumberValue',
+                          value: 10,
+                          negative: false,
+                      });
+            return comparison;
+        });
+        let where: Expression = comparisons[0](query);
+        (where as Mutable<AstNode>).$containerProperty = 'where';
+        if (comparisons.length > 1) {
+            const binary = node<BinaryExpression>(query, 'where', undefined, {
+                $type: 'BinaryExpression',
+                left: where,
+                operator: 'and',
+                right: undefined as unknown as Expression,
+            });
+            const right = comparisons[1](binary);
+            (right as Mutable<AstNode>).$containerProperty = 'right';
+            (binary as Mutable<BinaryExpression>).right = right;
+            (where as Mutable<AstNode>).$container = binary;
+            (where as Mutable<AstNode>).$containerProperty = 'left';
+            where = binary;
+        }
+        (query as Mutable<Query>).where = where;
+    }
+    sorted.forEach((choice, index) => {
+        const item = node<OrderItem>(query, 'orderBy', index, {
+            $type: 'OrderItem',
+            path: undefined as unknown as Path,
+            direction: index === 0 ? 'asc' : 'desc',
+        });
+        (item as Mutable<OrderItem>).path = makePath(item, 'path', segmentsOf(choice));
+        query.orderBy.push(item);
+    });
+    return query;
+}
+
+function makePath(container: AstNode, property: string, steps: [PathElement, string][]): Path {
+    const path = node<Path>(container, property, undefined, { $type: 'Path', segments: [] });
+    steps.forEach(([element, text], index) => {
+        path.segments.push(node<Segment>(path, 'segments', index, { $type: 'Segment', element: ref(element, text) }));
+    });
+    return path;
+}

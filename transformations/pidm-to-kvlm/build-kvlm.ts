@@ -1,0 +1,433 @@
+/**
+ * Builds the KVLM AST from the working model, in memory, the way the parser would have built it:
+ * every node has its `$container`, `$containerProperty` and `$containerIndex`, and a cross-reference is
+ * `{ ref, $refText }`, so the printer, the JSON mapper and the generators can read it like a parsed one.
+ */
+import type { AstNode, Reference } from 'langium';
+import type {
+    Collection,
+    CounterKey,
+    Field,
+    FieldRole,
+    KExpression,
+    KProjection,
+    KValue,
+    KeyPart,
+    KvlmModel,
+    MergeDecision,
+    NaturalKey,
+    Node,
+    Parameter,
+    PathNode,
+    RootNode,
+    ServedQuery,
+    SortKey,
+} from '../../src/language/generated/ast.js';
+import {
+    ROLE_BITS,
+    ROLE_KINDS,
+    queriesWithRole,
+    type CollectionModel,
+    type FieldModel,
+    type FilterModel,
+} from './collection-model.js';
+import type { KeyStrategyKind, MergePolicy } from './options.js';
+import type { MergeDecisionInfo } from './trace.js';
+
+/** What the model header says besides the collections. */
+export interface KvlmHeader {
+    databaseName: string;
+    sourceName?: string;
+    merge: MergePolicy;
+    threshold: number;
+    keyStrategy: KeyStrategyKind;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** Creates an AST node of a type and places it in its container. */
+function make<T extends AstNode>(
+    container: AstNode | undefined,
+    property: string | undefined,
+    index: number | undefined,
+    props: Omit<T, keyof AstNode> & { $type: T['$type'] },
+): T {
+    const node = props as unknown as Mutable<AstNode>;
+    node.$container = container;
+    node.$containerProperty = property;
+    node.$containerIndex = index;
+    return node as unknown as T;
+}
+
+/** A resolved cross-reference as the printer and the linker's clients read it. */
+function reference<T extends AstNode & { name: string }>(target: T): Reference<T> {
+    return { ref: target, $refText: target.name } as Reference<T>;
+}
+
+/** Builds the KVLM model: header, collections in order, then the merge decisions. */
+export function buildKvlm(
+    collections: readonly CollectionModel[],
+    decisions: readonly MergeDecisionInfo[],
+    header: KvlmHeader,
+): KvlmModel {
+    const model = make<KvlmModel>(undefined, undefined, undefined, {
+        $type: 'KvlmModel',
+        name: header.databaseName,
+        ...(header.sourceName !== undefined ? { source: header.sourceName } : {}),
+        policy: header.merge,
+        threshold: header.threshold,
+        collections: [],
+        decisions: [],
+    });
+    let maxId = -1;
+    for (const collection of collections) {
+        const ids = collection.fieldIds;
+        if (ids.length > 0 && ids[ids.length - 1] > maxId) maxId = ids[ids.length - 1];
+    }
+    const lookup: FieldLookup = { owner: new Int32Array(maxId + 1).fill(-1), position: new Int32Array(maxId + 1) };
+    collections.forEach((collection, index) =>
+        model.collections.push(buildCollection(model, index, collection, header.keyStrategy, lookup)),
+    );
+    decisions.forEach((decision, index) => model.decisions.push(buildDecision(model, index, decision)));
+    return model;
+}
+
+/** Field id → position in the collection being built (a Map per collection would cost a million entries). */
+interface FieldLookup {
+    owner: Int32Array;
+    position: Int32Array;
+}
+
+function buildCollection(
+    model: KvlmModel,
+    index: number,
+    source: CollectionModel,
+    keyStrategy: KeyStrategyKind,
+    lookup: FieldLookup,
+): Collection {
+    const collection = make<Collection>(model, 'collections', index, {
+        $type: 'Collection',
+        name: source.name,
+        keyField: `${source.name}_id`,
+        strategy: undefined as unknown as Collection['strategy'],
+        root: undefined as unknown as RootNode,
+        nodes: [],
+        fields: [],
+        queries: [],
+    });
+    const [rootModel, ...pathModels] = source.nodes;
+    const root = make<RootNode>(collection, 'root', undefined, {
+        $type: 'RootNode',
+        entity: rootModel.entity,
+        name: rootModel.name,
+    });
+    (collection as Mutable<Collection>).root = root;
+    const nodesByKey = new Map<string, Node>([[rootModel.key, root]]);
+    pathModels.forEach((node, nodeIndex) => {
+        const parent = nodesByKey.get(node.parentKey ?? '');
+        if (!parent) throw new Error(`buildKvlm: node ${node.key} of ${source.name} comes before its parent`);
+        const pathNode = make<PathNode>(collection, 'nodes', nodeIndex, {
+            $type: 'PathNode',
+            name: node.name,
+            parent: reference<Node>(parent),
+            reference: node.reference ?? '',
+            entity: node.entity,
+            cardinality: node.cardinality,
+        });
+        collection.nodes.push(pathNode);
+        nodesByKey.set(node.key, pathNode);
+    });
+    (collection as Mutable<Collection>).strategy = buildKeyStrategy(collection, source, nodesByKey, keyStrategy);
+
+    // Served queries first: field roles refer to them.
+    const pending: { query: ServedQuery; model: CollectionModel['queries'][number] }[] = [];
+    const queriesByName = new Map<string, ServedQuery>();
+    source.queries.forEach((served, queryIndex) => {
+        const query = make<ServedQuery>(collection, 'queries', queryIndex, {
+            $type: 'ServedQuery',
+            name: served.name,
+            params: [],
+            sortKeys: [],
+            projections: [],
+        });
+        collection.queries.push(query);
+        queriesByName.set(served.name, query);
+        pending.push({ query, model: served });
+    });
+
+    // One shared cross-reference per field: projections, sort keys and comparisons all point at it.
+    const fieldRefs: Reference<Field>[] = [];
+    const shares = new CollectionShares(nodesByKey, queriesByName, source.name);
+    source.fields.forEach((fieldModel, fieldIndex) => {
+        const field = buildField(collection, fieldIndex, fieldModel, shares);
+        collection.fields.push(field);
+        fieldRefs.push(reference(field));
+        lookup.owner[fieldModel.id] = index;
+        lookup.position[fieldModel.id] = fieldIndex;
+    });
+
+    for (const { query, model: served } of pending) {
+        const fieldOf = (id: number): Reference<Field> => {
+            if (lookup.owner[id] !== index)
+                throw new Error(`buildKvlm: query ${served.name} uses a field that ${source.name} lacks`);
+            return fieldRefs[lookup.position[id]];
+        };
+        const params = new Map<string, Parameter>();
+        served.params.forEach((param, paramIndex) => {
+            const parameter = make<Parameter>(query, 'params', paramIndex, {
+                $type: 'Parameter',
+                name: param.name,
+                type: param.type,
+            });
+            query.params.push(parameter);
+            params.set(param.name, parameter);
+        });
+        if (served.where)
+            (query as Mutable<ServedQuery>).where = buildFilter(
+                query,
+                'where',
+                undefined,
+                served.where,
+                fieldOf,
+                params,
+            );
+        served.sortKeys.forEach((key, keyIndex) => {
+            query.sortKeys.push(
+                make<SortKey>(query, 'sortKeys', keyIndex, {
+                    $type: 'SortKey',
+                    field: fieldOf(key.field),
+                    direction: key.direction,
+                }),
+            );
+        });
+        for (let index = 0; index < served.projectionFields.length; index++) {
+            const node: KProjection = {
+                $type: 'KProjection',
+                $container: query,
+                $containerProperty: 'projections',
+                $containerIndex: index,
+                field: fieldOf(served.projectionFields[index]),
+                label: served.projectionLabels[index],
+            };
+            query.projections.push(node);
+        }
+    }
+    return collection;
+}
+
+/** `natural(root.id, every multi-valued node's id…)` in node order, or `counter`. */
+function buildKeyStrategy(
+    collection: Collection,
+    source: CollectionModel,
+    nodesByKey: Map<string, Node>,
+    kind: KeyStrategyKind,
+): Collection['strategy'] {
+    if (kind === 'counter') return make<CounterKey>(collection, 'strategy', undefined, { $type: 'CounterKey' });
+    const key = make<NaturalKey>(collection, 'strategy', undefined, { $type: 'NaturalKey', parts: [] });
+    source.nodes.forEach((node, index) => {
+        if (index > 0 && node.cardinality !== 'many') return;
+        const target = nodesByKey.get(node.key) as Node;
+        key.parts.push(
+            make<KeyPart>(key, 'parts', key.parts.length, {
+                $type: 'KeyPart',
+                node: reference<Node>(target),
+                attribute: node.identifier,
+            }),
+        );
+    });
+    return key;
+}
+
+/**
+ * Shares what can be shared inside one collection: a cross-reference object per target, and the query
+ * lists of field roles (most fields of a collection name the same queries). Nothing reads these as
+ * per-referrer objects, and a model of a million fields is half the size for it.
+ */
+class CollectionShares {
+    private readonly nodeRefs = new Map<string, Reference<Node>>();
+    private readonly queryRefs = new Map<string, Reference<ServedQuery>>();
+    private readonly queryLists = new Map<string, Reference<ServedQuery>[]>();
+
+    constructor(
+        private readonly nodesByKey: Map<string, Node>,
+        private readonly queriesByName: Map<string, ServedQuery>,
+        private readonly collectionName: string,
+    ) {}
+
+    /** The shared reference to the node at `key`; `fieldName` only names the culprit of an internal error. */
+    nodeRef(key: string, fieldName: string): Reference<Node> {
+        let shared = this.nodeRefs.get(key);
+        if (!shared) {
+            const node = this.nodesByKey.get(key);
+            if (!node) throw new Error(`buildKvlm: field ${fieldName} of ${this.collectionName} has no node ${key}`);
+            shared = reference<Node>(node);
+            this.nodeRefs.set(key, shared);
+        }
+        return shared;
+    }
+
+    /** The shared list of references to the named served queries. */
+    queryList(names: readonly string[], fieldName: string): Reference<ServedQuery>[] {
+        const key = names.length === 1 ? names[0] : names.join(' ');
+        let list = this.queryLists.get(key);
+        if (!list) {
+            list = names.map((name) => this.queryRef(name, fieldName));
+            this.queryLists.set(key, list);
+        }
+        return list;
+    }
+
+    private queryRef(name: string, fieldName: string): Reference<ServedQuery> {
+        let shared = this.queryRefs.get(name);
+        if (!shared) {
+            const query = this.queriesByName.get(name);
+            if (!query)
+                throw new Error(
+                    `buildKvlm: field ${fieldName} of ${this.collectionName} names query ${name}, which it does not serve`,
+                );
+            shared = reference(query);
+            this.queryRefs.set(name, shared);
+        }
+        return shared;
+    }
+}
+
+function buildField(collection: Collection, index: number, source: FieldModel, shares: CollectionShares): Field {
+    // Roles first, into an array of exactly their number: an empty array grown by push reserves room
+    // for 17 elements, a hundred wasted bytes per field of a million-field model.
+    const roles: FieldRole[] = [];
+    for (const kind of ROLE_KINDS) {
+        const names =
+            source.queries.length === 1
+                ? (source.roleMasks[0] & ROLE_BITS[kind]) !== 0
+                    ? source.queries
+                    : undefined
+                : queriesWithRole(source, kind);
+        if (!names || names.length === 0) continue;
+        roles.push({
+            $type: 'FieldRole',
+            $container: undefined as unknown as Field,
+            $containerProperty: 'roles',
+            $containerIndex: roles.length,
+            kind,
+            queries: shares.queryList(names, source.name),
+        });
+    }
+    const field: Field = {
+        $type: 'Field',
+        $container: collection,
+        $containerProperty: 'fields',
+        $containerIndex: index,
+        name: source.name,
+        type: source.type,
+        node: shares.nodeRef(source.nodeKey, source.name),
+        attribute: source.attribute,
+        label: source.label,
+        indexed: source.indexed,
+        roles: roles.length === 1 ? [roles[0]] : roles.slice(),
+    };
+    for (const role of field.roles) (role as Mutable<FieldRole>).$container = field;
+    return field;
+}
+
+function buildFilter(
+    container: AstNode,
+    property: string,
+    index: number | undefined,
+    filter: FilterModel,
+    fieldOf: (id: number) => Reference<Field>,
+    params: Map<string, Parameter>,
+): KExpression {
+    switch (filter.kind) {
+        case 'binary': {
+            const node = make<KExpression & { $type: 'KBinaryExpression' }>(container, property, index, {
+                $type: 'KBinaryExpression',
+                left: undefined as unknown as KExpression,
+                operator: filter.operator,
+                right: undefined as unknown as KExpression,
+            });
+            const mutable = node as Mutable<typeof node>;
+            mutable.left = buildFilter(node, 'left', undefined, filter.left, fieldOf, params);
+            mutable.right = buildFilter(node, 'right', undefined, filter.right, fieldOf, params);
+            return node;
+        }
+        case 'not': {
+            const node = make<KExpression & { $type: 'KNotExpression' }>(container, property, index, {
+                $type: 'KNotExpression',
+                operand: undefined as unknown as KExpression,
+            });
+            (node as Mutable<typeof node>).operand = buildFilter(
+                node,
+                'operand',
+                undefined,
+                filter.operand,
+                fieldOf,
+                params,
+            );
+            return node;
+        }
+        case 'group': {
+            const node = make<KExpression & { $type: 'KGroupExpression' }>(container, property, index, {
+                $type: 'KGroupExpression',
+                inner: undefined as unknown as KExpression,
+            });
+            (node as Mutable<typeof node>).inner = buildFilter(node, 'inner', undefined, filter.inner, fieldOf, params);
+            return node;
+        }
+        case 'compare': {
+            const node = make<KExpression & { $type: 'KComparison' }>(container, property, index, {
+                $type: 'KComparison',
+                field: fieldOf(filter.field),
+                operator: filter.operator,
+                value: undefined as unknown as KValue,
+            });
+            (node as Mutable<typeof node>).value = buildValue(node, filter.value, params);
+            return node;
+        }
+    }
+}
+
+function buildValue(
+    container: AstNode,
+    value: Extract<FilterModel, { kind: 'compare' }>['value'],
+    params: Map<string, Parameter>,
+): KValue {
+    switch (value.kind) {
+        case 'param': {
+            const parameter = params.get(value.name);
+            if (!parameter) throw new Error(`buildKvlm: parameter ${value.name} is not declared`);
+            return make<KValue & { $type: 'ParameterRef' }>(container, 'value', undefined, {
+                $type: 'ParameterRef',
+                parameter: reference(parameter),
+            });
+        }
+        case 'string':
+            return make<KValue & { $type: 'KStringValue' }>(container, 'value', undefined, {
+                $type: 'KStringValue',
+                value: value.value,
+            });
+        case 'number':
+            return make<KValue & { $type: 'KNumberValue' }>(container, 'value', undefined, {
+                $type: 'KNumberValue',
+                negative: value.negative,
+                value: value.value,
+            });
+        case 'boolean':
+            return make<KValue & { $type: 'KBooleanValue' }>(container, 'value', undefined, {
+                $type: 'KBooleanValue',
+                value: value.value,
+            });
+    }
+}
+
+function buildDecision(model: KvlmModel, index: number, decision: MergeDecisionInfo): MergeDecision {
+    return make<MergeDecision>(model, 'decisions', index, {
+        $type: 'MergeDecision',
+        left: decision.left,
+        right: decision.right,
+        ...(decision.result !== undefined ? { result: decision.result } : { reason: decision.refusedBecause ?? '' }),
+        common: decision.common,
+        leftSize: decision.leftSize,
+        rightSize: decision.rightSize,
+    });
+}

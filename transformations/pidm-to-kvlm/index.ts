@@ -1,0 +1,73 @@
+/**
+ * The model-to-model transformation PIDM → KVLM (paper section 4.5): Algorithm 1 makes one collection
+ * per query, Algorithm 3 merges collections that share enough fields (with Algorithm 2), and the result
+ * is a KVLM AST built in memory. Pure: no file system, no console.
+ */
+import type { KvlmModel, PidmModel } from '../../src/language/generated/ast.js';
+import { buildKvlm } from './build-kvlm.js';
+import { FieldInterner, type CollectionModel } from './collection-model.js';
+import { optimizeSchema } from './optimize-schema.js';
+import { optimizeSchemaReference } from './optimize-schema-reference.js';
+import { databaseNameFromPath, resolveTransformOptions, type TransformOptions } from './options.js';
+import { queryToCollection } from './query-to-collection.js';
+import type { MergeDecisionInfo } from './trace.js';
+
+export {
+    checkTransformOptions,
+    DEFAULT_TRANSFORM_OPTIONS,
+    KEY_STRATEGIES,
+    MERGE_POLICIES,
+    databaseNameFromPath,
+} from './options.js';
+export type { KeyStrategyKind, MergePolicy, OptimizerKind, TransformOptions } from './options.js';
+export type { MergeDecisionInfo } from './trace.js';
+
+/** The transformation's result: the KVLM AST, the merge trace, and warnings about the input. */
+export interface TransformResult {
+    model: KvlmModel;
+    decisions: MergeDecisionInfo[];
+    warnings: string[];
+}
+
+/**
+ * Transforms validated PIDM models (queries in argument order, then declaration order) into a KVLM
+ * model. Throws a RangeError on an invalid option (see `checkTransformOptions`).
+ */
+export function transformPidmToKvlm(models: PidmModel[], options: Partial<TransformOptions> = {}): TransformResult {
+    const resolved = resolveTransformOptions(options, databaseNameFromPath(models[0]?.$document?.uri.path));
+    const warnings: string[] = [];
+    const collections = collectionsOfQueries(models, warnings);
+    const optimize = resolved.optimizer === 'reference' ? optimizeSchemaReference : optimizeSchema;
+    const optimized = optimize(collections, resolved.threshold, resolved.merge);
+    const model = buildKvlm(optimized.collections, optimized.decisions, {
+        databaseName: resolved.databaseName,
+        sourceName: resolved.sourceName,
+        merge: resolved.merge,
+        threshold: resolved.threshold,
+        keyStrategy: resolved.keyStrategy,
+    });
+    return { model, decisions: optimized.decisions, warnings: [...warnings, ...optimized.warnings] };
+}
+
+/** Algorithm 1 over every query; a query whose name was already used is skipped with a warning. */
+export function collectionsOfQueries(
+    models: readonly PidmModel[],
+    warnings: string[],
+    interner = new FieldInterner(),
+): CollectionModel[] {
+    const collections: CollectionModel[] = [];
+    const names = new Set<string>();
+    for (const model of models) {
+        for (const query of model.queries ?? []) {
+            if (names.has(query.name)) {
+                warnings.push(`query ${query.name} is declared more than once; only the first one gets a collection`);
+                continue;
+            }
+            const collection = queryToCollection(query, interner, warnings);
+            if (!collection) continue;
+            names.add(query.name);
+            collections.push(collection);
+        }
+    }
+    return collections;
+}

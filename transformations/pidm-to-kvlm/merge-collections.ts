@@ -1,0 +1,163 @@
+/**
+ * Algorithm 2 of the paper (section 4.5.2): merging two collections into one. The paper keeps the
+ * first collection's fields, adds the second's new ones, and keeps a field indexed if either side
+ * indexed it. Here a field is identified by its resolved path, nodes by their reference path, and the
+ * merged collection also serves both collections' queries, each with its own plan.
+ */
+import { FieldRecord, uniqueName, type CollectionModel, type FieldModel, type NodeModel } from './collection-model.js';
+
+/**
+ * Merges `right` into `left` as a new collection called `name` (the caller makes it unique). Neither
+ * input is modified (both implementations of Algorithm 3 call this, and the reference caches what it
+ * saw of each pair).
+ */
+export function mergeCollections(left: CollectionModel, right: CollectionModel, name: string): CollectionModel {
+    if (left.rootEntity !== right.rootEntity) {
+        throw new Error(
+            `mergeCollections: ${left.name} and ${right.name} have different FROM entities; their fields cannot overlap`,
+        );
+    }
+    const nodes: NodeModel[] = [...left.nodes];
+    const nodeKeys = new Set(left.nodes.map((node) => node.key));
+    const nodeNames = new Set(left.nodes.map((node) => node.name));
+    for (const node of right.nodes) {
+        if (nodeKeys.has(node.key)) continue;
+        nodeKeys.add(node.key);
+        const nodeName = uniqueName(node.name, nodeNames);
+        nodes.push(nodeName === node.name ? node : { ...node, name: nodeName });
+    }
+
+    // Fields are immutable: one that the merge does not change (same name, no new query) is shared.
+    const fieldNames = new Set<string>([`${name}_id`]);
+    const fields: FieldModel[] = [];
+    const positions = positionScratch(Math.max(lastId(left.fieldIds), lastId(right.fieldIds)));
+    for (const field of left.fields) {
+        positions.set(field.id, fields.length);
+        fields.push(renamed(field, fieldNames));
+    }
+    // Most shared fields carry the same query and role lists: concatenate each distinct pair once.
+    const queryLists = new Map<readonly string[], Map<readonly string[], readonly string[]>>();
+    const maskLists = new Map<readonly number[], Map<readonly number[], readonly number[]>>();
+    for (const field of right.fields) {
+        const position = positions.get(field.id);
+        if (position < 0) {
+            fields.push(renamed(field, fieldNames));
+            continue;
+        }
+        const existing = fields[position];
+        fields[position] = new FieldRecord(
+            existing.id,
+            existing.name,
+            existing.label,
+            existing.type,
+            existing.nodeKey,
+            existing.attribute,
+            existing.indexed || field.indexed,
+            concatOnce(queryLists, existing.queries, field.queries),
+            concatOnce(maskLists, existing.roleMasks, field.roleMasks),
+        );
+    }
+
+    return {
+        name,
+        rootEntity: left.rootEntity,
+        nodes,
+        fields,
+        fieldIds: unionSorted(left.fieldIds, right.fieldIds),
+        queries: [...left.queries, ...right.queries],
+    };
+}
+
+/** The name Algorithm 2 gives a merge: `left_right`, made unique among all collection names so far. */
+export function mergedName(left: CollectionModel, right: CollectionModel, takenNames: Set<string>): string {
+    return uniqueName(`${left.name}_${right.name}`, takenNames);
+}
+
+/** `[...a, ...b]`, made once per distinct pair of arrays (the results are never mutated). */
+function concatOnce<T>(
+    cache: Map<readonly T[], Map<readonly T[], readonly T[]>>,
+    a: readonly T[],
+    b: readonly T[],
+): readonly T[] {
+    let byB = cache.get(a);
+    if (!byB) {
+        byB = new Map();
+        cache.set(a, byB);
+    }
+    let joined = byB.get(b);
+    if (!joined) {
+        joined = [...a, ...b];
+        byB.set(b, joined);
+    }
+    return joined;
+}
+
+function lastId(ids: Int32Array): number {
+    return ids.length > 0 ? ids[ids.length - 1] : -1;
+}
+
+let scratchOwner = new Int32Array(0);
+let scratchPosition = new Int32Array(0);
+let scratchStamp = 0;
+
+/**
+ * Field id → position in the merged list, for one merge: two typed arrays shared by all merges and
+ * told apart by a stamp, instead of a Map per merge (merges of million-field models are frequent).
+ */
+function positionScratch(maxId: number): { set(id: number, position: number): void; get(id: number): number } {
+    if (scratchOwner.length <= maxId) {
+        const size = Math.max(maxId + 1, 2 * scratchOwner.length);
+        scratchOwner = new Int32Array(size);
+        scratchPosition = new Int32Array(size);
+        scratchStamp = 0;
+    }
+    const stamp = ++scratchStamp;
+    const owner = scratchOwner;
+    const position = scratchPosition;
+    return {
+        set(id, value) {
+            owner[id] = stamp;
+            position[id] = value;
+        },
+        get(id) {
+            return owner[id] === stamp ? position[id] : -1;
+        },
+    };
+}
+
+/** The field itself when its name is still free, else a copy with a fresh name. */
+function renamed(field: FieldModel, taken: Set<string>): FieldModel {
+    const name = uniqueName(field.name, taken);
+    return name === field.name
+        ? field
+        : new FieldRecord(
+              field.id,
+              name,
+              field.label,
+              field.type,
+              field.nodeKey,
+              field.attribute,
+              field.indexed,
+              field.queries,
+              field.roleMasks,
+          );
+}
+
+/** The union of two ascending id arrays, ascending. */
+function unionSorted(a: Int32Array, b: Int32Array): Int32Array {
+    const out = new Int32Array(a.length + b.length);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < a.length && j < b.length) {
+        if (a[i] < b[j]) out[k++] = a[i++];
+        else if (a[i] > b[j]) out[k++] = b[j++];
+        else {
+            out[k++] = a[i++];
+            j++;
+        }
+    }
+    while (i < a.length) out[k++] = a[i++];
+    while (j < b.length) out[k++] = b[j++];
+    return out.slice(0, k);
+}

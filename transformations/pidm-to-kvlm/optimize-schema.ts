@@ -1,0 +1,220 @@
+/**
+ * Algorithm 3 (schema optimization), fast. Same result as `optimizeSchemaReference` — the first
+ * mergeable pair in list order is merged, until none is left — but most pairs are never compared:
+ *
+ * - field identities are interned integers;
+ * - an inverted list maps each field to the collections holding it, and a collection's partners are
+ *   found by walking the lists of its own fields and counting hits per collection (count
+ *   accumulation), so the cost is the number of actual co-occurrences, not m² · n²;
+ * - size filtering: a pair can only pass if min(n1, n2) itself passes, so lists entries of collections
+ *   too small or too large are skipped before counting;
+ * - all pairs of Algorithm 1's collections are found in one pass (each collection probes the lists of
+ *   the ones before it, then joins them); after a merge only the new collection is probed.
+ *
+ * Why the result is the reference's: keep a position p with the invariant "no mergeable pair starts
+ * before p, except pairs whose right side is a collection just made at p". A new collection at p is
+ * first merged into its earliest partner before p (that pair is then the first in list order), else
+ * with its earliest partner after p; when the collection at p has no partner, p moves on.
+ */
+import { passesThreshold, type CollectionModel } from './collection-model.js';
+import { grainConflict } from './grain.js';
+import { mergeCollections, mergedName } from './merge-collections.js';
+import type { MergePolicy } from './options.js';
+import { DecisionLog, type OptimizationResult } from './trace.js';
+
+interface Partner {
+    handle: number;
+    common: number;
+    conflict?: string;
+}
+
+/** Runs Algorithm 3 with inverted lists, size filtering and count accumulation. */
+export function optimizeSchema(
+    collections: readonly CollectionModel[],
+    threshold: number,
+    policy: MergePolicy,
+): OptimizationResult {
+    if (policy === 'none') return { collections: [...collections], decisions: [], warnings: [] };
+    return new FastOptimizer(collections, threshold, policy).run();
+}
+
+class FastOptimizer {
+    private readonly log = new DecisionLog();
+    private readonly takenNames: Set<string>;
+    /** Every collection ever made, by handle: Algorithm 1's first (handle = slot), then each merge. */
+    private readonly handles: CollectionModel[];
+    private readonly alive: Uint8Array;
+    private readonly slotOf: Int32Array;
+    /** The handle holding each slot (a position in the list), or -1 once its collection merged away. */
+    private readonly slotOwner: Int32Array;
+    private readonly partners: Partner[][];
+    /** Field id → handles holding it; dead handles are dropped lazily while walking. */
+    private readonly postings: number[][];
+    private readonly counts: Int32Array;
+    /** Non-key field count by handle. */
+    private readonly sizes: Int32Array;
+    private merges = 0;
+
+    constructor(
+        collections: readonly CollectionModel[],
+        private readonly threshold: number,
+        private readonly policy: MergePolicy,
+    ) {
+        const m = collections.length;
+        const maxHandles = Math.max(1, 2 * m - 1);
+        this.handles = [...collections];
+        this.takenNames = new Set(collections.map((collection) => collection.name));
+        this.alive = new Uint8Array(maxHandles);
+        this.slotOf = new Int32Array(maxHandles);
+        this.slotOwner = new Int32Array(m);
+        this.partners = [];
+        this.counts = new Int32Array(maxHandles);
+        this.sizes = new Int32Array(maxHandles);
+        let maxId = -1;
+        for (let handle = 0; handle < m; handle++) {
+            this.alive[handle] = 1;
+            this.slotOf[handle] = handle;
+            this.slotOwner[handle] = handle;
+            this.partners.push([]);
+            this.sizes[handle] = collections[handle].fields.length;
+            const ids = collections[handle].fieldIds;
+            if (ids.length > 0 && ids[ids.length - 1] > maxId) maxId = ids[ids.length - 1];
+        }
+        this.postings = Array.from({ length: maxId + 1 }, () => []);
+    }
+
+    run(): OptimizationResult {
+        const m = this.slotOwner.length;
+        // Epoch 0: every pair of Algorithm 1's collections, each probing the ones before it.
+        for (let handle = 0; handle < m; handle++) {
+            this.probe(handle, 0);
+            this.index(handle);
+        }
+        let p = 0;
+        while (p < m) {
+            const handle = this.slotOwner[p];
+            if (handle < 0) {
+                p++;
+                continue;
+            }
+            let before: Partner | undefined;
+            let after: Partner | undefined;
+            for (const partner of this.partners[handle]) {
+                if (!this.alive[partner.handle]) continue;
+                const slot = this.slotOf[partner.handle];
+                if (slot < p) {
+                    if (!before || slot < this.slotOf[before.handle]) before = partner;
+                } else if (!after || slot < this.slotOf[after.handle]) {
+                    after = partner;
+                }
+            }
+            if (before) {
+                p = this.slotOf[before.handle];
+                this.merge(before.handle, handle, before);
+            } else if (after) {
+                this.merge(handle, after.handle, after);
+            } else {
+                p++;
+            }
+        }
+        const result: CollectionModel[] = [];
+        for (let slot = 0; slot < m; slot++) {
+            if (this.slotOwner[slot] >= 0) result.push(this.handles[this.slotOwner[slot]]);
+        }
+        return { collections: result, decisions: this.log.decisions(), warnings: this.log.warnings };
+    }
+
+    /** Merges the collection at `leftHandle` with the one at `rightHandle` (left is earlier in the list). */
+    private merge(leftHandle: number, rightHandle: number, pair: Partner): void {
+        const left = this.handles[leftHandle];
+        const right = this.handles[rightHandle];
+        const merged = mergeCollections(left, right, mergedName(left, right, this.takenNames));
+        this.log.merged(left, right, merged, pair.common, pair.conflict);
+        this.merges++;
+        const handle = this.handles.length;
+        this.handles.push(merged);
+        this.partners.push([]);
+        const slot = this.slotOf[leftHandle];
+        this.alive[leftHandle] = 0;
+        this.alive[rightHandle] = 0;
+        this.slotOwner[this.slotOf[rightHandle]] = -1;
+        this.slotOwner[slot] = handle;
+        this.slotOf[handle] = slot;
+        this.sizes[handle] = merged.fields.length;
+        this.alive[handle] = 1;
+        this.probe(handle, this.merges);
+        this.index(handle);
+    }
+
+    /** Adds a collection to the inverted lists. */
+    private index(handle: number): void {
+        const ids = this.handles[handle].fieldIds;
+        for (let k = 0; k < ids.length; k++) this.postings[ids[k]].push(handle);
+    }
+
+    /** Finds every live collection in the inverted lists that passes the threshold with `handle`. */
+    private probe(handle: number, epoch: number): void {
+        const collection = this.handles[handle];
+        const ids = collection.fieldIds;
+        const size = this.sizes[handle];
+        const { counts, alive, sizes, handles, threshold } = this;
+        const [smallest, largest] = partnerSizeRange(size, threshold);
+        const touched: number[] = [];
+        for (let k = 0; k < ids.length; k++) {
+            const list = this.postings[ids[k]];
+            let write = 0;
+            const length = list.length;
+            for (let r = 0; r < length; r++) {
+                const other = list[r];
+                if (!alive[other]) continue;
+                if (write !== r) list[write] = other;
+                write++;
+                const otherSize = sizes[other];
+                if (otherSize < smallest || otherSize > largest) continue;
+                if (counts[other]++ === 0) touched.push(other);
+            }
+            // Setting an array's length is a runtime call even when nothing changes: only when dead entries were dropped.
+            if (write !== length) list.length = write;
+        }
+        for (const other of touched) {
+            const common = counts[other];
+            counts[other] = 0;
+            const otherCollection = handles[other];
+            if (!passesThreshold(common, size, sizes[other], threshold)) continue;
+            const otherFirst = this.slotOf[other] < this.slotOf[handle];
+            const conflict = otherFirst
+                ? grainConflict(otherCollection, collection)
+                : grainConflict(collection, otherCollection);
+            if (this.policy === 'paper' || !conflict) {
+                this.partners[handle].push({ handle: other, common, conflict });
+                this.partners[other].push({ handle, common, conflict });
+            } else {
+                this.log.refused(
+                    epoch,
+                    this.slotOf[handle],
+                    collection,
+                    this.slotOf[other],
+                    otherCollection,
+                    common,
+                    conflict,
+                );
+            }
+        }
+    }
+}
+
+/**
+ * Size filtering: the sizes n2 a collection of n1 fields can pass the threshold with, as a range. A
+ * pair can only pass if it would with every field of the smaller one in common; that holds for a
+ * contiguous range of n2 around n1, found with the same floating-point test as the real check.
+ */
+export function partnerSizeRange(size: number, threshold: number): [number, number] {
+    const fits = (other: number) => passesThreshold(Math.min(size, other), size, other, threshold);
+    let smallest = Math.max(1, Math.floor(size * threshold) - 1);
+    while (smallest > 1 && fits(smallest - 1)) smallest--;
+    while (smallest < size && !fits(smallest)) smallest++;
+    let largest = Math.max(size, Math.ceil(size / threshold) + 1);
+    while (largest > size && !fits(largest)) largest--;
+    while (fits(largest + 1)) largest++;
+    return [smallest, largest];
+}

@@ -1,0 +1,286 @@
+/**
+ * Algorithm 1 of the paper (section 4.5.1): one collection per access query. Fields come in the order
+ * SELECT, WHERE, ORDER BY without duplicates, a field being identified by its resolved attribute path
+ * (not by how the query spells it), and the collection also records what the paper leaves implicit:
+ * the row grain (FROM entity and include tree) and the plan of the query it serves.
+ */
+import {
+    isBinaryExpression,
+    isBooleanValue,
+    isComparison,
+    isGroupExpression,
+    isNotExpression,
+    isNumberValue,
+    isStringValue,
+    type Entity,
+    type Expression,
+    type Path,
+    type Query,
+    type Reference,
+    type Value,
+} from '../../src/language/generated/ast.js';
+import {
+    cardinalityKind,
+    comparisonOperator,
+    identifierName,
+    includeAlias,
+    parameterName,
+    resolvePath,
+    sortDirection,
+    type ResolvedPath,
+} from '../../src/language/pidm/pidm-semantics.js';
+import {
+    FieldRecord,
+    ROLE_BITS,
+    SINGLE_MASKS,
+    sortedFieldIds,
+    toKvlmName,
+    uniqueName,
+    type CollectionModel,
+    type FieldInterner,
+    type FieldModel,
+    type FilterModel,
+    type NodeModel,
+    type RoleKind,
+    type ServedQueryModel,
+    type ValueModel,
+} from './collection-model.js';
+
+/** Operators that make a field `filtered` (equality); the others make it `ranged`. */
+const EQUALITY_OPERATORS = new Set(['=', '!=']);
+
+/**
+ * Builds the collection that serves one query, or undefined (with a warning) when the query does not
+ * resolve — the validator reports such a query as an error, so only unvalidated input reaches this.
+ */
+export function queryToCollection(
+    query: Query,
+    interner: FieldInterner,
+    warnings: string[],
+): CollectionModel | undefined {
+    const rootEntity = query.from?.entity?.ref;
+    if (!rootEntity) {
+        warnings.push(`query ${query.name}: its FROM entity does not resolve; no collection made for it`);
+        return undefined;
+    }
+    const builder = new CollectionBuilder(query, rootEntity, interner, warnings);
+    builder.addIncludes();
+    for (const projection of query.projections ?? []) {
+        const spelling = spellingOf(projection.path);
+        const field = builder.fieldFor(projection.path, 'projected', spelling);
+        if (!field) continue;
+        builder.served.projectionFields.push(field.id);
+        builder.served.projectionLabels.push(projection.alias ?? spelling);
+    }
+    if (query.where) builder.served.where = builder.filter(query.where);
+    for (const item of query.orderBy ?? []) {
+        const field = builder.fieldFor(item.path, 'sorted');
+        if (field) builder.served.sortKeys.push({ field: field.id, direction: sortDirection(item) });
+    }
+    if (builder.served.projectionFields.length === 0) {
+        warnings.push(`query ${query.name}: nothing it selects resolves; no collection made for it`);
+        return undefined;
+    }
+    return builder.finish();
+}
+
+/** How a query spells a path: its segments as written, joined by `.`. */
+export function spellingOf(path: Path): string {
+    const segments = path.segments ?? [];
+    if (segments.length === 1) return segments[0].element?.$refText ?? '';
+    return segments.map((segment) => segment.element?.$refText ?? '').join('.');
+}
+
+/** A field while Algorithm 1 builds it: its roles are still growing. */
+type DraftField = FieldRecord;
+
+/** The state of Algorithm 1 for one query. */
+class CollectionBuilder {
+    readonly nodes: NodeModel[] = [];
+    readonly fields: DraftField[] = [];
+    readonly served: ServedQueryModel;
+    private readonly rootEntityName: string;
+    private readonly nodesByKey = new Map<string, NodeModel>();
+    /** This builder's owner number for the interner's per-id scratch (field id → position in `fields`). */
+    private readonly owner: number;
+    /** The served query list every field of this collection shares. */
+    private readonly servedBy: readonly string[];
+    private readonly nodeNames = new Set<string>();
+    private readonly fieldNames = new Set<string>();
+    private readonly paramNames = new Set<string>();
+    private readonly namedParams = new Map<string, { name: string; type: string }>();
+    /** Include aliases by node key: an include names its node even when a later path reached it first. */
+    private readonly aliasByKey = new Map<string, string>();
+
+    constructor(
+        private readonly query: Query,
+        private readonly rootEntity: Entity,
+        private readonly interner: FieldInterner,
+        private readonly warnings: string[],
+    ) {
+        this.served = { name: query.name, params: [], sortKeys: [], projectionFields: [], projectionLabels: [] };
+        this.rootEntityName = rootEntity.name;
+        this.owner = interner.newOwner();
+        this.servedBy = [query.name];
+        const root: NodeModel = {
+            key: rootEntity.name,
+            name: uniqueName(toKvlmName(query.from.alias ?? rootEntity.name), this.nodeNames),
+            entity: rootEntity.name,
+            identifier: identifierName(rootEntity),
+            cardinality: 'one',
+        };
+        this.nodes.push(root);
+        this.nodesByKey.set(root.key, root);
+        this.fieldNames.add(`${query.name}_id`);
+    }
+
+    /** Every INCLUDE becomes a node (it shapes the grain even when no field comes from it). */
+    addIncludes(): void {
+        const resolved: ResolvedPath[] = [];
+        for (const include of this.query.includes ?? []) {
+            const path = include.path ? resolvePath(include.path) : undefined;
+            if (!path || path.attribute || path.steps.length === 0) {
+                this.warnings.push(
+                    `query ${this.query.name}: the include ${include.path ? spellingOf(include.path) : '?'} does not resolve to references; ignored`,
+                );
+                continue;
+            }
+            const alias = includeAlias(include);
+            if (alias && !this.aliasByKey.has(path.nodeKey)) this.aliasByKey.set(path.nodeKey, alias);
+            resolved.push(path);
+        }
+        for (const path of resolved) this.nodeFor(path.steps);
+    }
+
+    /** The node at the end of a reference path, creating it and its missing ancestors (implicit includes). */
+    nodeFor(steps: readonly Reference[]): NodeModel | undefined {
+        let parent = this.nodes[0];
+        let key = this.rootEntityName;
+        let implicitName = '';
+        for (const step of steps) {
+            key = `${key}.${step.name}`;
+            implicitName = implicitName ? `${implicitName}_${step.name}` : step.name;
+            let node = this.nodesByKey.get(key);
+            if (!node) {
+                const target = step.target?.ref;
+                if (!target) return undefined;
+                node = {
+                    key,
+                    name: uniqueName(toKvlmName(this.aliasByKey.get(key) ?? implicitName), this.nodeNames),
+                    parentKey: parent.key,
+                    reference: step.name,
+                    entity: target.name,
+                    identifier: identifierName(target),
+                    cardinality: cardinalityKind(step.cardinality),
+                };
+                this.nodes.push(node);
+                this.nodesByKey.set(key, node);
+            }
+            parent = node;
+        }
+        return parent;
+    }
+
+    /** The field for an attribute path (created on first sight), with the role this use gives it. */
+    fieldFor(path: Path, role: RoleKind, spelling?: string): DraftField | undefined {
+        const found = this.interner.resolveField(this.rootEntity, path);
+        if (!found) {
+            this.warnings.push(
+                `query ${this.query.name}: ${spelling ?? spellingOf(path)} does not resolve to an attribute; ignored`,
+            );
+            return undefined;
+        }
+        const position = this.interner.claimed(found.id, this.owner);
+        let field: DraftField;
+        if (position >= 0) {
+            field = this.fields[position];
+        } else {
+            const node = found.steps.length === 0 ? this.nodes[0] : this.nodeFor(found.steps);
+            if (!node) {
+                this.warnings.push(
+                    `query ${this.query.name}: ${spelling ?? spellingOf(path)} does not resolve to an attribute; ignored`,
+                );
+                return undefined;
+            }
+            const label = spelling ?? spellingOf(path);
+            field = new FieldRecord(
+                found.id,
+                uniqueName(toKvlmName(label), this.fieldNames),
+                label,
+                found.type,
+                node.key,
+                found.attribute,
+                false,
+                this.servedBy,
+                SINGLE_MASKS[0],
+            );
+            this.interner.claim(found.id, this.owner, this.fields.length);
+            this.fields.push(field);
+        }
+        const mask = field.roleMasks[0] | ROLE_BITS[role];
+        field.roleMasks = SINGLE_MASKS[mask];
+        field.indexed = (mask & ROLE_BITS.sorted) !== 0;
+        return field;
+    }
+
+    /** Translates a WHERE expression, adding its attributes as fields in textual order. */
+    filter(expression: Expression): FilterModel | undefined {
+        if (isBinaryExpression(expression)) {
+            const left = this.filter(expression.left);
+            const right = this.filter(expression.right);
+            if (!left || !right) return left ?? right;
+            return { kind: 'binary', operator: expression.operator === 'or' ? 'or' : 'and', left, right };
+        }
+        if (isNotExpression(expression)) {
+            const operand = this.filter(expression.operand);
+            return operand && { kind: 'not', operand };
+        }
+        if (isGroupExpression(expression)) {
+            const inner = this.filter(expression.inner);
+            return inner && { kind: 'group', inner };
+        }
+        if (isComparison(expression)) {
+            const operator = comparisonOperator(expression.operator);
+            const field = this.fieldFor(expression.path, EQUALITY_OPERATORS.has(operator) ? 'filtered' : 'ranged');
+            if (!field) return undefined;
+            return { kind: 'compare', field: field.id, operator, value: this.value(expression.value, field) };
+        }
+        return undefined;
+    }
+
+    /** A comparison's value: a parameter (named after the attribute when anonymous) or a literal. */
+    private value(value: Value, field: DraftField): ValueModel {
+        const explicit = parameterName(value);
+        if (explicit !== undefined) {
+            if (explicit !== '') {
+                // A named parameter used twice is one parameter (same value); a type clash makes it two.
+                const known = this.namedParams.get(explicit);
+                if (known && known.type === field.type) return { kind: 'param', name: known.name };
+                const name = uniqueName(toKvlmName(explicit), this.paramNames);
+                if (!known) this.namedParams.set(explicit, { name, type: field.type });
+                this.served.params.push({ name, type: field.type });
+                return { kind: 'param', name };
+            }
+            const name = uniqueName(toKvlmName(field.attribute), this.paramNames);
+            this.served.params.push({ name, type: field.type });
+            return { kind: 'param', name };
+        }
+        if (isNumberValue(value)) return { kind: 'number', value: value.value, negative: Boolean(value.negative) };
+        if (isBooleanValue(value))
+            return { kind: 'boolean', value: String(value.value).toLowerCase() === 'true' ? 'true' : 'false' };
+        if (isStringValue(value)) return { kind: 'string', value: value.value };
+        return { kind: 'string', value: '' };
+    }
+
+    finish(): CollectionModel {
+        const fields: FieldModel[] = this.fields;
+        return {
+            name: this.query.name,
+            rootEntity: this.rootEntityName,
+            nodes: this.nodes,
+            fields,
+            fieldIds: sortedFieldIds(fields),
+            queries: [this.served],
+        };
+    }
+}
