@@ -7,6 +7,8 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.test.json' }],
   },
   setupFiles: ['<rootDir>/scripts/polyfills.mjs'],
+  // dist/ holds the extension bundles and the vsix staging folder (with its own package.json).
+  modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/out/'],
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 60000,
 };

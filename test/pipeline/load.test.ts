@@ -141,8 +141,16 @@ describe('loadTexts', () => {
         expect(workspace.pidm[1].model.entities).toHaveLength(2);
     });
 
-    it('reports a string literal too long for the lexer as syntax.too-complex and loads the other files on fresh services', async () => {
+    it('loads a 10 MB string literal without error (the STRING terminal cannot overflow the regex engine)', async () => {
         const huge = `entity A { id x }\nquery Q: SELECT x FROM A WHERE x = "${'b'.repeat(10 * 1024 * 1024)}"\n`;
+        const workspace = await loadTexts([{ path: 'huge.pidm', text: huge }]);
+        expect(errorsOf(workspace.diagnostics)).toEqual([]);
+        expect(workspace.pidm[0].model.queries[0].name).toBe('Q');
+    });
+
+    it('reports a WHERE too long for the parser as syntax.too-complex and loads the other files on fresh services', async () => {
+        const chain = Array.from({ length: 100_000 }, () => 'x = "?"').join(' and ');
+        const huge = `entity A { id x }\nquery Q: SELECT x FROM A WHERE ${chain}\n`;
         const workspace = await loadTexts([
             { path: 'ok.pidm', text: ENTITIES },
             { path: 'huge.pidm', text: huge },
