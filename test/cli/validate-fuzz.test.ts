@@ -8,24 +8,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryIo } from '../../src/cli/cli-io.js';
-import { runValidate } from '../../src/cli/validate-command.js';
+import { runValidate } from '../../src/cli/validate-actions.js';
+import { createRandom as random } from '../../src/testing/random-pidm.js';
 import { DIAGNOSTIC_LINE, REPO_ROOT, runKvmod, STACK_TRACE } from './run-kvmod.js';
 
 const SEED = 20261122;
 const IN_PROCESS_CASES = 300;
 const SPAWNED_CASES = 6;
-
-/** mulberry32: a tiny seeded generator, so a failing case can be replayed from its seed and index. */
-function random(seed: number): () => number {
-    let state = seed >>> 0;
-    return () => {
-        state = (state + 0x6d2b79f5) >>> 0;
-        let t = state;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-}
 
 const TOKENS = [
     'entity',
