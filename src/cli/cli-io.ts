@@ -35,17 +35,3 @@ export function memoryIo(): CliIo & { stdout: string; stderr: string } {
     };
     return io;
 }
-
-let exitCode = 0;
-
-/** Records the exit code a command handler computed (yargs ignores handler results); `main` returns it. */
-export function setExitCode(code: number): void {
-    exitCode = code;
-}
-
-/** The exit code recorded by the last handler, resetting it for the next run. */
-export function takeExitCode(): number {
-    const code = exitCode;
-    exitCode = 0;
-    return code;
-}

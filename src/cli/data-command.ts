@@ -1,70 +1,13 @@
 /**
  * `kvmod data generate|check|schema`: synthetic instance data for a model, checking a data file against a
- * model, and the JSON Schema of a model's data (format: schemas/instance-data.md).
+ * model, and the JSON Schema of a model's data. The yargs metadata only; the handlers load data-actions.ts
+ * when they run.
  */
-import { writeFile } from 'node:fs/promises';
 import type { Argv, CommandModule } from 'yargs';
-import { KvmodError } from '../pipeline/errors.js';
-import { generateInstanceData } from '../runtime/data-generator.js';
-import { instanceDataSchema, readInstanceData } from '../runtime/instance-data.js';
-import { loadRuntimeModel } from '../runtime/runtime-design.js';
-import { processIo, setExitCode, type CliIo } from './cli-io.js';
+import { runAction, type CliContext } from './cli-command.js';
+import type { DataCheckArgs, DataGenerateArgs } from './data-actions.js';
 
-/** The arguments of `kvmod data generate`. */
-export interface DataGenerateArgs {
-    /** The PIDM model whose entities get objects. */
-    model: string;
-    /** Objects per entity (default 100). */
-    scale?: number;
-    /** Seed: the same seed gives the same data (default 1). */
-    seed?: number;
-    /** Output file; standard output when absent or `-`. */
-    output?: string;
-}
-
-/** Generates data for a model and writes it; resolves to the exit code. */
-export async function runDataGenerate(args: DataGenerateArgs, io: CliIo = processIo): Promise<number> {
-    const scale = args.scale ?? 100;
-    if (!Number.isInteger(scale) || scale < 1)
-        throw new KvmodError(`--scale must be a positive integer, got ${args.scale}`, { code: 'cli.option' });
-    const seed = args.seed ?? 1;
-    if (!Number.isInteger(seed))
-        throw new KvmodError(`--seed must be an integer, got ${args.seed}`, { code: 'cli.option' });
-    const model = await loadRuntimeModel(args.model);
-    const data = generateInstanceData(model, { scale, seed });
-    const text = JSON.stringify(data, null, 1) + '\n';
-    if (args.output && args.output !== '-') {
-        await writeFile(args.output, text, 'utf8');
-        const objects = Object.values(data).reduce((sum, list) => sum + list.length, 0);
-        io.err(
-            `wrote ${objects} objects of ${Object.keys(data).length} entities to ${args.output} (scale ${scale}, seed ${seed})\n`,
-        );
-    } else io.out(text);
-    return 0;
-}
-
-/** The arguments of `kvmod data check`. */
-export interface DataCheckArgs {
-    model: string;
-    data: string;
-}
-
-/** Checks a data file against a model; problems are a KvmodError (exit 1). */
-export async function runDataCheck(args: DataCheckArgs, io: CliIo = processIo): Promise<number> {
-    const model = await loadRuntimeModel(args.model);
-    const data = await readInstanceData(args.data, model);
-    const objects = Object.values(data).reduce((sum, list) => sum + list.length, 0);
-    io.err(`${args.data}: ${objects} objects fit ${args.model}\n`);
-    return 0;
-}
-
-/** Prints the JSON Schema of a model's instance data. */
-export async function runDataSchema(args: { model: string }, io: CliIo = processIo): Promise<number> {
-    io.out(JSON.stringify(instanceDataSchema(await loadRuntimeModel(args.model)), null, 2) + '\n');
-    return 0;
-}
-
-const generate: CommandModule<object, DataGenerateArgs> = {
+const generate = (context: CliContext): CommandModule<object, DataGenerateArgs> => ({
     command: 'generate <model>',
     describe: 'Generate consistent synthetic instance data (deterministic for a seed)',
     builder: (yargs: Argv<object>) =>
@@ -77,10 +20,10 @@ const generate: CommandModule<object, DataGenerateArgs> = {
                 '$0 data generate examples/airflights/airflights.pidm --scale 200 --seed 7 -o data.json',
                 '',
             ) as unknown as Argv<DataGenerateArgs>,
-    handler: async (args) => setExitCode(await runDataGenerate(args)),
-};
+    handler: (args) => runAction(context, async (io) => (await import('./data-actions.js')).runDataGenerate(args, io)),
+});
 
-const check: CommandModule<object, DataCheckArgs> = {
+const check = (context: CliContext): CommandModule<object, DataCheckArgs> => ({
     command: 'check <model>',
     describe: 'Check a data file against a model (schema, dangling and duplicate identifiers)',
     builder: (yargs: Argv<object>) =>
@@ -89,10 +32,10 @@ const check: CommandModule<object, DataCheckArgs> = {
             type: 'string',
             demandOption: true,
         }) as unknown as Argv<DataCheckArgs>,
-    handler: async (args) => setExitCode(await runDataCheck(args)),
-};
+    handler: (args) => runAction(context, async (io) => (await import('./data-actions.js')).runDataCheck(args, io)),
+});
 
-const schema: CommandModule<object, { model: string }> = {
+const schema = (context: CliContext): CommandModule<object, { model: string }> => ({
     command: 'schema <model>',
     describe: "Print the JSON Schema of a model's instance data",
     builder: (yargs: Argv<object>) =>
@@ -101,18 +44,20 @@ const schema: CommandModule<object, { model: string }> = {
             type: 'string',
             demandOption: true,
         }) as unknown as Argv<{ model: string }>,
-    handler: async (args) => setExitCode(await runDataSchema(args)),
-};
+    handler: (args) => runAction(context, async (io) => (await import('./data-actions.js')).runDataSchema(args, io)),
+});
 
 /** The yargs module of `kvmod data`. */
-export const dataCommand: CommandModule<object, object> = {
-    command: 'data <action>',
-    describe: 'Instance data: generate synthetic data, check a data file, print the data schema',
-    builder: (yargs: Argv<object>) =>
-        yargs
-            .command(generate)
-            .command(check)
-            .command(schema)
-            .demandCommand(1, 'Name an action: generate, check or schema.'),
-    handler: () => undefined,
-};
+export function dataCommand(context: CliContext): CommandModule<object, object> {
+    return {
+        command: 'data <action>',
+        describe: 'Instance data: generate synthetic data, check a data file, print the data schema',
+        builder: (yargs: Argv<object>) =>
+            yargs
+                .command(generate(context))
+                .command(check(context))
+                .command(schema(context))
+                .demandCommand(1, 'Name an action: generate, check or schema.'),
+        handler: () => undefined,
+    };
+}

@@ -1,22 +1,23 @@
 /**
- * The `kvmod` command line: the yargs root. Each command lives in its own module (`<name>-command.ts`)
- * whose handler calls an exported action; register a new command by adding its module to `commands`.
+ * The `kvmod` command line: the yargs root. Each command lives in its own light module (`<name>-command.ts`:
+ * the yargs metadata) whose handler loads the action module (`<name>-actions.ts`) only when it runs, so that
+ * `kvmod --help` and `kvmod --version` never load Langium, Handlebars or node-redis. Register a new command
+ * by adding its module to `commands`.
  */
 import { readFileSync } from 'node:fs';
-import yargs, { type CommandModule } from 'yargs';
-import { isKvmodError } from '../pipeline/errors.js';
-import { processIo, takeExitCode, type CliIo } from './cli-io.js';
-import { validateCommand } from './validate-command.js';
-import { transformCommand } from './transform-command.js';
-import { generateCommand } from './generate-command.js';
-import { templatesCommand } from './templates-command.js';
+import yargs from 'yargs';
+import { ExitCode, reportFailure, UsageError, type CliCommand, type CliContext } from './cli-command.js';
+import { processIo, type CliIo } from './cli-io.js';
 import { dataCommand } from './data-command.js';
+import { generateCommand } from './generate-command.js';
 import { loadCommand } from './load-command.js';
+import { templatesCommand } from './templates-command.js';
+import { transformCommand } from './transform-command.js';
+import { validateCommand } from './validate-command.js';
 import { verifyCommand } from './verify-command.js';
 
 /** Every command of `kvmod`, in the order `--help` lists them. Add one line per command module. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const commands: CommandModule<any, any>[] = [
+export const commands: CliCommand[] = [
     validateCommand,
     transformCommand,
     generateCommand,
@@ -26,22 +27,11 @@ export const commands: CommandModule<any, any>[] = [
     verifyCommand,
 ];
 
-/** Exit codes: 0 success, 1 errors in the input or a failed run, 2 bad usage. */
-export const ExitCode = { Ok: 0, Failure: 1, Usage: 2 } as const;
-
-/** A usage error found by yargs (unknown option, missing argument); printed with the usage text, exit 2. */
-class UsageError extends Error {
-    constructor(
-        message: string,
-        readonly usage: string,
-    ) {
-        super(message);
-    }
-}
+export { ExitCode };
 
 /** Runs `kvmod` with the given arguments (without `node` and the script); resolves to the exit code. */
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
-    takeExitCode();
+    const context: CliContext = { io, exitCode: ExitCode.Ok };
     try {
         const cli = yargs(argv)
             .scriptName('kvmod')
@@ -58,39 +48,47 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
             .wrap(Math.min(120, process.stdout.columns || 100))
             .exitProcess(false)
             .fail((message, error, instance) => {
-                // yargs also routes a handler's exception here; only its own complaints are usage errors.
-                if (error) throw error;
+                // Handlers never throw (see `runAction`), so what comes here is yargs' complaint about the
+                // arguments: unknown options, missing arguments, invalid choices, and `.check()` failures,
+                // which arrive with their message also as `error` (a string, or the Error a check threw).
+                // An error without a message is none of those: a bug, reported as an internal error.
+                if (!message && error instanceof Error) throw error;
                 let usage = '';
                 instance.showHelp((text: string) => {
                     usage = text;
                 });
-                const unknownCommand = message?.startsWith('Did you mean') ? `Unknown command '${argv[0]}'. ` : '';
-                throw new UsageError(unknownCommand + (message ?? 'invalid usage'), usage);
+                const text = message || String(error ?? 'invalid usage');
+                throw new UsageError(unknownCommandPrefix(argv, text) + withoutCamelCaseTwins(text), usage);
             });
-        for (const command of commands) cli.command(command);
-        await cli.parseAsync();
-        return takeExitCode();
+        for (const command of commands) cli.command(command(context));
+        // With a parse callback yargs hands over its own output (help, version) instead of printing it.
+        let output = '';
+        await cli.parseAsync(argv, {}, (_error, _parsed, text) => {
+            output = text;
+        });
+        if (output) io.out(output.endsWith('\n') ? output : output + '\n');
+        return context.exitCode;
     } catch (error) {
         return reportFailure(error, io);
     }
 }
 
-/** Prints a failure the way a user should see it: never a stack trace. */
-function reportFailure(error: unknown, io: CliIo): number {
-    if (error instanceof UsageError) {
-        if (error.usage) io.err(error.usage + '\n\n');
-        io.err(`kvmod: ${error.message}\nRun 'kvmod --help' for usage.\n`);
-        return ExitCode.Usage;
-    }
-    if (isKvmodError(error)) {
-        io.err(`kvmod: ${error.message}\n`);
-        return ExitCode.Failure;
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    io.err(`kvmod: internal error: ${message}\n`);
-    // A developer chasing the bug can ask for the stack; users never see one.
-    if (process.env.KVMOD_DEBUG && error instanceof Error && error.stack) io.err(`${error.stack}\n`);
-    return ExitCode.Failure;
+/** `Unknown command 'valdate'. ` before yargs' "Did you mean validate?", which names only the suggestion. */
+function unknownCommandPrefix(argv: readonly string[], message: string): string {
+    return message.startsWith('Did you mean') ? `Unknown command '${argv[0]}'. ` : '';
+}
+
+/**
+ * yargs lists an unknown `--key-strategy` twice, as given and camel-cased (`key-strategy, keyStrategy`);
+ * the user typed it once.
+ */
+function withoutCamelCaseTwins(message: string): string {
+    const listed = /^Unknown arguments: (.+)$/.exec(message);
+    if (!listed) return message;
+    const names = listed[1].split(', ');
+    const camel = (name: string) => name.replace(/-+([a-zA-Z0-9])/g, (_, c: string) => c.toUpperCase());
+    const kept = names.filter((name) => !names.some((other) => other !== name && camel(other) === name));
+    return `Unknown argument${kept.length === 1 ? '' : 's'}: ${kept.join(', ')}`;
 }
 
 /** The version in package.json, found by walking up from this module (works from `src/` and `out/src/`). */

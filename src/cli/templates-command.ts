@@ -1,83 +1,49 @@
 /**
  * `kvmod templates list` and `kvmod templates eject <target> <dir>`: see which templates a target renders,
- * and copy the built-ins out to edit them (then pass the folder to `generate --templates`).
+ * and copy the built-ins out to edit them (then pass the folder to `generate --templates`). The yargs metadata
+ * only; the handlers load templates-actions.ts when they run.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { generationTargets, getGenerationTarget } from '../generation/generation-targets.js';
-import { ejectTemplates, resolveTemplates } from '../generation/generation-templates.js';
-import { GenerationError } from '../generation/generation-errors.js';
-import { KvmodError } from '../pipeline/errors.js';
-import { processIo, setExitCode, type CliIo } from './cli-io.js';
-
-/** Lists every target with its dialects and templates (with `templatesDir`, which user files override which). */
-export async function runTemplatesList(args: { templates?: string }, io: CliIo = processIo): Promise<number> {
-    for (const target of generationTargets.values()) {
-        io.out(`${target.name}: ${target.description}\n`);
-        io.out(`  dialects: ${target.dialects.join(', ')} (default ${target.defaultDialect})\n`);
-        const { templates, notices } = await userFacing(() => resolveTemplates(target.name, args.templates));
-        for (const source of templates.values()) {
-            const role = source.name.startsWith('partials/') ? 'partial' : 'entry';
-            io.out(`  ${source.name}  (${role}, ${source.origin === 'user' ? 'user: ' : ''}${source.displayPath})\n`);
-        }
-        for (const notice of notices) io.err(`kvmod: ${notice}\n`);
-    }
-    return 0;
-}
-
-/** Copies a target's built-in templates into a folder (keeps existing files unless `force`). */
-export async function runTemplatesEject(
-    args: { target: string; dir: string; force?: boolean },
-    io: CliIo = processIo,
-): Promise<number> {
-    const target = await userFacing(async () => getGenerationTarget(args.target));
-    const { copied, skipped } = await userFacing(() => ejectTemplates(target.name, args.dir, args.force ?? false));
-    for (const name of copied) io.out(`${args.dir}/${name}\n`);
-    for (const name of skipped) io.err(`kvmod: kept existing ${args.dir}/${name} (use --force to overwrite)\n`);
-    io.err(
-        `${copied.length} template${copied.length === 1 ? '' : 's'} copied to ${args.dir}; use them with: kvmod generate … --templates ${args.dir}\n`,
-    );
-    return 0;
-}
-
-async function userFacing<T>(action: () => Promise<T>): Promise<T> {
-    try {
-        return await action();
-    } catch (error) {
-        if (error instanceof GenerationError) throw new KvmodError(error.message, { code: error.code });
-        throw error;
-    }
-}
+import { runAction, type CliContext } from './cli-command.js';
 
 /** The yargs module of `kvmod templates`. */
-export const templatesCommand: CommandModule<object, object> = {
-    command: 'templates',
-    describe: 'List the templates of each target, or eject the built-ins to customize them',
-    builder: (yargs: Argv<object>) =>
-        yargs
-            .command({
-                command: 'list',
-                describe: 'List targets, dialects and templates',
-                builder: (y: Argv<object>) =>
-                    y.option('templates', {
-                        describe: 'Also show which files of this folder override built-ins',
-                        type: 'string',
-                    }),
-                handler: async (args: { templates?: string }) => {
-                    setExitCode(await runTemplatesList(args));
-                },
-            } as CommandModule<object, { templates?: string }>)
-            .command({
-                command: 'eject <target> <dir>',
-                describe: "Copy a target's built-in templates into <dir>",
-                builder: (y: Argv<object>) =>
-                    y
-                        .positional('target', { describe: 'The target', type: 'string', demandOption: true })
-                        .positional('dir', { describe: 'The folder to copy into', type: 'string', demandOption: true })
-                        .option('force', { describe: 'Overwrite existing files', type: 'boolean' }),
-                handler: async (args: { target: string; dir: string; force?: boolean }) => {
-                    setExitCode(await runTemplatesEject(args));
-                },
-            } as unknown as CommandModule<object, { target: string; dir: string; force?: boolean }>)
-            .demandCommand(1, 'Name an action: list or eject.'),
-    handler: () => {},
-};
+export function templatesCommand(context: CliContext): CommandModule<object, object> {
+    return {
+        command: 'templates',
+        describe: 'List the templates of each target, or eject the built-ins to customize them',
+        builder: (yargs: Argv<object>) =>
+            yargs
+                .command({
+                    command: 'list',
+                    describe: 'List targets, dialects and templates',
+                    builder: (y: Argv<object>) =>
+                        y.option('templates', {
+                            describe: 'Also show which files of this folder override built-ins',
+                            type: 'string',
+                        }),
+                    handler: (args: { templates?: string }) =>
+                        runAction(context, async (io) =>
+                            (await import('./templates-actions.js')).runTemplatesList(args, io),
+                        ),
+                } as CommandModule<object, { templates?: string }>)
+                .command({
+                    command: 'eject <target> <dir>',
+                    describe: "Copy a target's built-in templates into <dir>",
+                    builder: (y: Argv<object>) =>
+                        y
+                            .positional('target', { describe: 'The target', type: 'string', demandOption: true })
+                            .positional('dir', {
+                                describe: 'The folder to copy into',
+                                type: 'string',
+                                demandOption: true,
+                            })
+                            .option('force', { describe: 'Overwrite existing files', type: 'boolean' }),
+                    handler: (args: { target: string; dir: string; force?: boolean }) =>
+                        runAction(context, async (io) =>
+                            (await import('./templates-actions.js')).runTemplatesEject(args, io),
+                        ),
+                } as unknown as CommandModule<object, { target: string; dir: string; force?: boolean }>)
+                .demandCommand(1, 'Name an action: list or eject.'),
+        handler: () => undefined,
+    };
+}

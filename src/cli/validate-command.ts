@@ -1,76 +1,35 @@
 /**
  * `kvmod validate <files..>`: parse, link and validate PIDM and KVLM files as one workspace and print
- * every diagnostic. The yargs module is a thin shell over `runValidate`, which tests call directly.
+ * every diagnostic. The yargs metadata only; the handler loads `runValidate` (validate-actions.ts) when it runs.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { formatDiagnostic, loadWorkspace, type KvmodDiagnostic } from '../pipeline/load.js';
-import { expandFileArguments } from './cli-files.js';
-import { processIo, setExitCode, type CliIo } from './cli-io.js';
-
-/** How diagnostics are printed. */
-export type DiagnosticFormat = 'text' | 'json';
-
-/** The arguments of `kvmod validate`. */
-export interface ValidateArgs {
-    /** Files or globs (`.pidm`, `.kvlm`), loaded together so references across files resolve. */
-    files: string[];
-    /** `text` (default): `path:line:col: severity: message [code]` lines; `json`: an array on stdout. */
-    format?: DiagnosticFormat;
-}
-
-/** Validates the files and prints the diagnostics; resolves to the exit code (0 no error, 1 errors). */
-export async function runValidate(args: ValidateArgs, io: CliIo = processIo): Promise<number> {
-    const paths = await expandFileArguments(args.files);
-    const workspace = await loadWorkspace(paths);
-    printDiagnostics(workspace.diagnostics, args.format ?? 'text', io);
-    if ((args.format ?? 'text') === 'text') io.err(summaryLine(paths.length, workspace.diagnostics) + '\n');
-    return workspace.hasErrors ? 1 : 0;
-}
-
-/** Prints diagnostics as text lines or as one JSON array; shared by every command that loads models. */
-export function printDiagnostics(diagnostics: readonly KvmodDiagnostic[], format: DiagnosticFormat, io: CliIo): void {
-    if (format === 'json') {
-        io.out(JSON.stringify(diagnostics, null, 2) + '\n');
-        return;
-    }
-    for (const diagnostic of diagnostics) io.out(formatDiagnostic(diagnostic) + '\n');
-}
-
-/** `2 files checked: 1 error, 0 warnings` (and infos when there are some). */
-export function summaryLine(fileCount: number, diagnostics: readonly KvmodDiagnostic[]): string {
-    const count = (severity: KvmodDiagnostic['severity']) => diagnostics.filter((d) => d.severity === severity).length;
-    const parts = [plural(count('error'), 'error'), plural(count('warning'), 'warning')];
-    if (count('info') > 0) parts.push(plural(count('info'), 'info'));
-    return `${plural(fileCount, 'file')} checked: ${parts.join(', ')}`;
-}
-
-function plural(n: number, word: string): string {
-    return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
+import { runAction, type CliContext } from './cli-command.js';
+import type { ValidateArgs } from './validate-actions.js';
 
 /** The yargs module of `kvmod validate`. */
-export const validateCommand: CommandModule<object, ValidateArgs> = {
-    command: 'validate <files..>',
-    describe: 'Check .pidm and .kvlm files (loaded together: references across files resolve)',
-    builder: (yargs: Argv<object>) =>
-        yargs
-            .positional('files', {
-                describe: 'Files or globs (quote globs: "models/**/*.pidm")',
-                type: 'string',
-                array: true,
-                default: undefined,
-            })
-            .option('format', {
-                describe: 'Output format: text lines, or a JSON array of diagnostics on stdout',
-                choices: ['text', 'json'] as const,
-                default: 'text' as const,
-            })
-            .example('$0 validate examples/airflights/airflights.pidm', 'Check the bundled example')
-            .example(
-                '$0 validate "models/*.pidm" --format json',
-                'All models of a folder, as JSON',
-            ) as unknown as Argv<ValidateArgs>,
-    handler: async (args) => {
-        setExitCode(await runValidate(args));
-    },
-};
+export function validateCommand(context: CliContext): CommandModule<object, ValidateArgs> {
+    return {
+        command: 'validate <files..>',
+        describe: 'Check .pidm and .kvlm files (loaded together: references across files resolve)',
+        builder: (yargs: Argv<object>) =>
+            yargs
+                .positional('files', {
+                    describe: 'Files or globs (quote globs: "models/**/*.pidm")',
+                    type: 'string',
+                    array: true,
+                    default: undefined,
+                })
+                .option('format', {
+                    describe: 'Output format: text lines, or a JSON array of diagnostics on stdout',
+                    choices: ['text', 'json'] as const,
+                    default: 'text' as const,
+                })
+                .example('$0 validate examples/airflights/airflights.pidm', 'Check the bundled example')
+                .example(
+                    '$0 validate "models/*.pidm" --format json',
+                    'All models of a folder, as JSON',
+                ) as unknown as Argv<ValidateArgs>,
+        handler: (args) =>
+            runAction(context, async (io) => (await import('./validate-actions.js')).runValidate(args, io)),
+    };
+}

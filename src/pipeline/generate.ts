@@ -5,13 +5,14 @@
  */
 import { join } from 'node:path';
 import type { KvlmModel } from '../language/generated/ast.js';
+import { checkTransformOptions } from '../../transformations/pidm-to-kvlm/index.js';
 import { GenerationError } from '../generation/generation-errors.js';
 import { buildViewModel, generateTarget, type GenerationResult } from '../generation/generation-engine.js';
 import { getGenerationTarget } from '../generation/generation-targets.js';
 import { writeOutputs } from '../generation/generation-writer.js';
 import { KvmodError } from './errors.js';
 import { formatDiagnostic, loadWorkspace, type KvmodDiagnostic } from './load.js';
-import { transformFiles } from './transform.js';
+import { TransformIssueCodes, transformFiles, type TransformFilesOptions } from './transform.js';
 
 /** Options of a generation run. */
 export interface GenerateModelsOptions {
@@ -27,6 +28,8 @@ export interface GenerateModelsOptions {
     dbPrefix?: boolean;
     /** Redis: the `LIMIT 0 <n>` of every query. */
     limit?: number;
+    /** How a `.pidm` input is transformed (threshold, merge policy, key strategy); unused for `.kvlm` inputs. */
+    transform?: Pick<TransformFilesOptions, 'threshold' | 'merge' | 'keyStrategy'>;
     /** Build and return the view models only: nothing is rendered or written. */
     dumpViewModel?: boolean;
     /** Receives notices (template overrides), each once per run. */
@@ -67,6 +70,9 @@ export async function generateModels(
             { code: 'cli.option' },
         );
     }
+    // Checked once here rather than failing every .pidm input with the same message.
+    const problem = checkTransformOptions(options.transform ?? {});
+    if (problem) throw new KvmodError(problem, { code: TransformIssueCodes.BadOption });
     const seenNotices = new Set<string>();
     const log = (message: string) => {
         if (seenNotices.has(message)) return;
@@ -79,7 +85,7 @@ export async function generateModels(
         options.onModelStart?.(input, index, inputs.length);
         const result: ModelGenerationResult = { input, files: [], diagnostics: [] };
         try {
-            const kvlm = await loadKvlmModel(input, result);
+            const kvlm = await loadKvlmModel(input, result, options.transform ?? {});
             result.model = kvlm.name;
             const generateOptions = {
                 dialect: options.dialect,
@@ -129,10 +135,18 @@ export async function generateFromKvlm(
 }
 
 /** Loads one input as a KVLM model: a `.kvlm` file directly, a `.pidm` file through the transformation. */
-async function loadKvlmModel(input: string, result: ModelGenerationResult): Promise<KvlmModel> {
+async function loadKvlmModel(
+    input: string,
+    result: ModelGenerationResult,
+    transform: NonNullable<GenerateModelsOptions['transform']>,
+): Promise<KvlmModel> {
     const lower = input.toLowerCase();
     if (lower.endsWith('.pidm')) {
-        const transformed = await transformFiles([input], {});
+        const transformed = await transformFiles([input], {
+            threshold: transform.threshold,
+            merge: transform.merge,
+            keyStrategy: transform.keyStrategy,
+        });
         result.diagnostics.push(...transformed.diagnostics);
         if (transformed.diagnostics.some((d) => d.severity === 'error') || !transformed.kvlm) {
             throw new KvmodError(failedLoadMessage(transformed.diagnostics), {

@@ -3,8 +3,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
-import { runGenerate, type GenerateArgs } from '../../src/cli/generate-command.js';
-import { runTemplatesEject, runTemplatesList } from '../../src/cli/templates-command.js';
+import { runGenerate, type GenerateArgs } from '../../src/cli/generate-actions.js';
+import { runTemplatesEject, runTemplatesList } from '../../src/cli/templates-actions.js';
 import { memoryIo } from '../../src/cli/cli-io.js';
 import { redisTarget, validateViewModel } from '../../src/generation/index.js';
 import { repoRoot } from './generation-fixtures.js';

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryIo } from '../../src/cli/cli-io.js';
-import { runDataCheck, runDataGenerate, runDataSchema } from '../../src/cli/data-command.js';
+import { runDataCheck, runDataGenerate, runDataSchema } from '../../src/cli/data-actions.js';
 import { main } from '../../src/cli/main.js';
 
 const MODEL = 'examples/tournament/tournament.pidm';

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryIo } from '../../src/cli/cli-io.js';
-import { runDataGenerate } from '../../src/cli/data-command.js';
+import { runDataGenerate } from '../../src/cli/data-actions.js';
 import { main } from '../../src/cli/main.js';
 import { isKvmodError } from '../../src/pipeline/errors.js';
 import { connectRedis } from '../../src/runtime/redis-link.js';

@@ -1,0 +1,66 @@
+/**
+ * What a command module gives `main` and what `main` gives it back. A command module is light (the yargs
+ * metadata only: `kvmod --help` loads every one); its handler imports the heavy action module when it runs.
+ * Each run of `main` makes the commands anew with its own context, so handlers write to the `io` the caller
+ * passed and record their exit code there, with no state shared between runs.
+ */
+import type { CommandModule } from 'yargs';
+import { isKvmodError } from '../pipeline/errors.js';
+import type { CliIo } from './cli-io.js';
+
+/** Exit codes: 0 success, 1 errors in the input or a failed run, 2 bad usage. */
+export const ExitCode = { Ok: 0, Failure: 1, Usage: 2 } as const;
+
+/** One run of `main`: where the commands write, and the exit code their handler computed. */
+export interface CliContext {
+    /** Where every handler writes. */
+    readonly io: CliIo;
+    /** Set by the handler (yargs ignores handler results); `main` returns it. */
+    exitCode: number;
+}
+
+/** A command module, made for one run of `main`. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type CliCommand = (context: CliContext) => CommandModule<any, any>;
+
+/** A usage error (unknown option, missing argument, bad option value): printed with the usage text, exit 2. */
+export class UsageError extends Error {
+    constructor(
+        message: string,
+        /** The help of the command that was misused. */
+        readonly usage: string,
+    ) {
+        super(message);
+        this.name = 'UsageError';
+    }
+}
+
+/**
+ * Runs a handler's action and records its exit code. A failure is printed here, never thrown back into
+ * yargs: that keeps yargs' failure handler for yargs' own complaints, which are all usage errors.
+ */
+export async function runAction(context: CliContext, action: (io: CliIo) => Promise<number>): Promise<void> {
+    try {
+        context.exitCode = await action(context.io);
+    } catch (error) {
+        context.exitCode = reportFailure(error, context.io);
+    }
+}
+
+/** Prints a failure the way a user should see it, never a stack trace; returns the exit code. */
+export function reportFailure(error: unknown, io: CliIo): number {
+    if (error instanceof UsageError) {
+        if (error.usage) io.err(error.usage + '\n\n');
+        io.err(`kvmod: ${error.message}\nRun 'kvmod --help' for usage.\n`);
+        return ExitCode.Usage;
+    }
+    if (isKvmodError(error)) {
+        io.err(`kvmod: ${error.message}\n`);
+        return ExitCode.Failure;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.err(`kvmod: internal error: ${message}\n`);
+    // A developer chasing the bug can ask for the stack; users never see one.
+    if (process.env.KVMOD_DEBUG && error instanceof Error && error.stack) io.err(`${error.stack}\n`);
+    return ExitCode.Failure;
+}

@@ -1,0 +1,98 @@
+/**
+ * The action of `kvmod generate`: generate a target's files for each model (`.kvlm`, or `.pidm` transformed
+ * first with the transformation options) into `<out>/<model>/<target>/`. Continues past a failing model,
+ * reports progress (a bar on a terminal, plain lines otherwise) and a summary; exits 1 when any model failed.
+ * Loaded by the command's handler only when it runs.
+ */
+import cliProgress from 'cli-progress';
+import { generateModels, type ModelGenerationResult } from '../pipeline/generate.js';
+import { formatDiagnostic } from '../pipeline/load.js';
+import { expandFileArguments } from './cli-files.js';
+import { processIo, type CliIo } from './cli-io.js';
+import { transformOptionsOf, warnUnusedTransformOptions, type TransformOptionArgs } from './transform-options.js';
+
+/** The arguments of `kvmod generate`. */
+export interface GenerateArgs extends TransformOptionArgs {
+    /** Model files or globs: `.kvlm`, or `.pidm` (transformed to KVLM first). */
+    inputs: string[];
+    /** The target (`redis`). */
+    target: string;
+    /** The output root; files go to `<out>/<model>/<target>/`. Default `generated`. */
+    out: string;
+    /** The dialect: `redisearch2` (default) or `redisearch1` for the Redis target. */
+    dialect?: string;
+    /** A folder whose templates override the built-ins by relative file name. */
+    templates?: string;
+    /** Print the view model the templates receive (JSON) instead of generating. */
+    dumpViewModel?: boolean;
+    /** Prefix index names and keys with the database name (`airflights_C`). */
+    dbPrefix?: boolean;
+    /** The `LIMIT 0 <n>` of every query (default 10000). */
+    limit?: number;
+}
+
+/** Runs the generation and prints progress, warnings and a summary; resolves to the exit code. */
+export async function runGenerate(
+    args: GenerateArgs,
+    io: CliIo = processIo,
+    interactive = io === processIo && Boolean(process.stderr.isTTY),
+): Promise<number> {
+    const inputs = await expandFileArguments(args.inputs);
+    warnUnusedTransformOptions(inputs, args, io);
+    let bar: cliProgress.SingleBar | undefined;
+    const lines: string[] = [];
+    const say = (text: string) => (bar ? lines.push(text) : io.err(text + '\n'));
+    const results = await generateModels(inputs, {
+        target: args.target,
+        outDir: args.out,
+        dialect: args.dialect,
+        templatesDir: args.templates,
+        dbPrefix: args.dbPrefix,
+        limit: args.limit,
+        transform: transformOptionsOf(args),
+        dumpViewModel: args.dumpViewModel,
+        log: (message) => say(`kvmod: ${message}`),
+        onModelStart: (input, index, total) => {
+            if (interactive && !bar && total > 1) {
+                bar = new cliProgress.SingleBar(
+                    {
+                        format: 'generating [{bar}] {value}/{total} {input}',
+                        stream: process.stderr,
+                        hideCursor: true,
+                        clearOnComplete: true,
+                    },
+                    cliProgress.Presets.shades_classic,
+                );
+                bar.start(total, 0, { input });
+            } else if (bar) {
+                bar.update(index, { input });
+            }
+        },
+        onModelDone: (result, index) => {
+            bar?.update(index + 1, { input: result.input });
+            if (!bar) io.err(progressLine(result) + '\n');
+            else lines.push(progressLine(result));
+        },
+    });
+    bar?.stop();
+    for (const line of lines) io.err(line + '\n');
+    if (args.dumpViewModel) {
+        for (const result of results)
+            if (result.viewModel !== undefined) io.out(JSON.stringify(result.viewModel, null, 2) + '\n');
+    }
+    for (const result of results) {
+        for (const diagnostic of result.diagnostics)
+            if (diagnostic.severity !== 'error') io.err(formatDiagnostic(diagnostic) + '\n');
+    }
+    const failed = results.filter((r) => r.error !== undefined);
+    io.err(
+        `${results.length} model${results.length === 1 ? '' : 's'}: ${results.length - failed.length} ${args.dumpViewModel ? 'dumped' : 'generated'}, ${failed.length} failed\n`,
+    );
+    return failed.length > 0 ? 1 : 0;
+}
+
+function progressLine(result: ModelGenerationResult): string {
+    if (result.error !== undefined) return `failed ${result.input}: ${result.error}`;
+    if (result.outputDir === undefined) return `ok ${result.input} (${result.model})`;
+    return `ok ${result.input} -> ${result.outputDir} (${result.files.join(', ')})`;
+}

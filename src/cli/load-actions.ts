@@ -1,0 +1,85 @@
+/**
+ * The action of `kvmod load`: creates the design's indexes and writes every row, with exactly the commands
+ * the Redis generator describes; idempotent with natural keys. Loaded by the command's handler only when it
+ * runs (it pulls in Langium and node-redis).
+ */
+import cliProgress from 'cli-progress';
+import type { RedisDialect } from '../generation/redis/redis-view-model.js';
+import { formatCount } from '../runtime/redis-loader.js';
+import { loadDataIntoRedis } from '../runtime/runtime-actions.js';
+import { processIo, type CliIo } from './cli-io.js';
+import { transformOptionsOf, warnUnusedTransformOptions, type TransformOptionArgs } from './transform-options.js';
+
+/** The arguments of `kvmod load` (and, but for `recreate`, of `kvmod verify`). */
+export interface LoadArgs extends TransformOptionArgs {
+    /** A `.pidm` model (transformed on the fly with the transformation options) or a `.kvlm` design. */
+    model: string;
+    /** The instance data (JSON, see schemas/instance-data.md). */
+    data: string;
+    /** `redis://host:port`. */
+    redis: string;
+    /** Generate for this dialect instead of the one the server reports. */
+    dialect?: RedisDialect;
+    /** Drop an index whose schema differs (and its rows) instead of stopping. */
+    recreate?: boolean;
+    /** The source PIDM of a `.kvlm` whose `source` does not name it. */
+    pidm?: string;
+    /** Rows per pipelined batch. */
+    batch?: number;
+}
+
+/** A progress bar on a terminal, nothing otherwise. */
+export function progressReporter(
+    io: CliIo,
+    label: string,
+): { update: (done: number, total: number) => void; stop: () => void } {
+    if (io !== processIo || !process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
+    const bar = new cliProgress.SingleBar(
+        {
+            format: `${label} [{bar}] {value}/{total} rows {percentage}% eta {eta}s`,
+            stream: process.stderr,
+            hideCursor: true,
+        },
+        cliProgress.Presets.shades_classic,
+    );
+    let started = false;
+    return {
+        update: (done, total) => {
+            if (!started) {
+                bar.start(total, 0);
+                started = true;
+            }
+            bar.update(done);
+        },
+        stop: () => {
+            if (started) bar.stop();
+        },
+    };
+}
+
+/** Loads the data; resolves to the exit code (failures are thrown as KvmodError). */
+export async function runLoad(args: LoadArgs, io: CliIo = processIo): Promise<number> {
+    warnUnusedTransformOptions([args.model], args, io);
+    const progress = progressReporter(io, 'loading');
+    let result;
+    try {
+        result = await loadDataIntoRedis({
+            modelPath: args.model,
+            dataPath: args.data,
+            redisUrl: args.redis,
+            dialect: args.dialect,
+            recreate: args.recreate,
+            ...transformOptionsOf(args),
+            pidm: args.pidm,
+            batchSize: args.batch,
+            onProgress: progress.update,
+        });
+    } finally {
+        progress.stop();
+    }
+    for (const warning of result.warnings) io.err(`kvmod: warning: ${warning}\n`);
+    for (const index of result.indexes) io.err(`index ${index.index}: ${index.action}\n`);
+    for (const collection of result.collections) io.out(`${collection.name}: ${formatCount(collection.rows)} rows\n`);
+    io.err(`loaded ${formatCount(result.rows)} rows into ${args.redis} (${result.dialect}, ${result.dialectSource})\n`);
+    return 0;
+}

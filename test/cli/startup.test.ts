@@ -1,0 +1,57 @@
+/**
+ * `kvmod --help` and `kvmod --version` start fast because they load only yargs and the light command
+ * modules: the heavy dependencies load inside a command's handler. Checked by what the process loads (a
+ * module resolution trace), not by timing.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT } from './run-kvmod.js';
+
+const HEAVY = ['langium', 'chevrotain', 'handlebars', 'redis', '@redis', 'ajv', 'cli-progress', 'tinyglobby'];
+
+/** The packages and compiled kvmod modules `kvmod <args>` loads, with its exit status. */
+function modulesLoadedBy(args: string[]): { status: number | null; packages: Set<string>; modules: string[] } {
+    const dir = mkdtempSync(join(tmpdir(), 'kvmod-startup-'));
+    try {
+        const trace = join(dir, 'trace.txt');
+        const run = spawnSync(
+            process.execPath,
+            ['--import', `${REPO_ROOT}test/cli/fixtures/trace-imports.mjs`, `${REPO_ROOT}bin/kvmod.js`, ...args],
+            { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, KVMOD_TRACE_FILE: trace }, timeout: 50_000 },
+        );
+        const urls = readFileSync(trace, 'utf8').trim().split('\n');
+        const packages = new Set(urls.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []));
+        const modules = urls.flatMap((url) => /\/out\/(.+\.js)$/.exec(url)?.[1] ?? []);
+        return { status: run.status, packages, modules };
+    } finally {
+        rmSync(dir, { recursive: true, force: true });
+    }
+}
+
+describe('kvmod start-up', () => {
+    it.each([['--version'], ['--help'], ['transform', '--help'], ['load', '--help']])(
+        'kvmod %s loads yargs but none of the heavy dependencies',
+        (...args) => {
+            const { status, packages, modules } = modulesLoadedBy(args);
+            expect(status).toBe(0);
+            expect(packages).toContain('yargs');
+            for (const heavy of HEAVY)
+                expect([...packages].filter((p) => p === heavy || p.startsWith(`${heavy}/`))).toEqual([]);
+            // No action module and nothing of the language layer or the pipeline but its error type.
+            expect(modules.filter((m) => /-actions\.js$|\/language\/|\/runtime\//.test(m))).toEqual([]);
+            expect(modules.filter((m) => m.includes('/pipeline/'))).toEqual(['src/pipeline/errors.js']);
+        },
+    );
+
+    it('running a command loads its action module, and only then the heavy dependencies', () => {
+        const { status, packages, modules } = modulesLoadedBy(['validate', 'test/cli/fixtures/clean.pidm']);
+        expect(status).toBe(0);
+        expect(modules).toContain('src/cli/validate-actions.js');
+        expect(modules).not.toContain('src/cli/load-actions.js');
+        expect(packages).toContain('langium');
+        expect(packages).not.toContain('redis');
+    });
+});

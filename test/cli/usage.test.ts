@@ -1,0 +1,144 @@
+/**
+ * Bad usage through the real command line: every complaint about the arguments (unknown option, missing
+ * argument, invalid choice, a value the option's check rejects, unknown command) exits 2 with the usage of
+ * the misused command and one `kvmod: <message>` line, never an internal error.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { memoryIo } from '../../src/cli/cli-io.js';
+import { main } from '../../src/cli/main.js';
+import { runKvmod, STACK_TRACE } from './run-kvmod.js';
+
+const MODEL = 'examples/airflights/airflights.pidm';
+const TAIL = "\nRun 'kvmod --help' for usage.\n";
+
+/** Runs the real command and checks the shape every usage error has; returns its stderr. */
+function usageError(args: string[], usage: RegExp, message: string): string {
+    const run = runKvmod(args);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(usage);
+    expect(run.stderr).not.toMatch(STACK_TRACE);
+    expect(run.stderr).not.toContain('internal error');
+    expect(run.stderr.endsWith(`\n\nkvmod: ${message}${TAIL}`)).toBe(true);
+    return run.stderr;
+}
+
+describe('usage errors exit 2 with the usage and one message', () => {
+    it('an unknown option', () => {
+        usageError(['transform', MODEL, '--colour'], /^kvmod transform <models\.\.>\n/, 'Unknown argument: colour');
+    });
+
+    it('the renamed --key-strategy is an unknown option, named once', () => {
+        usageError(
+            ['load', MODEL, '--data', 'd.json', '--redis', 'redis://127.0.0.1:1', '--key-strategy', 'counter'],
+            /^kvmod load <model>\n/,
+            'Unknown argument: key-strategy',
+        );
+    });
+
+    it('a missing positional argument', () => {
+        usageError(
+            ['generate'],
+            /^kvmod generate <inputs\.\.>\n/,
+            'Not enough non-option arguments: got 0, need at least 1',
+        );
+    });
+
+    it('missing required options', () => {
+        usageError(['verify', MODEL], /^kvmod verify <model>\n/, 'Missing required arguments: data, redis');
+    });
+
+    it('a threshold outside (0, 1], rejected by the shared option check of every command that transforms', () => {
+        usageError(
+            ['transform', MODEL, '--threshold', '1.5'],
+            /^kvmod transform/,
+            'the threshold must be a number in (0, 1], got 1.5',
+        );
+        usageError(
+            ['generate', MODEL, '--threshold', '0'],
+            /^kvmod generate/,
+            'the threshold must be a number in (0, 1], got 0',
+        );
+        usageError(
+            ['load', MODEL, '--data', 'd.json', '--redis', 'redis://127.0.0.1:1', '--threshold', '-1'],
+            /^kvmod load/,
+            'the threshold must be a number in (0, 1], got -1',
+        );
+        usageError(
+            ['verify', MODEL, '--data', 'd.json', '--redis', 'redis://127.0.0.1:1', '--threshold', 'most'],
+            /^kvmod verify/,
+            'the threshold must be a number in (0, 1], got NaN',
+        );
+    });
+
+    it('--threshold without a value', () => {
+        usageError(
+            ['transform', MODEL, '--threshold'],
+            /^kvmod transform/,
+            'Not enough arguments following: threshold',
+        );
+    });
+
+    it('an invalid choice of --merge or --key', () => {
+        usageError(
+            ['transform', MODEL, '--merge', 'foo'],
+            /^kvmod transform/,
+            'Invalid values:\n  Argument: merge, Given: "foo", Choices: "safe", "paper", "none"',
+        );
+        usageError(
+            ['generate', MODEL, '--key', 'uuid'],
+            /^kvmod generate/,
+            'Invalid values:\n  Argument: key, Given: "uuid", Choices: "natural", "counter"',
+        );
+    });
+
+    it('an unknown command, with the nearest command as a suggestion', () => {
+        usageError(
+            ['transfrom', MODEL],
+            /^kvmod <command> \[options\]\n/,
+            "Unknown command 'transfrom'. Did you mean transform?",
+        );
+    });
+
+    it('no command at all', () => {
+        usageError([], /^kvmod <command> \[options\]\n/, 'Name a command.');
+    });
+
+    it('a bad value writes nothing and loads no model', async () => {
+        const io = memoryIo();
+        expect(await main(['transform', 'test/cli/fixtures/no-such-model.pidm', '--threshold', '2'], io)).toBe(2);
+        expect(io.stdout).toBe('');
+        expect(io.stderr).toMatch(/\n\nkvmod: the threshold must be a number in \(0, 1\], got 2\n/);
+        expect(io.stderr).not.toContain('no-such-model');
+    });
+});
+
+describe('main writes everything through the io it is given', () => {
+    it('help and version go to io.out, exit 0', async () => {
+        const help = memoryIo();
+        expect(await main(['--help'], help)).toBe(0);
+        expect(help.stdout).toMatch(/^kvmod <command> \[options\]\n/);
+        expect(help.stdout).toMatch(/^ {2}kvmod transform <models\.\.>/m);
+        expect(help.stderr).toBe('');
+        const version = memoryIo();
+        expect(await main(['--version'], version)).toBe(0);
+        expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    });
+
+    it("a command's results and messages go to the given io, and failures are printed there too", async () => {
+        const io = memoryIo();
+        expect(await main(['validate', 'test/cli/fixtures/clean.pidm'], io)).toBe(0);
+        expect(io.stderr).toBe('1 file checked: 0 errors, 0 warnings\n');
+        const failing = memoryIo();
+        expect(await main(['validate', 'test/cli/fixtures/nowhere/*.pidm'], failing)).toBe(1);
+        expect(failing.stderr).toBe("kvmod: no files match 'test/cli/fixtures/nowhere/*.pidm'\n");
+    });
+
+    it('runs keep their exit codes apart', async () => {
+        const [bad, good] = await Promise.all([
+            main(['validate', 'test/cli/fixtures/unknown-attributes.pidm'], memoryIo()),
+            main(['validate', 'test/cli/fixtures/clean.pidm'], memoryIo()),
+        ]);
+        expect([bad, good]).toEqual([1, 0]);
+    });
+});
