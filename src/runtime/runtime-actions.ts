@@ -58,7 +58,7 @@ async function prepare(options: RuntimeRunOptions): Promise<Prepared> {
     try {
         const detected = await detectDialect(link);
         const dialect = options.dialect ?? detected.dialect;
-        const warnings: string[] = [];
+        const warnings: string[] = [...design.warnings];
         if (options.dialect && options.dialect !== detected.dialect) {
             // e.g. 2.x commands on a 1.2 server: FT.CREATE … PREFIX is accepted and ignored, nothing gets indexed.
             warnings.push(

@@ -17,6 +17,8 @@ export interface RuntimeDesign {
     model: RuntimeModel;
     /** The PIDM file(s) the entities and queries came from. */
     pidmPaths: string[];
+    /** The transformation's warnings (a merge the paper policy made although answers may change). */
+    warnings: string[];
 }
 
 /** Options of `loadDesign` (the transformation's, when the design is made from a `.pidm`). */
@@ -49,7 +51,7 @@ export async function loadDesign(path: string, options: DesignOptions = {}): Pro
         const pidmSpace = await loadWorkspace([pidmPath]);
         failOnErrors(pidmSpace, pidmPath);
         const pidm = pidmSpace.pidm.map((entry) => entry.model);
-        return { pidm, kvlm, model: buildRuntimeModel(pidm), pidmPaths: [pidmPath] };
+        return { pidm, kvlm, model: buildRuntimeModel(pidm), pidmPaths: [pidmPath], warnings: [] };
     }
     const workspace = await loadWorkspace([path]);
     failOnErrors(workspace, path);
@@ -65,7 +67,13 @@ export async function loadDesign(path: string, options: DesignOptions = {}): Pro
         const lines = transformed.diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic);
         throw new KvmodError(`cannot transform ${path}:\n${lines.join('\n')}`, { code: 'transform.failed' });
     }
-    return { pidm, kvlm: transformed.kvlm, model: buildRuntimeModel(pidm), pidmPaths: [path] };
+    return {
+        pidm,
+        kvlm: transformed.kvlm,
+        model: buildRuntimeModel(pidm),
+        pidmPaths: [path],
+        warnings: transformed.warnings,
+    };
 }
 
 /** The entities of a `.pidm` model (or of a `.kvlm` design's source PIDM), for data commands. */
