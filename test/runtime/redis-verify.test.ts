@@ -93,6 +93,9 @@ describe('kvmod verify on RediSearch 1.2', () => {
         expect(qa).toContain('[the KVLM design already differs from the oracle: a transformation (merge/grain) fault]');
         expect(io.stdout).toMatch(/^QB_authorBooksOfCountry\s+\S+\s+9\s+\d+\s+0$/m);
         expect(io.stdout).toContain('1 of 2 queries differ from the oracle');
+        expect(io.stderr).toContain(
+            'kvmod: warning: QA_authorsOfCountry and QB_authorBooksOfCountry were merged under the paper policy',
+        );
     });
 
     test('on the command line, verify exits 1 on mismatches and 0 when everything matches', async () => {
