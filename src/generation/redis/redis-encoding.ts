@@ -1,5 +1,5 @@
 /**
- * How logical values are stored in Redis hashes and written into queries (INTERFACES.md, "Value encoding
+ * How logical values are stored in Redis hashes and written into queries (docs/layer-contracts.md, "Value encoding
  * for Redis"). The runtime reuses these functions, so a value is encoded the same way when it is loaded,
  * when it is searched for, and when a reply is read back.
  *
