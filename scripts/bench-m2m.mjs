@@ -1,4 +1,4 @@
-// `npm run bench:m2m [-- --json] [--only 1000x1000] [--no-reference] [--reference-limit 60]`
+// `npm run bench:m2m [-- --json] [--only 1000x1000] [--no-reference] [--reference-limit 60] [--in-process]`
 // (KVMOD_BENCH_NODE_FLAGS='--cpu-prof' passes flags to the measuring node process.)
 //
 // Bundles scripts/bench-m2m.ts (and the transformation it measures) with esbuild into

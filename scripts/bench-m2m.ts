@@ -9,9 +9,16 @@
  *   --no-reference       skip the literal reference implementation
  *   --reference-limit S  give the reference at most S seconds per cell (default 60), else n/a
  *   --seed N             the generator's seed (default 2024)
+ *   --in-process         measure every cell in this process (by default each cell gets a fresh one)
+ *
+ * Each cell is measured in a fresh node process, as `kvmod transform` runs: in one long process the
+ * cells measured before a large one leave JIT and GC feedback behind (V8 allocation sites decided on
+ * small models stop pretenuring the large model's AST), which made 1000 × 1000 about 0.3 s slower.
  */
+import { spawnSync } from 'node:child_process';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { generateRandomPidm } from '../src/testing/random-pidm.js';
+import type { PidmModel } from '../src/language/generated/ast.js';
 import { transformPidmToKvlm } from '../transformations/pidm-to-kvlm/index.js';
 
 const SIZES = [10, 100, 1000] as const;
@@ -46,6 +53,9 @@ interface Measured extends Cell {
     collections: number;
     merges: number;
     refusals: number;
+    /** Heap held by the input model (the generated PIDM AST). */
+    inputMb: number;
+    /** Heap held by the result (KVLM AST, trace and warnings) once the transformation is done. */
     retainedMb: number;
 }
 
@@ -65,37 +75,45 @@ function median(values: number[]): number {
 }
 
 function measureFast(cell: Cell, seed: number): Omit<Measured, 'referenceMs' | 'paperMs'> {
+    gc();
+    const empty = process.memoryUsage().heapUsed;
     const model = modelFor(cell, seed);
-    let result = transformPidmToKvlm([model]);
+    gc();
+    const withModel = process.memoryUsage().heapUsed;
+    const inputMb = Math.max(0, withModel - empty) / 2 ** 20;
+    const { times, runs } = timeSamples(cell, model);
+    // The heap the result holds, against the heap before any run: V8 now and then keeps an earlier
+    // run's result alive for a while (so a before/after difference around one run can read 0); this
+    // way such a leftover can only make the figure larger.
+    const result = transformPidmToKvlm([model]);
+    gc();
+    const retained = Math.max(0, process.memoryUsage().heapUsed - withModel);
+    return {
+        ...cell,
+        ms: median(times),
+        runs,
+        collections: result.model.collections.length,
+        merges: result.decisions.filter((decision) => decision.result !== undefined).length,
+        refusals: result.decisions.filter((decision) => decision.result === undefined).length,
+        inputMb,
+        retainedMb: retained / 2 ** 20,
+    };
+}
+
+/** The timed samples: one untimed run first (JIT warm-up), then a collection before each sample. */
+function timeSamples(cell: Cell, model: PidmModel): { times: number[]; runs: number } {
+    transformPidmToKvlm([model]);
     // Small cells: time batches of runs (one run is too short for the clock), no collection in between.
     const perBatch = cell.m * cell.n <= 20_000 ? Math.max(1, Math.ceil(20_000 / (cell.m * cell.n))) : 1;
     const samples = perBatch > 1 ? 11 : cell.m * cell.n <= 100_000 ? 7 : 5;
     const times: number[] = [];
     for (let sample = 0; sample < samples; sample++) {
-        if (perBatch === 1) {
-            result = undefined as unknown as typeof result;
-            gc();
-        }
+        if (perBatch === 1) gc();
         const start = performance.now();
-        for (let run = 0; run < perBatch; run++) result = transformPidmToKvlm([model]);
+        for (let run = 0; run < perBatch; run++) transformPidmToKvlm([model]);
         times.push((performance.now() - start) / perBatch);
     }
-    // The heap the result holds: measured once, with a collection before and after.
-    result = undefined as unknown as typeof result;
-    gc();
-    const before = process.memoryUsage().heapUsed;
-    result = transformPidmToKvlm([model]);
-    gc();
-    const retained = Math.max(0, process.memoryUsage().heapUsed - before);
-    return {
-        ...cell,
-        ms: median(times),
-        runs: samples * perBatch,
-        collections: result.model.collections.length,
-        merges: result.decisions.filter((decision) => decision.result !== undefined).length,
-        refusals: result.decisions.filter((decision) => decision.result === undefined).length,
-        retainedMb: retained / 2 ** 20,
-    };
+    return { times, runs: samples * perBatch };
 }
 
 /** Times the reference implementation in a worker that is stopped after `limitMs`. */
@@ -155,14 +173,55 @@ function parseArgs(argv: string[]) {
         referenceLimitMs: Number(value('--reference-limit') ?? 60) * 1000,
         seed: Number(value('--seed') ?? 2024),
         cells: only ?? SIZES.flatMap((m) => SIZES.map((n) => ({ m, n }))),
+        inProcess: argv.includes('--in-process'),
+        /** Internal: measure the one cell given and print its `Measured` row as JSON (see `measureIsolated`). */
+        cellJson: argv.includes('--cell-json'),
     };
+}
+
+type Args = ReturnType<typeof parseArgs>;
+
+/** Measures one cell (fast and, if asked, reference) in this process. */
+async function measureCell(cell: Cell, args: Args, reference: boolean): Promise<Measured> {
+    const fast = measureFast(cell, args.seed);
+    const referenceMs = reference ? await measureReference(cell, args.seed, args.referenceLimitMs) : null;
+    return { ...fast, referenceMs, paperMs: PAPER_MS[`${cell.m}x${cell.n}`] ?? NaN };
+}
+
+/** Measures one cell in a fresh node process (same flags), which prints its row as JSON. */
+function measureIsolated(cell: Cell, args: Args, reference: boolean): Measured {
+    const childArgs = [
+        ...process.execArgv,
+        process.argv[1],
+        '--cell-json',
+        '--only',
+        `${cell.m}x${cell.n}`,
+        '--seed',
+        String(args.seed),
+        '--reference-limit',
+        String(args.referenceLimitMs / 1000),
+        ...(reference ? [] : ['--no-reference']),
+    ];
+    const child = spawnSync(process.execPath, childArgs, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    if (child.status !== 0) throw new Error(`bench-m2m: the process measuring ${cell.m}x${cell.n} failed`);
+    return JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '') as Measured;
+}
+
+/** JIT warm-up on a small model, so that an in-process first cell is not charged for compilation. */
+function warmUp(seed: number): void {
+    const warm = modelFor({ m: 50, n: 50 }, seed + 1);
+    for (let run = 0; run < 20; run++) transformPidmToKvlm([warm]);
 }
 
 async function main(): Promise<void> {
     const args = parseArgs(process.argv.slice(2));
-    // Warm the JIT up on a small model so the first cell is not charged for compilation.
-    const warm = modelFor({ m: 50, n: 50 }, args.seed + 1);
-    for (let run = 0; run < 20; run++) transformPidmToKvlm([warm]);
+    if (args.cellJson) {
+        // A fresh process for one cell: its own first, untimed run (in measureFast) warms the JIT up.
+        const cell = args.cells[0];
+        console.log(JSON.stringify(await measureCell(cell, args, args.reference)));
+        return;
+    }
+    if (args.inProcess) warmUp(args.seed);
 
     const rows: Measured[] = [];
     const referenceByCell = new Map<string, number | null>();
@@ -171,31 +230,40 @@ async function main(): Promise<void> {
             'M2M (Algorithm 1 + Algorithm 3 + KVLM AST) on seeded random PIDM models built in memory (not timed, not parsed).',
         );
         console.log(
-            `Node ${process.version}, one thread. "paper" is Table 4 of the paper (Core i7, Xtend); rows of Table 4 are n, columns m.`,
+            `Node ${process.version}, one thread, ${args.inProcess ? 'every cell in this process' : 'each cell in a fresh process'}. "paper" is Table 4 of the paper (Core i7, Xtend); rows of Table 4 are n, columns m.`,
         );
         console.log('');
         console.log(
-            ['m', 'n', 'ours', 'paper', 'paper/ours', 'reference', 'ref/ours', 'colls', 'merges', 'refused', 'heap MB']
+            [
+                'm',
+                'n',
+                'ours',
+                'paper',
+                'paper/ours',
+                'reference',
+                'ref/ours',
+                'colls',
+                'merges',
+                'refused',
+                'input MB',
+                'result MB',
+            ]
                 .map((h, i) => (i < 2 ? h.padStart(5) : h.padStart(11)))
                 .join(''),
         );
     }
     for (const cell of args.cells) {
-        const fast = measureFast(cell, args.seed);
-        let referenceMs: number | null = null;
-        if (args.reference) {
+        let reference = args.reference;
+        if (reference) {
             // The reference is O(m²·n²): skip it when a cell ten times smaller already took more than 1% of the limit.
             const smaller = [
                 referenceByCell.get(`${cell.m / 10}x${cell.n}`),
                 referenceByCell.get(`${cell.m}x${cell.n / 10}`),
             ];
-            const hopeless = smaller.some(
-                (ms) => ms === null || (ms !== undefined && ms * 100 > args.referenceLimitMs),
-            );
-            referenceMs = hopeless ? null : await measureReference(cell, args.seed, args.referenceLimitMs);
-            referenceByCell.set(`${cell.m}x${cell.n}`, referenceMs);
+            reference = !smaller.some((ms) => ms === null || (ms !== undefined && ms * 100 > args.referenceLimitMs));
         }
-        const row: Measured = { ...fast, referenceMs, paperMs: PAPER_MS[`${cell.m}x${cell.n}`] ?? NaN };
+        const row = args.inProcess ? await measureCell(cell, args, reference) : measureIsolated(cell, args, reference);
+        if (args.reference) referenceByCell.set(`${cell.m}x${cell.n}`, row.referenceMs);
         rows.push(row);
         if (args.json) {
             console.log(
@@ -220,6 +288,7 @@ async function main(): Promise<void> {
                     String(row.collections).padStart(11),
                     String(row.merges).padStart(11),
                     String(row.refusals).padStart(11),
+                    row.inputMb.toFixed(1).padStart(11),
                     row.retainedMb.toFixed(1).padStart(11),
                 ].join(''),
             );

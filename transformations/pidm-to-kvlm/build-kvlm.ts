@@ -24,7 +24,7 @@ import type {
     SortKey,
 } from '../../src/language/generated/ast.js';
 import {
-    ROLE_BITS,
+    presized,
     ROLE_KINDS,
     queriesWithRole,
     type CollectionModel,
@@ -112,7 +112,8 @@ function buildCollection(
         strategy: undefined as unknown as Collection['strategy'],
         root: undefined as unknown as RootNode,
         nodes: [],
-        fields: [],
+        // Filled by index, exactly sized (see `presized`): a million-field model has a million entries here.
+        fields: presized<Field>(source.fields.length),
         queries: [],
     });
     const [rootModel, ...pathModels] = source.nodes;
@@ -148,7 +149,7 @@ function buildCollection(
             name: served.name,
             params: [],
             sortKeys: [],
-            projections: [],
+            projections: presized<KProjection>(served.projectionFields.length),
         });
         collection.queries.push(query);
         queriesByName.set(served.name, query);
@@ -156,15 +157,16 @@ function buildCollection(
     });
 
     // One shared cross-reference per field: projections, sort keys and comparisons all point at it.
-    const fieldRefs: Reference<Field>[] = [];
-    const shares = new CollectionShares(nodesByKey, queriesByName, source.name);
-    source.fields.forEach((fieldModel, fieldIndex) => {
+    const fieldRefs = presized<Reference<Field>>(source.fields.length);
+    const shares = new CollectionShares(nodesByKey, queriesByName, source);
+    for (let fieldIndex = 0; fieldIndex < source.fields.length; fieldIndex++) {
+        const fieldModel = source.fields[fieldIndex];
         const field = buildField(collection, fieldIndex, fieldModel, shares);
-        collection.fields.push(field);
-        fieldRefs.push(reference(field));
+        collection.fields[fieldIndex] = field;
+        fieldRefs[fieldIndex] = reference(field);
         lookup.owner[fieldModel.id] = index;
         lookup.position[fieldModel.id] = fieldIndex;
-    });
+    }
 
     for (const { query, model: served } of pending) {
         const fieldOf = (id: number): Reference<Field> => {
@@ -209,7 +211,7 @@ function buildCollection(
                 field: fieldOf(served.projectionFields[index]),
                 label: served.projectionLabels[index],
             };
-            query.projections.push(node);
+            query.projections[index] = node;
         }
     }
     return collection;
@@ -238,37 +240,79 @@ function buildKeyStrategy(
     return key;
 }
 
+/** One role of a field, before it is placed in the field: its kind and the shared list of queries. */
+interface RolePlan {
+    kind: FieldRole['kind'];
+    queries: Reference<ServedQuery>[];
+}
+
 /**
- * Shares what can be shared inside one collection: a cross-reference object per target, and the query
- * lists of field roles (most fields of a collection name the same queries). Nothing reads these as
- * per-referrer objects, and a model of a million fields is half the size for it.
+ * Shares what can be shared inside one collection: a cross-reference object per target, the query
+ * lists of field roles, and the roles a field gets from its query and role-mask lists (fields share
+ * those lists: Algorithm 1 gives a collection's fields one query list and one array per mask, and
+ * Algorithm 2 concatenates each distinct pair once). Nothing reads these as per-referrer objects,
+ * and a model of a million fields is half the size for it.
  */
 class CollectionShares {
     private readonly nodeRefs = new Map<string, Reference<Node>>();
     private readonly queryRefs = new Map<string, Reference<ServedQuery>>();
     private readonly queryLists = new Map<string, Reference<ServedQuery>[]>();
+    private readonly rolePlans = new Map<readonly number[], Map<readonly number[], readonly RolePlan[]>>();
+    /** The last answers of `nodeRef` and `rolePlan`: consecutive fields mostly share them. */
+    private lastNodeKey: string | undefined = undefined;
+    private lastNodeRef: Reference<Node> | undefined = undefined;
+    private lastMasks: readonly number[] | undefined = undefined;
+    private lastQueries: readonly number[] | undefined = undefined;
+    private lastPlan: readonly RolePlan[] = [];
 
     constructor(
         private readonly nodesByKey: Map<string, Node>,
         private readonly queriesByName: Map<string, ServedQuery>,
-        private readonly collectionName: string,
+        private readonly source: CollectionModel,
     ) {}
 
     /** The shared reference to the node at `key`; `fieldName` only names the culprit of an internal error. */
     nodeRef(key: string, fieldName: string): Reference<Node> {
+        if (key === this.lastNodeKey) return this.lastNodeRef as Reference<Node>;
         let shared = this.nodeRefs.get(key);
         if (!shared) {
             const node = this.nodesByKey.get(key);
-            if (!node) throw new Error(`buildKvlm: field ${fieldName} of ${this.collectionName} has no node ${key}`);
+            if (!node) throw new Error(`buildKvlm: field ${fieldName} of ${this.source.name} has no node ${key}`);
             shared = reference<Node>(node);
             this.nodeRefs.set(key, shared);
         }
+        this.lastNodeKey = key;
+        this.lastNodeRef = shared;
         return shared;
     }
 
+    /** The roles of a field, in `ROLE_KINDS` order: computed once per distinct pair of query and mask lists. */
+    rolePlan(field: FieldModel): readonly RolePlan[] {
+        if (field.roleMasks === this.lastMasks && field.queries === this.lastQueries) return this.lastPlan;
+        let byQueries = this.rolePlans.get(field.roleMasks);
+        if (!byQueries) {
+            byQueries = new Map();
+            this.rolePlans.set(field.roleMasks, byQueries);
+        }
+        let plan = byQueries.get(field.queries);
+        if (!plan) {
+            const roles: RolePlan[] = [];
+            for (const kind of ROLE_KINDS) {
+                const names = queriesWithRole(field, kind, this.source.queries);
+                if (names.length > 0) roles.push({ kind, queries: this.queryList(names, field.name) });
+            }
+            byQueries.set(field.queries, roles);
+            plan = roles;
+        }
+        this.lastMasks = field.roleMasks;
+        this.lastQueries = field.queries;
+        this.lastPlan = plan;
+        return plan;
+    }
+
     /** The shared list of references to the named served queries. */
-    queryList(names: readonly string[], fieldName: string): Reference<ServedQuery>[] {
-        const key = names.length === 1 ? names[0] : names.join(' ');
+    private queryList(names: readonly string[], fieldName: string): Reference<ServedQuery>[] {
+        const key = names.join(' ');
         let list = this.queryLists.get(key);
         if (!list) {
             list = names.map((name) => this.queryRef(name, fieldName));
@@ -283,7 +327,7 @@ class CollectionShares {
             const query = this.queriesByName.get(name);
             if (!query)
                 throw new Error(
-                    `buildKvlm: field ${fieldName} of ${this.collectionName} names query ${name}, which it does not serve`,
+                    `buildKvlm: field ${fieldName} of ${this.source.name} names query ${name}, which it does not serve`,
                 );
             shared = reference(query);
             this.queryRefs.set(name, shared);
@@ -292,27 +336,10 @@ class CollectionShares {
     }
 }
 
+/** A field's roles array has exactly its number of elements (a grown array reserves room for 17). */
+const NO_ROLES: FieldRole[] = [];
+
 function buildField(collection: Collection, index: number, source: FieldModel, shares: CollectionShares): Field {
-    // Roles first, into an array of exactly their number: an empty array grown by push reserves room
-    // for 17 elements, a hundred wasted bytes per field of a million-field model.
-    const roles: FieldRole[] = [];
-    for (const kind of ROLE_KINDS) {
-        const names =
-            source.queries.length === 1
-                ? (source.roleMasks[0] & ROLE_BITS[kind]) !== 0
-                    ? source.queries
-                    : undefined
-                : queriesWithRole(source, kind);
-        if (!names || names.length === 0) continue;
-        roles.push({
-            $type: 'FieldRole',
-            $container: undefined as unknown as Field,
-            $containerProperty: 'roles',
-            $containerIndex: roles.length,
-            kind,
-            queries: shares.queryList(names, source.name),
-        });
-    }
     const field: Field = {
         $type: 'Field',
         $container: collection,
@@ -324,10 +351,25 @@ function buildField(collection: Collection, index: number, source: FieldModel, s
         attribute: source.attribute,
         label: source.label,
         indexed: source.indexed,
-        roles: roles.length === 1 ? [roles[0]] : roles.slice(),
+        roles: NO_ROLES,
     };
-    for (const role of field.roles) (role as Mutable<FieldRole>).$container = field;
+    const plan = shares.rolePlan(source);
+    (field as Mutable<Field>).roles =
+        plan.length === 1
+            ? [fieldRole(field, 0, plan[0])]
+            : plan.map((role, roleIndex) => fieldRole(field, roleIndex, role));
     return field;
+}
+
+function fieldRole(field: Field, index: number, role: RolePlan): FieldRole {
+    return {
+        $type: 'FieldRole',
+        $container: field,
+        $containerProperty: 'roles',
+        $containerIndex: index,
+        kind: role.kind,
+        queries: role.queries,
+    };
 }
 
 function buildFilter(

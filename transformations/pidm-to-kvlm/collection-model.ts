@@ -46,9 +46,14 @@ export const SINGLE_MASKS: readonly (readonly number[])[] = Array.from({ length:
     Object.freeze([mask]),
 );
 
+/** The `queries` of Algorithm 1's fields: the collection's one served query. */
+export const FIRST_QUERY: readonly number[] = Object.freeze([0]);
+
 /**
- * A non-key field of a collection. Immutable once made: a merge that leaves a field unchanged shares the
- * object with its source collection (a model of a million fields must not be copied on every merge).
+ * A non-key field of a collection. Immutable once made, so that it can be shared: Algorithm 1's
+ * collections share one object per distinct field (same identity, name, label and roles), and a merge
+ * that leaves a field unchanged shares it with its source collection (a model of a million fields must
+ * not be copied on every merge).
  */
 export interface FieldModel {
     /** Interned identity: the resolved attribute path (see `FieldInterner.identityOf`). */
@@ -64,33 +69,36 @@ export interface FieldModel {
     readonly attribute: string;
     /** The paper's flag: some served query sorts on it. */
     readonly indexed: boolean;
-    /** The served queries that use the field, in serving order. */
-    readonly queries: readonly string[];
+    /**
+     * The served queries that use the field, in serving order, as positions in the collection's
+     * `queries` (positions, not names, so that Algorithm 1's collections can share field objects).
+     */
+    readonly queries: readonly number[];
     /** For each of `queries`, the roles that query gives the field (bits of `ROLE_BITS`). */
     readonly roleMasks: readonly number[];
 }
 
-/** The one constructor of Algorithm 1's fields: a class allocates faster than a literal of nine properties. */
+/** The one constructor of fields: a class allocates faster than a literal of nine properties. */
 export class FieldRecord implements FieldModel {
     constructor(
-        public id: number,
-        public name: string,
-        public label: string,
-        public type: LogicalType,
-        public nodeKey: string,
-        public attribute: string,
-        public indexed: boolean,
-        public queries: readonly string[],
-        public roleMasks: readonly number[],
+        readonly id: number,
+        readonly name: string,
+        readonly label: string,
+        readonly type: LogicalType,
+        readonly nodeKey: string,
+        readonly attribute: string,
+        readonly indexed: boolean,
+        readonly queries: readonly number[],
+        readonly roleMasks: readonly number[],
     ) {}
 }
 
-/** The queries that give a field a role, in serving order. */
-export function queriesWithRole(field: FieldModel, kind: RoleKind): string[] {
+/** The names of the served queries that give a field a role, in serving order. */
+export function queriesWithRole(field: FieldModel, kind: RoleKind, served: readonly ServedQueryModel[]): string[] {
     const bit = ROLE_BITS[kind];
     const result: string[] = [];
     for (let index = 0; index < field.queries.length; index++) {
-        if (field.roleMasks[index] & bit) result.push(field.queries[index]);
+        if (field.roleMasks[index] & bit) result.push(served[field.queries[index]].name);
     }
     return result;
 }
@@ -141,22 +149,78 @@ interface InternNode {
     attributes: Map<Attribute | IdAttribute, number>;
 }
 
-/** A node of the path cache: paths spelled with the same sequence of AST elements resolve alike. */
-interface PathCacheNode {
-    next?: Map<AstNode, PathCacheNode>;
-    /** The field this element sequence resolves to; null when it is not an attribute path. */
-    result?: ResolvedField | null;
+/**
+ * A node of the path cache: paths spelled with the same sequence of AST elements resolve alike. A
+ * class, so that every node has one shape (the lookup runs once per path of the input).
+ */
+class PathCacheNode {
+    /** The element this node was reached by (undefined for a root). */
+    element: AstNode | undefined = undefined;
+    /**
+     * Children by their element's position in its container (`$containerIndex`): an array read
+     * instead of a hash lookup. The child's `element` tells whether the slot is this element's.
+     */
+    byIndex: (PathCacheNode | undefined)[] | undefined = undefined;
+    /** Children whose element has no position, or whose slot another element took. */
+    byElement: Map<AstNode, PathCacheNode> | undefined = undefined;
+    /** The field this element sequence resolves to; null when it is not an attribute path; undefined until resolved. */
+    result: ResolvedField | null | undefined = undefined;
+
+    /** The child reached by `element`, made on first sight. */
+    child(element: AstNode): PathCacheNode {
+        const index = element.$containerIndex;
+        if (index !== undefined) {
+            const slots = (this.byIndex ??= []);
+            const slot = slots[index];
+            if (slot !== undefined && slot.element === element) return slot;
+            // A free slot was always free (slots are never emptied), so the element is not in `byElement`.
+            if (slot === undefined) {
+                const child = new PathCacheNode();
+                child.element = element;
+                // Grown one by one: a write far past the end would turn the array into a dictionary.
+                while (slots.length <= index) slots.push(undefined);
+                slots[index] = child;
+                return child;
+            }
+        }
+        this.byElement ??= new Map();
+        let child = this.byElement.get(element);
+        if (child === undefined) {
+            child = new PathCacheNode();
+            child.element = element;
+            this.byElement.set(element, child);
+        }
+        return child;
+    }
 }
 
-/** An attribute path resolved and interned. */
-export interface ResolvedField {
-    id: number;
-    /** The reference steps from the FROM entity. */
-    steps: readonly Reference[];
-    /** The declared attribute name. */
-    attribute: string;
-    /** The attribute's logical type (computed once per path shape, not per use). */
-    type: LogicalType;
+/**
+ * A field identity — a resolved attribute path — with its interned id: one object per identity, so that
+ * Algorithm 1's per-identity bookkeeping (which collection claimed it, its last name and field) sits
+ * in the object the path lookup returns, not in seven arrays read at random.
+ */
+export class ResolvedField {
+    /** Scratch of `FieldInterner.claim`: the owner that last claimed the identity, and its value. */
+    claimOwner = -1;
+    claimValue = -1;
+    /** Memo of `FieldInterner.fieldName`: the last label named, its KVLM name and that name's claim. */
+    namedLabel: string | undefined = undefined;
+    namedBase = '';
+    namedClaim: NameClaim | undefined = undefined;
+    /** Memo of `FieldInterner.sharedField`. */
+    lastField: FieldModel | undefined = undefined;
+
+    constructor(
+        readonly id: number,
+        /** The reference steps from the FROM entity. */
+        readonly steps: readonly Reference[],
+        /** The identity of the node holding the attribute, `Passenger.flights.origin` (see `NodeModel.key`). */
+        readonly nodeKey: string,
+        /** The declared attribute name. */
+        readonly attribute: string,
+        /** The attribute's logical type (computed once per identity, not per use). */
+        readonly type: LogicalType,
+    ) {}
 }
 
 /**
@@ -169,47 +233,103 @@ export interface ResolvedField {
 export class FieldInterner {
     private readonly roots = new Map<Entity, InternNode>();
     private readonly paths = new Map<Entity, PathCacheNode>();
-    private readonly identities: string[] = [];
-    /** Scratch for `claim`: which owner last claimed an id, and the value it attached. */
-    private readonly claimOwner: number[] = [];
-    private readonly claimValue: number[] = [];
+    /** The last FROM entity asked for and its cache node: a query's paths all start there. */
+    private lastRoot: Entity | undefined = undefined;
+    private lastRootNode = new PathCacheNode();
+    private readonly identities: ResolvedField[] = [];
+    private readonly keys: string[] = [];
     private owners = 0;
+    /** The field names taken in the collection being built (Algorithm 1 builds one at a time). */
+    private readonly fieldNames = new NameScope();
 
-    /** A fresh owner number for `claim`. */
+    /** A fresh owner number for `claim`; it also starts a new scope of field names (see `fieldName`). */
     newOwner(): number {
+        this.fieldNames.begin();
         return this.owners++;
+    }
+
+    /**
+     * A field name unique in the newest owner's collection: the KVLM form of `label` (`Origin.city` →
+     * `Origin_city`), else with a suffix. The memo in `field` lets the same label of the same field in
+     * the next collection find its name without converting and hashing it again.
+     */
+    fieldName(field: ResolvedField, label: string): string {
+        if (field.namedLabel !== label) {
+            field.namedLabel = label;
+            field.namedBase = toKvlmName(label);
+            field.namedClaim = this.fieldNames.claimOf(field.namedBase);
+        }
+        return this.fieldNames.take(field.namedBase, field.namedClaim);
+    }
+
+    /** Reserves a name in the newest owner's collection (its key field). */
+    reserveFieldName(name: string): void {
+        this.fieldNames.take(name);
     }
 
     /** Resolves and interns an attribute path of a query whose FROM entity is `root`; undefined when it is not one. */
     resolveField(root: Entity, path: Path): ResolvedField | undefined {
+        let node = root === this.lastRoot ? this.lastRootNode : this.rootNode(root);
+        const segments = path.segments ?? [];
+        for (let index = 0; index < segments.length; index++) {
+            const element = segments[index].element?.ref;
+            if (!element) return undefined;
+            node = node.child(element);
+        }
+        if (node.result === undefined) node.result = this.resolveNew(root, path);
+        return node.result ?? undefined;
+    }
+
+    private rootNode(root: Entity): PathCacheNode {
         let node = this.paths.get(root);
         if (!node) {
-            node = {};
+            node = new PathCacheNode();
             this.paths.set(root, node);
         }
-        for (const segment of path.segments ?? []) {
-            const element = segment.element?.ref;
-            if (!element) return undefined;
-            node.next ??= new Map();
-            let next: PathCacheNode | undefined = node.next.get(element);
-            if (!next) {
-                next = {};
-                node.next.set(element, next);
-            }
-            node = next;
+        this.lastRoot = root;
+        this.lastRootNode = node;
+        return node;
+    }
+
+    /** The first path with a given sequence of elements: resolved, and interned unless its identity is known. */
+    private resolveNew(root: Entity, path: Path): ResolvedField | null {
+        const resolved = resolvePath(path);
+        if (!resolved?.attribute) return null;
+        const id = this.intern(root, resolved);
+        let field = this.identities[id];
+        if (field === undefined) {
+            field = new ResolvedField(
+                id,
+                resolved.steps,
+                resolved.nodeKey,
+                resolved.attribute.name,
+                attributeType(resolved.attribute),
+            );
+            this.identities[id] = field;
         }
-        if (node.result === undefined) {
-            const resolved = resolvePath(path);
-            node.result = resolved?.attribute
-                ? {
-                      id: this.intern(root, resolved),
-                      steps: resolved.steps,
-                      attribute: resolved.attribute.name,
-                      type: attributeType(resolved.attribute),
-                  }
-                : null;
-        }
-        return node.result ?? undefined;
+        return field;
+    }
+
+    /**
+     * An Algorithm 1 field (served by its collection's one query): the object made last for the same
+     * identity when name, label and roles agree — queries that share a path mostly do — else a new one.
+     */
+    sharedField(identity: ResolvedField, name: string, label: string, mask: number): FieldModel {
+        const last = identity.lastField;
+        if (last !== undefined && last.roleMasks[0] === mask && last.name === name && last.label === label) return last;
+        const field = new FieldRecord(
+            identity.id,
+            name,
+            label,
+            identity.type,
+            identity.nodeKey,
+            identity.attribute,
+            (mask & ROLE_BITS.sorted) !== 0,
+            FIRST_QUERY,
+            SINGLE_MASKS[mask],
+        );
+        identity.lastField = field;
+        return field;
     }
 
     /** The id of a resolved attribute path (resolved from a query whose FROM entity is `root`). */
@@ -230,39 +350,45 @@ export class FieldInterner {
         const attribute = resolved.attribute as Attribute | IdAttribute;
         let id = node.attributes.get(attribute);
         if (id === undefined) {
-            id = this.identities.length;
+            id = this.keys.length;
             node.attributes.set(attribute, id);
-            this.identities.push(resolved.key);
-            // Grown here, so that `claimed` never reads past the end (a slow path for V8).
-            this.claimOwner.push(-1);
-            this.claimValue.push(-1);
+            this.keys.push(resolved.key);
         }
         return id;
     }
 
     /**
-     * A per-id scratch slot, cheaper than a Map per query: `claimed(id, owner)` is the value `owner`
-     * attached to `id` with `claim`, or -1. Owners must be distinct numbers (e.g. a query's index).
+     * A per-identity scratch slot, cheaper than a Map per query: `claimed(field, owner)` is the value
+     * `owner` attached to the field's identity with `claim`, or -1. Owners come from `newOwner`.
      */
-    claimed(id: number, owner: number): number {
-        return this.claimOwner[id] === owner ? this.claimValue[id] : -1;
+    claimed(field: ResolvedField, owner: number): number {
+        return field.claimOwner === owner ? field.claimValue : -1;
     }
 
-    /** Attaches a value to an id for one owner (see `claimed`). */
-    claim(id: number, owner: number, value: number): void {
-        this.claimOwner[id] = owner;
-        this.claimValue[id] = value;
+    /** Attaches a value to an identity for one owner (see `claimed`). */
+    claim(field: ResolvedField, owner: number, value: number): void {
+        field.claimOwner = owner;
+        field.claimValue = value;
     }
 
     /** The identity an id stands for, `Passenger.flights.origin.city`. */
     identityOf(id: number): string {
-        return this.identities[id];
+        return this.keys[id];
     }
 
     /** How many identities were interned (ids are 0 … size-1). */
     get size(): number {
-        return this.identities.length;
+        return this.keys.length;
     }
+}
+
+/**
+ * An array to fill by index from 0: exactly `length` slots when that is cheap, so that a long list is
+ * neither copied while it grows nor left with the spare capacity `push` reserves. (`new Array(n)`
+ * past some tens of thousands makes a slow dictionary-mode array; then the filling grows it.)
+ */
+export function presized<T>(length: number): T[] {
+    return length <= 16_384 ? new Array<T>(length) : [];
 }
 
 /** The field ids of a list of fields, ascending. */
@@ -280,13 +406,68 @@ export function uniqueName(base: string, taken: Set<string>): string {
     return name;
 }
 
-const KVLM_NAME = /^[_a-zA-Z]\w*$/;
+/** A name's record in a `NameScope`: the scope that last took it. */
+export interface NameClaim {
+    scope: number;
+}
+
+/**
+ * `uniqueName` for a succession of scopes (one collection after the other), in one map from a name to
+ * the scope that last took it: the same answers as a fresh `Set` per scope, without building a set of
+ * a thousand names for each of a thousand collections. Beginning a scope ends the previous one.
+ */
+export class NameScope {
+    private readonly claims = new Map<string, NameClaim>();
+    private scope = 0;
+
+    /** Starts a new scope in which no name is taken. */
+    begin(): void {
+        this.scope++;
+    }
+
+    /** The record of a name; a caller that takes the same name again and again may keep it. */
+    claimOf(name: string): NameClaim {
+        let claim = this.claims.get(name);
+        if (!claim) {
+            claim = { scope: 0 };
+            this.claims.set(name, claim);
+        }
+        return claim;
+    }
+
+    /** Like `uniqueName(base, names taken in the current scope)`; `claim` is `claimOf(base)`. */
+    take(base: string, claim = this.claimOf(base)): string {
+        if (claim.scope !== this.scope) {
+            claim.scope = this.scope;
+            return base;
+        }
+        for (let suffix = 2; ; suffix++) {
+            const name = `${base}_${suffix}`;
+            const other = this.claimOf(name);
+            if (other.scope !== this.scope) {
+                other.scope = this.scope;
+                return name;
+            }
+        }
+    }
+}
+
+/** Whether a spelling is already a KVLM name, `^[_a-zA-Z]\w*$` (a loop: it runs once per field). */
+function isKvlmName(spelling: string): boolean {
+    if (spelling.length === 0) return false;
+    for (let index = 0; index < spelling.length; index++) {
+        const code = spelling.charCodeAt(index);
+        const letter = (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95;
+        if (!letter && (index === 0 || code < 48 || code > 57)) return false;
+    }
+    return true;
+}
 
 /** Makes a KVLM name from any spelling: non-word characters become `_`, a leading digit gets a `_`. */
 export function toKvlmName(spelling: string): string {
-    if (KVLM_NAME.test(spelling)) return spelling;
+    if (isKvlmName(spelling)) return spelling;
     const dotted = spelling.replaceAll('.', '_');
-    if (KVLM_NAME.test(dotted)) return dotted;
+    if (isKvlmName(dotted)) return dotted;
     const cleaned = spelling.replace(/\W/g, '_');
     if (cleaned === '') return '_';
     return /^\d/.test(cleaned) ? `_${cleaned}` : cleaned;

@@ -4,7 +4,14 @@
  * indexed it. Here a field is identified by its resolved path, nodes by their reference path, and the
  * merged collection also serves both collections' queries, each with its own plan.
  */
-import { FieldRecord, uniqueName, type CollectionModel, type FieldModel, type NodeModel } from './collection-model.js';
+import {
+    FieldRecord,
+    presized,
+    uniqueName,
+    type CollectionModel,
+    type FieldModel,
+    type NodeModel,
+} from './collection-model.js';
 
 /**
  * Merges `right` into `left` as a new collection called `name` (the caller makes it unique). Neither
@@ -29,19 +36,29 @@ export function mergeCollections(left: CollectionModel, right: CollectionModel, 
 
     // Fields are immutable: one that the merge does not change (same name, no new query) is shared.
     const fieldNames = new Set<string>([`${name}_id`]);
-    const fields: FieldModel[] = [];
+    const fieldIds = unionSorted(left.fieldIds, right.fieldIds);
+    const fields = presized<FieldModel>(fieldIds.length);
+    let count = 0;
     const positions = positionScratch(Math.max(lastId(left.fieldIds), lastId(right.fieldIds)));
     for (const field of left.fields) {
-        positions.set(field.id, fields.length);
-        fields.push(renamed(field, fieldNames));
+        positions.set(field.id, count);
+        fields[count++] = renamed(field, fieldNames);
     }
     // Most shared fields carry the same query and role lists: concatenate each distinct pair once.
-    const queryLists = new Map<readonly string[], Map<readonly string[], readonly string[]>>();
+    // Right's fields name its queries by position: they come after left's in the merged collection.
+    const queryLists = new Map<readonly number[], Map<readonly number[], readonly number[]>>();
     const maskLists = new Map<readonly number[], Map<readonly number[], readonly number[]>>();
+    const shifted = new Map<readonly number[], readonly number[]>();
+    const offset = left.queries.length;
     for (const field of right.fields) {
+        let queries = shifted.get(field.queries);
+        if (!queries) {
+            queries = field.queries.map((query) => query + offset);
+            shifted.set(field.queries, queries);
+        }
         const position = positions.get(field.id);
         if (position < 0) {
-            fields.push(renamed(field, fieldNames));
+            fields[count++] = renamed(field, fieldNames, queries);
             continue;
         }
         const existing = fields[position];
@@ -53,7 +70,7 @@ export function mergeCollections(left: CollectionModel, right: CollectionModel, 
             existing.nodeKey,
             existing.attribute,
             existing.indexed || field.indexed,
-            concatOnce(queryLists, existing.queries, field.queries),
+            concatOnce(queryLists, existing.queries, queries),
             concatOnce(maskLists, existing.roleMasks, field.roleMasks),
         );
     }
@@ -63,7 +80,7 @@ export function mergeCollections(left: CollectionModel, right: CollectionModel, 
         rootEntity: left.rootEntity,
         nodes,
         fields,
-        fieldIds: unionSorted(left.fieldIds, right.fieldIds),
+        fieldIds,
         queries: [...left.queries, ...right.queries],
     };
 }
@@ -125,10 +142,10 @@ function positionScratch(maxId: number): { set(id: number, position: number): vo
     };
 }
 
-/** The field itself when its name is still free, else a copy with a fresh name. */
-function renamed(field: FieldModel, taken: Set<string>): FieldModel {
+/** The field itself when its name is still free and its queries unchanged, else a copy with a fresh name and `queries`. */
+function renamed(field: FieldModel, taken: Set<string>, queries = field.queries): FieldModel {
     const name = uniqueName(field.name, taken);
-    return name === field.name
+    return name === field.name && queries === field.queries
         ? field
         : new FieldRecord(
               field.id,
@@ -138,7 +155,7 @@ function renamed(field: FieldModel, taken: Set<string>): FieldModel {
               field.nodeKey,
               field.attribute,
               field.indexed,
-              field.queries,
+              queries,
               field.roleMasks,
           );
 }
@@ -159,5 +176,5 @@ function unionSorted(a: Int32Array, b: Int32Array): Int32Array {
     }
     while (i < a.length) out[k++] = a[i++];
     while (j < b.length) out[k++] = b[j++];
-    return out.slice(0, k);
+    return k === out.length ? out : out.slice(0, k);
 }

@@ -30,9 +30,8 @@ import {
     type ResolvedPath,
 } from '../../src/language/pidm/pidm-semantics.js';
 import {
-    FieldRecord,
+    presized,
     ROLE_BITS,
-    SINGLE_MASKS,
     sortedFieldIds,
     toKvlmName,
     uniqueName,
@@ -41,7 +40,7 @@ import {
     type FieldModel,
     type FilterModel,
     type NodeModel,
-    type RoleKind,
+    type ResolvedField,
     type ServedQueryModel,
     type ValueModel,
 } from './collection-model.js';
@@ -65,48 +64,73 @@ export function queryToCollection(
     }
     const builder = new CollectionBuilder(query, rootEntity, interner, warnings);
     builder.addIncludes();
-    for (const projection of query.projections ?? []) {
+    const projections = query.projections ?? [];
+    const served = builder.served;
+    served.projectionFields = presized(projections.length);
+    served.projectionLabels = presized(projections.length);
+    let projected = 0;
+    for (const projection of projections) {
         const spelling = spellingOf(projection.path);
-        const field = builder.fieldFor(projection.path, 'projected', spelling);
+        const field = builder.fieldFor(projection.path, ROLE_BITS.projected, spelling);
         if (!field) continue;
-        builder.served.projectionFields.push(field.id);
-        builder.served.projectionLabels.push(projection.alias ?? spelling);
+        served.projectionFields[projected] = field.id;
+        served.projectionLabels[projected] = projection.alias ?? spelling;
+        projected++;
     }
-    if (query.where) builder.served.where = builder.filter(query.where);
+    served.projectionFields.length = projected;
+    served.projectionLabels.length = projected;
+    if (query.where) served.where = builder.filter(query.where);
     for (const item of query.orderBy ?? []) {
-        const field = builder.fieldFor(item.path, 'sorted');
-        if (field) builder.served.sortKeys.push({ field: field.id, direction: sortDirection(item) });
+        const field = builder.fieldFor(item.path, ROLE_BITS.sorted);
+        if (field) served.sortKeys.push({ field: field.id, direction: sortDirection(item) });
     }
-    if (builder.served.projectionFields.length === 0) {
+    if (projected === 0) {
         warnings.push(`query ${query.name}: nothing it selects resolves; no collection made for it`);
         return undefined;
     }
     return builder.finish();
 }
 
+/**
+ * How many attribute paths a query names — the projections, the comparisons `filter` visits, the
+ * ORDER BY items: every call of `fieldFor`, so a bound on its number of fields.
+ */
+function pathCount(query: Query): number {
+    const comparisons = (expression: Expression | undefined): number => {
+        if (isBinaryExpression(expression)) return comparisons(expression.left) + comparisons(expression.right);
+        if (isNotExpression(expression)) return comparisons(expression.operand);
+        if (isGroupExpression(expression)) return comparisons(expression.inner);
+        return isComparison(expression) ? 1 : 0;
+    };
+    return (query.projections?.length ?? 0) + (query.orderBy?.length ?? 0) + comparisons(query.where);
+}
+
 /** How a query spells a path: its segments as written, joined by `.`. */
 export function spellingOf(path: Path): string {
     const segments = path.segments ?? [];
-    if (segments.length === 1) return segments[0].element?.$refText ?? '';
-    return segments.map((segment) => segment.element?.$refText ?? '').join('.');
+    let spelling = segments.length > 0 ? (segments[0].element?.$refText ?? '') : '';
+    for (let index = 1; index < segments.length; index++) spelling += `.${segments[index].element?.$refText ?? ''}`;
+    return spelling;
 }
-
-/** A field while Algorithm 1 builds it: its roles are still growing. */
-type DraftField = FieldRecord;
 
 /** The state of Algorithm 1 for one query. */
 class CollectionBuilder {
     readonly nodes: NodeModel[] = [];
-    readonly fields: DraftField[] = [];
     readonly served: ServedQueryModel;
+    /**
+     * The fields met so far, by position (first use first): identity, name, label and role mask, in arrays
+     * sized for every path of the query; `finish` makes the field objects, shared with other collections.
+     */
+    private readonly draftFields: ResolvedField[];
+    private readonly draftNames: string[];
+    private readonly draftLabels: string[];
+    private readonly draftMasks: Uint8Array;
+    private drafts = 0;
     private readonly rootEntityName: string;
     private readonly nodesByKey = new Map<string, NodeModel>();
-    /** This builder's owner number for the interner's per-id scratch (field id → position in `fields`). */
+    /** This builder's owner number for the interner's per-identity scratch (identity → position in the drafts). */
     private readonly owner: number;
-    /** The served query list every field of this collection shares. */
-    private readonly servedBy: readonly string[];
     private readonly nodeNames = new Set<string>();
-    private readonly fieldNames = new Set<string>();
     private readonly paramNames = new Set<string>();
     private readonly namedParams = new Map<string, { name: string; type: string }>();
     /** Include aliases by node key: an include names its node even when a later path reached it first. */
@@ -119,9 +143,13 @@ class CollectionBuilder {
         private readonly warnings: string[],
     ) {
         this.served = { name: query.name, params: [], sortKeys: [], projectionFields: [], projectionLabels: [] };
+        const paths = pathCount(query);
+        this.draftFields = presized(paths);
+        this.draftMasks = new Uint8Array(paths);
+        this.draftNames = presized(paths);
+        this.draftLabels = presized(paths);
         this.rootEntityName = rootEntity.name;
         this.owner = interner.newOwner();
-        this.servedBy = [query.name];
         const root: NodeModel = {
             key: rootEntity.name,
             name: uniqueName(toKvlmName(query.from.alias ?? rootEntity.name), this.nodeNames),
@@ -131,7 +159,7 @@ class CollectionBuilder {
         };
         this.nodes.push(root);
         this.nodesByKey.set(root.key, root);
-        this.fieldNames.add(`${query.name}_id`);
+        interner.reserveFieldName(`${query.name}_id`);
     }
 
     /** Every INCLUDE becomes a node (it shapes the grain even when no field comes from it). */
@@ -181,8 +209,11 @@ class CollectionBuilder {
         return parent;
     }
 
-    /** The field for an attribute path (created on first sight), with the role this use gives it. */
-    fieldFor(path: Path, role: RoleKind, spelling?: string): DraftField | undefined {
+    /**
+     * Registers a use of an attribute path with its role (a `ROLE_BITS` bit), adding the field on first
+     * sight; the resolved field, or undefined (with a warning) when the path is not an attribute path.
+     */
+    fieldFor(path: Path, roleBit: number, spelling?: string): ResolvedField | undefined {
         const found = this.interner.resolveField(this.rootEntity, path);
         if (!found) {
             this.warnings.push(
@@ -190,12 +221,12 @@ class CollectionBuilder {
             );
             return undefined;
         }
-        const position = this.interner.claimed(found.id, this.owner);
-        let field: DraftField;
-        if (position >= 0) {
-            field = this.fields[position];
-        } else {
-            const node = found.steps.length === 0 ? this.nodes[0] : this.nodeFor(found.steps);
+        let position = this.interner.claimed(found, this.owner);
+        if (position < 0) {
+            const node =
+                found.steps.length === 0
+                    ? this.nodes[0]
+                    : (this.nodesByKey.get(found.nodeKey) ?? this.nodeFor(found.steps));
             if (!node) {
                 this.warnings.push(
                     `query ${this.query.name}: ${spelling ?? spellingOf(path)} does not resolve to an attribute; ignored`,
@@ -203,24 +234,14 @@ class CollectionBuilder {
                 return undefined;
             }
             const label = spelling ?? spellingOf(path);
-            field = new FieldRecord(
-                found.id,
-                uniqueName(toKvlmName(label), this.fieldNames),
-                label,
-                found.type,
-                node.key,
-                found.attribute,
-                false,
-                this.servedBy,
-                SINGLE_MASKS[0],
-            );
-            this.interner.claim(found.id, this.owner, this.fields.length);
-            this.fields.push(field);
+            position = this.drafts++;
+            this.interner.claim(found, this.owner, position);
+            this.draftFields[position] = found;
+            this.draftNames[position] = this.interner.fieldName(found, label);
+            this.draftLabels[position] = label;
         }
-        const mask = field.roleMasks[0] | ROLE_BITS[role];
-        field.roleMasks = SINGLE_MASKS[mask];
-        field.indexed = (mask & ROLE_BITS.sorted) !== 0;
-        return field;
+        this.draftMasks[position] |= roleBit;
+        return found;
     }
 
     /** Translates a WHERE expression, adding its attributes as fields in textual order. */
@@ -241,7 +262,10 @@ class CollectionBuilder {
         }
         if (isComparison(expression)) {
             const operator = comparisonOperator(expression.operator);
-            const field = this.fieldFor(expression.path, EQUALITY_OPERATORS.has(operator) ? 'filtered' : 'ranged');
+            const field = this.fieldFor(
+                expression.path,
+                EQUALITY_OPERATORS.has(operator) ? ROLE_BITS.filtered : ROLE_BITS.ranged,
+            );
             if (!field) return undefined;
             return { kind: 'compare', field: field.id, operator, value: this.value(expression.value, field) };
         }
@@ -249,7 +273,7 @@ class CollectionBuilder {
     }
 
     /** A comparison's value: a parameter (named after the attribute when anonymous) or a literal. */
-    private value(value: Value, field: DraftField): ValueModel {
+    private value(value: Value, field: ResolvedField): ValueModel {
         const explicit = parameterName(value);
         if (explicit !== undefined) {
             if (explicit !== '') {
@@ -273,7 +297,15 @@ class CollectionBuilder {
     }
 
     finish(): CollectionModel {
-        const fields: FieldModel[] = this.fields;
+        const fields = presized<FieldModel>(this.drafts);
+        for (let position = 0; position < this.drafts; position++) {
+            fields[position] = this.interner.sharedField(
+                this.draftFields[position],
+                this.draftNames[position],
+                this.draftLabels[position],
+                this.draftMasks[position],
+            );
+        }
         return {
             name: this.query.name,
             rootEntity: this.rootEntityName,
