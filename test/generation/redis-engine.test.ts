@@ -392,5 +392,9 @@ describe('query results on RediSearch 1.2 (airflights Q3–Q5)', () => {
         expect(() => bindRedisCommand(byRef.command, { ref: 'a \\ b' })).toThrow(
             /RediSearch 1\.2 cannot match a tag holding a backslash/,
         );
+        // Tags are trimmed when indexed: a parameter with surrounding spaces finds the trimmed value.
+        const spacedKey = (await send(bindRedisCommand(orders.insert, { ...row, ref: 'spaced' }))) as string;
+        const spaced = (await send(bindRedisCommand(byRef.command, { ref: '  spaced\t' }))) as unknown[];
+        expect(spaced.slice(0, 2)).toEqual([1, spacedKey]);
     });
 });

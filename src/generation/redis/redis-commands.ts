@@ -38,6 +38,9 @@ export function bindRedisCommand(command: RedisCommand, values: RedisParamValues
  */
 const UNMATCHABLE_IN_RS1 = /\\[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]/;
 
+/** ASCII white space at either end of a text: what RediSearch trims from a tag at index time. */
+const ASCII_EDGE_SPACE = /^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g;
+
 /** The encoded text of one slot. */
 function bindSlot(slot: RedisParamSlot, values: RedisParamValues): string {
     const value = values[slot.param];
@@ -53,7 +56,10 @@ function bindSlot(slot: RedisParamSlot, values: RedisParamValues): string {
     if (slot.use === 'key-part') return escapeKeyPart(encoded);
     if (slot.use === 'sort-key') return encodeSortKey(encoded);
     if (slot.use === 'tag') {
-        if (encoded.trim() === '')
+        // The engine trims tags when it indexes them but not an escaped space in a query: present the
+        // value as it was indexed, or ' 673' would never match the stored '673'.
+        encoded = encoded.replace(ASCII_EDGE_SPACE, '');
+        if (encoded === '')
             throw new RedisEncodingError(`parameter '${slot.param}': a TAG clause cannot match an empty text`);
         if (UNMATCHABLE_IN_RS1.test(encoded)) {
             throw new RedisEncodingError(
