@@ -79,6 +79,18 @@ describe('kvmod verify on RediSearch 1.2', () => {
         );
     }
 
+    test.each(EXAMPLES)('%s: verify passes with tens of thousands of rows (scale 2500)', async (model) => {
+        const io = memoryIo();
+        const code = await runVerify(
+            { model, data: await dataFor(model, 2500, 11), redis: server.url, merge: 'safe', samples: 12 },
+            io,
+        );
+        const loaded = Number(/loaded (\d+) rows/.exec(io.stdout + io.stderr)?.[1]);
+        expect(loaded).toBeGreaterThanOrEqual(20_000);
+        expect(io.stdout).toMatch(/all \d+ queries match the oracle/);
+        expect(code).toBe(0);
+    });
+
     test('the grain-mismatch model: the paper merge gives QA extra and missing rows, verify reports it and exits 1', async () => {
         const io = memoryIo();
         const code = await runVerify(
