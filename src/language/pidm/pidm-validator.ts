@@ -4,7 +4,15 @@
  * on unresolved references: every cross-reference is read with `?.`, and a check that depends on a name
  * leaves unresolved ones to the linking diagnostics.
  */
-import { AstUtils, type AstNode, type LangiumDocuments, type ValidationAcceptor, type ValidationChecks } from 'langium';
+import {
+    AstUtils,
+    WorkspaceCache,
+    type AstNode,
+    type LangiumDocuments,
+    type LangiumSharedCoreServices,
+    type ValidationAcceptor,
+    type ValidationChecks,
+} from 'langium';
 import {
     isAttribute,
     isBooleanValue,
@@ -79,17 +87,22 @@ export function registerPidmValidationChecks(services: PidmServices): void {
 /** The PIDM checks; each method reads as the rule it enforces. */
 export class PidmValidator {
     private readonly documents: () => LangiumDocuments;
+    private readonly shared: () => LangiumSharedCoreServices;
+    private workspaceCache?: WorkspaceCache<'facts', WorkspaceFacts>;
 
     constructor(services: PidmServices) {
         // Resolved lazily: the shared services are still being built when the language's validator is.
         this.documents = () => services.shared.workspace.LangiumDocuments;
+        this.shared = () => services.shared;
     }
 
     /** Entity and query names are unique across all PIDM files of the workspace. */
     checkNamesAreUniqueInWorkspace(model: PidmModel, accept: ValidationAcceptor): void {
-        const models = this.workspaceModels(model);
-        const entityCount = countNames(models.flatMap((m) => m.entities ?? []));
-        const queryCount = countNames(models.flatMap((m) => m.queries ?? []));
+        const facts = this.workspaceFacts();
+        // A model outside the workspace (validated on its own) counts as one more file of it.
+        const outside = !facts.models.has(model);
+        const entityCount = outside ? countNames(model.entities ?? [], new Map(facts.entityCount)) : facts.entityCount;
+        const queryCount = outside ? countNames(model.queries ?? [], new Map(facts.queryCount)) : facts.queryCount;
         for (const entity of model.entities ?? []) {
             if (entity.name && (entityCount.get(entity.name) ?? 0) > 1) {
                 accept('error', `Duplicate entity '${entity.name}': entity names must be unique.`, {
@@ -108,17 +121,8 @@ export class PidmValidator {
 
     /** Every entity is the FROM entity of a query or reached by an INCLUDE or path; otherwise no collection holds it. */
     checkEveryEntityIsReachedByAQuery(model: PidmModel, accept: ValidationAcceptor): void {
-        const reached = new Set<Entity>();
-        for (const other of this.workspaceModels(model)) {
-            for (const query of other.queries ?? []) {
-                const from = query.from?.entity?.ref;
-                if (from) reached.add(from);
-                for (const segment of AstUtils.streamAst(query).filter(isSegmentNode)) {
-                    const element = segment.element?.ref;
-                    if (isReference(element) && element.target?.ref) reached.add(element.target.ref);
-                }
-            }
-        }
+        const facts = this.workspaceFacts();
+        const reached = facts.models.has(model) ? facts.reached : addReachedEntities(model, new Set(facts.reached));
         for (const entity of model.entities ?? []) {
             if (entity.name && !reached.has(entity)) {
                 accept('info', `Entity '${entity.name}' is used by no query: no collection will hold its data.`, {
@@ -393,12 +397,29 @@ export class PidmValidator {
         }
     }
 
-    private workspaceModels(model: PidmModel): PidmModel[] {
-        const models = this.documents()
-            .all.map((document) => document.parseResult?.value)
-            .filter(isPidmModel)
-            .toArray();
-        return models.includes(model) ? models : [model, ...models];
+    /**
+     * What the workspace-wide checks need, computed once per workspace state rather than once per
+     * validated document (which made validating a workspace quadratic in its size). The cache is
+     * emptied on every `DocumentBuilder` update, which `build` and `update` both announce before they
+     * parse, link and validate, so a validation always reads the documents of its own build.
+     */
+    private workspaceFacts(): WorkspaceFacts {
+        // Made on first use: the shared services are still being built when the validator is.
+        this.workspaceCache ??= new WorkspaceCache<'facts', WorkspaceFacts>(this.shared());
+        return this.workspaceCache.get('facts', () => {
+            const models = this.documents()
+                .all.map((document) => document.parseResult?.value)
+                .filter(isPidmModel)
+                .toArray();
+            const reached = new Set<Entity>();
+            for (const model of models) addReachedEntities(model, reached);
+            return {
+                models: new Set(models),
+                entityCount: countNames(models.flatMap((m) => m.entities ?? [])),
+                queryCount: countNames(models.flatMap((m) => m.queries ?? [])),
+                reached,
+            };
+        });
     }
 }
 
@@ -426,14 +447,37 @@ function checkSpelling(
     });
 }
 
-function isSegmentNode(node: AstNode): node is Segment {
-    return node.$type === 'Segment';
+/** The PIDM models of the workspace and what the workspace-wide checks read from all of them. */
+interface WorkspaceFacts {
+    models: ReadonlySet<PidmModel>;
+    entityCount: ReadonlyMap<string, number>;
+    queryCount: ReadonlyMap<string, number>;
+    /** The entities some query starts FROM or reaches through a reference in one of its paths. */
+    reached: ReadonlySet<Entity>;
 }
 
-function countNames(nodes: { name?: string }[]): Map<string, number> {
-    const counts = new Map<string, number>();
+function countNames(nodes: { name?: string }[], counts = new Map<string, number>()): Map<string, number> {
     for (const node of nodes) if (node.name) counts.set(node.name, (counts.get(node.name) ?? 0) + 1);
     return counts;
+}
+
+/** Adds the entities the model's queries start from or reach through a reference in any path. */
+function addReachedEntities(model: PidmModel, reached: Set<Entity>): Set<Entity> {
+    for (const query of model.queries ?? []) {
+        const from = query.from?.entity?.ref;
+        if (from) reached.add(from);
+        // Segments only occur in paths, and paths only in INCLUDE, SELECT, WHERE and ORDER BY: walking
+        // those is the same as streaming the whole query, at a fraction of the cost on large queries.
+        const paths = valuePaths(query);
+        for (const include of query.includes ?? []) if (include.path) paths.push(include.path);
+        for (const path of paths) {
+            for (const segment of path.segments ?? []) {
+                const element = segment.element?.ref;
+                if (isReference(element) && element.target?.ref) reached.add(element.target.ref);
+            }
+        }
+    }
+    return reached;
 }
 
 /** The paths a query reads values from: SELECT, every WHERE comparison, ORDER BY. */
