@@ -4,6 +4,7 @@
  */
 import { EmptyFileSystem, inject, type Module } from 'langium';
 import { createDefaultModule, createDefaultSharedModule, type DefaultSharedModuleContext, type LangiumSharedServices, type PartialLangiumSharedServices } from 'langium/lsp';
+import { KvmodParserModule } from './common/kvmod-parser.js';
 import { KvmodGeneratedSharedModule, KvlmGeneratedModule, PidmGeneratedModule } from './generated/module.js';
 import { KvlmModule, type KvlmServices } from './kvlm/kvlm-module.js';
 import { registerKvlmValidationChecks } from './kvlm/kvlm-validator.js';
@@ -28,8 +29,8 @@ export function createKvmodServices(
 ): KvmodServices {
     const fileSystemProvider = context.fileSystemProvider ?? EmptyFileSystem.fileSystemProvider;
     const shared = inject(createDefaultSharedModule({ ...context, fileSystemProvider }), KvmodGeneratedSharedModule, sharedModule);
-    const Pidm = inject(createDefaultModule({ shared }), PidmGeneratedModule, PidmModule);
-    const Kvlm = inject(createDefaultModule({ shared }), KvlmGeneratedModule, KvlmModule);
+    const Pidm = inject(createDefaultModule({ shared }), PidmGeneratedModule, KvmodParserModule, PidmModule);
+    const Kvlm = inject(createDefaultModule({ shared }), KvlmGeneratedModule, KvmodParserModule, KvlmModule);
     shared.ServiceRegistry.register(Pidm);
     shared.ServiceRegistry.register(Kvlm);
     registerPidmValidationChecks(Pidm);
