@@ -15,7 +15,7 @@
  * - each query has a WHERE (an equality with a parameter and, for n >= 4, a range) and an ORDER BY on
  *   one of its fields; the query order is shuffled, so merges happen out of declaration order.
  */
-import type { AstNode, Reference as LangiumReference } from 'langium';
+import type { AstNode } from 'langium';
 import type {
     Attribute,
     Cardinality,
@@ -37,6 +37,7 @@ import type {
     NumberValue,
     BinaryExpression,
 } from '../language/generated/ast.js';
+import { makeAstNode, resolvedReference, type Mutable } from '../language/common/ast-construction.js';
 
 /** What to generate. */
 export interface RandomPidmOptions {
@@ -72,25 +73,6 @@ export function createRandom(seed: number): () => number {
     };
 }
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-function node<T extends AstNode>(
-    container: AstNode | undefined,
-    property: string | undefined,
-    index: number | undefined,
-    props: Omit<T, keyof AstNode> & { $type: T['$type'] },
-): T {
-    const created = props as unknown as Mutable<AstNode>;
-    created.$container = container;
-    created.$containerProperty = property;
-    created.$containerIndex = index;
-    return created as unknown as T;
-}
-
-function ref<T extends AstNode>(target: T, text: string): LangiumReference<T> {
-    return { ref: target, $refText: text } as LangiumReference<T>;
-}
-
 const TYPES = ['text', 'int', 'date', 'float', 'time', 'text', 'boolean', 'datetime'] as const;
 
 /** A root entity with its attribute pool and its three kinds of reference. */
@@ -119,21 +101,34 @@ export function generateRandomPidm(options: RandomPidmOptions): PidmModel {
     const random = createRandom(options.seed);
     const pick = (limit: number) => Math.floor(random() * limit);
 
-    const model = node<PidmModel>(undefined, undefined, undefined, { $type: 'PidmModel', entities: [], queries: [] });
+    const model = makeAstNode<PidmModel>(undefined, undefined, undefined, {
+        $type: 'PidmModel',
+        entities: [],
+        queries: [],
+    });
     const families = Math.ceil(m / familySize);
     const rootCount = Math.max(1, Math.ceil(families / familiesPerRoot));
     const poolSize = Math.max(n + 2, Math.ceil(1.5 * n));
     const sideAttributes = 4;
 
     const addEntity = (name: string, attributeCount: number): { entity: Entity; attributes: Attribute[] } => {
-        const entity = node<Entity>(model, 'entities', model.entities.length, { $type: 'Entity', name, members: [] });
+        const entity = makeAstNode<Entity>(model, 'entities', model.entities.length, {
+            $type: 'Entity',
+            name,
+            members: [],
+        });
         model.entities.push(entity);
         entity.members.push(
-            node<IdAttribute>(entity, 'members', 0, { $type: 'IdAttribute', name: 'code', type: 'text', unique: true }),
+            makeAstNode<IdAttribute>(entity, 'members', 0, {
+                $type: 'IdAttribute',
+                name: 'code',
+                type: 'text',
+                unique: true,
+            }),
         );
         const attributes: Attribute[] = [];
         for (let a = 0; a < attributeCount; a++) {
-            const attribute = node<Attribute>(entity, 'members', entity.members.length, {
+            const attribute = makeAstNode<Attribute>(entity, 'members', entity.members.length, {
                 $type: 'Attribute',
                 name: `a${a}`,
                 type: TYPES[a % TYPES.length],
@@ -149,13 +144,13 @@ export function generateRandomPidm(options: RandomPidmOptions): PidmModel {
         name: string,
         kind: 'one' | 'many' | 'optional',
     ): Reference => {
-        const reference = node<Reference>(owner, 'members', owner.members.length, {
+        const reference = makeAstNode<Reference>(owner, 'members', owner.members.length, {
             $type: 'Reference',
             name,
-            target: ref(target, target.name),
+            target: resolvedReference(target, target.name),
             cardinality: undefined as unknown as Cardinality,
         });
-        (reference as Mutable<Reference>).cardinality = node<Cardinality>(reference, 'cardinality', undefined, {
+        (reference as Mutable<Reference>).cardinality = makeAstNode<Cardinality>(reference, 'cardinality', undefined, {
             $type: 'Cardinality',
             many: kind === 'many',
             upperMany: false,
@@ -244,7 +239,7 @@ function buildQuery(
     sides: Map<Reference, Attribute[]>,
     random: () => number,
 ): Query {
-    const query = node<Query>(model, 'queries', model.queries.length, {
+    const query = makeAstNode<Query>(model, 'queries', model.queries.length, {
         $type: 'Query',
         name: spec.name,
         projections: [],
@@ -252,15 +247,15 @@ function buildQuery(
         includes: [],
         orderBy: [],
     });
-    const from = node<FromClause>(query, 'from', undefined, {
+    const from = makeAstNode<FromClause>(query, 'from', undefined, {
         $type: 'FromClause',
-        entity: ref(spec.shape.entity, spec.shape.entity.name),
+        entity: resolvedReference(spec.shape.entity, spec.shape.entity.name),
     });
     (query as Mutable<Query>).from = from;
     const includes = new Map<'one' | 'many' | 'optional', Include>();
     const addInclude = (kind: 'one' | 'many' | 'optional', alias: string) => {
         const reference = spec.shape[kind];
-        const include = node<Include>(query, 'includes', query.includes.length, {
+        const include = makeAstNode<Include>(query, 'includes', query.includes.length, {
             $type: 'Include',
             alias,
             path: undefined as unknown as Path,
@@ -298,7 +293,7 @@ function buildQuery(
     const whereCount = n >= 4 ? 2 : n >= 2 ? 1 : 0;
     const selectCount = Math.max(1, n - whereCount - (n >= 5 ? 1 : 0));
     for (let k = 0; k < selectCount; k++) {
-        const projection = node<Projection>(query, 'projections', k, {
+        const projection = makeAstNode<Projection>(query, 'projections', k, {
             $type: 'Projection',
             path: undefined as unknown as Path,
         });
@@ -309,7 +304,7 @@ function buildQuery(
     const filtered = paths.slice(n - whereCount);
     if (filtered.length > 0) {
         const comparisons = filtered.map((choice, index) => (container: AstNode) => {
-            const comparison = node<Comparison>(container, undefined, undefined, {
+            const comparison = makeAstNode<Comparison>(container, undefined, undefined, {
                 $type: 'Comparison',
                 path: undefined as unknown as Path,
                 operator: index === 0 ? '=' : '>=',
@@ -318,8 +313,8 @@ function buildQuery(
             (comparison as Mutable<Comparison>).path = makePath(comparison, 'path', segmentsOf(choice));
             (comparison as Mutable<Comparison>).value =
                 index === 0 || choice.attribute.type !== 'int'
-                    ? node<StringValue>(comparison, 'value', undefined, { $type: 'StringValue', value: '?' })
-                    : node<NumberValue>(comparison, 'value', undefined, {
+                    ? makeAstNode<StringValue>(comparison, 'value', undefined, { $type: 'StringValue', value: '?' })
+                    : makeAstNode<NumberValue>(comparison, 'value', undefined, {
                           $type: 'NumberValue',
                           value: 10,
                           negative: false,
@@ -329,7 +324,7 @@ function buildQuery(
         let where: Expression = comparisons[0](query);
         (where as Mutable<AstNode>).$containerProperty = 'where';
         if (comparisons.length > 1) {
-            const binary = node<BinaryExpression>(query, 'where', undefined, {
+            const binary = makeAstNode<BinaryExpression>(query, 'where', undefined, {
                 $type: 'BinaryExpression',
                 left: where,
                 operator: 'and',
@@ -345,7 +340,7 @@ function buildQuery(
         (query as Mutable<Query>).where = where;
     }
     sorted.forEach((choice, index) => {
-        const item = node<OrderItem>(query, 'orderBy', index, {
+        const item = makeAstNode<OrderItem>(query, 'orderBy', index, {
             $type: 'OrderItem',
             path: undefined as unknown as Path,
             direction: index === 0 ? 'asc' : 'desc',
@@ -357,9 +352,14 @@ function buildQuery(
 }
 
 function makePath(container: AstNode, property: string, steps: [PathElement, string][]): Path {
-    const path = node<Path>(container, property, undefined, { $type: 'Path', segments: [] });
+    const path = makeAstNode<Path>(container, property, undefined, { $type: 'Path', segments: [] });
     steps.forEach(([element, text], index) => {
-        path.segments.push(node<Segment>(path, 'segments', index, { $type: 'Segment', element: ref(element, text) }));
+        path.segments.push(
+            makeAstNode<Segment>(path, 'segments', index, {
+                $type: 'Segment',
+                element: resolvedReference(element, text),
+            }),
+        );
     });
     return path;
 }

@@ -33,6 +33,7 @@ import {
 } from './collection-model.js';
 import type { KeyStrategyKind, MergePolicy } from './options.js';
 import type { MergeDecisionInfo } from './trace.js';
+import { makeAstNode, resolvedReference, type Mutable } from '../../src/language/common/ast-construction.js';
 
 /** What the model header says besides the collections. */
 export interface KvlmHeader {
@@ -43,25 +44,9 @@ export interface KvlmHeader {
     keyStrategy: KeyStrategyKind;
 }
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-/** Creates an AST node of a type and places it in its container. */
-function make<T extends AstNode>(
-    container: AstNode | undefined,
-    property: string | undefined,
-    index: number | undefined,
-    props: Omit<T, keyof AstNode> & { $type: T['$type'] },
-): T {
-    const node = props as unknown as Mutable<AstNode>;
-    node.$container = container;
-    node.$containerProperty = property;
-    node.$containerIndex = index;
-    return node as unknown as T;
-}
-
-/** A resolved cross-reference as the printer and the linker's clients read it. */
+/** A resolved cross-reference written with the target's name. */
 function reference<T extends AstNode & { name: string }>(target: T): Reference<T> {
-    return { ref: target, $refText: target.name } as Reference<T>;
+    return resolvedReference(target, target.name);
 }
 
 /** Builds the KVLM model: header, collections in order, then the merge decisions. */
@@ -70,7 +55,7 @@ export function buildKvlm(
     decisions: readonly MergeDecisionInfo[],
     header: KvlmHeader,
 ): KvlmModel {
-    const model = make<KvlmModel>(undefined, undefined, undefined, {
+    const model = makeAstNode<KvlmModel>(undefined, undefined, undefined, {
         $type: 'KvlmModel',
         name: header.databaseName,
         ...(header.sourceName !== undefined ? { source: header.sourceName } : {}),
@@ -105,7 +90,7 @@ function buildCollection(
     keyStrategy: KeyStrategyKind,
     lookup: FieldLookup,
 ): Collection {
-    const collection = make<Collection>(model, 'collections', index, {
+    const collection = makeAstNode<Collection>(model, 'collections', index, {
         $type: 'Collection',
         name: source.name,
         keyField: `${source.name}_id`,
@@ -117,7 +102,7 @@ function buildCollection(
         queries: [],
     });
     const [rootModel, ...pathModels] = source.nodes;
-    const root = make<RootNode>(collection, 'root', undefined, {
+    const root = makeAstNode<RootNode>(collection, 'root', undefined, {
         $type: 'RootNode',
         entity: rootModel.entity,
         name: rootModel.name,
@@ -127,7 +112,7 @@ function buildCollection(
     pathModels.forEach((node, nodeIndex) => {
         const parent = nodesByKey.get(node.parentKey ?? '');
         if (!parent) throw new Error(`buildKvlm: node ${node.key} of ${source.name} comes before its parent`);
-        const pathNode = make<PathNode>(collection, 'nodes', nodeIndex, {
+        const pathNode = makeAstNode<PathNode>(collection, 'nodes', nodeIndex, {
             $type: 'PathNode',
             name: node.name,
             parent: reference<Node>(parent),
@@ -144,7 +129,7 @@ function buildCollection(
     const pending: { query: ServedQuery; model: CollectionModel['queries'][number] }[] = [];
     const queriesByName = new Map<string, ServedQuery>();
     source.queries.forEach((served, queryIndex) => {
-        const query = make<ServedQuery>(collection, 'queries', queryIndex, {
+        const query = makeAstNode<ServedQuery>(collection, 'queries', queryIndex, {
             $type: 'ServedQuery',
             name: served.name,
             params: [],
@@ -176,7 +161,7 @@ function buildCollection(
         };
         const params = new Map<string, Parameter>();
         served.params.forEach((param, paramIndex) => {
-            const parameter = make<Parameter>(query, 'params', paramIndex, {
+            const parameter = makeAstNode<Parameter>(query, 'params', paramIndex, {
                 $type: 'Parameter',
                 name: param.name,
                 type: param.type,
@@ -195,7 +180,7 @@ function buildCollection(
             );
         served.sortKeys.forEach((key, keyIndex) => {
             query.sortKeys.push(
-                make<SortKey>(query, 'sortKeys', keyIndex, {
+                makeAstNode<SortKey>(query, 'sortKeys', keyIndex, {
                     $type: 'SortKey',
                     field: fieldOf(key.field),
                     direction: key.direction,
@@ -224,13 +209,13 @@ function buildKeyStrategy(
     nodesByKey: Map<string, Node>,
     kind: KeyStrategyKind,
 ): Collection['strategy'] {
-    if (kind === 'counter') return make<CounterKey>(collection, 'strategy', undefined, { $type: 'CounterKey' });
-    const key = make<NaturalKey>(collection, 'strategy', undefined, { $type: 'NaturalKey', parts: [] });
+    if (kind === 'counter') return makeAstNode<CounterKey>(collection, 'strategy', undefined, { $type: 'CounterKey' });
+    const key = makeAstNode<NaturalKey>(collection, 'strategy', undefined, { $type: 'NaturalKey', parts: [] });
     source.nodes.forEach((node, index) => {
         if (index > 0 && node.cardinality !== 'many') return;
         const target = nodesByKey.get(node.key) as Node;
         key.parts.push(
-            make<KeyPart>(key, 'parts', key.parts.length, {
+            makeAstNode<KeyPart>(key, 'parts', key.parts.length, {
                 $type: 'KeyPart',
                 node: reference<Node>(target),
                 attribute: node.identifier,
@@ -382,7 +367,7 @@ function buildFilter(
 ): KExpression {
     switch (filter.kind) {
         case 'binary': {
-            const node = make<KExpression & { $type: 'KBinaryExpression' }>(container, property, index, {
+            const node = makeAstNode<KExpression & { $type: 'KBinaryExpression' }>(container, property, index, {
                 $type: 'KBinaryExpression',
                 left: undefined as unknown as KExpression,
                 operator: filter.operator,
@@ -394,7 +379,7 @@ function buildFilter(
             return node;
         }
         case 'not': {
-            const node = make<KExpression & { $type: 'KNotExpression' }>(container, property, index, {
+            const node = makeAstNode<KExpression & { $type: 'KNotExpression' }>(container, property, index, {
                 $type: 'KNotExpression',
                 operand: undefined as unknown as KExpression,
             });
@@ -409,7 +394,7 @@ function buildFilter(
             return node;
         }
         case 'group': {
-            const node = make<KExpression & { $type: 'KGroupExpression' }>(container, property, index, {
+            const node = makeAstNode<KExpression & { $type: 'KGroupExpression' }>(container, property, index, {
                 $type: 'KGroupExpression',
                 inner: undefined as unknown as KExpression,
             });
@@ -417,7 +402,7 @@ function buildFilter(
             return node;
         }
         case 'compare': {
-            const node = make<KExpression & { $type: 'KComparison' }>(container, property, index, {
+            const node = makeAstNode<KExpression & { $type: 'KComparison' }>(container, property, index, {
                 $type: 'KComparison',
                 field: fieldOf(filter.field),
                 operator: filter.operator,
@@ -438,24 +423,24 @@ function buildValue(
         case 'param': {
             const parameter = params.get(value.name);
             if (!parameter) throw new Error(`buildKvlm: parameter ${value.name} is not declared`);
-            return make<KValue & { $type: 'ParameterRef' }>(container, 'value', undefined, {
+            return makeAstNode<KValue & { $type: 'ParameterRef' }>(container, 'value', undefined, {
                 $type: 'ParameterRef',
                 parameter: reference(parameter),
             });
         }
         case 'string':
-            return make<KValue & { $type: 'KStringValue' }>(container, 'value', undefined, {
+            return makeAstNode<KValue & { $type: 'KStringValue' }>(container, 'value', undefined, {
                 $type: 'KStringValue',
                 value: value.value,
             });
         case 'number':
-            return make<KValue & { $type: 'KNumberValue' }>(container, 'value', undefined, {
+            return makeAstNode<KValue & { $type: 'KNumberValue' }>(container, 'value', undefined, {
                 $type: 'KNumberValue',
                 negative: value.negative,
                 value: value.value,
             });
         case 'boolean':
-            return make<KValue & { $type: 'KBooleanValue' }>(container, 'value', undefined, {
+            return makeAstNode<KValue & { $type: 'KBooleanValue' }>(container, 'value', undefined, {
                 $type: 'KBooleanValue',
                 value: value.value,
             });
@@ -463,7 +448,7 @@ function buildValue(
 }
 
 function buildDecision(model: KvlmModel, index: number, decision: MergeDecisionInfo): MergeDecision {
-    return make<MergeDecision>(model, 'decisions', index, {
+    return makeAstNode<MergeDecision>(model, 'decisions', index, {
         $type: 'MergeDecision',
         left: decision.left,
         right: decision.right,
