@@ -1,7 +1,7 @@
 /**
  * A PIDM query read into a plain plan the oracle evaluates: the node tree (every reference path prefix
  * bound once, rooted at the FROM entity), the projected columns, the WHERE tree, the sort keys and the
- * parameters, named as the KVLM names them (`"?name"` → name, `"?"` → the attribute's name, repeats `_2`).
+ * parameters, named as the KVLM names them (one rule for both: `QueryParameterNamer`).
  */
 import {
     isBinaryExpression,
@@ -18,11 +18,14 @@ import {
 } from '../language/generated/ast.js';
 import {
     attributeType,
-    cardinalityKind,
     type CardinalityKind,
+    cardinalityKind,
+    comparisonOperator,
     type LogicalType,
+    parameterName,
     resolvePath,
 } from '../language/pidm/pidm-semantics.js';
+import { QueryParameterNamer } from '../language/pidm/pidm-parameters.js';
 import type { TypedValue } from './collation.js';
 
 /** A node of the row grain: the root (FROM entity) or a reference followed from its parent. */
@@ -130,7 +133,7 @@ export function planQuery(query: Query): QueryPlan {
         return { ...value, label: projection.alias ?? value.spelling };
     });
     const parameters: PlanParameter[] = [];
-    const used = new Map<string, number>();
+    const namer = new QueryParameterNamer();
     const readExpression = (expression: Expression): PlanExpression => {
         if (isBinaryExpression(expression))
             return {
@@ -142,14 +145,12 @@ export function planQuery(query: Query): QueryPlan {
         if (isGroupExpression(expression)) return readExpression(expression.inner);
         if (isComparison(expression)) {
             const value = valueOf(expression.path);
-            const operator = (expression.operator === '<>' ? '!=' : expression.operator) as PlanOperator;
+            const operator = comparisonOperator(expression.operator) as PlanOperator;
             const literal = expression.value;
-            if (isStringValue(literal) && literal.value.startsWith('?')) {
-                const base = literal.value.length > 1 ? literal.value.slice(1) : value.attribute;
-                const count = (used.get(base) ?? 0) + 1;
-                used.set(base, count);
-                const name = count === 1 ? base : `${base}_${count}`;
-                parameters.push({ name, type: value.type, value, operator });
+            const explicit = parameterName(literal);
+            if (explicit !== undefined) {
+                const { name, isNew } = namer.name(explicit, value.attribute, value.type);
+                if (isNew) parameters.push({ name, type: value.type, value, operator });
                 return { kind: 'compare', value, operator, parameter: name };
             }
             if (isStringValue(literal)) return { kind: 'compare', value, operator, literal: literal.value };

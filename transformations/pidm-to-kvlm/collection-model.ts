@@ -13,6 +13,7 @@ import {
     type ResolvedPath,
     type SortDirectionKind,
 } from '../../src/language/pidm/pidm-semantics.js';
+import { toKvlmName } from '../../src/language/kvlm/kvlm-names.js';
 
 /** A node of a collection's row grain: the FROM entity (root) or an included reference. */
 export interface NodeModel {
@@ -398,13 +399,6 @@ export function sortedFieldIds(fields: readonly FieldModel[]): Int32Array {
     return ids.sort();
 }
 
-/** A name not yet in `taken`: the base itself, else `base_2`, `base_3`, …; the result is added to `taken`. */
-export function uniqueName(base: string, taken: Set<string>): string {
-    let name = base;
-    for (let suffix = 2; taken.has(name); suffix++) name = `${base}_${suffix}`;
-    taken.add(name);
-    return name;
-}
 
 /** A name's record in a `NameScope`: the scope that last took it. */
 export interface NameClaim {
@@ -450,27 +444,6 @@ export class NameScope {
             }
         }
     }
-}
-
-/** Whether a spelling is already a KVLM name, `^[_a-zA-Z]\w*$` (a loop: it runs once per field). */
-function isKvlmName(spelling: string): boolean {
-    if (spelling.length === 0) return false;
-    for (let index = 0; index < spelling.length; index++) {
-        const code = spelling.charCodeAt(index);
-        const letter = (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95;
-        if (!letter && (index === 0 || code < 48 || code > 57)) return false;
-    }
-    return true;
-}
-
-/** Makes a KVLM name from any spelling: non-word characters become `_`, a leading digit gets a `_`. */
-export function toKvlmName(spelling: string): string {
-    if (isKvlmName(spelling)) return spelling;
-    const dotted = spelling.replaceAll('.', '_');
-    if (isKvlmName(dotted)) return dotted;
-    const cleaned = spelling.replace(/\W/g, '_');
-    if (cleaned === '') return '_';
-    return /^\d/.test(cleaned) ? `_${cleaned}` : cleaned;
 }
 
 /** Whether a pair passes Algorithm 3's threshold: common/n1 >= t and common/n2 >= t (non-key fields), common > 0. */

@@ -7,11 +7,11 @@
 import {
     FieldRecord,
     presized,
-    uniqueName,
     type CollectionModel,
     type FieldModel,
     type NodeModel,
 } from './collection-model.js';
+import { uniqueName } from '../../src/language/kvlm/kvlm-names.js';
 
 /**
  * Merges `right` into `left` as a new collection called `name` (the caller makes it unique). Neither

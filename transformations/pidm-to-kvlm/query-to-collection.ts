@@ -33,8 +33,6 @@ import {
     presized,
     ROLE_BITS,
     sortedFieldIds,
-    toKvlmName,
-    uniqueName,
     type CollectionModel,
     type FieldInterner,
     type FieldModel,
@@ -44,6 +42,8 @@ import {
     type ServedQueryModel,
     type ValueModel,
 } from './collection-model.js';
+import { toKvlmName, uniqueName } from '../../src/language/kvlm/kvlm-names.js';
+import { QueryParameterNamer } from '../../src/language/pidm/pidm-parameters.js';
 
 /** Operators that make a field `filtered` (equality); the others make it `ranged`. */
 const EQUALITY_OPERATORS = new Set(['=', '!=']);
@@ -131,8 +131,7 @@ class CollectionBuilder {
     /** This builder's owner number for the interner's per-identity scratch (identity → position in the drafts). */
     private readonly owner: number;
     private readonly nodeNames = new Set<string>();
-    private readonly paramNames = new Set<string>();
-    private readonly namedParams = new Map<string, { name: string; type: string }>();
+    private readonly params = new QueryParameterNamer();
     /** Include aliases by node key: an include names its node even when a later path reached it first. */
     private readonly aliasByKey = new Map<string, string>();
 
@@ -276,17 +275,8 @@ class CollectionBuilder {
     private value(value: Value, field: ResolvedField): ValueModel {
         const explicit = parameterName(value);
         if (explicit !== undefined) {
-            if (explicit !== '') {
-                // A named parameter used twice is one parameter (same value); a type clash makes it two.
-                const known = this.namedParams.get(explicit);
-                if (known && known.type === field.type) return { kind: 'param', name: known.name };
-                const name = uniqueName(toKvlmName(explicit), this.paramNames);
-                if (!known) this.namedParams.set(explicit, { name, type: field.type });
-                this.served.params.push({ name, type: field.type });
-                return { kind: 'param', name };
-            }
-            const name = uniqueName(toKvlmName(field.attribute), this.paramNames);
-            this.served.params.push({ name, type: field.type });
+            const { name, isNew } = this.params.name(explicit, field.attribute, field.type);
+            if (isNew) this.served.params.push({ name, type: field.type });
             return { kind: 'param', name };
         }
         if (isNumberValue(value)) return { kind: 'number', value: value.value, negative: Boolean(value.negative) };
