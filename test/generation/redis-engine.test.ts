@@ -3,9 +3,7 @@
  * through `redis-cli` exactly as a user would pipe them; replies are read back through the node client.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createClient } from 'redis';
 import { glob } from 'tinyglobby';
 import {
@@ -22,7 +20,7 @@ import {
     type RedisViewModel,
 } from '../../src/generation/index.js';
 import { redisCli, startRedis, type RedisTestServer } from '../support/redis-server.js';
-import { loadKvlmFile, repoRoot } from './generation-fixtures.js';
+import { KVLM_MODELS, loadKvlmFile, repoRoot } from './generation-fixtures.js';
 import { AWKWARD_TAG_TEXT, AWKWARD_TEXT, sampleParam, sampleRow, sampleValue } from './redis-samples.js';
 
 let server: RedisTestServer;
@@ -91,15 +89,7 @@ function expectedFields(vm: RedisViewModel, collection: string): Record<string, 
     );
 }
 
-/** The KVLM fixtures of the generator and the KVLM of every example (written by the transformation). */
-const FIXTURES = [
-    'test/fixtures/kvlm/airflights-q4q5.kvlm',
-    'test/fixtures/kvlm/redis-edge.kvlm',
-    ...readdirSync(join(repoRoot, 'examples'))
-        .sort()
-        .map((name) => `examples/${name}/${name}.kvlm`)
-        .filter((path) => existsSync(join(repoRoot, path))),
-];
+const FIXTURES = KVLM_MODELS;
 
 describe('redisearch1 scripts on RediSearch 1.2', () => {
     test.each(FIXTURES)(

@@ -5,9 +5,7 @@
  * redis-cli's quoting rules and must equal the argv the client builds for the same intent.
  */
 import { describe, expect, test } from '@jest/globals';
-import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import {
     generateTarget,
     redisTarget,
@@ -16,7 +14,7 @@ import {
     type RedisQuery,
     type RedisViewModel,
 } from '../../src/generation/index.js';
-import { loadKvlmFile, repoRoot } from './generation-fixtures.js';
+import { KVLM_MODELS, loadKvlmFile } from './generation-fixtures.js';
 
 const require = createRequire(import.meta.url);
 type Parser = { redisArgs: string[]; push(...args: string[]): void };
@@ -111,15 +109,7 @@ function lines(text: string): string[][] {
         .map(splitCliLine);
 }
 
-/** The KVLM fixtures of the generator and the KVLM of every example (written by the transformation). */
-const MODELS = [
-    'test/fixtures/kvlm/airflights-q4q5.kvlm',
-    'test/fixtures/kvlm/redis-edge.kvlm',
-    ...readdirSync(join(repoRoot, 'examples'))
-        .sort()
-        .map((name) => `examples/${name}/${name}.kvlm`)
-        .filter((path) => existsSync(join(repoRoot, path))),
-];
+const MODELS = KVLM_MODELS;
 
 describe.each(MODELS)('redisearch2 scripts of %s', (path) => {
     async function generated(options: Record<string, unknown> = {}) {
