@@ -71,7 +71,8 @@ function run(command, file, cell) {
     );
     const wall = (performance.now() - started) / 1000;
     const [user, system, rssKb] = readFileSync(report, 'utf8').trim().split('\n').at(-1).split(' ').map(Number);
-    const failed = result.status !== 0 ? (result.stderr || result.stdout).trim().split('\n').slice(-2).join(' ') : undefined;
+    const failed =
+        result.status !== 0 ? (result.stderr || result.stdout).trim().split('\n').slice(-2).join(' ') : undefined;
     rmSync(out, { recursive: true, force: true });
     return { wall, cpu: user + system, rssMb: rssKb / 1024, failed };
 }
@@ -92,7 +93,9 @@ if (!keep) rmSync(dir, { recursive: true, force: true });
 
 function printRow(row) {
     const size = row.sizeMb >= 1 ? `${row.sizeMb.toFixed(2)} MB` : `${(row.sizeMb * 1024).toFixed(0)} KB`;
-    const parts = [`${row.cell.padEnd(9)} ${size.padStart(9)} (x${(row.sizeMb / baseline.sizeMb).toFixed(0).padEnd(4)})`];
+    const parts = [
+        `${row.cell.padEnd(9)} ${size.padStart(9)} (x${(row.sizeMb / baseline.sizeMb).toFixed(0).padEnd(4)})`,
+    ];
     for (const command of commands) {
         const m = row[command];
         const base = baseline[command];
