@@ -41,6 +41,14 @@ describe('the calendar-date rule (ISO 8601 years 0001-9999, proleptic Gregorian)
     });
 
     test('leap years: every 4th, not centuries, but every 400th', () => {
-        expect([4, 100, 400, 1900, 2000, 2023, 2024].map(isLeapYear)).toEqual([true, false, true, false, true, false, true]);
+        expect([4, 100, 400, 1900, 2000, 2023, 2024].map(isLeapYear)).toEqual([
+            true,
+            false,
+            true,
+            false,
+            true,
+            false,
+            true,
+        ]);
     });
 });
