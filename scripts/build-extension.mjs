@@ -53,7 +53,7 @@ try {
         }),
         build({
             ...common,
-            entryPoints: ['src/language/main.ts'],
+            entryPoints: ['src/extension/server-main.ts'],
             outfile: join(scratch, 'server.cjs'),
             banner: { js: `${polyfill}\n${importMetaBanner}` },
         }),
