@@ -62,7 +62,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
     await redis?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 });
 
 describe('the npm package', () => {
