@@ -4,11 +4,10 @@
  * link as the printed text would), and print it — a transformation bug shows up here as an internal
  * error with the KVLM diagnostics, never as a wrong file. That the printed text parses back to the same
  * model is a property the tests hold (test/pipeline/transform.test.ts); parsing it here again cost more
- * than everything else on large models. Writing is the caller's business (see `writeFileAtomically`).
+ * than everything else on large models. Writing is the caller's business (see `writeFileAtomically` in
+ * generation-writer.ts).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename } from 'node:path';
 import type { KvlmModel } from '../language/generated/ast.js';
 import { printKvlm } from '../language/kvlm/kvlm-printer.js';
 import {
@@ -90,22 +89,6 @@ export async function transformFiles(
         diagnostics: [...workspace.diagnostics, ...kvlmDiagnostics],
         options: effective,
     };
-}
-
-/**
- * Writes a file so that readers never see half of it: the text goes to a temporary file next to the
- * target, which is then renamed over it (atomic on one file system). Creates the folder if needed.
- */
-export async function writeFileAtomically(path: string, text: string): Promise<void> {
-    await mkdir(dirname(path), { recursive: true });
-    const temporary = join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
-    try {
-        await writeFile(temporary, text);
-        await rename(temporary, path);
-    } catch (error) {
-        await rm(temporary, { force: true });
-        throw error;
-    }
 }
 
 /**
