@@ -10,10 +10,12 @@ import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import { createKvmodServices } from './kvmod-module.js';
 import { createKvmodServerModule } from './lsp/kvmod-command-handler.js';
 import { pidmHoverHooks } from './lsp/pidm-hover-provider.js';
+import { keepServerAlive } from './lsp/kvmod-server-guard.js';
 import { createPipelineCommandActions } from '../extension/server-command-actions.js';
 import { createQueryCollectionLookup } from '../extension/server-query-hover.js';
 
 const connection = createConnection(ProposedFeatures.all);
+keepServerAlive(connection);
 const { shared } = createKvmodServices(
     { connection, ...NodeFileSystem },
     createKvmodServerModule(createPipelineCommandActions),
