@@ -6,7 +6,8 @@
 import { basename, dirname, extname, join, relative } from 'node:path';
 import { kvlmToJson } from '../language/kvlm/kvlm-json.js';
 import { formatDiagnostic } from '../pipeline/load.js';
-import { explainDecisions, transformFiles, writeFileAtomically } from '../pipeline/transform.js';
+import { writeFileAtomically } from '../generation/generation-writer.js';
+import { explainDecisions, transformFiles } from '../pipeline/transform.js';
 import { expandFileArguments } from './cli-files.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { transformOptionsOf, type TransformOptionArgs } from './transform-options.js';

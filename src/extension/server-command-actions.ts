@@ -15,12 +15,8 @@ import type {
     KvmodTargetInfo,
 } from '../language/lsp/kvmod-command-handler.js';
 import { formatDiagnostic, type KvmodDiagnostic } from '../pipeline/index.js';
-import {
-    explainDecisions,
-    transformFiles,
-    writeFileAtomically,
-    type TransformFilesOptions,
-} from '../pipeline/transform.js';
+import { explainDecisions, transformFiles, type TransformFilesOptions } from '../pipeline/transform.js';
+import { writeFileAtomically } from '../generation/generation-writer.js';
 import { generateModels } from '../pipeline/generate.js';
 import { generationTargets } from '../generation/index.js';
 import { modelFiles } from './server-workspace.js';

@@ -11,15 +11,9 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { KvlmModel } from '../language/generated/ast.js';
 import { GenerationError } from './generation-errors.js';
 import { packageRoot } from './generation-paths.js';
-import type { CommonTargetOptions, GenerationTarget, TemplateEntry } from './generation-target.js';
+import type { CommonTargetOptions, GeneratedFile, GenerationTarget, TemplateEntry } from './generation-target.js';
 import { readTemplate, resolveTemplates, type TemplateSource } from './generation-templates.js';
 import { commonHelpers } from './generation-helpers.js';
-
-/** One generated file: its path relative to the output folder and its text. */
-export interface GeneratedFile {
-    path: string;
-    content: string;
-}
 
 /** What a generation run needs besides the model. */
 export interface GenerateOptions extends CommonTargetOptions {

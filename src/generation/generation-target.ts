@@ -5,6 +5,12 @@
 import type { HelperDelegate } from 'handlebars';
 import type { KvlmModel } from '../language/generated/ast.js';
 
+/** One output file (of a template or a code emitter): its path relative to the output folder, and its text. */
+export interface GeneratedFile {
+    path: string;
+    content: string;
+}
+
 /** A file a target produces from one entry template. */
 export interface TemplateEntry {
     /** The template's file name, relative to the target's template folder, e.g. `indexes.redis.hbs`. */

@@ -1,19 +1,31 @@
 /**
- * The one place that writes generated files. A folder is replaced as a whole and atomically: the files are
- * staged in a temporary folder beside it, then renamed into place, so a failure leaves either the old folder
- * or the new one, never a half-written mix (and no stale files from an earlier run).
+ * The one place that writes outputs, always atomically: a file is written beside its destination and
+ * renamed over it; a folder is staged beside its destination and renamed into place. A failure leaves the
+ * old contents or the new ones, never a half-written mix (and no stale files from an earlier run).
  */
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
+import type { GeneratedFile } from './generation-target.js';
 
-/** A file to write: its path relative to the output folder, and its text. */
-export interface OutputFile {
-    path: string;
-    content: string;
+/**
+ * Writes one file so that readers never see half of it: the text goes to a temporary file next to the
+ * destination, which is then renamed over it (atomic on one file system). Creates the folder if needed.
+ */
+export async function writeFileAtomically(path: string, text: string): Promise<void> {
+    await mkdir(dirname(path), { recursive: true });
+    const temporary = join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+    try {
+        await writeFile(temporary, text);
+        await rename(temporary, path);
+    } catch (error) {
+        await rm(temporary, { force: true });
+        throw error;
+    }
 }
 
 /** Writes `files` as the complete contents of `dir` (created if missing, replaced if present). */
-export async function writeOutputs(dir: string, files: readonly OutputFile[]): Promise<void> {
+export async function writeOutputs(dir: string, files: readonly GeneratedFile[]): Promise<void> {
     for (const file of files) {
         const normal = normalize(file.path);
         if (isAbsolute(normal) || normal === '..' || normal.startsWith(`..${sep}`) || normal === '.' || normal === '') {

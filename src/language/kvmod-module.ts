@@ -8,7 +8,7 @@ import { KvmodParserModule } from './common/kvmod-parser.js';
 import { KvmodGeneratedSharedModule, KvlmGeneratedModule, PidmGeneratedModule } from './generated/module.js';
 import { KvlmModule, type KvlmServices } from './kvlm/kvlm-module.js';
 import { registerKvlmValidationChecks } from './kvlm/kvlm-validator.js';
-import { PidmModule, type PidmServices } from './pidm/pidm-module.js';
+import { PidmModule, type PartialPidmServices, type PidmServices } from './pidm/pidm-module.js';
 import { registerPidmValidationChecks } from './pidm/pidm-validator.js';
 
 /** The shared services and both languages' services. */
@@ -26,10 +26,12 @@ export function createKvmodServices(
     context: Partial<DefaultSharedModuleContext> = {},
     /** Extra shared services; the language server adds its `lsp.ExecuteCommandHandler` here. */
     sharedModule?: Module<LangiumSharedServices, PartialLangiumSharedServices>,
+    /** Extra PIDM services; the language server adds the hover's `lsp.QueryCollectionLookup` here. */
+    pidmModule?: Module<PidmServices, PartialPidmServices>,
 ): KvmodServices {
     const fileSystemProvider = context.fileSystemProvider ?? EmptyFileSystem.fileSystemProvider;
     const shared = inject(createDefaultSharedModule({ ...context, fileSystemProvider }), KvmodGeneratedSharedModule, sharedModule);
-    const Pidm = inject(createDefaultModule({ shared }), PidmGeneratedModule, KvmodParserModule, PidmModule);
+    const Pidm = inject(createDefaultModule({ shared }), PidmGeneratedModule, KvmodParserModule, PidmModule, pidmModule);
     const Kvlm = inject(createDefaultModule({ shared }), KvlmGeneratedModule, KvmodParserModule, KvlmModule);
     shared.ServiceRegistry.register(Pidm);
     shared.ServiceRegistry.register(Kvlm);

@@ -2,11 +2,9 @@
  * The transformation as every front end runs it: load and validate the PIDM (errors stop it), transform
  * to a KVLM AST, print it, then parse and validate the printed text like any `.kvlm` file — a
  * transformation bug shows up here as an internal error with the KVLM diagnostics, never as a wrong
- * file. Writing is the caller's business (see `writeFileAtomically`).
+ * file. Writing is the caller's business (see `writeFileAtomically` in generation-writer.ts).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename } from 'node:path';
 import type { KvlmModel } from '../language/generated/ast.js';
 import { printKvlm } from '../language/kvlm/kvlm-printer.js';
 import {
@@ -87,22 +85,6 @@ export async function transformFiles(
         diagnostics: [...workspace.diagnostics, ...reparsed.diagnostics],
         options: effective,
     };
-}
-
-/**
- * Writes a file so that readers never see half of it: the text goes to a temporary file next to the
- * target, which is then renamed over it (atomic on one file system). Creates the folder if needed.
- */
-export async function writeFileAtomically(path: string, text: string): Promise<void> {
-    await mkdir(dirname(path), { recursive: true });
-    const temporary = join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
-    try {
-        await writeFile(temporary, text);
-        await rename(temporary, path);
-    } catch (error) {
-        await rm(temporary, { force: true });
-        throw error;
-    }
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { startsWithCalendarDate } from '../language/common/calendar-date.js';
 import type { LogicalType } from '../language/pidm/pidm-semantics.js';
 import { KvmodError } from '../pipeline/errors.js';
 import type { RuntimeEntity, RuntimeModel } from './runtime-model.js';
@@ -141,7 +142,7 @@ export function validateInstanceData(model: RuntimeModel, data: unknown, file = 
                 if (
                     typeof value === 'string' &&
                     (attribute.type === 'date' || attribute.type === 'datetime') &&
-                    !isRealDate(value)
+                    !startsWithCalendarDate(value)
                 ) {
                     problems.push(
                         `${file}: ${objectLocation(entity.name, index, object[entity.idName])}.${attribute.name}: ${JSON.stringify(value)} is not a calendar date`,
@@ -183,12 +184,6 @@ export function validateInstanceData(model: RuntimeModel, data: unknown, file = 
         }
     }
     return cap(problems);
-}
-
-function isRealDate(value: string): boolean {
-    const [year, month, day] = value.slice(0, 10).split('-').map(Number);
-    const date = new Date(Date.UTC(year, month - 1, day));
-    return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
 /** Turns an ajv error into `Entity[i] (id "x").field[j]: message`. */

@@ -29,6 +29,17 @@ describe('value encoding for Redis', () => {
         expect(encodeRedisValue('date', '2024-02-29')).toBe('20240229');
     });
 
+    test('years 0001-9999 are encoded and read back as ISO allows; year 0000 is no calendar date', () => {
+        expect(encodeRedisValue('date', '0001-01-01')).toBe('10101');
+        expect(decodeRedisValue('date', '10101')).toBe('0001-01-01');
+        expect(encodeRedisValue('date', '0099-12-31')).toBe('991231');
+        expect(decodeRedisValue('date', '991231')).toBe('0099-12-31');
+        expect(encodeRedisValue('datetime', '0004-02-29T00:00:00')).toBe('40229000000');
+        expect(encodeRedisValue('date', '9999-12-31')).toBe('99991231');
+        expect(() => encodeRedisValue('date', '0000-01-01')).toThrow(/not a calendar date/);
+        expect(() => encodeRedisValue('date', '0100-02-29')).toThrow(/not a calendar date/);
+    });
+
     test('numbers are plain decimals without an exponent; booleans are 0 and 1', () => {
         expect(encodeRedisValue('int', 42)).toBe('42');
         expect(encodeRedisValue('int', '007')).toBe('7');

@@ -2,7 +2,8 @@ import { describe, expect, test } from '@jest/globals';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { explainDecisions, transformFiles, writeFileAtomically } from '../../src/pipeline/transform.js';
+import { writeFileAtomically } from '../../src/generation/generation-writer.js';
+import { explainDecisions, transformFiles } from '../../src/pipeline/transform.js';
 
 describe('transformFiles', () => {
     test('a PIDM with errors yields its diagnostics and no KVLM', async () => {

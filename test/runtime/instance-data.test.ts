@@ -94,6 +94,17 @@ describe('instance data', () => {
         ]);
     });
 
+    test('years 0001-0099 are dates (Date.UTC would read them as 1900-1999); year 0000 is not', async () => {
+        const data = valid();
+        data.Passenger[0].birthdate = '0001-01-01';
+        data.Passenger[1].birthdate = '0099-12-31';
+        expect(validateInstanceData(await model(), data, 'data.json')).toEqual([]);
+        data.Passenger[1].birthdate = '0000-06-01';
+        expect(validateInstanceData(await model(), data, 'data.json')).toEqual([
+            'data.json: Passenger[1] (id "P12").birthdate: "0000-06-01" is not a calendar date',
+        ]);
+    });
+
     test('a required list that is empty, and a required single reference that is a list, are errors', async () => {
         const data = valid();
         data.Flight[0].crew = [];

@@ -15,6 +15,7 @@
  * hash field: FT.AGGREGATE on RediSearch 1.2 sorts LOADed values byte-wise (`Ab` before `aa`), while FT.SEARCH
  * sorts a SORTABLE text case-folded. Sorting the folded companion makes both commands order text alike.
  */
+import { isCalendarDate } from '../../language/common/calendar-date.js';
 
 /** A logical KVLM type. */
 export type RedisLogicalType = 'text' | 'int' | 'float' | 'boolean' | 'date' | 'time' | 'datetime';
@@ -205,25 +206,8 @@ function isoOf(date: Date, type: string): string {
 }
 
 function checkDate(year: string, month: string, day: string, original: unknown): void {
-    const y = Number(year);
-    const m = Number(month);
-    const d = Number(day);
-    const days = [
-        31,
-        (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28,
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    if (m < 1 || m > 12 || d < 1 || d > days[m - 1]!)
-        throw new RedisEncodingError(`not a calendar date: ${describe(original)}`);
+    if (!isCalendarDate(Number(year), Number(month), Number(day)))
+        throw new RedisEncodingError(`not a calendar date (years 0001-9999): ${describe(original)}`);
 }
 
 function checkTime(hours: string, minutes: string, seconds: string, original: unknown): void {

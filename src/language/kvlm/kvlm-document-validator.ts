@@ -8,6 +8,7 @@ import type { Diagnostic } from 'vscode-languageserver';
 import { isCollection, isServedQuery } from '../generated/ast.js';
 import { didYouMean, didYouMeanSentence } from '../common/did-you-mean.js';
 import { GuardedDocumentValidator } from '../common/parse-guards.js';
+import { nameOf } from '../common/partial-nodes.js';
 import type { KvlmServices } from './kvlm-module.js';
 import { KvlmIssueCodes } from './kvlm-validator.js';
 
@@ -53,9 +54,9 @@ export class KvlmDocumentValidator extends GuardedDocumentValidator {
         let where = '';
         if (type === 'Parameter' && query) {
             candidates = query.params.map((param) => param.name);
-            where = ` in query '${query.name}'`;
+            where = nameOf(query) ? ` in query '${nameOf(query)}'` : '';
         } else if (collection) {
-            where = ` in collection '${collection.name}'`;
+            where = nameOf(collection) ? ` in collection '${nameOf(collection)}'` : '';
             if (type === 'Field') candidates = collection.fields.map((field) => field.name);
             else if (type === 'Node') candidates = [collection.root, ...collection.nodes].filter((node) => node !== undefined).map((node) => node.name);
             else if (type === 'ServedQuery') candidates = collection.queries.map((served) => served.name);

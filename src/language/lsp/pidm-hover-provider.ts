@@ -1,11 +1,12 @@
 /**
  * PIDM hover: what a name stands for (an attribute's type and owner, a reference's target and
  * cardinality, an alias's path), followed by the declaration's doc comment. For a query, the collection
- * that serves it when the server was given a way to ask the transformation (the language layer cannot
- * import it).
+ * that serves it when the composition root injected a `QueryCollectionLookup` service (the language layer
+ * cannot import the transformation).
  */
 import type { AstNode, MaybePromise } from 'langium';
 import { MultilineCommentHoverProvider, type LangiumServices } from 'langium/lsp';
+import type { PidmServices } from '../pidm/pidm-module.js';
 import {
     isAttribute,
     isEntity,
@@ -23,13 +24,14 @@ import { attributeType, cardinalityKind, entityOfElement } from '../pidm/pidm-se
 /** Answers "which collection serves this query?" with a markdown line, or undefined when unknown. */
 export type QueryCollectionLookup = (query: Query) => MaybePromise<string | undefined>;
 
-/** Where the server entry plugs in the transformation for query hovers. */
-export const pidmHoverHooks: { queryCollection?: QueryCollectionLookup } = {};
-
 /** Hover text for PIDM declarations and everything that refers to them. */
 export class PidmHoverProvider extends MultilineCommentHoverProvider {
-    constructor(services: LangiumServices) {
+    /** The injected lookup (`lsp.QueryCollectionLookup`); absent outside the language server. */
+    private readonly queryCollection?: QueryCollectionLookup;
+
+    constructor(services: LangiumServices & Partial<Pick<PidmServices, 'lsp'>>) {
         super(services);
+        this.queryCollection = services.lsp?.QueryCollectionLookup;
     }
 
     override async getAstNodeHoverContent(node: AstNode): Promise<string | undefined> {
@@ -66,7 +68,7 @@ export class PidmHoverProvider extends MultilineCommentHoverProvider {
         if (isQuery(node)) {
             const from = node.from.entity.$refText;
             const head = `query **${node.name}**: ${node.projections.length} projection(s) from **${from}**`;
-            const collection = await pidmHoverHooks.queryCollection?.(node);
+            const collection = await this.queryCollection?.(node);
             return collection ? `${head}\n\n${collection}` : head;
         }
         return undefined;

@@ -38,6 +38,7 @@ import {
     type Segment,
     type StringValue,
 } from '../generated/ast.js';
+import { startsWithCalendarDate } from '../common/calendar-date.js';
 import type { PidmServices } from './pidm-module.js';
 import { PidmIssueCodes } from './pidm-issue-codes.js';
 import {
@@ -378,6 +379,8 @@ export class PidmValidator {
             case 'datetime':
                 if (!isStringValue(value) || !ISO_FORMATS[type].pattern.test(value.value ?? '')) {
                     mismatch('error', `a ${type} written "${ISO_FORMATS[type].example}" (or a parameter "?")`);
+                } else if (type !== 'time' && !startsWithCalendarDate(value.value)) {
+                    mismatch('error', 'a calendar date (years 0001-9999)');
                 }
                 break;
             case 'text':
