@@ -104,9 +104,8 @@ function finding(at: { line: number; column: number; offset: number }, message: 
 }
 
 /**
- * The document validator of both languages: lexer and parser diagnostics as Langium reports them, with
- * the codes `kvmod validate` prints (`syntax.lexer`, `syntax.parser`, or the guard's own), so the editor
- * and the command line name a problem alike.
+ * The document validator of both languages: lexer diagnostics as Langium reports them, with the guards'
+ * codes (`syntax.too-deep`, …) kept; `codeSyntaxDiagnostics` codes the plain lexer and parser errors.
  */
 export class GuardedDocumentValidator extends DefaultDocumentValidator {
     protected override processLexingErrors(parseResult: ParseResult, diagnostics: Diagnostic[], options: ValidationOptions): void {
@@ -114,28 +113,11 @@ export class GuardedDocumentValidator extends DefaultDocumentValidator {
         super.processLexingErrors(parseResult, diagnostics, options);
         const sources = [...parseResult.lexerErrors, ...(parseResult.lexerReport?.diagnostics ?? [])];
         sources.forEach((source, index) => {
+            const code = (source as Partial<GuardDiagnostic>).code;
             const diagnostic = diagnostics[start + index];
-            if (diagnostic) withCode(diagnostic, (source as Partial<GuardDiagnostic>).code ?? SyntaxCodes.Lexer);
+            if (code && diagnostic) diagnostic.code = code;
         });
     }
-
-    protected override processParsingErrors(parseResult: ParseResult, diagnostics: Diagnostic[], options: ValidationOptions): void {
-        const start = diagnostics.length;
-        super.processParsingErrors(parseResult, diagnostics, options);
-        for (const diagnostic of diagnostics.slice(start)) withCode(diagnostic, SyntaxCodes.Parser);
-    }
-}
-
-/** The codes of plain lexer and parser errors. */
-export const SyntaxCodes = { Lexer: 'syntax.lexer', Parser: 'syntax.parser' } as const;
-
-/**
- * Gives a diagnostic a code unless a more specific one was set (e.g. by the parser's own messages).
- * `data.code` stays Langium's (`lexing-error`, `parsing-error`): Langium's own options read it.
- */
-function withCode(diagnostic: Diagnostic, code: string): void {
-    if (typeof diagnostic.code === 'string' && diagnostic.code !== '') return;
-    diagnostic.code = code;
 }
 
 /** Whether a document was not parsed because a guard stopped it (its model is empty). */

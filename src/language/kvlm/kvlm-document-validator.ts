@@ -4,7 +4,8 @@
  * did-you-mean hint among the names that would have resolved there.
  */
 import { AstUtils, type AstReflection, type LangiumDocument, type LinkingError, type ValidationOptions } from 'langium';
-import type { Diagnostic } from 'vscode-languageserver';
+import type { CancellationToken, Diagnostic } from 'vscode-languageserver';
+import { codeSyntaxDiagnostics } from '../common/syntax-codes.js';
 import { isCollection, isServedQuery } from '../generated/ast.js';
 import { didYouMean, didYouMeanSentence } from '../common/did-you-mean.js';
 import { GuardedDocumentValidator } from '../common/parse-guards.js';
@@ -35,6 +36,11 @@ export class KvlmDocumentValidator extends GuardedDocumentValidator {
     constructor(services: KvlmServices) {
         super(services);
         this.reflection = services.shared.AstReflection;
+    }
+
+    /** Langium's validation, then every syntax diagnostic gets its code. */
+    override async validateDocument(document: LangiumDocument, options: ValidationOptions = {}, cancelToken?: CancellationToken): Promise<Diagnostic[]> {
+        return codeSyntaxDiagnostics(document, await super.validateDocument(document, options, cancelToken));
     }
 
     protected override processLinkingErrors(document: LangiumDocument, diagnostics: Diagnostic[], _options: ValidationOptions): void {
