@@ -19,6 +19,7 @@ import {
     type CardinalityKind,
     type LogicalType,
 } from '../language/pidm/pidm-semantics.js';
+import { searchedTexts, type SearchedTexts } from './servable-values.js';
 
 /** An attribute of an entity (the identifier included). */
 export interface RuntimeAttribute {
@@ -56,6 +57,8 @@ export interface RuntimeEntity {
 /** The entities of a model, by name, in declaration order. */
 export interface RuntimeModel {
     entities: Map<string, RuntimeEntity>;
+    /** The text attributes the queries compare or sort on (their values must be servable: servable-values.ts). */
+    searched?: SearchedTexts;
 }
 
 /** Builds the runtime description of the entities of one or more (linked) PIDM models. */
@@ -97,7 +100,7 @@ export function buildRuntimeModel(models: PidmModel[]): RuntimeModel {
             });
         }
     }
-    return { entities };
+    return { entities, searched: searchedTexts(models) };
 }
 
 /** Element bounds of a multi-valued reference: `[*]` 0..∞, `[1..*]` 1..∞, `[l..u]` l..u, `[n]` exactly n. */
