@@ -100,7 +100,7 @@ function printRow(row) {
         const m = row[command];
         const base = baseline[command];
         const text = m.failed
-            ? `FAILED (${m.failed})`
+            ? `FAILED (${m.failed.slice(0, 160)})`
             : `${m.wall.toFixed(1)} s wall ${m.cpu.toFixed(1)} s cpu ${(m.rssMb / 1024).toFixed(2)} GB` +
               (row === baseline ? '' : ` (cpu x${(m.cpu / base.cpu).toFixed(1)})`);
         parts.push(`${command} ${text}`);

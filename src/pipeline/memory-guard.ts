@@ -39,7 +39,7 @@ function formatBytes(bytes: number): string {
 /** The advice every memory error ends with. */
 function advice(neededBytes: number): string {
     const megabytes = Math.ceil((neededBytes * 1.25) / 1024 ** 2 / 512) * 512;
-    return `run kvmod with NODE_OPTIONS=--max-old-space-size=${megabytes} on a machine with that much free memory, or split the model into several files validated separately`;
+    return `run kvmod with NODE_OPTIONS=--max-old-space-size=${megabytes} on a machine with that much free memory`;
 }
 
 /**

@@ -36,7 +36,7 @@ describe('a model too large for the memory available', () => {
                 expect(run.stderr).not.toMatch(STACK_TRACE);
             }
             const sentence = new RegExp(
-                `^kvmod: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(0\\.\\d MB of text\\) needs about \\d+ MB of memory to (load|transform), more than the \\d+ MB this process may use; run kvmod with NODE_OPTIONS=--max-old-space-size=\\d+ on a machine with that much free memory, or split the model into several files validated separately\\n$`,
+                `^kvmod: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(0\\.\\d MB of text\\) needs about \\d+ MB of memory to (load|transform), more than the \\d+ MB this process may use; run kvmod with NODE_OPTIONS=--max-old-space-size=\\d+ on a machine with that much free memory\\n$`,
             );
             expect(runs.validate.stderr).toMatch(sentence);
             expect(runs.validate.stderr).toContain('to load,');
@@ -57,6 +57,8 @@ describe('a model too large for the memory available', () => {
             error = caught;
         }
         expect(isKvmodError(error) && error.code).toBe(MEMORY_ISSUE_CODE);
-        expect((error as Error).message).toMatch(/^huge\.pidm \(64\.0 GB of text\) needs about \d+\.\d GB of memory to load/);
+        expect((error as Error).message).toMatch(
+            /^huge\.pidm \(64\.0 GB of text\) needs about \d+\.\d GB of memory to load/,
+        );
     });
 });
