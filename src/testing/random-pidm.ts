@@ -111,54 +111,7 @@ export function generateRandomPidm(options: RandomPidmOptions): PidmModel {
     const poolSize = Math.max(n + 2, Math.ceil(1.5 * n));
     const sideAttributes = 4;
 
-    const addEntity = (name: string, attributeCount: number): { entity: Entity; attributes: Attribute[] } => {
-        const entity = makeAstNode<Entity>(model, 'entities', model.entities.length, {
-            $type: 'Entity',
-            name,
-            members: [],
-        });
-        model.entities.push(entity);
-        entity.members.push(
-            makeAstNode<IdAttribute>(entity, 'members', 0, {
-                $type: 'IdAttribute',
-                name: 'code',
-                type: 'text',
-                unique: true,
-            }),
-        );
-        const attributes: Attribute[] = [];
-        for (let a = 0; a < attributeCount; a++) {
-            const attribute = makeAstNode<Attribute>(entity, 'members', entity.members.length, {
-                $type: 'Attribute',
-                name: `a${a}`,
-                type: TYPES[a % TYPES.length],
-            });
-            entity.members.push(attribute);
-            attributes.push(attribute);
-        }
-        return { entity, attributes };
-    };
-    const addReference = (
-        owner: Entity,
-        target: Entity,
-        name: string,
-        kind: 'one' | 'many' | 'optional',
-    ): Reference => {
-        const reference = makeAstNode<Reference>(owner, 'members', owner.members.length, {
-            $type: 'Reference',
-            name,
-            target: resolvedReference(target, target.name),
-            cardinality: undefined as unknown as Cardinality,
-        });
-        (reference as Mutable<Reference>).cardinality = makeAstNode<Cardinality>(reference, 'cardinality', undefined, {
-            $type: 'Cardinality',
-            many: kind === 'many',
-            upperMany: false,
-            ...(kind === 'one' ? { lower: 1 } : kind === 'optional' ? { lower: 0, upper: 1 } : {}),
-        });
-        owner.members.push(reference);
-        return reference;
-    };
+    const addEntity = (name: string, attributeCount: number) => addEntityTo(model, name, 'code', attributeCount);
 
     const roots: RootShape[] = [];
     const sides = new Map<Reference, Attribute[]>();
@@ -170,9 +123,9 @@ export function generateRandomPidm(options: RandomPidmOptions): PidmModel {
         const shape: RootShape = {
             entity: root.entity,
             attributes: root.attributes,
-            one: addReference(root.entity, detail.entity, 'detail', 'one'),
-            many: addReference(root.entity, child.entity, 'children', 'many'),
-            optional: addReference(root.entity, extra.entity, 'extra', 'optional'),
+            one: addReferenceTo(root.entity, detail.entity, 'detail', 'one'),
+            many: addReferenceTo(root.entity, child.entity, 'children', 'many'),
+            optional: addReferenceTo(root.entity, extra.entity, 'extra', 'optional'),
         };
         sides.set(shape.one, detail.attributes);
         sides.set(shape.many, child.attributes);
@@ -221,6 +174,53 @@ export function generateRandomPidm(options: RandomPidmOptions): PidmModel {
     const order = options.shuffle === false ? specs.map((_, index) => index) : shuffled(specs.length, random);
     for (const index of order) model.queries.push(buildQuery(model, specs[index], sides, random));
     return model;
+}
+
+/** Adds an entity with a unique text identifier `idName` and attributes a0, a1, … of rotating types. */
+function addEntityTo(
+    model: PidmModel,
+    name: string,
+    idName: string,
+    attributeCount: number,
+): { entity: Entity; attributes: Attribute[] } {
+    const entity = makeAstNode<Entity>(model, 'entities', model.entities.length, {
+        $type: 'Entity',
+        name,
+        members: [],
+    });
+    model.entities.push(entity);
+    entity.members.push(
+        makeAstNode<IdAttribute>(entity, 'members', 0, { $type: 'IdAttribute', name: idName, type: 'text', unique: true }),
+    );
+    const attributes: Attribute[] = [];
+    for (let a = 0; a < attributeCount; a++) {
+        const attribute = makeAstNode<Attribute>(entity, 'members', entity.members.length, {
+            $type: 'Attribute',
+            name: `a${a}`,
+            type: TYPES[a % TYPES.length],
+        });
+        entity.members.push(attribute);
+        attributes.push(attribute);
+    }
+    return { entity, attributes };
+}
+
+/** Adds a `[1]`, `[*]` or `[0..1]` reference from `owner` to `target`. */
+function addReferenceTo(owner: Entity, target: Entity, name: string, kind: 'one' | 'many' | 'optional'): Reference {
+    const reference = makeAstNode<Reference>(owner, 'members', owner.members.length, {
+        $type: 'Reference',
+        name,
+        target: resolvedReference(target, target.name),
+        cardinality: undefined as unknown as Cardinality,
+    });
+    (reference as Mutable<Reference>).cardinality = makeAstNode<Cardinality>(reference, 'cardinality', undefined, {
+        $type: 'Cardinality',
+        many: kind === 'many',
+        upperMany: false,
+        ...(kind === 'one' ? { lower: 1 } : kind === 'optional' ? { lower: 0, upper: 1 } : {}),
+    });
+    owner.members.push(reference);
+    return reference;
 }
 
 /** A seeded permutation of 0 … length-1. */
@@ -399,43 +399,12 @@ export function generateGridPidm(options: GridPidmOptions): PidmModel {
     const entities: Entity[] = [];
     const attributes: Attribute[][] = [];
     for (let e = 0; e < entityCount; e++) {
-        const entity = makeAstNode<Entity>(model, 'entities', e, { $type: 'Entity', name: `E${e}`, members: [] });
-        entity.members.push(
-            makeAstNode<IdAttribute>(entity, 'members', 0, { $type: 'IdAttribute', name: 'k', type: 'text', unique: true }),
-        );
-        const own: Attribute[] = [];
-        for (let a = 0; a < attributeCount; a++) {
-            const attribute = makeAstNode<Attribute>(entity, 'members', entity.members.length, {
-                $type: 'Attribute',
-                name: `a${a}`,
-                type: TYPES[a % TYPES.length],
-            });
-            entity.members.push(attribute);
-            own.push(attribute);
-        }
-        model.entities.push(entity);
-        entities.push(entity);
-        attributes.push(own);
+        const added = addEntityTo(model, `E${e}`, 'k', attributeCount);
+        entities.push(added.entity);
+        attributes.push(added.attributes);
     }
     const next: Reference[] = [];
-    for (let e = 0; e + 1 < entityCount; e++) {
-        const owner = entities[e];
-        const target = entities[e + 1];
-        const reference = makeAstNode<Reference>(owner, 'members', owner.members.length, {
-            $type: 'Reference',
-            name: 'next',
-            target: resolvedReference(target, target.name),
-            cardinality: undefined as unknown as Cardinality,
-        });
-        (reference as Mutable<Reference>).cardinality = makeAstNode<Cardinality>(reference, 'cardinality', undefined, {
-            $type: 'Cardinality',
-            many: false,
-            upperMany: false,
-            lower: 1,
-        });
-        owner.members.push(reference);
-        next.push(reference);
-    }
+    for (let e = 0; e + 1 < entityCount; e++) next.push(addReferenceTo(entities[e], entities[e + 1], 'next', 'one'));
 
     for (let q = 0; q < m; q++) {
         const query = makeAstNode<Query>(model, 'queries', q, {
