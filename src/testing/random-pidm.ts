@@ -239,19 +239,7 @@ function buildQuery(
     sides: Map<Reference, Attribute[]>,
     random: () => number,
 ): Query {
-    const query = makeAstNode<Query>(model, 'queries', model.queries.length, {
-        $type: 'Query',
-        name: spec.name,
-        projections: [],
-        from: undefined as unknown as FromClause,
-        includes: [],
-        orderBy: [],
-    });
-    const from = makeAstNode<FromClause>(query, 'from', undefined, {
-        $type: 'FromClause',
-        entity: resolvedReference(spec.shape.entity, spec.shape.entity.name),
-    });
-    (query as Mutable<Query>).from = from;
+    const { query, from } = makeQuery(model, spec.name, spec.shape.entity);
     const includes = new Map<'one' | 'many' | 'optional', Include>();
     const addInclude = (kind: 'one' | 'many' | 'optional', alias: string) => {
         const reference = spec.shape[kind];
@@ -351,6 +339,24 @@ function buildQuery(
     return query;
 }
 
+/** A query of `model` (not yet added to it) reading FROM `entity`, with empty clauses. */
+function makeQuery(model: PidmModel, name: string, entity: Entity): { query: Query; from: FromClause } {
+    const query = makeAstNode<Query>(model, 'queries', model.queries.length, {
+        $type: 'Query',
+        name,
+        projections: [],
+        from: undefined as unknown as FromClause,
+        includes: [],
+        orderBy: [],
+    });
+    const from = makeAstNode<FromClause>(query, 'from', undefined, {
+        $type: 'FromClause',
+        entity: resolvedReference(entity, entity.name),
+    });
+    (query as Mutable<Query>).from = from;
+    return { query, from };
+}
+
 function makePath(container: AstNode, property: string, steps: [PathElement, string][]): Path {
     const path = makeAstNode<Path>(container, property, undefined, { $type: 'Path', segments: [] });
     steps.forEach(([element, text], index) => {
@@ -407,19 +413,7 @@ export function generateGridPidm(options: GridPidmOptions): PidmModel {
     for (let e = 0; e + 1 < entityCount; e++) next.push(addReferenceTo(entities[e], entities[e + 1], 'next', 'one'));
 
     for (let q = 0; q < m; q++) {
-        const query = makeAstNode<Query>(model, 'queries', q, {
-            $type: 'Query',
-            name: `Q${q}`,
-            projections: [],
-            from: undefined as unknown as FromClause,
-            includes: [],
-            orderBy: [],
-        });
-        const from = makeAstNode<FromClause>(query, 'from', undefined, {
-            $type: 'FromClause',
-            entity: resolvedReference(entities[0], entities[0].name),
-        });
-        (query as Mutable<Query>).from = from;
+        const { query, from } = makeQuery(model, `Q${q}`, entities[0]);
         // Alias k names entity k: E0 is the FROM entity itself, E1 … are the includes along the chain.
         const heads: PathElement[] = [from];
         for (let e = 1; e < entityCount; e++) {
