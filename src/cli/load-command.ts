@@ -4,7 +4,7 @@
  * when it runs.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { REDIS_DIALECTS } from '../generation/redis/redis-view-model.js';
+import { REDIS_DIALECTS } from '../generation/redis/redis-dialects.js';
 import { DEFAULT_REDIS_TIMEOUT_SECONDS } from '../runtime/redis-url.js';
 import { runAction, type CliContext } from './cli-command.js';
 import type { LoadArgs } from './load-actions.js';

@@ -11,6 +11,7 @@ import { materializeModel } from './materialize.js';
 import { loadIntoRedis, type LoadResult } from './redis-loader.js';
 import { connectRedis, detectDialect, RedisConnectionLost, type RedisLink } from './redis-link.js';
 import { runEngineQuery } from './redis-query.js';
+import { assertServable } from './servable-values.js';
 import { loadDesign, type DesignOptions, type RuntimeDesign } from './runtime-design.js';
 import { inMemoryExecutor, verifyQueries, type QueryExecutor, type QueryVerdict } from './verify.js';
 
@@ -60,6 +61,7 @@ async function prepare(options: RuntimeRunOptions): Promise<Prepared> {
     try {
         const detected = await detectDialect(link);
         const dialect = options.dialect ?? detected.dialect;
+        assertServable(design.model, data, dialect, options.dataPath); // before anything is written
         const warnings: string[] = [...design.warnings];
         if (options.dialect && options.dialect !== detected.dialect) {
             // e.g. 2.x commands on a 1.2 server: FT.CREATE … PREFIX is accepted and ignored, nothing gets indexed.

@@ -3,10 +3,12 @@
  * kind of name (field, node, query, parameter), a message saying where the name was looked up, and a
  * did-you-mean hint among the names that would have resolved there.
  */
-import { AstUtils, DefaultDocumentValidator, type AstReflection, type LangiumDocument, type LinkingError, type ValidationOptions } from 'langium';
-import type { Diagnostic } from 'vscode-languageserver';
+import { AstUtils, type AstReflection, type LangiumDocument, type LinkingError, type ValidationOptions } from 'langium';
+import type { CancellationToken, Diagnostic } from 'vscode-languageserver';
+import { codeSyntaxDiagnostics } from '../common/syntax-codes.js';
 import { isCollection, isServedQuery } from '../generated/ast.js';
 import { didYouMean, didYouMeanSentence } from '../common/did-you-mean.js';
+import { GuardedDocumentValidator } from '../common/parse-guards.js';
 import { nameOf } from '../common/partial-nodes.js';
 import type { KvlmServices } from './kvlm-module.js';
 import { KvlmIssueCodes } from './kvlm-validator.js';
@@ -28,12 +30,17 @@ const WHAT: Record<string, { code: string; noun: string }> = {
 };
 
 /** The KVLM document validator: KVLM's linking diagnostics, everything else as Langium does it. */
-export class KvlmDocumentValidator extends DefaultDocumentValidator {
+export class KvlmDocumentValidator extends GuardedDocumentValidator {
     private readonly reflection: AstReflection;
 
     constructor(services: KvlmServices) {
         super(services);
         this.reflection = services.shared.AstReflection;
+    }
+
+    /** Langium's validation, then every syntax diagnostic gets its code. */
+    override async validateDocument(document: LangiumDocument, options: ValidationOptions = {}, cancelToken?: CancellationToken): Promise<Diagnostic[]> {
+        return codeSyntaxDiagnostics(document, await super.validateDocument(document, options, cancelToken));
     }
 
     protected override processLinkingErrors(document: LangiumDocument, diagnostics: Diagnostic[], _options: ValidationOptions): void {

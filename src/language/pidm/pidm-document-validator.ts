@@ -5,7 +5,6 @@
  * A name that cannot resolve only because an earlier step failed is not reported again.
  */
 import {
-    DefaultDocumentValidator,
     DocumentValidator,
     type AstNode,
     type LangiumDocument,
@@ -14,7 +13,9 @@ import {
     type ScopeProvider,
     type ValidationOptions,
 } from 'langium';
-import type { Diagnostic } from 'vscode-languageserver';
+import type { CancellationToken, Diagnostic } from 'vscode-languageserver';
+import { codeSyntaxDiagnostics } from '../common/syntax-codes.js';
+import { sqlHabitAt } from './pidm-parser-messages.js';
 import {
     isAttribute,
     isComparison,
@@ -30,6 +31,7 @@ import {
     type Segment,
 } from '../generated/ast.js';
 import { didYouMean, didYouMeanSentence } from '../common/did-you-mean.js';
+import { GuardedDocumentValidator } from '../common/parse-guards.js';
 import { CaseFallbackScope } from './pidm-scope-provider.js';
 import { containingQuery, entityOfElement } from './pidm-semantics.js';
 import type { PidmServices } from './pidm-module.js';
@@ -48,12 +50,17 @@ export interface UnknownNameData {
 }
 
 /** The PIDM document validator: PIDM's linking diagnostics, everything else as Langium does it. */
-export class PidmDocumentValidator extends DefaultDocumentValidator {
+export class PidmDocumentValidator extends GuardedDocumentValidator {
     private readonly scopeProvider: ScopeProvider;
 
     constructor(services: PidmServices) {
         super(services);
         this.scopeProvider = services.references.ScopeProvider;
+    }
+
+    /** Langium's validation, then every syntax diagnostic gets its code (and SQL habits their advice). */
+    override async validateDocument(document: LangiumDocument, options: ValidationOptions = {}, cancelToken?: CancellationToken): Promise<Diagnostic[]> {
+        return codeSyntaxDiagnostics(document, await super.validateDocument(document, options, cancelToken), sqlHabitAt);
     }
 
     protected override processLinkingErrors(document: LangiumDocument, diagnostics: Diagnostic[], _options: ValidationOptions): void {
