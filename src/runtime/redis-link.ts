@@ -171,8 +171,7 @@ function connectFailure(shown: string, error: unknown, socketOpen: boolean, seco
             const message = (error as Error).message;
             const hint = /certificate/i.test(message) ? ' (to trust a private CA: NODE_EXTRA_CA_CERTS=ca.pem)' : '';
             reason = `TLS failed: ${message}${hint}`;
-        }
-        else reason = (error as Error).message || String(error);
+        } else reason = (error as Error).message || String(error);
     }
     return new KvmodError(`cannot connect to ${shown}: ${reason}`, { code, cause: error });
 }
@@ -185,10 +184,10 @@ function authFailure(shown: string, error: Error): KvmodError | undefined {
             { code: 'redis.auth', cause: error },
         );
     if (/^WRONGPASS\b/.test(error.message))
-        return new KvmodError(
-            `cannot log in to ${shown}: the server refused the user name or password (WRONGPASS)`,
-            { code: 'redis.auth', cause: error },
-        );
+        return new KvmodError(`cannot log in to ${shown}: the server refused the user name or password (WRONGPASS)`, {
+            code: 'redis.auth',
+            cause: error,
+        });
     return undefined;
 }
 

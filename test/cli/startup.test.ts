@@ -14,7 +14,7 @@ const HEAVY = ['langium', 'chevrotain', 'handlebars', 'redis', '@redis', 'ajv', 
 
 /**
  * The only modules of the language layer and the runtime the command metadata may load: pure rules without
- * imports (the calendar-date rule, which the value encoder behind the dialect list uses; the default timeout
+ * imports (the calendar-date rule, which the value encoder the command metadata reaches uses; the default timeout
  * and URL redaction that `load --help` and the messages share with the runtime).
  */
 const LIGHT = new Set(['src/language/common/calendar-date.js', 'src/runtime/redis-url.js']);
