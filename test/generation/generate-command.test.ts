@@ -130,9 +130,9 @@ describe('kvmod generate', () => {
         expect(io.stderr).toContain(`${join(templates, 'queries.redis.hbs')}:2:5: 'nosuchField' is not defined here`);
     });
 
-    test('an unknown dialect is a user error', async () => {
+    test('an unknown dialect is a usage error (exit 2)', async () => {
         const io = memoryIo();
-        expect(await main(['generate', AIRFLIGHTS, '-o', dir, '--dialect', 'redisearch9'], io)).toBe(1);
+        expect(await main(['generate', AIRFLIGHTS, '-o', dir, '--dialect', 'redisearch9'], io)).toBe(2);
         expect(io.stderr).toContain(
             "kvmod: unknown dialect 'redisearch9' for target redis (known: redisearch2, redisearch1)",
         );
