@@ -11,6 +11,7 @@ import { CONFIGURED_COMMANDS, configOptionValues, withConfig } from './cli-confi
 import { processIo, type CliIo } from './cli-io.js';
 import { WATCHABLE_COMMANDS, withWatch } from './cli-watch.js';
 import { dataCommand } from './data-command.js';
+import { doctorCommand } from './doctor-command.js';
 import { generateCommand } from './generate-command.js';
 import { loadCommand } from './load-command.js';
 import { templatesCommand } from './templates-command.js';
@@ -27,6 +28,7 @@ export const commands: CliCommand[] = [
     dataCommand,
     loadCommand,
     verifyCommand,
+    doctorCommand,
 ];
 
 export { ExitCode };
