@@ -3,6 +3,7 @@
  * parameters and compares the engine's answers with the oracle. Loaded by the command's handler only when
  * it runs (it pulls in Langium and node-redis).
  */
+import { redactRedisUrl } from '../runtime/redis-url.js';
 import { verifyOnRedis } from '../runtime/runtime-actions.js';
 import { formatVerdicts, verdictStatus, type QueryVerdict } from '../runtime/verify.js';
 import { processIo, type CliIo } from './cli-io.js';
@@ -46,6 +47,7 @@ export async function runVerify(args: VerifyArgs, io: CliIo = processIo): Promis
             modelPath: args.model,
             dataPath: args.data,
             redisUrl: args.redis,
+            timeoutSeconds: args.timeout,
             dialect: args.dialect,
             ...transformOptionsOf(args),
             pidm: args.pidm,
@@ -89,7 +91,7 @@ export async function runVerify(args: VerifyArgs, io: CliIo = processIo): Promis
     }
     for (const warning of warnings) io.err(`kvmod: warning: ${warning}\n`);
     io.err(
-        `loaded ${result.load.rows} rows into ${args.redis} (${result.dialect}); ${samples} parameter sets per query drawn from the data, plus one made up\n`,
+        `loaded ${result.load.rows} rows into ${redactRedisUrl(args.redis)} (${result.dialect}); ${samples} parameter sets per query drawn from the data, plus one made up\n`,
     );
     io.out(formatVerdicts(result.verdicts) + '\n');
     if (args.strict && untested.length > 0 && result.ok)

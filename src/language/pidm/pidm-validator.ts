@@ -39,6 +39,7 @@ import {
     type StringValue,
 } from '../generated/ast.js';
 import { startsWithCalendarDate } from '../common/calendar-date.js';
+import { checksOnSoundNodes } from '../common/partial-nodes.js';
 import type { PidmServices } from './pidm-module.js';
 import { PidmIssueCodes } from './pidm-issue-codes.js';
 import {
@@ -82,7 +83,7 @@ export function registerPidmValidationChecks(services: PidmServices): void {
         Comparison: validator.checkComparedValueFitsAttributeType,
         StringValue: validator.checkParameterSyntax,
     };
-    registry.register(checks, validator);
+    registry.register(checksOnSoundNodes(checks, services.shared.AstReflection), validator);
 }
 
 /** The PIDM checks; each method reads as the rule it enforces. */
