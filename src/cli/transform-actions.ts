@@ -1,6 +1,6 @@
 /**
  * The action of `kvmod transform`: PIDM → KVLM (Algorithms 1–3), written as `<dir>/<model>.kvlm` (or
- * `.kvlm.json`) after the printed model has been parsed back and validated; `--explain` prints the merge
+ * `.kvlm.json`) after the model has passed every KVLM check in memory; `--explain` prints the merge
  * decisions as a table. Loaded by the command's handler only when it runs.
  */
 import { basename, dirname, extname, join, relative } from 'node:path';
