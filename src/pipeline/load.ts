@@ -68,7 +68,7 @@ const LANGUAGE_BY_EXTENSION: Record<string, 'pidm' | 'kvlm'> = { '.pidm': 'pidm'
  * Loads files (one workspace: cross-file references resolve), parses, links, validates. Never throws on
  * bad input; texts too large for the memory this process may use are a `KvmodError` (see memory-guard.ts).
  */
-export async function loadWorkspace(paths: string[]): Promise<LoadedWorkspace> {
+export async function loadWorkspace(paths: string[], memory: MemoryUse = {}): Promise<LoadedWorkspace> {
     const files: SourceFile[] = [];
     for (const path of paths) {
         if (!languageOf(path)) {
@@ -82,7 +82,7 @@ export async function loadWorkspace(paths: string[]): Promise<LoadedWorkspace> {
             files.push({ path, failure: unreadable(path, error) });
         }
     }
-    return buildWorkspace(files);
+    return buildWorkspace(files, memory);
 }
 
 /** Same for in-memory texts (tests, re-validation of generated KVLM). */
@@ -102,6 +102,15 @@ export async function loadTexts(files: { path: string; text: string }[]): Promis
 export async function checkBuiltKvlm(model: KvlmModel, path: string, services: KvmodServices = createBatchServices()): Promise<KvmodDiagnostic[]> {
     const diagnostics = await validateBuiltModel(services.Kvlm, model, URI.file(nodePath.resolve(path)));
     return diagnostics.map((diagnostic) => toKvmodDiagnostic(path, diagnostic, 'kvlm'));
+}
+
+/**
+ * What the caller will do with the loaded models, for the memory check before parsing: `scale` times
+ * the heap loading takes (a transformation needs more), `purpose` names it in the message.
+ */
+export interface MemoryUse {
+    scale?: number;
+    purpose?: string;
 }
 
 /** `path:line:col: error|warning|info: message [code]` */
@@ -125,11 +134,13 @@ function languageOf(path: string): 'pidm' | 'kvlm' | undefined {
 }
 
 /** Builds the workspace: parses every file, then links and validates them together. */
-async function buildWorkspace(files: SourceFile[]): Promise<LoadedWorkspace> {
+async function buildWorkspace(files: SourceFile[], memory: MemoryUse = {}): Promise<LoadedWorkspace> {
     const texts = files.filter((file) => file.text !== undefined);
     checkHeapForTexts(
         texts.length === 1 ? texts[0].path : `the ${texts.length} model files`,
-        texts.map((file) => ({ language: languageOf(file.path) ?? 'pidm', characters: (file.text as string).length })),
+        texts.map((file) => ({ language: languageOf(file.path) ?? 'pidm', text: file.text as string })),
+        memory.scale,
+        memory.purpose,
     );
     const services = createBatchServices();
     const factory = services.shared.workspace.LangiumDocumentFactory;

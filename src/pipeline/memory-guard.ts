@@ -4,17 +4,56 @@
  * first and largest allocation, and its cost follows the text's size, so the guard compares the size
  * with the heap limit before parsing; later phases check the headroom left at their boundaries.
  */
-import { stat } from 'node:fs/promises';
-import { extname } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { KvmodError } from './errors.js';
 
 /**
- * Heap a loaded model takes per character of text, parsed, linked and validated (CST, AST, indexes),
- * with a margin: measured on the issue-14 grid files (10.5 MB of PIDM peaked at 3.1 GB; 9 MB of KVLM
- * at 1.0 GB).
+ * Heap a loaded model takes per token (name, number, string, punctuation), parsed, linked and validated
+ * (CST, AST, indexes), with a margin. Measured on the issue-14 grid files: 4.07 M tokens of PIDM (10.5 MB)
+ * peaked at 3.0 GB, 1.93 M tokens of KVLM (9 MB) at 1.0 GB. Tokens, not characters: a 10 MB string
+ * literal is one token.
  */
-export const HEAP_BYTES_PER_CHARACTER = { pidm: 320, kvlm: 120 } as const;
+export const HEAP_BYTES_PER_TOKEN = { pidm: 800, kvlm: 560 } as const;
+
+/**
+ * Counts tokens the way the lexers split them, closely enough for an estimate: a run of letters, digits
+ * and `_`; a quoted string; any other visible character. White space and `//` comments are skipped.
+ * One pass over the character codes (about 25 ms per MB).
+ */
+export function estimateTokens(text: string): number {
+    let tokens = 0;
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+        const c = text.charCodeAt(i);
+        if (c === 32 || c === 10 || c === 13 || c === 9) {
+            i++;
+        } else if (isWordCode(c)) {
+            tokens++;
+            i++;
+            while (i < n && isWordCode(text.charCodeAt(i))) i++;
+        } else if (c === 34 || c === 39) {
+            tokens++;
+            i++;
+            while (i < n) {
+                const d = text.charCodeAt(i);
+                if (d === c || d === 10) break;
+                i += d === 92 ? 2 : 1;
+            }
+            i++;
+        } else if (c === 47 && text.charCodeAt(i + 1) === 47) {
+            while (i < n && text.charCodeAt(i) !== 10) i++;
+        } else {
+            tokens++;
+            i++;
+        }
+    }
+    return tokens;
+}
+
+function isWordCode(c: number): boolean {
+    return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+}
 
 /**
  * How much more than loading a transformation and the generation after it take at their peak (the
@@ -31,9 +70,9 @@ export const MEMORY_ISSUE_CODE = 'io.too-large';
 
 /** `1.5 GB`, `300 MB` */
 function formatBytes(bytes: number): string {
-    return bytes >= 1024 ** 3
-        ? `${(bytes / 1024 ** 3).toFixed(1)} GB`
-        : `${(bytes / 1024 ** 2).toFixed(bytes >= 10 * 1024 ** 2 ? 0 : 1)} MB`;
+    if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(1)} GB`;
+    if (bytes >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(bytes >= 10 * 1024 ** 2 ? 0 : 1)} MB`;
+    return `${Math.ceil(bytes / 1024)} KB`;
 }
 
 /** The advice every memory error ends with. */
@@ -43,19 +82,21 @@ function advice(neededBytes: number): string {
 }
 
 /**
- * Throws a `KvmodError` when loading texts of these sizes would need more heap than the limit. `what`
- * names the input in the message (a path, or "the 3 files").
+ * Throws a `KvmodError` when loading these texts (then `scale` times as much for what follows) would need
+ * more heap than the limit. `what` names the input in the message (a path, or "the 3 model files").
  */
 export function checkHeapForTexts(
     what: string,
-    sizes: { language: 'pidm' | 'kvlm'; characters: number }[],
+    texts: { language: 'pidm' | 'kvlm'; text: string }[],
     scale = 1,
     doing = 'load',
 ): void {
     const { heap_size_limit: limit, used_heap_size: used } = getHeapStatistics();
-    const characters = sizes.reduce((sum, size) => sum + size.characters, 0);
-    const needed = sizes.reduce(
-        (sum, size) => sum + size.characters * HEAP_BYTES_PER_CHARACTER[size.language] * scale,
+    const characters = texts.reduce((sum, entry) => sum + entry.text.length, 0);
+    // There are at most as many tokens as characters: small texts need no count.
+    if (characters * HEAP_BYTES_PER_TOKEN.pidm * scale + used <= limit) return;
+    const needed = texts.reduce(
+        (sum, entry) => sum + estimateTokens(entry.text) * HEAP_BYTES_PER_TOKEN[entry.language] * scale,
         used,
     );
     if (needed <= limit) return;
@@ -63,19 +104,6 @@ export function checkHeapForTexts(
         `${what} (${formatBytes(characters)} of text) needs about ${formatBytes(needed)} of memory to ${doing}, more than the ${formatBytes(limit)} this process may use; ${advice(needed)}`,
         { code: MEMORY_ISSUE_CODE },
     );
-}
-
-/** `checkHeapForTexts` for files, by their size on disk (unreadable files are the loader's to report). */
-export async function checkHeapForFiles(paths: readonly string[], scale: number, doing: string): Promise<void> {
-    const sizes: { language: 'pidm' | 'kvlm'; characters: number }[] = [];
-    for (const path of paths) {
-        try {
-            sizes.push({ language: extname(path) === '.kvlm' ? 'kvlm' : 'pidm', characters: (await stat(path)).size });
-        } catch {
-            // reported by the loader
-        }
-    }
-    checkHeapForTexts(paths.length === 1 ? paths[0] : `the ${paths.length} model files`, sizes, scale, doing);
 }
 
 /** Throws a `KvmodError` when less than the headroom is left after `phase` (e.g. "transforming grid.pidm"). */

@@ -18,7 +18,7 @@ import {
     type TransformOptions,
 } from '../../transformations/pidm-to-kvlm/index.js';
 import { KvmodError } from './errors.js';
-import { checkHeapForFiles, checkHeapHeadroom, TRANSFORM_HEAP_SCALE } from './memory-guard.js';
+import { checkHeapHeadroom, TRANSFORM_HEAP_SCALE } from './memory-guard.js';
 import { checkBuiltKvlm, formatDiagnostic, loadWorkspace, type KvmodDiagnostic } from './load.js';
 
 /** Options of `transformFiles`: the transformation's, all optional. */
@@ -64,8 +64,7 @@ export async function transformFiles(
         databaseName,
         sourceName: options.sourceName ?? (paths[0] !== undefined ? basename(paths[0]) : undefined),
     };
-    await checkHeapForFiles(paths, TRANSFORM_HEAP_SCALE, 'transform');
-    const workspace = await loadWorkspace(paths);
+    const workspace = await loadWorkspace(paths, { scale: TRANSFORM_HEAP_SCALE, purpose: 'transform' });
     if (workspace.hasErrors)
         return { decisions: [], warnings: [], diagnostics: workspace.diagnostics, options: effective };
     const models = workspace.pidm.map((entry) => entry.model);

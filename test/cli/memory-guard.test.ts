@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { printPidm } from '../../src/language/pidm/pidm-printer.js';
-import { checkHeapForTexts, MEMORY_ISSUE_CODE } from '../../src/pipeline/memory-guard.js';
+import { checkHeapForTexts, estimateTokens, MEMORY_ISSUE_CODE } from '../../src/pipeline/memory-guard.js';
 import { isKvmodError } from '../../src/pipeline/errors.js';
 import { generateGridPidm } from '../../src/testing/random-pidm.js';
 import { REPO_ROOT, STACK_TRACE } from './run-kvmod.js';
@@ -36,7 +36,7 @@ describe('a model too large for the memory available', () => {
                 expect(run.stderr).not.toMatch(STACK_TRACE);
             }
             const sentence = new RegExp(
-                `^kvmod: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(0\\.\\d MB of text\\) needs about \\d+ MB of memory to (load|transform), more than the \\d+ MB this process may use; run kvmod with NODE_OPTIONS=--max-old-space-size=\\d+ on a machine with that much free memory\\n$`,
+                `^kvmod: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(\\d+ KB of text\\) needs about \\d+ MB of memory to (load|transform), more than the \\d+ MB this process may use; run kvmod with NODE_OPTIONS=--max-old-space-size=\\d+ on a machine with that much free memory\\n$`,
             );
             expect(runs.validate.stderr).toMatch(sentence);
             expect(runs.validate.stderr).toContain('to load,');
@@ -48,17 +48,21 @@ describe('a model too large for the memory available', () => {
         }
     });
 
-    test('the estimate scales with the text and names the input', () => {
-        expect(() => checkHeapForTexts('small.pidm', [{ language: 'pidm', characters: 1000 }])).not.toThrow();
+    test('the estimate counts tokens, names the input and scales with what follows', () => {
+        expect(estimateTokens('query Q: SELECT a, E1.b FROM E0 // a comment\nWHERE a = "x y" and b >= -1.5')).toBe(23);
+        // A 10 MB string literal is one token: loading it needs little.
+        expect(() =>
+            checkHeapForTexts('literal.pidm', [{ language: 'pidm', text: `"${'x'.repeat(10 * 1024 ** 2)}"` }]),
+        ).not.toThrow();
         let error: unknown;
         try {
-            checkHeapForTexts('huge.pidm', [{ language: 'pidm', characters: 64 * 1024 ** 3 }]);
+            checkHeapForTexts('huge.pidm', [{ language: 'pidm', text: 'a b c '.repeat(1000) }], 1e6, 'transform');
         } catch (caught) {
             error = caught;
         }
         expect(isKvmodError(error) && error.code).toBe(MEMORY_ISSUE_CODE);
         expect((error as Error).message).toMatch(
-            /^huge\.pidm \(64\.0 GB of text\) needs about \d+\.\d GB of memory to load/,
+            /^huge\.pidm \(6 KB of text\) needs about \d+\.\d GB of memory to transform, more than/,
         );
     });
 });
