@@ -20,6 +20,13 @@ export {
     type TransformFilesOptions,
     type TransformFilesResult,
 } from '../pipeline/transform.js';
+export {
+    CONFIG_FILE_NAME,
+    findConfigFile,
+    loadConfig,
+    type KvmodConfig,
+    type LoadedConfig,
+} from '../pipeline/config.js';
 export { generateModels, type GenerateModelsOptions, type ModelGenerationResult } from '../pipeline/generate.js';
 export {
     loadDataIntoRedis,
