@@ -181,7 +181,9 @@ describe('the bundled language server over stdio', () => {
             position: positionOf(QUERIES, 'FL.code'),
         });
         const list = Array.isArray(result) ? result : result.items;
-        const details = Object.fromEntries(list.filter((item) => item.detail).map((item) => [item.label, item.detail]));
+        const details = Object.fromEntries(
+            list.filter((item) => item.detail && item.detail !== 'Keyword').map((item) => [item.label, item.detail]),
+        );
         expect(details).toEqual({
             FL: 'alias of Flight (INCLUDE)',
             Passenger: 'alias of Passenger (FROM)',
