@@ -20,6 +20,13 @@ export {
     type TransformFilesOptions,
     type TransformFilesResult,
 } from '../pipeline/transform.js';
+export {
+    CONFIG_FILE_NAME,
+    findConfigFile,
+    loadConfig,
+    type KvmodConfig,
+    type LoadedConfig,
+} from '../pipeline/config.js';
 export { generateModels, type GenerateModelsOptions, type ModelGenerationResult } from '../pipeline/generate.js';
 export {
     loadDataIntoRedis,
@@ -29,7 +36,8 @@ export {
     type VerifyActionOptions,
     type VerifyActionResult,
 } from '../runtime/runtime-actions.js';
-export { formatVerdicts, type QueryVerdict } from '../runtime/verify.js';
+export { formatVerdicts, verdictStatus, type QueryVerdict, type VerdictStatus } from '../runtime/verify.js';
+export { readDataSpec, type DataSpec } from '../runtime/data-spec.js';
 export { generateInstanceData, type GenerateOptions } from '../runtime/data-generator.js';
 export { readInstanceData, type InstanceData } from '../runtime/instance-data.js';
 export { loadRuntimeModel } from '../runtime/runtime-design.js';

@@ -4,6 +4,7 @@
  * when they run.
  */
 import type { Argv, CommandModule } from 'yargs';
+import { REDIS_DIALECTS } from '../generation/redis/redis-dialects.js';
 import { runAction, type CliContext } from './cli-command.js';
 import type { DataCheckArgs, DataGenerateArgs } from './data-actions.js';
 
@@ -13,11 +14,20 @@ const generate = (context: CliContext): CommandModule<object, DataGenerateArgs> 
     builder: (yargs: Argv<object>) =>
         yargs
             .positional('model', { describe: 'The .pidm model', type: 'string', demandOption: true })
-            .option('scale', { describe: 'Objects per entity', type: 'number', default: 100 })
-            .option('seed', { describe: 'Seed of the generator', type: 'number', default: 1 })
+            .option('scale', {
+                describe: "Objects per entity (default: the spec's scale, else 100)",
+                type: 'number',
+            })
+            .option('seed', { describe: "Seed of the generator (default: the spec's seed, else 1)", type: 'number' })
+            .option('spec', {
+                describe:
+                    'A data spec (JSON): objects per entity, allowed values or ranges per attribute (README: Data spec)',
+                type: 'string',
+            })
             .option('output', { alias: 'o', describe: 'Output file (default: standard output)', type: 'string' })
+            .example('$0 data generate examples/airflights/airflights.pidm --scale 200 --seed 7 -o data.json', '')
             .example(
-                '$0 data generate examples/airflights/airflights.pidm --scale 200 --seed 7 -o data.json',
+                '$0 data generate ride.pidm --spec ride.data-spec.json -o data.json',
                 '',
             ) as unknown as Argv<DataGenerateArgs>,
     handler: (args) => runAction(context, async (io) => (await import('./data-actions.js')).runDataGenerate(args, io)),
@@ -25,13 +35,22 @@ const generate = (context: CliContext): CommandModule<object, DataGenerateArgs> 
 
 const check = (context: CliContext): CommandModule<object, DataCheckArgs> => ({
     command: 'check <model>',
-    describe: 'Check a data file against a model (schema, dangling and duplicate identifiers)',
+    describe:
+        'Check a data file against a model (schema, dangling and duplicate identifiers, texts no query could find)',
     builder: (yargs: Argv<object>) =>
-        yargs.positional('model', { describe: 'The .pidm model', type: 'string', demandOption: true }).option('data', {
-            describe: 'The JSON data file',
-            type: 'string',
-            demandOption: true,
-        }) as unknown as Argv<DataCheckArgs>,
+        yargs
+            .positional('model', { describe: 'The .pidm model', type: 'string', demandOption: true })
+            .option('data', {
+                describe: 'The JSON data file',
+                type: 'string',
+                demandOption: true,
+            })
+            .option('dialect', {
+                describe:
+                    'The RediSearch dialect whose rules decide which texts a query can find (schemas/instance-data.md)',
+                choices: REDIS_DIALECTS,
+                default: 'redisearch2',
+            }) as unknown as Argv<DataCheckArgs>,
     handler: (args) => runAction(context, async (io) => (await import('./data-actions.js')).runDataCheck(args, io)),
 });
 

@@ -7,6 +7,7 @@ import cliProgress from 'cli-progress';
 import type { RedisDialect } from '../generation/redis/redis-view-model.js';
 import { formatCount } from '../runtime/redis-loader.js';
 import { loadDataIntoRedis } from '../runtime/runtime-actions.js';
+import { redactRedisUrl } from '../runtime/redis-url.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { transformOptionsOf, warnUnusedTransformOptions, type TransformOptionArgs } from './transform-options.js';
 
@@ -16,8 +17,10 @@ export interface LoadArgs extends TransformOptionArgs {
     model: string;
     /** The instance data (JSON, see schemas/instance-data.md). */
     data: string;
-    /** `redis://host:port`. */
+    /** `redis://host:port` (or `rediss://`, with `user:password@`). */
     redis: string;
+    /** Seconds to wait for the connection and for each reply. */
+    timeout?: number;
     /** Generate for this dialect instead of the one the server reports. */
     dialect?: RedisDialect;
     /** Drop an index whose schema differs (and its rows) instead of stopping. */
@@ -67,6 +70,7 @@ export async function runLoad(args: LoadArgs, io: CliIo = processIo): Promise<nu
             modelPath: args.model,
             dataPath: args.data,
             redisUrl: args.redis,
+            timeoutSeconds: args.timeout,
             dialect: args.dialect,
             recreate: args.recreate,
             ...transformOptionsOf(args),
@@ -80,6 +84,6 @@ export async function runLoad(args: LoadArgs, io: CliIo = processIo): Promise<nu
     for (const warning of result.warnings) io.err(`kvmod: warning: ${warning}\n`);
     for (const index of result.indexes) io.err(`index ${index.index}: ${index.action}\n`);
     for (const collection of result.collections) io.out(`${collection.name}: ${formatCount(collection.rows)} rows\n`);
-    io.err(`loaded ${formatCount(result.rows)} rows into ${args.redis} (${result.dialect}, ${result.dialectSource})\n`);
+    io.err(`loaded ${formatCount(result.rows)} rows into ${redactRedisUrl(args.redis)} (${result.dialect}, ${result.dialectSource})\n`);
     return 0;
 }

@@ -4,7 +4,8 @@
  * when it runs.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { REDIS_DIALECTS } from '../generation/redis/redis-view-model.js';
+import { REDIS_DIALECTS } from '../generation/redis/redis-dialects.js';
+import { DEFAULT_REDIS_TIMEOUT_SECONDS } from '../runtime/redis-url.js';
 import { runAction, type CliContext } from './cli-command.js';
 import type { LoadArgs } from './load-actions.js';
 import { transformOptions } from './transform-options.js';
@@ -24,10 +25,23 @@ export function runtimeOptions<T>(yargs: Argv<T>): Argv<T> {
                 demandOption: true,
             })
             .option('redis', {
-                describe: 'The server, redis://host:port (with RediSearch)',
+                describe:
+                    'The server (with RediSearch): redis://host:port, redis://:password@host:port, redis://user:password@host:port (ACL), rediss://… (TLS)',
                 type: 'string',
                 demandOption: true,
             })
+            .option('timeout', {
+                describe: 'Seconds to wait for the server to accept the connection, and for each reply',
+                type: 'number',
+                requiresArg: true,
+            })
+            .default('timeout', undefined, String(DEFAULT_REDIS_TIMEOUT_SECONDS))
+            // A bad timeout is bad usage, like an invalid choice: reported with the usage text, exit 2.
+            .check((argv) =>
+                argv.timeout === undefined || (Number.isFinite(argv.timeout) && (argv.timeout as number) > 0)
+                    ? true
+                    : `--timeout must be a positive number of seconds, got ${argv.timeout}`,
+            )
             .option('dialect', {
                 describe: 'RediSearch dialect (default: detected from MODULE LIST)',
                 choices: REDIS_DIALECTS,

@@ -5,3 +5,4 @@ export * from './errors.js';
 export * from './load.js';
 export * from './transform.js';
 export * from './generate.js';
+export * from './config.js';

@@ -11,6 +11,7 @@ import { materializeModel } from './materialize.js';
 import { loadIntoRedis, type LoadResult } from './redis-loader.js';
 import { connectRedis, detectDialect, RedisConnectionLost, type RedisLink } from './redis-link.js';
 import { runEngineQuery } from './redis-query.js';
+import { assertServable } from './servable-values.js';
 import { loadDesign, type DesignOptions, type RuntimeDesign } from './runtime-design.js';
 import { inMemoryExecutor, verifyQueries, type QueryExecutor, type QueryVerdict } from './verify.js';
 
@@ -20,8 +21,10 @@ export interface RuntimeRunOptions extends DesignOptions {
     modelPath: string;
     /** The instance data file. */
     dataPath: string;
-    /** `redis://host:port`. */
+    /** `redis://host:port` (or `rediss://`, with `user:password@`). */
     redisUrl: string;
+    /** Seconds to wait for the connection and for each reply (default `DEFAULT_REDIS_TIMEOUT_SECONDS`). */
+    timeoutSeconds?: number;
     /** The dialect to generate; detected from the server when absent. */
     dialect?: RedisDialect;
     /** Replace indexes whose schema differs. */
@@ -54,15 +57,16 @@ interface Prepared {
 async function prepare(options: RuntimeRunOptions): Promise<Prepared> {
     const design = await loadDesign(options.modelPath, options);
     const data = await readInstanceData(options.dataPath, design.model);
-    const link = await connectRedis(options.redisUrl);
+    const link = await connectRedis(options.redisUrl, { timeoutSeconds: options.timeoutSeconds });
     try {
         const detected = await detectDialect(link);
         const dialect = options.dialect ?? detected.dialect;
+        assertServable(design.model, data, dialect, options.dataPath); // before anything is written
         const warnings: string[] = [...design.warnings];
         if (options.dialect && options.dialect !== detected.dialect) {
             // e.g. 2.x commands on a 1.2 server: FT.CREATE … PREFIX is accepted and ignored, nothing gets indexed.
             warnings.push(
-                `${options.redisUrl} runs ${detected.dialect} (module version ${detected.version}), but --dialect ${options.dialect} was given: its commands may be accepted and do nothing`,
+                `${link.url} runs ${detected.dialect} (module version ${detected.version}), but --dialect ${options.dialect} was given: its commands may be accepted and do nothing`,
             );
         }
         let view: RedisViewModel;
@@ -77,8 +81,7 @@ async function prepare(options: RuntimeRunOptions): Promise<Prepared> {
         return { design, data, link, view, dialect, dialectSource: options.dialect ? 'given' : 'detected', warnings };
     } catch (error) {
         await link.close();
-        if (error instanceof RedisConnectionLost)
-            throw new KvmodError(error.message, { code: 'redis.connection-lost', cause: error });
+        if (error instanceof RedisConnectionLost) throw new KvmodError(error.message, { code: error.code, cause: error });
         throw error;
     }
 }
@@ -152,7 +155,7 @@ export async function verifyOnRedis(options: VerifyActionOptions): Promise<Verif
                 return { rows: answer.rows, command: formatCliCommand(answer.argv) };
             } catch (error) {
                 if (error instanceof RedisConnectionLost)
-                    throw new KvmodError(error.message, { code: 'redis.connection-lost', cause: error });
+                    throw new KvmodError(error.message, { code: error.code, cause: error });
                 throw error;
             }
         };
