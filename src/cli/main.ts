@@ -12,6 +12,7 @@ import { processIo, type CliIo } from './cli-io.js';
 import { WATCHABLE_COMMANDS, withWatch } from './cli-watch.js';
 import { conformanceCommand } from './conformance-command.js';
 import { dataCommand } from './data-command.js';
+import { doctorCommand } from './doctor-command.js';
 import { generateCommand } from './generate-command.js';
 import { loadCommand } from './load-command.js';
 import { templatesCommand } from './templates-command.js';
@@ -29,6 +30,7 @@ export const commands: CliCommand[] = [
     loadCommand,
     verifyCommand,
     conformanceCommand,
+    doctorCommand,
 ];
 
 export { ExitCode };
