@@ -15,6 +15,7 @@ export const CONFIGURED_COMMANDS: ReadonlySet<string> = new Set([
     'generate',
     'load',
     'verify',
+    'doctor',
 ]);
 
 /** The option values the config gives, by option name, with paths relative to the working folder. */

@@ -52,7 +52,10 @@ export function generateCommand(context: CliContext): CommandModule<object, Gene
                         describe: 'Prefix index names and keys with the database name (<db>_<collection>)',
                         type: 'boolean',
                     })
-                    .option('limit', { describe: 'The LIMIT 0 <n> of every query', type: 'number' }),
+                    .option('limit', {
+                        describe: "The page size: the default count of every query's LIMIT $offset $count",
+                        type: 'number',
+                    }),
             )
                 .example(
                     '$0 generate examples/airflights/airflights.pidm --target redis -o out',
