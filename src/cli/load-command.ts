@@ -4,15 +4,15 @@
  * when it runs.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { REDIS_DIALECTS } from '../generation/redis/redis-view-model.js';
 import { runAction, type CliContext } from './cli-command.js';
 import type { LoadArgs } from './load-actions.js';
+import { targetOptions } from './target-options.js';
 import { transformOptions } from './transform-options.js';
 
-/** Options shared by `load` and `verify`. */
+/** Options shared by `load` and `verify` (the target and its options exactly as `generate` takes them). */
 export function runtimeOptions<T>(yargs: Argv<T>): Argv<T> {
     return transformOptions(
-        yargs
+        targetOptions(yargs, 'engine')
             .positional('model', {
                 describe: 'The model: .pidm (transformed on the fly) or .kvlm',
                 type: 'string',
@@ -27,10 +27,6 @@ export function runtimeOptions<T>(yargs: Argv<T>): Argv<T> {
                 describe: 'The server, redis://host:port (with RediSearch)',
                 type: 'string',
                 demandOption: true,
-            })
-            .option('dialect', {
-                describe: 'RediSearch dialect (default: detected from MODULE LIST)',
-                choices: REDIS_DIALECTS,
             })
             .option('pidm', { describe: 'The source .pidm of a .kvlm design (default: its `source`)', type: 'string' })
             .option('batch', { describe: 'Rows per pipelined batch', type: 'number', default: 2000 }),

@@ -6,11 +6,12 @@
 import { verifyOnRedis } from '../runtime/runtime-actions.js';
 import { formatVerdicts } from '../runtime/verify.js';
 import { processIo, type CliIo } from './cli-io.js';
-import { progressReporter, type LoadArgs } from './load-actions.js';
+import { givenTargetOptions } from './target-options.js';
+import { progressReporter, type RuntimeArgs } from './load-actions.js';
 import { transformOptionsOf, warnUnusedTransformOptions } from './transform-options.js';
 
 /** The arguments of `kvmod verify`. */
-export interface VerifyArgs extends Omit<LoadArgs, 'recreate'> {
+export interface VerifyArgs extends RuntimeArgs {
     /** Parameter sets per query drawn from the data (plus one made up). */
     samples?: number;
     /** Seed of the sampling. */
@@ -28,7 +29,8 @@ export async function runVerify(args: VerifyArgs, io: CliIo = processIo): Promis
             modelPath: args.model,
             dataPath: args.data,
             redisUrl: args.redis,
-            dialect: args.dialect,
+            target: args.target,
+            targetOptions: givenTargetOptions(args),
             ...transformOptionsOf(args),
             pidm: args.pidm,
             batchSize: args.batch,
@@ -41,7 +43,7 @@ export async function runVerify(args: VerifyArgs, io: CliIo = processIo): Promis
     }
     for (const warning of result.warnings) io.err(`kvmod: warning: ${warning}\n`);
     io.err(
-        `loaded ${result.load.rows} rows into ${args.redis} (${result.dialect}); ${samples} parameter sets per query drawn from the data, plus one made up\n`,
+        `loaded ${result.load.rows} rows into ${args.redis} (${result.engine}); ${samples} parameter sets per query drawn from the data, plus one made up\n`,
     );
     io.out(formatVerdicts(result.verdicts) + '\n');
     return result.ok ? 0 : 1;

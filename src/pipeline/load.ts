@@ -296,10 +296,10 @@ function tooDeepDiagnostic(path: string, line: number, column: number): KvmodDia
 }
 
 /**
- * Finds the first place where parentheses plus a run of `not`s nest deeper than `limit`, skipping strings
+ * Finds the first place where parentheses plus a run of `not`s nest deeper than `maxDepth`, skipping strings
  * and comments. Cheap (one pass) and conservative: real queries nest a few levels.
  */
-export function findExcessiveNesting(text: string, limit: number): { line: number; column: number } | undefined {
+export function findExcessiveNesting(text: string, maxDepth: number): { line: number; column: number } | undefined {
     let depth = 0;
     let notRun = 0;
     let line = 1;
@@ -330,7 +330,7 @@ export function findExcessiveNesting(text: string, limit: number): { line: numbe
             i++;
         } else if (c === '(') {
             depth++;
-            if (depth + notRun > limit) return { line, column: i - lineStart + 1 };
+            if (depth + notRun > maxDepth) return { line, column: i - lineStart + 1 };
             i++;
         } else if (c === ')') {
             depth = Math.max(0, depth - 1);
@@ -340,7 +340,7 @@ export function findExcessiveNesting(text: string, limit: number): { line: numbe
             while (j < n && /\w/.test(text[j])) j++;
             if (j - i === 3 && text.slice(i, j).toLowerCase() === 'not') {
                 notRun++;
-                if (depth + notRun > limit) return { line, column: i - lineStart + 1 };
+                if (depth + notRun > maxDepth) return { line, column: i - lineStart + 1 };
             } else {
                 notRun = 0;
             }

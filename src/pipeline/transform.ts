@@ -5,7 +5,7 @@
  * file. Writing is the caller's business (see `writeFileAtomically` in generation-writer.ts).
  */
 import { basename } from 'node:path';
-import type { KvlmModel } from '../language/generated/ast.js';
+import type { KvlmModel, PidmModel } from '../language/generated/ast.js';
 import { printKvlm } from '../language/kvlm/kvlm-printer.js';
 import {
     checkTransformOptions,
@@ -26,6 +26,8 @@ export interface TransformFilesResult {
     kvlmText?: string;
     /** The KVLM model parsed back from `kvlmText` (validated). */
     kvlm?: KvlmModel;
+    /** The PIDM models transformed (so a caller that needs them does not parse them again). */
+    pidm?: PidmModel[];
     /** Every pair of collections that passed the threshold: merged or refused. */
     decisions: MergeDecisionInfo[];
     /** The transformation's warnings (e.g. merges the paper policy made although answers may change). */
@@ -80,6 +82,7 @@ export async function transformFiles(
     return {
         kvlmText,
         kvlm,
+        pidm: models,
         decisions: result.decisions,
         warnings: result.warnings,
         diagnostics: [...workspace.diagnostics, ...reparsed.diagnostics],
