@@ -112,7 +112,7 @@ export default defineConfig(
         },
     },
     {
-        files: ['src/runtime/**/*.ts', 'src/cli/**/*.ts'],
+        files: ['src/runtime/**/*.ts', 'src/cli/**/*.ts', 'src/api/**/*.ts'],
         rules: {
             'no-restricted-imports': [
                 'error',

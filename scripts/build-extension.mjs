@@ -68,6 +68,10 @@ if (packaging) {
     await rm(stage, { recursive: true, force: true });
     await mkdir(join(stage, 'dist'), { recursive: true });
     const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+    // The npm package's entry points are the library (lib/); the extension's is the client bundle.
+    manifest.main = './dist/extension.cjs';
+    delete manifest.types;
+    delete manifest.exports;
     delete manifest.files;
     delete manifest.scripts;
     delete manifest.devDependencies;

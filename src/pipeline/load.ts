@@ -8,6 +8,7 @@ import * as nodePath from 'node:path';
 import { URI, type LangiumDocument, type ValidationAcceptor, type AstNode } from 'langium';
 import { isKvlmModel, isPidmModel, type KvlmModel, type PidmModel } from '../language/generated/ast.js';
 import { createKvmodServices, type KvmodServices } from '../language/kvmod-module.js';
+import { validateBuiltModel } from '../language/common/built-model-check.js';
 
 /** One problem found in a model, positioned in the file the user named. */
 export interface KvmodDiagnostic {
@@ -90,6 +91,16 @@ export async function loadTexts(files: { path: string; text: string }[]): Promis
             languageOf(file.path) ? { ...file } : { path: file.path, failure: unsupportedFileType(file.path) },
         ),
     );
+}
+
+/**
+ * Validates a KVLM model built in memory (the transformation's output) as if it were the file `path`:
+ * the same checks as a parsed file, without printing and parsing it (see `validateBuiltModel`).
+ * Positions are the file start: the model has no text yet.
+ */
+export async function checkBuiltKvlm(model: KvlmModel, path: string, services: KvmodServices = createBatchServices()): Promise<KvmodDiagnostic[]> {
+    const diagnostics = await validateBuiltModel(services.Kvlm, model, URI.file(nodePath.resolve(path)));
+    return diagnostics.map((diagnostic) => toKvmodDiagnostic(path, diagnostic, 'kvlm'));
 }
 
 /** `path:line:col: error|warning|info: message [code]` */

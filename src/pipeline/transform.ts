@@ -1,8 +1,11 @@
 /**
  * The transformation as every front end runs it: load and validate the PIDM (errors stop it), transform
- * to a KVLM AST, print it, then parse and validate the printed text like any `.kvlm` file — a
- * transformation bug shows up here as an internal error with the KVLM diagnostics, never as a wrong
- * file. Writing is the caller's business (see `writeFileAtomically` in generation-writer.ts).
+ * to a KVLM AST, validate that AST in memory with every check a `.kvlm` file gets (its references must
+ * link as the printed text would), and print it — a transformation bug shows up here as an internal
+ * error with the KVLM diagnostics, never as a wrong file. That the printed text parses back to the same
+ * model is a property the tests hold (test/pipeline/transform.test.ts); parsing it here again cost more
+ * than everything else on large models. Writing is the caller's business (see `writeFileAtomically` in
+ * generation-writer.ts).
  */
 import { basename } from 'node:path';
 import type { KvlmModel, PidmModel } from '../language/generated/ast.js';
@@ -15,7 +18,7 @@ import {
     type TransformOptions,
 } from '../../transformations/pidm-to-kvlm/index.js';
 import { KvmodError } from './errors.js';
-import { formatDiagnostic, loadTexts, loadWorkspace, type KvmodDiagnostic } from './load.js';
+import { checkBuiltKvlm, formatDiagnostic, loadWorkspace, type KvmodDiagnostic } from './load.js';
 
 /** Options of `transformFiles`: the transformation's, all optional. */
 export type TransformFilesOptions = Partial<Omit<TransformOptions, 'optimizer'>>;
@@ -24,7 +27,7 @@ export type TransformFilesOptions = Partial<Omit<TransformOptions, 'optimizer'>>
 export interface TransformFilesResult {
     /** The printed KVLM, canonical text. */
     kvlmText?: string;
-    /** The KVLM model parsed back from `kvlmText` (validated). */
+    /** The KVLM model (validated; built in memory, so it has no CST: `kvlmText` is its text). */
     kvlm?: KvlmModel;
     /** The PIDM models transformed (so a caller that needs them does not parse them again). */
     pidm?: PidmModel[];
@@ -45,7 +48,7 @@ export const TransformIssueCodes = {
 } as const;
 
 /**
- * Loads the PIDM files (one workspace), transforms them, prints and re-validates the KVLM. A bad option
+ * Loads the PIDM files (one workspace), transforms them, validates and prints the KVLM. A bad option
  * or an input without a PIDM model is a `KvmodError`; KVLM that does not validate is an internal `Error`.
  */
 export async function transformFiles(
@@ -72,20 +75,21 @@ export async function transformFiles(
         });
     }
     const result = transformPidmToKvlm(models, effective);
-    const kvlmText = printKvlm(result.model);
-    const reparsed = await loadTexts([{ path: `${databaseName}.kvlm`, text: kvlmText }]);
-    const kvlm = reparsed.kvlm[0]?.model;
-    if (reparsed.hasErrors || !kvlm) {
-        const lines = reparsed.diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic);
-        throw new Error(`the KVLM the transformation printed does not validate:\n${lines.slice(0, 20).join('\n')}`);
+    const kvlm = result.model;
+    const kvlmDiagnostics = await checkBuiltKvlm(kvlm, `${databaseName}.kvlm`, workspace.services);
+    const errors = kvlmDiagnostics.filter((d) => d.severity === 'error');
+    if (errors.length > 0) {
+        const lines = errors.map(formatDiagnostic);
+        throw new Error(`the KVLM the transformation built does not validate:\n${lines.slice(0, 20).join('\n')}`);
     }
+    const kvlmText = printKvlm(kvlm);
     return {
         kvlmText,
         kvlm,
         pidm: models,
         decisions: result.decisions,
         warnings: result.warnings,
-        diagnostics: [...workspace.diagnostics, ...reparsed.diagnostics],
+        diagnostics: [...workspace.diagnostics, ...kvlmDiagnostics],
         options: effective,
     };
 }

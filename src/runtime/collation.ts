@@ -9,17 +9,18 @@
  * - Numbers numerically; ISO dates, times and datetimes chronologically (their text order); false < true.
  */
 import { encodeSortKey } from '../generation/redis/redis-encoding.js';
+import { REDIS_TEXT_RULES } from '../generation/redis/redis-text-rules.js';
 import type { LogicalType } from '../language/pidm/pidm-semantics.js';
 
 /** A typed value as instance data carries it (ISO strings for temporal types). */
 export type TypedValue = string | number | boolean;
 
-const ASCII_SPACE = /^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g;
-
-/** The form a text takes for TAG equality: trimmed, ASCII lower-cased. */
-export function tagForm(text: string): string {
-    return text.replace(ASCII_SPACE, '').replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
-}
+/**
+ * The form a text takes for TAG equality: the tag the engine indexes (trimmed, ASCII lower-cased), taken from the
+ * dialect rules that also bind parameters, so the oracle and the queries cannot disagree. Both dialects index a
+ * servable text alike (test/generation/redis-text-rules.test.ts), so the oracle needs no dialect.
+ */
+export const tagForm: (text: string) => string = REDIS_TEXT_RULES.redisearch2.indexedTag;
 
 /**
  * The form a text takes for sorting: full Unicode case folding (what RediSearch's sorting vector stores). The

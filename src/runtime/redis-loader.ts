@@ -212,27 +212,54 @@ export async function loadIntoRedis(
         if (error instanceof RedisConnectionLost) lost(error);
         throw error;
     }
-    const written: { name: string; rows: number }[] = [];
-    for (const { collection, rows } of work) {
-        for (let start = 0; start < rows.length; start += batchSize) {
-            const batch = rows.slice(start, start + batchSize);
-            const commands = batch.map((row) => bindRedisCommand(collection.insert, rowParameters(collection, row)));
-            const replies = await Promise.allSettled(commands.map((argv) => link.send(argv)));
-            for (const [position, reply] of replies.entries()) {
-                if (reply.status === 'fulfilled') {
-                    done++;
-                    continue;
-                }
-                if (reply.reason instanceof RedisConnectionLost) lost(reply.reason);
-                const row = batch[position];
-                throw new KvmodError(
-                    `${link.url} refused row ${formatCount(start + position + 1)} of collection ${collection.name} (key ${JSON.stringify(row.keyParts)}): ${(reply.reason as Error).message}`,
-                    { code: 'redis.refused', cause: reply.reason },
-                );
+    // Two batches in flight: the next batch is encoded and sent while the server works through the
+    // previous one, so neither side waits for the other (one batch at a time left each idle half the
+    // time). Replies are still checked batch by batch, in order, so `done` counts acknowledged rows.
+    type Sent = {
+        collection: RedisCollection;
+        batch: MaterializedRow[];
+        start: number;
+        replies: Promise<PromiseSettledResult<unknown>[]>;
+    };
+    const acknowledge = async ({ collection, batch, start, replies }: Sent): Promise<void> => {
+        for (const [position, reply] of (await replies).entries()) {
+            if (reply.status === 'fulfilled') {
+                done++;
+                continue;
             }
-            await options.onProgress?.(done, total);
+            if (reply.reason instanceof RedisConnectionLost) lost(reply.reason);
+            const row = batch[position];
+            throw new KvmodError(
+                `${link.url} refused row ${formatCount(start + position + 1)} of collection ${collection.name} (key ${JSON.stringify(row.keyParts)}): ${(reply.reason as Error).message}`,
+                { code: 'redis.refused', cause: reply.reason },
+            );
         }
-        written.push({ name: collection.name, rows: rows.length });
+        await options.onProgress?.(done, total);
+    };
+    let inFlight: Sent | undefined;
+    try {
+        for (const { collection, rows } of work) {
+            for (let start = 0; start < rows.length; start += batchSize) {
+                const batch = rows.slice(start, start + batchSize);
+                const commands = batch.map((row) =>
+                    bindRedisCommand(collection.insert, rowParameters(collection, row)),
+                );
+                const sent: Sent = {
+                    collection,
+                    batch,
+                    start,
+                    replies: Promise.allSettled(commands.map((argv) => link.send(argv))),
+                };
+                if (inFlight) await acknowledge(inFlight);
+                inFlight = sent;
+            }
+        }
+        if (inFlight) await acknowledge(inFlight);
+        inFlight = undefined;
+    } finally {
+        // A failure leaves the last batch's replies unread: settle them, so no rejection goes unhandled.
+        await inFlight?.replies;
     }
+    const written = work.map(({ collection, rows }) => ({ name: collection.name, rows: rows.length }));
     return { indexes, collections: written, rows: done };
 }

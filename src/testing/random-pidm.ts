@@ -363,3 +363,146 @@ function makePath(container: AstNode, property: string, steps: [PathElement, str
     });
     return path;
 }
+
+/** What `generateGridPidm` builds: m queries of n attribute paths over a chain of entities. */
+export interface GridPidmOptions {
+    /** Number of queries (m). */
+    queries: number;
+    /** Attributes each query selects (n); at most entities × attributesPerEntity. */
+    fieldsPerQuery: number;
+    /** PRNG seed: same options, same model. */
+    seed: number;
+    /** Entities in the chain (default 10). */
+    entities?: number;
+    /** Attributes per entity besides its identifier (default 150). */
+    attributesPerEntity?: number;
+}
+
+/**
+ * The scale grid of `npm run bench:e2e` (issue 14): entities E0 … E9 of 150 attributes, each with a `[1]`
+ * reference `next` to the following one; every query reads `FROM E0 INCLUDE` the whole chain (aliases
+ * E1 … E9), selects n distinct attributes by path (`E3.a17`), filters on the first with a parameter and
+ * sorts on the second. The paths are drawn at random, so two queries share about n / 1500 of them and
+ * no pair reaches the 0.8 merge threshold: the size of the model is the size of the output.
+ */
+export function generateGridPidm(options: GridPidmOptions): PidmModel {
+    const entityCount = Math.max(1, Math.floor(options.entities ?? 10));
+    const attributeCount = Math.max(1, Math.floor(options.attributesPerEntity ?? 150));
+    const m = Math.max(0, Math.floor(options.queries));
+    const n = Math.min(entityCount * attributeCount, Math.max(1, Math.floor(options.fieldsPerQuery)));
+    const random = createRandom(options.seed);
+    const model = makeAstNode<PidmModel>(undefined, undefined, undefined, {
+        $type: 'PidmModel',
+        entities: [],
+        queries: [],
+    });
+    const entities: Entity[] = [];
+    const attributes: Attribute[][] = [];
+    for (let e = 0; e < entityCount; e++) {
+        const entity = makeAstNode<Entity>(model, 'entities', e, { $type: 'Entity', name: `E${e}`, members: [] });
+        entity.members.push(
+            makeAstNode<IdAttribute>(entity, 'members', 0, { $type: 'IdAttribute', name: 'k', type: 'text', unique: true }),
+        );
+        const own: Attribute[] = [];
+        for (let a = 0; a < attributeCount; a++) {
+            const attribute = makeAstNode<Attribute>(entity, 'members', entity.members.length, {
+                $type: 'Attribute',
+                name: `a${a}`,
+                type: TYPES[a % TYPES.length],
+            });
+            entity.members.push(attribute);
+            own.push(attribute);
+        }
+        model.entities.push(entity);
+        entities.push(entity);
+        attributes.push(own);
+    }
+    const next: Reference[] = [];
+    for (let e = 0; e + 1 < entityCount; e++) {
+        const owner = entities[e];
+        const target = entities[e + 1];
+        const reference = makeAstNode<Reference>(owner, 'members', owner.members.length, {
+            $type: 'Reference',
+            name: 'next',
+            target: resolvedReference(target, target.name),
+            cardinality: undefined as unknown as Cardinality,
+        });
+        (reference as Mutable<Reference>).cardinality = makeAstNode<Cardinality>(reference, 'cardinality', undefined, {
+            $type: 'Cardinality',
+            many: false,
+            upperMany: false,
+            lower: 1,
+        });
+        owner.members.push(reference);
+        next.push(reference);
+    }
+
+    for (let q = 0; q < m; q++) {
+        const query = makeAstNode<Query>(model, 'queries', q, {
+            $type: 'Query',
+            name: `Q${q}`,
+            projections: [],
+            from: undefined as unknown as FromClause,
+            includes: [],
+            orderBy: [],
+        });
+        const from = makeAstNode<FromClause>(query, 'from', undefined, {
+            $type: 'FromClause',
+            entity: resolvedReference(entities[0], entities[0].name),
+        });
+        (query as Mutable<Query>).from = from;
+        // Alias k names entity k: E0 is the FROM entity itself, E1 … are the includes along the chain.
+        const heads: PathElement[] = [from];
+        for (let e = 1; e < entityCount; e++) {
+            const include = makeAstNode<Include>(query, 'includes', e - 1, {
+                $type: 'Include',
+                alias: `E${e}`,
+                path: undefined as unknown as Path,
+            });
+            (include as Mutable<Include>).path = makePath(include, 'path', [
+                [heads[e - 1], `E${e - 1}`],
+                [next[e - 1], 'next'],
+            ]);
+            query.includes.push(include);
+            heads.push(include);
+        }
+        const chosen = shuffled(entityCount * attributeCount, random).slice(0, n);
+        const steps = (slot: number): [PathElement, string][] => {
+            const e = Math.floor(slot / attributeCount);
+            const attribute = attributes[e][slot % attributeCount];
+            return [
+                [heads[e], `E${e}`],
+                [attribute, attribute.name],
+            ];
+        };
+        chosen.forEach((slot, index) => {
+            const projection = makeAstNode<Projection>(query, 'projections', index, {
+                $type: 'Projection',
+                path: undefined as unknown as Path,
+            });
+            (projection as Mutable<Projection>).path = makePath(projection, 'path', steps(slot));
+            query.projections.push(projection);
+        });
+        const comparison = makeAstNode<Comparison>(query, 'where', undefined, {
+            $type: 'Comparison',
+            path: undefined as unknown as Path,
+            operator: '=',
+            value: undefined as unknown as StringValue,
+        });
+        (comparison as Mutable<Comparison>).path = makePath(comparison, 'path', steps(chosen[0]));
+        (comparison as Mutable<Comparison>).value = makeAstNode<StringValue>(comparison, 'value', undefined, {
+            $type: 'StringValue',
+            value: '?',
+        });
+        (query as Mutable<Query>).where = comparison;
+        const item = makeAstNode<OrderItem>(query, 'orderBy', 0, {
+            $type: 'OrderItem',
+            path: undefined as unknown as Path,
+            direction: 'asc',
+        });
+        (item as Mutable<OrderItem>).path = makePath(item, 'path', steps(chosen[Math.min(1, n - 1)]));
+        query.orderBy.push(item);
+        model.queries.push(query);
+    }
+    return model;
+}

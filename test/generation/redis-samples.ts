@@ -2,7 +2,9 @@
  * Sample values for exercising generated commands against engines: awkward on purpose (quotes, backslashes,
  * a newline, punctuation RediSearch treats as syntax, non-ASCII text, a stopword), valid for their types.
  */
+import fc from 'fast-check';
 import type { RedisCollection, RedisLogicalType } from '../../src/generation/index.js';
+import { MAX_TAG_BYTES, TAG_SEPARATOR } from '../../src/generation/redis/redis-text-rules.js';
 
 /** A text value that needs every kind of quoting and escaping (no leading/trailing spaces: tags are trimmed). */
 export const AWKWARD_TEXT = 'He said "hi" \\ back, {x} | y: 100% -5 (in) [a] @b ~c\nnew line ünï 日本 in';
@@ -42,3 +44,39 @@ export function sampleRow(collection: RedisCollection, i: number): Record<string
 export function sampleParam(type: RedisLogicalType): unknown {
     return type === 'text' ? AWKWARD_TAG_TEXT : sampleValue(type, 0);
 }
+
+/** Characters chosen to break a tag: white space of every kind, case pairs, Unicode, separators, query syntax. */
+export const HOSTILE_CHARACTERS = [
+    ...' \t\n\v\f\r',
+    '\u00a0', // no-break space
+    '\u2003', // em space
+    '\u3000', // ideographic space
+    '\u200b', // zero-width space
+    '\ufeff', // byte order mark
+    '\u0085', // next line
+    ...'AaZzÉéßẞİıΣσςK',
+    '🎲',
+    '日本',
+    'e\u0301', // e + combining acute
+    TAG_SEPARATOR,
+    ...',;|:/.',
+    ...'{}()[]@-~*%$"\'`!&^#=<>?+_',
+    '\\',
+    '\\ ',
+    '\\,',
+    '\\\\',
+    '\0',
+    '\x07',
+    '\x1b',
+    '\x7f',
+    '49',
+    'in',
+    'the',
+];
+
+/** Hostile texts: runs of hostile characters, arbitrary strings, and over-long ones. */
+export const hostileText = fc.oneof(
+    { weight: 6, arbitrary: fc.array(fc.constantFrom(...HOSTILE_CHARACTERS), { maxLength: 8 }).map((a) => a.join('')) },
+    { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) },
+    { weight: 1, arbitrary: fc.constantFrom('x'.repeat(MAX_TAG_BYTES), 'é'.repeat(MAX_TAG_BYTES / 2 + 1), ' 49 ') },
+);

@@ -4,6 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileAtomically } from '../../src/generation/generation-writer.js';
 import { explainDecisions, transformFiles } from '../../src/pipeline/transform.js';
+import { checkBuiltKvlm, loadTexts } from '../../src/pipeline/load.js';
+import { kvlmToJson } from '../../src/language/kvlm/kvlm-json.js';
+import { printKvlm } from '../../src/language/kvlm/kvlm-printer.js';
+import type { Mutable } from '../../src/language/common/ast-construction.js';
+import type { KProjection, KvlmModel } from '../../src/language/generated/ast.js';
 
 describe('transformFiles', () => {
     test('a PIDM with errors yields its diagnostics and no KVLM', async () => {
@@ -45,5 +50,37 @@ describe('transformFiles', () => {
         } finally {
             rmSync(dir, { recursive: true, force: true });
         }
+    });
+});
+
+describe('the in-memory check of the transformation output', () => {
+    test('each example: the printed KVLM parses back to the same model with the same diagnostics', async () => {
+        for (const example of ['airflights', 'book-ratings', 'tournament']) {
+            const result = await transformFiles([`examples/${example}/${example}.pidm`]);
+            const loaded = await loadTexts([{ path: `${example}.kvlm`, text: result.kvlmText ?? '' }]);
+            expect(loaded.hasErrors).toBe(false);
+            expect(kvlmToJson(loaded.kvlm[0].model)).toEqual(kvlmToJson(result.kvlm as KvlmModel));
+            expect(printKvlm(loaded.kvlm[0].model)).toBe(result.kvlmText);
+            const kvlmDiagnostics = result.diagnostics.filter((d) => d.path === `${example}.kvlm`);
+            expect(kvlmDiagnostics.map((d) => `${d.code} ${d.message}`)).toEqual(loaded.diagnostics.map((d) => `${d.code} ${d.message}`));
+        }
+    });
+
+    test('a reference that would link elsewhere in the printed text, and a broken rule, are errors', async () => {
+        const result = await transformFiles(['examples/airflights/airflights.pidm']);
+        const kvlm = result.kvlm as KvlmModel;
+        const collection = kvlm.collections[0];
+        const [first, second] = collection.fields;
+        // The projection names the first field but holds the second: printing would silently change it.
+        const projection = collection.queries[0].projections[0] as Mutable<KProjection>;
+        projection.field = { ref: second, $refText: first.name } as typeof projection.field;
+        (second as Mutable<typeof second>).name = first.name;
+        const diagnostics = await checkBuiltKvlm(kvlm, 'airflights.kvlm');
+        const codes = diagnostics.filter((d) => d.severity === 'error').map((d) => d.code);
+        expect(codes).toContain('internal.unlinked-reference');
+        expect(codes).toContain('kvlm.duplicate-name');
+        expect(diagnostics.find((d) => d.code === 'internal.unlinked-reference')?.message).toBe(
+            `The reference '${first.name}' (KProjection.field) would link to another Field in the printed text.`,
+        );
     });
 });

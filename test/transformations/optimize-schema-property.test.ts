@@ -1,7 +1,8 @@
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { printKvlm } from '../../src/language/kvlm/kvlm-printer.js';
-import { loadTexts } from '../../src/pipeline/load.js';
+import { checkBuiltKvlm, loadTexts } from '../../src/pipeline/load.js';
+import { kvlmToJson } from '../../src/language/kvlm/kvlm-json.js';
 import { generateRandomPidm } from '../../src/testing/random-pidm.js';
 import { transformPidmToKvlm, type MergePolicy } from '../../transformations/pidm-to-kvlm/index.js';
 
@@ -73,16 +74,21 @@ describe('the fast Algorithm 3 against the literal reference', () => {
                 chain: seed % 3 === 0,
                 grainNoise: 0.4,
             });
-            const text = printKvlm(
-                transformPidmToKvlm([model], {
-                    threshold: 0.6,
-                    merge: seed % 2 ? 'paper' : 'safe',
-                    databaseName: 'random',
-                }).model,
-            );
+            const built = transformPidmToKvlm([model], {
+                threshold: 0.6,
+                merge: seed % 2 ? 'paper' : 'safe',
+                databaseName: 'random',
+            }).model;
+            const text = printKvlm(built);
             const loaded = await loadTexts([{ path: `random-${seed}.kvlm`, text }]);
             expect(loaded.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
             expect(printKvlm(loaded.kvlm[0].model)).toBe(text);
+            // The pipeline checks the built model in memory instead of this round trip: same model, same verdict.
+            expect(kvlmToJson(loaded.kvlm[0].model)).toEqual(kvlmToJson(built));
+            const inMemory = await checkBuiltKvlm(built, `random-${seed}.kvlm`);
+            const verdict = (list: { severity: string; code: string; message: string }[]) =>
+                list.map((d) => `${d.severity} ${d.code} ${d.message}`).sort();
+            expect(verdict(inMemory)).toEqual(verdict(loaded.diagnostics));
         }
     });
 });

@@ -3,7 +3,8 @@
  * templates). Both read the same `RedisCommand`, so a script and the runtime always send the same command.
  */
 import { encodeRedisValue, encodeSortKey, escapeKeyPart, RedisEncodingError } from './redis-encoding.js';
-import { escapeTagValue, formatCliCommand } from './redis-escaping.js';
+import { formatCliCommand } from './redis-escaping.js';
+import { REDIS_TEXT_RULES } from './redis-text-rules.js';
 import type { RedisCollection, RedisCommand, RedisParamSlot, RedisQuery, RedisViewModel } from './redis-view-model.js';
 
 /** Parameter values by name: logical values (ISO strings for dates), null for an absent optional value. */
@@ -31,16 +32,6 @@ export function bindRedisCommand(command: RedisCommand, values: RedisParamValues
     return out;
 }
 
-/**
- * Tag values RediSearch 1.2's query parser cannot reproduce: it unescapes a tag twice, so a backslash
- * followed by a space, punctuation or another backslash never survives (checked against the engine).
- * Only 1.2 substitutes values into the query string (`tag` slots); 2.x passes them as PARAMS.
- */
-const UNMATCHABLE_IN_RS1 = /\\[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]/;
-
-/** ASCII white space at either end of a text: what RediSearch trims from a tag at index time. */
-const ASCII_EDGE_SPACE = /^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g;
-
 /** The encoded text of one slot. */
 function bindSlot(slot: RedisParamSlot, values: RedisParamValues): string {
     const value = values[slot.param];
@@ -55,18 +46,16 @@ function bindSlot(slot: RedisParamSlot, values: RedisParamValues): string {
     }
     if (slot.use === 'key-part') return escapeKeyPart(encoded);
     if (slot.use === 'sort-key') return encodeSortKey(encoded);
-    if (slot.use === 'tag') {
-        // The engine trims tags when it indexes them but not an escaped space in a query: present the
-        // value as it was indexed, or ' 673' would never match the stored '673'.
-        encoded = encoded.replace(ASCII_EDGE_SPACE, '');
-        if (encoded === '')
-            throw new RedisEncodingError(`parameter '${slot.param}': a TAG clause cannot match an empty text`);
-        if (UNMATCHABLE_IN_RS1.test(encoded)) {
-            throw new RedisEncodingError(
-                `parameter '${slot.param}': RediSearch 1.2 cannot match a tag holding a backslash before a space, punctuation or another backslash (${JSON.stringify(encoded)}); use the redisearch2 dialect`,
-            );
+    if (slot.use === 'tag' || slot.use === 'tag-param') {
+        // 1.2 substitutes the value into the query string; 2.x passes it as a PARAMS value.
+        const rules = REDIS_TEXT_RULES[slot.use === 'tag' ? 'redisearch1' : 'redisearch2'];
+        try {
+            return rules.queryTag(encoded, slot.use === 'tag' ? 'query-string' : 'params');
+        } catch (error) {
+            if (error instanceof RedisEncodingError)
+                throw new RedisEncodingError(`parameter '${slot.param}': ${error.message}`);
+            throw error;
         }
-        return escapeTagValue(encoded);
     }
     return encoded;
 }

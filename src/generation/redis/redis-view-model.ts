@@ -15,10 +15,10 @@ import type {
 } from '../../language/generated/ast.js';
 import { GenerationError } from '../generation-errors.js';
 import { encodeRedisValue, isNumericType, RedisEncodingError, type RedisLogicalType } from './redis-encoding.js';
-import { escapeQueryFieldName, escapeTagValue } from './redis-escaping.js';
+import { escapeQueryFieldName } from './redis-escaping.js';
+import { REDIS_TEXT_RULES, TAG_SEPARATOR, type RedisDialect } from './redis-text-rules.js';
 
-/** The two RediSearch dialects we generate. */
-export type RedisDialect = 'redisearch2' | 'redisearch1';
+export { TAG_SEPARATOR, type RedisDialect } from './redis-text-rules.js';
 
 /** All dialects, the default first. */
 export const REDIS_DIALECTS: readonly RedisDialect[] = ['redisearch2', 'redisearch1'];
@@ -39,10 +39,11 @@ export const DEFAULT_REDIS_OPTIONS: RedisGenerationOptions = { dialect: 'redisea
 /**
  * How a parameter value becomes (part of) an argument: `value` = the stored encoding (see
  * `redis-encoding.ts`); `key-part` = stored encoding with `%` and `:` escaped (natural keys);
- * `tag` = stored encoding escaped for a TAG clause of a query string (RediSearch 1.2 has no PARAMS);
- * `sort-key` = the text's sort form (`encodeSortKey`), stored in a field's sort companion.
+ * `tag` = a text compared with a TAG field, written into a RediSearch 1.2 query string (1.2 has no PARAMS);
+ * `tag-param` = a text compared with a TAG field, passed as a PARAMS value (2.x); both as `redis-text-rules.ts`
+ * says; `sort-key` = the text's sort form (`encodeSortKey`), stored in a field's sort companion.
  */
-export type RedisSlotUse = 'value' | 'key-part' | 'tag' | 'sort-key';
+export type RedisSlotUse = 'value' | 'key-part' | 'tag' | 'tag-param' | 'sort-key';
 
 /** A place in an argument where a parameter's value goes. */
 export interface RedisParamSlot {
@@ -225,9 +226,6 @@ export interface RedisViewModel {
     /** The collections. */
     collections: RedisCollection[];
 }
-
-/** The TAG separator: ASCII unit separator. */
-export const TAG_SEPARATOR = '\u001f';
 
 /** Counter insert for RediSearch 2.x+: INCR, then HSET (prefix indexing picks the hash up). */
 const COUNTER_INSERT_LUA_2 = [
@@ -656,7 +654,10 @@ function buildQuery(
     if (!legacy) {
         if (usedParams.length > 0) {
             argv.push(...lit('PARAMS', String(usedParams.length * 2)));
-            for (const name of usedParams) argv.push([name], [slot(name, paramTypes.get(name)!, 'value')]);
+            for (const name of usedParams) {
+                const type = paramTypes.get(name)!;
+                argv.push([name], [slot(name, type, isNumericType(type) ? 'value' : 'tag-param')]);
+            }
         }
         argv.push(...lit('DIALECT', '2'));
     }
@@ -799,19 +800,15 @@ function valueParts(
         );
     }
     if (kind === 'tag') {
-        if (encoded.trim() === '') {
+        try {
+            return [REDIS_TEXT_RULES[ctx.legacy ? 'redisearch1' : 'redisearch2'].queryTag(encoded, 'query-string')];
+        } catch (error) {
+            if (!(error instanceof RedisEncodingError)) throw error;
             throw new GenerationError(
-                `query '${ctx.query.name}': a TAG clause cannot match an empty text ('${field.name}')`,
+                `query '${ctx.query.name}': the literal compared with '${field.name}' cannot be searched for: ${error.message}`,
                 { code: 'generation.unsupported' },
             );
         }
-        if (ctx.legacy && /\\[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]/.test(encoded)) {
-            throw new GenerationError(
-                `query '${ctx.query.name}': RediSearch 1.2 cannot match the text ${JSON.stringify(encoded)} (a backslash before a space, punctuation or another backslash)`,
-                { code: 'generation.unsupported' },
-            );
-        }
-        return [escapeTagValue(encoded)];
     }
     return [encoded];
 }

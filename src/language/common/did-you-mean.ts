@@ -36,14 +36,15 @@ export function suggestionThreshold(written: string): number {
  * The known names closest to `written` (ignoring case): those at the smallest distance found, if it is within
  * `suggestionThreshold` and keeps at least one character; at most `limit`, in the candidates' order.
  */
-export function didYouMean(written: string, candidates: Iterable<string>, limit = 3): string[] {
+export function didYouMean(written: string, candidates: Iterable<string | undefined>, limit = 3): string[] {
     const threshold = suggestionThreshold(written);
     const lowered = written.toLowerCase();
     const scored: { name: string; distance: number; order: number }[] = [];
     const seen = new Set<string>();
     let order = 0;
     for (const name of candidates) {
-        if (seen.has(name)) continue;
+        // A declaration the parser's recovery left without its name offers nothing to suggest.
+        if (typeof name !== 'string' || seen.has(name)) continue;
         seen.add(name);
         const distance = editDistance(lowered, name.toLowerCase());
         // Replacing every character of a short name is no suggestion.

@@ -4,9 +4,11 @@
  * did-you-mean hint among the names that would have resolved there.
  */
 import { AstUtils, DefaultDocumentValidator, type AstReflection, type LangiumDocument, type LinkingError, type ValidationOptions } from 'langium';
-import type { Diagnostic } from 'vscode-languageserver';
+import type { CancellationToken, Diagnostic } from 'vscode-languageserver';
+import { codeSyntaxDiagnostics } from '../common/syntax-codes.js';
 import { isCollection, isServedQuery } from '../generated/ast.js';
 import { didYouMean, didYouMeanSentence } from '../common/did-you-mean.js';
+import { nameOf } from '../common/partial-nodes.js';
 import type { KvlmServices } from './kvlm-module.js';
 import { KvlmIssueCodes } from './kvlm-validator.js';
 
@@ -35,6 +37,11 @@ export class KvlmDocumentValidator extends DefaultDocumentValidator {
         this.reflection = services.shared.AstReflection;
     }
 
+    /** Langium's validation, then every syntax diagnostic gets its code. */
+    override async validateDocument(document: LangiumDocument, options: ValidationOptions = {}, cancelToken?: CancellationToken): Promise<Diagnostic[]> {
+        return codeSyntaxDiagnostics(document, await super.validateDocument(document, options, cancelToken));
+    }
+
     protected override processLinkingErrors(document: LangiumDocument, diagnostics: Diagnostic[], _options: ValidationOptions): void {
         for (const reference of document.references) {
             if (reference.error) diagnostics.push(this.linkingDiagnostic(reference.error, reference.$refNode?.range));
@@ -52,9 +59,9 @@ export class KvlmDocumentValidator extends DefaultDocumentValidator {
         let where = '';
         if (type === 'Parameter' && query) {
             candidates = query.params.map((param) => param.name);
-            where = ` in query '${query.name}'`;
+            where = nameOf(query) ? ` in query '${nameOf(query)}'` : '';
         } else if (collection) {
-            where = ` in collection '${collection.name}'`;
+            where = nameOf(collection) ? ` in collection '${nameOf(collection)}'` : '';
             if (type === 'Field') candidates = collection.fields.map((field) => field.name);
             else if (type === 'Node') candidates = [collection.root, ...collection.nodes].filter((node) => node !== undefined).map((node) => node.name);
             else if (type === 'ServedQuery') candidates = collection.queries.map((served) => served.name);

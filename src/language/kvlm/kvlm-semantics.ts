@@ -24,6 +24,9 @@ export function comparisonsOf(expression: KExpression | undefined): KComparison[
             return comparisonsOf(expression.inner);
         case 'KComparison':
             return [expression];
+        default:
+            // A node the parser's recovery left without its type: no comparison can be read from it.
+            return [];
     }
 }
 

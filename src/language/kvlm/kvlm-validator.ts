@@ -5,6 +5,7 @@
  */
 import type { AstNode, ValidationAcceptor, ValidationChecks } from 'langium';
 import type { Collection, Field, FieldRole, KComparison, KvlmModel, KvmodAstType, ServedQuery } from '../generated/ast.js';
+import { checksOnSoundNodes } from '../common/partial-nodes.js';
 import type { KvlmServices } from './kvlm-module.js';
 import { comparisonsOf, isEqualityOperator, multiValuedNodes, referencedName, sameQuery } from './kvlm-semantics.js';
 
@@ -67,7 +68,7 @@ export function registerKvlmValidationChecks(services: KvlmServices): void {
         ServedQuery: [validator.checkParameterNamesAreUnique, validator.checkParametersAreUsed],
         KComparison: [validator.checkComparedValueFitsTheField],
     };
-    registry.register(checks, validator);
+    registry.register(checksOnSoundNodes(checks, services.shared.AstReflection), validator);
 }
 
 /** What each field type accepts as a literal: dates and times are written as ISO strings. */

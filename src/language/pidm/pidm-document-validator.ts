@@ -14,7 +14,9 @@ import {
     type ScopeProvider,
     type ValidationOptions,
 } from 'langium';
-import type { Diagnostic } from 'vscode-languageserver';
+import type { CancellationToken, Diagnostic } from 'vscode-languageserver';
+import { codeSyntaxDiagnostics } from '../common/syntax-codes.js';
+import { sqlHabitAt } from './pidm-parser-messages.js';
 import {
     isAttribute,
     isComparison,
@@ -54,6 +56,11 @@ export class PidmDocumentValidator extends DefaultDocumentValidator {
     constructor(services: PidmServices) {
         super(services);
         this.scopeProvider = services.references.ScopeProvider;
+    }
+
+    /** Langium's validation, then every syntax diagnostic gets its code (and SQL habits their advice). */
+    override async validateDocument(document: LangiumDocument, options: ValidationOptions = {}, cancelToken?: CancellationToken): Promise<Diagnostic[]> {
+        return codeSyntaxDiagnostics(document, await super.validateDocument(document, options, cancelToken), sqlHabitAt);
     }
 
     protected override processLinkingErrors(document: LangiumDocument, diagnostics: Diagnostic[], _options: ValidationOptions): void {

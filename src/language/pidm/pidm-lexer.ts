@@ -21,7 +21,7 @@ const WORD = /^[_a-zA-Z]\w*$/;
 /** Inserts the identifier's invisible terminator where layout says the identifier ends. */
 export class PidmLexer extends DefaultLexer {
     override tokenize(text: string, options?: TokenizeOptions): LexerResult {
-        const result = super.tokenize(text, options);
+        const result = this.withSqlParameters(text, super.tokenize(text, options));
         const terminator = this.tokenTypes[';'];
         if (!terminator) return result;
         const tokens: Token[] = [];
@@ -54,4 +54,53 @@ export class PidmLexer extends DefaultLexer {
         }
         return { ...result, tokens };
     }
+
+    /**
+     * SQL's parameters `?city`, `$city` (unexpected characters) and `:city` after a comparison operator: one
+     * lexer error at the sign (its advice comes from `sqlHabitAt`), and the sign and the name become the
+     * string `"?city"` so that the parser goes on as if the modeler had written it, without echo errors.
+     */
+    private withSqlParameters(text: string, result: LexerResult): LexerResult {
+        const string = this.tokenTypes['STRING'];
+        if (!string) return result;
+        const source = result.tokens;
+        const signs = new Set<number>(); // offsets of signs that may start a parameter
+        for (const error of result.errors) {
+            if (error.length === 1 && (text[error.offset] === '?' || text[error.offset] === '$')) signs.add(error.offset);
+        }
+        for (let i = 1; i < source.length - 1; i++) {
+            const token = source[i];
+            if (token.image === ':' && COMPARISON.has(source[i - 1].tokenType.name) && source[i + 1].startOffset === token.endOffset! + 1) {
+                signs.add(token.startOffset);
+            }
+        }
+        if (signs.size === 0) return result;
+        const errors = [...result.errors];
+        const tokens: Token[] = [];
+        for (const token of source) {
+            const sign = token.startOffset - 1;
+            if (!signs.has(sign) || !WORD.test(token.image)) {
+                tokens.push(token);
+                continue;
+            }
+            const previous = tokens.at(-1);
+            if (previous && previous.image === ':' && previous.startOffset === sign) {
+                tokens.pop();
+                errors.push({ offset: sign, length: 1, line: previous.startLine, column: previous.startColumn, message: `unexpected character: ->:<- at offset: ${sign}` });
+            }
+            tokens.push({
+                ...token,
+                image: `"?${token.image}"`,
+                startOffset: sign,
+                startColumn: (token.startColumn ?? 1) - 1,
+                tokenType: string,
+                tokenTypeIdx: string.tokenTypeIdx!,
+            });
+        }
+        errors.sort((a, b) => a.offset - b.offset);
+        return { ...result, tokens, errors };
+    }
 }
+
+/** The comparison operators after which `:name` is an SQL parameter. */
+const COMPARISON = new Set(['=', '!=', '<>', '<', '<=', '>', '>=']);

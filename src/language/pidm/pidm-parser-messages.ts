@@ -4,6 +4,7 @@
  * says what kind of thing was expected: "Expecting a type (text, int, …) but found 'ref'."
  */
 import { LangiumParserErrorMessageProvider } from 'langium';
+import { SyntaxIssueCodes } from '../common/syntax-codes.js';
 
 type MismatchOptions = Parameters<LangiumParserErrorMessageProvider['buildMismatchTokenMessage']>[0];
 type NotAllInputOptions = Parameters<LangiumParserErrorMessageProvider['buildNotAllInputParsedMessage']>[0];
@@ -72,4 +73,61 @@ export class PidmParserErrorMessageProvider extends LangiumParserErrorMessagePro
         const first = expectedIterationPaths.map((path) => path[0]).filter((type) => type !== undefined);
         return `Expecting at least one ${describeExpected(first)} but found ${found(actual[0])}.`;
     }
+}
+
+/** An SQL habit found where a syntax error is: its code and the sentence that replaces the parser's. */
+export interface SqlHabit {
+    code: string;
+    message: string;
+}
+
+const sql = (written: string, advice: string) => `'${written}' is SQL, not PIDM: ${advice}.`;
+
+/** Habits recognised by the word where the syntax error is (upper-cased). */
+const WORD_HABITS: Record<string, (word: string) => SqlHabit> = {
+    LIMIT: (w) => ({ code: SyntaxIssueCodes.SqlLimit, message: sql(w, 'queries are not limited in PIDM; see --limit / pagination') }),
+    OFFSET: (w) => ({ code: SyntaxIssueCodes.SqlLimit, message: sql(w, 'queries are not limited in PIDM; see --limit / pagination') }),
+    BETWEEN: (w) => ({ code: SyntaxIssueCodes.SqlBetween, message: sql(w, 'write a >= and a <= (fare >= 10 and fare <= 20)') }),
+    IN: (w) => ({ code: SyntaxIssueCodes.SqlIn, message: sql(w, 'use or (city = "Lyon" or city = "Paris")') }),
+    LIKE: (w) => ({ code: SyntaxIssueCodes.SqlLike, message: sql(w, 'PIDM compares whole values; use = (or >= and < for a prefix)') }),
+    ILIKE: (w) => ({ code: SyntaxIssueCodes.SqlLike, message: sql(w, 'PIDM compares whole values; use = (or >= and < for a prefix)') }),
+    JOIN: (w) => ({ code: SyntaxIssueCodes.SqlJoin, message: sql(w, 'use INCLUDE with a reference path (FROM Ride INCLUDE Ride.driver AS D)') }),
+    GROUP: (w) => ({ code: SyntaxIssueCodes.SqlAggregate, message: sql(`${w} BY`, 'a query returns rows, not groups; list the attributes and group in the application') }),
+    HAVING: (w) => ({ code: SyntaxIssueCodes.SqlAggregate, message: sql(w, 'a query returns rows, not groups; list the attributes and group in the application') }),
+};
+
+/** `INNER`, `LEFT`, … start a join only when `JOIN` follows. */
+const JOIN_PREFIXES = new Set(['INNER', 'LEFT', 'RIGHT', 'FULL', 'OUTER', 'CROSS', 'NATURAL']);
+const AGGREGATES = new Set(['COUNT', 'SUM', 'AVG', 'MIN', 'MAX']);
+
+/**
+ * The SQL habit behind a syntax error at `offset` of `text`, if it is one: a parameter written `?x`, `$x` or
+ * `:x`, `LIMIT`, `BETWEEN`, `IN`, `LIKE`, `SELECT *`, `COUNT(*)`, `JOIN`, `GROUP BY`.
+ */
+export function sqlHabitAt(text: string, offset: number): SqlHabit | undefined {
+    const parameter = /^[?$:]([_a-zA-Z]\w*)/.exec(text.slice(offset, offset + 200));
+    if (parameter) {
+        return {
+            code: SyntaxIssueCodes.SqlParameter,
+            message: `Write a parameter as "?${parameter[1]}" (a string starting with ?), not ${parameter[0]}.`,
+        };
+    }
+    const before = text.slice(Math.max(0, offset - 200), offset);
+    if (text[offset] === '*' && /\bselect\s*$/i.test(before)) {
+        return { code: SyntaxIssueCodes.SqlSelectStar, message: sql('SELECT *', 'list the attributes (SELECT code, city FROM Ride)') };
+    }
+    const called = /\b([_a-zA-Z]\w*)\s*$/.exec(before);
+    if (text[offset] === '(' && called && AGGREGATES.has(called[1].toUpperCase())) {
+        return {
+            code: SyntaxIssueCodes.SqlAggregate,
+            message: sql(`${called[1]}(…)`, 'a query returns rows, not aggregates; list the attributes and count in the application'),
+        };
+    }
+    const word = /^[_a-zA-Z]\w*/.exec(text.slice(offset, offset + 100))?.[0];
+    if (!word) return undefined;
+    const upper = word.toUpperCase();
+    if (JOIN_PREFIXES.has(upper) && /^\s+(outer\s+)?join\b/i.test(text.slice(offset + word.length, offset + word.length + 20))) {
+        return WORD_HABITS.JOIN(`${word} JOIN`);
+    }
+    return WORD_HABITS[upper]?.(word);
 }

@@ -45,7 +45,7 @@ function describeExpression(expression: Expression | undefined): string {
 
 async function parseClean(text: string): Promise<PidmModel> {
     const document = await validatePidm(text);
-    const syntaxProblems = (document.diagnostics ?? []).filter((d) => ['parsing-error', 'lexing-error'].includes(codeOf(d)));
+    const syntaxProblems = (document.diagnostics ?? []).filter((d) => codeOf(d).startsWith('syntax.'));
     expect(syntaxProblems.map((d) => d.message)).toEqual([]);
     return document.parseResult.value;
 }
@@ -220,7 +220,7 @@ describe('syntax errors say what kind of thing was expected', () => {
         ['a comparison without value', 'entity A { id k } query q: select k from A where k =', 'Expecting a string, a number, \'true\' or \'false\' but found the end of the file.'],
     ])('%s', async (_, text, message) => {
         const document = await validatePidm(text);
-        const syntax = (document.diagnostics ?? []).filter((d) => codeOf(d) === 'parsing-error');
+        const syntax = (document.diagnostics ?? []).filter((d) => codeOf(d) === 'syntax.parser');
         expect(syntax.map((d) => d.message)[0]).toBe(message);
     });
 });

@@ -1,0 +1,36 @@
+/**
+ * kvmod's library API (the package's `exports["."]`): the functions the `kvmod` command calls, for scripts
+ * and build tools that want the same results without a child process. Documented in README.md
+ * ("Library API"). A front end like the CLI: it may use every layer, and nothing imports it. The package
+ * entry `lib/index.js` loads the Node 20 polyfill first, then re-exports this module.
+ *
+ *     import { loadWorkspace, transformFiles, generateModels, verifyOnRedis } from 'kvmod';
+ */
+export { KvmodError, isKvmodError } from '../pipeline/errors.js';
+export {
+    formatDiagnostic,
+    loadTexts,
+    loadWorkspace,
+    type KvmodDiagnostic,
+    type LoadedWorkspace,
+} from '../pipeline/load.js';
+export {
+    explainDecisions,
+    transformFiles,
+    type TransformFilesOptions,
+    type TransformFilesResult,
+} from '../pipeline/transform.js';
+export { generateModels, type GenerateModelsOptions, type ModelGenerationResult } from '../pipeline/generate.js';
+export {
+    loadDataIntoRedis,
+    verifyOnRedis,
+    type LoadActionResult,
+    type RuntimeRunOptions,
+    type VerifyActionOptions,
+    type VerifyActionResult,
+} from '../runtime/runtime-actions.js';
+export { formatVerdicts, type QueryVerdict } from '../runtime/verify.js';
+export { generateInstanceData, type GenerateOptions } from '../runtime/data-generator.js';
+export { readInstanceData, type InstanceData } from '../runtime/instance-data.js';
+export { loadRuntimeModel } from '../runtime/runtime-design.js';
+export { main as runCli } from '../cli/main.js';
