@@ -45,7 +45,9 @@ describe('kvmod start-up', () => {
             // language layer: no Langium, nothing parsed.)
             expect(
                 modules.filter(
-                    (m) => /-actions\.js$|\/language\/|\/runtime\//.test(m) && m !== 'src/language/common/calendar-date.js',
+                    (m) =>
+                        /-actions\.js$|\/language\/|\/runtime\//.test(m) &&
+                        m !== 'src/language/common/calendar-date.js',
                 ),
             ).toEqual([]);
             expect(modules.filter((m) => m.includes('/pipeline/'))).toEqual(['src/pipeline/errors.js']);
