@@ -20,6 +20,7 @@ export {
     type TransformFilesOptions,
     type TransformFilesResult,
 } from '../pipeline/transform.js';
+export { loadDesign, ModelLoadError, type DesignLoadOptions, type LoadedDesign } from '../pipeline/design.js';
 export { generateModels, type GenerateModelsOptions, type ModelGenerationResult } from '../pipeline/generate.js';
 export {
     loadDataIntoRedis,

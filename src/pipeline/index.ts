@@ -4,4 +4,5 @@
 export * from './errors.js';
 export * from './load.js';
 export * from './transform.js';
+export * from './design.js';
 export * from './generate.js';
