@@ -30,7 +30,8 @@ export {
     type VerifyActionOptions,
     type VerifyActionResult,
 } from '../runtime/runtime-actions.js';
-export { formatVerdicts, type QueryVerdict } from '../runtime/verify.js';
+export { formatVerdicts, verdictStatus, type QueryVerdict, type VerdictStatus } from '../runtime/verify.js';
+export { readDataSpec, type DataSpec } from '../runtime/data-spec.js';
 export { generateInstanceData, type GenerateOptions } from '../runtime/data-generator.js';
 export { readInstanceData, type InstanceData } from '../runtime/instance-data.js';
 export { loadRuntimeModel } from '../runtime/runtime-design.js';

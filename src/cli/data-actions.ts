@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { KvmodError } from '../pipeline/errors.js';
 import { generateInstanceData } from '../runtime/data-generator.js';
+import { readDataSpec } from '../runtime/data-spec.js';
 import { instanceDataSchema, readInstanceData } from '../runtime/instance-data.js';
 import { loadRuntimeModel } from '../runtime/runtime-design.js';
 import { processIo, type CliIo } from './cli-io.js';
@@ -20,24 +21,27 @@ export interface DataGenerateArgs {
     seed?: number;
     /** Output file; standard output when absent or `-`. */
     output?: string;
+    /** A data spec file (JSON): counts per entity, attribute domains. */
+    spec?: string;
 }
 
 /** Generates data for a model and writes it; resolves to the exit code. */
 export async function runDataGenerate(args: DataGenerateArgs, io: CliIo = processIo): Promise<number> {
-    const scale = args.scale ?? 100;
-    if (!Number.isInteger(scale) || scale < 1)
+    if (args.scale !== undefined && (!Number.isInteger(args.scale) || args.scale < 1))
         throw new KvmodError(`--scale must be a positive integer, got ${args.scale}`, { code: 'cli.option' });
-    const seed = args.seed ?? 1;
-    if (!Number.isInteger(seed))
+    if (args.seed !== undefined && !Number.isInteger(args.seed))
         throw new KvmodError(`--seed must be an integer, got ${args.seed}`, { code: 'cli.option' });
     const model = await loadRuntimeModel(args.model);
-    const data = generateInstanceData(model, { scale, seed });
+    const spec = args.spec ? await readDataSpec(args.spec, model) : undefined;
+    const scale = args.scale ?? spec?.scale ?? 100;
+    const seed = args.seed ?? spec?.seed ?? 1;
+    const data = generateInstanceData(model, { scale, seed, spec });
     const text = JSON.stringify(data, null, 1) + '\n';
     if (args.output && args.output !== '-') {
         await writeFile(args.output, text, 'utf8');
         const objects = Object.values(data).reduce((sum, list) => sum + list.length, 0);
         io.err(
-            `wrote ${objects} objects of ${Object.keys(data).length} entities to ${args.output} (scale ${scale}, seed ${seed})\n`,
+            `wrote ${objects} objects of ${Object.keys(data).length} entities to ${args.output} (scale ${scale}, seed ${seed}${args.spec ? `, spec ${args.spec}` : ''})\n`,
         );
     } else io.out(text);
     return 0;

@@ -13,11 +13,20 @@ const generate = (context: CliContext): CommandModule<object, DataGenerateArgs> 
     builder: (yargs: Argv<object>) =>
         yargs
             .positional('model', { describe: 'The .pidm model', type: 'string', demandOption: true })
-            .option('scale', { describe: 'Objects per entity', type: 'number', default: 100 })
-            .option('seed', { describe: 'Seed of the generator', type: 'number', default: 1 })
+            .option('scale', {
+                describe: "Objects per entity (default: the spec's scale, else 100)",
+                type: 'number',
+            })
+            .option('seed', { describe: "Seed of the generator (default: the spec's seed, else 1)", type: 'number' })
+            .option('spec', {
+                describe:
+                    'A data spec (JSON): objects per entity, allowed values or ranges per attribute (README: Data spec)',
+                type: 'string',
+            })
             .option('output', { alias: 'o', describe: 'Output file (default: standard output)', type: 'string' })
+            .example('$0 data generate examples/airflights/airflights.pidm --scale 200 --seed 7 -o data.json', '')
             .example(
-                '$0 data generate examples/airflights/airflights.pidm --scale 200 --seed 7 -o data.json',
+                '$0 data generate ride.pidm --spec ride.data-spec.json -o data.json',
                 '',
             ) as unknown as Argv<DataGenerateArgs>,
     handler: (args) => runAction(context, async (io) => (await import('./data-actions.js')).runDataGenerate(args, io)),

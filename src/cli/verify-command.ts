@@ -22,6 +22,16 @@ export function verifyCommand(context: CliContext): CommandModule<object, Verify
                     default: 10,
                 })
                 .option('seed', { describe: 'Seed of the parameter sampling', type: 'number', default: 1 })
+                .option('strict', {
+                    describe: 'Fail (exit 1) when a query is untested: no parameter set gave a row to compare',
+                    type: 'boolean',
+                    default: false,
+                })
+                .option('format', {
+                    describe: 'text: one table line per query; json: one JSON object on standard output',
+                    choices: ['text', 'json'] as const,
+                    default: 'text' as const,
+                })
                 .example(
                     '$0 verify examples/airflights/airflights.pidm --data data.json --redis redis://127.0.0.1:6379 --merge safe',
                     '',

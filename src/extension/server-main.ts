@@ -8,10 +8,12 @@ import { NodeFileSystem } from 'langium/node';
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import { createKvmodServices } from '../language/kvmod-module.js';
 import { createKvmodServerModule } from '../language/lsp/kvmod-command-handler.js';
+import { keepServerAlive } from '../language/lsp/kvmod-server-guard.js';
 import { createPipelineCommandActions } from './server-command-actions.js';
 import { createQueryCollectionLookup } from './server-query-hover.js';
 
 const connection = createConnection(ProposedFeatures.all);
+keepServerAlive(connection);
 const { shared } = createKvmodServices(
     { connection, ...NodeFileSystem },
     createKvmodServerModule(createPipelineCommandActions),

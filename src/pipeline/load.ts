@@ -55,11 +55,8 @@ export const LoadIssueCodes = {
     ValidationCrash: 'internal.validation',
 } as const;
 
-/** Nesting deeper than this is reported instead of parsed: the recursive-descent parser would overflow the stack. */
-export const MAX_NESTING_DEPTH = 100;
-
-/** Files larger than this (in characters) are parsed without error recovery; see `parseDocument`. */
-export const MAX_RECOVERY_SIZE = 256 * 1024;
+/** The parse guards' limits and nesting finder, re-exported for the front ends and tests. */
+export { MAX_NESTING_DEPTH, MAX_RECOVERY_SIZE, findExcessiveNesting } from '../language/common/parse-guards.js';
 
 /** At most this many syntax diagnostics per file: garbage input must not bury the first, useful ones. */
 export const MAX_SYNTAX_DIAGNOSTICS_PER_FILE = 100;
@@ -123,35 +120,14 @@ function languageOf(path: string): 'pidm' | 'kvlm' | undefined {
     return LANGUAGE_BY_EXTENSION[nodePath.extname(path)];
 }
 
-/**
- * Builds the workspace. A parser that overflowed the stack is left in an inconsistent state, so the
- * build restarts on fresh services with the offending file taken out (reported, and joined as empty text).
- */
+/** Builds the workspace: parses every file, then links and validates them together. */
 async function buildWorkspace(files: SourceFile[]): Promise<LoadedWorkspace> {
-    const overflowed = new Set<number>();
-    for (;;) {
-        try {
-            return await attemptBuild(files, overflowed);
-        } catch (error) {
-            if (!(error instanceof ParserOverflow) || overflowed.has(error.fileIndex)) throw error;
-            overflowed.add(error.fileIndex);
-        }
-    }
-}
-
-/** Thrown inside one build attempt when parsing a file overflowed the stack. */
-class ParserOverflow extends Error {
-    constructor(readonly fileIndex: number) {
-        super('parser stack overflow');
-    }
-}
-
-async function attemptBuild(files: SourceFile[], overflowed: ReadonlySet<number>): Promise<LoadedWorkspace> {
     const services = createBatchServices();
+    const factory = services.shared.workspace.LangiumDocumentFactory;
     const diagnostics: KvmodDiagnostic[] = [];
     const loaded: { path: string; document: LangiumDocument }[] = [];
     const seen = new Set<string>();
-    for (const [index, file] of files.entries()) {
+    for (const file of files) {
         if (file.failure || file.text === undefined) {
             if (file.failure) diagnostics.push(file.failure);
             continue;
@@ -160,18 +136,8 @@ async function attemptBuild(files: SourceFile[], overflowed: ReadonlySet<number>
         // The same file named twice (e.g. by a path and a glob) is one document, not a duplicate model.
         if (seen.has(uri.toString())) continue;
         seen.add(uri.toString());
-        let text = file.text;
-        if (overflowed.has(index)) {
-            diagnostics.push(
-                fileDiagnostic(
-                    file.path,
-                    'The parser ran out of stack (a huge string or token, or very deep nesting); the file was not parsed.',
-                    LoadIssueCodes.TooComplex,
-                ),
-            );
-            text = '';
-        }
-        const document = parseDocument(services, file.path, text, uri, diagnostics, index);
+        // The parser's guards (src/language/common/parse-guards.ts) turn text it cannot take into diagnostics.
+        const document = factory.fromString(file.text, uri);
         services.shared.workspace.LangiumDocuments.addDocument(document);
         loaded.push({ path: file.path, document });
     }
@@ -246,121 +212,6 @@ async function withLangiumLogsSilenced<T>(action: () => Promise<T>): Promise<T> 
         console.error = error;
         console.warn = warn;
     }
-}
-
-/**
- * Parses one text. Nesting too deep for the recursive parser is reported up front (a stack overflow is
- * not a diagnostic). Chevrotain's error recovery costs about 5 ms per KB of broken input, so files over
- * `MAX_RECOVERY_SIZE` are parsed without it: a valid file parses at full speed, a broken one reports
- * its first syntax error.
- */
-function parseDocument(
-    services: KvmodServices,
-    path: string,
-    text: string,
-    uri: URI,
-    diagnostics: KvmodDiagnostic[],
-    fileIndex: number,
-): LangiumDocument {
-    const factory = services.shared.workspace.LangiumDocumentFactory;
-    const tooDeep = findExcessiveNesting(text, MAX_NESTING_DEPTH);
-    if (tooDeep) {
-        diagnostics.push(tooDeepDiagnostic(path, tooDeep.line, tooDeep.column));
-        return factory.fromString('', uri);
-    }
-    const language = languageOf(path) === 'kvlm' ? services.Kvlm : services.Pidm;
-    const parser = (language.parser.LangiumParser as unknown as { wrapper: { recoveryEnabled: boolean } }).wrapper;
-    const recover = text.length <= MAX_RECOVERY_SIZE;
-    parser.recoveryEnabled = recover;
-    try {
-        const document = factory.fromString(text, uri);
-        if (!recover && document.parseResult.parserErrors.length > 0) {
-            diagnostics.push({
-                ...fileDiagnostic(
-                    path,
-                    `Only the first syntax error is reported: error recovery is off for files over ${MAX_RECOVERY_SIZE / 1024} KB.`,
-                    'syntax.recovery-off',
-                ),
-                severity: 'info',
-            });
-        }
-        return document;
-    } catch (error) {
-        if (error instanceof RangeError) throw new ParserOverflow(fileIndex);
-        throw error;
-    } finally {
-        parser.recoveryEnabled = true;
-    }
-}
-
-function tooDeepDiagnostic(path: string, line: number, column: number): KvmodDiagnostic {
-    return {
-        path,
-        line,
-        column,
-        endLine: line,
-        endColumn: column + 1,
-        severity: 'error',
-        message: `Nesting is deeper than ${MAX_NESTING_DEPTH} levels (parentheses or 'not'); the file was not parsed.`,
-        code: LoadIssueCodes.TooDeep,
-    };
-}
-
-/**
- * Finds the first place where parentheses plus a run of `not`s nest deeper than `maxDepth`, skipping strings
- * and comments. Cheap (one pass) and conservative: real queries nest a few levels.
- */
-export function findExcessiveNesting(text: string, maxDepth: number): { line: number; column: number } | undefined {
-    let depth = 0;
-    let notRun = 0;
-    let line = 1;
-    let lineStart = 0;
-    let i = 0;
-    const n = text.length;
-    while (i < n) {
-        const c = text[i];
-        if (c === '\n') {
-            line++;
-            lineStart = i + 1;
-            i++;
-        } else if (c === '/' && text[i + 1] === '/') {
-            while (i < n && text[i] !== '\n') i++;
-        } else if (c === '/' && text[i + 1] === '*') {
-            const end = text.indexOf('*/', i + 2);
-            const stop = end < 0 ? n : end + 2;
-            for (let j = i; j < stop; j++) {
-                if (text[j] === '\n') {
-                    line++;
-                    lineStart = j + 1;
-                }
-            }
-            i = stop;
-        } else if (c === '"' || c === "'") {
-            i++;
-            while (i < n && text[i] !== c && text[i] !== '\n' && text[i] !== '\r') i += text[i] === '\\' ? 2 : 1;
-            i++;
-        } else if (c === '(') {
-            depth++;
-            if (depth + notRun > maxDepth) return { line, column: i - lineStart + 1 };
-            i++;
-        } else if (c === ')') {
-            depth = Math.max(0, depth - 1);
-            i++;
-        } else if (/[A-Za-z_]/.test(c)) {
-            let j = i + 1;
-            while (j < n && /\w/.test(text[j])) j++;
-            if (j - i === 3 && text.slice(i, j).toLowerCase() === 'not') {
-                notRun++;
-                if (depth + notRun > maxDepth) return { line, column: i - lineStart + 1 };
-            } else {
-                notRun = 0;
-            }
-            i = j;
-        } else {
-            i++;
-        }
-    }
-    return undefined;
 }
 
 function toKvmodDiagnostic(path: string, diagnostic: Diagnostic, language: 'pidm' | 'kvlm'): KvmodDiagnostic {

@@ -5,6 +5,7 @@
  * drawn from small pools so that filters match several rows.
  */
 import type { LogicalType } from '../language/pidm/pidm-semantics.js';
+import type { AttributeDomain, DataSpec, SpecValue } from './data-spec.js';
 import type { InstanceData, InstanceObject } from './instance-data.js';
 import type { RuntimeAttribute, RuntimeEntity, RuntimeModel, RuntimeReference } from './runtime-model.js';
 
@@ -14,6 +15,8 @@ export interface GenerateOptions {
     scale: number;
     /** Seed of the pseudo-random generator: same seed, same data. */
     seed: number;
+    /** Per-entity counts and attribute domains (see data-spec.ts); `scale` is the count of the others. */
+    spec?: DataSpec;
 }
 
 /** A small, fast, seedable generator (mulberry32): the same seed gives the same sequence on every platform. */
@@ -224,6 +227,51 @@ function freshValue(
     }
 }
 
+/** A fresh value of a type within a range (bounds already checked against the type by data-spec.ts). */
+function rangedValue(type: LogicalType, domain: AttributeDomain, random: SeededRandom): SpecValue {
+    const { min, max } = domain;
+    switch (type) {
+        case 'int': {
+            const low =
+                typeof min === 'number' ? Math.ceil(min) : typeof max === 'number' ? Math.ceil(max) - 2000 : -50;
+            const high = typeof max === 'number' ? Math.floor(max) : low + 2000;
+            return random.int(low, Math.max(low, high));
+        }
+        case 'float': {
+            const low = typeof min === 'number' ? min : typeof max === 'number' ? max - 10000 : -10000;
+            const high = typeof max === 'number' ? max : low + 10000;
+            // Quarters where the range holds one (see freshValue); else the bound itself.
+            const [first, last] = [Math.ceil(low * 4), Math.floor(high * 4)];
+            return first <= last ? random.int(first, last) / 4 : low;
+        }
+        case 'date': {
+            const low = typeof min === 'string' ? Date.parse(`${min}T00:00:00Z`) : FIRST_DAY;
+            const high = typeof max === 'string' ? Date.parse(`${max}T00:00:00Z`) : LAST_DAY;
+            return isoDate(low + random.int(0, Math.max(0, (high - low) / DAY_MS)) * DAY_MS);
+        }
+        case 'time': {
+            const seconds = (text: unknown, fallback: number) =>
+                typeof text === 'string' ? text.split(':').reduce((sum, part) => sum * 60 + Number(part), 0) : fallback;
+            return isoTime(random.int(seconds(min, 0), seconds(max, 86399)));
+        }
+        case 'datetime': {
+            const low = typeof min === 'string' ? Date.parse(`${min}Z`) : FIRST_DAY;
+            const high = typeof max === 'string' ? Date.parse(`${max}Z`) : LAST_DAY;
+            return new Date(low + random.int(0, Math.max(0, (high - low) / 1000)) * 1000).toISOString().slice(0, 19);
+        }
+        default:
+            return random.pick(textVocabulary(''));
+    }
+}
+
+/** Whether a value lies in a domain (a WHERE literal outside the spec's domain is not generated). */
+function inDomain(value: SpecValue, domain: AttributeDomain | undefined): boolean {
+    if (!domain) return true;
+    if (domain.values) return domain.values.includes(value);
+    if (domain.min !== undefined && value < domain.min) return false;
+    return domain.max === undefined || value <= domain.max;
+}
+
 /** The identifier of the n-th object (0-based) of an entity: unique, sometimes with spaces, quotes or accents. */
 function identifier(entity: RuntimeEntity, type: LogicalType, n: number): string | number {
     if (type === 'int' || type === 'float') return n + 1;
@@ -255,26 +303,39 @@ function listSize(reference: RuntimeReference, available: number, random: Seeded
 
 /** Generates consistent instance data for every entity of a model. */
 export function generateInstanceData(model: RuntimeModel, options: GenerateOptions): InstanceData {
-    const scale = Math.max(1, Math.trunc(options.scale));
+    const defaultCount = Math.max(1, Math.trunc(options.scale));
+    const countOf = (entity: RuntimeEntity) => options.spec?.entities?.[entity.name]?.count ?? defaultCount;
     const random = new SeededRandom(options.seed);
     const ids = new Map<string, (string | number)[]>();
     for (const entity of model.entities.values()) {
         ids.set(
             entity.name,
-            Array.from({ length: scale }, (_, n) => identifier(entity, entity.idType, n)),
+            Array.from({ length: countOf(entity) }, (_, n) => identifier(entity, entity.idType, n)),
         );
     }
     const data: InstanceData = {};
     for (const entity of model.entities.values()) {
-        const pools = new Map<string, (string | number | boolean)[]>();
-        const poolOf = (attribute: RuntimeAttribute): (string | number | boolean)[] => {
+        const scale = countOf(entity);
+        const domains = options.spec?.entities?.[entity.name]?.attributes ?? {};
+        const pools = new Map<string, SpecValue[]>();
+        const poolOf = (attribute: RuntimeAttribute): SpecValue[] => {
             let pool = pools.get(attribute.name);
             if (!pool) {
-                // A pool a third the size of the entity: each value is shared by about three objects.
+                const domain = domains[attribute.name];
+                // A pool a third the size of the entity: each value is shared by about three objects. The
+                // literals the queries filter on join it, so that those queries have rows to compare.
                 const size = Math.max(3, Math.ceil(scale / 3));
-                pool = Array.from({ length: size }, (_, ordinal) =>
-                    freshValue(attribute.type, attribute.name, random, ordinal),
-                );
+                const literals = (attribute.literals ?? []).filter((value) => inDomain(value, domain));
+                const fresh = domain?.values
+                    ? []
+                    : Array.from({ length: size }, (_, ordinal) =>
+                          domain
+                              ? rangedValue(attribute.type, domain, random)
+                              : freshValue(attribute.type, attribute.name, random, ordinal),
+                      );
+                // Each literal three times: about one object in ten holds it at the default scale.
+                const wanted = [...new Set(literals)].flatMap((value) => [value, value, value]);
+                pool = [...wanted, ...(domain?.values ?? []), ...fresh];
                 pools.set(attribute.name, pool);
             }
             return pool;

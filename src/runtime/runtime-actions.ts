@@ -52,6 +52,7 @@ export interface LoadActionResult extends LoadResult {
 }
 
 interface Prepared {
+    target: string;
     design: RuntimeDesign;
     data: InstanceData;
     link: RedisLink;
@@ -62,7 +63,7 @@ interface Prepared {
 }
 
 /** The target of a run: one that runs on an engine the runtime drives (today RediSearch). */
-function runtimeTarget(options: RuntimeRunOptions): RawOptionValues {
+function runtimeTarget(options: RuntimeRunOptions): { name: string; given: RawOptionValues } {
     const given = options.targetOptions ?? {};
     const target = checkedTarget(options.target ?? DEFAULT_TARGET, given);
     if (target.engine !== redisTarget.engine) {
@@ -72,11 +73,11 @@ function runtimeTarget(options: RuntimeRunOptions): RawOptionValues {
             { code: 'cli.option' },
         );
     }
-    return given;
+    return { name: target.name, given };
 }
 
 async function prepare(options: RuntimeRunOptions): Promise<Prepared> {
-    const given = runtimeTarget(options);
+    const { name: target, given } = runtimeTarget(options);
     const design = await loadRuntimeDesign(options.modelPath, options);
     const data = await readInstanceData(options.dataPath, design.model);
     const link = await connectRedis(options.redisUrl);
@@ -102,7 +103,7 @@ async function prepare(options: RuntimeRunOptions): Promise<Prepared> {
             });
         }
         const dialectSource = givenDialect !== undefined ? 'given' : 'detected';
-        return { design, data, link, view, dialect: view.dialect, dialectSource, warnings };
+        return { target, design, data, link, view, dialect: view.dialect, dialectSource, warnings };
     } catch (error) {
         await link.close();
         if (error instanceof RedisConnectionLost)
@@ -152,6 +153,8 @@ export interface VerifyActionOptions extends RuntimeRunOptions {
 
 /** The result of a verification. */
 export interface VerifyActionResult {
+    /** The target whose design was verified. */
+    target: string;
     dialect: RedisDialect;
     /** The engine as people read it: `redisearch1`. */
     engine: string;
@@ -207,6 +210,7 @@ export async function verifyOnRedis(options: VerifyActionOptions): Promise<Verif
             }
         }
         return {
+            target: prepared.target,
             dialect: prepared.dialect,
             engine: prepared.dialect,
             load: loaded,

@@ -5,16 +5,29 @@
  */
 import {
     isAttribute,
+    isBinaryExpression,
+    isBooleanValue,
+    isComparison,
+    isGroupExpression,
     isIdAttribute,
+    isNotExpression,
+    isNumberValue,
     isReference,
+    isStringValue,
+    type Attribute,
     type Cardinality,
+    type Expression,
+    type IdAttribute,
     type PidmModel,
+    type Value,
 } from '../language/generated/ast.js';
 import {
     attributeType,
     cardinalityKind,
     identifierName,
     identifierOf,
+    isParameter,
+    resolvePath,
     SURROGATE_ID,
     type CardinalityKind,
     type LogicalType,
@@ -26,6 +39,11 @@ export interface RuntimeAttribute {
     type: LogicalType;
     /** True for the `id` attribute (or the surrogate `_id`). */
     isId: boolean;
+    /**
+     * The literals the queries' WHERE clauses compare this attribute with (`status = "completed"`), so that
+     * synthetic data holds them and those queries have answers to compare. Absent when there are none.
+     */
+    literals?: (string | number | boolean)[];
 }
 
 /** A reference of an entity. */
@@ -61,6 +79,11 @@ export interface RuntimeModel {
 /** Builds the runtime description of the entities of one or more (linked) PIDM models. */
 export function buildRuntimeModel(models: PidmModel[]): RuntimeModel {
     const entities = new Map<string, RuntimeEntity>();
+    const literals = whereLiterals(models);
+    const withLiterals = (attribute: RuntimeAttribute, node: Attribute | IdAttribute): RuntimeAttribute => {
+        const values = literals.get(node);
+        return values ? { ...attribute, literals: values } : attribute;
+    };
     for (const model of models) {
         for (const entity of model.entities) {
             if (entities.has(entity.name)) continue;
@@ -68,13 +91,18 @@ export function buildRuntimeModel(models: PidmModel[]): RuntimeModel {
             const attributes: RuntimeAttribute[] = [];
             attributes.push(
                 idAttribute
-                    ? { name: idAttribute.name, type: attributeType(idAttribute), isId: true }
+                    ? withLiterals(
+                          { name: idAttribute.name, type: attributeType(idAttribute), isId: true },
+                          idAttribute,
+                      )
                     : { name: SURROGATE_ID, type: 'text', isId: true },
             );
             const references: RuntimeReference[] = [];
             for (const member of entity.members) {
                 if (isAttribute(member))
-                    attributes.push({ name: member.name, type: attributeType(member), isId: false });
+                    attributes.push(
+                        withLiterals({ name: member.name, type: attributeType(member), isId: false }, member),
+                    );
                 else if (isReference(member)) {
                     references.push({
                         name: member.name,
@@ -98,6 +126,40 @@ export function buildRuntimeModel(models: PidmModel[]): RuntimeModel {
         }
     }
     return { entities };
+}
+
+/** The literals each attribute is compared with in the WHERE clauses of the models' queries, deduplicated. */
+function whereLiterals(models: readonly PidmModel[]): Map<Attribute | IdAttribute, (string | number | boolean)[]> {
+    const found = new Map<Attribute | IdAttribute, (string | number | boolean)[]>();
+    // An explicit stack: `a or b or …` nests to the left as deep as it is long.
+    const pending: (Expression | undefined)[] = models.flatMap((model) => model.queries.map((query) => query.where));
+    while (pending.length > 0) {
+        const expression = pending.pop();
+        if (isBinaryExpression(expression)) pending.push(expression.right, expression.left);
+        else if (isNotExpression(expression)) pending.push(expression.operand);
+        else if (isGroupExpression(expression)) pending.push(expression.inner);
+        else if (isComparison(expression)) {
+            const attribute = resolvePath(expression.path)?.attribute;
+            const value = attribute ? literalOf(expression.value, attributeType(attribute)) : undefined;
+            if (!attribute || value === undefined) continue;
+            const values = found.get(attribute) ?? [];
+            if (!values.includes(value)) values.push(value);
+            found.set(attribute, values);
+        }
+    }
+    return found;
+}
+
+/** A WHERE literal as a value of the attribute's type; undefined for parameters and mistyped literals. */
+function literalOf(value: Value | undefined, type: LogicalType): string | number | boolean | undefined {
+    if (isParameter(value)) return undefined;
+    if (isNumberValue(value) && (type === 'int' || type === 'float')) {
+        const number = value.negative ? -value.value : value.value;
+        return type === 'int' && !Number.isInteger(number) ? undefined : number;
+    }
+    if (isBooleanValue(value) && type === 'boolean') return value.value === 'true';
+    if (isStringValue(value) && !['int', 'float', 'boolean'].includes(type)) return value.value;
+    return undefined;
 }
 
 /** Element bounds of a multi-valued reference: `[*]` 0..∞, `[1..*]` 1..∞, `[l..u]` l..u, `[n]` exactly n. */

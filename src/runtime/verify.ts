@@ -45,6 +45,18 @@ export interface QueryVerdict {
     firstCommand?: string;
 }
 
+/** How a query fared: its answers matched, differed, or it was never tested (no rows to compare). */
+export type VerdictStatus = 'match' | 'differ' | 'untested';
+
+/**
+ * A query with no mismatch but no row compared proves nothing (its filter matched no data): untested, which
+ * `verify` reports as a warning, and `--strict` as a failure.
+ */
+export function verdictStatus(verdict: QueryVerdict): VerdictStatus {
+    if (verdict.mismatches > 0) return 'differ';
+    return verdict.rowsCompared === 0 ? 'untested' : 'match';
+}
+
 /** Options of `verifyQueries`. */
 export interface VerifyOptions {
     /** Parameter sets drawn from the data per query (plus one made-up set). */
@@ -178,11 +190,16 @@ export function formatVerdicts(verdicts: readonly QueryVerdict[]): string {
             .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column])))
             .join('  ')
             .trimEnd();
-    const failed = verdicts.filter((v) => v.mismatches > 0).length;
-    const summary =
-        failed === 0
+    const failed = verdicts.filter((v) => verdictStatus(v) === 'differ').length;
+    const untested = verdicts.filter((v) => verdictStatus(v) === 'untested').map((v) => v.query);
+    const matched = verdicts.length - failed - untested.length;
+    let summary =
+        failed === 0 && untested.length === 0
             ? `all ${verdicts.length} queries match the oracle`
-            : `${failed} of ${verdicts.length} queries differ from the oracle`;
+            : failed === 0
+              ? `${matched} of ${verdicts.length} queries match the oracle`
+              : `${failed} of ${verdicts.length} queries differ from the oracle`;
+    if (untested.length > 0) summary += `; ${untested.length} untested (no rows compared): ${untested.join(', ')}`;
     const commands = verdicts
         .filter((v) => v.firstCommand !== undefined)
         .map((v) => `${v.query}, the command of the first difference:\n  ${v.firstCommand}`);

@@ -43,10 +43,13 @@ export class LspSession {
         uri: string;
         accept: (params: PublishDiagnosticsParams) => boolean;
         resolve: (d: Diagnostic[]) => void;
+        reject: (error: Error) => void;
     }[] = [];
     private readonly versions = new Map<string, number>();
     /** What the server answered to `initialize`. */
     capabilities: ServerCapabilities = {};
+    /** The messages the server wrote to its output channel (`window/logMessage`), in order. */
+    readonly logs: string[] = [];
 
     private constructor(
         readonly connection: MessageConnection,
@@ -63,9 +66,23 @@ export class LspSession {
                 }
             }
         });
+        // A server that died publishes nothing more: fail the waits at once instead of at the test's timeout.
+        child.once('exit', (code, signal) => {
+            for (const waiter of this.waiters.splice(0)) {
+                waiter.reject(new Error(`the language server exited (code ${code}, signal ${signal})`));
+            }
+        });
+        connection.onNotification('window/logMessage', (params: { message: string }) => {
+            this.logs.push(params.message);
+        });
         // The server asks for configuration and registers capabilities; an empty answer is what a bare client gives.
         connection.onRequest(() => null);
         connection.onNotification(() => undefined);
+    }
+
+    /** True while the server process runs. */
+    get alive(): boolean {
+        return this.child.exitCode === null && this.child.signalCode === null;
     }
 
     /** Spawns `node dist/server.cjs --stdio` and completes the initialize handshake. */
@@ -128,7 +145,8 @@ export class LspSession {
         uri: string,
         accept: (params: PublishDiagnosticsParams) => boolean = () => true,
     ): Promise<Diagnostic[]> {
-        return new Promise((resolve) => this.waiters.push({ uri, accept, resolve }));
+        if (!this.alive) return Promise.reject(new Error('the language server is not running'));
+        return new Promise((resolve, reject) => this.waiters.push({ uri, accept, resolve, reject }));
     }
 
     /** Sends a request; `method` is the LSP method name. */

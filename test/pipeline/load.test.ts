@@ -259,7 +259,7 @@ describe('findExcessiveNesting', () => {
         expect(
             findExcessiveNesting(`"${'('.repeat(200)}" // ${'('.repeat(200)}\n/* ${'('.repeat(200)} */`, 100),
         ).toBeUndefined();
-        expect(findExcessiveNesting(`x\n  ${'not '.repeat(101)}`, 100)).toEqual({ line: 2, column: 403 });
+        expect(findExcessiveNesting(`x\n  ${'not '.repeat(101)}`, 100)).toEqual({ line: 2, column: 403, offset: 404 });
         expect(findExcessiveNesting('('.repeat(100), 100)).toBeUndefined();
     });
 });

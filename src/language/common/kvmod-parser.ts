@@ -6,12 +6,13 @@
  * list changes nothing, so skipping it changes no tree (the tests compare CSTs with comments).
  */
 import { createLangiumParser, type LangiumCoreServices, type LangiumParser, type Module } from 'langium';
+import { guardParser } from './parse-guards.js';
 
 interface HiddenNodeAdder {
     addHiddenNodes(tokens: readonly unknown[]): void;
 }
 
-/** Creates Langium's parser for a language, with the empty-hidden-tokens fast path. */
+/** Creates Langium's parser for a language, with the empty-hidden-tokens fast path and the parse guards. */
 export function createKvmodParser(services: LangiumCoreServices): LangiumParser {
     const parser = createLangiumParser(services);
     // `nodeBuilder` is internal to Langium 4.4; if a later version renames it, the guard is simply absent.
@@ -22,7 +23,7 @@ export function createKvmodParser(services: LangiumCoreServices): LangiumParser 
             if (tokens.length > 0) addHiddenNodes(tokens);
         };
     }
-    return parser;
+    return guardParser(parser);
 }
 
 /** The module that installs `createKvmodParser` in a language. */

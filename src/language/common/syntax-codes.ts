@@ -55,7 +55,8 @@ export function codeSyntaxDiagnostics(
     for (const diagnostic of diagnostics) {
         const kind = kindOf(diagnostic);
         const lexing = kind === DocumentValidator.LexingError;
-        if (!lexing && kind !== DocumentValidator.ParsingError) {
+        // Not a syntax error, or one already coded (the parse guards' syntax.too-deep and the like).
+        if ((!lexing && kind !== DocumentValidator.ParsingError) || (typeof diagnostic.code === 'string' && diagnostic.code !== '')) {
             kept.push(diagnostic);
             continue;
         }

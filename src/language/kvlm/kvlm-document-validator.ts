@@ -3,11 +3,12 @@
  * kind of name (field, node, query, parameter), a message saying where the name was looked up, and a
  * did-you-mean hint among the names that would have resolved there.
  */
-import { AstUtils, DefaultDocumentValidator, type AstReflection, type LangiumDocument, type LinkingError, type ValidationOptions } from 'langium';
+import { AstUtils, type AstReflection, type LangiumDocument, type LinkingError, type ValidationOptions } from 'langium';
 import type { CancellationToken, Diagnostic } from 'vscode-languageserver';
 import { codeSyntaxDiagnostics } from '../common/syntax-codes.js';
 import { isCollection, isServedQuery } from '../generated/ast.js';
 import { didYouMean, didYouMeanSentence } from '../common/did-you-mean.js';
+import { GuardedDocumentValidator } from '../common/parse-guards.js';
 import { nameOf } from '../common/partial-nodes.js';
 import type { KvlmServices } from './kvlm-module.js';
 import { KvlmIssueCodes } from './kvlm-validator.js';
@@ -29,7 +30,7 @@ const WHAT: Record<string, { code: string; noun: string }> = {
 };
 
 /** The KVLM document validator: KVLM's linking diagnostics, everything else as Langium does it. */
-export class KvlmDocumentValidator extends DefaultDocumentValidator {
+export class KvlmDocumentValidator extends GuardedDocumentValidator {
     private readonly reflection: AstReflection;
 
     constructor(services: KvlmServices) {

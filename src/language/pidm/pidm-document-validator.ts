@@ -5,7 +5,6 @@
  * A name that cannot resolve only because an earlier step failed is not reported again.
  */
 import {
-    DefaultDocumentValidator,
     DocumentValidator,
     type AstNode,
     type LangiumDocument,
@@ -32,6 +31,7 @@ import {
     type Segment,
 } from '../generated/ast.js';
 import { didYouMean, didYouMeanSentence } from '../common/did-you-mean.js';
+import { GuardedDocumentValidator } from '../common/parse-guards.js';
 import { CaseFallbackScope } from './pidm-scope-provider.js';
 import { containingQuery, entityOfElement } from './pidm-semantics.js';
 import type { PidmServices } from './pidm-module.js';
@@ -50,7 +50,7 @@ export interface UnknownNameData {
 }
 
 /** The PIDM document validator: PIDM's linking diagnostics, everything else as Langium does it. */
-export class PidmDocumentValidator extends DefaultDocumentValidator {
+export class PidmDocumentValidator extends GuardedDocumentValidator {
     private readonly scopeProvider: ScopeProvider;
 
     constructor(services: PidmServices) {

@@ -1,0 +1,140 @@
+/**
+ * A JSON file a user writes by hand (the config file, a data spec): parsed leniently (comments and trailing
+ * commas allowed, as in tsconfig.json), checked against its JSON Schema with ajv, and every problem reported
+ * as `path:line:col: message` at the value it concerns — not as a JSON pointer the user must look up.
+ */
+import { readFile } from 'node:fs/promises';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import {
+    findNodeAtLocation,
+    parseTree,
+    printParseErrorCode,
+    type Node as JsonNode,
+    type ParseError,
+} from 'jsonc-parser';
+import { KvmodError } from './errors.js';
+
+/** One problem in a hand-written JSON file, 1-based. */
+export interface JsonProblem {
+    line: number;
+    column: number;
+    message: string;
+}
+
+/** A parsed JSON file and where each of its values is, for semantic checks after the schema's. */
+export interface JsonDocument {
+    value: unknown;
+    /**
+     * The 1-based position of the value at a path of keys and indexes (of its key with `key`; the file's
+     * start when absent).
+     */
+    positionOf(path: readonly (string | number)[], key?: boolean): { line: number; column: number };
+}
+
+const compiled = new WeakMap<object, ValidateFunction>();
+
+/**
+ * Parses `text` and validates it against `schema`. Throws a `KvmodError` with `code` listing every
+ * problem as `file:line:col: message` (the syntax errors, else the schema's).
+ */
+export function parseJsonDocument(text: string, file: string, schema: object, code: string): JsonDocument {
+    const errors: ParseError[] = [];
+    const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+    const lineStarts = [0];
+    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) lineStarts.push(i + 1);
+    const at = (offset: number) => {
+        let low = 0;
+        let high = lineStarts.length - 1;
+        while (low < high) {
+            const middle = (low + high + 1) >> 1;
+            if (lineStarts[middle] <= offset) low = middle;
+            else high = middle - 1;
+        }
+        return { line: low + 1, column: offset - lineStarts[low] + 1 };
+    };
+    const fail = (problems: JsonProblem[]): never => {
+        const lines = problems.map((p) => `${file}:${p.line}:${p.column}: ${p.message}`);
+        throw new KvmodError(lines.join('\n'), { code, path: file });
+    };
+    if (errors.length > 0 || !tree) {
+        const problems = errors.map((e) => ({ ...at(e.offset), message: syntaxMessage(e) }));
+        fail(
+            problems.length > 0
+                ? problems
+                : [{ line: 1, column: 1, message: 'the file is empty: expected a JSON object' }],
+        );
+    }
+    const node = (path: readonly (string | number)[]): JsonNode | undefined =>
+        tree ? findNodeAtLocation(tree, [...path]) : undefined;
+    const positionOf = (path: readonly (string | number)[], key = false) => {
+        const found = node(path);
+        return at((key && found?.parent?.type === 'property' ? found.parent.offset : found?.offset) ?? 0);
+    };
+    const value = JSON.parse(JSON.stringify(nodeValue(tree!)));
+    let validate = compiled.get(schema);
+    if (!validate) {
+        validate = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
+        compiled.set(schema, validate);
+    }
+    if (!validate(value)) {
+        const problems = (validate.errors ?? []).map((e) => schemaProblem(e, positionOf));
+        fail(problems.sort((a, b) => a.line - b.line || a.column - b.column));
+    }
+    return { value, positionOf };
+}
+
+/** Reads a file and parses it as `parseJsonDocument` does; an unreadable file is `io.unreadable`. */
+export async function readJsonDocument(file: string, schema: object, code: string): Promise<JsonDocument> {
+    let text: string;
+    try {
+        text = await readFile(file, 'utf8');
+    } catch (error) {
+        const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+        throw new KvmodError(`cannot read ${file}: ${reason}`, { code: 'io.unreadable', path: file });
+    }
+    return parseJsonDocument(text, file, schema, code);
+}
+
+function syntaxMessage(error: ParseError): string {
+    const words = printParseErrorCode(error.error)
+        .replace(/([a-z])([A-Z])/g, '$1 $2')
+        .toLowerCase();
+    return `not valid JSON: ${words}`;
+}
+
+/** The plain value of a parse tree node (jsonc-parser's getNodeValue, without its prototype-less objects). */
+function nodeValue(node: JsonNode): unknown {
+    switch (node.type) {
+        case 'object': {
+            const object: Record<string, unknown> = {};
+            for (const property of node.children ?? []) {
+                const [key, value] = property.children ?? [];
+                if (key && value) object[String(key.value)] = nodeValue(value);
+            }
+            return object;
+        }
+        case 'array':
+            return (node.children ?? []).map(nodeValue);
+        default:
+            return node.value;
+    }
+}
+
+/** An ajv error as a sentence at the value (or the unknown key) it concerns. */
+function schemaProblem(error: ErrorObject, positionOf: JsonDocument['positionOf']): JsonProblem {
+    const path = error.instancePath
+        .split('/')
+        .slice(1)
+        .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+        .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
+    const where = path.length === 0 ? 'the file' : `'${path.join('.')}'`;
+    if (error.keyword === 'additionalProperties') {
+        const key = String((error.params as { additionalProperty: string }).additionalProperty);
+        return { ...positionOf([...path, key], true), message: `unknown property '${key}' in ${where}` };
+    }
+    if (error.keyword === 'enum') {
+        const allowed = (error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v));
+        return { ...positionOf(path), message: `${where} must be one of ${allowed.join(', ')}` };
+    }
+    return { ...positionOf(path), message: `${where} ${error.message ?? 'is invalid'}` };
+}
