@@ -11,6 +11,12 @@ import type { CliIo } from './cli-io.js';
 /** Exit codes: 0 success, 1 errors in the input or a failed run, 2 bad usage. */
 export const ExitCode = { Ok: 0, Failure: 1, Usage: 2 } as const;
 
+/**
+ * Codes of `KvmodError`s that are bad option values found after parsing (an unknown dialect, a scale of 0):
+ * usage errors like yargs' own, exit 2.
+ */
+export const OPTION_ERROR_CODES: ReadonlySet<string> = new Set(['cli.option', 'transform.bad-option']);
+
 /** One run of `main`: where the commands write, and the exit code their handler computed. */
 export interface CliContext {
     /** Where every handler writes. */
@@ -23,7 +29,10 @@ export interface CliContext {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type CliCommand = (context: CliContext) => CommandModule<any, any>;
 
-/** A usage error (unknown option, missing argument, bad option value): printed with the usage text, exit 2. */
+/**
+ * A usage error (unknown option, missing argument, bad option value): printed as the message, the misused
+ * command's synopsis and a pointer to its --help (not the whole help), exit 2.
+ */
 export class UsageError extends Error {
     constructor(
         message: string,
@@ -50,7 +59,10 @@ export async function runAction(context: CliContext, action: (io: CliIo) => Prom
 /** Prints a failure the way a user should see it, never a stack trace; returns the exit code. */
 export function reportFailure(error: unknown, io: CliIo): number {
     if (error instanceof UsageError) {
-        if (error.usage) io.err(error.usage + '\n\n');
+        io.err(shortUsage(error.message, error.usage));
+        return ExitCode.Usage;
+    }
+    if (isKvmodError(error) && error.code !== undefined && OPTION_ERROR_CODES.has(error.code)) {
         io.err(`kvmod: ${error.message}\nRun 'kvmod --help' for usage.\n`);
         return ExitCode.Usage;
     }
@@ -63,4 +75,17 @@ export function reportFailure(error: unknown, io: CliIo): number {
     // A developer chasing the bug can ask for the stack; users never see one.
     if (process.env.KVMOD_DEBUG && error instanceof Error && error.stack) io.err(`${error.stack}\n`);
     return ExitCode.Failure;
+}
+
+/**
+ * `kvmod: <message>`, the command's synopsis (the first line of its help) and where the options are: what a
+ * usage error needs, in three lines instead of thirty.
+ */
+export function shortUsage(message: string, help: string): string {
+    const synopsis = help.split('\n')[0]?.trim() ?? '';
+    const command = /^kvmod(?: [a-z][\w-]*)*/.exec(synopsis)?.[0] ?? 'kvmod';
+    const lines = [`kvmod: ${message}`];
+    if (synopsis) lines.push(`usage: ${synopsis}`);
+    lines.push(`Run '${command} --help' for usage.`);
+    return lines.join('\n') + '\n';
 }

@@ -9,6 +9,8 @@ import { generateInstanceData } from '../runtime/data-generator.js';
 import { readDataSpec } from '../runtime/data-spec.js';
 import { instanceDataSchema, readInstanceData } from '../runtime/instance-data.js';
 import { loadRuntimeModel } from '../runtime/runtime-design.js';
+import { assertServable } from '../runtime/servable-values.js';
+import type { RedisDialect } from '../generation/redis/redis-dialects.js';
 import { processIo, type CliIo } from './cli-io.js';
 
 /** The arguments of `kvmod data generate`. */
@@ -51,12 +53,15 @@ export async function runDataGenerate(args: DataGenerateArgs, io: CliIo = proces
 export interface DataCheckArgs {
     model: string;
     data: string;
+    /** The RediSearch dialect whose rules decide which texts a query can find (default redisearch2). */
+    dialect?: RedisDialect;
 }
 
 /** Checks a data file against a model; problems are a KvmodError (exit 1). */
 export async function runDataCheck(args: DataCheckArgs, io: CliIo = processIo): Promise<number> {
     const model = await loadRuntimeModel(args.model);
     const data = await readInstanceData(args.data, model);
+    assertServable(model, data, args.dialect ?? 'redisearch2', args.data);
     const objects = Object.values(data).reduce((sum, list) => sum + list.length, 0);
     io.err(`${args.data}: ${objects} objects fit ${args.model}\n`);
     return 0;

@@ -35,13 +35,15 @@ export async function runTemplatesList(args: { templates?: string }, io: CliIo =
     return 0;
 }
 
-/** Copies a target's built-in templates into a folder (keeps existing files unless `force`). */
+/** Copies a target's built-in templates (all, or the named ones) into a folder (keeps existing files unless `force`). */
 export async function runTemplatesEject(
-    args: { target: string; dir: string; force?: boolean },
+    args: { target: string; dir: string; templates?: string[]; force?: boolean },
     io: CliIo = processIo,
 ): Promise<number> {
     const target = await userFacing(async () => getGenerationTarget(args.target));
-    const { copied, skipped } = await userFacing(() => ejectTemplates(target.name, args.dir, args.force ?? false));
+    const { copied, skipped } = await userFacing(() =>
+        ejectTemplates(target.name, args.dir, args.force ?? false, args.templates ?? []),
+    );
     for (const name of copied) io.out(`${args.dir}/${name}\n`);
     for (const name of skipped) io.err(`kvmod: kept existing ${args.dir}/${name} (use --force to overwrite)\n`);
     io.err(

@@ -27,8 +27,8 @@ export function templatesCommand(context: CliContext): CommandModule<object, obj
                         ),
                 } as CommandModule<object, { templates?: string }>)
                 .command({
-                    command: 'eject <target> <dir>',
-                    describe: "Copy a target's built-in templates into <dir>",
+                    command: 'eject <target> <dir> [templates..]',
+                    describe: "Copy a target's built-in templates into <dir>: all, or only the named ones",
                     builder: (y: Argv<object>) =>
                         y
                             .positional('target', { describe: 'The target', type: 'string', demandOption: true })
@@ -37,12 +37,21 @@ export function templatesCommand(context: CliContext): CommandModule<object, obj
                                 type: 'string',
                                 demandOption: true,
                             })
-                            .option('force', { describe: 'Overwrite existing files', type: 'boolean' }),
-                    handler: (args: { target: string; dir: string; force?: boolean }) =>
+                            .positional('templates', {
+                                describe: 'Templates to eject, by name as `templates list` shows it (.hbs optional)',
+                                type: 'string',
+                                array: true,
+                            })
+                            .option('force', { describe: 'Overwrite existing files', type: 'boolean' })
+                            .example('$0 templates eject redis my-templates queries.redis partials/command', ''),
+                    handler: (args: { target: string; dir: string; templates?: string[]; force?: boolean }) =>
                         runAction(context, async (io) =>
                             (await import('./templates-actions.js')).runTemplatesEject(args, io),
                         ),
-                } as unknown as CommandModule<object, { target: string; dir: string; force?: boolean }>)
+                } as unknown as CommandModule<
+                    object,
+                    { target: string; dir: string; templates?: string[]; force?: boolean }
+                >)
                 .demandCommand(1, 'Name an action: list or eject.'),
         handler: () => undefined,
     };

@@ -24,7 +24,7 @@ export interface TemplateSource {
 export interface TemplateSet {
     /** All templates by relative name (user files replacing built-ins of the same name). */
     templates: Map<string, TemplateSource>;
-    /** One line per user template used: what it overrides or adds. */
+    /** What the user folder changes, in one line (none without user templates). */
     notices: string[];
 }
 
@@ -63,16 +63,25 @@ export async function resolveTemplates(target: string, userDir?: string): Promis
                 code: 'template.folder',
             });
         }
+        const overrides: string[] = [];
+        const added: string[] = [];
         for (const name of await listTemplateFiles(userDir)) {
-            const displayPath = join(userDir, name);
-            const builtIn = templates.get(name);
-            notices.push(
-                builtIn
-                    ? `template ${displayPath} overrides built-in ${builtIn.displayPath}`
-                    : `template ${displayPath} is added (no built-in ${target} template has that name)`,
-            );
-            templates.set(name, { name, displayPath, absolutePath: join(userDir, name), origin: 'user' });
+            (templates.has(name) ? overrides : added).push(name);
+            templates.set(name, {
+                name,
+                displayPath: join(userDir, name),
+                absolutePath: join(userDir, name),
+                origin: 'user',
+            });
         }
+        // One line per run, not one per file: a fully ejected folder would repeat itself on every generate.
+        const parts = [
+            ...(overrides.length > 0 ? [`${overrides.length} override built-ins (${overrides.join(', ')})`] : []),
+            ...(added.length > 0
+                ? [`${added.length} added, with no built-in ${target} template of that name (${added.join(', ')})`]
+                : []),
+        ];
+        if (parts.length > 0) notices.push(`templates from ${userDir}: ${parts.join('; ')}`);
     }
     return { templates, notices };
 }
@@ -90,18 +99,31 @@ export async function readTemplate(source: TemplateSource): Promise<string> {
 }
 
 /**
- * Copies a target's built-in templates into `dir` so a user can edit them. Existing files are kept unless
- * `force` is set. Returns the relative names copied and skipped.
+ * Copies a target's built-in templates into `dir` so a user can edit them: all of them, or only the named
+ * ones (relative names, `.hbs` optional: `queries.redis`, `partials/command.hbs`). Existing files are kept
+ * unless `force` is set. Returns the relative names copied and skipped.
  */
 export async function ejectTemplates(
     target: string,
     dir: string,
     force = false,
+    only: readonly string[] = [],
 ): Promise<{ copied: string[]; skipped: string[] }> {
     const builtInDir = builtInTemplateDir(target);
-    const names = await listTemplateFiles(builtInDir).catch(() => {
+    const all = await listTemplateFiles(builtInDir).catch(() => {
         throw new GenerationError(`no built-in templates for target '${target}'`, { code: 'template.target' });
     });
+    const wanted = only
+        .map((name) => name.split(sep).join('/'))
+        .map((name) => (name.endsWith('.hbs') ? name : `${name}.hbs`));
+    const unknown = wanted.filter((name) => !all.includes(name));
+    if (unknown.length > 0) {
+        throw new GenerationError(
+            `no built-in ${target} template named ${unknown.map((name) => `'${name}'`).join(', ')} (the templates: ${all.join(', ')})`,
+            { code: 'template.unknown' },
+        );
+    }
+    const names = wanted.length > 0 ? all.filter((name) => wanted.includes(name)) : all;
     const copied: string[] = [];
     const skipped: string[] = [];
     for (const name of names) {

@@ -18,6 +18,7 @@ import { loadIntoRedis, type LoadResult } from './redis-loader.js';
 import { connectRedis, detectDialect, RedisConnectionLost, type RedisLink } from './redis-link.js';
 import { runEngineQuery } from './redis-query.js';
 import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from './runtime-design.js';
+import { assertServable } from './servable-values.js';
 import { inMemoryExecutor, verifyQueries, type QueryExecutor, type QueryVerdict } from './verify.js';
 
 /** What `load` and `verify` need to know. */
@@ -102,6 +103,7 @@ async function prepare(options: RuntimeRunOptions): Promise<Prepared> {
                 cause: error,
             });
         }
+        assertServable(design.model, data, view.dialect, options.dataPath); // before anything is written
         const dialectSource = givenDialect !== undefined ? 'given' : 'detected';
         return { target, design, data, link, view, dialect: view.dialect, dialectSource, warnings };
     } catch (error) {

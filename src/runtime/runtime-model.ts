@@ -32,6 +32,7 @@ import {
     type CardinalityKind,
     type LogicalType,
 } from '../language/pidm/pidm-semantics.js';
+import { searchedTexts, type SearchedTexts } from './servable-values.js';
 
 /** An attribute of an entity (the identifier included). */
 export interface RuntimeAttribute {
@@ -74,6 +75,8 @@ export interface RuntimeEntity {
 /** The entities of a model, by name, in declaration order. */
 export interface RuntimeModel {
     entities: Map<string, RuntimeEntity>;
+    /** The text attributes the queries compare or sort on (their values must be servable: servable-values.ts). */
+    searched?: SearchedTexts;
 }
 
 /** Builds the runtime description of the entities of one or more (linked) PIDM models. */
@@ -125,7 +128,7 @@ export function buildRuntimeModel(models: PidmModel[]): RuntimeModel {
             });
         }
     }
-    return { entities };
+    return { entities, searched: searchedTexts(models) };
 }
 
 /** The literals each attribute is compared with in the WHERE clauses of the models' queries, deduplicated. */

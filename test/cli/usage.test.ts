@@ -1,7 +1,8 @@
 /**
  * Bad usage through the real command line: every complaint about the arguments (unknown option, missing
- * argument, invalid choice, a value the option's check rejects, unknown command) exits 2 with the usage of
- * the misused command and one `kvmod: <message>` line, never an internal error.
+ * argument, invalid choice, a value the option's check rejects, unknown command) and every bad option value
+ * found later (an unknown dialect) exits 2 with three short lines — the message, the misused command's
+ * synopsis, and where its help is — never the whole help, never an internal error.
  */
 import { describe, expect, it } from '@jest/globals';
 import { memoryIo } from '../../src/cli/cli-io.js';
@@ -9,17 +10,21 @@ import { main } from '../../src/cli/main.js';
 import { runKvmod, STACK_TRACE } from './run-kvmod.js';
 
 const MODEL = 'examples/airflights/airflights.pidm';
-const TAIL = "\nRun 'kvmod --help' for usage.\n";
 
 /** Runs the real command and checks the shape every usage error has; returns its stderr. */
 function usageError(args: string[], usage: RegExp, message: string): string {
     const run = runKvmod(args);
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(usage);
     expect(run.stderr).not.toMatch(STACK_TRACE);
     expect(run.stderr).not.toContain('internal error');
-    expect(run.stderr.endsWith(`\n\nkvmod: ${message}${TAIL}`)).toBe(true);
+    const head = `kvmod: ${message}\nusage: `;
+    expect(run.stderr.slice(0, head.length)).toBe(head);
+    const rest = run.stderr.slice(head.length);
+    expect(rest).toMatch(usage);
+    const synopsis = rest.split('\n')[0];
+    const command = /^kvmod(?: [a-z][\w-]*)*/.exec(synopsis)![0];
+    expect(rest).toBe(`${synopsis}\nRun '${command} --help' for usage.\n`);
     return run.stderr;
 }
 
@@ -100,6 +105,17 @@ describe('usage errors exit 2 with the usage and one message', () => {
         );
     });
 
+    it('an option value found bad after parsing: an unknown dialect, a scale of 0', () => {
+        for (const args of [
+            ['generate', MODEL, '--dialect', 'redisearch3', '-o', 'never-written'],
+            ['data', 'generate', MODEL, '--scale', '0'],
+        ]) {
+            const run = runKvmod(args);
+            expect(run.status).toBe(2);
+            expect(run.stderr).toMatch(/^kvmod: .+\nRun 'kvmod --help' for usage\.\n$/);
+        }
+    });
+
     it('no command at all', () => {
         usageError([], /^kvmod <command> \[options\]\n/, 'Name a command.');
     });
@@ -108,7 +124,7 @@ describe('usage errors exit 2 with the usage and one message', () => {
         const io = memoryIo();
         expect(await main(['transform', 'test/cli/fixtures/no-such-model.pidm', '--threshold', '2'], io)).toBe(2);
         expect(io.stdout).toBe('');
-        expect(io.stderr).toMatch(/\n\nkvmod: the threshold must be a number in \(0, 1\], got 2\n/);
+        expect(io.stderr).toMatch(/^kvmod: the threshold must be a number in \(0, 1\], got 2\n/);
         expect(io.stderr).not.toContain('no-such-model');
     });
 });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { listTemplateFiles } from '../../src/generation/generation-templates.js';
 import { main } from '../../src/cli/main.js';
 import { runGenerate, type GenerateArgs } from '../../src/cli/generate-actions.js';
 import { runTemplatesEject, runTemplatesList } from '../../src/cli/templates-actions.js';
@@ -103,7 +104,7 @@ describe('kvmod generate', () => {
         expect(await readdir(dir)).toEqual([]);
     });
 
-    test('--templates overrides a template and a partial, each override is logged, the output changes', async () => {
+    test('--templates overrides a template and a partial, one line says so, the output changes', async () => {
         const templates = join(dir, 'tpl');
         await mkdir(join(templates, 'partials'), { recursive: true });
         await writeFile(
@@ -115,12 +116,9 @@ describe('kvmod generate', () => {
         expect(await generate({ inputs: [AIRFLIGHTS], out: join(dir, 'out'), templates }, io)).toBe(0);
         const indexes = await readFile(join(dir, 'out', 'airflights', 'redis', 'redisearch2', 'indexes.redis'), 'utf8');
         expect(indexes.endsWith(' \nPING\n')).toBe(true);
-        expect(io.stderr).toContain(
-            `kvmod: template ${join(templates, 'indexes.redis.hbs')} overrides built-in templates/redis/indexes.redis.hbs`,
-        );
-        expect(io.stderr).toContain(
-            `kvmod: template ${join(templates, 'partials/command.hbs')} overrides built-in templates/redis/partials/command.hbs`,
-        );
+        expect(io.stderr.split('\n').filter((line) => line.includes('override'))).toEqual([
+            `kvmod: templates from ${templates}: 2 override built-ins (indexes.redis.hbs, partials/command.hbs)`,
+        ]);
     });
 
     test('a broken user template fails the model with the template file and line', async () => {
@@ -189,6 +187,24 @@ describe('kvmod templates', () => {
                 await readFile(join(dir, 'a', 'airflights', 'redis', 'redisearch2', file), 'utf8'),
             );
         }
+    });
+
+    test('eject copies only the templates it is given, and generate then says in one line what they override', async () => {
+        const mine = join(dir, 'some');
+        const io = memoryIo();
+        expect(await main(['templates', 'eject', 'redis', mine, 'queries.redis', 'partials/command.hbs'], io)).toBe(0);
+        expect(io.stdout).toBe(`${mine}/partials/command.hbs\n${mine}/queries.redis.hbs\n`);
+        expect(await listTemplateFiles(mine)).toEqual(['partials/command.hbs', 'queries.redis.hbs']);
+        const generated = memoryIo();
+        expect(await main(['generate', AIRFLIGHTS, '-o', join(dir, 'c'), '--templates', mine], generated)).toBe(0);
+        expect(generated.stderr.split('\n').filter((line) => line.includes('template'))).toEqual([
+            `kvmod: templates from ${mine}: 2 override built-ins (partials/command.hbs, queries.redis.hbs)`,
+        ]);
+        const unknown = memoryIo();
+        expect(await main(['templates', 'eject', 'redis', mine, 'query.redis'], unknown)).toBe(1);
+        expect(unknown.stderr).toBe(
+            "kvmod: no built-in redis template named 'query.redis.hbs' (the templates: README.md.hbs, indexes.redis.hbs, partials/command.hbs, partials/field-table.hbs, partials/query-section.hbs, queries.redis.hbs, writes.lua.hbs, writes.redis.hbs)\n",
+        );
     });
 
     test('eject of an unknown target is a user error', async () => {

@@ -69,7 +69,7 @@ describe('kvmod data', () => {
 
     test('a non-positive scale is a usage error of the command, not a crash', async () => {
         const io = memoryIo();
-        expect(await main(['data', 'generate', MODEL, '--scale', '0'], io)).toBe(1);
-        expect(io.stderr).toBe('kvmod: --scale must be a positive integer, got 0\n');
+        expect(await main(['data', 'generate', MODEL, '--scale', '0'], io)).toBe(2);
+        expect(io.stderr).toBe("kvmod: --scale must be a positive integer, got 0\nRun 'kvmod --help' for usage.\n");
     });
 });

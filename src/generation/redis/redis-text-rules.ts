@@ -12,9 +12,9 @@
  */
 import { escapeTagValue } from './redis-escaping.js';
 import { RedisEncodingError } from './redis-encoding.js';
+import type { RedisDialect } from './redis-dialects.js';
 
-/** The two RediSearch dialects we generate. */
-export type RedisDialect = 'redisearch2' | 'redisearch1';
+export type { RedisDialect } from './redis-dialects.js';
 
 /** The TAG separator of every generated TAG field: ASCII unit separator, a character real values do not hold. */
 export const TAG_SEPARATOR = '\u001f';
@@ -45,6 +45,8 @@ export interface RedisTextRules {
     indexedTag(text: string): string;
     /** Why the engine cannot find this stored text by TAG equality, or null when it can (see the README's table). */
     unservable(text: string): string | null;
+    /** Why the engine cannot sort this stored text as the oracle does (SORTABLE), or null when it can. */
+    unsortable(text: string): string | null;
     /**
      * The text a query carries for a TAG comparison with `text`: `params` for a value passed as a PARAMS argument
      * (2.x), `query-string` for a value written into the query string (every 1.2 value, and 2.x literals). Throws
@@ -75,6 +77,11 @@ function commonUnservable(text: string): string | null {
     return null;
 }
 
+/** Sorting copies the text into a C string: a NUL ends it. The same in both dialects. */
+function unsortable(text: string): string | null {
+    return text.includes('\0') ? 'it holds a NUL byte: the engine cuts a sort key at a NUL' : null;
+}
+
 /** The query text of a comparison, after the checks every dialect makes. */
 function checkedQueryText(rules: RedisTextRules, text: string): string {
     const trimmed = trimTagSpace(text);
@@ -89,6 +96,7 @@ function checkedQueryText(rules: RedisTextRules, text: string): string {
 const RS1_TEXT_RULES: RedisTextRules = {
     dialect: 'redisearch1',
     indexedTag,
+    unsortable,
     unservable(text) {
         const common = commonUnservable(text);
         if (common !== null) return common;
@@ -110,6 +118,7 @@ const RS2_TEXT_RULES: RedisTextRules = {
     dialect: 'redisearch2',
     indexedTag,
     unservable: commonUnservable,
+    unsortable,
     queryTag(text, via) {
         const trimmed = checkedQueryText(RS2_TEXT_RULES, text);
         // The engine trims a tag when it indexes it, not a parameter: trimming here makes ' 49' find '49'. It drops

@@ -16,12 +16,11 @@ import type {
 import { GenerationError } from '../generation-errors.js';
 import { encodeRedisValue, isNumericType, RedisEncodingError, type RedisLogicalType } from './redis-encoding.js';
 import { escapeQueryFieldName } from './redis-escaping.js';
-import { REDIS_TEXT_RULES, TAG_SEPARATOR, type RedisDialect } from './redis-text-rules.js';
+import { REDIS_DIALECTS, type RedisDialect } from './redis-dialects.js';
+import { REDIS_TEXT_RULES, TAG_SEPARATOR } from './redis-text-rules.js';
 
-export { TAG_SEPARATOR, type RedisDialect } from './redis-text-rules.js';
-
-/** All dialects, the default first. */
-export const REDIS_DIALECTS: readonly RedisDialect[] = ['redisearch2', 'redisearch1'];
+export { REDIS_DIALECTS, type RedisDialect } from './redis-dialects.js';
+export { TAG_SEPARATOR } from './redis-text-rules.js';
 
 /** Options of the Redis target; their doc comments are the documentation of the CLI flags. */
 export interface RedisGenerationOptions {

@@ -1,0 +1,102 @@
+/**
+ * Values the design cannot serve: the one place `kvmod data check`, `kvmod load` and `kvmod verify` ask whether
+ * the engine could ever find a value, so that nothing is stored where no query can find it. A text attribute that
+ * some query compares (`=`, `!=`) becomes a TAG field in every design; one that a query sorts on becomes SORTABLE.
+ * Whether the engine can serve a text there is the dialect's text rule (`redis-text-rules.ts`); every other value
+ * (projected only, numbers, dates) is stored and returned as it is.
+ */
+import type { PidmModel } from '../language/generated/ast.js';
+import { REDIS_TEXT_RULES, type RedisDialect } from '../generation/redis/redis-text-rules.js';
+import { KvmodError } from '../pipeline/errors.js';
+import { MAX_REPORTED_DATA_ERRORS, objectLocation, type InstanceData } from './instance-data.js';
+import { planQuery, type PlanExpression } from './query-plan.js';
+import type { RuntimeModel } from './runtime-model.js';
+
+/** How queries use one text attribute: the queries comparing it and those sorting on it. */
+export interface SearchedText {
+    compared: string[];
+    sorted: string[];
+}
+
+/** Text attributes the queries compare or sort on: entity name → attribute name → the queries. */
+export type SearchedTexts = Map<string, Map<string, SearchedText>>;
+
+/** Reads from the PIDM queries which text attributes the engine will index. */
+export function searchedTexts(models: readonly PidmModel[]): SearchedTexts {
+    const searched: SearchedTexts = new Map();
+    const note = (entity: string, attribute: string, query: string, role: keyof SearchedText) => {
+        let attributes = searched.get(entity);
+        if (!attributes) searched.set(entity, (attributes = new Map()));
+        let use = attributes.get(attribute);
+        if (!use) attributes.set(attribute, (use = { compared: [], sorted: [] }));
+        if (!use[role].includes(query)) use[role].push(query);
+    };
+    for (const query of models.flatMap((model) => model.queries)) {
+        let plan;
+        try {
+            plan = planQuery(query);
+        } catch {
+            continue; // an unresolved query is a validation error, reported by the model check
+        }
+        const entityOf = new Map(plan.nodes.map((node) => [node.key, node.entity]));
+        const walk = (expression: PlanExpression | undefined): void => {
+            if (!expression) return;
+            if (expression.kind === 'compare') {
+                if (expression.value.type === 'text')
+                    note(entityOf.get(expression.value.node)!, expression.value.attribute, plan.name, 'compared');
+            } else if (expression.kind === 'not') walk(expression.operand);
+            else {
+                walk(expression.left);
+                walk(expression.right);
+            }
+        };
+        walk(plan.where);
+        for (const key of plan.orderBy)
+            if (key.type === 'text') note(entityOf.get(key.node)!, key.attribute, plan.name, 'sorted');
+    }
+    return searched;
+}
+
+/**
+ * One line per value of `data` the design cannot serve on `dialect` (the model's `searched` texts): the object, the field, the queries that
+ * could never find it and why. Empty when every value is servable.
+ */
+export function unservableValues(
+    model: RuntimeModel,
+    data: InstanceData,
+    dialect: RedisDialect,
+    file = 'data',
+): string[] {
+    const rules = REDIS_TEXT_RULES[dialect];
+    const problems: string[] = [];
+    for (const [entityName, attributes] of model.searched ?? []) {
+        const entity = model.entities.get(entityName);
+        if (!entity) continue;
+        for (const [index, object] of (data[entityName] ?? []).entries()) {
+            for (const [attribute, use] of attributes) {
+                const value = object[attribute];
+                if (typeof value !== 'string') continue;
+                const compared = use.compared.length > 0 ? rules.unservable(value) : null;
+                const why = compared ?? (use.sorted.length > 0 ? rules.unsortable(value) : null);
+                if (why === null) continue;
+                const queries = compared !== null ? use.compared : use.sorted;
+                problems.push(
+                    `${file}: ${objectLocation(entityName, index, object[entity.idName])}.${attribute}: ${dialect} cannot serve this text to ${queries.join(', ')}: ${why}`,
+                );
+            }
+        }
+    }
+    return problems;
+}
+
+/** Throws a KvmodError (exit 1) listing the values of `data` the design cannot serve on `dialect`, if any. */
+export function assertServable(model: RuntimeModel, data: InstanceData, dialect: RedisDialect, file = 'data'): void {
+    const problems = unservableValues(model, data, dialect, file);
+    if (problems.length === 0) return;
+    const shown = problems.slice(0, MAX_REPORTED_DATA_ERRORS);
+    if (problems.length > shown.length) shown.push(`… and ${problems.length - shown.length} more problems`);
+    throw new KvmodError(
+        `${file} holds values no query could find on ${dialect}; kvmod stores nothing it cannot serve: fix or remove them:\n${shown.join('\n')}`,
+        { code: 'data.unservable', path: file },
+    );
+}
