@@ -6,13 +6,14 @@
 import type { RedisDialect, RedisViewModel } from '../generation/redis/redis-view-model.js';
 import { formatCliCommand } from '../generation/redis/redis-escaping.js';
 import { redisTarget } from '../generation/redis/redis-target.js';
-import { buildViewModel } from '../generation/generation-engine.js';
+import { buildViewModel, targetOptions as resolveTargetOptions } from '../generation/generation-engine.js';
 import { GenerationError } from '../generation/generation-errors.js';
 import type { RawOptionValues } from '../generation/generation-options.js';
 import { DEFAULT_TARGET, generationTargets } from '../generation/generation-targets.js';
 import { KvmodError } from '../pipeline/errors.js';
 import { checkedTarget } from '../pipeline/generate.js';
 import { indexInstanceData, readInstanceData, type InstanceData } from './instance-data.js';
+import type { RuntimeModel } from './runtime-model.js';
 import { materializeModel } from './materialize.js';
 import { loadIntoRedis, type LoadResult } from './redis-loader.js';
 import { connectRedis, detectDialect, RedisConnectionLost, type RedisLink } from './redis-link.js';
@@ -64,9 +65,11 @@ interface Prepared {
 }
 
 /** The target of a run: one that runs on an engine the runtime drives (today RediSearch). */
-function runtimeTarget(options: RuntimeRunOptions): { name: string; given: RawOptionValues } {
-    const given = options.targetOptions ?? {};
-    const target = checkedTarget(options.target ?? DEFAULT_TARGET, given);
+function runtimeTarget(
+    name: string | undefined,
+    given: RawOptionValues = {},
+): { name: string; given: RawOptionValues } {
+    const target = checkedTarget(name ?? DEFAULT_TARGET, given);
     if (target.engine !== redisTarget.engine) {
         const runnable = [...generationTargets.values()].filter((t) => t.engine === redisTarget.engine);
         throw new KvmodError(
@@ -77,8 +80,24 @@ function runtimeTarget(options: RuntimeRunOptions): { name: string; given: RawOp
     return { name: target.name, given };
 }
 
+/**
+ * `kvmod data check`'s design rules: refuses values the target's design cannot serve (a KvmodError naming
+ * object, field and reason). Without a server the dialect is the given one, else the declared default.
+ */
+export function checkServableData(
+    model: RuntimeModel,
+    data: InstanceData,
+    dataPath: string,
+    target?: string,
+    targetOptions?: RawOptionValues,
+): void {
+    const { given } = runtimeTarget(target, targetOptions);
+    const { dialect } = resolveTargetOptions(redisTarget, given);
+    assertServable(model, data, dialect, dataPath);
+}
+
 async function prepare(options: RuntimeRunOptions): Promise<Prepared> {
-    const { name: target, given } = runtimeTarget(options);
+    const { name: target, given } = runtimeTarget(options.target, options.targetOptions);
     const design = await loadRuntimeDesign(options.modelPath, options);
     const data = await readInstanceData(options.dataPath, design.model);
     const link = await connectRedis(options.redisUrl);
