@@ -21,6 +21,13 @@ export {
     type TransformFilesResult,
 } from '../pipeline/transform.js';
 export { loadDesign, ModelLoadError, type DesignLoadOptions, type LoadedDesign } from '../pipeline/design.js';
+export {
+    CONFIG_FILE_NAME,
+    findConfigFile,
+    loadConfig,
+    type KvmodConfig,
+    type LoadedConfig,
+} from '../pipeline/config.js';
 export { generateModels, type GenerateModelsOptions, type ModelGenerationResult } from '../pipeline/generate.js';
 export {
     loadDataIntoRedis,

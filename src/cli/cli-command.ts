@@ -23,6 +23,8 @@ export interface CliContext {
     readonly io: CliIo;
     /** Set by the handler (yargs ignores handler results); `main` returns it. */
     exitCode: number;
+    /** Ends a `--watch` run. */
+    readonly signal?: AbortSignal;
 }
 
 /** A command module, made for one run of `main`. */

@@ -6,6 +6,7 @@
 import cliProgress from 'cli-progress';
 import { formatCount } from '../runtime/redis-loader.js';
 import { loadDataIntoRedis } from '../runtime/runtime-actions.js';
+import { redactRedisUrl } from '../runtime/redis-url.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { givenTargetOptions, type TargetArgs } from './target-options.js';
 import { transformOptionsOf, warnUnusedTransformOptions, type TransformOptionArgs } from './transform-options.js';
@@ -16,8 +17,10 @@ export interface RuntimeArgs extends TransformOptionArgs, Partial<TargetArgs> {
     model: string;
     /** The instance data (JSON, see schemas/instance-data.md). */
     data: string;
-    /** `redis://host:port`. */
+    /** `redis://host:port` (or `rediss://`, with `user:password@`). */
     redis: string;
+    /** Seconds to wait for the connection and for each reply. */
+    timeout?: number;
     /** The source PIDM of a `.kvlm` whose `source` does not name it. */
     pidm?: string;
     /** Rows per pipelined batch. */
@@ -73,6 +76,7 @@ export async function runLoad(args: LoadArgs, io: CliIo = processIo): Promise<nu
             redisUrl: args.redis,
             target: args.target,
             targetOptions: givenTargetOptions(args),
+            timeoutSeconds: args.timeout,
             recreate: args.recreate,
             ...transformOptionsOf(args),
             pidm: args.pidm,
@@ -85,6 +89,6 @@ export async function runLoad(args: LoadArgs, io: CliIo = processIo): Promise<nu
     for (const warning of result.warnings) io.err(`kvmod: warning: ${warning}\n`);
     for (const index of result.indexes) io.err(`index ${index.index}: ${index.action}\n`);
     for (const collection of result.collections) io.out(`${collection.name}: ${formatCount(collection.rows)} rows\n`);
-    io.err(`loaded ${formatCount(result.rows)} rows into ${args.redis} (${result.engine})\n`);
+    io.err(`loaded ${formatCount(result.rows)} rows into ${redactRedisUrl(args.redis)} (${result.engine})\n`);
     return 0;
 }

@@ -4,6 +4,7 @@
  * when it runs.
  */
 import type { Argv, CommandModule } from 'yargs';
+import { DEFAULT_REDIS_TIMEOUT_SECONDS } from '../runtime/redis-url.js';
 import { runAction, type CliContext } from './cli-command.js';
 import type { LoadArgs } from './load-actions.js';
 import { targetOptions } from './target-options.js';
@@ -24,10 +25,23 @@ export function runtimeOptions<T>(yargs: Argv<T>): Argv<T> {
                 demandOption: true,
             })
             .option('redis', {
-                describe: 'The server, redis://host:port (with RediSearch)',
+                describe:
+                    'The server (with RediSearch): redis://host:port, redis://:password@host:port, redis://user:password@host:port (ACL), rediss://… (TLS)',
                 type: 'string',
                 demandOption: true,
             })
+            .option('timeout', {
+                describe: 'Seconds to wait for the server to accept the connection, and for each reply',
+                type: 'number',
+                requiresArg: true,
+            })
+            .default('timeout', undefined, String(DEFAULT_REDIS_TIMEOUT_SECONDS))
+            // A bad timeout is bad usage, like an invalid choice: reported with the usage text, exit 2.
+            .check((argv) =>
+                argv.timeout === undefined || (Number.isFinite(argv.timeout) && (argv.timeout as number) > 0)
+                    ? true
+                    : `--timeout must be a positive number of seconds, got ${argv.timeout}`,
+            )
             .option('pidm', { describe: 'The source .pidm of a .kvlm design (default: its `source`)', type: 'string' })
             .option('batch', { describe: 'Rows per pipelined batch', type: 'number', default: 2000 }),
     ) as unknown as Argv<T>;

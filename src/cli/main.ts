@@ -7,8 +7,11 @@
 import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { ExitCode, reportFailure, UsageError, type CliCommand, type CliContext } from './cli-command.js';
+import { CONFIGURED_COMMANDS, configOptionValues, withConfig } from './cli-config.js';
 import { processIo, type CliIo } from './cli-io.js';
+import { WATCHABLE_COMMANDS, withWatch } from './cli-watch.js';
 import { dataCommand } from './data-command.js';
+import { doctorCommand } from './doctor-command.js';
 import { generateCommand } from './generate-command.js';
 import { loadCommand } from './load-command.js';
 import { templatesCommand } from './templates-command.js';
@@ -25,14 +28,34 @@ export const commands: CliCommand[] = [
     dataCommand,
     loadCommand,
     verifyCommand,
+    doctorCommand,
 ];
 
 export { ExitCode };
 
+/** Where a run of `main` looks for `kvmod.config.json` and `REDIS_URL` (tests give their own). */
+export interface MainOptions {
+    /** The folder the config file is looked for from (default: the working folder). */
+    cwd?: string;
+    /** The environment (default: `process.env`). */
+    env?: Record<string, string | undefined>;
+    /** Ends a `--watch` run (default: never; Ctrl-C ends the process). */
+    signal?: AbortSignal;
+}
+
 /** Runs `kvmod` with the given arguments (without `node` and the script); resolves to the exit code. */
-export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
-    const context: CliContext = { io, exitCode: ExitCode.Ok };
+export async function main(argv: string[], io: CliIo = processIo, options: MainOptions = {}): Promise<number> {
+    const context: CliContext = { io, exitCode: ExitCode.Ok, signal: options.signal };
     try {
+        // The config is read only for a command that runs: `--help` and `--version` stay light.
+        let configValues: Record<string, unknown> = {};
+        if (
+            CONFIGURED_COMMANDS.has(argv[0] ?? '') &&
+            !argv.some((arg) => ['--help', '-h', '--version'].includes(arg))
+        ) {
+            const { loadConfig } = await import('../pipeline/config.js');
+            configValues = configOptionValues((await loadConfig(options.cwd ?? process.cwd(), options.env)).config);
+        }
         const cli = yargs(argv)
             .scriptName('kvmod')
             .usage(
@@ -60,7 +83,11 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
                 const text = message || String(error ?? 'invalid usage');
                 throw new UsageError(unknownCommandPrefix(argv, text) + withoutCamelCaseTwins(text), usage);
             });
-        for (const command of commands) cli.command(command(context));
+        for (const command of commands) {
+            const module = withConfig(command(context), configValues);
+            const name = typeof module.command === 'string' ? module.command.split(' ')[0] : '';
+            cli.command(WATCHABLE_COMMANDS.has(name) ? withWatch(module, context) : module);
+        }
         // With a parse callback yargs hands over its own output (help, version) instead of printing it.
         let output = '';
         await cli.parseAsync(argv, {}, (_error, _parsed, text) => {

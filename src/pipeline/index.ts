@@ -6,3 +6,4 @@ export * from './load.js';
 export * from './transform.js';
 export * from './design.js';
 export * from './generate.js';
+export * from './config.js';

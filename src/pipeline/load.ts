@@ -9,6 +9,7 @@ import { URI, type LangiumDocument, type ValidationAcceptor, type AstNode } from
 import { isKvlmModel, isPidmModel, type KvlmModel, type PidmModel } from '../language/generated/ast.js';
 import { createKvmodServices, type KvmodServices } from '../language/kvmod-module.js';
 import { validateBuiltModel } from '../language/common/built-model-check.js';
+import { checkHeapForTexts, checkHeapHeadroom } from './memory-guard.js';
 
 /** One problem found in a model, positioned in the file the user named. */
 export interface KvmodDiagnostic {
@@ -63,7 +64,10 @@ export const MAX_SYNTAX_DIAGNOSTICS_PER_FILE = 100;
 
 const LANGUAGE_BY_EXTENSION: Record<string, 'pidm' | 'kvlm'> = { '.pidm': 'pidm', '.kvlm': 'kvlm' };
 
-/** Loads files (one workspace: cross-file references resolve), parses, links, validates. Never throws on bad input. */
+/**
+ * Loads files (one workspace: cross-file references resolve), parses, links, validates. Never throws on
+ * bad input; texts too large for the memory this process may use are a `KvmodError` (see memory-guard.ts).
+ */
 export async function loadWorkspace(paths: string[]): Promise<LoadedWorkspace> {
     const files: SourceFile[] = [];
     for (const path of paths) {
@@ -122,6 +126,11 @@ function languageOf(path: string): 'pidm' | 'kvlm' | undefined {
 
 /** Builds the workspace: parses every file, then links and validates them together. */
 async function buildWorkspace(files: SourceFile[]): Promise<LoadedWorkspace> {
+    const texts = files.filter((file) => file.text !== undefined);
+    checkHeapForTexts(
+        texts.length === 1 ? texts[0].path : `the ${texts.length} model files`,
+        texts.map((file) => ({ language: languageOf(file.path) ?? 'pidm', characters: (file.text as string).length })),
+    );
     const services = createBatchServices();
     const factory = services.shared.workspace.LangiumDocumentFactory;
     const diagnostics: KvmodDiagnostic[] = [];
@@ -141,6 +150,7 @@ async function buildWorkspace(files: SourceFile[]): Promise<LoadedWorkspace> {
         services.shared.workspace.LangiumDocuments.addDocument(document);
         loaded.push({ path: file.path, document });
     }
+    checkHeapHeadroom('after parsing');
     await withLangiumLogsSilenced(() =>
         services.shared.workspace.DocumentBuilder.build(
             loaded.map((entry) => entry.document),
@@ -160,6 +170,7 @@ async function buildWorkspace(files: SourceFile[]): Promise<LoadedWorkspace> {
         if (isPidmModel(root)) result.pidm.push({ path, model: root });
         else if (isKvlmModel(root)) result.kvlm.push({ path, model: root });
     }
+    checkHeapHeadroom('after linking and validation');
     diagnostics.sort(compareDiagnostics);
     result.hasErrors = diagnostics.some((d) => d.severity === 'error');
     return result;

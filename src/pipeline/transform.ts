@@ -18,6 +18,7 @@ import {
     type TransformOptions,
 } from '../../transformations/pidm-to-kvlm/index.js';
 import { KvmodError } from './errors.js';
+import { checkHeapForFiles, checkHeapHeadroom, TRANSFORM_HEAP_SCALE } from './memory-guard.js';
 import { checkBuiltKvlm, formatDiagnostic, loadWorkspace, type KvmodDiagnostic } from './load.js';
 
 /** Options of `transformFiles`: the transformation's, all optional. */
@@ -65,6 +66,7 @@ export async function transformFiles(
         databaseName,
         sourceName: options.sourceName ?? (paths[0] !== undefined ? basename(paths[0]) : undefined),
     };
+    await checkHeapForFiles(paths, TRANSFORM_HEAP_SCALE, 'transform');
     const workspace = await loadWorkspace(paths);
     if (workspace.hasErrors)
         return { decisions: [], warnings: [], diagnostics: workspace.diagnostics, options: effective };
@@ -75,6 +77,7 @@ export async function transformFiles(
         });
     }
     const result = transformPidmToKvlm(models, effective);
+    checkHeapHeadroom('after the transformation');
     const kvlm = result.model;
     const kvlmDiagnostics = await checkBuiltKvlm(kvlm, `${databaseName}.kvlm`, workspace.services);
     const errors = kvlmDiagnostics.filter((d) => d.severity === 'error');

@@ -196,13 +196,13 @@ export async function loadIntoRedis(
     }
     const total = work.reduce((sum, w) => sum + w.rows.length, 0);
     let done = 0;
-    const lost = (error: unknown): never => {
+    const lost = (error: RedisConnectionLost): never => {
+        const rows = `${formatCount(done)} of ${formatCount(total)} rows`;
         throw new KvmodError(
-            `lost the connection to ${link.url} after ${formatCount(done)} of ${formatCount(total)} rows; run the same command again to finish`,
-            {
-                code: 'redis.connection-lost',
-                cause: error,
-            },
+            error.code === 'redis.timeout'
+                ? `${error.message}; ${rows} were written; run the same command again to finish`
+                : `lost the connection to ${link.url} after ${rows}; run the same command again to finish`,
+            { code: error.code, cause: error },
         );
     };
     try {

@@ -28,12 +28,14 @@ export interface RuntimeRunOptions extends DesignOptions {
     modelPath: string;
     /** The instance data file. */
     dataPath: string;
-    /** `redis://host:port`. */
+    /** `redis://host:port` (or `rediss://`, with `user:password@`). */
     redisUrl: string;
     /** The target whose design is loaded (default: the default target). */
     target?: string;
     /** The target's options as given, exactly as `generate` takes them (a dialect not given is detected). */
     targetOptions?: RawOptionValues;
+    /** Seconds to wait for the connection and for each reply (default `DEFAULT_REDIS_TIMEOUT_SECONDS`). */
+    timeoutSeconds?: number;
     /** Replace indexes whose schema differs. */
     recreate?: boolean;
     /** Rows per pipelined batch. */
@@ -100,7 +102,7 @@ async function prepare(options: RuntimeRunOptions): Promise<Prepared> {
     const { name: target, given } = runtimeTarget(options.target, options.targetOptions);
     const design = await loadRuntimeDesign(options.modelPath, options);
     const data = await readInstanceData(options.dataPath, design.model);
-    const link = await connectRedis(options.redisUrl);
+    const link = await connectRedis(options.redisUrl, { timeoutSeconds: options.timeoutSeconds });
     try {
         const detected = await detectDialect(link);
         const givenDialect = given.dialect === undefined ? undefined : String(given.dialect);
@@ -108,7 +110,7 @@ async function prepare(options: RuntimeRunOptions): Promise<Prepared> {
         if (givenDialect !== undefined && givenDialect !== detected.dialect) {
             // e.g. 2.x commands on a 1.2 server: FT.CREATE … PREFIX is accepted and ignored, nothing gets indexed.
             warnings.push(
-                `${options.redisUrl} runs ${detected.dialect} (module version ${detected.version}), but --dialect ${givenDialect} was given: its commands may be accepted and do nothing`,
+                `${link.url} runs ${detected.dialect} (module version ${detected.version}), but --dialect ${givenDialect} was given: its commands may be accepted and do nothing`,
             );
         }
         let view: RedisViewModel;
@@ -128,7 +130,7 @@ async function prepare(options: RuntimeRunOptions): Promise<Prepared> {
     } catch (error) {
         await link.close();
         if (error instanceof RedisConnectionLost)
-            throw new KvmodError(error.message, { code: 'redis.connection-lost', cause: error });
+            throw new KvmodError(error.message, { code: error.code, cause: error });
         throw error;
     }
 }
@@ -207,7 +209,7 @@ export async function verifyOnRedis(options: VerifyActionOptions): Promise<Verif
                 return { rows: answer.rows, command: formatCliCommand(answer.argv) };
             } catch (error) {
                 if (error instanceof RedisConnectionLost)
-                    throw new KvmodError(error.message, { code: 'redis.connection-lost', cause: error });
+                    throw new KvmodError(error.message, { code: error.code, cause: error });
                 throw error;
             }
         };

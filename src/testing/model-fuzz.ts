@@ -135,11 +135,16 @@ export const FUZZ_SOURCES: Record<FuzzLanguage, readonly string[]> = {
 };
 
 /**
- * Texts that once crashed a loader, checked before the mutants of their language. The first is issue 13's
- * reproduction: recovery left a field without a name, and the did-you-mean hint read its name.
+ * Texts that once crashed a loader or printed `undefined`, checked before the mutants of their language. The
+ * first KVLM one is issue 13's reproduction: recovery left a field without a name, and the did-you-mean hint
+ * read its name.
  */
 export const FUZZ_FIXED_CASES: Record<FuzzLanguage, readonly string[]> = {
-    pidm: [],
+    // From the first 10,000-mutant run: an `id` without its name, a query without its name.
+    pidm: [
+        'entity Passenger {\n  id idPassport unique\n  firstname text\n id }\n\nquery Q: SELECT firstname FROM Passenger\n',
+        'entity Passenger {\n  id idPassport unique\n  ref Flight[*] flights\n}\nentity Flight {\n  id code\n}\nquery\nSELECT Origin.city\nFROM Passenger\n',
+    ],
     kvlm: [
         'tournament\ncollection {\nQ1_playerOverview_id natural(Player.username,\nprojected(Q1_playerOverview) filtered(Q1_playerOverview)\n',
     ],

@@ -2,7 +2,7 @@
  * Runs the real `kvmod` command (`node bin/kvmod.js`, which loads the compiled `out/`) the way a user's
  * shell does. `npm test` builds `out/` first (the `pretest` script).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root: the working directory of every spawned command. */
@@ -25,6 +25,33 @@ export function runKvmod(args: string[], options: { cwd?: string; input?: string
         env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
     });
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * The same without blocking: for tests whose own servers (a `net.Server` in the test process) must keep
+ * answering while the command runs. `env` adds variables (e.g. `NODE_EXTRA_CA_CERTS`).
+ */
+export function runKvmodAsync(
+    args: string[],
+    options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<KvmodRun> {
+    return new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, [`${REPO_ROOT}bin/kvmod.js`, ...args], {
+            cwd: options.cwd ?? REPO_ROOT,
+            env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...options.env },
+            stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
+        child.on('error', reject);
+        child.on('close', (status) => {
+            clearTimeout(timer);
+            resolve({ status, stdout, stderr });
+        });
+    });
 }
 
 /** Stack frames (`    at f (file.js:1:2)`) or a raw exception name: never allowed in kvmod's output. */

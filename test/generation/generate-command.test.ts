@@ -166,7 +166,7 @@ describe('kvmod templates', () => {
             '  options:',
             `    --dialect redisearch2|redisearch1 (default redisearch2): ${redisTargetOptions.dialect.description}`,
             '    --db-prefix boolean (default false): Prefix index names and keys with the database name (<db>_<collection>)',
-            '    --limit integer 1..1000000 (default 10000): The LIMIT 0 <n> of every query',
+            "    --limit integer 1..1000000 (default 10000): The page size: the default count of every query's LIMIT $offset $count",
             '  output: <out>/<database>/redis/<dialect>/',
         ]);
         expect(io.stdout).toContain('    queries.redis.hbs  (entry, templates/redis/queries.redis.hbs)');

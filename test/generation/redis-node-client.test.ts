@@ -74,15 +74,17 @@ function clientInsert(c: RedisCollection, lua: string | null): string[] {
 }
 
 function clientQuery(c: RedisCollection, q: RedisQuery): string[] {
-    const params =
-        q.command.params.length > 0 ? Object.fromEntries(q.command.params.map((p) => [p, marker(p)])) : undefined;
+    // The paging slots are the LIMIT's offset and count, not PARAMS: RediSearch takes no parameter there.
+    const queryParams = q.command.params.filter((p) => p !== q.page.offset && p !== q.page.count);
+    const params = queryParams.length > 0 ? Object.fromEntries(queryParams.map((p) => [p, marker(p)])) : undefined;
+    const limit = { from: marker(q.page.offset) as unknown as number, size: marker(q.page.count) as unknown as number };
     if (q.kind === 'search') {
         return build(SEARCH, c.index, q.filter, {
             RETURN: q.projections.map((p) => p.field),
             ...(q.sortKeys.length === 1
                 ? { SORTBY: { BY: q.sortKeys[0]!.field, DIRECTION: q.sortKeys[0]!.direction } }
                 : {}),
-            LIMIT: { from: 0, size: q.limit },
+            LIMIT: limit,
             ...(params ? { PARAMS: params } : {}),
             DIALECT: 2,
         });
@@ -95,7 +97,7 @@ function clientQuery(c: RedisCollection, q: RedisQuery): string[] {
         STEPS: [
             ...applies,
             { type: 'SORTBY', BY: q.sortKeys.map((k) => ({ BY: k.property, DIRECTION: k.direction })) },
-            { type: 'LIMIT', from: 0, size: q.limit },
+            { type: 'LIMIT', ...limit },
         ],
         ...(params ? { PARAMS: params } : {}),
         DIALECT: 2,

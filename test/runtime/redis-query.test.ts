@@ -1,5 +1,5 @@
 /**
- * Reading engine replies back into typed rows, and noticing when LIMIT cuts an answer.
+ * Reading engine replies back into typed rows, and reading every answer to its end, page by page.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -15,9 +15,10 @@ import { generateInstanceData } from '../../src/runtime/data-generator.js';
 import { indexInstanceData } from '../../src/runtime/instance-data.js';
 import { materializeModel } from '../../src/runtime/materialize.js';
 import { loadIntoRedis } from '../../src/runtime/redis-loader.js';
-import { connectRedis } from '../../src/runtime/redis-link.js';
+import { connectRedis, type RedisLink } from '../../src/runtime/redis-link.js';
 import { decodeQueryReply, runEngineQuery } from '../../src/runtime/redis-query.js';
 import { buildRuntimeModel } from '../../src/runtime/runtime-model.js';
+import { verifyQueries, type QueryExecutor } from '../../src/runtime/verify.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
 
 const MODEL = 'examples/airflights/airflights.pidm';
@@ -38,6 +39,7 @@ const query = (kind: 'search' | 'aggregate'): RedisQuery =>
     ({
         kind,
         limit: 10000,
+        load: ['C_id', 'city', 'born'],
         projections: [
             { field: 'city', label: 'city', type: 'text' },
             { field: 'born', label: 'born', type: 'date' },
@@ -49,6 +51,7 @@ describe('engine replies', () => {
         const reply = [2, 'C:1', ['born', '19500101', 'city', 'São Paulo'], 'C:2', ['city', '', 'born', '20401231']];
         expect(decodeQueryReply(query('search'), reply)).toEqual({
             total: 2,
+            ids: ['C:1', 'C:2'],
             rows: [
                 ['São Paulo', '1950-01-01'],
                 ['', '2040-12-31'],
@@ -61,21 +64,114 @@ describe('engine replies', () => {
         expect(decodeQueryReply(query('aggregate'), reply).rows).toEqual([['Paris', '2000-02-29']]);
     });
 
-    test('a query whose LIMIT is smaller than its answer is reported, not silently cut', async () => {
+    test('answers larger than two pages are read to their end and match the oracle row for row', async () => {
         const workspace = await loadWorkspace([MODEL]);
         const pidm = workspace.pidm.map((entry) => entry.model);
         const model = buildRuntimeModel(pidm);
-        const data = generateInstanceData(model, { scale: 30, seed: 1 });
+        const data = generateInstanceData(model, { scale: 120, seed: 4 });
         const kvlm = transformPidmToKvlm(pidm, { merge: 'safe' }).model;
-        const view = buildRedisViewModel(kvlm, { dialect: 'redisearch1', limit: 3 });
+        const view = buildRedisViewModel(kvlm, { dialect: 'redisearch1' });
+        const link = await connectRedis(server.url);
+        const PAGE = 3;
+        // The most rows and requests seen per kind of query: unsorted FT.SEARCH, sorted FT.SEARCH, FT.AGGREGATE.
+        const seen = new Map<string, { rows: number; pages: number }>();
+        try {
+            await loadIntoRedis(link, view, materializeModel(kvlm, data, indexInstanceData(model, data)), {
+                fresh: true,
+            });
+            const engine: QueryExecutor = async (collection, served, parameters) => {
+                const query = view.collections
+                    .find((c) => c.name === collection.name)!
+                    .queries.find((q) => q.name === served.name)!;
+                const answer = await runEngineQuery(link, query, parameters, PAGE);
+                const kind = query.kind === 'aggregate' ? 'aggregate' : query.sortKeys.length > 0 ? 'sorted' : 'search';
+                const most = seen.get(kind) ?? { rows: 0, pages: 0 };
+                if (answer.rows.length > most.rows) seen.set(kind, { rows: answer.rows.length, pages: answer.pages });
+                return { rows: answer.rows };
+            };
+            const verdicts = await verifyQueries(pidm, kvlm, model, data, engine, { samples: 6, seed: 2 });
+            expect(verdicts.filter((v) => v.mismatches > 0)).toEqual([]);
+            const search = seen.get('search')!;
+            const sorted = seen.get('sorted')!;
+            const aggregate = seen.get('aggregate')!;
+            expect(search.rows).toBeGreaterThan(2 * PAGE);
+            expect(search.pages).toBe(Math.ceil(search.rows / PAGE));
+            // A sorted FT.SEARCH larger than a page is read again in one request (its pages are not consistent).
+            expect(sorted.rows).toBeGreaterThan(2 * PAGE);
+            expect(sorted.pages).toBe(2);
+            // An FT.AGGREGATE answer ends at the first page shorter than the page size.
+            expect(aggregate.rows).toBeGreaterThan(2 * PAGE);
+            expect(aggregate.pages).toBe(Math.floor(aggregate.rows / PAGE) + 1);
+        } finally {
+            await link.close();
+        }
+    });
+
+    test('an FT.AGGREGATE answer of exactly one page size is complete, not "maybe cut"', async () => {
+        const workspace = await loadWorkspace([MODEL]);
+        const pidm = workspace.pidm.map((entry) => entry.model);
+        const model = buildRuntimeModel(pidm);
+        const data = generateInstanceData(model, { scale: 40, seed: 6 });
+        const kvlm = transformPidmToKvlm(pidm, { merge: 'safe' }).model;
+        const view = buildRedisViewModel(kvlm, { dialect: 'redisearch1' });
         const link = await connectRedis(server.url);
         try {
             await loadIntoRedis(link, view, materializeModel(kvlm, data, indexInstanceData(model, data)), {
                 fresh: true,
             });
-            const q1 = view.collections.find((c) => c.name === 'Q1_aircraftsCapacityWithin')!.queries[0];
-            await expect(runEngineQuery(link, q1, { capacity: -100000, capacity_2: 100000 })).rejects.toThrow(
-                "the engine matched 30 rows but returned 3: the query's LIMIT (3) cuts the answer",
+            const q6 = view.collections.flatMap((c) => c.queries).find((q) => q.name.startsWith('Q6_'))!;
+            expect(q6.kind).toBe('aggregate');
+            const code = String((data.Flight![0] as { code: string }).code);
+            const whole = await runEngineQuery(link, q6, { code });
+            expect(whole.rows.length).toBeGreaterThan(0);
+            const exact = await runEngineQuery(link, q6, { code }, whole.rows.length);
+            expect(exact.rows).toEqual(whole.rows);
+            expect(exact.pages).toBe(2);
+        } finally {
+            await link.close();
+        }
+    });
+
+    test('an answer that changes while it is read page by page is an error, never a short answer', async () => {
+        const workspace = await loadWorkspace([MODEL]);
+        const pidm = workspace.pidm.map((entry) => entry.model);
+        const model = buildRuntimeModel(pidm);
+        const data = generateInstanceData(model, { scale: 30, seed: 1 });
+        const kvlm = transformPidmToKvlm(pidm, { merge: 'safe' }).model;
+        const view = buildRedisViewModel(kvlm, { dialect: 'redisearch1' });
+        const link = await connectRedis(server.url);
+        try {
+            await loadIntoRedis(link, view, materializeModel(kvlm, data, indexInstanceData(model, data)), {
+                fresh: true,
+            });
+            const q1 = view.collections.find((c) => c.name === 'Q1_aircraftsCapacityWithin')!.queries[0]!;
+            const all = { capacity: -100000, capacity_2: 100000 };
+            expect((await runEngineQuery(link, q1, all, 7)).rows).toHaveLength(30);
+            // After the first page, another client deletes two rows the answer has not reached yet.
+            let requests = 0;
+            const deleting: RedisLink = {
+                url: link.url,
+                close: () => link.close(),
+                send: async (argv) => {
+                    const reply = await link.send(argv);
+                    if (argv[0] === 'FT.SEARCH' && ++requests === 1) {
+                        const keys = (await link.send([
+                            'FT.SEARCH',
+                            q1.command.argv[1]![0] as string,
+                            '*',
+                            'NOCONTENT',
+                            'LIMIT',
+                            '20',
+                            '2',
+                        ])) as string[];
+                        for (const key of keys.slice(1))
+                            await link.send(['FT.DEL', q1.command.argv[1]![0] as string, key, 'DD']);
+                    }
+                    return reply;
+                },
+            };
+            await expect(runEngineQuery(deleting, q1, all, 7)).rejects.toThrow(
+                'the engine matched 30 rows but 28 came back in 5 requests: the answer changed while it was read',
             );
         } finally {
             await link.close();

@@ -16,7 +16,7 @@ export const REDISEARCH_MODULE = '/usr/lib/redis/modules/redisearch.so';
 export interface RedisTestServer {
     /** The loopback port it listens on. */
     port: number;
-    /** `redis://127.0.0.1:<port>` for clients. */
+    /** `redis://127.0.0.1:<port>` for clients (`rediss://` with `tls`, `:password@` with `requirepass`). */
     url: string;
     /** The server's process id (read from its pidfile). */
     pid: number;
@@ -32,6 +32,10 @@ export interface StartRedisOptions {
     search?: boolean;
     /** The redis-server binary (default `redis-server` on the PATH). */
     binary?: string;
+    /** Require this password (`--requirepass`); `url` then carries it (`redis://:password@…`). */
+    requirepass?: string;
+    /** Serve TLS only, with this certificate and key (PEM files); `url` is then `rediss://…`. */
+    tls?: { certFile: string; keyFile: string };
 }
 
 /**
@@ -56,8 +60,11 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
     for (let attempt = 0; attempt < 5; attempt++) {
         const port = await freePort();
         const args = [
-            '--port',
-            String(port),
+            ...(options.tls
+                ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', options.tls.certFile]
+                : ['--port', String(port)]),
+            ...(options.tls ? ['--tls-key-file', options.tls.keyFile, '--tls-auth-clients', 'no'] : []),
+            ...(options.requirepass !== undefined ? ['--requirepass', options.requirepass] : []),
             '--bind',
             '127.0.0.1',
             '--save',
@@ -85,7 +92,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
             let stopped = false;
             return {
                 port,
-                url: `redis://127.0.0.1:${port}`,
+                url: `${options.tls ? 'rediss' : 'redis'}://${options.requirepass !== undefined ? `:${options.requirepass}@` : ''}127.0.0.1:${port}`,
                 pid,
                 dir,
                 async stop() {

@@ -34,7 +34,7 @@ export function bindRedisCommand(command: RedisCommand, values: RedisParamValues
 
 /** The encoded text of one slot. */
 function bindSlot(slot: RedisParamSlot, values: RedisParamValues): string {
-    const value = values[slot.param];
+    const value = values[slot.param] ?? slot.default;
     if (value === null || value === undefined) throw new RedisEncodingError(`no value for parameter '${slot.param}'`);
     let encoded: string;
     try {

@@ -20,7 +20,11 @@ export const redisTargetOptions = {
         DEFAULT_REDIS_OPTIONS.dbPrefix,
         'Prefix index names and keys with the database name (<db>_<collection>)',
     ),
-    limit: integerOption(DEFAULT_REDIS_OPTIONS.limit, 'The LIMIT 0 <n> of every query', { min: 1, max: 1_000_000 }),
+    limit: integerOption(
+        DEFAULT_REDIS_OPTIONS.limit,
+        "The page size: the default count of every query's LIMIT $offset $count",
+        { min: 1, max: 1_000_000 },
+    ),
 };
 
 /** The Redis generation target. */

@@ -28,7 +28,10 @@ export interface RedisGenerationOptions {
     dialect: RedisDialect;
     /** Prefix index names and keys with the database name (`airflights_C`, seed 004 §4.6). Default false. */
     dbPrefix: boolean;
-    /** The explicit `LIMIT 0 <n>` of every query: RediSearch returns 10 rows without one. Default 10000. */
+    /**
+     * The page size: the default `count` of every query's `LIMIT $offset $count` (RediSearch returns 10 rows without
+     * a LIMIT). Default 10000.
+     */
     limit: number;
 }
 
@@ -57,6 +60,8 @@ export interface RedisParamSlot {
      * (the hash field name) are left out of the command.
      */
     nullable: boolean;
+    /** The value bound when none is given (the paging slots: offset 0, count = the page size); absent otherwise. */
+    default?: string;
 }
 
 /** A part of one argument: literal text, or a parameter slot. An argument is its parts concatenated. */
@@ -159,8 +164,13 @@ export interface RedisQuery {
     projections: { field: string; label: string; type: RedisLogicalType }[];
     /** Hash fields an aggregate LOADs (the id field, the projections, then the sort properties); empty for a search. */
     load: string[];
-    /** The `LIMIT 0 <n>` count. */
+    /** The page size: the default count of `LIMIT $offset $count`. */
     limit: number;
+    /**
+     * The paging slots of `LIMIT $offset $count`: their parameter names (`offset` and `count`, with `_` appended
+     * when the query has a parameter of that name). Bind them to read a page; unbound, the first page is read.
+     */
+    page: { offset: string; count: string };
     /**
      * How rows come back: `search` replies carry the document key and the RETURNed fields; `aggregate`
      * replies carry only loaded and applied properties, so the id field identifies the row.
@@ -619,13 +629,19 @@ function buildQuery(
     });
     const kind: RedisQuery['kind'] = sortKeys.length > 1 ? 'aggregate' : 'search';
 
+    const page = pagingSlots(query.params.map((p) => p.name));
+    const limitArgs: RedisArgPart[][] = [
+        ['LIMIT'],
+        [{ ...slot(page.offset, 'int', 'value'), default: '0' }],
+        [{ ...slot(page.count, 'int', 'value'), default: String(opts.limit) }],
+    ];
     const argv: RedisArgPart[][] = [];
     const load: string[] = [];
     if (kind === 'search') {
         argv.push(['FT.SEARCH'], [index], filter);
         argv.push(...lit('RETURN', String(projections.length), ...projections.map((p) => p.field)));
         if (sortKeys.length === 1) argv.push(...lit('SORTBY', sortKeys[0]!.field, sortKeys[0]!.direction));
-        argv.push(...lit('LIMIT', '0', String(opts.limit)));
+        argv.push(...limitArgs);
     } else {
         // FT.AGGREGATE cannot return the document key (load the id field) and compares LOADed values as
         // byte strings: numbers sort on an APPLY'd `@x + 0`, text on its case-folded sort companion.
@@ -648,7 +664,7 @@ function buildQuery(
             argv.push(...lit('APPLY', `@${key.field} + 0`, 'AS', alias));
         }
         argv.push(...lit('SORTBY', String(sortKeys.length * 2), ...sortKeys.flatMap((k) => [k.property, k.direction])));
-        argv.push(...lit('LIMIT', '0', String(opts.limit)));
+        argv.push(...limitArgs);
     }
     if (!legacy) {
         if (usedParams.length > 0) {
@@ -669,9 +685,16 @@ function buildQuery(
         projections,
         load,
         limit: opts.limit,
+        page,
         rowIdentity: kind === 'search' ? 'document-key' : 'id-field',
         command: command(argv),
     };
+}
+
+/** The names of the paging slots: `offset` and `count`, with `_` appended until no query parameter has the name. */
+function pagingSlots(params: readonly string[]): { offset: string; count: string } {
+    const free = (name: string): string => (params.includes(name) ? free(`${name}_`) : name);
+    return { offset: free('offset'), count: free('count') };
 }
 
 interface TranslateContext {

@@ -31,6 +31,7 @@ import {
     type Segment,
 } from '../generated/ast.js';
 import { didYouMean, didYouMeanSentence } from '../common/did-you-mean.js';
+import { nameOf } from '../common/partial-nodes.js';
 import { GuardedDocumentValidator } from '../common/parse-guards.js';
 import { CaseFallbackScope } from './pidm-scope-provider.js';
 import { containingQuery, entityOfElement } from './pidm-semantics.js';
@@ -162,7 +163,7 @@ export class PidmDocumentValidator extends GuardedDocumentValidator {
         if (wantsAttribute) return { expectation: 'attribute', where: ` of entity ${fromEntity.name}`, because: '' };
         return {
             expectation: 'alias-or-member',
-            where: ` in query ${query.name}`,
+            where: nameOf(query) ? ` in query ${nameOf(query)}` : '',
             because: `: it is neither an alias nor a reference of entity ${fromEntity.name}`,
         };
     }

@@ -6,6 +6,7 @@ import type { LangiumServices, PartialLangiumServices } from 'langium/lsp';
 import type { Module } from 'langium';
 import { PidmNameProvider } from './pidm-name-provider.js';
 import { PidmScopeProvider } from './pidm-scope-provider.js';
+import { PidmScopeComputation } from './pidm-scope-computation.js';
 import { PidmValidator } from './pidm-validator.js';
 import { PidmValueConverter } from './pidm-value-converter.js';
 import { PidmLexer } from './pidm-lexer.js';
@@ -45,6 +46,7 @@ export const PidmModule: Module<PidmServices, PartialLangiumServices & PidmAdded
     references: {
         NameProvider: () => new PidmNameProvider(),
         ScopeProvider: (services) => new PidmScopeProvider(services),
+        ScopeComputation: (services) => new PidmScopeComputation(services),
     },
     validation: {
         PidmValidator: (services) => new PidmValidator(services),

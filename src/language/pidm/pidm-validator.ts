@@ -39,6 +39,7 @@ import {
     type StringValue,
 } from '../generated/ast.js';
 import { startsWithCalendarDate } from '../common/calendar-date.js';
+import { checksOnSoundNodes } from '../common/partial-nodes.js';
 import type { PidmServices } from './pidm-module.js';
 import { PidmIssueCodes } from './pidm-issue-codes.js';
 import {
@@ -82,7 +83,7 @@ export function registerPidmValidationChecks(services: PidmServices): void {
         Comparison: validator.checkComparedValueFitsAttributeType,
         StringValue: validator.checkParameterSyntax,
     };
-    registry.register(checks, validator);
+    registry.register(checksOnSoundNodes(checks, services.shared.AstReflection), validator);
 }
 
 /** The PIDM checks; each method reads as the rule it enforces. */
@@ -303,6 +304,10 @@ export class PidmValidator {
         }
         const warned = new Set<string>();
         for (const path of valuePaths(query)) {
+            // A path that walks no reference itself (`a`, `E.a`, `Alias.a`) has no step beyond its head's:
+            // an include's steps are covered by that include, or the path does not resolve. Most paths of
+            // a large model are such; resolving each through its alias chain cost seconds.
+            if (!walksAReference(path)) continue;
             const resolved = resolvePath(path);
             if (!resolved) continue;
             const uncovered = resolved.steps
@@ -492,6 +497,16 @@ function valuePaths(query: Query): Path[] {
     }
     for (const item of query.orderBy ?? []) if (item.path) paths.push(item.path);
     return paths;
+}
+
+/** Whether a segment of the path (the head aside) names a reference. */
+function walksAReference(path: Path): boolean {
+    const segments = path.segments ?? [];
+    for (let index = 0; index < segments.length; index++) {
+        const element = segments[index].element?.ref;
+        if (isReference(element) || (index > 0 && !isAttribute(element) && !isIdAttribute(element))) return true;
+    }
+    return false;
 }
 
 /** The canonical key of a sequence of reference steps (the node of the query's tree it reaches). */

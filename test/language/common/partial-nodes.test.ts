@@ -30,6 +30,17 @@ describe('checks skip the nodes parser recovery left partial', () => {
         expect(messages).toContain("Collection 'Idle' serves no query.");
     });
 
+    test('PIDM: an id without its name and a query without its name are syntax errors, not named undefined', async () => {
+        const [id, query] = FUZZ_FIXED_CASES.pidm;
+        expect((await loadTexts([{ path: 'i.pidm', text: id! }])).diagnostics.map(brief)).toEqual([
+            "4:5 syntax.parser Expecting a name but found '}'.",
+        ]);
+        expect((await loadTexts([{ path: 'q.pidm', text: query! }])).diagnostics.map(brief)).toEqual([
+            "9:1 syntax.parser Expecting a name but found 'SELECT'.",
+            "9:8 pidm.unknown-name Unknown alias or reference 'Origin': it is neither an alias nor a reference of entity Passenger.",
+        ]);
+    });
+
     test('without a syntax error every check runs, as before', async () => {
         const source = await readFile('examples/tournament/tournament.kvlm', 'utf8');
         const loaded = await loadTexts([

@@ -1,0 +1,69 @@
+/**
+ * How `kvmod.config.json` reaches the commands: its settings become each command's option values (yargs'
+ * `.config`, which command-line options override), restricted to the options the command declares, and
+ * its `models` fill a command's model arguments when none are given. Light: the config itself is loaded
+ * by `main` (pipeline/config.ts) only for a command that runs.
+ */
+import { relative } from 'node:path';
+import type { Argv, CommandModule } from 'yargs';
+import { allTargetOptions } from '../generation/generation-targets.js';
+import type { KvmodConfig } from '../pipeline/config.js';
+
+/** The commands that read the config file. */
+export const CONFIGURED_COMMANDS: ReadonlySet<string> = new Set([
+    'validate',
+    'transform',
+    'generate',
+    'load',
+    'verify',
+    'doctor',
+]);
+
+/** The option values the config gives, by option name, with paths relative to the working folder. */
+export function configOptionValues(config: KvmodConfig, cwd = process.cwd()): Record<string, unknown> {
+    const path = (absolute: string | undefined) =>
+        absolute === undefined ? undefined : relative(cwd, absolute) || '.';
+    const models = config.models?.map((model) => path(model)!);
+    const values: Record<string, unknown> = {
+        out: path(config.output),
+        target: config.target,
+        templates: path(config.templates),
+        // The target options under their flags, by the names the targets declare.
+        ...Object.fromEntries([...allTargetOptions().values()].map(({ option }) => [option.flag, config[option.name]])),
+        threshold: config.threshold,
+        merge: config.merge,
+        key: config.key,
+        redis: config.redis,
+        data: path(config.data),
+        // The model arguments, under each command's positional name.
+        files: models,
+        models,
+        inputs: models,
+        model: models?.length === 1 ? models[0] : undefined,
+    };
+    return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * A command module that takes its option values from the config: the values of the options it declares,
+ * and a model argument that becomes optional when the config supplies it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function withConfig(module: CommandModule<any, any>, values: Record<string, unknown>): CommandModule<any, any> {
+    const builder = module.builder;
+    if (typeof module.command !== 'string' || typeof builder !== 'function') return module;
+    const given = (name: string) => values[name] !== undefined;
+    return {
+        ...module,
+        // `<inputs..>` → `[inputs..]`, `<model>` → `[model]` when the config names the models.
+        command: module.command.replace(/<(\w+)(\.\.)?>/g, (whole, name: string, dots = '') =>
+            given(name) ? `[${name}${dots}]` : whole,
+        ),
+        builder: (yargs: Argv) => {
+            const built = (builder(yargs) ?? yargs) as Argv;
+            // yargs' own list of the options and positionals declared so far (not in its type declarations).
+            const declared = (built as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key;
+            return built.config(Object.fromEntries(Object.entries(values).filter(([name]) => name in declared)));
+        },
+    };
+}

@@ -1,0 +1,56 @@
+/**
+ * `kvmod doctor`: the server's Redis version, search module and dialect, on the real engine (RediSearch
+ * 1.2 here; 2.x is the same code path with a version >= 20000, see redis-link's detectDialect).
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { memoryIo } from '../../src/cli/cli-io.js';
+import { main } from '../../src/cli/main.js';
+import { startRedis, type RedisTestServer } from '../support/redis-server.js';
+
+let search: RedisTestServer;
+let plain: RedisTestServer;
+
+beforeAll(async () => {
+    [search, plain] = await Promise.all([startRedis(), startRedis({ search: false })]);
+});
+
+afterAll(async () => {
+    await Promise.all([search?.stop(), plain?.stop()]);
+});
+
+async function kvmod(args: string[], env: Record<string, string | undefined> = {}) {
+    const io = memoryIo();
+    const status = await main(args, io, { env });
+    return { status, stdout: io.stdout, stderr: io.stderr };
+}
+
+describe('kvmod doctor', () => {
+    test('names the module and the dialect to generate for', async () => {
+        const run = await kvmod(['doctor', '--redis', search.url]);
+        expect(run.status).toBe(0);
+        expect(run.stdout).toMatch(
+            new RegExp(
+                `^server: ${search.url.replace(/\./g, '\\.')} \\(Redis \\d+\\.\\d+\\.\\d+\\)\\n` +
+                    'search module: RediSearch 1\\.2\\.\\d+ -> dialect redisearch1\\n' +
+                    'generate with: kvmod generate <model> --dialect redisearch1 \\(scripts for 2\\.x would create indexes that never index a row here\\)\\n$',
+            ),
+        );
+        const json = await kvmod(['doctor', '--format', 'json'], { REDIS_URL: search.url });
+        expect(json.status).toBe(0);
+        expect(JSON.parse(json.stdout)).toEqual({
+            server: search.url,
+            redisVersion: expect.stringMatching(/^\d+\.\d+\.\d+$/),
+            searchVersion: expect.any(Number),
+            dialect: 'redisearch1',
+        });
+    });
+
+    test('a server without the module and a server that is not there are clear errors, exit 1', async () => {
+        const bare = await kvmod(['doctor', '--redis', plain.url]);
+        expect(bare.status).toBe(1);
+        expect(bare.stderr).toContain('has no RediSearch module');
+        const gone = await kvmod(['doctor', '--redis', 'redis://127.0.0.1:1']);
+        expect(gone.status).toBe(1);
+        expect(gone.stderr).toMatch(/^kvmod: cannot connect to redis:\/\/127\.0\.0\.1:1/);
+    });
+});

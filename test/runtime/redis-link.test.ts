@@ -1,0 +1,193 @@
+/**
+ * The connection to Redis: timeouts against listeners that never answer, NOAUTH / WRONGPASS / ACL users and
+ * TLS against a real redis-server, and the one redaction every printed URL goes through.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KvmodError } from '../../src/pipeline/errors.js';
+import { connectRedis, RedisConnectionLost } from '../../src/runtime/redis-link.js';
+import { redactRedisUrl } from '../../src/runtime/redis-url.js';
+import { redisCli, startRedis, type RedisTestServer } from '../support/redis-server.js';
+import { startHandshakeOnlyServer, startSilentServer } from '../support/silent-servers.js';
+
+const SECRET = 'hunter2-s3cret';
+
+/** The error a promise rejects with (fails the test when it resolves). */
+async function rejection(promise: Promise<unknown>): Promise<Error & { code?: string }> {
+    try {
+        await promise;
+    } catch (error) {
+        return error as Error & { code?: string };
+    }
+    throw new Error('expected a rejection');
+}
+
+describe('redacting URLs', () => {
+    test.each([
+        ['redis://:s3cret@127.0.0.1:6379', 'redis://:***@127.0.0.1:6379'],
+        ['redis://alice:p@ss:w0rd@host:6379/2', 'redis://alice:***@host:6379/2'],
+        ['rediss://alice:x@host', 'rediss://alice:***@host'],
+        ['redis://host:6379', 'redis://host:6379'],
+        ['redis://alice@host:6379', 'redis://alice@host:6379'],
+        ['redis//:s3cret@host', 'redis//:***@host'],
+        ['redis://:a/b#c@host', 'redis://:***@host'],
+    ])('%s is printed as %s', (url, shown) => {
+        expect(redactRedisUrl(url)).toBe(shown);
+    });
+});
+
+describe('timeouts', () => {
+    test('a listener that accepts and never answers fails the connection after the timeout, naming the server without its password', async () => {
+        const server = await startSilentServer();
+        try {
+            const started = Date.now();
+            const error = await rejection(
+                connectRedis(`redis://:${SECRET}@127.0.0.1:${server.port}`, { timeoutSeconds: 0.5 }),
+            );
+            expect(error).toBeInstanceOf(KvmodError);
+            expect(error.code).toBe('redis.timeout');
+            expect(error.message).toBe(
+                `cannot connect to redis://:***@127.0.0.1:${server.port}: it accepted the connection but did not answer the handshake within 0.5 s (is it a Redis server, and not paused?)`,
+            );
+            expect(Date.now() - started).toBeLessThan(10_000);
+        } finally {
+            await server.close();
+        }
+    });
+
+    test('a server that falls silent after the handshake fails the command after the timeout', async () => {
+        const server = await startHandshakeOnlyServer();
+        try {
+            const link = await connectRedis(`redis://127.0.0.1:${server.port}`, { timeoutSeconds: 0.5 });
+            const error = await rejection(link.send(['PING']));
+            expect(error).toBeInstanceOf(RedisConnectionLost);
+            expect(error.code).toBe('redis.timeout');
+            expect(error.message).toBe(
+                `redis://127.0.0.1:${server.port} did not answer PING within 0.5 s (busy, paused, or not Redis? --timeout sets the limit)`,
+            );
+            await link.close();
+        } finally {
+            await server.close();
+        }
+    });
+
+    test('a refused connection is a clear error', async () => {
+        const server = await startSilentServer();
+        const port = server.port;
+        await server.close();
+        const error = await rejection(connectRedis(`redis://127.0.0.1:${port}`, { timeoutSeconds: 5 }));
+        expect(error.message).toBe(`cannot connect to redis://127.0.0.1:${port}: connection refused`);
+    });
+});
+
+describe('authentication on a real redis-server with requirepass', () => {
+    let redis: RedisTestServer;
+
+    beforeAll(async () => {
+        redis = await startRedis({ search: false, requirepass: SECRET });
+        const acl = await redisCli(redis.port, [
+            '-a',
+            SECRET,
+            '--no-auth-warning',
+            'ACL',
+            'SETUSER',
+            'alice',
+            'on',
+            `>${SECRET}-alice`,
+            '+@all',
+            '~*',
+        ]);
+        expect(acl.stdout.trim()).toBe('OK');
+    });
+    afterAll(async () => {
+        await redis?.stop();
+    });
+
+    test('no password: NOAUTH becomes an error saying how to give one', async () => {
+        const link = await connectRedis(`redis://127.0.0.1:${redis.port}`);
+        try {
+            const error = await rejection(link.send(['PING']));
+            expect(error).toBeInstanceOf(KvmodError);
+            expect(error.code).toBe('redis.auth');
+            expect(error.message).toBe(
+                `redis://127.0.0.1:${redis.port} requires a password: give it in the URL, redis://:PASSWORD@host:port (or redis://USER:PASSWORD@host:port for an ACL user)`,
+            );
+        } finally {
+            await link.close();
+        }
+    });
+
+    test('a wrong password: WRONGPASS becomes an error naming the server, not the password', async () => {
+        const error = await rejection(connectRedis(`redis://:wrong-${SECRET}@127.0.0.1:${redis.port}`));
+        expect(error.code).toBe('redis.auth');
+        expect(error.message).toBe(
+            `cannot log in to redis://:***@127.0.0.1:${redis.port}: the server refused the user name or password (WRONGPASS)`,
+        );
+    });
+
+    test('the password in the URL, and an ACL user with its own password, log in', async () => {
+        for (const url of [redis.url, `redis://alice:${SECRET}-alice@127.0.0.1:${redis.port}`]) {
+            const link = await connectRedis(url);
+            try {
+                expect(link.url).not.toContain(SECRET);
+                expect(await link.send(['PING'])).toBe('PONG');
+            } finally {
+                await link.close();
+            }
+        }
+        const error = await rejection(connectRedis(`redis://alice:wrong@127.0.0.1:${redis.port}`));
+        expect(error.message).toBe(
+            `cannot log in to redis://alice:***@127.0.0.1:${redis.port}: the server refused the user name or password (WRONGPASS)`,
+        );
+    });
+});
+
+describe('TLS (rediss://) on a real redis-server with a self-signed certificate', () => {
+    let redis: RedisTestServer;
+    let plain: RedisTestServer;
+    let dir: string;
+
+    beforeAll(async () => {
+        dir = await mkdtemp(join(tmpdir(), 'kvmod-tls-'));
+        const made = spawnSync(
+            'openssl',
+            ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1']
+                .concat(['-addext', 'subjectAltName=IP:127.0.0.1'])
+                .concat(['-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')]),
+            { encoding: 'utf8' },
+        );
+        expect({ status: made.status, stderr: made.status === 0 ? '' : made.stderr }).toEqual({
+            status: 0,
+            stderr: '',
+        });
+        redis = await startRedis({
+            search: false,
+            tls: { certFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem') },
+        });
+        plain = await startRedis({ search: false });
+    });
+    afterAll(async () => {
+        await redis?.stop();
+        await plain?.stop();
+        if (dir) await rm(dir, { recursive: true, force: true });
+    });
+
+    test('an untrusted certificate is a clear TLS error with the way to trust a private CA', async () => {
+        const error = await rejection(connectRedis(redis.url, { timeoutSeconds: 5 }));
+        expect(error.message).toBe(
+            `cannot connect to ${redis.url}: TLS failed: self-signed certificate (to trust a private CA: NODE_EXTRA_CA_CERTS=ca.pem)`,
+        );
+    });
+
+    test('rediss:// to a port that does not serve TLS is a clear error, not a hang', async () => {
+        const error = await rejection(connectRedis(`rediss://127.0.0.1:${plain.port}`, { timeoutSeconds: 1 }));
+        expect(error.message).toMatch(
+            new RegExp(
+                `^cannot connect to rediss://127\\.0\\.0\\.1:${plain.port}: (TLS failed: .+|no TLS connection within 1 s \\(is the port serving TLS\\? .+\\))$`,
+            ),
+        );
+    });
+});
