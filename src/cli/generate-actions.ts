@@ -35,8 +35,13 @@ export async function runGenerate(
     const inputs = await expandFileArguments(args.inputs);
     warnUnusedTransformOptions(inputs, args, io);
     let bar: cliProgress.SingleBar | undefined;
-    const lines: string[] = [];
-    const say = (text: string) => (bar ? lines.push(text) : io.err(text + '\n'));
+    // Diagnostics go to standard output like every command's (the README's one stream), each model's before
+    // its ok/failed line; with --dump-view-model standard output carries JSON only, so they go to stderr.
+    const lines: { stream: 'out' | 'err'; text: string }[] = [];
+    const write = (stream: 'out' | 'err', text: string) =>
+        bar ? lines.push({ stream, text }) : stream === 'out' ? io.out(text + '\n') : io.err(text + '\n');
+    const say = (text: string) => write('err', text);
+    const diagnosticStream = args.dumpViewModel ? 'err' : 'out';
     const results = await generateModels(inputs, {
         target: args.target,
         outDir: args.out,
@@ -63,19 +68,15 @@ export async function runGenerate(
         },
         onModelDone: (result, index) => {
             bar?.update(index + 1, { input: result.input });
-            if (!bar) io.err(progressLine(result) + '\n');
-            else lines.push(progressLine(result));
+            for (const diagnostic of result.diagnostics) write(diagnosticStream, formatDiagnostic(diagnostic));
+            write('err', progressLine(result));
         },
     });
     bar?.stop();
-    for (const line of lines) io.err(line + '\n');
+    for (const line of lines) (line.stream === 'out' ? io.out : io.err)(line.text + '\n');
     if (args.dumpViewModel) {
         for (const result of results)
             if (result.viewModel !== undefined) io.out(JSON.stringify(result.viewModel, null, 2) + '\n');
-    }
-    for (const result of results) {
-        for (const diagnostic of result.diagnostics)
-            if (diagnostic.severity !== 'error') io.err(formatDiagnostic(diagnostic) + '\n');
     }
     const failed = results.filter((r) => r.error !== undefined);
     io.err(
@@ -85,6 +86,9 @@ export async function runGenerate(
 }
 
 function progressLine(result: ModelGenerationResult): string {
+    // A model's errors were printed above as diagnostics: the failed line names them without repeating them.
+    if (result.error !== undefined && result.diagnostics.some((d) => d.severity === 'error'))
+        return `failed ${result.input}: ${result.error.split('\n')[0].replace(/:$/, '')} (listed above)`;
     if (result.error !== undefined) return `failed ${result.input}: ${result.error}`;
     if (result.outputDir === undefined) return `ok ${result.input} (${result.model})`;
     return `ok ${result.input} -> ${result.outputDir} (${result.files.join(', ')})`;

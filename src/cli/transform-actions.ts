@@ -37,7 +37,9 @@ export async function runTransform(args: TransformArgs, io: CliIo = processIo): 
     // `source` is read relative to the .kvlm file (the runtime finds the PIDM through it).
     const sourceName = relative(outDir, first).split('\\').join('/');
     const result = await transformFiles(paths, { ...transformOptionsOf(args), sourceName });
-    for (const diagnostic of result.diagnostics) io.err(formatDiagnostic(diagnostic) + '\n');
+    // Diagnostics on standard output like every command's, unless it carries the --explain table.
+    const report = args.explain ? io.err : io.out;
+    for (const diagnostic of result.diagnostics) report(formatDiagnostic(diagnostic) + '\n');
     if (!result.kvlm || result.kvlmText === undefined) {
         const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
         io.err(`kvmod: ${first} has ${errors} error${errors === 1 ? '' : 's'}; nothing written\n`);
