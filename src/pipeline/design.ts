@@ -53,10 +53,18 @@ export class ModelLoadError extends KvmodError {
     }
 }
 
-/** Loads a design; a model with errors is a `ModelLoadError`, anything else the user can fix a `KvmodError`. */
-export async function loadDesign(path: string, options: DesignLoadOptions = {}): Promise<LoadedDesign> {
+/**
+ * Loads a design from one model: a `.kvlm`, or the `.pidm` file(s) of one model (a model may be split
+ * across files). A model with errors is a `ModelLoadError`, anything else the user can fix a `KvmodError`.
+ */
+export async function loadDesign(
+    paths: string | readonly string[],
+    options: DesignLoadOptions = {},
+): Promise<LoadedDesign> {
+    const files = typeof paths === 'string' ? [paths] : [...paths];
+    const path = files[0];
     const extension = extname(path).toLowerCase();
-    if (extension === '.pidm') return loadPidmDesign(path, options);
+    if (extension === '.pidm') return loadPidmDesign(files, options);
     if (extension !== '.kvlm')
         throw new KvmodError(`${path}: not a model file (expected .kvlm or .pidm)`, {
             code: 'io.unsupported-file-type',
@@ -82,16 +90,17 @@ export async function loadDesign(path: string, options: DesignLoadOptions = {}):
     return { ...design, pidm, pidmPaths: [pidmPath], diagnostics: [...design.diagnostics, ...pidmSpace.diagnostics] };
 }
 
-/** A `.pidm` loaded, validated and transformed, parsing it once. */
-async function loadPidmDesign(path: string, options: DesignLoadOptions): Promise<LoadedDesign> {
-    const transformed = await transformFiles([path], { ...options.transform });
+/** The `.pidm` files of one model loaded, validated and transformed, parsing each once. */
+async function loadPidmDesign(files: string[], options: DesignLoadOptions): Promise<LoadedDesign> {
+    const path = files[0];
+    const transformed = await transformFiles(files, { ...options.transform });
     if (!transformed.kvlm || !transformed.pidm || transformed.diagnostics.some((d) => d.severity === 'error'))
         throw failed(path, transformed.diagnostics, 'PIDM');
     return {
         path,
         kvlm: transformed.kvlm,
         pidm: transformed.pidm,
-        pidmPaths: [path],
+        pidmPaths: files,
         transform: { decisions: transformed.decisions, options: transformed.options },
         warnings: transformed.warnings,
         diagnostics: transformed.diagnostics,

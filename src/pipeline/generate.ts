@@ -27,6 +27,7 @@ import { loadDesign, ModelLoadError } from './design.js';
 import { KvmodError } from './errors.js';
 import type { KvmodDiagnostic } from './load.js';
 import { TransformIssueCodes, type TransformFilesOptions } from './transform.js';
+import { groupModelFiles, sourceFiles } from './model-files.js';
 
 /** Options of a generation run. */
 export interface GenerateModelsOptions {
@@ -52,7 +53,7 @@ export interface GenerateModelsOptions {
 
 /** What happened to one input model. */
 export interface ModelGenerationResult {
-    /** The input path as given. */
+    /** The model's first file, as given (a model may span several files). */
     input: string;
     /** The model (KVLM database) name, once known. */
     model?: string;
@@ -100,11 +101,21 @@ export async function generateModels(
     };
     const results: ModelGenerationResult[] = [];
     const usedOutputs = new Map<string, string>();
-    for (const [index, input] of inputs.entries()) {
-        options.onModelStart?.(input, index, inputs.length);
+    // The inputs are split into models by the rule every command shares: a model split across files is
+    // generated once from all its files, a .kvlm transformed from a .pidm among the inputs is not generated again.
+    const models = await groupModelFiles(inputs);
+    for (const model of models) {
+        for (const derived of model.derived) {
+            log(`${derived} was transformed from a model among the inputs: that model is generated instead`);
+        }
+    }
+    for (const [index, model] of models.entries()) {
+        const files = sourceFiles(model);
+        const input = files[0];
+        options.onModelStart?.(input, index, models.length);
         const result: ModelGenerationResult = { input, files: [], diagnostics: [] };
         try {
-            const design = await loadDesign(input, {
+            const design = await loadDesign(files, {
                 transform: options.transform,
                 sourceModel: target.usesSourceModel ? 'if-named' : 'no',
             }).catch((error: unknown) => {
@@ -137,7 +148,7 @@ export async function generateModels(
             result.error = error instanceof Error ? error.message : String(error);
         }
         results.push(result);
-        options.onModelDone?.(result, index, inputs.length);
+        options.onModelDone?.(result, index, models.length);
     }
     return results;
 }
