@@ -1,6 +1,6 @@
 /**
  * The action of `kvmod generate`: generate a target's files for each model (`.kvlm`, or `.pidm` transformed
- * first with the transformation options) into `<out>/<model>/<target>/`. Continues past a failing model,
+ * first with the transformation options) into `<out>/<database>/<target>/` (see `generateModels`). Continues past a failing model,
  * reports progress (a bar on a terminal, plain lines otherwise) and a summary; exits 1 when any model failed.
  * Loaded by the command's handler only when it runs.
  */
@@ -9,26 +9,21 @@ import { generateModels, type ModelGenerationResult } from '../pipeline/generate
 import { formatDiagnostic } from '../pipeline/load.js';
 import { expandFileArguments } from './cli-files.js';
 import { processIo, type CliIo } from './cli-io.js';
+import { givenTargetOptions, type TargetArgs } from './target-options.js';
 import { transformOptionsOf, warnUnusedTransformOptions, type TransformOptionArgs } from './transform-options.js';
 
-/** The arguments of `kvmod generate`. */
-export interface GenerateArgs extends TransformOptionArgs {
+/** The arguments of `kvmod generate`; the target's options come by their declared names. */
+export interface GenerateArgs extends TransformOptionArgs, TargetArgs {
     /** Model files or globs: `.kvlm`, or `.pidm` (transformed to KVLM first). */
     inputs: string[];
-    /** The target (`redis`). */
-    target: string;
-    /** The output root; files go to `<out>/<model>/<target>/`. Default `generated`. */
+    /** The output root (default `generated`). */
     out: string;
-    /** The dialect: `redisearch2` (default) or `redisearch1` for the Redis target. */
-    dialect?: string;
     /** A folder whose templates override the built-ins by relative file name. */
     templates?: string;
     /** Print the view model the templates receive (JSON) instead of generating. */
     dumpViewModel?: boolean;
-    /** Prefix index names and keys with the database name (`airflights_C`). */
-    dbPrefix?: boolean;
-    /** The `LIMIT 0 <n>` of every query (default 10000). */
-    limit?: number;
+    /** The target's options, by name (checked against its declarations). */
+    [targetOption: string]: unknown;
 }
 
 /** Runs the generation and prints progress, warnings and a summary; resolves to the exit code. */
@@ -40,15 +35,18 @@ export async function runGenerate(
     const inputs = await expandFileArguments(args.inputs);
     warnUnusedTransformOptions(inputs, args, io);
     let bar: cliProgress.SingleBar | undefined;
-    const lines: string[] = [];
-    const say = (text: string) => (bar ? lines.push(text) : io.err(text + '\n'));
+    // Diagnostics go to standard output like every command's (the README's one stream), each model's before
+    // its ok/failed line; with --dump-view-model standard output carries JSON only, so they go to stderr.
+    const lines: { stream: 'out' | 'err'; text: string }[] = [];
+    const write = (stream: 'out' | 'err', text: string) =>
+        bar ? lines.push({ stream, text }) : stream === 'out' ? io.out(text + '\n') : io.err(text + '\n');
+    const say = (text: string) => write('err', text);
+    const diagnosticStream = args.dumpViewModel ? 'err' : 'out';
     const results = await generateModels(inputs, {
         target: args.target,
         outDir: args.out,
-        dialect: args.dialect,
+        targetOptions: givenTargetOptions(args),
         templatesDir: args.templates,
-        dbPrefix: args.dbPrefix,
-        limit: args.limit,
         transform: transformOptionsOf(args),
         dumpViewModel: args.dumpViewModel,
         log: (message) => say(`kvmod: ${message}`),
@@ -70,19 +68,15 @@ export async function runGenerate(
         },
         onModelDone: (result, index) => {
             bar?.update(index + 1, { input: result.input });
-            if (!bar) io.err(progressLine(result) + '\n');
-            else lines.push(progressLine(result));
+            for (const diagnostic of result.diagnostics) write(diagnosticStream, formatDiagnostic(diagnostic));
+            write('err', progressLine(result));
         },
     });
     bar?.stop();
-    for (const line of lines) io.err(line + '\n');
+    for (const line of lines) (line.stream === 'out' ? io.out : io.err)(line.text + '\n');
     if (args.dumpViewModel) {
         for (const result of results)
             if (result.viewModel !== undefined) io.out(JSON.stringify(result.viewModel, null, 2) + '\n');
-    }
-    for (const result of results) {
-        for (const diagnostic of result.diagnostics)
-            if (diagnostic.severity !== 'error') io.err(formatDiagnostic(diagnostic) + '\n');
     }
     const failed = results.filter((r) => r.error !== undefined);
     io.err(
@@ -92,6 +86,9 @@ export async function runGenerate(
 }
 
 function progressLine(result: ModelGenerationResult): string {
+    // A model's errors were printed above as diagnostics: the failed line names them without repeating them.
+    if (result.error !== undefined && result.diagnostics.some((d) => d.severity === 'error'))
+        return `failed ${result.input}: ${result.error.split('\n')[0].replace(/:$/, '')} (listed above)`;
     if (result.error !== undefined) return `failed ${result.input}: ${result.error}`;
     if (result.outputDir === undefined) return `ok ${result.input} (${result.model})`;
     return `ok ${result.input} -> ${result.outputDir} (${result.files.join(', ')})`;

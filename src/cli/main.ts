@@ -10,6 +10,7 @@ import { ExitCode, reportFailure, UsageError, type CliCommand, type CliContext }
 import { CONFIGURED_COMMANDS, configOptionValues, withConfig } from './cli-config.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { WATCHABLE_COMMANDS, withWatch } from './cli-watch.js';
+import { conformanceCommand } from './conformance-command.js';
 import { dataCommand } from './data-command.js';
 import { doctorCommand } from './doctor-command.js';
 import { generateCommand } from './generate-command.js';
@@ -28,6 +29,7 @@ export const commands: CliCommand[] = [
     dataCommand,
     loadCommand,
     verifyCommand,
+    conformanceCommand,
     doctorCommand,
 ];
 

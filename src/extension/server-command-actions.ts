@@ -17,19 +17,39 @@ import type {
 import { formatDiagnostic, type KvmodDiagnostic } from '../pipeline/index.js';
 import { explainDecisions, transformFiles, type TransformFilesOptions } from '../pipeline/transform.js';
 import { writeFileAtomically } from '../generation/generation-writer.js';
+import { loadConfig } from '../pipeline/config.js';
 import { generateModels } from '../pipeline/generate.js';
-import { generationTargets } from '../generation/index.js';
+import { DEFAULT_TARGET, generationTargets } from '../generation/generation-targets.js';
 import { modelFiles } from './server-workspace.js';
 
 /** Creates the actions the server's command handler dispatches to. */
 export function createPipelineCommandActions(shared: LangiumSharedServices): KvmodCommandActions {
     return {
-        transform: (args) => guarded(() => transformCommand(shared, args)),
-        generate: (args) => guarded(() => generateCommand(shared, args)),
+        transform: (args) => guarded(async () => transformCommand(shared, await withProjectConfig(args))),
+        generate: (args) => guarded(async () => generateCommand(shared, await withProjectConfig(args))),
         explainMerges: (args) =>
-            guarded(() => explainCommand(shared, args)).then((result) => ({ text: '', ...result })),
+            guarded(async () => explainCommand(shared, await withProjectConfig(args))).then((result) => ({
+                text: '',
+                ...result,
+            })),
         listTargets: async () => listTargets(),
     };
+}
+
+/**
+ * The editor reads the same `kvmod.config.json` as the command line (the nearest above the model): its
+ * settings win over the `kvmod.*` editor settings, which keep their role for projects without one.
+ */
+async function withProjectConfig(args: KvmodCommandArgs): Promise<KvmodCommandArgs> {
+    if (typeof args?.uri !== 'string') return args;
+    const { config } = await loadConfig(dirname(URI.parse(args.uri).fsPath), {});
+    const settings: KvmodCommandSettings = { ...args.settings };
+    if (config.threshold !== undefined) settings.threshold = config.threshold;
+    if (config.merge !== undefined) settings.policy = config.merge;
+    if (config.output !== undefined) settings.outputFolder = config.output;
+    if (config.templates !== undefined) settings.templatesFolder = config.templates;
+    if (config.target !== undefined) settings.target = config.target;
+    return { ...args, settings };
 }
 
 function transformOptions(settings: KvmodCommandSettings | undefined): TransformFilesOptions {
@@ -82,13 +102,20 @@ function listTargets(): KvmodTargetInfo[] {
     return [...generationTargets.values()].map((target) => ({
         name: target.name,
         description: target.description,
-        dialects: [...target.dialects],
+        options: target.options.map(({ name, declaration }) => ({
+            name,
+            type: declaration.type,
+            choices: declaration.type === 'choice' ? [...declaration.choices] : undefined,
+            default: declaration.default,
+            description: declaration.description,
+            outputFolder: declaration.type === 'choice' ? declaration.outputFolder : undefined,
+        })),
     }));
 }
 
 /**
  * Transform (writing the `.kvlm`, so the merge settings and multi-file models apply), then generate from
- * that `.kvlm` exactly as `kvmod generate` does: `<output folder>/<model>/<target>/`.
+ * that `.kvlm` exactly as `kvmod generate` does, into the same folders.
  */
 async function generateCommand(shared: LangiumSharedServices, args: KvmodCommandArgs): Promise<KvmodCommandResult> {
     const settings = args.settings ?? {};
@@ -96,8 +123,8 @@ async function generateCommand(shared: LangiumSharedServices, args: KvmodCommand
     if (!kvlmPath) return { ok: false, messages, written: [] };
     const modelPath = URI.parse(args.uri).fsPath;
     const [result] = await generateModels([kvlmPath], {
-        target: settings.target ?? 'redis',
-        dialect: settings.dialect,
+        target: settings.target ?? DEFAULT_TARGET,
+        targetOptions: settings.targetOptions,
         outDir: folderSetting(settings.outputFolder, modelPath, 'generated'),
         templatesDir: settings.templatesFolder ? folderSetting(settings.templatesFolder, modelPath, '.') : undefined,
         log: (message) => messages.push(message),

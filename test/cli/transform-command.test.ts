@@ -70,7 +70,7 @@ describe('kvmod transform', () => {
             writeFileSync(path, 'entity A { x text }\nquery Q: SELECT y FROM A\n');
             const io = memoryIo();
             expect(await runTransform({ models: [path] }, io)).toBe(1);
-            expect(io.stderr).toMatch(/broken\.pidm:2:\d+: error: .*\[pidm\.[a-z-]+\]/);
+            expect(io.stdout).toMatch(/broken\.pidm:2:\d+: error: .*\[pidm\.[a-z-]+\]/);
             expect(io.stderr).toContain('has 1 error; nothing written');
             expect(existsSync(join(dir, 'broken.kvlm'))).toBe(false);
         }));

@@ -1,0 +1,43 @@
+/**
+ * The action of `kvmod conformance`: the verify matrix over the shipped examples on one server, printed as one
+ * table. Loaded by the command's handler only when it runs.
+ */
+import { basename } from 'node:path';
+import { KvmodError } from '../pipeline/errors.js';
+import { formatConformance, runConformance } from '../runtime/conformance.js';
+import { redactRedisUrl } from '../runtime/redis-url.js';
+import { processIo, type CliIo } from './cli-io.js';
+
+/** The arguments of `kvmod conformance`. */
+export interface ConformanceArgs {
+    redis: string;
+    scale?: number;
+    seeds?: number[];
+    samples?: number;
+    timeout?: number;
+}
+
+/** Runs the matrix; prints the table on standard output and progress on standard error; 0 when all match. */
+export async function runConformanceCommand(args: ConformanceArgs, io: CliIo = processIo): Promise<number> {
+    const scale = args.scale ?? 40;
+    if (!Number.isInteger(scale) || scale < 1)
+        throw new KvmodError(`--scale must be a positive integer, got ${args.scale}`, { code: 'cli.option' });
+    const seeds = args.seeds ?? [1, 2, 3];
+    if (seeds.length === 0 || seeds.some((seed) => !Number.isInteger(seed)))
+        throw new KvmodError(`--seeds must be integers, got ${seeds.join(' ')}`, { code: 'cli.option' });
+    const name = (path: string) => basename(path, '.pidm');
+    const result = await runConformance({
+        redisUrl: args.redis,
+        scale,
+        seeds,
+        samples: args.samples,
+        timeoutSeconds: args.timeout,
+        onRun: (run, done, total) =>
+            io.err(
+                `${done}/${total} ${name(run.model)} merge ${run.merge}, key ${run.key}, seed ${run.seed}: ${run.differ === 0 ? 'match' : `${run.differ} queries differ`}\n`,
+            ),
+    });
+    io.err(`conformance on ${redactRedisUrl(args.redis)} (${result.dialect ?? 'no run'}, detected), scale ${scale}\n`);
+    io.out(formatConformance(result, name) + '\n');
+    return result.ok ? 0 : 1;
+}
