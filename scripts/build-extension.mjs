@@ -36,6 +36,8 @@ const common = {
     minify: production,
     logLevel: 'warning',
     define: { 'import.meta.url': '__kvmod_import_meta_url' },
+    // jsonc-parser's `main` is a UMD build whose require() calls esbuild cannot follow; its ESM build bundles.
+    alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
 };
 
 // Bundles are built in a private folder and renamed into place, so a test or editor that starts the server

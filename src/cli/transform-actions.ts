@@ -9,6 +9,8 @@ import { formatDiagnostic } from '../pipeline/load.js';
 import { writeFileAtomically } from '../generation/generation-writer.js';
 import { explainDecisions, transformFiles } from '../pipeline/transform.js';
 import { expandFileArguments } from './cli-files.js';
+import { groupModelFiles, sourceFiles } from '../pipeline/model-files.js';
+import { KvmodError } from '../pipeline/errors.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { transformOptionsOf, type TransformOptionArgs } from './transform-options.js';
 
@@ -29,7 +31,16 @@ export interface TransformArgs extends TransformOptionArgs {
  * `KvmodError` (the command line rejects it earlier, as a usage error).
  */
 export async function runTransform(args: TransformArgs, io: CliIo = processIo): Promise<number> {
-    const paths = await expandFileArguments(args.models);
+    const models = await groupModelFiles(await expandFileArguments(args.models));
+    // One model per run: a folder with a copy of the model would otherwise be merged into one database.
+    if (models.length > 1) {
+        throw new KvmodError(
+            `the files hold ${models.length} separate models (${models.map((model) => model.files[0]).join(', ')}): transform one model at a time`,
+            { code: 'cli.several-models' },
+        );
+    }
+    // A .kvlm transformed from this model earlier is output, not input.
+    const paths = sourceFiles(models[0]);
     const first = paths[0];
     const outDir = args.out ?? dirname(first);
     const format = args.format ?? 'kvlm';

@@ -17,6 +17,7 @@ import type {
 import { formatDiagnostic, type KvmodDiagnostic } from '../pipeline/index.js';
 import { explainDecisions, transformFiles, type TransformFilesOptions } from '../pipeline/transform.js';
 import { writeFileAtomically } from '../generation/generation-writer.js';
+import { loadConfig } from '../pipeline/config.js';
 import { generateModels } from '../pipeline/generate.js';
 import { generationTargets } from '../generation/index.js';
 import { modelFiles } from './server-workspace.js';
@@ -24,12 +25,31 @@ import { modelFiles } from './server-workspace.js';
 /** Creates the actions the server's command handler dispatches to. */
 export function createPipelineCommandActions(shared: LangiumSharedServices): KvmodCommandActions {
     return {
-        transform: (args) => guarded(() => transformCommand(shared, args)),
-        generate: (args) => guarded(() => generateCommand(shared, args)),
+        transform: (args) => guarded(async () => transformCommand(shared, await withProjectConfig(args))),
+        generate: (args) => guarded(async () => generateCommand(shared, await withProjectConfig(args))),
         explainMerges: (args) =>
-            guarded(() => explainCommand(shared, args)).then((result) => ({ text: '', ...result })),
+            guarded(async () => explainCommand(shared, await withProjectConfig(args))).then((result) => ({
+                text: '',
+                ...result,
+            })),
         listTargets: async () => listTargets(),
     };
+}
+
+/**
+ * The editor reads the same `kvmod.config.json` as the command line (the nearest above the model): its
+ * settings win over the `kvmod.*` editor settings, which keep their role for projects without one.
+ */
+async function withProjectConfig(args: KvmodCommandArgs): Promise<KvmodCommandArgs> {
+    if (typeof args?.uri !== 'string') return args;
+    const { config } = await loadConfig(dirname(URI.parse(args.uri).fsPath), {});
+    const settings: KvmodCommandSettings = { ...args.settings };
+    if (config.threshold !== undefined) settings.threshold = config.threshold;
+    if (config.merge !== undefined) settings.policy = config.merge;
+    if (config.output !== undefined) settings.outputFolder = config.output;
+    if (config.templates !== undefined) settings.templatesFolder = config.templates;
+    if (config.target !== undefined) settings.target = config.target;
+    return { ...args, settings };
 }
 
 function transformOptions(settings: KvmodCommandSettings | undefined): TransformFilesOptions {

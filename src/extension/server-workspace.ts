@@ -1,45 +1,25 @@
 /**
  * Which documents make up "the model" a command or hover is about, inside the language server: the
- * document and every `.pidm` document linked to it through references (a model may be split across
- * files, and a folder may hold unrelated models).
+ * document's model set, by the one rule every command uses (src/language/common/model-sets.ts).
  */
-import { AstUtils, URI, type LangiumDocument } from 'langium';
+import { URI, type LangiumDocument } from 'langium';
 import type { LangiumSharedServices } from 'langium/lsp';
+import { modelSetIndex } from '../language/common/model-sets.js';
 import { isPidmModel, type PidmModel } from '../language/generated/ast.js';
 
-/** The PIDM documents connected to `uri` through references, that document first, the others by URI. */
+/** The PIDM documents of the model `uri` belongs to (model-sets.ts), that document first, the others by URI. */
 export function modelDocuments(shared: LangiumSharedServices, uri: string): LangiumDocument<PidmModel>[] {
-    const documents = shared.workspace.LangiumDocuments.all.filter(isPidmDocument).toArray();
-    const byUri = new Map(documents.map((document) => [document.uri.toString(), document]));
-    const start = URI.parse(uri).toString();
-    if (!byUri.has(start)) return [];
-    const neighbours = new Map<string, Set<string>>();
-    const link = (a: string, b: string) => {
-        if (a === b || !byUri.has(b)) return;
-        if (!neighbours.has(a)) neighbours.set(a, new Set());
-        if (!neighbours.has(b)) neighbours.set(b, new Set());
-        neighbours.get(a)!.add(b);
-        neighbours.get(b)!.add(a);
-    };
-    for (const document of documents) {
-        for (const reference of document.references) {
-            const targets = 'items' in reference ? reference.items.map((item) => item.ref) : [reference.ref];
-            for (const target of targets) {
-                if (target) link(document.uri.toString(), AstUtils.getDocument(target).uri.toString());
-            }
-        }
-    }
-    const seen = new Set([start]);
-    const queue = [start];
-    while (queue.length > 0) {
-        for (const next of neighbours.get(queue.shift()!) ?? []) {
-            if (seen.has(next)) continue;
-            seen.add(next);
-            queue.push(next);
-        }
-    }
-    const [first, ...rest] = [...seen];
-    return [first, ...rest.sort()].map((key) => byUri.get(key)!);
+    const documents = shared.workspace.LangiumDocuments;
+    const start = URI.parse(uri);
+    const first = documents.getDocument(start);
+    if (!first || !isPidmDocument(first)) return [];
+    const others = modelSetIndex(shared)
+        .setOf(start)
+        .files.filter((key) => key !== start.toString())
+        .sort()
+        .map((key) => documents.getDocument(URI.parse(key)))
+        .filter((document): document is LangiumDocument<PidmModel> => document !== undefined && isPidmDocument(document));
+    return [first, ...others];
 }
 
 /** The file-system paths of `modelDocuments`, for the pipeline (which reads files). */

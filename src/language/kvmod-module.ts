@@ -8,6 +8,7 @@ import { KvmodParserModule } from './common/kvmod-parser.js';
 import { KvmodGeneratedSharedModule, KvlmGeneratedModule, PidmGeneratedModule } from './generated/module.js';
 import { KvlmModule, type KvlmServices } from './kvlm/kvlm-module.js';
 import { registerKvlmValidationChecks } from './kvlm/kvlm-validator.js';
+import { registerKvlmSourceChecks } from './kvlm/kvlm-source-check.js';
 import { PidmModule, type PartialPidmServices, type PidmServices } from './pidm/pidm-module.js';
 import { registerPidmValidationChecks } from './pidm/pidm-validator.js';
 
@@ -37,5 +38,6 @@ export function createKvmodServices(
     shared.ServiceRegistry.register(Kvlm);
     registerPidmValidationChecks(Pidm);
     registerKvlmValidationChecks(Kvlm);
+    registerKvlmSourceChecks(Kvlm);
     return { shared, Pidm, Kvlm };
 }

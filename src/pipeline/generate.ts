@@ -12,6 +12,7 @@ import { getGenerationTarget } from '../generation/generation-targets.js';
 import { writeOutputs } from '../generation/generation-writer.js';
 import { KvmodError } from './errors.js';
 import { formatDiagnostic, loadWorkspace, type KvmodDiagnostic } from './load.js';
+import { groupModelFiles, sourceFiles } from './model-files.js';
 import { TransformIssueCodes, transformFiles, type TransformFilesOptions } from './transform.js';
 
 /** Options of a generation run. */
@@ -42,7 +43,7 @@ export interface GenerateModelsOptions {
 
 /** What happened to one input model. */
 export interface ModelGenerationResult {
-    /** The input path as given. */
+    /** The model's first file, as given (a model may span several files). */
     input: string;
     /** The model (KVLM database) name, once known. */
     model?: string;
@@ -81,11 +82,21 @@ export async function generateModels(
     };
     const results: ModelGenerationResult[] = [];
     const usedOutputs = new Map<string, string>();
-    for (const [index, input] of inputs.entries()) {
-        options.onModelStart?.(input, index, inputs.length);
+    // The inputs are split into models by the rule every command shares: a model split across files is
+    // generated once from all its files, a .kvlm transformed from a .pidm among the inputs is not generated again.
+    const models = await groupModelFiles(inputs);
+    for (const model of models) {
+        for (const derived of model.derived) {
+            log(`${derived} was transformed from a model among the inputs: that model is generated instead`);
+        }
+    }
+    for (const [index, model] of models.entries()) {
+        const files = sourceFiles(model);
+        const input = files[0];
+        options.onModelStart?.(input, index, models.length);
         const result: ModelGenerationResult = { input, files: [], diagnostics: [] };
         try {
-            const kvlm = await loadKvlmModel(input, result, options.transform ?? {});
+            const kvlm = await loadKvlmModel(files, result, options.transform ?? {});
             result.model = kvlm.name;
             const generateOptions = {
                 dialect: options.dialect,
@@ -115,7 +126,7 @@ export async function generateModels(
             result.error = error instanceof Error ? error.message : String(error);
         }
         results.push(result);
-        options.onModelDone?.(result, index, inputs.length);
+        options.onModelDone?.(result, index, models.length);
     }
     return results;
 }
@@ -134,15 +145,16 @@ export async function generateFromKvlm(
     });
 }
 
-/** Loads one input as a KVLM model: a `.kvlm` file directly, a `.pidm` file through the transformation. */
+/** Loads one model as KVLM: a `.kvlm` file directly, `.pidm` files (one model) through the transformation. */
 async function loadKvlmModel(
-    input: string,
+    files: string[],
     result: ModelGenerationResult,
     transform: NonNullable<GenerateModelsOptions['transform']>,
 ): Promise<KvlmModel> {
+    const input = files[0];
     const lower = input.toLowerCase();
     if (lower.endsWith('.pidm')) {
-        const transformed = await transformFiles([input], {
+        const transformed = await transformFiles(files, {
             threshold: transform.threshold,
             merge: transform.merge,
             keyStrategy: transform.keyStrategy,

@@ -82,7 +82,20 @@ export async function loadWorkspace(paths: string[]): Promise<LoadedWorkspace> {
             files.push({ path, failure: unreadable(path, error) });
         }
     }
-    return buildWorkspace(files);
+    return buildWorkspace(files, readSource);
+}
+
+/**
+ * Reads the PIDM a loaded `.kvlm` names as its `source` when it was not given too, so the KVLM is checked
+ * against it (kvlm-source-check.ts). It is loaded only as context: its own diagnostics are not reported.
+ */
+async function readSource(path: string): Promise<string | undefined> {
+    if (languageOf(path) !== 'pidm') return undefined;
+    try {
+        return (await readFile(path, 'utf8')).replace(/^\uFEFF/, '');
+    } catch {
+        return undefined;
+    }
 }
 
 /** Same for in-memory texts (tests, re-validation of generated KVLM). */
@@ -125,7 +138,10 @@ function languageOf(path: string): 'pidm' | 'kvlm' | undefined {
 }
 
 /** Builds the workspace: parses every file, then links and validates them together. */
-async function buildWorkspace(files: SourceFile[]): Promise<LoadedWorkspace> {
+async function buildWorkspace(
+    files: SourceFile[],
+    readContext?: (path: string) => Promise<string | undefined>,
+): Promise<LoadedWorkspace> {
     const texts = files.filter((file) => file.text !== undefined);
     checkHeapForTexts(
         texts.length === 1 ? texts[0].path : `the ${texts.length} model files`,
@@ -149,6 +165,16 @@ async function buildWorkspace(files: SourceFile[]): Promise<LoadedWorkspace> {
         const document = factory.fromString(file.text, uri);
         services.shared.workspace.LangiumDocuments.addDocument(document);
         loaded.push({ path: file.path, document });
+    }
+    for (const { path, document } of readContext ? [...loaded] : []) {
+        const root = document.parseResult.value;
+        if (!isKvlmModel(root) || !root.source) continue;
+        const sourcePath = nodePath.resolve(nodePath.dirname(path), root.source);
+        const uri = URI.file(sourcePath);
+        if (seen.has(uri.toString())) continue;
+        seen.add(uri.toString());
+        const text = await readContext!(sourcePath);
+        if (text !== undefined) services.shared.workspace.LangiumDocuments.addDocument(factory.fromString(text, uri));
     }
     checkHeapHeadroom('after parsing');
     await withLangiumLogsSilenced(() =>

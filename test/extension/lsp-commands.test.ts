@@ -120,6 +120,34 @@ describe('kvmod commands over LSP', () => {
         expect(readdirSync(join(dir, 'out-gen'), { recursive: true }).length).toBeGreaterThan(0);
     });
 
+    it("reads the kvmod.config.json above the model: its settings win over the editor's", async () => {
+        const config = join(dir, 'kvmod.config.json');
+        writeFileSync(config, '{ "output": "from-config", "merge": "none" }\n');
+        try {
+            const result = await execute<KvmodCommandResult>('kvmod.server.generate', {
+                uri: modelUri,
+                settings: { target: 'redis', outputFolder: 'out-gen', policy: 'safe' },
+            });
+            expect(result.messages.filter((m) => m.startsWith('kvmod:'))).toEqual([]);
+            expect(result.ok).toBe(true);
+            for (const uri of result.written) expect(uri.startsWith(fileUri(join(dir, 'from-config')))).toBe(true);
+            expect(readFileSync(join(dir, 'airflights.kvlm'), 'utf8')).toContain('merge none threshold 0.8');
+            writeFileSync(config, '{ "merge": "fast" }\n');
+            const refused = await execute<KvmodCommandResult>('kvmod.server.transform', {
+                uri: modelUri,
+                settings: {},
+            });
+            expect(refused.ok).toBe(false);
+            expect(refused.messages).toEqual([
+                expect.stringMatching(
+                    /^kvmod: .*kvmod\.config\.json:1:12: 'merge' must be one of "safe", "paper", "none"$/,
+                ),
+            ]);
+        } finally {
+            rmSync(config);
+        }
+    });
+
     it('refuses a command without a model URI', async () => {
         await expect(execute('kvmod.server.transform', {})).rejects.toThrow(
             'kvmod commands take one argument { uri, settings }.',

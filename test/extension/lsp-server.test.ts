@@ -175,6 +175,24 @@ describe('the bundled language server over stdio', () => {
         );
     });
 
+    it('labels completions with the name and says what each is in the modeler\'s words', async () => {
+        const result = await session.request<CompletionItem[] | CompletionList>('textDocument/completion', {
+            textDocument: { uri: queriesUri },
+            position: positionOf(QUERIES, 'FL.code'),
+        });
+        const list = Array.isArray(result) ? result : result.items;
+        const details = Object.fromEntries(
+            list.filter((item) => item.detail && item.detail !== 'Keyword').map((item) => [item.label, item.detail]),
+        );
+        expect(details).toEqual({
+            FL: 'alias of Flight (INCLUDE)',
+            Passenger: 'alias of Passenger (FROM)',
+            idPassport: 'identifier: text of Passenger',
+            firstname: 'attribute: text of Passenger',
+            flights: 'reference to Flight (many) of Passenger',
+        });
+    });
+
     it('completes entity names after `FROM` and type names in an entity', async () => {
         const fromResult = await session.request<CompletionItem[] | CompletionList>('textDocument/completion', {
             textDocument: { uri: queriesUri },

@@ -75,6 +75,10 @@ describe('the packaged .vsix', () => {
             'kvmod.templates.folder',
         ]);
         expect(manifest.files).toBeUndefined();
+        // VS Code (>= 1.74) activates on the contributed languages by itself and flags explicit
+        // `onLanguage:` events as redundant.
+        expect(manifest.engines.vscode).toBe('^1.95.0');
+        expect(manifest.activationEvents).toBeUndefined();
     });
 
     it('starts the server bundle with the Object.groupBy polyfill Langium needs on Node 20', () => {

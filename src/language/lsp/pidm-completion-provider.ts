@@ -14,9 +14,21 @@ import {
     type ReferenceInfo,
     type Stream,
 } from 'langium';
-import { DefaultCompletionProvider, type CompletionContext, type LangiumServices } from 'langium/lsp';
-import { isPath, isSegment, type Entity, type Query, type Segment } from '../generated/ast.js';
-import { containingQuery, entityOfElement } from '../pidm/pidm-semantics.js';
+import { DefaultCompletionProvider, type CompletionContext, type CompletionValueItem, type LangiumServices } from 'langium/lsp';
+import {
+    isAttribute,
+    isEntity,
+    isFromClause,
+    isIdAttribute,
+    isInclude,
+    isPath,
+    isReference,
+    isSegment,
+    type Entity,
+    type Query,
+    type Segment,
+} from '../generated/ast.js';
+import { attributeType, cardinalityKind, containingQuery, entityOfElement } from '../pidm/pidm-semantics.js';
 
 /** Offers the right names in every part of a dotted path. */
 export class PidmCompletionProvider extends DefaultCompletionProvider {
@@ -25,6 +37,15 @@ export class PidmCompletionProvider extends DefaultCompletionProvider {
     constructor(services: LangiumServices) {
         super(services);
         this.descriptions = services.workspace.AstNodeDescriptionProvider;
+    }
+
+    /** The name as label, and what it is in the modeler's words as detail (not the AST type name). */
+    protected override createReferenceCompletionItem(
+        description: AstNodeDescription,
+        refInfo: ReferenceInfo,
+        context: CompletionContext,
+    ): CompletionValueItem {
+        return { ...super.createReferenceCompletionItem(description, refInfo, context), detail: completionDetail(description) };
     }
 
     protected override getReferenceCandidates(
@@ -84,4 +105,17 @@ export class PidmCompletionProvider extends DefaultCompletionProvider {
         if (!entity) return stream([]);
         return stream(entity.members).map((member) => this.descriptions.createDescription(member, member.name));
     }
+}
+
+/** `entity`, `attribute: text of Passenger`, `reference to Flight (many)`, `alias of Passenger`, … */
+export function completionDetail(description: AstNodeDescription): string {
+    const node = description.node;
+    if (!node) return description.type.toLowerCase();
+    if (isEntity(node)) return 'entity';
+    if (isIdAttribute(node)) return `identifier: ${attributeType(node)} of ${node.$container.name}`;
+    if (isAttribute(node)) return `attribute: ${attributeType(node)} of ${node.$container.name}`;
+    if (isReference(node)) return `reference to ${node.target?.$refText ?? '?'} (${cardinalityKind(node.cardinality)}) of ${node.$container.name}`;
+    if (isFromClause(node)) return `alias of ${node.entity?.$refText ?? '?'} (FROM)`;
+    if (isInclude(node)) return `alias of ${entityOfElement(node)?.name ?? '?'} (INCLUDE)`;
+    return description.type.toLowerCase();
 }

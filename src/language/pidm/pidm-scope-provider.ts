@@ -6,7 +6,9 @@
  * validator warns and offers a quick fix).
  */
 import {
+    AstUtils,
     DefaultScopeProvider,
+    MultiMapScope,
     EMPTY_SCOPE,
     MapScope,
     WorkspaceCache,
@@ -17,7 +19,8 @@ import {
     type Scope,
     type Stream,
 } from 'langium';
-import type { LangiumCoreServices } from 'langium';
+import type { LangiumCoreServices, LangiumSharedCoreServices } from 'langium';
+import { modelSetIndex } from '../common/model-sets.js';
 import { isInclude, isPath, isReference, isSegment, type Entity, type Query } from '../generated/ast.js';
 import { containingQuery, entityOfElement } from './pidm-semantics.js';
 
@@ -89,11 +92,26 @@ export class CaseFallbackScope implements Scope {
 export class PidmScopeProvider extends DefaultScopeProvider {
     private readonly memberScopes: WorkspaceCache<Entity, Scope>;
     private readonly aliasScopes: WorkspaceCache<Query, Scope>;
+    private readonly modelScopes: WorkspaceCache<string, Scope>;
+    private readonly shared: LangiumSharedCoreServices;
 
     constructor(services: LangiumCoreServices) {
         super(services);
         this.memberScopes = new WorkspaceCache(services.shared);
         this.aliasScopes = new WorkspaceCache(services.shared);
+        this.modelScopes = new WorkspaceCache(services.shared);
+        this.shared = services.shared;
+    }
+
+    /** Entities of the same model only (model-sets.ts): a copy of the model in the folder is another model. */
+    protected override getGlobalScope(referenceType: string, context: ReferenceInfo): Scope {
+        const sets = modelSetIndex(this.shared);
+        const uri = context.container.$document?.uri ?? AstUtils.findRootNode(context.container).$document?.uri;
+        if (!uri || sets.setCount() <= 1) return super.getGlobalScope(referenceType, context);
+        const set = sets.setOf(uri);
+        return this.modelScopes.get(`${set.files[0]} ${referenceType}`, () =>
+            new MultiMapScope(this.indexManager.allElements(referenceType, new Set(set.files))),
+        );
     }
 
     override getScope(context: ReferenceInfo): Scope {

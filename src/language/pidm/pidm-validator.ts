@@ -41,6 +41,7 @@ import {
 import { startsWithCalendarDate } from '../common/calendar-date.js';
 import { checksOnSoundNodes } from '../common/partial-nodes.js';
 import type { PidmServices } from './pidm-module.js';
+import { modelSetIndex } from '../common/model-sets.js';
 import { PidmIssueCodes } from './pidm-issue-codes.js';
 import {
     SURROGATE_ID,
@@ -90,7 +91,7 @@ export function registerPidmValidationChecks(services: PidmServices): void {
 export class PidmValidator {
     private readonly documents: () => LangiumDocuments;
     private readonly shared: () => LangiumSharedCoreServices;
-    private workspaceCache?: WorkspaceCache<'facts', WorkspaceFacts>;
+    private workspaceCache?: WorkspaceCache<string, WorkspaceFacts>;
 
     constructor(services: PidmServices) {
         // Resolved lazily: the shared services are still being built when the language's validator is.
@@ -100,7 +101,7 @@ export class PidmValidator {
 
     /** Entity and query names are unique across all PIDM files of the workspace. */
     checkNamesAreUniqueInWorkspace(model: PidmModel, accept: ValidationAcceptor): void {
-        const facts = this.workspaceFacts();
+        const facts = this.workspaceFacts(model);
         // A model outside the workspace (validated on its own) counts as one more file of it.
         const outside = !facts.models.has(model);
         const entityCount = outside ? countNames(model.entities ?? [], new Map(facts.entityCount)) : facts.entityCount;
@@ -123,7 +124,7 @@ export class PidmValidator {
 
     /** Every entity is the FROM entity of a query or reached by an INCLUDE or path; otherwise no collection holds it. */
     checkEveryEntityIsReachedByAQuery(model: PidmModel, accept: ValidationAcceptor): void {
-        const facts = this.workspaceFacts();
+        const facts = this.workspaceFacts(model);
         const reached = facts.models.has(model) ? facts.reached : addReachedEntities(model, new Set(facts.reached));
         for (const entity of model.entities ?? []) {
             if (entity.name && !reached.has(entity)) {
@@ -411,12 +412,18 @@ export class PidmValidator {
      * emptied on every `DocumentBuilder` update, which `build` and `update` both announce before they
      * parse, link and validate, so a validation always reads the documents of its own build.
      */
-    private workspaceFacts(): WorkspaceFacts {
+    private workspaceFacts(model: PidmModel): WorkspaceFacts {
         // Made on first use: the shared services are still being built when the validator is.
-        this.workspaceCache ??= new WorkspaceCache<'facts', WorkspaceFacts>(this.shared());
-        return this.workspaceCache.get('facts', () => {
+        this.workspaceCache ??= new WorkspaceCache<string, WorkspaceFacts>(this.shared());
+        // Names are unique within one model (model-sets.ts): a copy of a model beside it is another model.
+        const sets = modelSetIndex(this.shared());
+        const uri = model.$document?.uri;
+        const set = uri && sets.setCount() > 1 ? sets.setOf(uri) : undefined;
+        return this.workspaceCache.get(set ? set.files[0] : '', () => {
+            const members = set ? new Set(set.files) : undefined;
             const models = this.documents()
-                .all.map((document) => document.parseResult?.value)
+                .all.filter((document) => !members || members.has(document.uri.toString()))
+                .map((document) => document.parseResult?.value)
                 .filter(isPidmModel)
                 .toArray();
             const reached = new Set<Entity>();

@@ -148,10 +148,17 @@ describe('messages a modeler understands', () => {
         expect(issuesWithCode(document, PidmIssueCodes.TypeMismatch).map((d) => names[d.severity ?? 1])).toEqual(severities);
     });
 
-    test('an entity declared in two files is a duplicate in both', async () => {
-        const [first, second] = await loadPidm(BASE, 'entity Passenger { id other }');
+    test('an entity declared again in a file of the same model is a duplicate in both', async () => {
+        // The second file uses Flight, declared only in the first: one model (model-sets.ts).
+        const [first, second] = await loadPidm(BASE, 'entity Passenger { id other  ref Flight[1] flight }');
         expect(issuesWithCode(first, PidmIssueCodes.DuplicateEntity)).toHaveLength(1);
         expect(issuesWithCode(second, PidmIssueCodes.DuplicateEntity)).toHaveLength(1);
+    });
+
+    test('an entity declared again in a file that needs nothing of the other is another model, not a duplicate', async () => {
+        const [first, second] = await loadPidm(BASE, 'entity Passenger { id other }');
+        expect(issuesWithCode(first, PidmIssueCodes.DuplicateEntity)).toEqual([]);
+        expect(issuesWithCode(second, PidmIssueCodes.DuplicateEntity)).toEqual([]);
     });
 
     test('an entity reached only by a query in another file is reached', async () => {

@@ -39,13 +39,19 @@ describe('PIDM workspace-wide checks', () => {
         expect(await revalidatedCodes(entities)).toEqual([PidmIssueCodes.UnreachableEntity, PidmIssueCodes.UnreachableEntity]);
     });
 
-    test('a name declared again in a file added later is a duplicate in the first file too', async () => {
+    test('a name declared again in a file added later to the same model is a duplicate in the first file too', async () => {
         const [first] = await loadPidm('entity Crew { id badge }\nquery K: select badge from Crew');
         expect(await revalidatedCodes(first)).toEqual([]);
 
-        const second = await addFile('entity Crew { id other }\nquery K: select other from Crew');
+        // A copy needs nothing of the first file: another model (model-sets.ts), no duplicates.
+        const copy = await addFile('entity Crew { id other }\nquery K: select other from Crew');
+        expect(await revalidatedCodes(first)).toEqual([]);
+        expect(await revalidatedCodes(copy)).toEqual([]);
+
+        // A file that uses Crew joins the model of the files that declare it: both Crews and all Ks meet.
+        const linked = await addFile('entity Shift { id day  ref Crew[1] crew }\nquery K: select day from Shift');
         expect(await revalidatedCodes(first)).toEqual([PidmIssueCodes.DuplicateEntity, PidmIssueCodes.DuplicateQuery]);
-        expect(await revalidatedCodes(second)).toEqual([PidmIssueCodes.DuplicateEntity, PidmIssueCodes.DuplicateQuery]);
+        expect(await revalidatedCodes(linked)).toEqual([PidmIssueCodes.DuplicateQuery]);
     });
 
     test('an entity reached through a reference of a query in another file is reached', async () => {
