@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Fails when committed generated files drift from their sources: the Langium parser and AST
 # (src/language/generated), the TextMate grammars (syntaxes), the examples' golden outputs (examples) and
-# the command reference in README.md (the --help of every command).
+# the command reference in README.md (the --help of every command) and the extension's target settings in
+# package.json (the targets' option declarations).
 # It regenerates all of them in place, then asks git whether anything changed or appeared.
 #
 #   bash scripts/check-generated.sh      (CI runs it after `npm ci` and `npm run build`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-paths=(src/language/generated syntaxes examples README.md)
+paths=(src/language/generated syntaxes examples README.md package.json)
 
 if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     echo "check-generated: not a git work tree; nothing to compare against" >&2
@@ -23,6 +24,8 @@ echo "check-generated: regenerating the examples"
 node scripts/regenerate-examples.mjs
 echo "check-generated: regenerating the command reference in README.md"
 node scripts/update-readme.mjs
+echo "check-generated: regenerating the extension's target settings in package.json"
+node scripts/update-settings.mjs
 
 status=0
 if ! git diff --quiet -- "${paths[@]}"; then

@@ -84,7 +84,7 @@ const steps = [
             for (const dialect of ['redisearch2', 'redisearch1']) {
                 let files;
                 try {
-                    ({ files } = await generateFromKvlm(model, { target: 'redis', dialect }));
+                    ({ files } = await generateFromKvlm(model, { target: 'redis', targetOptions: { dialect } }));
                 } catch (error) {
                     throw new StepError(`${dialect}: ${error instanceof Error ? error.message : String(error)}`);
                 }

@@ -20,6 +20,7 @@ export {
     type TransformFilesOptions,
     type TransformFilesResult,
 } from '../pipeline/transform.js';
+export { loadDesign, ModelLoadError, type DesignLoadOptions, type LoadedDesign } from '../pipeline/design.js';
 export {
     CONFIG_FILE_NAME,
     findConfigFile,

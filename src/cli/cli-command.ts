@@ -12,7 +12,7 @@ import type { CliIo } from './cli-io.js';
 export const ExitCode = { Ok: 0, Failure: 1, Usage: 2 } as const;
 
 /**
- * Codes of `KvmodError`s that are bad option values found after parsing (an unknown dialect, a scale of 0):
+ * Codes of `KvmodError`s that are bad option values found after parsing (an unknown target, a scale of 0):
  * usage errors like yargs' own, exit 2.
  */
 export const OPTION_ERROR_CODES: ReadonlySet<string> = new Set(['cli.option', 'transform.bad-option']);

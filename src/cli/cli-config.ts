@@ -6,6 +6,7 @@
  */
 import { relative } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
+import { allTargetOptions } from '../generation/generation-targets.js';
 import type { KvmodConfig } from '../pipeline/config.js';
 
 /** The commands that read the config file. */
@@ -26,10 +27,9 @@ export function configOptionValues(config: KvmodConfig, cwd = process.cwd()): Re
     const values: Record<string, unknown> = {
         out: path(config.output),
         target: config.target,
-        dialect: config.dialect,
         templates: path(config.templates),
-        'db-prefix': config.dbPrefix,
-        limit: config.limit,
+        // The target options under their flags, by the names the targets declare.
+        ...Object.fromEntries([...allTargetOptions().values()].map(({ option }) => [option.flag, config[option.name]])),
         threshold: config.threshold,
         merge: config.merge,
         key: config.key,

@@ -9,9 +9,9 @@ import { generateInstanceData } from '../runtime/data-generator.js';
 import { readDataSpec } from '../runtime/data-spec.js';
 import { instanceDataSchema, readInstanceData } from '../runtime/instance-data.js';
 import { loadRuntimeModel } from '../runtime/runtime-design.js';
-import { assertServable } from '../runtime/servable-values.js';
-import type { RedisDialect } from '../generation/redis/redis-dialects.js';
+import { checkServableData } from '../runtime/runtime-actions.js';
 import { processIo, type CliIo } from './cli-io.js';
+import { givenTargetOptions, type TargetArgs } from './target-options.js';
 
 /** The arguments of `kvmod data generate`. */
 export interface DataGenerateArgs {
@@ -50,18 +50,18 @@ export async function runDataGenerate(args: DataGenerateArgs, io: CliIo = proces
 }
 
 /** The arguments of `kvmod data check`. */
-export interface DataCheckArgs {
+export interface DataCheckArgs extends Partial<TargetArgs> {
     model: string;
     data: string;
-    /** The RediSearch dialect whose rules decide which texts a query can find (default redisearch2). */
-    dialect?: RedisDialect;
+    /** The target's options, by name: its design's rules decide which values a query can find. */
+    [targetOption: string]: unknown;
 }
 
 /** Checks a data file against a model; problems are a KvmodError (exit 1). */
 export async function runDataCheck(args: DataCheckArgs, io: CliIo = processIo): Promise<number> {
     const model = await loadRuntimeModel(args.model);
     const data = await readInstanceData(args.data, model);
-    assertServable(model, data, args.dialect ?? 'redisearch2', args.data);
+    checkServableData(model, data, args.data, args.target, givenTargetOptions(args));
     const objects = Object.values(data).reduce((sum, list) => sum + list.length, 0);
     io.err(`${args.data}: ${objects} objects fit ${args.model}\n`);
     return 0;

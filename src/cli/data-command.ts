@@ -4,9 +4,9 @@
  * when they run.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { REDIS_DIALECTS } from '../generation/redis/redis-dialects.js';
 import { runAction, type CliContext } from './cli-command.js';
 import type { DataCheckArgs, DataGenerateArgs } from './data-actions.js';
+import { targetOptions } from './target-options.js';
 
 const generate = (context: CliContext): CommandModule<object, DataGenerateArgs> => ({
     command: 'generate <model>',
@@ -38,18 +38,13 @@ const check = (context: CliContext): CommandModule<object, DataCheckArgs> => ({
     describe:
         'Check a data file against a model (schema, dangling and duplicate identifiers, texts no query could find)',
     builder: (yargs: Argv<object>) =>
-        yargs
+        // The target's design decides which values a query can find (schemas/instance-data.md).
+        targetOptions(yargs, 'engine')
             .positional('model', { describe: 'The .pidm model', type: 'string', demandOption: true })
             .option('data', {
                 describe: 'The JSON data file',
                 type: 'string',
                 demandOption: true,
-            })
-            .option('dialect', {
-                describe:
-                    'The RediSearch dialect whose rules decide which texts a query can find (schemas/instance-data.md)',
-                choices: REDIS_DIALECTS,
-                default: 'redisearch2',
             }) as unknown as Argv<DataCheckArgs>,
     handler: (args) => runAction(context, async (io) => (await import('./data-actions.js')).runDataCheck(args, io)),
 });

@@ -1,6 +1,6 @@
 /**
  * The action of `kvmod generate`: generate a target's files for each model (`.kvlm`, or `.pidm` transformed
- * first with the transformation options) into `<out>/<model>/<target>/`. Continues past a failing model,
+ * first with the transformation options) into `<out>/<database>/<target>/` (see `generateModels`). Continues past a failing model,
  * reports progress (a bar on a terminal, plain lines otherwise) and a summary; exits 1 when any model failed.
  * Loaded by the command's handler only when it runs.
  */
@@ -9,26 +9,21 @@ import { generateModels, type ModelGenerationResult } from '../pipeline/generate
 import { formatDiagnostic } from '../pipeline/load.js';
 import { expandFileArguments } from './cli-files.js';
 import { processIo, type CliIo } from './cli-io.js';
+import { givenTargetOptions, type TargetArgs } from './target-options.js';
 import { transformOptionsOf, warnUnusedTransformOptions, type TransformOptionArgs } from './transform-options.js';
 
-/** The arguments of `kvmod generate`. */
-export interface GenerateArgs extends TransformOptionArgs {
+/** The arguments of `kvmod generate`; the target's options come by their declared names. */
+export interface GenerateArgs extends TransformOptionArgs, TargetArgs {
     /** Model files or globs: `.kvlm`, or `.pidm` (transformed to KVLM first). */
     inputs: string[];
-    /** The target (`redis`). */
-    target: string;
-    /** The output root; files go to `<out>/<model>/<target>/`. Default `generated`. */
+    /** The output root (default `generated`). */
     out: string;
-    /** The dialect: `redisearch2` (default) or `redisearch1` for the Redis target. */
-    dialect?: string;
     /** A folder whose templates override the built-ins by relative file name. */
     templates?: string;
     /** Print the view model the templates receive (JSON) instead of generating. */
     dumpViewModel?: boolean;
-    /** Prefix index names and keys with the database name (`airflights_C`). */
-    dbPrefix?: boolean;
-    /** The `LIMIT 0 <n>` of every query (default 10000). */
-    limit?: number;
+    /** The target's options, by name (checked against its declarations). */
+    [targetOption: string]: unknown;
 }
 
 /** Runs the generation and prints progress, warnings and a summary; resolves to the exit code. */
@@ -50,10 +45,8 @@ export async function runGenerate(
     const results = await generateModels(inputs, {
         target: args.target,
         outDir: args.out,
-        dialect: args.dialect,
+        targetOptions: givenTargetOptions(args),
         templatesDir: args.templates,
-        dbPrefix: args.dbPrefix,
-        limit: args.limit,
         transform: transformOptionsOf(args),
         dumpViewModel: args.dumpViewModel,
         log: (message) => say(`kvmod: ${message}`),

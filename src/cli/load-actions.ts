@@ -4,15 +4,15 @@
  * runs (it pulls in Langium and node-redis).
  */
 import cliProgress from 'cli-progress';
-import type { RedisDialect } from '../generation/redis/redis-view-model.js';
 import { formatCount } from '../runtime/redis-loader.js';
 import { loadDataIntoRedis } from '../runtime/runtime-actions.js';
 import { redactRedisUrl } from '../runtime/redis-url.js';
 import { processIo, type CliIo } from './cli-io.js';
+import { givenTargetOptions, type TargetArgs } from './target-options.js';
 import { transformOptionsOf, warnUnusedTransformOptions, type TransformOptionArgs } from './transform-options.js';
 
-/** The arguments of `kvmod load` (and, but for `recreate`, of `kvmod verify`). */
-export interface LoadArgs extends TransformOptionArgs {
+/** The arguments `kvmod load` and `kvmod verify` share. */
+export interface RuntimeArgs extends TransformOptionArgs, Partial<TargetArgs> {
     /** A `.pidm` model (transformed on the fly with the transformation options) or a `.kvlm` design. */
     model: string;
     /** The instance data (JSON, see schemas/instance-data.md). */
@@ -21,14 +21,18 @@ export interface LoadArgs extends TransformOptionArgs {
     redis: string;
     /** Seconds to wait for the connection and for each reply. */
     timeout?: number;
-    /** Generate for this dialect instead of the one the server reports. */
-    dialect?: RedisDialect;
-    /** Drop an index whose schema differs (and its rows) instead of stopping. */
-    recreate?: boolean;
     /** The source PIDM of a `.kvlm` whose `source` does not name it. */
     pidm?: string;
     /** Rows per pipelined batch. */
     batch?: number;
+    /** The target's options, by name, as `generate` takes them. */
+    [targetOption: string]: unknown;
+}
+
+/** The arguments of `kvmod load`. */
+export interface LoadArgs extends RuntimeArgs {
+    /** Drop an index whose schema differs (and its rows) instead of stopping. */
+    recreate?: boolean;
 }
 
 /** A progress bar on a terminal, nothing otherwise. */
@@ -70,8 +74,9 @@ export async function runLoad(args: LoadArgs, io: CliIo = processIo): Promise<nu
             modelPath: args.model,
             dataPath: args.data,
             redisUrl: args.redis,
+            target: args.target,
+            targetOptions: givenTargetOptions(args),
             timeoutSeconds: args.timeout,
-            dialect: args.dialect,
             recreate: args.recreate,
             ...transformOptionsOf(args),
             pidm: args.pidm,
@@ -84,6 +89,6 @@ export async function runLoad(args: LoadArgs, io: CliIo = processIo): Promise<nu
     for (const warning of result.warnings) io.err(`kvmod: warning: ${warning}\n`);
     for (const index of result.indexes) io.err(`index ${index.index}: ${index.action}\n`);
     for (const collection of result.collections) io.out(`${collection.name}: ${formatCount(collection.rows)} rows\n`);
-    io.err(`loaded ${formatCount(result.rows)} rows into ${redactRedisUrl(args.redis)} (${result.dialect}, ${result.dialectSource})\n`);
+    io.err(`loaded ${formatCount(result.rows)} rows into ${redactRedisUrl(args.redis)} (${result.engine})\n`);
     return 0;
 }

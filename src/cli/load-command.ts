@@ -4,16 +4,16 @@
  * when it runs.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { REDIS_DIALECTS } from '../generation/redis/redis-dialects.js';
 import { DEFAULT_REDIS_TIMEOUT_SECONDS } from '../runtime/redis-url.js';
 import { runAction, type CliContext } from './cli-command.js';
 import type { LoadArgs } from './load-actions.js';
+import { targetOptions } from './target-options.js';
 import { transformOptions } from './transform-options.js';
 
-/** Options shared by `load` and `verify`. */
+/** Options shared by `load` and `verify` (the target and its options exactly as `generate` takes them). */
 export function runtimeOptions<T>(yargs: Argv<T>): Argv<T> {
     return transformOptions(
-        yargs
+        targetOptions(yargs, 'engine')
             .positional('model', {
                 describe: 'The model: .pidm (transformed on the fly) or .kvlm',
                 type: 'string',
@@ -42,10 +42,6 @@ export function runtimeOptions<T>(yargs: Argv<T>): Argv<T> {
                     ? true
                     : `--timeout must be a positive number of seconds, got ${argv.timeout}`,
             )
-            .option('dialect', {
-                describe: 'RediSearch dialect (default: detected from MODULE LIST)',
-                choices: REDIS_DIALECTS,
-            })
             .option('pidm', { describe: 'The source .pidm of a .kvlm design (default: its `source`)', type: 'string' })
             .option('batch', { describe: 'Rows per pipelined batch', type: 'number', default: 2000 }),
     ) as unknown as Argv<T>;

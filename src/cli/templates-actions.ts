@@ -7,16 +7,28 @@ import { ejectTemplates, resolveTemplates } from '../generation/generation-templ
 import { GenerationError } from '../generation/generation-errors.js';
 import { KvmodError } from '../pipeline/errors.js';
 import { processIo, type CliIo } from './cli-io.js';
+import { describeTargetOptions } from './target-options.js';
 
-/** Lists every target with its dialects and templates (with `templatesDir`, which user files override which). */
+/**
+ * Lists every target: its description, engine, options (as `generate` takes them) and templates (with
+ * `templatesDir`, which user files override which).
+ */
 export async function runTemplatesList(args: { templates?: string }, io: CliIo = processIo): Promise<number> {
     for (const target of generationTargets.values()) {
         io.out(`${target.name}: ${target.description}\n`);
-        io.out(`  dialects: ${target.dialects.join(', ')} (default ${target.defaultDialect})\n`);
+        io.out(`  engine: ${target.engine ?? 'none (load and verify do not apply)'}\n`);
+        const options = describeTargetOptions(target.name);
+        io.out(`  options:${options.length === 0 ? ' none' : ''}\n`);
+        for (const line of options) io.out(`    ${line}\n`);
+        if (target.outputFolderOption)
+            io.out(`  output: <out>/<database>/${target.name}/<${target.outputFolderOption.flag}>/\n`);
+        else io.out(`  output: <out>/<database>/${target.name}/\n`);
+        if (!target.hasTemplates) continue;
+        io.out('  templates:\n');
         const { templates, notices } = await userFacing(() => resolveTemplates(target.name, args.templates));
         for (const source of templates.values()) {
             const role = source.name.startsWith('partials/') ? 'partial' : 'entry';
-            io.out(`  ${source.name}  (${role}, ${source.origin === 'user' ? 'user: ' : ''}${source.displayPath})\n`);
+            io.out(`    ${source.name}  (${role}, ${source.origin === 'user' ? 'user: ' : ''}${source.displayPath})\n`);
         }
         for (const notice of notices) io.err(`kvmod: ${notice}\n`);
     }

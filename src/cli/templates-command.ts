@@ -15,7 +15,7 @@ export function templatesCommand(context: CliContext): CommandModule<object, obj
             yargs
                 .command({
                     command: 'list',
-                    describe: 'List targets, dialects and templates',
+                    describe: 'List the targets with their engine, options, output folder and templates',
                     builder: (y: Argv<object>) =>
                         y.option('templates', {
                             describe: 'Also show which files of this folder override built-ins',

@@ -7,11 +7,12 @@ import { redactRedisUrl } from '../runtime/redis-url.js';
 import { verifyOnRedis } from '../runtime/runtime-actions.js';
 import { formatVerdicts, verdictStatus, type QueryVerdict } from '../runtime/verify.js';
 import { processIo, type CliIo } from './cli-io.js';
-import { progressReporter, type LoadArgs } from './load-actions.js';
+import { givenTargetOptions } from './target-options.js';
+import { progressReporter, type RuntimeArgs } from './load-actions.js';
 import { transformOptionsOf, warnUnusedTransformOptions } from './transform-options.js';
 
 /** The arguments of `kvmod verify`. */
-export interface VerifyArgs extends Omit<LoadArgs, 'recreate'> {
+export interface VerifyArgs extends RuntimeArgs {
     /** Parameter sets per query drawn from the data (plus one made up). */
     samples?: number;
     /** Seed of the sampling. */
@@ -25,7 +26,10 @@ export interface VerifyArgs extends Omit<LoadArgs, 'recreate'> {
 /** What `kvmod verify --format json` prints. */
 export interface VerifyReport {
     model: string;
-    dialect: string;
+    /** The target whose design was verified. */
+    target: string;
+    /** The engine it ran on, as people read it (e.g. the module version the server reports). */
+    engine: string;
     rowsLoaded: number;
     /** Parameter sets drawn from the data per query (plus one made up). */
     samples: number;
@@ -47,8 +51,9 @@ export async function runVerify(args: VerifyArgs, io: CliIo = processIo): Promis
             modelPath: args.model,
             dataPath: args.data,
             redisUrl: args.redis,
+            target: args.target,
+            targetOptions: givenTargetOptions(args),
             timeoutSeconds: args.timeout,
-            dialect: args.dialect,
             ...transformOptionsOf(args),
             pidm: args.pidm,
             batchSize: args.batch,
@@ -73,7 +78,8 @@ export async function runVerify(args: VerifyArgs, io: CliIo = processIo): Promis
     if (args.format === 'json') {
         const report: VerifyReport = {
             model: args.model,
-            dialect: result.dialect,
+            target: result.target,
+            engine: result.engine,
             rowsLoaded: result.load.rows,
             samples,
             queries,
@@ -91,7 +97,7 @@ export async function runVerify(args: VerifyArgs, io: CliIo = processIo): Promis
     }
     for (const warning of warnings) io.err(`kvmod: warning: ${warning}\n`);
     io.err(
-        `loaded ${result.load.rows} rows into ${redactRedisUrl(args.redis)} (${result.dialect}); ${samples} parameter sets per query drawn from the data, plus one made up\n`,
+        `loaded ${result.load.rows} rows into ${redactRedisUrl(args.redis)} (${result.engine}); ${samples} parameter sets per query drawn from the data, plus one made up\n`,
     );
     io.out(formatVerdicts(result.verdicts) + '\n');
     if (args.strict && untested.length > 0 && result.ok)

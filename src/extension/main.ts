@@ -91,8 +91,22 @@ function readSettings(uri: vscode.Uri): KvmodCommandSettings {
         outputFolder: optional('output.folder'),
         templatesFolder: optional('templates.folder'),
         target: optional('generate.target'),
-        dialect: optional('generate.dialect'),
     };
+}
+
+/**
+ * The `kvmod.<target>.<option>` settings of a target's declared options (package.json's settings are
+ * generated from the same declarations by scripts/update-settings.mjs).
+ */
+function readTargetOptions(uri: vscode.Uri, target: KvmodTargetInfo): Record<string, string | number | boolean> {
+    const config = vscode.workspace.getConfiguration(`kvmod.${target.name}`, uri);
+    const values: Record<string, string | number | boolean> = {};
+    for (const option of target.options) {
+        const value = config.get<unknown>(option.name);
+        if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+            values[option.name] = value;
+    }
+    return values;
 }
 
 async function runServerCommand<T extends KvmodCommandResult>(
@@ -137,26 +151,31 @@ async function generateCommand(uri?: vscode.Uri): Promise<void> {
         command: KvmodServerCommands.ListTargets,
         arguments: [],
     })) as KvmodTargetInfo[];
-    const items = targets.flatMap((target) =>
-        (target.dialects.length > 0 ? target.dialects : ['']).map((dialect, index) => ({
-            label: dialect ? `${target.name}: ${dialect}` : target.name,
+    // One item per target, or per value of the option that names an output folder (a target's dialects).
+    const items = targets.flatMap((target) => {
+        const configured = readTargetOptions(model, target);
+        const folder = target.options.find((option) => option.outputFolder && option.choices);
+        const values = folder?.choices ?? [undefined];
+        return values.map((value) => ({
+            label: value !== undefined ? `${target.name}: ${value}` : target.name,
             description: target.description,
-            // The configured choice goes first; without a configured dialect, the target's default (listed first).
-            picked: target.name === settings.target && (settings.dialect ? dialect === settings.dialect : index === 0),
+            picked:
+                target.name === settings.target &&
+                (folder === undefined || value === (configured[folder.name] ?? folder.default)),
             target: target.name,
-            dialect: dialect || undefined,
-        })),
-    );
+            targetOptions: folder && value !== undefined ? { ...configured, [folder.name]: value } : configured,
+        }));
+    });
     if (items.length === 0) {
         void vscode.window.showErrorMessage('kvmod: no generation targets are available.');
         return;
     }
     items.sort((a, b) => Number(b.picked) - Number(a.picked));
-    const choice = await vscode.window.showQuickPick(items, { placeHolder: 'Generate for which target and dialect?' });
+    const choice = await vscode.window.showQuickPick(items, { placeHolder: 'Generate for which target?' });
     if (!choice) return;
     const result = await runServerCommand(KvmodServerCommands.Generate, {
         uri: model.toString(),
-        settings: { ...settings, target: choice.target, dialect: choice.dialect },
+        settings: { ...settings, target: choice.target, targetOptions: choice.targetOptions },
     });
     if (result?.ok) {
         void vscode.window.showInformationMessage(`kvmod: wrote ${result.written.length} file(s).`);

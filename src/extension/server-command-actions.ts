@@ -19,7 +19,7 @@ import { explainDecisions, transformFiles, type TransformFilesOptions } from '..
 import { writeFileAtomically } from '../generation/generation-writer.js';
 import { loadConfig } from '../pipeline/config.js';
 import { generateModels } from '../pipeline/generate.js';
-import { generationTargets } from '../generation/index.js';
+import { DEFAULT_TARGET, generationTargets } from '../generation/generation-targets.js';
 import { modelFiles } from './server-workspace.js';
 
 /** Creates the actions the server's command handler dispatches to. */
@@ -102,13 +102,20 @@ function listTargets(): KvmodTargetInfo[] {
     return [...generationTargets.values()].map((target) => ({
         name: target.name,
         description: target.description,
-        dialects: [...target.dialects],
+        options: target.options.map(({ name, declaration }) => ({
+            name,
+            type: declaration.type,
+            choices: declaration.type === 'choice' ? [...declaration.choices] : undefined,
+            default: declaration.default,
+            description: declaration.description,
+            outputFolder: declaration.type === 'choice' ? declaration.outputFolder : undefined,
+        })),
     }));
 }
 
 /**
  * Transform (writing the `.kvlm`, so the merge settings and multi-file models apply), then generate from
- * that `.kvlm` exactly as `kvmod generate` does: `<output folder>/<model>/<target>/`.
+ * that `.kvlm` exactly as `kvmod generate` does, into the same folders.
  */
 async function generateCommand(shared: LangiumSharedServices, args: KvmodCommandArgs): Promise<KvmodCommandResult> {
     const settings = args.settings ?? {};
@@ -116,8 +123,8 @@ async function generateCommand(shared: LangiumSharedServices, args: KvmodCommand
     if (!kvlmPath) return { ok: false, messages, written: [] };
     const modelPath = URI.parse(args.uri).fsPath;
     const [result] = await generateModels([kvlmPath], {
-        target: settings.target ?? 'redis',
-        dialect: settings.dialect,
+        target: settings.target ?? DEFAULT_TARGET,
+        targetOptions: settings.targetOptions,
         outDir: folderSetting(settings.outputFolder, modelPath, 'generated'),
         templatesDir: settings.templatesFolder ? folderSetting(settings.templatesFolder, modelPath, '.') : undefined,
         log: (message) => messages.push(message),

@@ -1,5 +1,6 @@
 /**
- * The model-to-text engine: one Handlebars environment per run (`strict`, no HTML escaping), the target's
+ * The model-to-text engine: the target's options checked against its declarations and typed, its design
+ * built, then its files emitted: one Handlebars environment per run (`strict`, no HTML escaping), the target's
  * escaping helpers, partials from `partials/`, layered template lookup, view-model validation against the
  * target's JSON Schema, and template errors mapped to `file:line`. Generators return text; only
  * `generation-writer.ts` touches the disk for outputs.
@@ -8,46 +9,62 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Handlebars from 'handlebars';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { KvlmModel } from '../language/generated/ast.js';
+import { isKvlmModel, type KvlmModel } from '../language/generated/ast.js';
 import { GenerationError } from './generation-errors.js';
 import { packageRoot } from './generation-paths.js';
-import type { CommonTargetOptions, GeneratedFile, GenerationTarget, TemplateEntry } from './generation-target.js';
+import {
+    OptionValueError,
+    resolveOptions,
+    type OptionDeclarations,
+    type OptionValues,
+    type RawOptionValues,
+} from './generation-options.js';
+import type { DesignInput, GeneratedFile, GenerationTarget, TemplateEntry } from './generation-target.js';
 import { readTemplate, resolveTemplates, type TemplateSource } from './generation-templates.js';
 import { commonHelpers } from './generation-helpers.js';
 
-/** What a generation run needs besides the model. */
-export interface GenerateOptions extends CommonTargetOptions {
+/** What a generation run needs besides the model and the target's options. */
+export interface RunOptions {
     /** A user folder whose templates override the built-ins by relative file name. */
     templatesDir?: string;
     /** Receives one line per template override (and other notices). */
     log?: (message: string) => void;
-    /** Target-specific options (e.g. `dbPrefix`, `limit` for Redis). */
-    [option: string]: unknown;
 }
 
-/** The result of a run: the view model the templates saw and the files they produced. */
-export interface GenerationResult {
-    viewModel: unknown;
+/** A run's options: the run's own, and the target's options as given (checked against its declarations). */
+export type GenerateOptions = RunOptions & { [option: string]: RawOptionValues[string] | RunOptions['log'] };
+
+/** The result of a run: the design (for a template target, the view model the templates saw) and the files. */
+export interface GenerationResult<Design = unknown> {
+    viewModel: Design;
     files: GeneratedFile[];
 }
+
+/** A KVLM model alone, or with its source PIDM and the transformation's decisions. */
+export type DesignSource = KvlmModel | DesignInput;
 
 /** The compile options of every template: strict lookups (a misspelt field is an error), no HTML escaping. */
 const COMPILE_OPTIONS = { strict: true, noEscape: true } as const;
 
 const validators = new Map<string, ValidateFunction>();
 
-/** Validates a view model against its target's JSON Schema; throws a `GenerationError` listing the violations. */
-export async function validateViewModel(target: GenerationTarget, viewModel: unknown): Promise<void> {
+/** Validates a design against its target's view-model JSON Schema; throws a `GenerationError` listing the violations. */
+export async function validateViewModel<O extends OptionDeclarations, D>(
+    target: GenerationTarget<O, D>,
+    viewModel: unknown,
+): Promise<void> {
+    const schemaFile = target.templates?.viewModelSchema;
+    if (schemaFile === undefined) return;
     let validate = validators.get(target.name);
     if (!validate) {
-        const schema = JSON.parse(await readFile(join(packageRoot(), target.viewModelSchema), 'utf8')) as object;
+        const schema = JSON.parse(await readFile(join(packageRoot(), schemaFile), 'utf8')) as object;
         validate = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
         validators.set(target.name, validate);
     }
     if (!validate(viewModel)) {
         const problems = (validate.errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
         throw new GenerationError(
-            `the ${target.name} view model does not match ${target.viewModelSchema}: ${problems.join('; ')}`,
+            `the ${target.name} view model does not match ${schemaFile}: ${problems.join('; ')}`,
             {
                 code: 'generation.view-model',
             },
@@ -55,42 +72,80 @@ export async function validateViewModel(target: GenerationTarget, viewModel: unk
     }
 }
 
-/** Builds and validates the view model of a KVLM model: exactly what the templates receive. */
-export async function buildViewModel(
-    target: GenerationTarget,
-    kvlm: KvlmModel,
-    options: GenerateOptions = {},
-): Promise<unknown> {
-    const { templatesDir: _templatesDir, log: _log, ...targetOptions } = options;
-    const viewModel = target.buildViewModel(kvlm, {
-        ...targetOptions,
-        dialect: options.dialect ?? target.defaultDialect,
-    });
-    await validateViewModel(target, viewModel);
-    return viewModel;
+/** Splits a run's options into the run's own and the target's given options. */
+function splitOptions(options: GenerateOptions): { run: RunOptions; given: RawOptionValues } {
+    const given: Record<string, RawOptionValues[string]> = {};
+    for (const [name, value] of Object.entries(options)) {
+        if (name === 'templatesDir' || name === 'log' || typeof value === 'function') continue;
+        given[name] = value;
+    }
+    return { run: { templatesDir: options.templatesDir, log: options.log }, given };
 }
 
-/** Generates a target's files for a KVLM model. */
-export async function generateTarget(
-    target: GenerationTarget,
-    kvlm: KvlmModel,
-    options: GenerateOptions = {},
-): Promise<GenerationResult> {
-    const viewModel = await buildViewModel(target, kvlm, options);
-    const files = await renderTemplates(target, viewModel, options);
-    return { viewModel, files };
+/** The target's options, typed; a value that does not fit its declaration is a `GenerationError` (code `generation.option`). */
+export function targetOptions<O extends OptionDeclarations, D>(
+    target: GenerationTarget<O, D>,
+    given: RawOptionValues,
+): OptionValues<O> {
+    try {
+        return resolveOptions(target.name, target.options, given);
+    } catch (error) {
+        if (error instanceof OptionValueError) throw new GenerationError(error.message, { code: 'generation.option' });
+        throw error;
+    }
 }
 
-/** Renders the entry templates (built-in entries, then user-added ones) for a view model. */
-export async function renderTemplates(
-    target: GenerationTarget,
-    viewModel: unknown,
-    options: { templatesDir?: string; log?: (message: string) => void } = {},
+/** Builds and validates the design of a model: for a template target, exactly what the templates receive. */
+export async function buildViewModel<O extends OptionDeclarations, D>(
+    target: GenerationTarget<O, D>,
+    source: DesignSource,
+    options: GenerateOptions = {},
+): Promise<D> {
+    const { given } = splitOptions(options);
+    const design = target.buildDesign(designInput(source), targetOptions(target, given));
+    await validateViewModel(target, design);
+    return design;
+}
+
+/** Generates a target's files for a model: its templates' files, then its code emitters' files. */
+export async function generateTarget<O extends OptionDeclarations, D>(
+    target: GenerationTarget<O, D>,
+    source: DesignSource,
+    options: GenerateOptions = {},
+): Promise<GenerationResult<D>> {
+    const { run, given } = splitOptions(options);
+    const values = targetOptions(target, given);
+    const design = target.buildDesign(designInput(source), values);
+    await validateViewModel(target, design);
+    const files = target.templates ? await renderTemplates(target, design, run) : [];
+    for (const emitter of target.codeEmitters ?? []) files.push(...(await emitter.emit(design, values)));
+    const seen = new Set<string>();
+    for (const file of files) {
+        if (seen.has(file.path))
+            throw new GenerationError(`the ${target.name} target produced ${file.path} twice`, {
+                code: 'generation.duplicate-file',
+            });
+        seen.add(file.path);
+    }
+    return { viewModel: design, files };
+}
+
+function designInput(source: DesignSource): DesignInput {
+    return isKvlmModel(source) ? { kvlm: source } : source;
+}
+
+/** Renders the entry templates (built-in entries, then user-added ones) for a design. */
+export async function renderTemplates<O extends OptionDeclarations, D>(
+    target: GenerationTarget<O, D>,
+    viewModel: D,
+    options: RunOptions = {},
 ): Promise<GeneratedFile[]> {
+    const emitter = target.templates;
+    if (!emitter) return [];
     const { templates, notices } = await resolveTemplates(target.name, options.templatesDir);
     for (const notice of notices) options.log?.(notice);
     const hb = Handlebars.create();
-    for (const [name, helper] of Object.entries({ ...commonHelpers, ...target.helpers }))
+    for (const [name, helper] of Object.entries({ ...commonHelpers, ...emitter.helpers }))
         hb.registerHelper(name, locatedHelper(helper));
     const sources = new Map<string, string>();
     for (const source of templates.values()) sources.set(source.name, await readTemplate(source));
@@ -107,12 +162,12 @@ export async function renderTemplates(
             }
         }) as unknown as Handlebars.TemplateDelegate);
     }
-    const builtInEntries = target.entries.map((e) => e.template);
+    const builtInEntries = emitter.entries.map((e) => e.template);
     const userEntries = [...templates.values()]
         .filter((s) => s.origin === 'user' && !s.name.startsWith('partials/') && !builtInEntries.includes(s.name))
-        .map((s): TemplateEntry => ({ template: s.name }));
+        .map((s): TemplateEntry<D> => ({ template: s.name }));
     const files: GeneratedFile[] = [];
-    for (const entry of [...target.entries, ...userEntries]) {
+    for (const entry of [...emitter.entries, ...userEntries]) {
         if (entry.when && !entry.when(viewModel)) continue;
         const source = templates.get(entry.template);
         if (!source)

@@ -1,9 +1,15 @@
 /**
- * The contract every generation target implements (a plugin, as in GraphQL Code Generator): build a plain
- * view model from a KVLM model, describe it with a JSON Schema, and name the templates that render it.
+ * The contract every generation target implements (a plugin, as in GraphQL Code Generator). A target
+ * declares once its name, description, the engine family it designs for and its options; it builds a
+ * typed design from the model (pure), and emits files from that design through Handlebars entry templates
+ * (overridable, ejectable, `--dump-view-model`) and/or code emitters (functions that return files, e.g.
+ * TypeScript built with ts-morph). `GenerationTarget<Options, Design>` is typed end to end: the options a
+ * target receives are typed from its declarations, and its templates and emitters see its own design.
  */
 import type { HelperDelegate } from 'handlebars';
-import type { KvlmModel } from '../language/generated/ast.js';
+import type { KvlmModel, PidmModel } from '../language/generated/ast.js';
+import type { MergeDecisionInfo, TransformOptions } from '../../transformations/pidm-to-kvlm/index.js';
+import type { OptionDeclarations, OptionValues } from './generation-options.js';
 
 /** One output file (of a template or a code emitter): its path relative to the output folder, and its text. */
 export interface GeneratedFile {
@@ -11,36 +17,67 @@ export interface GeneratedFile {
     content: string;
 }
 
-/** A file a target produces from one entry template. */
-export interface TemplateEntry {
-    /** The template's file name, relative to the target's template folder, e.g. `indexes.redis.hbs`. */
-    template: string;
-    /** Whether the file applies to this view model (e.g. `writes.lua` only with counter keys). Default: always. */
-    when?: (viewModel: unknown) => boolean;
+/** What a target designs from: the KVLM design and, when known, where it came from. */
+export interface DesignInput {
+    /** The KVLM design. */
+    kvlm: KvlmModel;
+    /** The source PIDM model(s): present for a `.pidm` input, and for a `.kvlm` whose source PIDM was found. */
+    pidm?: readonly PidmModel[];
+    /** The transformation's run (merge decisions, options in effect): present when the KVLM was made from a PIDM. */
+    transform?: { decisions: readonly MergeDecisionInfo[]; options: TransformOptions };
 }
 
-/** Options every target understands; targets add their own. */
-export interface CommonTargetOptions {
-    /** The dialect to generate; each target lists its own and has a default. */
-    dialect?: string;
+/** A file a target produces from one entry template. */
+export interface TemplateEntry<Design> {
+    /** The template's file name, relative to the target's template folder, e.g. `indexes.redis.hbs`. */
+    template: string;
+    /** Whether the file applies to this design (e.g. `writes.lua` only with counter keys). Default: always. */
+    when?: (design: Design) => boolean;
+}
+
+/**
+ * Files from Handlebars templates in `templates/<target>/`: the design is the view model the templates see
+ * (described by a JSON Schema and validated before rendering).
+ */
+export interface TemplateEmitter<Design> {
+    /** The design's JSON Schema file, relative to the package root. */
+    viewModelSchema: string;
+    /** The entry templates, in output order (partials live in `partials/`). */
+    entries: readonly TemplateEntry<Design>[];
+    /** The target's Handlebars helpers (escaping for the target language), registered in its environment. */
+    helpers: Readonly<Record<string, HelperDelegate>>;
+}
+
+/** Files from code (e.g. a TypeScript client built with ts-morph). Pure: returns files, writes nothing. */
+export interface CodeEmitter<Options, Design> {
+    /** A name for messages (`client`). */
+    name: string;
+    /** The files, with paths relative to the target's output folder. */
+    emit(design: Design, options: Options): GeneratedFile[] | Promise<GeneratedFile[]>;
 }
 
 /** A generation target. */
-export interface GenerationTarget {
+export interface GenerationTarget<Options extends OptionDeclarations, Design> {
     /** The name used on the command line and as the output folder, e.g. `redis`. */
-    name: string;
-    /** One line for `kvmod templates list`. */
-    description: string;
-    /** The dialects, the default first. */
-    dialects: readonly string[];
-    /** The default dialect. */
-    defaultDialect: string;
-    /** Builds the view model the templates receive. Pure: no I/O. Throws `GenerationError` when the model cannot be expressed. */
-    buildViewModel(kvlm: KvlmModel, options: CommonTargetOptions & Record<string, unknown>): unknown;
-    /** The view model's JSON Schema file, relative to the package root. */
-    viewModelSchema: string;
-    /** The entry templates, in output order (partials live in `partials/`). */
-    entries: readonly TemplateEntry[];
-    /** The target's Handlebars helpers (escaping for the target language), registered in its environment. */
-    helpers: Readonly<Record<string, HelperDelegate>>;
+    readonly name: string;
+    /** One line for `kvmod templates list` and the extension's quick pick. */
+    readonly description: string;
+    /**
+     * The engine family the design runs on (`redisearch`), which `load` and `verify` work through; absent for
+     * a target whose output runs nowhere (a report).
+     */
+    readonly engine?: string;
+    /**
+     * Whether the design reads the source PIDM (and the transformation's decisions) besides the KVLM: then the
+     * source PIDM of a `.kvlm` input is loaded too, when its `source` names one.
+     */
+    readonly usesSourceModel?: boolean;
+    /** The target's options, declared once; every front end derives its flags and settings from them. */
+    readonly options: Options;
+    /** Builds the design. Pure: no I/O. Throws `GenerationError` when the model cannot be expressed. */
+    buildDesign(input: DesignInput, options: OptionValues<Options>): Design;
+    /** Files from templates (`templates/<name>/`). */
+    readonly templates?: TemplateEmitter<Design>;
+    /** Files from code, after the templates' files. */
+    readonly codeEmitters?: readonly CodeEmitter<OptionValues<Options>, Design>[];
 }

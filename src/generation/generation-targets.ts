@@ -1,15 +1,69 @@
 /**
- * The registry of generation targets: the CLI, the extension and the runtime look targets up by name here.
+ * The registry of generation targets: the CLI, the extension and the runtime find targets here, by name.
+ * Adding a target is one folder (`src/generation/<name>/` and `templates/<name>/`) and one line in
+ * `generationTargets`. Light on purpose (front ends derive their flags from it at start-up): a target's
+ * module must not load heavy packages at import time.
  */
 import { GenerationError } from './generation-errors.js';
+import {
+    listOptions,
+    OptionValueError,
+    resolveOptions,
+    type NamedOptionDeclaration,
+    type OptionDeclarations,
+    type RawOptionValues,
+} from './generation-options.js';
 import type { GenerationTarget } from './generation-target.js';
 import { redisTarget } from './redis/redis-target.js';
 
-/** All targets, by name. */
-export const generationTargets: ReadonlyMap<string, GenerationTarget> = new Map([[redisTarget.name, redisTarget]]);
+/**
+ * A registered target, its types hidden: what front ends read (name, options) and a way back to the typed
+ * target (`use`) for the code that runs it, so no cast is needed on either side.
+ */
+export interface RegisteredTarget {
+    readonly name: string;
+    readonly description: string;
+    /** The engine family its design runs on; absent when it runs nowhere. */
+    readonly engine?: string;
+    /** Its options, in declaration order. */
+    readonly options: readonly NamedOptionDeclaration[];
+    /** The option whose value names a subfolder of the output (a dialect), if any. */
+    readonly outputFolderOption?: NamedOptionDeclaration;
+    /** Whether it renders templates (which `kvmod templates` lists and ejects). */
+    readonly hasTemplates: boolean;
+    /** Whether its design reads the source PIDM too (see `GenerationTarget.usesSourceModel`). */
+    readonly usesSourceModel: boolean;
+    /** Runs `use` on the typed target. */
+    use<R>(use: <O extends OptionDeclarations, D>(target: GenerationTarget<O, D>) => R): R;
+}
+
+/** Registers a typed target. */
+export function registerTarget<O extends OptionDeclarations, D>(target: GenerationTarget<O, D>): RegisteredTarget {
+    const options = listOptions(target.options);
+    const folders = options.filter((o) => o.declaration.type === 'choice' && o.declaration.outputFolder);
+    if (folders.length > 1) throw new Error(`target ${target.name}: more than one option names an output folder`);
+    return {
+        name: target.name,
+        description: target.description,
+        engine: target.engine,
+        options,
+        outputFolderOption: folders[0],
+        hasTemplates: target.templates !== undefined,
+        usesSourceModel: target.usesSourceModel ?? false,
+        use: (use) => use(target),
+    };
+}
+
+/** All targets, by name, in the order `--help` lists them (the default first). */
+export const generationTargets: ReadonlyMap<string, RegisteredTarget> = new Map(
+    [registerTarget(redisTarget)].map((target) => [target.name, target]),
+);
+
+/** The target used when none is named. */
+export const DEFAULT_TARGET = 'redis';
 
 /** The target of that name; a `GenerationError` listing the known ones otherwise. */
-export function getGenerationTarget(name: string): GenerationTarget {
+export function getGenerationTarget(name: string): RegisteredTarget {
     const target = generationTargets.get(name);
     if (!target) {
         throw new GenerationError(`unknown target '${name}' (known: ${[...generationTargets.keys()].join(', ')})`, {
@@ -17,4 +71,46 @@ export function getGenerationTarget(name: string): GenerationTarget {
         });
     }
     return target;
+}
+
+/**
+ * Checks the given target options against the target's declarations (values, and options it does not
+ * declare); returns the message of the first problem, naming the valid values, or undefined.
+ */
+export function checkTargetOptions(target: RegisteredTarget, given: RawOptionValues): string | undefined {
+    try {
+        target.use((typed) => resolveOptions(typed.name, typed.options, given));
+        return undefined;
+    } catch (error) {
+        if (error instanceof OptionValueError) return error.message;
+        throw error;
+    }
+}
+
+/**
+ * The output folder of a target below `<out>/<database>/`: `<target>`, or `<target>/<value>` for a target
+ * with an output-folder option (the dialect), so that generating both dialects into one root never overwrites.
+ */
+export function targetOutputFolder(target: RegisteredTarget, given: RawOptionValues): string[] {
+    const option = target.outputFolderOption;
+    if (!option) return [target.name];
+    const value = given[option.name] ?? option.declaration.default;
+    return [target.name, String(value)];
+}
+
+/** Every option any target declares, by name, with the targets that declare it (front ends build flags from it). */
+export function allTargetOptions(): Map<string, { option: NamedOptionDeclaration; targets: RegisteredTarget[] }> {
+    const all = new Map<string, { option: NamedOptionDeclaration; targets: RegisteredTarget[] }>();
+    for (const target of generationTargets.values()) {
+        for (const option of target.options) {
+            const known = all.get(option.name);
+            if (known && known.option.declaration.type !== option.declaration.type)
+                throw new Error(
+                    `option ${option.name} has different types in targets ${known.targets[0].name} and ${target.name}`,
+                );
+            if (known) known.targets.push(target);
+            else all.set(option.name, { option, targets: [target] });
+        }
+    }
+    return all;
 }

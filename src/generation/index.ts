@@ -4,6 +4,7 @@
  */
 export * from './generation-errors.js';
 export * from './generation-target.js';
+export * from './generation-options.js';
 export * from './generation-targets.js';
 export * from './generation-templates.js';
 export * from './generation-engine.js';
@@ -13,4 +14,4 @@ export * from './redis/redis-encoding.js';
 export * from './redis/redis-escaping.js';
 export * from './redis/redis-view-model.js';
 export * from './redis/redis-commands.js';
-export { redisTarget } from './redis/redis-target.js';
+export { redisTarget, redisTargetOptions } from './redis/redis-target.js';

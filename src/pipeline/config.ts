@@ -16,15 +16,14 @@ export interface KvmodConfig {
     models?: string[];
     output?: string;
     target?: string;
-    dialect?: string;
     templates?: string;
-    dbPrefix?: boolean;
-    limit?: number;
     threshold?: number;
     merge?: 'safe' | 'paper' | 'none';
     key?: 'natural' | 'counter';
     redis?: string;
     data?: string;
+    /** The target options, by their declared names (the targets' declarations say which exist). */
+    [targetOption: string]: unknown;
 }
 
 /** A loaded config: where it was found and its settings, paths made absolute, REDIS_URL applied. */

@@ -1,37 +1,47 @@
 /**
  * Generation as every front end runs it: for each input model (`.kvlm`, or `.pidm` transformed first),
- * load and validate, build the target's view model, render the templates, write `<out>/<model>/<target>/`.
- * One failing model does not stop the others; each result says what happened.
+ * load the design (pipeline/design.ts), check the target's options against its declarations, build the
+ * target's design, emit its files, write `<out>/<database>/<target>/` (plus a folder named by the value of
+ * the target's output-folder option, if it declares one). One failing model does not stop the others; each result says what happened.
  */
 import { join } from 'node:path';
 import type { KvlmModel } from '../language/generated/ast.js';
 import { checkTransformOptions } from '../../transformations/pidm-to-kvlm/index.js';
 import { GenerationError } from '../generation/generation-errors.js';
-import { buildViewModel, generateTarget, type GenerationResult } from '../generation/generation-engine.js';
-import { getGenerationTarget } from '../generation/generation-targets.js';
+import {
+    buildViewModel,
+    generateTarget,
+    type DesignSource,
+    type GenerationResult,
+    type RunOptions,
+} from '../generation/generation-engine.js';
+import type { RawOptionValues } from '../generation/generation-options.js';
+import {
+    checkTargetOptions,
+    getGenerationTarget,
+    targetOutputFolder,
+    type RegisteredTarget,
+} from '../generation/generation-targets.js';
 import { writeOutputs } from '../generation/generation-writer.js';
+import { loadDesign, ModelLoadError } from './design.js';
 import { KvmodError } from './errors.js';
-import { formatDiagnostic, loadWorkspace, type KvmodDiagnostic } from './load.js';
+import type { KvmodDiagnostic } from './load.js';
+import { TransformIssueCodes, type TransformFilesOptions } from './transform.js';
 import { groupModelFiles, sourceFiles } from './model-files.js';
-import { TransformIssueCodes, transformFiles, type TransformFilesOptions } from './transform.js';
 
 /** Options of a generation run. */
 export interface GenerateModelsOptions {
     /** The target name, e.g. `redis`. */
     target: string;
-    /** The output root: files go to `<outDir>/<model>/<target>/`. */
+    /** The output root: files go to `<outDir>/<database>/<target>/` (see `targetOutputFolder`). */
     outDir: string;
-    /** The target's dialect (default: the target's default). */
-    dialect?: string;
+    /** The target's options as given (flags, settings), checked against its declarations; absent ones default. */
+    targetOptions?: RawOptionValues;
     /** A folder of user templates overriding the built-ins by relative file name. */
     templatesDir?: string;
-    /** Redis: prefix index names and keys with the database name. */
-    dbPrefix?: boolean;
-    /** Redis: the `LIMIT 0 <n>` of every query. */
-    limit?: number;
     /** How a `.pidm` input is transformed (threshold, merge policy, key strategy); unused for `.kvlm` inputs. */
     transform?: Pick<TransformFilesOptions, 'threshold' | 'merge' | 'keyStrategy'>;
-    /** Build and return the view models only: nothing is rendered or written. */
+    /** Build and return the designs (view models) only: nothing is rendered or written. */
     dumpViewModel?: boolean;
     /** Receives notices (template overrides), each once per run. */
     log?: (message: string) => void;
@@ -59,18 +69,27 @@ export interface ModelGenerationResult {
     diagnostics: KvmodDiagnostic[];
 }
 
+/** The target of that name with the given options checked; a `KvmodError` naming the valid ones otherwise. */
+export function checkedTarget(name: string, given: RawOptionValues = {}): RegisteredTarget {
+    let target: RegisteredTarget;
+    try {
+        target = getGenerationTarget(name);
+    } catch (error) {
+        if (error instanceof GenerationError) throw new KvmodError(error.message, { code: 'cli.option' });
+        throw error;
+    }
+    const problem = checkTargetOptions(target, given);
+    if (problem) throw new KvmodError(problem, { code: 'cli.option' });
+    return target;
+}
+
 /** Generates every input; never throws for one bad model (see each result's `error`). */
 export async function generateModels(
     inputs: readonly string[],
     options: GenerateModelsOptions,
 ): Promise<ModelGenerationResult[]> {
-    const target = getGenerationTarget(options.target);
-    if (options.dialect !== undefined && !target.dialects.includes(options.dialect)) {
-        throw new KvmodError(
-            `unknown dialect '${options.dialect}' for target ${target.name} (known: ${target.dialects.join(', ')})`,
-            { code: 'cli.option' },
-        );
-    }
+    const given = options.targetOptions ?? {};
+    const target = checkedTarget(options.target, given);
     // Checked once here rather than failing every .pidm input with the same message.
     const problem = checkTransformOptions(options.transform ?? {});
     if (problem) throw new KvmodError(problem, { code: TransformIssueCodes.BadOption });
@@ -96,27 +115,30 @@ export async function generateModels(
         options.onModelStart?.(input, index, models.length);
         const result: ModelGenerationResult = { input, files: [], diagnostics: [] };
         try {
-            const kvlm = await loadKvlmModel(files, result, options.transform ?? {});
-            result.model = kvlm.name;
-            const generateOptions = {
-                dialect: options.dialect,
-                templatesDir: options.templatesDir,
-                dbPrefix: options.dbPrefix,
-                limit: options.limit,
-                log,
-            };
+            const design = await loadDesign(files, {
+                transform: options.transform,
+                sourceModel: target.usesSourceModel ? 'if-named' : 'no',
+            }).catch((error: unknown) => {
+                if (error instanceof ModelLoadError) result.diagnostics.push(...error.diagnostics);
+                throw error;
+            });
+            result.diagnostics.push(...design.diagnostics);
+            result.model = design.kvlm.name;
+            const run = { templatesDir: options.templatesDir, log };
             if (options.dumpViewModel) {
-                result.viewModel = await buildViewModel(target, kvlm, generateOptions);
+                result.viewModel = await target.use<Promise<unknown>>((typed) =>
+                    buildViewModel(typed, design, { ...given, ...run }),
+                );
             } else {
-                const outputDir = join(options.outDir, kvlm.name, target.name);
+                const outputDir = join(options.outDir, design.kvlm.name, ...targetOutputFolder(target, given));
                 const earlier = usedOutputs.get(outputDir);
                 if (earlier !== undefined) {
                     throw new KvmodError(
-                        `model '${kvlm.name}' was already generated from ${earlier} into ${outputDir}`,
+                        `model '${design.kvlm.name}' was already generated from ${earlier} into ${outputDir}`,
                         { code: 'generation.duplicate-model' },
                     );
                 }
-                const { files } = await generateTarget(target, kvlm, generateOptions);
+                const { files } = await generateRegistered(target, design, given, run);
                 await writeOutputs(outputDir, files);
                 usedOutputs.set(outputDir, input);
                 result.outputDir = outputDir;
@@ -131,66 +153,26 @@ export async function generateModels(
     return results;
 }
 
+/** Runs a registered target on a design: its files, nothing written. */
+async function generateRegistered(
+    target: RegisteredTarget,
+    source: DesignSource,
+    given: RawOptionValues,
+    run: RunOptions,
+): Promise<GenerationResult> {
+    return target.use<Promise<GenerationResult>>((typed) => generateTarget(typed, source, { ...given, ...run }));
+}
+
 /** Renders a KVLM model in memory (tests, scripts): the view model and the files, nothing written. */
 export async function generateFromKvlm(
-    kvlm: KvlmModel,
-    options: Omit<GenerateModelsOptions, 'outDir' | 'onModelStart' | 'onModelDone' | 'dumpViewModel'>,
+    kvlm: KvlmModel | DesignSource,
+    options: Pick<GenerateModelsOptions, 'target' | 'targetOptions' | 'templatesDir' | 'log'>,
 ): Promise<GenerationResult> {
-    return generateTarget(getGenerationTarget(options.target), kvlm, {
-        dialect: options.dialect,
+    const given = options.targetOptions ?? {};
+    return generateRegistered(checkedTarget(options.target, given), kvlm, given, {
         templatesDir: options.templatesDir,
-        dbPrefix: options.dbPrefix,
-        limit: options.limit,
         log: options.log,
     });
-}
-
-/** Loads one model as KVLM: a `.kvlm` file directly, `.pidm` files (one model) through the transformation. */
-async function loadKvlmModel(
-    files: string[],
-    result: ModelGenerationResult,
-    transform: NonNullable<GenerateModelsOptions['transform']>,
-): Promise<KvlmModel> {
-    const input = files[0];
-    const lower = input.toLowerCase();
-    if (lower.endsWith('.pidm')) {
-        const transformed = await transformFiles(files, {
-            threshold: transform.threshold,
-            merge: transform.merge,
-            keyStrategy: transform.keyStrategy,
-        });
-        result.diagnostics.push(...transformed.diagnostics);
-        if (transformed.diagnostics.some((d) => d.severity === 'error') || !transformed.kvlm) {
-            throw new KvmodError(failedLoadMessage(transformed.diagnostics), {
-                code: 'generation.invalid-model',
-                path: input,
-            });
-        }
-        return transformed.kvlm;
-    }
-    if (!lower.endsWith('.kvlm')) {
-        throw new KvmodError('not a model file (expected .kvlm or .pidm)', {
-            code: 'io.unsupported-file-type',
-            path: input,
-        });
-    }
-    const workspace = await loadWorkspace([input]);
-    result.diagnostics.push(...workspace.diagnostics);
-    const kvlm = workspace.kvlm[0]?.model;
-    if (workspace.hasErrors || !kvlm) {
-        throw new KvmodError(failedLoadMessage(workspace.diagnostics), {
-            code: 'generation.invalid-model',
-            path: input,
-        });
-    }
-    return kvlm;
-}
-
-function failedLoadMessage(diagnostics: readonly KvmodDiagnostic[]): string {
-    const errors = diagnostics.filter((d) => d.severity === 'error');
-    const shown = errors.slice(0, 5).map(formatDiagnostic);
-    const more = errors.length > shown.length ? `\n… and ${errors.length - shown.length} more` : '';
-    return `${errors.length} error${errors.length === 1 ? '' : 's'} in the model:\n${shown.join('\n')}${more}`;
 }
 
 /** Re-exported for front ends that print generation failures. */

@@ -4,5 +4,6 @@
 export * from './errors.js';
 export * from './load.js';
 export * from './transform.js';
+export * from './design.js';
 export * from './generate.js';
 export * from './config.js';

@@ -8,7 +8,7 @@
  * generation-writer.ts).
  */
 import { basename } from 'node:path';
-import type { KvlmModel } from '../language/generated/ast.js';
+import type { KvlmModel, PidmModel } from '../language/generated/ast.js';
 import { printKvlm } from '../language/kvlm/kvlm-printer.js';
 import {
     checkTransformOptions,
@@ -30,6 +30,8 @@ export interface TransformFilesResult {
     kvlmText?: string;
     /** The KVLM model (validated; built in memory, so it has no CST: `kvlmText` is its text). */
     kvlm?: KvlmModel;
+    /** The PIDM models transformed (so a caller that needs them does not parse them again). */
+    pidm?: PidmModel[];
     /** Every pair of collections that passed the threshold: merged or refused. */
     decisions: MergeDecisionInfo[];
     /** The transformation's warnings (e.g. merges the paper policy made although answers may change). */
@@ -87,6 +89,7 @@ export async function transformFiles(
     return {
         kvlmText,
         kvlm,
+        pidm: models,
         decisions: result.decisions,
         warnings: result.warnings,
         diagnostics: [...workspace.diagnostics, ...kvlmDiagnostics],

@@ -42,22 +42,25 @@ export function isErrorReply(error: unknown): error is Error {
 /** Opens a connection; a server that cannot be reached, is silent or refuses the login is a KvmodError. */
 export async function connectRedis(url: string, options: RedisLinkOptions = {}): Promise<RedisLink> {
     const shown = redactRedisUrl(url);
+    const seconds = options.timeoutSeconds ?? DEFAULT_REDIS_TIMEOUT_SECONDS;
+    const timeout = Math.max(1, Math.round(seconds * 1000));
+    let client: ReturnType<typeof createClient>;
     try {
         const parsed = new URL(url);
         if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new Error('not a redis URL');
-    } catch {
-        throw new KvmodError(`not a Redis URL: ${shown} (expected redis://host:port or rediss://host:port)`, {
-            code: 'redis.url',
+        // node-redis reads the rest (a database number as the path) and throws on what it cannot.
+        client = createClient({
+            url,
+            RESP: 2,
+            disableOfflineQueue: true,
+            socket: { reconnectStrategy: false, connectTimeout: timeout },
         });
+    } catch {
+        throw new KvmodError(
+            `not a Redis URL: ${shown} (expected redis://host:port or rediss://host:port, optionally user:password@ before the host and /db after it)`,
+            { code: 'redis.url' },
+        );
     }
-    const seconds = options.timeoutSeconds ?? DEFAULT_REDIS_TIMEOUT_SECONDS;
-    const timeout = Math.max(1, Math.round(seconds * 1000));
-    const client = createClient({
-        url,
-        RESP: 2,
-        disableOfflineQueue: true,
-        socket: { reconnectStrategy: false, connectTimeout: timeout },
-    });
     let lastError: unknown;
     let socketOpen = false;
     client.on('error', (error: unknown) => {

@@ -3,16 +3,23 @@
  * design, and verify that the design answers every query like the oracle. The CLI commands are thin shells
  * over these.
  */
-import { buildRedisViewModel, type RedisDialect, type RedisViewModel } from '../generation/redis/redis-view-model.js';
+import type { RedisDialect, RedisViewModel } from '../generation/redis/redis-view-model.js';
 import { formatCliCommand } from '../generation/redis/redis-escaping.js';
+import { redisTarget } from '../generation/redis/redis-target.js';
+import { buildViewModel, targetOptions as resolveTargetOptions } from '../generation/generation-engine.js';
+import { GenerationError } from '../generation/generation-errors.js';
+import type { RawOptionValues } from '../generation/generation-options.js';
+import { DEFAULT_TARGET, generationTargets } from '../generation/generation-targets.js';
 import { KvmodError } from '../pipeline/errors.js';
+import { checkedTarget } from '../pipeline/generate.js';
 import { indexInstanceData, readInstanceData, type InstanceData } from './instance-data.js';
+import type { RuntimeModel } from './runtime-model.js';
 import { materializeModel } from './materialize.js';
 import { loadIntoRedis, type LoadResult } from './redis-loader.js';
 import { connectRedis, detectDialect, RedisConnectionLost, type RedisLink } from './redis-link.js';
 import { runEngineQuery } from './redis-query.js';
+import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from './runtime-design.js';
 import { assertServable } from './servable-values.js';
-import { loadDesign, type DesignOptions, type RuntimeDesign } from './runtime-design.js';
 import { inMemoryExecutor, verifyQueries, type QueryExecutor, type QueryVerdict } from './verify.js';
 
 /** What `load` and `verify` need to know. */
@@ -23,10 +30,12 @@ export interface RuntimeRunOptions extends DesignOptions {
     dataPath: string;
     /** `redis://host:port` (or `rediss://`, with `user:password@`). */
     redisUrl: string;
+    /** The target whose design is loaded (default: the default target). */
+    target?: string;
+    /** The target's options as given, exactly as `generate` takes them (a dialect not given is detected). */
+    targetOptions?: RawOptionValues;
     /** Seconds to wait for the connection and for each reply (default `DEFAULT_REDIS_TIMEOUT_SECONDS`). */
     timeoutSeconds?: number;
-    /** The dialect to generate; detected from the server when absent. */
-    dialect?: RedisDialect;
     /** Replace indexes whose schema differs. */
     recreate?: boolean;
     /** Rows per pipelined batch. */
@@ -40,11 +49,14 @@ export interface LoadActionResult extends LoadResult {
     dialect: RedisDialect;
     /** How the dialect was chosen. */
     dialectSource: 'detected' | 'given';
+    /** The engine as people read it: `redisearch1, detected`. */
+    engine: string;
     /** Things the user should know (a dialect that does not match the server). */
     warnings: string[];
 }
 
 interface Prepared {
+    target: string;
     design: RuntimeDesign;
     data: InstanceData;
     link: RedisLink;
@@ -54,34 +66,71 @@ interface Prepared {
     warnings: string[];
 }
 
+/** The target of a run: one that runs on an engine the runtime drives (today RediSearch). */
+function runtimeTarget(
+    name: string | undefined,
+    given: RawOptionValues = {},
+): { name: string; given: RawOptionValues } {
+    const target = checkedTarget(name ?? DEFAULT_TARGET, given);
+    if (target.engine !== redisTarget.engine) {
+        const runnable = [...generationTargets.values()].filter((t) => t.engine === redisTarget.engine);
+        throw new KvmodError(
+            `target ${target.name} runs on no engine kvmod drives; load and verify work with: ${runnable.map((t) => t.name).join(', ')}`,
+            { code: 'cli.option' },
+        );
+    }
+    return { name: target.name, given };
+}
+
+/**
+ * `kvmod data check`'s design rules: refuses values the target's design cannot serve (a KvmodError naming
+ * object, field and reason). Without a server the dialect is the given one, else the declared default.
+ */
+export function checkServableData(
+    model: RuntimeModel,
+    data: InstanceData,
+    dataPath: string,
+    target?: string,
+    targetOptions?: RawOptionValues,
+): void {
+    const { given } = runtimeTarget(target, targetOptions);
+    const { dialect } = resolveTargetOptions(redisTarget, given);
+    assertServable(model, data, dialect, dataPath);
+}
+
 async function prepare(options: RuntimeRunOptions): Promise<Prepared> {
-    const design = await loadDesign(options.modelPath, options);
+    const { name: target, given } = runtimeTarget(options.target, options.targetOptions);
+    const design = await loadRuntimeDesign(options.modelPath, options);
     const data = await readInstanceData(options.dataPath, design.model);
     const link = await connectRedis(options.redisUrl, { timeoutSeconds: options.timeoutSeconds });
     try {
         const detected = await detectDialect(link);
-        const dialect = options.dialect ?? detected.dialect;
-        assertServable(design.model, data, dialect, options.dataPath); // before anything is written
+        const givenDialect = given.dialect === undefined ? undefined : String(given.dialect);
         const warnings: string[] = [...design.warnings];
-        if (options.dialect && options.dialect !== detected.dialect) {
+        if (givenDialect !== undefined && givenDialect !== detected.dialect) {
             // e.g. 2.x commands on a 1.2 server: FT.CREATE … PREFIX is accepted and ignored, nothing gets indexed.
             warnings.push(
-                `${link.url} runs ${detected.dialect} (module version ${detected.version}), but --dialect ${options.dialect} was given: its commands may be accepted and do nothing`,
+                `${link.url} runs ${detected.dialect} (module version ${detected.version}), but --dialect ${givenDialect} was given: its commands may be accepted and do nothing`,
             );
         }
         let view: RedisViewModel;
         try {
-            view = buildRedisViewModel(design.kvlm, { dialect });
+            // The same design `kvmod generate` writes with these options (and the same schema check).
+            view = await buildViewModel(redisTarget, design, { dialect: detected.dialect, ...given });
         } catch (error) {
-            throw new KvmodError(`cannot generate the Redis design: ${(error as Error).message}`, {
+            if (!(error instanceof GenerationError)) throw error;
+            throw new KvmodError(`cannot generate the Redis design: ${error.message}`, {
                 code: 'generation.failed',
                 cause: error,
             });
         }
-        return { design, data, link, view, dialect, dialectSource: options.dialect ? 'given' : 'detected', warnings };
+        assertServable(design.model, data, view.dialect, options.dataPath); // before anything is written
+        const dialectSource = givenDialect !== undefined ? 'given' : 'detected';
+        return { target, design, data, link, view, dialect: view.dialect, dialectSource, warnings };
     } catch (error) {
         await link.close();
-        if (error instanceof RedisConnectionLost) throw new KvmodError(error.message, { code: error.code, cause: error });
+        if (error instanceof RedisConnectionLost)
+            throw new KvmodError(error.message, { code: error.code, cause: error });
         throw error;
     }
 }
@@ -109,6 +158,7 @@ export async function loadDataIntoRedis(options: RuntimeRunOptions): Promise<Loa
             ...result,
             dialect: prepared.dialect,
             dialectSource: prepared.dialectSource,
+            engine: `${prepared.dialect}, ${prepared.dialectSource}`,
             warnings: prepared.warnings,
         };
     } finally {
@@ -126,7 +176,11 @@ export interface VerifyActionOptions extends RuntimeRunOptions {
 
 /** The result of a verification. */
 export interface VerifyActionResult {
+    /** The target whose design was verified. */
+    target: string;
     dialect: RedisDialect;
+    /** The engine as people read it: `redisearch1`. */
+    engine: string;
     load: LoadResult;
     verdicts: QueryVerdict[];
     ok: boolean;
@@ -179,7 +233,9 @@ export async function verifyOnRedis(options: VerifyActionOptions): Promise<Verif
             }
         }
         return {
+            target: prepared.target,
             dialect: prepared.dialect,
+            engine: prepared.dialect,
             load: loaded,
             verdicts,
             ok: verdicts.every((v) => v.mismatches === 0),

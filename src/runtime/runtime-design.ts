@@ -1,27 +1,22 @@
 /**
- * What `load` and `verify` work from: the PIDM model (entities for the data, queries for the oracle) and the
- * KVLM design (transformed from the PIDM, or read from a `.kvlm` file whose `source` names its PIDM).
+ * What `load`, `verify` and `data` work from: the design as the one design loader (pipeline/design.ts)
+ * gives it — a `.pidm` transformed, or a `.kvlm` with its source PIDM — plus the runtime's view of the
+ * PIDM's entities.
  */
-import { dirname, extname, resolve } from 'node:path';
-import type { KvlmModel, PidmModel } from '../language/generated/ast.js';
-import { KvmodError } from '../pipeline/errors.js';
-import { formatDiagnostic, loadWorkspace, type LoadedWorkspace } from '../pipeline/load.js';
-import { transformFiles } from '../pipeline/transform.js';
+import { extname } from 'node:path';
+import type { PidmModel } from '../language/generated/ast.js';
+import { loadDesign, loadPidmModels, type LoadedDesign } from '../pipeline/design.js';
 import type { KeyStrategyKind, MergePolicy } from '../../transformations/pidm-to-kvlm/index.js';
 import { buildRuntimeModel, type RuntimeModel } from './runtime-model.js';
 
 /** The models a run works from. */
-export interface RuntimeDesign {
+export interface RuntimeDesign extends LoadedDesign {
     pidm: PidmModel[];
-    kvlm: KvlmModel;
+    /** The entities as the data, the materializer and the oracle see them. */
     model: RuntimeModel;
-    /** The PIDM file(s) the entities and queries came from. */
-    pidmPaths: string[];
-    /** The transformation's warnings (a merge the paper policy made although answers may change). */
-    warnings: string[];
 }
 
-/** Options of `loadDesign` (the transformation's, when the design is made from a `.pidm`). */
+/** Options of `loadRuntimeDesign` (the transformation's, when the design is made from a `.pidm`). */
 export interface DesignOptions {
     merge?: MergePolicy;
     keyStrategy?: KeyStrategyKind;
@@ -30,57 +25,20 @@ export interface DesignOptions {
     pidm?: string;
 }
 
-function failOnErrors(workspace: LoadedWorkspace, what: string): void {
-    if (!workspace.hasErrors) return;
-    const lines = workspace.diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic);
-    throw new KvmodError(`${what} has errors:\n${lines.join('\n')}`, { code: 'model.invalid' });
-}
-
 /** Loads a `.pidm` (and transforms it) or a `.kvlm` (and its source PIDM); model errors are a KvmodError. */
-export async function loadDesign(path: string, options: DesignOptions = {}): Promise<RuntimeDesign> {
-    if (extname(path).toLowerCase() === '.kvlm') {
-        const kvlmSpace = await loadWorkspace([path]);
-        failOnErrors(kvlmSpace, path);
-        const kvlm = kvlmSpace.kvlm[0]?.model;
-        if (!kvlm) throw new KvmodError(`${path} holds no KVLM model`, { code: 'model.invalid' });
-        const pidmPath = options.pidm ?? (kvlm.source ? resolve(dirname(path), kvlm.source) : undefined);
-        if (!pidmPath)
-            throw new KvmodError(`${path} names no source PIDM model; pass it with --pidm <model.pidm>`, {
-                code: 'model.no-source',
-            });
-        const pidmSpace = await loadWorkspace([pidmPath]);
-        failOnErrors(pidmSpace, pidmPath);
-        const pidm = pidmSpace.pidm.map((entry) => entry.model);
-        return { pidm, kvlm, model: buildRuntimeModel(pidm), pidmPaths: [pidmPath], warnings: [] };
-    }
-    const workspace = await loadWorkspace([path]);
-    failOnErrors(workspace, path);
-    const pidm = workspace.pidm.map((entry) => entry.model);
-    if (pidm.length === 0) throw new KvmodError(`${path} holds no PIDM model`, { code: 'model.invalid' });
-    // The printed and re-parsed KVLM: exactly what `kvmod transform` writes and `kvmod generate` reads.
-    const transformed = await transformFiles([path], {
-        merge: options.merge,
-        keyStrategy: options.keyStrategy,
-        threshold: options.threshold,
+export async function loadRuntimeDesign(path: string, options: DesignOptions = {}): Promise<RuntimeDesign> {
+    const design = await loadDesign(path, {
+        transform: { merge: options.merge, keyStrategy: options.keyStrategy, threshold: options.threshold },
+        sourceModel: 'required',
+        pidm: options.pidm,
     });
-    if (!transformed.kvlm) {
-        const lines = transformed.diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic);
-        throw new KvmodError(`cannot transform ${path}:\n${lines.join('\n')}`, { code: 'transform.failed' });
-    }
-    return {
-        pidm,
-        kvlm: transformed.kvlm,
-        model: buildRuntimeModel(pidm),
-        pidmPaths: [path],
-        warnings: transformed.warnings,
-    };
+    const pidm = design.pidm;
+    if (!pidm) throw new Error(`the design loader gave no source PIDM for ${path}`);
+    return { ...design, pidm, model: buildRuntimeModel(pidm) };
 }
 
 /** The entities of a `.pidm` model (or of a `.kvlm` design's source PIDM), for data commands. */
 export async function loadRuntimeModel(path: string, pidm?: string): Promise<RuntimeModel> {
-    if (extname(path).toLowerCase() === '.kvlm') return (await loadDesign(path, { pidm })).model;
-    const workspace = await loadWorkspace([path]);
-    failOnErrors(workspace, path);
-    if (workspace.pidm.length === 0) throw new KvmodError(`${path} holds no PIDM model`, { code: 'model.invalid' });
-    return buildRuntimeModel(workspace.pidm.map((entry) => entry.model));
+    if (extname(path).toLowerCase() === '.kvlm') return (await loadRuntimeDesign(path, { pidm })).model;
+    return buildRuntimeModel(await loadPidmModels([path]));
 }

@@ -57,14 +57,14 @@ describe('kvmod.config.json', () => {
         expect(validated.status).toBe(0);
         expect(validated.stderr).toBe('1 file checked: 0 errors, 0 warnings, 1 info\n');
         expect((await kvmod(['generate'])).status).toBe(0);
-        const readme = await readFile(join(project, 'out', 'ride', 'redis', 'README.md'), 'utf8');
+        const readme = await readFile(join(project, 'out', 'ride', 'redis', 'redisearch1', 'README.md'), 'utf8');
         expect(readme.split('\n')[0]).toContain('RediSearch 1.2');
         const other = join(project, 'other');
         expect(
             (await kvmod(['generate', join(project, 'models', 'ride.pidm'), '-o', other, '--dialect', 'redisearch2']))
                 .status,
         ).toBe(0);
-        expect((await readFile(join(other, 'ride', 'redis', 'README.md'), 'utf8')).split('\n')[0]).toContain('2.x');
+        expect((await readFile(join(other, 'ride', 'redis', 'redisearch2', 'README.md'), 'utf8')).split('\n')[0]).toContain('2.x');
     });
 
     test('problems are reported at file:line:col, exit 1', async () => {

@@ -140,7 +140,7 @@ describe('the npm package', () => {
             expect(output).toMatch(expected);
             expect(output).not.toMatch(STACK_TRACE);
         }
-        expect(existsSync(join(project, 'generated/ride/redis/indexes.redis'))).toBe(true);
+        expect(existsSync(join(project, 'generated/ride/redis/redisearch2/indexes.redis'))).toBe(true);
     });
 
     it('serves the library API to an import, with types', () => {

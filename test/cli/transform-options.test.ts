@@ -80,8 +80,8 @@ describe('one set of transformation options', () => {
         expect(await main(['generate', KVLM, '-o', join(dir, 'plain')], plain)).toBe(0);
         expect(plain.stderr).not.toContain('warning');
         for (const file of ['indexes.redis', 'writes.redis', 'queries.redis']) {
-            expect(await readFile(join(out, 'airflights', 'redis', file), 'utf8')).toBe(
-                await readFile(join(dir, 'plain', 'airflights', 'redis', file), 'utf8'),
+            expect(await readFile(join(out, 'airflights', 'redis', 'redisearch2', file), 'utf8')).toBe(
+                await readFile(join(dir, 'plain', 'airflights', 'redis', 'redisearch2', file), 'utf8'),
             );
         }
     });

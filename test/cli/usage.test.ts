@@ -1,7 +1,7 @@
 /**
  * Bad usage through the real command line: every complaint about the arguments (unknown option, missing
  * argument, invalid choice, a value the option's check rejects, unknown command) and every bad option value
- * found later (an unknown dialect) exits 2 with three short lines — the message, the misused command's
+ * found later (a scale of 0) exits 2 with three short lines — the message, the misused command's
  * synopsis, and where its help is — never the whole help, never an internal error.
  */
 import { describe, expect, it } from '@jest/globals';
@@ -105,11 +105,21 @@ describe('usage errors exit 2 with the usage and one message', () => {
         );
     });
 
-    it('an option value found bad after parsing: an unknown dialect, a scale of 0', () => {
-        for (const args of [
+    it("a target option's value outside its declaration, named with the valid values", () => {
+        usageError(
             ['generate', MODEL, '--dialect', 'redisearch3', '-o', 'never-written'],
-            ['data', 'generate', MODEL, '--scale', '0'],
-        ]) {
+            /^kvmod generate <inputs\.\.>\n/,
+            'Invalid values:\n  Argument: dialect, Given: "redisearch3", Choices: "redisearch2", "redisearch1"',
+        );
+        usageError(
+            ['load', MODEL, '--data', 'd.json', '--redis', 'redis://127.0.0.1:1', '--limit', '0'],
+            /^kvmod load <model>\n/,
+            "invalid value '0' for --limit of target redis (valid: a whole number from 1 to 1000000)",
+        );
+    });
+
+    it('an option value found bad after parsing: a scale of 0', () => {
+        for (const args of [['data', 'generate', MODEL, '--scale', '0']]) {
             const run = runKvmod(args);
             expect(run.status).toBe(2);
             expect(run.stderr).toMatch(/^kvmod: .+\nRun 'kvmod --help' for usage\.\n$/);

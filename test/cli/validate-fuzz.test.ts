@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryIo } from '../../src/cli/cli-io.js';
 import { runValidate } from '../../src/cli/validate-actions.js';
+import { mutateModel } from '../../src/testing/model-fuzz.js';
 import { createRandom as random } from '../../src/testing/random-pidm.js';
 import { DIAGNOSTIC_LINE, REPO_ROOT, runKvmod, STACK_TRACE } from './run-kvmod.js';
 
@@ -16,96 +17,8 @@ const SEED = 20261122;
 const IN_PROCESS_CASES = 300;
 const SPAWNED_CASES = 6;
 
-const TOKENS = [
-    'entity',
-    'query',
-    'SELECT',
-    'FROM',
-    'INCLUDE',
-    'WHERE',
-    'ORDER BY',
-    'AS',
-    'and',
-    'or',
-    'not',
-    'ref',
-    'id',
-    'unique',
-    '{',
-    '}',
-    '(',
-    ')',
-    '[',
-    ']',
-    '[*]',
-    '[0..1]',
-    ',',
-    '.',
-    ':',
-    '=',
-    '!=',
-    '<>',
-    '<=',
-    '>=',
-    '"?"',
-    '"?x"',
-    '"',
-    "'",
-    '/*',
-    '*/',
-    '//',
-    '-',
-    '1.5',
-    '99999999999999999999',
-    'text',
-    'date',
-    'Flight',
-    'FL',
-    'Passenger.flights',
-    'Origin.city',
-    '\u0000',
-    '\uFFFD',
-    '\u202E',
-    '\r',
-    '\t',
-    'é',
-    '🛫',
-];
-
-/** One mutated copy of `source`: 1–4 random edits. */
-function mutate(source: string, next: () => number): string {
-    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
-    let text = source;
-    const edits = 1 + Math.floor(next() * 4);
-    for (let e = 0; e < edits; e++) {
-        const at = Math.floor(next() * (text.length + 1));
-        switch (pick(['flip', 'truncate', 'insert', 'delete-line', 'duplicate'] as const)) {
-            case 'flip': {
-                const bytes = Buffer.from(text, 'utf8');
-                for (let i = 0; i < 1 + next() * 8; i++)
-                    bytes[Math.floor(next() * bytes.length)] = Math.floor(next() * 256);
-                text = bytes.toString('utf8');
-                break;
-            }
-            case 'truncate':
-                text = text.slice(0, at);
-                break;
-            case 'insert':
-                text = `${text.slice(0, at)} ${pick(TOKENS)} ${text.slice(at)}`;
-                break;
-            case 'delete-line': {
-                const lines = text.split('\n');
-                lines.splice(Math.floor(next() * lines.length), 1 + Math.floor(next() * 3));
-                text = lines.join('\n');
-                break;
-            }
-            case 'duplicate':
-                text = `${text.slice(0, at)}${text.slice(Math.max(0, at - 200), at)}${text.slice(at)}`;
-                break;
-        }
-    }
-    return text;
-}
+/** One mutated copy of the source: the loaders' fuzz mutator (src/testing/model-fuzz.ts), PIDM tokens. */
+const mutate = (source: string, next: () => number) => mutateModel(source, 'pidm', next);
 
 /** The checks every run must pass, whatever the input. */
 function expectCleanOutcome(label: string, status: number | null, stdout: string, stderr: string): void {

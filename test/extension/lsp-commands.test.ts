@@ -12,6 +12,8 @@ import type {
     KvmodTargetInfo,
 } from '../../src/language/lsp/kvmod-command-handler.js';
 import { buildBundles, fileUri, LspSession, repoRoot } from './lsp-test-client.js';
+import { generationTargets } from '../../src/generation/generation-targets.js';
+import { redisTargetOptions } from '../../src/generation/redis/redis-target.js';
 
 let dir: string;
 let session: LspSession;
@@ -101,22 +103,34 @@ describe('kvmod commands over LSP', () => {
         expect(result.messages[0]).toMatch(/^kvmod: .*threshold/);
     });
 
-    it('lists the generation targets and their dialects for the quick pick', async () => {
+    it('lists the generation targets with their declared options for the settings and the quick pick', async () => {
         const targets = await execute<KvmodTargetInfo[]>('kvmod.server.listTargets');
-        expect(targets.map((target) => target.name)).toContain('redis');
-        expect(targets.find((target) => target.name === 'redis')!.dialects.length).toBeGreaterThan(0);
+        expect(targets.map((target) => target.name)).toEqual([...generationTargets.keys()]);
+        const redis = targets.find((target) => target.name === 'redis')!;
+        expect(redis.options.find((option) => option.name === 'dialect')).toEqual({
+            name: 'dialect',
+            type: 'choice',
+            choices: ['redisearch2', 'redisearch1'],
+            default: 'redisearch2',
+            description: redisTargetOptions.dialect.description,
+            outputFolder: true,
+        });
+        expect(redis.options.map((option) => option.name)).toEqual(Object.keys(redisTargetOptions));
     });
 
     it('"Generate…" writes the target\'s files into the output folder through the pipeline', async () => {
         const targets = await execute<KvmodTargetInfo[]>('kvmod.server.listTargets');
         const redis = targets.find((target) => target.name === 'redis')!;
+        const dialect = redis.options.find((option) => option.outputFolder)!.choices!.at(-1)!;
         const result = await execute<KvmodCommandResult>('kvmod.server.generate', {
             uri: modelUri,
-            settings: { target: 'redis', dialect: redis.dialects[0], outputFolder: 'out-gen' },
+            settings: { target: 'redis', targetOptions: { dialect, dbPrefix: true }, outputFolder: 'out-gen' },
         });
         expect(result.ok).toBe(true);
         expect(result.written.length).toBeGreaterThan(0);
-        for (const uri of result.written) expect(uri.startsWith(fileUri(join(dir, 'out-gen')))).toBe(true);
+        const folder = join(dir, 'out-gen', 'airflights', 'redis', dialect);
+        for (const uri of result.written) expect(uri.startsWith(fileUri(folder))).toBe(true);
+        expect(readFileSync(join(folder, 'indexes.redis'), 'utf8')).toContain('airflights_');
         expect(readdirSync(join(dir, 'out-gen'), { recursive: true }).length).toBeGreaterThan(0);
     });
 

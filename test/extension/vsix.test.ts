@@ -67,11 +67,13 @@ describe('the packaged .vsix', () => {
             'kvmod.explainMerges',
         ]);
         expect(Object.keys(manifest.contributes.configuration.properties).sort()).toEqual([
-            'kvmod.generate.dialect',
             'kvmod.generate.target',
             'kvmod.merge.policy',
             'kvmod.merge.threshold',
             'kvmod.output.folder',
+            'kvmod.redis.dbPrefix',
+            'kvmod.redis.dialect',
+            'kvmod.redis.limit',
             'kvmod.templates.folder',
         ]);
         expect(manifest.files).toBeUndefined();

@@ -7,7 +7,7 @@ import { main } from '../../src/cli/main.js';
 import { runGenerate, type GenerateArgs } from '../../src/cli/generate-actions.js';
 import { runTemplatesEject, runTemplatesList } from '../../src/cli/templates-actions.js';
 import { memoryIo } from '../../src/cli/cli-io.js';
-import { redisTarget, validateViewModel } from '../../src/generation/index.js';
+import { redisTarget, redisTargetOptions, validateViewModel } from '../../src/generation/index.js';
 import { repoRoot } from './generation-fixtures.js';
 
 let dir: string;
@@ -30,7 +30,7 @@ function generate(
 }
 
 describe('kvmod generate', () => {
-    test('generates each model into <out>/<model>/redis/, continues past a broken model, prints a summary and exits 1', async () => {
+    test('generates each model into <out>/<database>/redis/<dialect>/, continues past a broken model, prints a summary and exits 1', async () => {
         const broken = join(dir, 'broken.kvlm');
         await writeFile(broken, 'database broken\ncollection {\n');
         const io = memoryIo();
@@ -39,20 +39,20 @@ describe('kvmod generate', () => {
             io,
         );
         expect(code).toBe(1);
-        expect((await readdir(join(dir, 'out', 'airflights', 'redis'))).sort()).toEqual([
+        expect((await readdir(join(dir, 'out', 'airflights', 'redis', 'redisearch1'))).sort()).toEqual([
             'README.md',
             'indexes.redis',
             'queries.redis',
             'writes.redis',
         ]);
-        expect((await readdir(join(dir, 'out', 'edge', 'redis'))).sort()).toEqual([
+        expect((await readdir(join(dir, 'out', 'edge', 'redis', 'redisearch1'))).sort()).toEqual([
             'README.md',
             'indexes.redis',
             'queries.redis',
             'writes.lua',
             'writes.redis',
         ]);
-        expect(await readFile(join(dir, 'out', 'airflights', 'redis', 'indexes.redis'), 'utf8')).toMatch(
+        expect(await readFile(join(dir, 'out', 'airflights', 'redis', 'redisearch1', 'indexes.redis'), 'utf8')).toMatch(
             /^FT\.CREATE Q3_passengersOfGivenFlight STOPWORDS 0 SCHEMA /,
         );
         // The model's diagnostics on standard output, its failed line on standard error, naming them once.
@@ -70,9 +70,9 @@ describe('kvmod generate', () => {
             ).toBe(0);
             const golden = join(repoRoot, 'examples/airflights/redis', dialect);
             const files = (await readdir(golden)).sort();
-            expect((await readdir(join(out, 'airflights', 'redis'))).sort()).toEqual(files);
+            expect((await readdir(join(out, 'airflights', 'redis', dialect))).sort()).toEqual(files);
             for (const file of files) {
-                expect(await readFile(join(out, 'airflights', 'redis', file), 'utf8')).toBe(
+                expect(await readFile(join(out, 'airflights', 'redis', dialect, file), 'utf8')).toBe(
                     await readFile(join(golden, file), 'utf8'),
                 );
             }
@@ -82,7 +82,7 @@ describe('kvmod generate', () => {
     test('--db-prefix prefixes index names and keys with the database name', async () => {
         const io = memoryIo();
         expect(await main(['generate', AIRFLIGHTS, '-o', dir, '--db-prefix'], io)).toBe(0);
-        const indexes = await readFile(join(dir, 'airflights', 'redis', 'indexes.redis'), 'utf8');
+        const indexes = await readFile(join(dir, 'airflights', 'redis', 'redisearch2', 'indexes.redis'), 'utf8');
         expect(indexes.split('\n')[0]).toMatch(
             /^FT\.CREATE airflights_Q3_passengersOfGivenFlight ON HASH PREFIX 1 airflights_Q3_passengersOfGivenFlight: /,
         );
@@ -112,7 +112,7 @@ describe('kvmod generate', () => {
         await writeFile(join(templates, 'partials', 'command.hbs'), '{{redisCommand this}} \n');
         const io = memoryIo();
         expect(await generate({ inputs: [AIRFLIGHTS], out: join(dir, 'out'), templates }, io)).toBe(0);
-        const indexes = await readFile(join(dir, 'out', 'airflights', 'redis', 'indexes.redis'), 'utf8');
+        const indexes = await readFile(join(dir, 'out', 'airflights', 'redis', 'redisearch2', 'indexes.redis'), 'utf8');
         expect(indexes.endsWith(' \nPING\n')).toBe(true);
         expect(io.stderr.split('\n').filter((line) => line.includes('override'))).toEqual([
             `kvmod: templates from ${templates}: 2 override built-ins (indexes.redis.hbs, partials/command.hbs)`,
@@ -128,23 +128,47 @@ describe('kvmod generate', () => {
         expect(io.stderr).toContain(`${join(templates, 'queries.redis.hbs')}:2:5: 'nosuchField' is not defined here`);
     });
 
-    test('an unknown dialect is a usage error (exit 2)', async () => {
+    test('both dialects generated into one output root sit side by side, neither overwrites the other', async () => {
+        for (const dialect of ['redisearch2', 'redisearch1'])
+            expect(await main(['generate', AIRFLIGHTS, '-o', dir, '--dialect', dialect], memoryIo())).toBe(0);
+        expect((await readdir(join(dir, 'airflights', 'redis'))).sort()).toEqual(['redisearch1', 'redisearch2']);
+        expect(await readFile(join(dir, 'airflights', 'redis', 'redisearch1', 'README.md'), 'utf8')).toContain('1.2');
+    });
+
+    test('an unknown target option value is a usage error naming the valid values (exit 2)', async () => {
         const io = memoryIo();
         expect(await main(['generate', AIRFLIGHTS, '-o', dir, '--dialect', 'redisearch9'], io)).toBe(2);
-        expect(io.stderr).toContain(
-            "kvmod: unknown dialect 'redisearch9' for target redis (known: redisearch2, redisearch1)",
+        expect(io.stderr).toMatch(
+            /Invalid values:\n\s+Argument: dialect, Given: "redisearch9", Choices: "redisearch2", "redisearch1"/,
         );
+        const limit = memoryIo();
+        expect(await main(['generate', AIRFLIGHTS, '-o', dir, '--limit', '0'], limit)).toBe(2);
+        expect(limit.stderr).toContain(
+            "kvmod: invalid value '0' for --limit of target redis (valid: a whole number from 1 to 1000000)",
+        );
+        const target = memoryIo();
+        expect(await main(['generate', AIRFLIGHTS, '-o', dir, '--target', 'nosuch'], target)).toBe(2);
+        expect(target.stderr).toMatch(/Argument: target, Given: "nosuch", Choices: "redis"/);
+        expect(await readdir(dir)).toEqual([]);
     });
 });
 
 describe('kvmod templates', () => {
-    test('list shows each target with its dialects and templates', async () => {
+    test('list shows each target with its engine, declared options, output folder and templates', async () => {
         const io = memoryIo();
         expect(await runTemplatesList({}, io)).toBe(0);
-        expect(io.stdout).toContain('redis: ');
-        expect(io.stdout).toContain('  dialects: redisearch2, redisearch1 (default redisearch2)');
-        expect(io.stdout).toContain('  queries.redis.hbs  (entry, templates/redis/queries.redis.hbs)');
-        expect(io.stdout).toContain('  partials/command.hbs  (partial, templates/redis/partials/command.hbs)');
+        const redis = io.stdout.slice(io.stdout.indexOf('redis: '));
+        expect(redis.split('\n').slice(0, 7)).toEqual([
+            'redis: RediSearch indexes, writes and queries as redis-cli scripts, and a README of the design',
+            '  engine: redisearch',
+            '  options:',
+            `    --dialect redisearch2|redisearch1 (default redisearch2): ${redisTargetOptions.dialect.description}`,
+            '    --db-prefix boolean (default false): Prefix index names and keys with the database name (<db>_<collection>)',
+            "    --limit integer 1..1000000 (default 10000): The page size: the default count of every query's LIMIT $offset $count",
+            '  output: <out>/<database>/redis/<dialect>/',
+        ]);
+        expect(io.stdout).toContain('    queries.redis.hbs  (entry, templates/redis/queries.redis.hbs)');
+        expect(io.stdout).toContain('    partials/command.hbs  (partial, templates/redis/partials/command.hbs)');
     });
 
     test('eject copies the built-ins into a folder that generate --templates then accepts unchanged', async () => {
@@ -157,8 +181,8 @@ describe('kvmod templates', () => {
             await main(['generate', AIRFLIGHTS, '-o', join(dir, 'b'), '--templates', join(dir, 'mine2')], memoryIo()),
         ).toBe(0);
         for (const file of ['indexes.redis', 'queries.redis', 'writes.redis', 'README.md']) {
-            expect(await readFile(join(dir, 'b', 'airflights', 'redis', file), 'utf8')).toBe(
-                await readFile(join(dir, 'a', 'airflights', 'redis', file), 'utf8'),
+            expect(await readFile(join(dir, 'b', 'airflights', 'redis', 'redisearch2', file), 'utf8')).toBe(
+                await readFile(join(dir, 'a', 'airflights', 'redis', 'redisearch2', file), 'utf8'),
             );
         }
     });

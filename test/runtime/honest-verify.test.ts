@@ -83,7 +83,8 @@ describe('verify tests what it claims', () => {
         expect(json.status).toBe(1);
         expect(report).toMatchObject({
             model: RIDE,
-            dialect: 'redisearch1',
+            target: 'redis',
+            engine: 'redisearch1',
             rowsLoaded: 180,
             summary: { queries: 3, match: 2, differ: 0, untested: 1 },
             ok: false,

@@ -39,6 +39,20 @@ describe('redacting URLs', () => {
     });
 });
 
+describe('URLs kvmod cannot use', () => {
+    test.each([
+        [`http://:${SECRET}@host:6379`, 'http://:***@host:6379'],
+        [`redis://:${SECRET}@127.0.0.1:6379/not-a-db`, 'redis://:***@127.0.0.1:6379/not-a-db'],
+        [`redis//:${SECRET}@host`, 'redis//:***@host'],
+    ])('%s is a clear error without the password', async (url, shown) => {
+        const error = await rejection(connectRedis(url));
+        expect(error.code).toBe('redis.url');
+        expect(error.message).toBe(
+            `not a Redis URL: ${shown} (expected redis://host:port or rediss://host:port, optionally user:password@ before the host and /db after it)`,
+        );
+    });
+});
+
 describe('timeouts', () => {
     test('a listener that accepts and never answers fails the connection after the timeout, naming the server without its password', async () => {
         const server = await startSilentServer();

@@ -1,31 +1,48 @@
 /**
  * The Redis target: RediSearch index creation, row writes and served queries as redis-cli scripts, plus a
- * README of the design, in two dialects (RediSearch 2.x+ and the 1.2 module).
+ * README of the design, in two dialects (RediSearch 2.x+ and the 1.2 module). Its options are declared here
+ * and nowhere else: the front ends derive `--dialect`, `--db-prefix` and `--limit` from them.
  */
+import { booleanOption, choiceOption, integerOption } from '../generation-options.js';
 import type { GenerationTarget } from '../generation-target.js';
 import { redisHelpers } from './redis-helpers.js';
-import { buildRedisViewModel, REDIS_DIALECTS, type RedisDialect, type RedisViewModel } from './redis-view-model.js';
+import { buildRedisViewModel, DEFAULT_REDIS_OPTIONS, REDIS_DIALECTS, type RedisViewModel } from './redis-view-model.js';
+
+/** The Redis target's option declarations. */
+export const redisTargetOptions = {
+    dialect: choiceOption(
+        REDIS_DIALECTS,
+        DEFAULT_REDIS_OPTIONS.dialect,
+        'RediSearch dialect: redisearch2 (RediSearch 2.x+, Redis Stack, Redis 8) or redisearch1 (RediSearch 1.2); load and verify detect it from the server when not given',
+        { outputFolder: true },
+    ),
+    dbPrefix: booleanOption(
+        DEFAULT_REDIS_OPTIONS.dbPrefix,
+        'Prefix index names and keys with the database name (<db>_<collection>)',
+    ),
+    limit: integerOption(
+        DEFAULT_REDIS_OPTIONS.limit,
+        "The page size: the default count of every query's LIMIT $offset $count",
+        { min: 1, max: 1_000_000 },
+    ),
+};
 
 /** The Redis generation target. */
-export const redisTarget: GenerationTarget = {
+export const redisTarget: GenerationTarget<typeof redisTargetOptions, RedisViewModel> = {
     name: 'redis',
-    description: 'RediSearch indexes, writes and queries as redis-cli scripts (dialects: redisearch2, redisearch1)',
-    dialects: REDIS_DIALECTS,
-    defaultDialect: 'redisearch2',
-    buildViewModel(kvlm, options) {
-        return buildRedisViewModel(kvlm, {
-            dialect: options.dialect as RedisDialect | undefined,
-            dbPrefix: options.dbPrefix === undefined ? undefined : Boolean(options.dbPrefix),
-            limit: options.limit === undefined ? undefined : Number(options.limit),
-        });
+    description: 'RediSearch indexes, writes and queries as redis-cli scripts, and a README of the design',
+    engine: 'redisearch',
+    options: redisTargetOptions,
+    buildDesign: ({ kvlm }, options) => buildRedisViewModel(kvlm, options),
+    templates: {
+        viewModelSchema: 'schemas/redis-view-model.schema.json',
+        entries: [
+            { template: 'indexes.redis.hbs' },
+            { template: 'writes.redis.hbs' },
+            { template: 'writes.lua.hbs', when: (design) => design.counterInsertLua !== null },
+            { template: 'queries.redis.hbs' },
+            { template: 'README.md.hbs' },
+        ],
+        helpers: redisHelpers,
     },
-    viewModelSchema: 'schemas/redis-view-model.schema.json',
-    entries: [
-        { template: 'indexes.redis.hbs' },
-        { template: 'writes.redis.hbs' },
-        { template: 'writes.lua.hbs', when: (vm) => (vm as RedisViewModel).counterInsertLua !== null },
-        { template: 'queries.redis.hbs' },
-        { template: 'README.md.hbs' },
-    ],
-    helpers: redisHelpers,
 };

@@ -33,8 +33,8 @@ export interface KvmodCommandSettings {
     templatesFolder?: string;
     /** `kvmod.generate.target` */
     target?: string;
-    /** `kvmod.generate.dialect` */
-    dialect?: string;
+    /** The chosen target's options by name (the `kvmod.<target>.<option>` settings and the quick pick's choice). */
+    targetOptions?: Record<string, string | number | boolean>;
 }
 
 /** The single argument of every kvmod command: the model document and the settings. */
@@ -60,11 +60,24 @@ export interface KvmodExplainResult extends KvmodCommandResult {
     text: string;
 }
 
-/** A target and the dialects it offers, for the client's quick pick. */
+/** A target option as its target declares it, for the client's settings and quick pick. */
+export interface KvmodTargetOptionInfo {
+    /** The option's name; its setting is `kvmod.<target>.<name>`. */
+    name: string;
+    type: 'choice' | 'boolean' | 'integer' | 'string';
+    /** The allowed values of a choice option. */
+    choices?: string[];
+    default: string | number | boolean;
+    description: string;
+    /** Whether each value has its own output folder (the quick pick offers one item per value). */
+    outputFolder?: boolean;
+}
+
+/** A target and its declared options, for the client's quick pick. */
 export interface KvmodTargetInfo {
     name: string;
     description?: string;
-    dialects: string[];
+    options: KvmodTargetOptionInfo[];
 }
 
 /** What the commands do; the server entry implements it with the pipeline. */
