@@ -46,6 +46,19 @@ const query = (kind: 'search' | 'aggregate'): RedisQuery =>
         ],
     }) as unknown as RedisQuery;
 
+/** The airflights design (merge safe, RediSearch 1.2) loaded fresh with generated data; the caller closes the link. */
+async function loadedDesign(scale: number, seed: number) {
+    const workspace = await loadWorkspace([MODEL]);
+    const pidm = workspace.pidm.map((entry) => entry.model);
+    const model = buildRuntimeModel(pidm);
+    const data = generateInstanceData(model, { scale, seed });
+    const kvlm = transformPidmToKvlm(pidm, { merge: 'safe' }).model;
+    const view = buildRedisViewModel(kvlm, { dialect: 'redisearch1' });
+    const link = await connectRedis(server.url);
+    await loadIntoRedis(link, view, materializeModel(kvlm, data, indexInstanceData(model, data)), { fresh: true });
+    return { pidm, model, data, kvlm, view, link };
+}
+
 describe('engine replies', () => {
     test('an FT.SEARCH reply becomes typed rows in projection order', () => {
         const reply = [2, 'C:1', ['born', '19500101', 'city', 'São Paulo'], 'C:2', ['city', '', 'born', '20401231']];
@@ -65,20 +78,11 @@ describe('engine replies', () => {
     });
 
     test('answers larger than two pages are read to their end and match the oracle row for row', async () => {
-        const workspace = await loadWorkspace([MODEL]);
-        const pidm = workspace.pidm.map((entry) => entry.model);
-        const model = buildRuntimeModel(pidm);
-        const data = generateInstanceData(model, { scale: 120, seed: 4 });
-        const kvlm = transformPidmToKvlm(pidm, { merge: 'safe' }).model;
-        const view = buildRedisViewModel(kvlm, { dialect: 'redisearch1' });
-        const link = await connectRedis(server.url);
+        const { pidm, model, data, kvlm, view, link } = await loadedDesign(120, 4);
         const PAGE = 3;
         // The most rows and requests seen per kind of query: unsorted FT.SEARCH, sorted FT.SEARCH, FT.AGGREGATE.
         const seen = new Map<string, { rows: number; pages: number }>();
         try {
-            await loadIntoRedis(link, view, materializeModel(kvlm, data, indexInstanceData(model, data)), {
-                fresh: true,
-            });
             const engine: QueryExecutor = async (collection, served, parameters) => {
                 const query = view.collections
                     .find((c) => c.name === collection.name)!
@@ -108,17 +112,8 @@ describe('engine replies', () => {
     });
 
     test('an FT.AGGREGATE answer of exactly one page size is complete, not "maybe cut"', async () => {
-        const workspace = await loadWorkspace([MODEL]);
-        const pidm = workspace.pidm.map((entry) => entry.model);
-        const model = buildRuntimeModel(pidm);
-        const data = generateInstanceData(model, { scale: 40, seed: 6 });
-        const kvlm = transformPidmToKvlm(pidm, { merge: 'safe' }).model;
-        const view = buildRedisViewModel(kvlm, { dialect: 'redisearch1' });
-        const link = await connectRedis(server.url);
+        const { data, view, link } = await loadedDesign(40, 6);
         try {
-            await loadIntoRedis(link, view, materializeModel(kvlm, data, indexInstanceData(model, data)), {
-                fresh: true,
-            });
             const q6 = view.collections.flatMap((c) => c.queries).find((q) => q.name.startsWith('Q6_'))!;
             expect(q6.kind).toBe('aggregate');
             const code = String((data.Flight![0] as { code: string }).code);
@@ -133,17 +128,8 @@ describe('engine replies', () => {
     });
 
     test('an answer that changes while it is read page by page is an error, never a short answer', async () => {
-        const workspace = await loadWorkspace([MODEL]);
-        const pidm = workspace.pidm.map((entry) => entry.model);
-        const model = buildRuntimeModel(pidm);
-        const data = generateInstanceData(model, { scale: 30, seed: 1 });
-        const kvlm = transformPidmToKvlm(pidm, { merge: 'safe' }).model;
-        const view = buildRedisViewModel(kvlm, { dialect: 'redisearch1' });
-        const link = await connectRedis(server.url);
+        const { view, link } = await loadedDesign(30, 1);
         try {
-            await loadIntoRedis(link, view, materializeModel(kvlm, data, indexInstanceData(model, data)), {
-                fresh: true,
-            });
             const q1 = view.collections.find((c) => c.name === 'Q1_aircraftsCapacityWithin')!.queries[0]!;
             const all = { capacity: -100000, capacity_2: 100000 };
             expect((await runEngineQuery(link, q1, all, 7)).rows).toHaveLength(30);

@@ -1,0 +1,288 @@
+/**
+ * A KVLM collection as a Redis design: its index (which fields, TAG or NUMERIC, SORTABLE), its keys (natural or
+ * counter), its sort companions, and the commands that create the index and write and delete a row. The queries
+ * are lowered by `redis-query-builder.ts`; what differs between dialects comes from the dialect strategy.
+ */
+import type { Collection, Field, KExpression, KvlmModel, ServedQuery } from '../../language/generated/ast.js';
+import { GenerationError } from '../generation-errors.js';
+import { isNumericType, type RedisLogicalType } from './redis-encoding.js';
+import { command, fieldOf, lit, refName, slot } from './redis-command-parts.js';
+import type { RedisDialectStrategy } from './redis-dialect-strategy.js';
+import { buildQuery } from './redis-query-builder.js';
+import { TAG_SEPARATOR } from './redis-text-rules.js';
+import type {
+    RedisArgPart,
+    RedisCollection,
+    RedisCommand,
+    RedisField,
+    RedisGenerationOptions,
+    RedisIndexedField,
+    RedisKeyPart,
+    RedisKeyStrategy,
+    RedisRowParam,
+} from './redis-view-model-types.js';
+
+/** Field needs derived from the queries themselves (the roles are a summary; the queries are the truth). */
+interface FieldUse {
+    equality: Set<string>;
+    range: Set<string>;
+    sort: Set<string>;
+}
+
+/** One collection: its index, key strategy, fields, writes and queries. */
+export function buildCollection(
+    model: KvlmModel,
+    collection: Collection,
+    opts: RedisGenerationOptions,
+    strategy: RedisDialectStrategy,
+): RedisCollection {
+    const index = opts.dbPrefix ? `${model.name}_${collection.name}` : collection.name;
+    const keyPrefix = `${index}:`;
+    const fieldsByName = new Map(collection.fields.map((f) => [f.name, f]));
+    const uses = new Map<string, FieldUse>(
+        collection.fields.map((f) => [f.name, { equality: new Set(), range: new Set(), sort: new Set() }]),
+    );
+    for (const query of collection.queries) {
+        if (query.where) collectUses(query.where, query, uses, collection);
+        for (const key of query.sortKeys) uses.get(fieldOf(key.field, collection).name)!.sort.add(query.name);
+    }
+
+    const fields: RedisField[] = collection.fields.map((field) => {
+        const roles = {
+            projected: [] as string[],
+            filtered: [] as string[],
+            ranged: [] as string[],
+            sorted: [] as string[],
+        };
+        for (const role of field.roles) {
+            for (const q of role.queries) roles[role.kind].push(refName(q));
+        }
+        const use = uses.get(field.name)!;
+        for (const q of use.equality) if (!roles.filtered.includes(q)) roles.filtered.push(q);
+        for (const q of use.range) if (!roles.ranged.includes(q)) roles.ranged.push(q);
+        for (const q of use.sort) if (!roles.sorted.includes(q)) roles.sorted.push(q);
+        return {
+            name: field.name,
+            label: field.label ?? field.name,
+            type: field.type as RedisLogicalType,
+            source: `${refName(field.node)}.${field.attribute}`,
+            indexed: field.indexed,
+            roles,
+            index: indexOf(field, roles, collection),
+            sortKey: null,
+        };
+    });
+    const schemaFields = fields.filter((f) => f.index).map((f) => f.name);
+    assignSortCompanions(collection, fields);
+
+    // The id field is stored in every row; it is indexed only when nothing else is, so the index is never empty.
+    const idField = collection.keyField;
+    const key = keyStrategyOf(collection, keyPrefix, fields);
+    const rowParams: RedisRowParam[] = [
+        ...key.parts
+            .filter((p) => !fieldsByName.has(p.param))
+            .map((p) => ({ name: p.param, type: p.type, source: p.source, keyOnly: true })),
+        ...fields.map((f) => ({ name: f.name, type: f.type, source: f.source, keyOnly: false })),
+    ];
+
+    const create = createCommand(index, keyPrefix, fields, idField, strategy);
+    const insert = insertCommand(index, keyPrefix, idField, key, fields, strategy);
+    const del = deleteCommand(index, keyPrefix, idField, key, strategy);
+    const queries = collection.queries.map((query) =>
+        buildQuery(query, collection, index, idField, fields, opts, strategy),
+    );
+    return {
+        name: collection.name,
+        index,
+        keyPrefix,
+        idField,
+        key,
+        root: { name: collection.root.name, entity: collection.root.entity },
+        nodes: collection.nodes.map((n) => ({
+            name: n.name,
+            parent: refName(n.parent),
+            reference: n.reference,
+            entity: n.entity,
+            cardinality: n.cardinality,
+        })),
+        fields,
+        schemaFields: schemaFields.length > 0 ? schemaFields : [idField],
+        rowParams,
+        create,
+        insert,
+        delete: del,
+        queries,
+    };
+}
+
+function indexOf(field: Field, roles: RedisField['roles'], collection: Collection): RedisIndexedField | null {
+    const sortable = roles.sorted.length > 0;
+    const filtered = roles.filtered.length > 0;
+    const ranged = roles.ranged.length > 0;
+    if (!sortable && !filtered && !ranged) return null;
+    const type = field.type as RedisLogicalType;
+    if (isNumericType(type)) {
+        const why = [
+            filtered ? `equality in ${roles.filtered.join(', ')}` : '',
+            ranged ? `range in ${roles.ranged.join(', ')}` : '',
+            sortable ? `sort in ${roles.sorted.join(', ')}` : '',
+        ]
+            .filter(Boolean)
+            .join('; ');
+        return { type: 'NUMERIC', sortable, separator: null, reason: why };
+    }
+    if (ranged) {
+        throw new GenerationError(
+            `collection '${collection.name}': field '${field.name}' (text) is compared with <, <=, > or >= in ${roles.ranged.join(', ')}; RediSearch cannot range over text (only NUMERIC fields range)`,
+            { code: 'generation.unsupported' },
+        );
+    }
+    const why = [
+        filtered ? `equality in ${roles.filtered.join(', ')}` : '',
+        sortable ? `sort in ${roles.sorted.join(', ')}` : '',
+    ]
+        .filter(Boolean)
+        .join('; ');
+    return { type: 'TAG', sortable, separator: TAG_SEPARATOR, reason: why };
+}
+
+/**
+ * Gives every text field that an FT.AGGREGATE query (several sort keys) sorts on a sort companion, named
+ * `<field>__sort` (with `_` appended until no field, id field or other companion has the name).
+ */
+function assignSortCompanions(collection: Collection, fields: RedisField[]): void {
+    const taken = new Set([...fields.map((f) => f.name), collection.keyField]);
+    const byName = new Map(fields.map((f) => [f.name, f]));
+    for (const query of collection.queries) {
+        if (query.sortKeys.length < 2) continue;
+        for (const key of query.sortKeys) {
+            const field = byName.get(fieldOf(key.field, collection).name)!;
+            if (isNumericType(field.type) || field.sortKey !== null) continue;
+            let name = `${field.name}__sort`;
+            while (taken.has(name)) name += '_';
+            taken.add(name);
+            field.sortKey = name;
+        }
+    }
+}
+
+function collectUses(expr: KExpression, query: ServedQuery, uses: Map<string, FieldUse>, collection: Collection): void {
+    switch (expr.$type) {
+        case 'KBinaryExpression':
+            collectUses(expr.left, query, uses, collection);
+            collectUses(expr.right, query, uses, collection);
+            return;
+        case 'KNotExpression':
+            collectUses(expr.operand, query, uses, collection);
+            return;
+        case 'KGroupExpression':
+            collectUses(expr.inner, query, uses, collection);
+            return;
+        case 'KComparison': {
+            const field = fieldOf(expr.field, collection);
+            const use = uses.get(field.name)!;
+            if (expr.operator === '=' || expr.operator === '!=') use.equality.add(query.name);
+            else use.range.add(query.name);
+            return;
+        }
+    }
+}
+
+function keyStrategyOf(collection: Collection, keyPrefix: string, fields: RedisField[]): RedisKeyStrategy {
+    if (collection.strategy.$type === 'CounterKey') {
+        return {
+            kind: 'counter',
+            parts: [],
+            counterKey: `${keyPrefix}counter`,
+            pattern: `${keyPrefix}<INCR ${keyPrefix}counter>`,
+        };
+    }
+    const taken = new Set(fields.map((f) => f.name));
+    const parts: RedisKeyPart[] = collection.strategy.parts.map((part) => {
+        const node = refName(part.node);
+        const source = `${node}.${part.attribute}`;
+        const field = fields.find((f) => f.source === source);
+        if (field) return { source, param: field.name, type: field.type };
+        let param = `${node}_${part.attribute}`;
+        while (taken.has(param)) param += '_key';
+        taken.add(param);
+        return { source, param, type: 'text' as RedisLogicalType };
+    });
+    return {
+        kind: 'natural',
+        parts,
+        counterKey: null,
+        pattern: keyPrefix + parts.map((p) => `<${p.param}>`).join(':'),
+    };
+}
+
+function createCommand(
+    index: string,
+    keyPrefix: string,
+    fields: RedisField[],
+    idField: string,
+    strategy: RedisDialectStrategy,
+): RedisCommand {
+    const argv = strategy.createHead(index, keyPrefix);
+    argv.push(...lit('STOPWORDS', '0', 'SCHEMA'));
+    const indexed = fields.filter((f) => f.index);
+    if (indexed.length === 0) argv.push(...lit(idField, 'TAG', 'SEPARATOR', TAG_SEPARATOR));
+    for (const field of indexed) {
+        const ix = field.index!;
+        argv.push(...lit(field.name, ix.type));
+        if (ix.type === 'TAG') argv.push(...lit('SEPARATOR', ix.separator!));
+        if (ix.sortable) argv.push(...lit('SORTABLE'));
+    }
+    return command(argv);
+}
+
+function keyParts(keyPrefix: string, idField: string, key: RedisKeyStrategy, withPrefix: boolean): RedisArgPart[] {
+    const parts: RedisArgPart[] = withPrefix ? [keyPrefix] : [];
+    if (key.kind === 'counter') {
+        parts.push(slot(idField, 'int', 'value'));
+        return parts;
+    }
+    key.parts.forEach((part, i) => {
+        if (i > 0) parts.push(':');
+        parts.push(slot(part.param, part.type, 'key-part'));
+    });
+    return parts;
+}
+
+/** The field/value pairs of a write: each field, then its sort companion (derived from the same row value). */
+function fieldPairs(fields: RedisField[]): RedisArgPart[][] {
+    return fields.flatMap((f) => [
+        [f.name],
+        [slot(f.name, f.type, 'value', true)],
+        ...(f.sortKey !== null ? [[f.sortKey], [slot(f.name, 'text', 'sort-key', true)]] : []),
+    ]);
+}
+
+function insertCommand(
+    index: string,
+    keyPrefix: string,
+    idField: string,
+    key: RedisKeyStrategy,
+    fields: RedisField[],
+    strategy: RedisDialectStrategy,
+): RedisCommand {
+    if (key.kind === 'counter') {
+        return command([
+            ...strategy.counterInsertHead(key.counterKey!, index, keyPrefix, idField),
+            ...fieldPairs(fields),
+        ]);
+    }
+    const rowKey = keyParts(keyPrefix, idField, key, true);
+    const id = keyParts(keyPrefix, idField, key, false);
+    return command([...strategy.insertHead(index, rowKey), [idField], id, ...fieldPairs(fields)]);
+}
+
+function deleteCommand(
+    index: string,
+    keyPrefix: string,
+    idField: string,
+    key: RedisKeyStrategy,
+    strategy: RedisDialectStrategy,
+): RedisCommand {
+    return command(strategy.deleteArgv(index, keyParts(keyPrefix, idField, key, true)));
+}

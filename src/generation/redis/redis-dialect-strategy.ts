@@ -1,0 +1,101 @@
+/**
+ * What differs between RediSearch 1.2 and 2.x, in one object per dialect: the engine, its text rules, how an index
+ * follows its rows (2.x by key prefix, 1.2 by FT.ADD), how rows are written and deleted, and how a query carries its
+ * values (2.x as PARAMS with DIALECT 2, 1.2 escaped into the query string). The builders ask the strategy and never
+ * test the dialect themselves.
+ */
+import type { RedisLogicalType } from './redis-encoding.js';
+import type { RedisDialect } from './redis-dialects.js';
+import { REDIS_TEXT_RULES, type RedisTextRules } from './redis-text-rules.js';
+import { lit, slot } from './redis-command-parts.js';
+import type { RedisArgPart } from './redis-view-model-types.js';
+
+/** The dialect-specific half of the Redis design. */
+export interface RedisDialectStrategy {
+    /** The dialect. */
+    dialect: RedisDialect;
+    /** A readable name of the engine versions the dialect targets. */
+    engine: string;
+    /** True for RediSearch 1.2 (the templates' switch). */
+    legacy: boolean;
+    /** How the engine indexes texts and how queries must write them. */
+    text: RedisTextRules;
+    /** The Lua script of counter-key inserts. */
+    counterInsertLua: string;
+    /** `FT.CREATE <index>` and what makes the index follow its rows (2.x: `ON HASH PREFIX 1 <prefix>`). */
+    createHead(index: string, keyPrefix: string): RedisArgPart[][];
+    /** The head of a natural-key write, up to the field/value pairs. */
+    insertHead(index: string, rowKey: RedisArgPart[]): RedisArgPart[][];
+    /** The head of a counter-key write (`EVAL <lua> 1 <counter> …`), up to the field/value pairs. */
+    counterInsertHead(counterKey: string, index: string, keyPrefix: string, idField: string): RedisArgPart[][];
+    /** Deletes one row from the keyspace and the index. */
+    deleteArgv(index: string, rowKey: RedisArgPart[]): RedisArgPart[][];
+    /** A parameter compared with a field inside the query string. */
+    queryValue(name: string, type: RedisLogicalType, kind: 'tag' | 'number'): RedisArgPart[];
+    /** What ends a query after its LIMIT: the parameters it uses as PARAMS, and the dialect. */
+    queryTail(used: readonly { name: string; type: RedisLogicalType }[]): RedisArgPart[][];
+}
+
+/** Counter insert for RediSearch 2.x+: INCR, then HSET (prefix indexing picks the hash up). */
+const COUNTER_INSERT_LUA_2 = [
+    '-- KEYS[1] = counter key; ARGV[1] = key prefix; ARGV[2] = id field; ARGV[3..] = field, value pairs',
+    "local id = redis.call('INCR', KEYS[1])",
+    'local key = ARGV[1] .. id',
+    "redis.call('HSET', key, ARGV[2], id, unpack(ARGV, 3))",
+    'return key',
+].join('\n');
+
+/** Counter insert for RediSearch 1.2: INCR, then FT.ADD (which writes the hash and indexes it). */
+const COUNTER_INSERT_LUA_1 = [
+    '-- KEYS[1] = counter key; ARGV[1] = index; ARGV[2] = key prefix; ARGV[3] = id field; ARGV[4..] = field, value pairs',
+    "local id = redis.call('INCR', KEYS[1])",
+    'local key = ARGV[2] .. id',
+    "redis.call('FT.ADD', ARGV[1], key, '1.0', 'REPLACE', 'FIELDS', ARGV[3], id, unpack(ARGV, 4))",
+    'return key',
+].join('\n');
+
+/** RediSearch 2.x and later: Redis Stack, Redis 8. */
+const REDISEARCH2: RedisDialectStrategy = {
+    dialect: 'redisearch2',
+    engine: 'RediSearch 2.x and later: Redis Stack, Redis 8',
+    legacy: false,
+    text: REDIS_TEXT_RULES.redisearch2,
+    counterInsertLua: COUNTER_INSERT_LUA_2,
+    createHead: (index, keyPrefix) => lit('FT.CREATE', index, 'ON', 'HASH', 'PREFIX', '1', keyPrefix),
+    insertHead: (_index, rowKey) => [['HSET'], rowKey],
+    counterInsertHead: (counterKey, _index, keyPrefix, idField) =>
+        lit('EVAL', COUNTER_INSERT_LUA_2, '1', counterKey, keyPrefix, idField),
+    deleteArgv: (_index, rowKey) => [['DEL'], rowKey],
+    queryValue: (name) => [`$${name}`],
+    queryTail(used) {
+        const argv: RedisArgPart[][] = [];
+        if (used.length > 0) {
+            argv.push(...lit('PARAMS', String(used.length * 2)));
+            for (const { name, type } of used)
+                argv.push([name], [slot(name, type, type === 'text' ? 'tag-param' : 'value')]);
+        }
+        return [...argv, ...lit('DIALECT', '2')];
+    },
+};
+
+/** RediSearch 1.2: the 1.x module on Redis 5–7 (Debian 12). */
+const REDISEARCH1: RedisDialectStrategy = {
+    dialect: 'redisearch1',
+    engine: 'RediSearch 1.2: the 1.x module on Redis 5–7, e.g. Debian 12',
+    legacy: true,
+    text: REDIS_TEXT_RULES.redisearch1,
+    counterInsertLua: COUNTER_INSERT_LUA_1,
+    createHead: (index) => lit('FT.CREATE', index),
+    insertHead: (index, rowKey) => [['FT.ADD'], [index], rowKey, ['1.0'], ['REPLACE'], ['FIELDS']],
+    counterInsertHead: (counterKey, index, keyPrefix, idField) =>
+        lit('EVAL', COUNTER_INSERT_LUA_1, '1', counterKey, index, keyPrefix, idField),
+    deleteArgv: (index, rowKey) => [['FT.DEL'], [index], rowKey, ['DD']],
+    queryValue: (name, type, kind) => [slot(name, type, kind === 'tag' ? 'tag' : 'value')],
+    queryTail: () => [],
+};
+
+/** The strategy of each dialect. */
+export const REDIS_DIALECT_STRATEGIES: Readonly<Record<RedisDialect, RedisDialectStrategy>> = {
+    redisearch2: REDISEARCH2,
+    redisearch1: REDISEARCH1,
+};
