@@ -60,9 +60,16 @@ const steps = [
         name: 'transform',
         run: async (example) => {
             const { explainDecisions, transformFiles } = await import('../out/src/pipeline/transform.js');
-            const result = await transformFiles(example.models, { sourceName: relative(example.dir, example.models[0]) });
+            const result = await transformFiles(example.models, {
+                sourceName: relative(example.dir, example.models[0]),
+            });
             if (result.kvlmText === undefined) {
-                throw new StepError(result.diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic).join('\n'));
+                throw new StepError(
+                    result.diagnostics
+                        .filter((d) => d.severity === 'error')
+                        .map(formatDiagnostic)
+                        .join('\n'),
+                );
             }
             await writeOutput(example, `${example.name}.kvlm`, result.kvlmText);
             await writeOutput(example, 'explain.txt', explainDecisions(result.decisions, result.options));
@@ -79,7 +86,12 @@ const steps = [
             const workspace = await loadWorkspace([kvlmPath]);
             const model = workspace.kvlm[0]?.model;
             if (workspace.hasErrors || !model) {
-                throw new StepError(workspace.diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic).join('\n'));
+                throw new StepError(
+                    workspace.diagnostics
+                        .filter((d) => d.severity === 'error')
+                        .map(formatDiagnostic)
+                        .join('\n'),
+                );
             }
             for (const dialect of ['redisearch2', 'redisearch1']) {
                 let files;
@@ -92,6 +104,25 @@ const steps = [
                 await writeOutputs(dir, files);
                 for (const file of files) console.log(`  wrote ${relative(root, join(dir, file.path))}`);
             }
+        },
+    },
+    {
+        // The design report (Markdown + Mermaid) from the example's .pidm: examples/<name>/report/.
+        name: 'report',
+        run: async (example) => {
+            const { generateFromKvlm } = await import('../out/src/pipeline/generate.js');
+            const { loadDesign } = await import('../out/src/pipeline/design.js');
+            const { writeOutputs } = await import('../out/src/generation/generation-writer.js');
+            let files;
+            try {
+                const design = await loadDesign(example.models, { sourceModel: 'if-named' });
+                ({ files } = await generateFromKvlm(design, { target: 'report' }));
+            } catch (error) {
+                throw new StepError(`report: ${error instanceof Error ? error.message : String(error)}`);
+            }
+            const dir = join(example.dir, 'report');
+            await writeOutputs(dir, files);
+            for (const file of files) console.log(`  wrote ${relative(root, join(dir, file.path))}`);
         },
     },
 ];

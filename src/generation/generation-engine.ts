@@ -102,7 +102,7 @@ export async function buildViewModel<O extends OptionDeclarations, D>(
     options: GenerateOptions = {},
 ): Promise<D> {
     const { given } = splitOptions(options);
-    const design = target.buildDesign(designInput(source), targetOptions(target, given));
+    const design = await target.buildDesign(designInput(source), targetOptions(target, given));
     await validateViewModel(target, design);
     return design;
 }
@@ -115,7 +115,7 @@ export async function generateTarget<O extends OptionDeclarations, D>(
 ): Promise<GenerationResult<D>> {
     const { run, given } = splitOptions(options);
     const values = targetOptions(target, given);
-    const design = target.buildDesign(designInput(source), values);
+    const design = await target.buildDesign(designInput(source), values);
     await validateViewModel(target, design);
     const files = target.templates ? await renderTemplates(target, design, run) : [];
     for (const emitter of target.codeEmitters ?? []) files.push(...(await emitter.emit(design, values)));

@@ -74,8 +74,12 @@ export interface GenerationTarget<Options extends OptionDeclarations, Design> {
     readonly usesSourceModel?: boolean;
     /** The target's options, declared once; every front end derives its flags and settings from them. */
     readonly options: Options;
-    /** Builds the design. Pure: no I/O. Throws `GenerationError` when the model cannot be expressed. */
-    buildDesign(input: DesignInput, options: OptionValues<Options>): Design;
+    /**
+     * Builds the design. Pure: no I/O. Throws `GenerationError` when the model cannot be expressed. May return
+     * a promise, so that a target module stays light (front ends load the registry at start-up) and imports
+     * its design code when it runs.
+     */
+    buildDesign(input: DesignInput, options: OptionValues<Options>): Design | Promise<Design>;
     /** Files from templates (`templates/<name>/`). */
     readonly templates?: TemplateEmitter<Design>;
     /** Files from code, after the templates' files. */

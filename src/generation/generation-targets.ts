@@ -15,6 +15,7 @@ import {
 } from './generation-options.js';
 import type { GenerationTarget } from './generation-target.js';
 import { redisTarget } from './redis/redis-target.js';
+import { reportTarget } from './report/report-target.js';
 
 /**
  * A registered target, its types hidden: what front ends read (name, options) and a way back to the typed
@@ -56,7 +57,7 @@ export function registerTarget<O extends OptionDeclarations, D>(target: Generati
 
 /** All targets, by name, in the order `--help` lists them (the default first). */
 export const generationTargets: ReadonlyMap<string, RegisteredTarget> = new Map(
-    [registerTarget(redisTarget)].map((target) => [target.name, target]),
+    [registerTarget(redisTarget), registerTarget(reportTarget)].map((target) => [target.name, target]),
 );
 
 /** The target used when none is named. */

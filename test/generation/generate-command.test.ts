@@ -208,6 +208,6 @@ describe('kvmod templates', () => {
     test('eject of an unknown target is a user error', async () => {
         const io = memoryIo();
         expect(await main(['templates', 'eject', 'mongo', dir], io)).toBe(1);
-        expect(io.stderr).toContain("kvmod: unknown target 'mongo' (known: redis)");
+        expect(io.stderr).toContain("kvmod: unknown target 'mongo' (known: redis, report)");
     });
 });

@@ -1,0 +1,92 @@
+/**
+ * The report target: a design report in Markdown whose every Mermaid diagram Mermaid's own parser accepts
+ * (run headless in Node), with a golden report per example (drift-checked by scripts/check-generated.sh).
+ */
+import { describe, expect, test } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { memoryIo } from '../../src/cli/cli-io.js';
+import { main } from '../../src/cli/main.js';
+import { repoRoot } from './generation-fixtures.js';
+
+const EXAMPLES = readdirSync(join(repoRoot, 'examples')).sort();
+
+/** The ```mermaid blocks of a Markdown text. */
+function mermaidBlocks(markdown: string): string[] {
+    return [...markdown.matchAll(/^```mermaid\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
+}
+
+/** Mermaid's verdict on each diagram: null when accepted, the parser's message otherwise. */
+function parseWithMermaid(diagrams: string[]): (string | null)[] {
+    const run = spawnSync(process.execPath, [join(repoRoot, 'test/support/mermaid-parse.mjs')], {
+        input: JSON.stringify(diagrams),
+        encoding: 'utf8',
+        timeout: 120_000,
+    });
+    if (run.status !== 0) throw new Error(`mermaid-parse.mjs failed: ${run.stderr}`);
+    return JSON.parse(run.stdout) as (string | null)[];
+}
+
+describe('kvmod generate --target report', () => {
+    test('every diagram of every example report is accepted by Mermaid, and a broken one is not', () => {
+        const diagrams = EXAMPLES.flatMap((name) =>
+            mermaidBlocks(readFileSync(join(repoRoot, 'examples', name, 'report', 'report.md'), 'utf8')),
+        );
+        expect(diagrams.length).toBeGreaterThan(EXAMPLES.length * 3);
+        const verdicts = parseWithMermaid([...diagrams, 'erDiagram\n    A }}--|| B : "x"\n']);
+        expect(verdicts.slice(0, diagrams.length)).toEqual(diagrams.map(() => null));
+        expect(verdicts.at(-1)).toMatch(/Parse error/);
+    }, 180_000);
+
+    test('writes <out>/<database>/report/report.md equal to the golden; a target option it does not declare is a usage error', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'kvmod-report-'));
+        try {
+            const io = memoryIo();
+            expect(
+                await main(['generate', 'examples/airflights/airflights.pidm', '--target', 'report', '-o', dir], io),
+            ).toBe(0);
+            expect(await readFile(join(dir, 'airflights', 'report', 'report.md'), 'utf8')).toBe(
+                await readFile(join(repoRoot, 'examples/airflights/report/report.md'), 'utf8'),
+            );
+            const wrong = memoryIo();
+            expect(
+                await main(
+                    [
+                        'generate',
+                        'examples/airflights/airflights.pidm',
+                        '--target',
+                        'report',
+                        '--dialect',
+                        'redisearch1',
+                        '-o',
+                        dir,
+                    ],
+                    wrong,
+                ),
+            ).toBe(2);
+            expect(wrong.stderr).toContain('target report has no option --dialect (its options: none)');
+            const load = memoryIo();
+            expect(
+                await main(
+                    [
+                        'load',
+                        'examples/airflights/airflights.pidm',
+                        '--target',
+                        'report',
+                        '--data',
+                        'd.json',
+                        '--redis',
+                        'redis://127.0.0.1:1',
+                    ],
+                    load,
+                ),
+            ).toBe(2);
+            expect(load.stderr).toContain('Choices: "redis"');
+        } finally {
+            await rm(dir, { recursive: true, force: true });
+        }
+    });
+});
