@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FUZZ_FIXED_CASES } from '../../src/testing/model-fuzz.js';
-import { redisCli, startRedis, type RedisTestServer } from '../support/redis-server.js';
+import { addAclUser, startRedis, type RedisTestServer } from '../support/redis-server.js';
 import { startHandshakeOnlyServer, startSilentServer } from '../support/silent-servers.js';
 import { runKvmod, runKvmodAsync, STACK_TRACE, type KvmodRun } from './run-kvmod.js';
 
@@ -122,19 +122,7 @@ describe('credentials: a requirepass server, an ACL user, TLS', () => {
 
     beforeAll(async () => {
         redis = await startRedis({ requirepass: SECRET });
-        const acl = await redisCli(redis.port, [
-            '-a',
-            SECRET,
-            '--no-auth-warning',
-            'ACL',
-            'SETUSER',
-            'alice',
-            'on',
-            `>${SECRET}-alice`,
-            '+@all',
-            '~*',
-        ]);
-        expect(acl.stdout.trim()).toBe('OK');
+        await addAclUser(redis.port, SECRET, 'alice', `${SECRET}-alice`);
     });
     afterAll(async () => {
         await redis?.stop();

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { KvmodError } from '../../src/pipeline/errors.js';
 import { connectRedis, RedisConnectionLost } from '../../src/runtime/redis-link.js';
 import { redactRedisUrl } from '../../src/runtime/redis-url.js';
-import { redisCli, startRedis, type RedisTestServer } from '../support/redis-server.js';
+import { addAclUser, startRedis, type RedisTestServer } from '../support/redis-server.js';
 import { startHandshakeOnlyServer, startSilentServer } from '../support/silent-servers.js';
 
 const SECRET = 'hunter2-s3cret';
@@ -102,19 +102,7 @@ describe('authentication on a real redis-server with requirepass', () => {
 
     beforeAll(async () => {
         redis = await startRedis({ search: false, requirepass: SECRET });
-        const acl = await redisCli(redis.port, [
-            '-a',
-            SECRET,
-            '--no-auth-warning',
-            'ACL',
-            'SETUSER',
-            'alice',
-            'on',
-            `>${SECRET}-alice`,
-            '+@all',
-            '~*',
-        ]);
-        expect(acl.stdout.trim()).toBe('OK');
+        await addAclUser(redis.port, SECRET, 'alice', `${SECRET}-alice`);
     });
     afterAll(async () => {
         await redis?.stop();

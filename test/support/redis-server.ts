@@ -119,6 +119,23 @@ export async function redisCli(
     return run('redis-cli', ['-p', String(port), ...args], input);
 }
 
+/** Adds an ACL user with every permission (`ACL SETUSER name on >password +@all ~*`) on a requirepass server. */
+export async function addAclUser(port: number, adminPassword: string, user: string, password: string): Promise<void> {
+    const reply = await redisCli(port, [
+        '-a',
+        adminPassword,
+        '--no-auth-warning',
+        'ACL',
+        'SETUSER',
+        user,
+        'on',
+        `>${password}`,
+        '+@all',
+        '~*',
+    ]);
+    if (reply.stdout.trim() !== 'OK') throw new Error(`ACL SETUSER ${user} answered: ${reply.stdout}${reply.stderr}`);
+}
+
 function run(
     command: string,
     args: string[],
