@@ -171,7 +171,8 @@ function connectFailure(shown: string, error: unknown, socketOpen: boolean, seco
         if (errno === 'ECONNREFUSED') reason = 'connection refused';
         else if (errno === 'ENOTFOUND') reason = 'unknown host';
         else if (/SSL|TLS|certificate|EPROTO/i.test(`${errno} ${(error as Error).message}`)) {
-            const message = (error as Error).message;
+            // Node 24 appends its own advice after a ';' (--use-system-ca); ours follows, so the reason reads the same on every Node.
+            const message = (error as Error).message.replace(/; if the root CA is installed locally.*$/s, '');
             const hint = /certificate/i.test(message) ? ' (to trust a private CA: NODE_EXTRA_CA_CERTS=ca.pem)' : '';
             reason = `TLS failed: ${message}${hint}`;
         } else reason = (error as Error).message || String(error);
