@@ -6,13 +6,15 @@
 // selected by path, one filter, one sort — see generateGridPidm) and times `kvmod validate`, `kvmod
 // transform` and `kvmod generate --target redis` on each, every one a separate `node bin/kvmod.js`
 // process. Figures: wall time, CPU time (user + system: steadier than wall on a shared machine) and peak
-// RSS of the process, read from GNU time (`/usr/bin/time`). Ratios divide each cell by the 10 × 10 cell
+// RSS of the process, read from GNU time (`/usr/bin/time`), and the one-minute load average when each
+// command ended (above the number of cores, wall time measures the other processes too). Ratios divide each cell by the 10 × 10 cell
 // measured in the same run, next to the ratio of the file sizes: linear cost reads "time ratio ≈ size
 // ratio" once start-up is small beside the work. Needs `npm run build:ts` (the npm script runs it).
 import './polyfills.mjs';
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +24,17 @@ const { generateGridPidm } = await import(`${root}out/src/testing/random-pidm.js
 const { pidmChunks } = await import(`${root}out/src/language/pidm/pidm-printer.js`);
 
 const args = process.argv.slice(2);
+if (args.includes('--help')) {
+    const header = readFileSync(fileURLToPath(import.meta.url), 'utf8')
+        .split('\n')
+        .slice(1);
+    const comment = header.slice(
+        0,
+        header.findIndex((line) => !line.startsWith('//')),
+    );
+    process.stdout.write(comment.map((line) => line.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+    process.exit(0);
+}
 const option = (name) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
 const json = args.includes('--json');
 const GRID = ['10x10', '100x100', '100x1000', '1000x100', '300x1000', '1000x1000'];
@@ -74,7 +87,7 @@ function run(command, file, cell) {
     const failed =
         result.status !== 0 ? (result.stderr || result.stdout).trim().split('\n').slice(-2).join(' ') : undefined;
     rmSync(out, { recursive: true, force: true });
-    return { wall, cpu: user + system, rssMb: rssKb / 1024, failed };
+    return { wall, cpu: user + system, rssMb: rssKb / 1024, load: loadavg()[0], failed };
 }
 
 const rows = [];
@@ -101,7 +114,7 @@ function printRow(row) {
         const base = baseline[command];
         const text = m.failed
             ? `FAILED (${m.failed.slice(0, 160)})`
-            : `${m.wall.toFixed(1)} s wall ${m.cpu.toFixed(1)} s cpu ${(m.rssMb / 1024).toFixed(2)} GB` +
+            : `${m.wall.toFixed(1)} s wall (load ${m.load.toFixed(1)}) ${m.cpu.toFixed(1)} s cpu ${(m.rssMb / 1024).toFixed(2)} GB` +
               (row === baseline ? '' : ` (cpu x${(m.cpu / base.cpu).toFixed(1)})`);
         parts.push(`${command} ${text}`);
     }

@@ -4,7 +4,7 @@
  * random PIDM model built as an AST in memory (generation is not timed, and there is no parsing: the
  * paper measures the conceptual-to-logical step). Run it with `npm run bench:m2m` (see bench-m2m.mjs).
  *
- *   --json               one JSON object per cell: {"m","n","ms","referenceMs","paperMs"}
+ *   --json               one JSON object per cell: {"m","n","ms","cpuMs","load","referenceMs","paperMs"}
  *   --only MxN[,MxN…]    only these cells
  *   --no-reference       skip the literal reference implementation
  *   --reference-limit S  give the reference at most S seconds per cell (default 60), else n/a
@@ -16,6 +16,7 @@
  * small models stop pretenuring the large model's AST), which made 1000 × 1000 about 0.3 s slower.
  */
 import { spawnSync } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { generateRandomPidm } from '../src/testing/random-pidm.js';
 import type { PidmModel } from '../src/language/generated/ast.js';
@@ -46,6 +47,10 @@ interface Cell {
 
 interface Measured extends Cell {
     ms: number;
+    /** Median CPU time of the process over a run (user + system: includes V8's GC helper threads). */
+    cpuMs: number;
+    /** The one-minute load average when the cell was done (above the number of cores, wall time measures others too). */
+    load: number;
     runs: number;
     referenceMs: number | null;
     referenceNote?: string;
@@ -74,14 +79,14 @@ function median(values: number[]): number {
     return sorted[Math.floor(sorted.length / 2)];
 }
 
-function measureFast(cell: Cell, seed: number): Omit<Measured, 'referenceMs' | 'paperMs'> {
+function measureFast(cell: Cell, seed: number): Omit<Measured, 'referenceMs' | 'paperMs' | 'load'> {
     gc();
     const empty = process.memoryUsage().heapUsed;
     const model = modelFor(cell, seed);
     gc();
     const withModel = process.memoryUsage().heapUsed;
     const inputMb = Math.max(0, withModel - empty) / 2 ** 20;
-    const { times, runs } = timeSamples(cell, model);
+    const { times, cpuTimes, runs } = timeSamples(cell, model);
     // The heap the result holds, against the heap before any run: V8 now and then keeps an earlier
     // run's result alive for a while (so a before/after difference around one run can read 0); this
     // way such a leftover can only make the figure larger.
@@ -91,6 +96,7 @@ function measureFast(cell: Cell, seed: number): Omit<Measured, 'referenceMs' | '
     return {
         ...cell,
         ms: median(times),
+        cpuMs: median(cpuTimes),
         runs,
         collections: result.model.collections.length,
         merges: result.decisions.filter((decision) => decision.result !== undefined).length,
@@ -101,19 +107,23 @@ function measureFast(cell: Cell, seed: number): Omit<Measured, 'referenceMs' | '
 }
 
 /** The timed samples: one untimed run first (JIT warm-up), then a collection before each sample. */
-function timeSamples(cell: Cell, model: PidmModel): { times: number[]; runs: number } {
+function timeSamples(cell: Cell, model: PidmModel): { times: number[]; cpuTimes: number[]; runs: number } {
     transformPidmToKvlm([model]);
     // Small cells: time batches of runs (one run is too short for the clock), no collection in between.
     const perBatch = cell.m * cell.n <= 20_000 ? Math.max(1, Math.ceil(20_000 / (cell.m * cell.n))) : 1;
     const samples = perBatch > 1 ? 11 : cell.m * cell.n <= 100_000 ? 7 : 5;
     const times: number[] = [];
+    const cpuTimes: number[] = [];
     for (let sample = 0; sample < samples; sample++) {
         if (perBatch === 1) gc();
+        const cpu = process.cpuUsage();
         const start = performance.now();
         for (let run = 0; run < perBatch; run++) transformPidmToKvlm([model]);
         times.push((performance.now() - start) / perBatch);
+        const used = process.cpuUsage(cpu);
+        cpuTimes.push((used.user + used.system) / 1000 / perBatch);
     }
-    return { times, runs: samples * perBatch };
+    return { times, cpuTimes, runs: samples * perBatch };
 }
 
 /** Times the reference implementation in a worker that is stopped after `limitMs`. */
@@ -185,7 +195,7 @@ type Args = ReturnType<typeof parseArgs>;
 async function measureCell(cell: Cell, args: Args, reference: boolean): Promise<Measured> {
     const fast = measureFast(cell, args.seed);
     const referenceMs = reference ? await measureReference(cell, args.seed, args.referenceLimitMs) : null;
-    return { ...fast, referenceMs, paperMs: PAPER_MS[`${cell.m}x${cell.n}`] ?? NaN };
+    return { ...fast, referenceMs, paperMs: PAPER_MS[`${cell.m}x${cell.n}`] ?? NaN, load: loadavg()[0] };
 }
 
 /** Measures one cell in a fresh node process (same flags), which prints its row as JSON. */
@@ -238,6 +248,7 @@ async function main(): Promise<void> {
                 'm',
                 'n',
                 'ours',
+                'ours cpu',
                 'paper',
                 'paper/ours',
                 'reference',
@@ -247,8 +258,9 @@ async function main(): Promise<void> {
                 'refused',
                 'input MB',
                 'result MB',
+                'load',
             ]
-                .map((h, i) => (i < 2 ? h.padStart(5) : h.padStart(11)))
+                .map((h, i, all) => (i < 2 ? h.padStart(5) : i === all.length - 1 ? h.padStart(7) : h.padStart(11)))
                 .join(''),
         );
     }
@@ -271,6 +283,8 @@ async function main(): Promise<void> {
                     m: row.m,
                     n: row.n,
                     ms: round(row.ms),
+                    cpuMs: round(row.cpuMs),
+                    load: row.load,
                     referenceMs: row.referenceMs === null ? null : round(row.referenceMs),
                     paperMs: row.paperMs,
                 }),
@@ -281,6 +295,7 @@ async function main(): Promise<void> {
                     String(row.m).padStart(5),
                     String(row.n).padStart(5),
                     formatMs(row.ms).padStart(11),
+                    formatMs(row.cpuMs).padStart(11),
                     formatMs(row.paperMs).padStart(11),
                     ratio(row.paperMs, row.ms).padStart(11),
                     formatMs(row.referenceMs).padStart(11),
@@ -290,6 +305,7 @@ async function main(): Promise<void> {
                     String(row.refusals).padStart(11),
                     row.inputMb.toFixed(1).padStart(11),
                     row.retainedMb.toFixed(1).padStart(11),
+                    row.load.toFixed(1).padStart(7),
                 ].join(''),
             );
         }

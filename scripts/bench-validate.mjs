@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// `npm run bench:validate [-- --json] [--only big|many|files] [--repeat 3]`
+// `npm run bench:validate [-- --json] [--only big|many|files] [--repeat 3] [--editor]`
 //
 // Measures how PIDM validation scales, in-process against the compiled code in `out/` (`npm run build:ts`
-// first). Models are generated in memory:
+// first), with the services `kvmod validate` uses (lean CST, compact references), or with `--editor` those
+// of the language server. Models are generated in memory:
 //   big    one query with N projections (aliases, INCLUDE aliases, implicit includes, WHERE, ORDER BY)
 //   many   N small queries over 50 entities, in one file
 //   files  N small queries over 50 entities, spread over 100 files (the workspace-wide checks)
@@ -22,6 +23,7 @@ const args = process.argv.slice(2);
 const json = args.includes('--json');
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 const repeat = args.includes('--repeat') ? Number(args[args.indexOf('--repeat') + 1]) : 3;
+const editor = args.includes('--editor');
 
 /** Entities shared by the `big` family: one multi-valued and one nested optional reference. */
 const BIG_ENTITIES = `entity E {
@@ -124,7 +126,7 @@ const FAMILIES = [
 
 /** Parses and links the files as one workspace, then validates every document; returns the timings. */
 async function measure(files) {
-    const services = createKvmodServices();
+    const services = createKvmodServices({}, undefined, undefined, { batch: !editor });
     const documents = services.shared.workspace.LangiumDocuments;
     const factory = services.shared.workspace.LangiumDocumentFactory;
     const t0 = performance.now();
@@ -145,6 +147,7 @@ async function measure(files) {
 }
 
 const results = [];
+if (!json) console.log(editor ? "the language server's services" : "the command line's services (use --editor for the language server's)");
 for (const family of FAMILIES) {
     if (only && family.name !== only) continue;
     let baseline;

@@ -37,7 +37,12 @@ const common = {
     logLevel: 'warning',
     define: { 'import.meta.url': '__kvmod_import_meta_url' },
     // jsonc-parser's `main` is a UMD build whose require() calls esbuild cannot follow; its ESM build bundles.
-    alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
+    // jiti's ESM entry loads its Babel build with createRequire(import.meta.url), which a bundle cannot follow;
+    // its CommonJS entry require()s it by a literal path that esbuild bundles (loaded only for a .ts config).
+    alias: {
+        'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js',
+        jiti: './node_modules/jiti/lib/jiti.cjs',
+    },
 };
 
 // Bundles are built in a private folder and renamed into place, so a test or editor that starts the server

@@ -12,7 +12,7 @@
 // disappears (and check-generated.sh sees the deletion).
 import './polyfills.mjs';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -41,6 +41,39 @@ async function writeOutput(example, file, text) {
  *   `models`: the example's .pidm files, relative to the repository root, sorted.
  * @typedef {{ name: string, run: (example: Example) => Promise<void> }} Step
  */
+
+/**
+ * Writes a target's output for both dialects from the example's KVLM: examples/<name>/<target>/<dialect>/.
+ * @param {Example} example
+ * @param {string} target
+ */
+async function writeDialects(example, target) {
+    const { generateFromKvlm } = await import('../out/src/pipeline/generate.js');
+    const { writeOutputs } = await import('../out/src/generation/generation-writer.js');
+    const kvlmPath = join(example.dir, `${example.name}.kvlm`);
+    if (!existsSync(kvlmPath)) throw new StepError(`${kvlmPath} is missing (the M2M step writes it)`);
+    const workspace = await loadWorkspace([kvlmPath]);
+    const model = workspace.kvlm[0]?.model;
+    if (workspace.hasErrors || !model) {
+        throw new StepError(
+            workspace.diagnostics
+                .filter((d) => d.severity === 'error')
+                .map(formatDiagnostic)
+                .join('\n'),
+        );
+    }
+    for (const dialect of ['redisearch2', 'redisearch1']) {
+        let files;
+        try {
+            ({ files } = await generateFromKvlm(model, { target, targetOptions: { dialect } }));
+        } catch (error) {
+            throw new StepError(`${dialect}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+        const dir = join(example.dir, target, dialect);
+        await writeOutputs(dir, files);
+        for (const file of files) console.log(`  wrote ${relative(root, join(dir, file.path))}`);
+    }
+}
 
 /** @type {Step[]} The steps, in order; each runs on every example. */
 const steps = [
@@ -78,32 +111,36 @@ const steps = [
     {
         // The Redis scripts of both dialects from the example's KVLM: examples/<name>/redis/<dialect>/.
         name: 'redis',
+        run: (example) => writeDialects(example, 'redis'),
+    },
+    {
+        // The typed TypeScript client of both dialects from the example's KVLM: examples/<name>/typescript/<dialect>/
+        // (client.ts and the run-time files under kvmod/). The folder is emptied first.
+        name: 'typescript',
+        run: async (example) => {
+            await rm(join(example.dir, 'typescript'), { recursive: true, force: true });
+            await writeDialects(example, 'typescript');
+        },
+    },
+    {
+        // The core-Redis design (function library, calls, README) from the example's KVLM: examples/<name>/redis-core/.
+        name: 'redis-core',
         run: async (example) => {
             const { generateFromKvlm } = await import('../out/src/pipeline/generate.js');
             const { writeOutputs } = await import('../out/src/generation/generation-writer.js');
-            const kvlmPath = join(example.dir, `${example.name}.kvlm`);
-            if (!existsSync(kvlmPath)) throw new StepError(`${kvlmPath} is missing (the M2M step writes it)`);
-            const workspace = await loadWorkspace([kvlmPath]);
+            const workspace = await loadWorkspace([join(example.dir, `${example.name}.kvlm`)]);
             const model = workspace.kvlm[0]?.model;
-            if (workspace.hasErrors || !model) {
-                throw new StepError(
-                    workspace.diagnostics
-                        .filter((d) => d.severity === 'error')
-                        .map(formatDiagnostic)
-                        .join('\n'),
-                );
+            if (workspace.hasErrors || !model) throw new StepError(`${example.name}.kvlm does not load`);
+            let files;
+            try {
+                ({ files } = await generateFromKvlm(model, { target: 'redis-core' }));
+            } catch (error) {
+                throw new StepError(`redis-core: ${error instanceof Error ? error.message : String(error)}`);
             }
-            for (const dialect of ['redisearch2', 'redisearch1']) {
-                let files;
-                try {
-                    ({ files } = await generateFromKvlm(model, { target: 'redis', targetOptions: { dialect } }));
-                } catch (error) {
-                    throw new StepError(`${dialect}: ${error instanceof Error ? error.message : String(error)}`);
-                }
-                const dir = join(example.dir, 'redis', dialect);
-                await writeOutputs(dir, files);
-                for (const file of files) console.log(`  wrote ${relative(root, join(dir, file.path))}`);
-            }
+            const dir = join(example.dir, 'redis-core');
+            await rm(dir, { recursive: true, force: true });
+            await writeOutputs(dir, files);
+            for (const file of files) console.log(`  wrote ${relative(root, join(dir, file.path))}`);
         },
     },
     {

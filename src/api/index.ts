@@ -4,7 +4,7 @@
  * ("Library API"). A front end like the CLI: it may use every layer, and nothing imports it. The package
  * entry `lib/index.js` loads the Node 20 polyfill first, then re-exports this module.
  *
- *     import { loadWorkspace, transformFiles, generateModels, verifyOnRedis } from 'kvmod';
+ *     import { loadWorkspace, transformFiles, generateModels, verifyOnEngine } from 'kvmod';
  */
 export { KvmodError, isKvmodError } from '../pipeline/errors.js';
 export {
@@ -23,6 +23,8 @@ export {
 export { loadDesign, ModelLoadError, type DesignLoadOptions, type LoadedDesign } from '../pipeline/design.js';
 export {
     CONFIG_FILE_NAME,
+    CONFIG_FILE_NAMES,
+    defineConfig,
     findConfigFile,
     loadConfig,
     type KvmodConfig,
@@ -30,8 +32,8 @@ export {
 } from '../pipeline/config.js';
 export { generateModels, type GenerateModelsOptions, type ModelGenerationResult } from '../pipeline/generate.js';
 export {
-    loadDataIntoRedis,
-    verifyOnRedis,
+    loadIntoEngine,
+    verifyOnEngine,
     type LoadActionResult,
     type RuntimeRunOptions,
     type VerifyActionOptions,

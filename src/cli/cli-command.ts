@@ -5,6 +5,7 @@
  * passed and record their exit code there, with no state shared between runs.
  */
 import type { CommandModule } from 'yargs';
+import type { KvmodConfig } from '../pipeline/config.js';
 import { isKvmodError } from '../pipeline/errors.js';
 import type { CliIo } from './cli-io.js';
 
@@ -25,6 +26,11 @@ export interface CliContext {
     exitCode: number;
     /** Ends a `--watch` run. */
     readonly signal?: AbortSignal;
+    /**
+     * The config's settings (with REDIS_URL), for what a command takes from it only when asked
+     * (`generate --redis` without a URL); the rest reaches the commands as option values (cli-config.ts).
+     */
+    config?: KvmodConfig;
 }
 
 /** A command module, made for one run of `main`. */

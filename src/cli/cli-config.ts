@@ -1,5 +1,5 @@
 /**
- * How `kvmod.config.json` reaches the commands: its settings become each command's option values (yargs'
+ * How the config file (`kvmod.config.json`, `.ts`, …) reaches the commands: its settings become each command's option values (yargs'
  * `.config`, which command-line options override), restricted to the options the command declares, and
  * its `models` fill a command's model arguments when none are given. Light: the config itself is loaded
  * by `main` (pipeline/config.ts) only for a command that runs.
@@ -19,6 +19,15 @@ export const CONFIGURED_COMMANDS: ReadonlySet<string> = new Set([
     'doctor',
 ]);
 
+/**
+ * Options a command takes from the config only when asked, never by default: `generate --redis` given
+ * without a URL uses the config's redis (or REDIS_URL); a config with a server must not make every
+ * `generate` connect to it.
+ */
+export const ASKED_CONFIG_OPTIONS: Readonly<Record<string, ReadonlySet<string>>> = {
+    generate: new Set(['redis']),
+};
+
 /** The option values the config gives, by option name, with paths relative to the working folder. */
 export function configOptionValues(config: KvmodConfig, cwd = process.cwd()): Record<string, unknown> {
     const path = (absolute: string | undefined) =>
@@ -35,6 +44,7 @@ export function configOptionValues(config: KvmodConfig, cwd = process.cwd()): Re
         key: config.key,
         redis: config.redis,
         data: path(config.data),
+        timeout: config.timeout,
         // The model arguments, under each command's positional name.
         files: models,
         models,
@@ -52,6 +62,8 @@ export function configOptionValues(config: KvmodConfig, cwd = process.cwd()): Re
 export function withConfig(module: CommandModule<any, any>, values: Record<string, unknown>): CommandModule<any, any> {
     const builder = module.builder;
     if (typeof module.command !== 'string' || typeof builder !== 'function') return module;
+    const asked = ASKED_CONFIG_OPTIONS[module.command.split(' ')[0]];
+    if (asked) values = Object.fromEntries(Object.entries(values).filter(([name]) => !asked.has(name)));
     const given = (name: string) => values[name] !== undefined;
     return {
         ...module,

@@ -14,7 +14,6 @@ export const WATCHABLE_COMMANDS: ReadonlySet<string> = new Set(['validate', 'gen
 
 /** The files whose change starts a new run. */
 const WATCHED_EXTENSIONS = new Set(['.pidm', '.kvlm', '.hbs']);
-const CONFIG_NAME = 'kvmod.config.json';
 
 /** Quiet time after the last event before a run starts (editors write a file in several steps). */
 const SETTLE_MS = 150;
@@ -29,7 +28,7 @@ export function withWatch(module: CommandModule<any, any>, context: CliContext):
         ...module,
         builder: (yargs: Argv) =>
             ((builder(yargs) ?? yargs) as Argv).option('watch', {
-                describe: 'Run again whenever a model, a template or kvmod.config.json changes (Ctrl-C stops)',
+                describe: 'Run again whenever a model, a template or the config file changes (Ctrl-C stops)',
                 type: 'boolean',
                 default: false,
             }),
@@ -58,6 +57,8 @@ async function watchedFolders(args: Record<string, unknown>): Promise<string[]> 
 /** Runs, then runs again after each settled burst of changes, until the signal (or the process) ends. */
 export async function watchAndRun(folders: string[], run: () => Promise<void>, context: CliContext): Promise<void> {
     const { io, signal } = context;
+    // Loaded here, not at the top: `kvmod --help` loads this module and must stay light.
+    const { CONFIG_FILE_NAMES } = await import('../pipeline/config.js');
     let pending: NodeJS.Timeout | undefined;
     let running = Promise.resolve();
     let changed: string | undefined;
@@ -80,7 +81,8 @@ export async function watchAndRun(folders: string[], run: () => Promise<void>, c
         try {
             const watcher = watch(target, { recursive: info?.isDirectory() ?? false }, (_event, name) => {
                 const file = name ? String(name) : '';
-                if (WATCHED_EXTENSIONS.has(extname(file)) || file.endsWith(CONFIG_NAME)) schedule(file);
+                if (WATCHED_EXTENSIONS.has(extname(file)) || CONFIG_FILE_NAMES.some((name) => file.endsWith(name)))
+                    schedule(file);
             });
             watcher.on('error', () => undefined);
             watchers.push(watcher);

@@ -11,6 +11,8 @@ import { processIo, type CliIo } from './cli-io.js';
 /** The arguments of `kvmod conformance`. */
 export interface ConformanceArgs {
     redis: string;
+    /** The target whose design is verified (default: the default target). */
+    target?: string;
     scale?: number;
     seeds?: number[];
     samples?: number;
@@ -27,7 +29,8 @@ export async function runConformanceCommand(args: ConformanceArgs, io: CliIo = p
         throw new KvmodError(`--seeds must be integers, got ${seeds.join(' ')}`, { code: 'cli.option' });
     const name = (path: string) => basename(path, '.pidm');
     const result = await runConformance({
-        redisUrl: args.redis,
+        server: args.redis,
+        target: args.target,
         scale,
         seeds,
         samples: args.samples,
@@ -37,7 +40,7 @@ export async function runConformanceCommand(args: ConformanceArgs, io: CliIo = p
                 `${done}/${total} ${name(run.model)} merge ${run.merge}, key ${run.key}, seed ${run.seed}: ${run.differ === 0 ? 'match' : `${run.differ} queries differ`}\n`,
             ),
     });
-    io.err(`conformance on ${redactRedisUrl(args.redis)} (${result.dialect ?? 'no run'}, detected), scale ${scale}\n`);
+    io.err(`conformance on ${redactRedisUrl(args.redis)} (${result.variant ?? 'no run'}, detected), scale ${scale}\n`);
     io.out(formatConformance(result, name) + '\n');
     return result.ok ? 0 : 1;
 }

@@ -61,7 +61,7 @@ export interface DataCheckArgs extends Partial<TargetArgs> {
 export async function runDataCheck(args: DataCheckArgs, io: CliIo = processIo): Promise<number> {
     const model = await loadRuntimeModel(args.model);
     const data = await readInstanceData(args.data, model);
-    checkServableData(model, data, args.data, args.target, givenTargetOptions(args));
+    await checkServableData(model, data, args.data, args.target, givenTargetOptions(args));
     const objects = Object.values(data).reduce((sum, list) => sum + list.length, 0);
     io.err(`${args.data}: ${objects} objects fit ${args.model}\n`);
     return 0;

@@ -1,59 +1,69 @@
 /**
- * The action of `kvmod doctor`: connects, reads the Redis version (INFO server) and the search module's
- * (MODULE LIST, or probes where that is denied), and says which dialect to generate for. Loaded by the
- * command's handler only when it runs (it pulls in node-redis).
+ * The action of `kvmod doctor`: connects through the target's engine runtime, which probes the server (its
+ * version, and the module and dialect it serves the design with), and says how to generate for it. Loaded by
+ * the command's handler only when it runs (it pulls in the database client).
  */
-import type { RedisDialect } from '../generation/redis/redis-dialects.js';
-import { connectRedis, detectDialect } from '../runtime/redis-link.js';
+import { DEFAULT_TARGET, getGenerationTarget } from '../generation/generation-targets.js';
+import type { EngineProbe } from '../runtime/engine.js';
+import { engineOf } from '../runtime/engine-registry.js';
 import { processIo, type CliIo } from './cli-io.js';
 
 /** The arguments of `kvmod doctor`. */
 export interface DoctorArgs {
     /** `redis://host:port`. */
     redis: string;
+    /** The target whose engine checks the server (default: the default target). */
+    target?: string;
     /** `text` (default) or `json`. */
     format?: 'text' | 'json';
+    /** Seconds to wait for the connection and each reply (default: the engine's, 30 s). */
+    timeout?: number;
 }
 
 /** What `kvmod doctor --format json` prints. */
 export interface DoctorReport {
     /** The server, its password hidden. */
     server: string;
+    /** The server's version (`7.0.15`). */
     redisVersion: string;
     /** The search module's version as MODULE LIST gives it (`10205`), 0 when it could only be probed. */
     searchVersion: number;
-    dialect: RedisDialect;
+    /** The dialect to generate for. */
+    dialect: string;
 }
 
 /** Checks the server and prints what it runs; resolves to 0 (a missing module or server is a KvmodError). */
 export async function runDoctor(args: DoctorArgs, io: CliIo = processIo): Promise<number> {
-    const link = await connectRedis(args.redis);
-    let report: DoctorReport;
-    try {
-        const info = String(await link.send(['INFO', 'server']));
-        const redisVersion = /^redis_version:(.+)$/m.exec(info)?.[1]?.trim() ?? 'unknown';
-        const { dialect, version } = await detectDialect(link);
-        report = { server: link.url, redisVersion, searchVersion: version, dialect };
-    } finally {
-        await link.close();
-    }
+    const engine = await engineOf(getGenerationTarget(args.target ?? DEFAULT_TARGET));
+    const { probe, advice } = await engine.use(async (typed) => {
+        const session = await typed.connect({ urls: [args.redis], timeoutSeconds: args.timeout });
+        await session.close();
+        return { probe: session.probe, advice: typed.advice(session.probe) };
+    });
+    const report: DoctorReport = {
+        server: probe.server,
+        redisVersion: probe.serverVersion,
+        searchVersion: probe.module?.version ?? 0,
+        dialect: probe.variant,
+    };
     if (args.format === 'json') {
         io.out(JSON.stringify(report, null, 2) + '\n');
         return 0;
     }
-    const module =
-        report.searchVersion > 0 ? `RediSearch ${dotted(report.searchVersion)}` : 'RediSearch (version hidden)';
-    io.out(`server: ${report.server} (Redis ${report.redisVersion})\n`);
-    io.out(`search module: ${module} -> dialect ${report.dialect}\n`);
-    io.out(
-        report.dialect === 'redisearch1'
-            ? 'generate with: kvmod generate <model> --dialect redisearch1 (scripts for 2.x would create indexes that never index a row here)\n'
-            : 'generate with: kvmod generate <model> (the default dialect, redisearch2)\n',
-    );
+    io.out(`server: ${report.server} (${probe.product} ${report.redisVersion})\n`);
+    if (probe.module) {
+        io.out(`search module: ${moduleLabel(probe.module)} -> dialect ${probe.variant}\n`);
+    } else io.out(`engine: ${probe.variant}\n`);
+    io.out(`${advice}\n`);
     return 0;
 }
 
-/** `10205` → `1.2.5`, as RediSearch numbers its versions. */
+/** A probed module as people read it: `RediSearch 1.2.5`, or `RediSearch (version hidden)`. */
+export function moduleLabel(module: NonNullable<EngineProbe['module']>): string {
+    return module.version > 0 ? `${module.name} ${dotted(module.version)}` : `${module.name} (version hidden)`;
+}
+
+/** `10205` → `1.2.5`, as Redis modules number their versions. */
 function dotted(version: number): string {
     return `${Math.floor(version / 10000)}.${Math.floor(version / 100) % 100}.${version % 100}`;
 }

@@ -6,6 +6,8 @@
 import type { Argv, CommandModule } from 'yargs';
 import { runAction, type CliContext } from './cli-command.js';
 import type { DoctorArgs } from './doctor-actions.js';
+import { timeoutOption } from './load-command.js';
+import { engineTargetOption } from './target-options.js';
 
 /** The yargs module of `kvmod doctor`. */
 export function doctorCommand(context: CliContext): CommandModule<object, DoctorArgs> {
@@ -13,7 +15,7 @@ export function doctorCommand(context: CliContext): CommandModule<object, Doctor
         command: 'doctor',
         describe: 'Check a Redis server: its version, its search module and the dialect to generate for',
         builder: (yargs: Argv<object>) =>
-            yargs
+            timeoutOption(engineTargetOption(yargs))
                 .option('redis', {
                     describe: 'The server, redis://host:port (default: REDIS_URL, then kvmod.config.json)',
                     type: 'string',

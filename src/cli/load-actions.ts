@@ -3,10 +3,8 @@
  * the Redis generator describes; idempotent with natural keys. Loaded by the command's handler only when it
  * runs (it pulls in Langium and node-redis).
  */
-import cliProgress from 'cli-progress';
 import { formatCount } from '../runtime/redis-loader.js';
-import { loadDataIntoRedis } from '../runtime/runtime-actions.js';
-import { redactRedisUrl } from '../runtime/redis-url.js';
+import { loadIntoEngine } from '../runtime/runtime-actions.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { givenTargetOptions, type TargetArgs } from './target-options.js';
 import { transformOptionsOf, warnUnusedTransformOptions, type TransformOptionArgs } from './transform-options.js';
@@ -35,12 +33,13 @@ export interface LoadArgs extends RuntimeArgs {
     recreate?: boolean;
 }
 
-/** A progress bar on a terminal, nothing otherwise. */
-export function progressReporter(
+/** A progress bar on a terminal, nothing otherwise (cli-progress is loaded only for a terminal). */
+export async function progressReporter(
     io: CliIo,
     label: string,
-): { update: (done: number, total: number) => void; stop: () => void } {
+): Promise<{ update: (done: number, total: number) => void; stop: () => void }> {
     if (io !== processIo || !process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
+    const { default: cliProgress } = await import('cli-progress');
     const bar = new cliProgress.SingleBar(
         {
             format: `${label} [{bar}] {value}/{total} rows {percentage}% eta {eta}s`,
@@ -67,13 +66,13 @@ export function progressReporter(
 /** Loads the data; resolves to the exit code (failures are thrown as KvmodError). */
 export async function runLoad(args: LoadArgs, io: CliIo = processIo): Promise<number> {
     warnUnusedTransformOptions([args.model], args, io);
-    const progress = progressReporter(io, 'loading');
+    const progress = await progressReporter(io, 'loading');
     let result;
     try {
-        result = await loadDataIntoRedis({
+        result = await loadIntoEngine({
             modelPath: args.model,
             dataPath: args.data,
-            redisUrl: args.redis,
+            server: args.redis,
             target: args.target,
             targetOptions: givenTargetOptions(args),
             timeoutSeconds: args.timeout,
@@ -87,8 +86,8 @@ export async function runLoad(args: LoadArgs, io: CliIo = processIo): Promise<nu
         progress.stop();
     }
     for (const warning of result.warnings) io.err(`kvmod: warning: ${warning}\n`);
-    for (const index of result.indexes) io.err(`index ${index.index}: ${index.action}\n`);
+    for (const object of result.schema) io.err(`${object.object} ${object.name}: ${object.action}\n`);
     for (const collection of result.collections) io.out(`${collection.name}: ${formatCount(collection.rows)} rows\n`);
-    io.err(`loaded ${formatCount(result.rows)} rows into ${redactRedisUrl(args.redis)} (${result.engine})\n`);
+    io.err(`loaded ${formatCount(result.rows)} rows into ${result.server} (${result.engine})\n`);
     return 0;
 }

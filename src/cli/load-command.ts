@@ -13,38 +13,46 @@ import { transformOptions } from './transform-options.js';
 /** Options shared by `load` and `verify` (the target and its options exactly as `generate` takes them). */
 export function runtimeOptions<T>(yargs: Argv<T>): Argv<T> {
     return transformOptions(
-        targetOptions(yargs, 'engine')
-            .positional('model', {
-                describe: 'The model: .pidm (transformed on the fly) or .kvlm',
-                type: 'string',
-                demandOption: true,
-            })
-            .option('data', {
-                describe: 'Instance data, JSON (see schemas/instance-data.md)',
-                type: 'string',
-                demandOption: true,
-            })
-            .option('redis', {
-                describe:
-                    'The server (with RediSearch): redis://host:port, redis://:password@host:port, redis://user:password@host:port (ACL), rediss://… (TLS)',
-                type: 'string',
-                demandOption: true,
-            })
-            .option('timeout', {
-                describe: 'Seconds to wait for the server to accept the connection, and for each reply',
-                type: 'number',
-                requiresArg: true,
-            })
+        timeoutOption(
+            targetOptions(yargs, 'engine')
+                .positional('model', {
+                    describe: 'The model: .pidm (transformed on the fly) or .kvlm',
+                    type: 'string',
+                    demandOption: true,
+                })
+                .option('data', {
+                    describe: 'Instance data, JSON (see schemas/instance-data.md)',
+                    type: 'string',
+                    demandOption: true,
+                })
+                .option('redis', {
+                    describe:
+                        'The server (with RediSearch): redis://host:port, redis://:password@host:port, redis://user:password@host:port (ACL), rediss://… (TLS)',
+                    type: 'string',
+                    demandOption: true,
+                }),
+        )
+            .option('pidm', { describe: 'The source .pidm of a .kvlm design (default: its `source`)', type: 'string' })
+            .option('batch', { describe: 'Rows per pipelined batch', type: 'number', default: 2000 }),
+    ) as unknown as Argv<T>;
+}
+
+/** `--timeout`: seconds to wait for a Redis server (load, verify, generate --redis); not positive is bad usage. */
+export function timeoutOption<T>(
+    yargs: Argv<T>,
+    describe = 'Seconds to wait for the server to accept the connection, and for each reply',
+): Argv<T> {
+    return (
+        yargs
+            .option('timeout', { describe, type: 'number', requiresArg: true })
             .default('timeout', undefined, String(DEFAULT_REDIS_TIMEOUT_SECONDS))
             // A bad timeout is bad usage, like an invalid choice: reported with the usage text, exit 2.
             .check((argv) =>
                 argv.timeout === undefined || (Number.isFinite(argv.timeout) && (argv.timeout as number) > 0)
                     ? true
                     : `--timeout must be a positive number of seconds, got ${argv.timeout}`,
-            )
-            .option('pidm', { describe: 'The source .pidm of a .kvlm design (default: its `source`)', type: 'string' })
-            .option('batch', { describe: 'Rows per pipelined batch', type: 'number', default: 2000 }),
-    ) as unknown as Argv<T>;
+            ) as Argv<T>
+    );
 }
 
 /** The yargs module of `kvmod load`. */

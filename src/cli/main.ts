@@ -15,6 +15,8 @@ import { dataCommand } from './data-command.js';
 import { doctorCommand } from './doctor-command.js';
 import { generateCommand } from './generate-command.js';
 import { loadCommand } from './load-command.js';
+import { migrateCommand } from './migrate-command.js';
+import { planCommand } from './plan-command.js';
 import { templatesCommand } from './templates-command.js';
 import { transformCommand } from './transform-command.js';
 import { validateCommand } from './validate-command.js';
@@ -29,6 +31,8 @@ export const commands: CliCommand[] = [
     dataCommand,
     loadCommand,
     verifyCommand,
+    planCommand,
+    migrateCommand,
     conformanceCommand,
     doctorCommand,
 ];
@@ -56,7 +60,8 @@ export async function main(argv: string[], io: CliIo = processIo, options: MainO
             !argv.some((arg) => ['--help', '-h', '--version'].includes(arg))
         ) {
             const { loadConfig } = await import('../pipeline/config.js');
-            configValues = configOptionValues((await loadConfig(options.cwd ?? process.cwd(), options.env)).config);
+            context.config = (await loadConfig(options.cwd ?? process.cwd(), options.env)).config;
+            configValues = configOptionValues(context.config);
         }
         const cli = yargs(argv)
             .scriptName('kvmod')

@@ -13,6 +13,7 @@ import {
     generationTargets,
     getGenerationTarget,
 } from '../generation/generation-targets.js';
+import { runsOnEngine, runnableTargets } from '../runtime/engine-registry.js';
 
 /** The target and its options as a command receives them (options by name, absent when not given). */
 export interface TargetArgs {
@@ -28,7 +29,7 @@ export type TargetScope = 'all' | 'engine';
  * in, so that an option given to a target that does not declare it can be told from a default.
  */
 export function targetOptions<T>(yargs: Argv<T>, scope: TargetScope): Argv<T & TargetArgs> {
-    const accepted = [...generationTargets.values()].filter((t) => scope === 'all' || t.engine !== undefined);
+    const accepted = [...generationTargets.values()].filter((t) => scope === 'all' || runsOnEngine(t));
     let built = yargs.option('target', {
         alias: 't',
         describe:
@@ -65,6 +66,19 @@ export function targetOptions<T>(yargs: Argv<T>, scope: TargetScope): Argv<T & T
         const target = getGenerationTarget(String(argv.target));
         return checkTargetOptions(target, givenTargetOptions(argv)) ?? true;
     });
+}
+
+/**
+ * Adds `--target` alone, for commands that check a server through a target's engine (`doctor`, `conformance`)
+ * and take no design options.
+ */
+export function engineTargetOption<T>(yargs: Argv<T>): Argv<T & Partial<TargetArgs>> {
+    return yargs.option('target', {
+        alias: 't',
+        describe: 'The target whose engine checks the server (targets that run on an engine)',
+        choices: runnableTargets().map((t) => t.name),
+        default: DEFAULT_TARGET,
+    }) as unknown as Argv<T & Partial<TargetArgs>>;
 }
 
 /** The target options the user gave, by option name (what `generateModels` and the runtime take). */

@@ -3,8 +3,7 @@
  * parameters and compares the engine's answers with the oracle. Loaded by the command's handler only when
  * it runs (it pulls in Langium and node-redis).
  */
-import { redactRedisUrl } from '../runtime/redis-url.js';
-import { verifyOnRedis } from '../runtime/runtime-actions.js';
+import { verifyOnEngine } from '../runtime/runtime-actions.js';
 import { formatVerdicts, verdictStatus, type QueryVerdict } from '../runtime/verify.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { givenTargetOptions } from './target-options.js';
@@ -44,13 +43,13 @@ export interface VerifyReport {
 export async function runVerify(args: VerifyArgs, io: CliIo = processIo): Promise<number> {
     warnUnusedTransformOptions([args.model], args, io);
     const samples = args.samples ?? 10;
-    const progress = progressReporter(io, 'loading');
+    const progress = await progressReporter(io, 'loading');
     let result;
     try {
-        result = await verifyOnRedis({
+        result = await verifyOnEngine({
             modelPath: args.model,
             dataPath: args.data,
-            redisUrl: args.redis,
+            server: args.redis,
             target: args.target,
             targetOptions: givenTargetOptions(args),
             timeoutSeconds: args.timeout,
@@ -97,7 +96,7 @@ export async function runVerify(args: VerifyArgs, io: CliIo = processIo): Promis
     }
     for (const warning of warnings) io.err(`kvmod: warning: ${warning}\n`);
     io.err(
-        `loaded ${result.load.rows} rows into ${redactRedisUrl(args.redis)} (${result.engine}); ${samples} parameter sets per query drawn from the data, plus one made up\n`,
+        `loaded ${result.load.rows} rows into ${result.server} (${result.engine}); ${samples} parameter sets per query drawn from the data, plus one made up\n`,
     );
     io.out(formatVerdicts(result.verdicts) + '\n');
     if (args.strict && untested.length > 0 && result.ok)

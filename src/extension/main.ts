@@ -32,6 +32,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         vscode.commands.registerCommand('kvmod.transform', (uri?: vscode.Uri) => transformCommand(uri)),
         vscode.commands.registerCommand('kvmod.generate', (uri?: vscode.Uri) => generateCommand(uri)),
         vscode.commands.registerCommand('kvmod.explainMerges', (uri?: vscode.Uri) => explainCommand(uri)),
+        vscode.commands.registerCommand('kvmod.load', (uri?: vscode.Uri) => runtimeCommand(uri, 'load')),
+        vscode.commands.registerCommand('kvmod.verify', (uri?: vscode.Uri) => runtimeCommand(uri, 'verify')),
     );
     await client.start();
 }
@@ -194,4 +196,55 @@ async function explainCommand(uri?: vscode.Uri): Promise<void> {
         output?.appendLine(result.text);
         output?.show(true);
     }
+}
+
+/**
+ * "Load into Redis" / "Verify against Redis": the server runs `kvmod load` / `kvmod verify` on the configured
+ * server (kvmod.config's redis, REDIS_URL, else `kvmod.runtime.redisUrl`) while a notification shows progress;
+ * the results go to the kvmod output channel.
+ */
+async function runtimeCommand(uri: vscode.Uri | undefined, kind: 'load' | 'verify'): Promise<void> {
+    const model = await targetModel(uri);
+    if (!model || !client) return;
+    const settings = readSettings(model);
+    const runtime = vscode.workspace.getConfiguration('kvmod.runtime', model);
+    const targets = (await client.sendRequest('workspace/executeCommand', {
+        command: KvmodServerCommands.ListTargets,
+        arguments: [],
+    })) as KvmodTargetInfo[];
+    const target = targets.find((t) => t.name === (settings.target ?? 'redis')) ?? targets[0];
+    const args: KvmodCommandArgs = {
+        uri: model.toString(),
+        settings: {
+            ...settings,
+            targetOptions: target ? readTargetOptions(model, target) : {},
+            redisUrl: runtime.get<string>('redisUrl') || undefined,
+            dataFile: runtime.get<string>('dataFile') || undefined,
+        },
+    };
+    const title = kind === 'load' ? 'kvmod: loading into Redis…' : 'kvmod: verifying against Redis…';
+    output?.appendLine(`— ${kind} ${model.fsPath}`);
+    const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title },
+        async () => {
+            try {
+                const command = kind === 'load' ? KvmodServerCommands.Load : KvmodServerCommands.Verify;
+                return (await client!.sendRequest('workspace/executeCommand', {
+                    command,
+                    arguments: [args],
+                })) as KvmodCommandResult;
+            } catch (error) {
+                return {
+                    ok: false,
+                    messages: [`kvmod: ${error instanceof Error ? error.message : String(error)}`],
+                    written: [],
+                };
+            }
+        },
+    );
+    for (const line of result.messages) output?.appendLine(line);
+    output?.show(true);
+    const last = result.messages.at(-1)?.split('\n').at(-1) ?? '';
+    if (result.ok) void vscode.window.showInformationMessage(`kvmod: ${last}`);
+    else void vscode.window.showErrorMessage(`kvmod: ${kind} failed: ${last.replace(/^kvmod: /, '')}`);
 }

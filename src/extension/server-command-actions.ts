@@ -20,6 +20,7 @@ import { writeFileAtomically } from '../generation/generation-writer.js';
 import { loadConfig } from '../pipeline/config.js';
 import { generateModels } from '../pipeline/generate.js';
 import { DEFAULT_TARGET, generationTargets } from '../generation/generation-targets.js';
+import { loadIntoConfiguredServer, verifyOnConfiguredServer } from './server-runtime-actions.js';
 import { modelFiles } from './server-workspace.js';
 
 /** Creates the actions the server's command handler dispatches to. */
@@ -33,6 +34,8 @@ export function createPipelineCommandActions(shared: LangiumSharedServices): Kvm
                 ...result,
             })),
         listTargets: async () => listTargets(),
+        load: (args) => guarded(() => loadIntoConfiguredServer(args)),
+        verify: (args) => guarded(() => verifyOnConfiguredServer(args)),
     };
 }
 

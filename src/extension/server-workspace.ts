@@ -18,7 +18,9 @@ export function modelDocuments(shared: LangiumSharedServices, uri: string): Lang
         .files.filter((key) => key !== start.toString())
         .sort()
         .map((key) => documents.getDocument(URI.parse(key)))
-        .filter((document): document is LangiumDocument<PidmModel> => document !== undefined && isPidmDocument(document));
+        .filter(
+            (document): document is LangiumDocument<PidmModel> => document !== undefined && isPidmDocument(document),
+        );
     return [first, ...others];
 }
 

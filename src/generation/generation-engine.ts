@@ -19,7 +19,13 @@ import {
     type OptionValues,
     type RawOptionValues,
 } from './generation-options.js';
-import type { DesignInput, GeneratedFile, GenerationTarget, TemplateEntry } from './generation-target.js';
+import type {
+    DesignInput,
+    DesignWarning,
+    GeneratedFile,
+    GenerationTarget,
+    TemplateEntry,
+} from './generation-target.js';
 import { readTemplate, resolveTemplates, type TemplateSource } from './generation-templates.js';
 import { commonHelpers } from './generation-helpers.js';
 
@@ -38,6 +44,8 @@ export type GenerateOptions = RunOptions & { [option: string]: RawOptionValues[s
 export interface GenerationResult<Design = unknown> {
     viewModel: Design;
     files: GeneratedFile[];
+    /** The target's warnings about the design (`GenerationTarget.warnings`). */
+    warnings: DesignWarning[];
 }
 
 /** A KVLM model alone, or with its source PIDM and the transformation's decisions. */
@@ -113,21 +121,60 @@ export async function generateTarget<O extends OptionDeclarations, D>(
     source: DesignSource,
     options: GenerateOptions = {},
 ): Promise<GenerationResult<D>> {
+    const { viewModel, files, warnings } = await streamTarget(target, source, options);
+    const collected: GeneratedFile[] = [];
+    for await (const file of files) collected.push(file);
+    return { viewModel, files: collected, warnings };
+}
+
+/** `GenerationResult` with the files made one at a time, as they are read (see `streamTarget`). */
+export interface GenerationStream<Design = unknown> {
+    viewModel: Design;
+    /** The files, each rendered when the iteration reaches it; read it once. */
+    files: AsyncIterable<GeneratedFile>;
+    warnings: DesignWarning[];
+}
+
+/**
+ * Like `generateTarget`, but each file is rendered only when the caller asks for it, so that a writer can
+ * put one on disk and let it go before the next is made: the files of a 1000 × 1000 model are hundreds of
+ * megabytes of text. The design is built and validated (and the warnings made) before this resolves.
+ */
+export async function streamTarget<O extends OptionDeclarations, D>(
+    target: GenerationTarget<O, D>,
+    source: DesignSource,
+    options: GenerateOptions = {},
+): Promise<GenerationStream<D>> {
     const { run, given } = splitOptions(options);
     const values = targetOptions(target, given);
     const design = await target.buildDesign(designInput(source), values);
     await validateViewModel(target, design);
-    const files = target.templates ? await renderTemplates(target, design, run) : [];
-    for (const emitter of target.codeEmitters ?? []) files.push(...(await emitter.emit(design, values)));
+    return {
+        viewModel: design,
+        files: targetFiles(target, design, values, run),
+        warnings: target.warnings?.(design) ?? [],
+    };
+}
+
+/** The templates' files, then the code emitters'; a second file with the same path is an error. */
+async function* targetFiles<O extends OptionDeclarations, D>(
+    target: GenerationTarget<O, D>,
+    design: D,
+    values: OptionValues<O>,
+    run: RunOptions,
+): AsyncGenerator<GeneratedFile> {
     const seen = new Set<string>();
-    for (const file of files) {
+    const checked = (file: GeneratedFile): GeneratedFile => {
         if (seen.has(file.path))
             throw new GenerationError(`the ${target.name} target produced ${file.path} twice`, {
                 code: 'generation.duplicate-file',
             });
         seen.add(file.path);
-    }
-    return { viewModel: design, files };
+        return file;
+    };
+    if (target.templates) for await (const file of templateFiles(target, design, run)) yield checked(file);
+    for (const emitter of target.codeEmitters ?? [])
+        for (const file of await emitter.emit(design, values)) yield checked(file);
 }
 
 function designInput(source: DesignSource): DesignInput {
@@ -140,8 +187,19 @@ export async function renderTemplates<O extends OptionDeclarations, D>(
     viewModel: D,
     options: RunOptions = {},
 ): Promise<GeneratedFile[]> {
+    const files: GeneratedFile[] = [];
+    for await (const file of templateFiles(target, viewModel, options)) files.push(file);
+    return files;
+}
+
+/** `renderTemplates` one file at a time: each entry is rendered when the iteration reaches it. */
+async function* templateFiles<O extends OptionDeclarations, D>(
+    target: GenerationTarget<O, D>,
+    viewModel: D,
+    options: RunOptions,
+): AsyncGenerator<GeneratedFile> {
     const emitter = target.templates;
-    if (!emitter) return [];
+    if (!emitter) return;
     const { templates, notices } = await resolveTemplates(target.name, options.templatesDir);
     for (const notice of notices) options.log?.(notice);
     const hb = Handlebars.create();
@@ -166,7 +224,6 @@ export async function renderTemplates<O extends OptionDeclarations, D>(
     const userEntries = [...templates.values()]
         .filter((s) => s.origin === 'user' && !s.name.startsWith('partials/') && !builtInEntries.includes(s.name))
         .map((s): TemplateEntry<D> => ({ template: s.name }));
-    const files: GeneratedFile[] = [];
     for (const entry of [...emitter.entries, ...userEntries]) {
         if (entry.when && !entry.when(viewModel)) continue;
         const source = templates.get(entry.template);
@@ -182,9 +239,8 @@ export async function renderTemplates<O extends OptionDeclarations, D>(
         } catch (error) {
             throw templateError(error, source, text);
         }
-        files.push({ path: entry.template.replace(/\.hbs$/, ''), content });
+        yield { path: entry.template.replace(/\.hbs$/, ''), content };
     }
-    return files;
 }
 
 /** Wraps a helper so that its errors carry the line and column of the call (Handlebars passes `options.loc`). */

@@ -17,6 +17,16 @@ export interface GeneratedFile {
     content: string;
 }
 
+/** A warning about a design a target built: something the model asks that the target serves poorly. */
+export interface DesignWarning {
+    /** Stable code, e.g. `redis-core.full-scan`. */
+    code: string;
+    /** The warning, in the modeler's words (what, why, what the design does instead). */
+    message: string;
+    /** The query it concerns: `generate` reports the warning at that query in the model. */
+    query?: string;
+}
+
 /** What a target designs from: the KVLM design and, when known, where it came from. */
 export interface DesignInput {
     /** The KVLM design. */
@@ -63,8 +73,10 @@ export interface GenerationTarget<Options extends OptionDeclarations, Design> {
     /** One line for `kvmod templates list` and the extension's quick pick. */
     readonly description: string;
     /**
-     * The engine family the design runs on (`redisearch`), which `load` and `verify` work through; absent for
-     * a target whose output runs nowhere (a report).
+     * The engine family the design runs on (`redisearch`), which `load`, `verify`, `data check`, `doctor` and
+     * `conformance` work through: the name of an engine runtime in src/runtime/engine-registry.ts (the runtime
+     * finds it by this name; the generation layer never imports the runtime). Absent for a target whose output
+     * runs nowhere (a report).
      */
     readonly engine?: string;
     /**
@@ -84,4 +96,12 @@ export interface GenerationTarget<Options extends OptionDeclarations, Design> {
     readonly templates?: TemplateEmitter<Design>;
     /** Files from code, after the templates' files. */
     readonly codeEmitters?: readonly CodeEmitter<OptionValues<Options>, Design>[];
+    /** Warnings about a built design, which `generate` reports (as warnings, at the query they concern). */
+    warnings?(design: Design): DesignWarning[];
+    /**
+     * Where a KVLM collection lives in the design, one Markdown line for the editor's query hover
+     * (`Redis: index \`Q1\`, keys \`Q1_<signature>:…\` (redisearch2)`); undefined when the design has no such collection.
+     * Absent when the target has nothing to say: the hover then says nothing of it.
+     */
+    describeCollection?(design: Design, collection: string): string | undefined;
 }

@@ -14,8 +14,10 @@ import {
     type RawOptionValues,
 } from './generation-options.js';
 import type { GenerationTarget } from './generation-target.js';
+import { redisCoreTarget } from './redis-core/redis-core-target.js';
 import { redisTarget } from './redis/redis-target.js';
 import { reportTarget } from './report/report-target.js';
+import { typescriptTarget } from './typescript/typescript-target.js';
 
 /**
  * A registered target, its types hidden: what front ends read (name, options) and a way back to the typed
@@ -57,7 +59,12 @@ export function registerTarget<O extends OptionDeclarations, D>(target: Generati
 
 /** All targets, by name, in the order `--help` lists them (the default first). */
 export const generationTargets: ReadonlyMap<string, RegisteredTarget> = new Map(
-    [registerTarget(redisTarget), registerTarget(reportTarget)].map((target) => [target.name, target]),
+    [
+        registerTarget(redisTarget),
+        registerTarget(redisCoreTarget),
+        registerTarget(reportTarget),
+        registerTarget(typescriptTarget),
+    ].map((target) => [target.name, target]),
 );
 
 /** The target used when none is named. */

@@ -24,23 +24,30 @@ export async function writeFileAtomically(path: string, text: string): Promise<v
     }
 }
 
-/** Writes `files` as the complete contents of `dir` (created if missing, replaced if present). */
-export async function writeOutputs(dir: string, files: readonly GeneratedFile[]): Promise<void> {
-    for (const file of files) {
-        const normal = normalize(file.path);
-        if (isAbsolute(normal) || normal === '..' || normal.startsWith(`..${sep}`) || normal === '.' || normal === '') {
-            throw new Error(`refusing to write '${file.path}' outside the output folder`);
-        }
-    }
+/**
+ * Writes `files` as the complete contents of `dir` (created if missing, replaced if present); the paths
+ * written, in order. The files may come one at a time (`streamTarget`): each is written to the staging
+ * folder as it arrives, so a large model's outputs are never all in memory; a failure on any of them
+ * (a bad path, a template error while the next one renders) removes the staging folder and leaves `dir` as it was.
+ */
+export async function writeOutputs(
+    dir: string,
+    files: Iterable<GeneratedFile> | AsyncIterable<GeneratedFile>,
+): Promise<string[]> {
+    // Files given all at once are checked before anything is staged; streamed ones as they come.
+    if (Array.isArray(files)) for (const file of files as GeneratedFile[]) checkOutputPath(file.path);
     const parent = dirname(dir);
     await mkdir(parent, { recursive: true });
     const staging = await mkdtemp(join(parent, `.${basename(dir)}.staging-`));
+    const written: string[] = [];
     let backup: string | undefined;
     try {
-        for (const file of files) {
+        for await (const file of files) {
+            checkOutputPath(file.path);
             const target = join(staging, file.path);
             await mkdir(dirname(target), { recursive: true });
             await writeFile(target, file.content, 'utf8');
+            written.push(file.path);
         }
         const existing = await stat(dir).catch(() => undefined);
         if (existing) {
@@ -60,4 +67,13 @@ export async function writeOutputs(dir: string, files: readonly GeneratedFile[])
         throw error;
     }
     if (backup) await rm(backup, { recursive: true, force: true });
+    return written;
+}
+
+/** Throws unless `path` is a file path inside the output folder. */
+function checkOutputPath(path: string): void {
+    const normal = normalize(path);
+    if (isAbsolute(normal) || normal === '..' || normal.startsWith(`..${sep}`) || normal === '.' || normal === '') {
+        throw new Error(`refusing to write '${path}' outside the output folder`);
+    }
 }

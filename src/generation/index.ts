@@ -15,3 +15,6 @@ export * from './redis/redis-escaping.js';
 export * from './redis/redis-view-model.js';
 export * from './redis/redis-commands.js';
 export { redisTarget, redisTargetOptions } from './redis/redis-target.js';
+export { POINTER_QUERY_LUA } from './redis/redis-dialect-strategy.js';
+export * from './redis/redis-naming.js';
+export * from './redis/redis-migration-plan.js';

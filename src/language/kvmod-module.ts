@@ -4,7 +4,8 @@
  */
 import { EmptyFileSystem, inject, type Module } from 'langium';
 import { createDefaultModule, createDefaultSharedModule, type DefaultSharedModuleContext, type LangiumSharedServices, type PartialLangiumSharedServices } from 'langium/lsp';
-import { KvmodParserModule } from './common/kvmod-parser.js';
+import { KvmodBatchModule, KvmodParserModule } from './common/kvmod-parser.js';
+import { KvmodTraversalModule } from './common/ast-traversal.js';
 import { KvmodGeneratedSharedModule, KvlmGeneratedModule, PidmGeneratedModule } from './generated/module.js';
 import { KvlmModule, type KvlmServices } from './kvlm/kvlm-module.js';
 import { registerKvlmValidationChecks } from './kvlm/kvlm-validator.js';
@@ -29,11 +30,14 @@ export function createKvmodServices(
     sharedModule?: Module<LangiumSharedServices, PartialLangiumSharedServices>,
     /** Extra PIDM services; the language server adds the hover's `lsp.QueryCollectionLookup` here. */
     pidmModule?: Module<PidmServices, PartialPidmServices>,
+    /** `batch`: services for one command-line run (common/kvmod-parser.ts `KvmodBatchModule`); not for editors. */
+    options: { batch?: boolean } = {},
 ): KvmodServices {
+    const batch = options.batch ? KvmodBatchModule : undefined;
     const fileSystemProvider = context.fileSystemProvider ?? EmptyFileSystem.fileSystemProvider;
     const shared = inject(createDefaultSharedModule({ ...context, fileSystemProvider }), KvmodGeneratedSharedModule, sharedModule);
-    const Pidm = inject(createDefaultModule({ shared }), PidmGeneratedModule, KvmodParserModule, PidmModule, pidmModule);
-    const Kvlm = inject(createDefaultModule({ shared }), KvlmGeneratedModule, KvmodParserModule, KvlmModule);
+    const Pidm = inject(createDefaultModule({ shared }), PidmGeneratedModule, KvmodParserModule, KvmodTraversalModule, PidmModule, pidmModule, batch);
+    const Kvlm = inject(createDefaultModule({ shared }), KvlmGeneratedModule, KvmodParserModule, KvmodTraversalModule, KvlmModule, batch);
     shared.ServiceRegistry.register(Pidm);
     shared.ServiceRegistry.register(Kvlm);
     registerPidmValidationChecks(Pidm);

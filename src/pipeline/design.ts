@@ -10,7 +10,9 @@ import type { KvlmModel, PidmModel } from '../language/generated/ast.js';
 import type { DesignInput } from '../generation/generation-target.js';
 import { KvmodError } from './errors.js';
 import { formatDiagnostic, loadWorkspace, type KvmodDiagnostic } from './load.js';
-import { transformFiles, type TransformFilesOptions } from './transform.js';
+import { querySitesOf, transformFiles, type QuerySite, type TransformFilesOptions } from './transform.js';
+
+export type { QuerySite } from './transform.js';
 
 /** A design as the commands work from it. */
 export interface LoadedDesign extends DesignInput {
@@ -21,6 +23,8 @@ export interface LoadedDesign extends DesignInput {
     pidm?: PidmModel[];
     /** The PIDM file(s) the entities and queries came from. */
     pidmPaths: string[];
+    /** Where each PIDM query is declared (the first declaration of a name), for diagnostics about it. */
+    querySites: ReadonlyMap<string, QuerySite>;
     /** The transformation's warnings (a merge the paper policy made although answers may change). */
     warnings: string[];
     /** The diagnostics of loading, warnings included (errors make `loadDesign` throw). */
@@ -34,7 +38,9 @@ export interface DesignLoadOptions {
     /**
      * Whether the source PIDM of a `.kvlm` is loaded: `required` (load and verify: the data and the oracle
      * need its entities and queries), `if-named` (loaded when the `.kvlm`'s `source` names a file that
-     * exists, or `pidm` is given), `no`. A `.pidm` input is always its own source. Default `no`.
+     * exists, or `pidm` is given), `no`. A `.pidm` input is its own source: it is kept for `required` and
+     * `if-named`; with `no` only its `querySites` are, so that its syntax tree can be freed before a large
+     * model's generation (a 1000 × 1000 model is gigabytes of it). Default `no`.
      */
     sourceModel?: 'required' | 'if-named' | 'no';
     /** The source PIDM of a `.kvlm` whose `source` does not name it. */
@@ -73,7 +79,14 @@ export async function loadDesign(
     const workspace = await loadWorkspace([path]);
     const kvlm = workspace.kvlm[0]?.model;
     if (workspace.hasErrors || !kvlm) throw failed(path, workspace.diagnostics, 'KVLM');
-    const design: LoadedDesign = { path, kvlm, pidmPaths: [], warnings: [], diagnostics: workspace.diagnostics };
+    const design: LoadedDesign = {
+        path,
+        kvlm,
+        pidmPaths: [],
+        querySites: new Map(),
+        warnings: [],
+        diagnostics: workspace.diagnostics,
+    };
     const wanted = options.sourceModel ?? 'no';
     if (wanted === 'no') return design;
     const pidmPath = options.pidm ?? (kvlm.source ? resolve(dirname(path), kvlm.source) : undefined);
@@ -87,20 +100,28 @@ export async function loadDesign(
     const pidmSpace = await loadWorkspace([pidmPath]);
     const pidm = pidmSpace.pidm.map((entry) => entry.model);
     if (pidmSpace.hasErrors || pidm.length === 0) throw failed(pidmPath, pidmSpace.diagnostics, 'PIDM');
-    return { ...design, pidm, pidmPaths: [pidmPath], diagnostics: [...design.diagnostics, ...pidmSpace.diagnostics] };
+    return {
+        ...design,
+        pidm,
+        pidmPaths: [pidmPath],
+        querySites: querySitesOf(pidmSpace.pidm),
+        diagnostics: [...design.diagnostics, ...pidmSpace.diagnostics],
+    };
 }
 
 /** The `.pidm` files of one model loaded, validated and transformed, parsing each once. */
 async function loadPidmDesign(files: string[], options: DesignLoadOptions): Promise<LoadedDesign> {
     const path = files[0];
-    const transformed = await transformFiles(files, { ...options.transform });
-    if (!transformed.kvlm || !transformed.pidm || transformed.diagnostics.some((d) => d.severity === 'error'))
+    const keepSource = (options.sourceModel ?? 'no') !== 'no';
+    const transformed = await transformFiles(files, { ...options.transform, print: false, keepSource });
+    if (!transformed.kvlm || transformed.diagnostics.some((d) => d.severity === 'error'))
         throw failed(path, transformed.diagnostics, 'PIDM');
     return {
         path,
         kvlm: transformed.kvlm,
-        pidm: transformed.pidm,
+        ...(transformed.pidm ? { pidm: transformed.pidm } : {}),
         pidmPaths: files,
+        querySites: transformed.querySites,
         transform: { decisions: transformed.decisions, options: transformed.options },
         warnings: transformed.warnings,
         diagnostics: transformed.diagnostics,

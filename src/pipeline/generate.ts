@@ -11,11 +11,14 @@ import { GenerationError } from '../generation/generation-errors.js';
 import {
     buildViewModel,
     generateTarget,
+    streamTarget,
     type DesignSource,
     type GenerationResult,
+    type GenerationStream,
     type RunOptions,
 } from '../generation/generation-engine.js';
 import type { RawOptionValues } from '../generation/generation-options.js';
+import type { DesignWarning, GeneratedFile } from '../generation/generation-target.js';
 import {
     checkTargetOptions,
     getGenerationTarget,
@@ -23,7 +26,8 @@ import {
     type RegisteredTarget,
 } from '../generation/generation-targets.js';
 import { writeOutputs } from '../generation/generation-writer.js';
-import { loadDesign, ModelLoadError } from './design.js';
+import { releaseHeap } from './heap-release.js';
+import { loadDesign, ModelLoadError, type LoadedDesign } from './design.js';
 import { KvmodError } from './errors.js';
 import type { KvmodDiagnostic } from './load.js';
 import { TransformIssueCodes, type TransformFilesOptions } from './transform.js';
@@ -115,34 +119,21 @@ export async function generateModels(
         options.onModelStart?.(input, index, models.length);
         const result: ModelGenerationResult = { input, files: [], diagnostics: [] };
         try {
-            const design = await loadDesign(files, {
-                transform: options.transform,
-                sourceModel: target.usesSourceModel ? 'if-named' : 'no',
-            }).catch((error: unknown) => {
-                if (error instanceof ModelLoadError) result.diagnostics.push(...error.diagnostics);
-                throw error;
-            });
-            result.diagnostics.push(...design.diagnostics);
-            result.model = design.kvlm.name;
             const run = { templatesDir: options.templatesDir, log };
-            if (options.dumpViewModel) {
-                result.viewModel = await target.use<Promise<unknown>>((typed) =>
-                    buildViewModel(typed, design, { ...given, ...run }),
-                );
-            } else {
-                const outputDir = join(options.outDir, design.kvlm.name, ...targetOutputFolder(target, given));
-                const earlier = usedOutputs.get(outputDir);
+            const planned = await planModel(files, target, given, run, options, result);
+            if (planned) {
+                const earlier = usedOutputs.get(planned.outputDir);
                 if (earlier !== undefined) {
                     throw new KvmodError(
-                        `model '${design.kvlm.name}' was already generated from ${earlier} into ${outputDir}`,
+                        `model '${result.model}' was already generated from ${earlier} into ${planned.outputDir}`,
                         { code: 'generation.duplicate-model' },
                     );
                 }
-                const { files } = await generateRegistered(target, design, given, run);
-                await writeOutputs(outputDir, files);
-                usedOutputs.set(outputDir, input);
-                result.outputDir = outputDir;
-                result.files = files.map((f) => f.path);
+                // The KVLM model is garbage once the design is built: free it before the files are rendered.
+                releaseHeap();
+                result.files = await writeOutputs(planned.outputDir, planned.files);
+                usedOutputs.set(planned.outputDir, input);
+                result.outputDir = planned.outputDir;
             }
         } catch (error) {
             result.error = error instanceof Error ? error.message : String(error);
@@ -151,6 +142,70 @@ export async function generateModels(
         options.onModelDone?.(result, index, models.length);
     }
     return results;
+}
+
+/**
+ * Loads one model and builds its design: the view model into `result` when dumping, else the output folder
+ * and the files, rendered as they are written. Nothing returned holds the KVLM model or the design input,
+ * so that they can be freed while the files are rendered (a 1000 × 1000 model's KVLM is 400 MB).
+ */
+async function planModel(
+    files: string[],
+    target: RegisteredTarget,
+    given: RawOptionValues,
+    run: RunOptions,
+    options: GenerateModelsOptions,
+    result: ModelGenerationResult,
+): Promise<{ outputDir: string; files: AsyncIterable<GeneratedFile> } | undefined> {
+    const design = await loadDesign(files, {
+        transform: options.transform,
+        sourceModel: target.usesSourceModel ? 'if-named' : 'no',
+    }).catch((error: unknown) => {
+        if (error instanceof ModelLoadError) result.diagnostics.push(...error.diagnostics);
+        throw error;
+    });
+    result.diagnostics.push(...design.diagnostics);
+    result.model = design.kvlm.name;
+    if (options.dumpViewModel) {
+        result.viewModel = await target.use<Promise<unknown>>((typed) =>
+            buildViewModel(typed, design, { ...given, ...run }),
+        );
+        return undefined;
+    }
+    const outputDir = join(options.outDir, design.kvlm.name, ...targetOutputFolder(target, given));
+    const generated = await target.use<Promise<GenerationStream>>((typed) =>
+        streamTarget(typed, design, { ...given, ...run }),
+    );
+    result.diagnostics.push(...generated.warnings.map((warning) => warningDiagnostic(design, warning)));
+    return { outputDir, files: generated.files };
+}
+
+/**
+ * A target's warning as a diagnostic at the query it concerns: the served query of a `.kvlm` input, or the PIDM
+ * query of that name (the design's first line when neither is found).
+ */
+function warningDiagnostic(design: LoadedDesign, warning: DesignWarning): KvmodDiagnostic {
+    const served =
+        warning.query === undefined
+            ? undefined
+            : design.kvlm.collections.flatMap((c) => c.queries).find((q) => q.name === warning.query);
+    const range = served?.$cstNode?.range;
+    const site = range
+        ? {
+              path: design.path,
+              line: range.start.line + 1,
+              column: range.start.character + 1,
+              endLine: range.end.line + 1,
+              endColumn: range.end.character + 1,
+          }
+        : (design.querySites.get(warning.query ?? '') ?? {
+              path: design.path,
+              line: 1,
+              column: 1,
+              endLine: 1,
+              endColumn: 1,
+          });
+    return { ...site, severity: 'warning', message: warning.message, code: warning.code };
 }
 
 /** Runs a registered target on a design: its files, nothing written. */

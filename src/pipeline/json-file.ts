@@ -71,16 +71,34 @@ export function parseJsonDocument(text: string, file: string, schema: object, co
         return at((key && found?.parent?.type === 'property' ? found.parent.offset : found?.offset) ?? 0);
     };
     const value = JSON.parse(JSON.stringify(nodeValue(tree!)));
+    const invalid = schemaErrors(value, schema);
+    if (invalid.length > 0) {
+        const problems = invalid.map((e) => {
+            const { path, key, message } = schemaProblem(e);
+            return { ...positionOf(path, key), message };
+        });
+        fail(problems.sort((a, b) => a.line - b.line || a.column - b.column));
+    }
+    return { value, positionOf };
+}
+
+/**
+ * Checks a value that came from elsewhere than JSON text (a `kvmod.config.ts`'s default export) against
+ * `schema`. Throws a `KvmodError` with `code` listing every problem as `file: message`, the message naming
+ * the property path (`'models.0' must be string`) since there is no JSON text to point into.
+ */
+export function checkJsonValue(value: unknown, file: string, schema: object, code: string): void {
+    const problems = schemaErrors(value, schema).map((e) => `${file}: ${schemaProblem(e).message}`);
+    if (problems.length > 0) throw new KvmodError(problems.join('\n'), { code, path: file });
+}
+
+function schemaErrors(value: unknown, schema: object): ErrorObject[] {
     let validate = compiled.get(schema);
     if (!validate) {
         validate = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
         compiled.set(schema, validate);
     }
-    if (!validate(value)) {
-        const problems = (validate.errors ?? []).map((e) => schemaProblem(e, positionOf));
-        fail(problems.sort((a, b) => a.line - b.line || a.column - b.column));
-    }
-    return { value, positionOf };
+    return validate(value) ? [] : (validate.errors ?? []);
 }
 
 /** Reads a file and parses it as `parseJsonDocument` does; an unreadable file is `io.unreadable`. */
@@ -120,8 +138,8 @@ function nodeValue(node: JsonNode): unknown {
     }
 }
 
-/** An ajv error as a sentence at the value (or the unknown key) it concerns. */
-function schemaProblem(error: ErrorObject, positionOf: JsonDocument['positionOf']): JsonProblem {
+/** An ajv error as a sentence, and the path of the value (or the unknown key: `key`) it concerns. */
+function schemaProblem(error: ErrorObject): { path: (string | number)[]; key: boolean; message: string } {
     const path = error.instancePath
         .split('/')
         .slice(1)
@@ -130,11 +148,11 @@ function schemaProblem(error: ErrorObject, positionOf: JsonDocument['positionOf'
     const where = path.length === 0 ? 'the file' : `'${path.join('.')}'`;
     if (error.keyword === 'additionalProperties') {
         const key = String((error.params as { additionalProperty: string }).additionalProperty);
-        return { ...positionOf([...path, key], true), message: `unknown property '${key}' in ${where}` };
+        return { path: [...path, key], key: true, message: `unknown property '${key}' in ${where}` };
     }
     if (error.keyword === 'enum') {
         const allowed = (error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v));
-        return { ...positionOf(path), message: `${where} must be one of ${allowed.join(', ')}` };
+        return { path, key: false, message: `${where} must be one of ${allowed.join(', ')}` };
     }
-    return { ...positionOf(path), message: `${where} ${error.message ?? 'is invalid'}` };
+    return { path, key: false, message: `${where} ${error.message ?? 'is invalid'}` };
 }

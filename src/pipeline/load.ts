@@ -220,7 +220,7 @@ async function buildWorkspace(
  * so unresolved names are reported.
  */
 function createBatchServices(): KvmodServices {
-    const services = createKvmodServices();
+    const services = createKvmodServices({}, undefined, undefined, { batch: true });
     services.shared.workspace.IndexManager.updateReferences = async () => {};
     // Langium logs a crashing check's stack to the console; report it as a diagnostic instead, stack-free.
     for (const language of [services.Pidm, services.Kvlm]) {

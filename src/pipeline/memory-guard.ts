@@ -9,11 +9,12 @@ import { KvmodError } from './errors.js';
 
 /**
  * Heap a loaded model takes per token (name, number, string, punctuation), parsed, linked and validated
- * (CST, AST, indexes), with a margin. Measured on the issue-14 grid files: 4.07 M tokens of PIDM (10.5 MB)
- * peaked at 3.0 GB, 1.93 M tokens of KVLM (9 MB) at 1.0 GB. Tokens, not characters: a 10 MB string
- * literal is one token.
+ * (CST, AST, indexes), with a margin. Measured on the issue-14 grid files with the batch runs' lean CST
+ * (language/common/lean-cst.ts): 4.07 M tokens of PIDM (10.5 MB) peaked at 2.25 GB of heap (2.4 GB RSS;
+ * 3.0 GB before the lean CST), 1.93 M tokens of KVLM (9 MB) at 1.0 GB before it. Tokens, not characters:
+ * a 10 MB string literal is one token.
  */
-export const HEAP_BYTES_PER_TOKEN = { pidm: 800, kvlm: 560 } as const;
+export const HEAP_BYTES_PER_TOKEN = { pidm: 640, kvlm: 560 } as const;
 
 /**
  * Counts tokens the way the lexers split them, closely enough for an estimate: a run of letters, digits
@@ -54,13 +55,6 @@ export function estimateTokens(text: string): number {
 function isWordCode(c: number): boolean {
     return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 }
-
-/**
- * How much more than loading a transformation and the generation after it take at their peak (the
- * KVLM model, its text, the generated files): measured on the 1000 × 100 grid file, generate peaked at
- * 2.1 times what validate did; with a margin.
- */
-export const TRANSFORM_HEAP_SCALE = 2.5;
 
 /** Share of the heap limit in use past which a phase boundary stops the run. */
 export const HEAP_HEADROOM_LIMIT = 0.92;

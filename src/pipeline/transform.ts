@@ -9,6 +9,7 @@
  */
 import { basename } from 'node:path';
 import type { KvlmModel, PidmModel } from '../language/generated/ast.js';
+import type { Mutable } from '../language/common/ast-construction.js';
 import { printKvlm } from '../language/kvlm/kvlm-printer.js';
 import {
     checkTransformOptions,
@@ -18,20 +19,51 @@ import {
     type TransformOptions,
 } from '../../transformations/pidm-to-kvlm/index.js';
 import { KvmodError } from './errors.js';
-import { checkHeapHeadroom, TRANSFORM_HEAP_SCALE } from './memory-guard.js';
-import { checkBuiltKvlm, formatDiagnostic, loadWorkspace, type KvmodDiagnostic } from './load.js';
+import { checkHeapHeadroom } from './memory-guard.js';
+import { releaseHeap } from './heap-release.js';
+import { checkBuiltKvlm, formatDiagnostic, loadWorkspace, type KvmodDiagnostic, type LoadedWorkspace } from './load.js';
+
+/**
+ * How much more than loading the PIDM a transformation takes at its peak, for the memory guard: the peak is
+ * the in-memory check of the KVLM while the PIDM is still loaded (the source checks read it); printing and
+ * generation come after the PIDM is freed. Measured (peak RSS of `transform` and `generate --target redis`
+ * over `validate`, grid files 1000 × 100, 100 × 1000, 300 × 1000): 1.37 to 1.45; with a margin.
+ */
+export const TRANSFORM_HEAP_SCALE = 1.7;
 
 /** Options of `transformFiles`: the transformation's, all optional. */
-export type TransformFilesOptions = Partial<Omit<TransformOptions, 'optimizer'>>;
+export type TransformFilesOptions = Partial<Omit<TransformOptions, 'optimizer'>> & {
+    /**
+     * Print the KVLM (`kvlmText`); default true. `generate` works from the model and skips it: printing a
+     * 1000 × 1000 model is seconds and a 90 MB string nobody reads.
+     */
+    print?: boolean;
+    /**
+     * Return the PIDM models (`pidm`); default false: without them their syntax trees are freed once the
+     * KVLM is checked, before printing (a 1000 × 1000 model is gigabytes of them). `querySites` stay.
+     */
+    keepSource?: boolean;
+};
+
+/** A query's declaration in its PIDM file: 1-based, end column exclusive (as in `KvmodDiagnostic`). */
+export interface QuerySite {
+    path: string;
+    line: number;
+    column: number;
+    endLine: number;
+    endColumn: number;
+}
 
 /** What `transformFiles` produced. Without `kvlm`, the PIDM had errors (see `diagnostics`). */
 export interface TransformFilesResult {
-    /** The printed KVLM, canonical text. */
+    /** The printed KVLM, canonical text (absent when `print` was false). */
     kvlmText?: string;
     /** The KVLM model (validated; built in memory, so it has no CST: `kvlmText` is its text). */
     kvlm?: KvlmModel;
-    /** The PIDM models transformed (so a caller that needs them does not parse them again). */
+    /** The PIDM models transformed, when `keepSource` asked for them (so a caller does not parse them again). */
     pidm?: PidmModel[];
+    /** Where each PIDM query is declared (the first declaration of a name), for diagnostics about it. */
+    querySites: ReadonlyMap<string, QuerySite>;
     /** Every pair of collections that passed the threshold: merged or refused. */
     decisions: MergeDecisionInfo[];
     /** The transformation's warnings (e.g. merges the paper policy made although answers may change). */
@@ -66,10 +98,20 @@ export async function transformFiles(
         databaseName,
         sourceName: options.sourceName ?? (paths[0] !== undefined ? basename(paths[0]) : undefined),
     };
-    const workspace = await loadWorkspace(paths, { scale: TRANSFORM_HEAP_SCALE, purpose: 'transform' });
+    // `let`: both are dropped before printing, so that the source model can be freed (see `keepSource`).
+    let workspace: LoadedWorkspace | undefined = await loadWorkspace(paths, {
+        scale: TRANSFORM_HEAP_SCALE,
+        purpose: 'transform',
+    });
     if (workspace.hasErrors)
-        return { decisions: [], warnings: [], diagnostics: workspace.diagnostics, options: effective };
-    const models = workspace.pidm.map((entry) => entry.model);
+        return {
+            decisions: [],
+            warnings: [],
+            diagnostics: workspace.diagnostics,
+            querySites: new Map(),
+            options: effective,
+        };
+    let models: PidmModel[] | undefined = workspace.pidm.map((entry) => entry.model);
     if (models.length === 0) {
         throw new KvmodError(`no PIDM model among ${paths.join(', ') || 'the inputs'}`, {
             code: TransformIssueCodes.NoModel,
@@ -84,16 +126,45 @@ export async function transformFiles(
         const lines = errors.map(formatDiagnostic);
         throw new Error(`the KVLM the transformation built does not validate:\n${lines.slice(0, 20).join('\n')}`);
     }
-    const kvlmText = printKvlm(kvlm);
+    // The check wrapped the model in a document with an index of every named node (a third of the model's
+    // size again); nothing after the check reads it, so the model goes back to having no document.
+    (kvlm as Mutable<KvlmModel>).$document = undefined;
+    const querySites = querySitesOf(workspace.pidm);
+    const diagnostics = [...workspace.diagnostics, ...kvlmDiagnostics];
+    const pidm = options.keepSource ? models : undefined;
+    workspace = undefined;
+    models = undefined;
+    if (!pidm) releaseHeap();
+    const kvlmText = options.print === false ? undefined : printKvlm(kvlm);
     return {
         kvlmText,
         kvlm,
-        pidm: models,
+        pidm,
+        querySites,
         decisions: result.decisions,
         warnings: result.warnings,
-        diagnostics: [...workspace.diagnostics, ...kvlmDiagnostics],
+        diagnostics,
         options: effective,
     };
+}
+
+/** The declaration of each query name (the first one) in loaded PIDM files. */
+export function querySitesOf(entries: readonly { path: string; model: PidmModel }[]): Map<string, QuerySite> {
+    const sites = new Map<string, QuerySite>();
+    for (const { path, model } of entries) {
+        for (const query of model.queries) {
+            const range = query.$cstNode?.range;
+            if (sites.has(query.name) || !range) continue;
+            sites.set(query.name, {
+                path,
+                line: range.start.line + 1,
+                column: range.start.character + 1,
+                endLine: range.end.line + 1,
+                endColumn: range.end.character + 1,
+            });
+        }
+    }
+    return sites;
 }
 
 /**

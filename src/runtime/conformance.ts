@@ -7,11 +7,10 @@ import { readdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RedisDialect } from '../generation/redis/redis-dialects.js';
 import { packageRoot } from '../generation/generation-paths.js';
 import { generateInstanceData } from './data-generator.js';
 import { loadRuntimeModel } from './runtime-design.js';
-import { verifyOnRedis } from './runtime-actions.js';
+import { verifyOnEngine } from './runtime-actions.js';
 import { verdictStatus } from './verify.js';
 
 /** The merge policies and key strategies every example is verified with. */
@@ -22,7 +21,9 @@ export const CONFORMANCE_KEYS = ['natural', 'counter'] as const;
 /** Options of `runConformance`. */
 export interface ConformanceOptions {
     /** The server, as `kvmod verify --redis` takes it. */
-    redisUrl: string;
+    server: string | readonly string[];
+    /** The target whose design is verified (default: the default target). */
+    target?: string;
     /** Objects per entity of the generated data (default 40). */
     scale?: number;
     /** Data seeds (default 1, 2, 3). */
@@ -43,7 +44,8 @@ export interface ConformanceRun {
     merge: (typeof CONFORMANCE_MERGES)[number];
     key: (typeof CONFORMANCE_KEYS)[number];
     seed: number;
-    dialect: RedisDialect;
+    /** The engine variant the design ran on (`redisearch1`). */
+    variant: string;
     rowsLoaded: number;
     queries: number;
     rowsCompared: number;
@@ -57,7 +59,8 @@ export interface ConformanceRun {
 
 /** The outcome of a conformance run. */
 export interface ConformanceResult {
-    dialect: RedisDialect | undefined;
+    /** The engine variant of the runs (the server's, detected), undefined when nothing ran. */
+    variant: string | undefined;
     runs: ConformanceRun[];
     /** True when every run matches the oracle. */
     ok: boolean;
@@ -88,10 +91,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
                 await writeFile(dataPath, JSON.stringify(generateInstanceData(entities, { scale, seed })));
                 for (const merge of CONFORMANCE_MERGES) {
                     for (const key of CONFORMANCE_KEYS) {
-                        const result = await verifyOnRedis({
+                        const result = await verifyOnEngine({
                             modelPath: model,
                             dataPath,
-                            redisUrl: options.redisUrl,
+                            server: options.server,
+                            target: options.target,
                             timeoutSeconds: options.timeoutSeconds,
                             merge,
                             keyStrategy: key,
@@ -104,7 +108,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
                             merge,
                             key,
                             seed,
-                            dialect: result.dialect,
+                            variant: result.variant,
                             rowsLoaded: result.load.rows,
                             queries: result.verdicts.length,
                             rowsCompared: result.verdicts.reduce((sum, v) => sum + v.rowsCompared, 0),
@@ -123,7 +127,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     } finally {
         await rm(dir, { recursive: true, force: true });
     }
-    return { dialect: runs[0]?.dialect, runs, ok: runs.every((run) => run.differ === 0) };
+    return { variant: runs[0]?.variant, runs, ok: runs.every((run) => run.differ === 0) };
 }
 
 /** The result as one table (a line per run), the differences, and a summary line. */
@@ -152,8 +156,8 @@ export function formatConformance(result: ConformanceResult, modelName: (path: s
     );
     const summary =
         failed.length === 0
-            ? `all ${result.runs.length} runs match the oracle on ${result.dialect ?? 'the server'}`
-            : `${failed.length} of ${result.runs.length} runs differ from the oracle on ${result.dialect ?? 'the server'}`;
+            ? `all ${result.runs.length} runs match the oracle on ${result.variant ?? 'the server'}`
+            : `${failed.length} of ${result.runs.length} runs differ from the oracle on ${result.variant ?? 'the server'}`;
     return [line(header), ...rows.map(line), '', ...differences, ...(differences.length > 0 ? [''] : []), summary].join(
         '\n',
     );

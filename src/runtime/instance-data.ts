@@ -129,6 +129,10 @@ export function validateInstanceData(model: RuntimeModel, data: unknown, file = 
     for (const entity of model.entities.values()) {
         const seen = new Map<string, number>();
         ids.set(entity.name, seen);
+        // Only dates carry a check the schema's pattern cannot make (the day exists in its month).
+        const dated = entity.attributes.filter(
+            (attribute) => attribute.type === 'date' || attribute.type === 'datetime',
+        );
         for (const [index, object] of (typed[entity.name] ?? []).entries()) {
             const id = identityOf(object[entity.idName]);
             const first = seen.get(id);
@@ -137,13 +141,9 @@ export function validateInstanceData(model: RuntimeModel, data: unknown, file = 
                     `${file}: ${objectLocation(entity.name, index, id)}.${entity.idName}: duplicate id ${JSON.stringify(id)} (first at ${entity.name}[${first}])`,
                 );
             } else seen.set(id, index);
-            for (const attribute of entity.attributes) {
+            for (const attribute of dated) {
                 const value = object[attribute.name];
-                if (
-                    typeof value === 'string' &&
-                    (attribute.type === 'date' || attribute.type === 'datetime') &&
-                    !startsWithCalendarDate(value)
-                ) {
+                if (typeof value === 'string' && !startsWithCalendarDate(value)) {
                     problems.push(
                         `${file}: ${objectLocation(entity.name, index, object[entity.idName])}.${attribute.name}: ${JSON.stringify(value)} is not a calendar date`,
                     );
@@ -152,8 +152,10 @@ export function validateInstanceData(model: RuntimeModel, data: unknown, file = 
         }
     }
     for (const entity of model.entities.values()) {
+        if (entity.references.length === 0) continue;
         for (const [index, object] of (typed[entity.name] ?? []).entries()) {
-            const where = objectLocation(entity.name, index, object[entity.idName]);
+            // Only a problem needs the object's location (it quotes the id): not worked out for every object.
+            const where = (): string => objectLocation(entity.name, index, object[entity.idName]);
             for (const reference of entity.references) {
                 const targets = ids.get(reference.target) ?? new Map<string, number>();
                 const value = object[reference.name];
@@ -164,12 +166,12 @@ export function validateInstanceData(model: RuntimeModel, data: unknown, file = 
                         const id = identityOf(element);
                         if (!targets.has(id))
                             problems.push(
-                                `${file}: ${where}.${reference.name}[${position}]: unknown ${reference.target} ${JSON.stringify(id)}`,
+                                `${file}: ${where()}.${reference.name}[${position}]: unknown ${reference.target} ${JSON.stringify(id)}`,
                             );
                         const earlier = listed.get(id);
                         if (earlier !== undefined) {
                             problems.push(
-                                `${file}: ${where}.${reference.name}[${position}]: ${reference.target} ${JSON.stringify(id)} is listed twice (first at ${reference.name}[${earlier}])`,
+                                `${file}: ${where()}.${reference.name}[${position}]: ${reference.target} ${JSON.stringify(id)} is listed twice (first at ${reference.name}[${earlier}])`,
                             );
                         } else listed.set(id, position);
                     }
@@ -177,7 +179,7 @@ export function validateInstanceData(model: RuntimeModel, data: unknown, file = 
                     const id = identityOf(value);
                     if (!targets.has(id))
                         problems.push(
-                            `${file}: ${where}.${reference.name}: unknown ${reference.target} ${JSON.stringify(id)}`,
+                            `${file}: ${where()}.${reference.name}: unknown ${reference.target} ${JSON.stringify(id)}`,
                         );
                 }
             }

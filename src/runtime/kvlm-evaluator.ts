@@ -1,7 +1,8 @@
 /**
  * Answers a KVLM served query over materialized rows, in memory: what the logical design returns before
  * any engine is involved. Compared with the oracle it tells a transformation fault (the design already
- * answers differently) from a generation or engine fault (the design is right, Redis answers otherwise).
+ * answers differently) from a generation or engine fault (the design is right, the engine answers otherwise).
+ * It compares and sorts with the engine's collation, like the oracle.
  */
 import {
     isKBinaryExpression,
@@ -17,7 +18,7 @@ import {
     type ServedQuery,
 } from '../language/generated/ast.js';
 import type { LogicalType } from '../language/pidm/pidm-semantics.js';
-import { compareTyped, type TypedValue } from './collation.js';
+import type { Collation, TypedValue } from './collation.js';
 import type { MaterializedRow } from './materialize.js';
 import { compares, type OracleRow, type ParameterValues } from './oracle.js';
 
@@ -25,12 +26,13 @@ function refName(reference: { ref?: { name: string }; $refText?: string }): stri
     return reference.ref?.name ?? reference.$refText ?? '';
 }
 
-/** The rows a served query returns from its collection's rows, sorted by its sort keys. */
+/** The rows a served query returns from its collection's rows, sorted by its sort keys, in a collation. */
 export function evaluateServedQuery(
     collection: Collection,
     query: ServedQuery,
     rows: readonly MaterializedRow[],
     parameters: ParameterValues,
+    collation: Collation,
 ): OracleRow[] {
     const types = new Map(collection.fields.map((field) => [field.name, field.type as LogicalType]));
     const holds = (row: MaterializedRow, expression: KExpression): boolean => {
@@ -54,7 +56,7 @@ export function evaluateServedQuery(
             else if (isKNumberValue(value)) right = value.negative ? -value.value : value.value;
             else if (isKBooleanValue(value)) right = value.value === 'true';
             else throw new Error(`query ${query.name}: unsupported value`);
-            return compares(types.get(field) ?? 'text', row.values[field], expression.operator, right);
+            return compares(collation, types.get(field) ?? 'text', row.values[field], expression.operator, right);
         }
         throw new Error(`query ${query.name}: unsupported expression ${(expression as KExpression).$type}`);
     };
@@ -74,7 +76,7 @@ export function evaluateServedQuery(
     if (sortKeys.length > 0) {
         result.sort((a, b) => {
             for (const [position, key] of sortKeys.entries()) {
-                const order = compareTyped(key.type, a.sortKey[position], b.sortKey[position]);
+                const order = collation.compare(key.type, a.sortKey[position], b.sortKey[position]);
                 if (order !== 0) return key.descending ? -order : order;
             }
             return 0;

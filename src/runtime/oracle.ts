@@ -3,9 +3,10 @@
  * from the query and the objects (never from a generated design), so that every design can be checked
  * against it. A row is one binding of every node of the query's tree (a path prefix bound once; inner
  * join: a missing optional reference or an empty list drops the binding), kept when WHERE holds,
- * projected to SELECT; rows are a bag; ORDER BY sorts with the engine's collation (collation.ts).
+ * projected to SELECT; rows are a bag; WHERE compares and ORDER BY sorts with the collation of the engine the
+ * design runs on (a parameter: collation.ts), never an assumed one.
  */
-import { compareTyped, filterEquals, type TypedValue } from './collation.js';
+import type { Collation, TypedValue } from './collation.js';
 import { identityOf, type InstanceData, type InstanceIndex, type InstanceObject } from './instance-data.js';
 import type { PlanExpression, PlanNode, PlanValue, QueryPlan } from './query-plan.js';
 
@@ -53,14 +54,22 @@ export function bindNodes(
 /** A query's plan with its bindings computed once, to be evaluated for many parameter sets. */
 export interface PreparedQuery {
     plan: QueryPlan;
+    /** The engine's collation: what `=` and ORDER BY mean. */
+    collation: Collation;
     bindings: Binding[];
     positions: Map<string, number>;
 }
 
-/** Binds a query's tree over the data once. */
-export function prepareQuery(plan: QueryPlan, data: InstanceData, index: InstanceIndex): PreparedQuery {
+/** Binds a query's tree over the data once; the query compares and sorts with `collation`. */
+export function prepareQuery(
+    plan: QueryPlan,
+    data: InstanceData,
+    index: InstanceIndex,
+    collation: Collation,
+): PreparedQuery {
     return {
         plan,
+        collation,
         bindings: bindNodes(plan.nodes, data, index),
         positions: new Map(plan.nodes.map((node, position) => [node.key, position])),
     };
@@ -68,7 +77,7 @@ export function prepareQuery(plan: QueryPlan, data: InstanceData, index: Instanc
 
 /** Evaluates a prepared query for one parameter set: the rows, sorted by ORDER BY (ties in binding order). */
 export function evaluatePrepared(prepared: PreparedQuery, parameters: ParameterValues): OracleRow[] {
-    const { plan, positions } = prepared;
+    const { plan, positions, collation } = prepared;
     const read = (binding: Binding, value: PlanValue): TypedValue =>
         binding[positions.get(value.node)!][value.attribute] as TypedValue;
     const holds = (binding: Binding, expression: PlanExpression): boolean => {
@@ -87,7 +96,7 @@ export function evaluatePrepared(prepared: PreparedQuery, parameters: ParameterV
                     if (right === undefined)
                         throw new Error(`query ${plan.name}: no value for parameter ${expression.parameter}`);
                 } else right = expression.literal!;
-                return compares(expression.value.type, left, expression.operator, right);
+                return compares(collation, expression.value.type, left, expression.operator, right);
             }
         }
     };
@@ -99,45 +108,52 @@ export function evaluatePrepared(prepared: PreparedQuery, parameters: ParameterV
             sortKey: plan.orderBy.map((key) => read(binding, key)),
         });
     }
-    if (plan.orderBy.length > 0) rows.sort((a, b) => compareSortKeys(plan, a.sortKey, b.sortKey));
+    if (plan.orderBy.length > 0) rows.sort((a, b) => compareSortKeys(plan, collation, a.sortKey, b.sortKey));
     return rows;
 }
 
-/** Evaluates a query over instance data for one parameter set. */
+/** Evaluates a query over instance data for one parameter set, with an engine's collation. */
 export function evaluateQuery(
     plan: QueryPlan,
     data: InstanceData,
     index: InstanceIndex,
+    collation: Collation,
     parameters: ParameterValues = {},
 ): OracleRow[] {
-    return evaluatePrepared(prepareQuery(plan, data, index), parameters);
+    return evaluatePrepared(prepareQuery(plan, data, index, collation), parameters);
 }
 
-/** Compares two rows' sort keys by the plan's ORDER BY (0: equal keys, any order allowed). */
-export function compareSortKeys(plan: QueryPlan, a: TypedValue[], b: TypedValue[]): number {
+/** Compares two rows' sort keys by the plan's ORDER BY in a collation (0: equal keys, any order allowed). */
+export function compareSortKeys(plan: QueryPlan, collation: Collation, a: TypedValue[], b: TypedValue[]): number {
     for (const [position, key] of plan.orderBy.entries()) {
-        const order = compareTyped(key.type, a[position], b[position]);
+        const order = collation.compare(key.type, a[position], b[position]);
         if (order !== 0) return key.descending ? -order : order;
     }
     return 0;
 }
 
-/** `left op right` for a typed attribute value. */
-export function compares(type: PlanValue['type'], left: TypedValue, operator: string, right: TypedValue): boolean {
+/** `left op right` for a typed attribute value, in a collation. */
+export function compares(
+    collation: Collation,
+    type: PlanValue['type'],
+    left: TypedValue,
+    operator: string,
+    right: TypedValue,
+): boolean {
     switch (operator) {
         case '=':
-            return filterEquals(type, left, right);
+            return collation.equals(type, left, right);
         case '!=':
         case '<>':
-            return !filterEquals(type, left, right);
+            return !collation.equals(type, left, right);
         case '<':
-            return compareTyped(type, left, right) < 0;
+            return collation.compare(type, left, right) < 0;
         case '<=':
-            return compareTyped(type, left, right) <= 0;
+            return collation.compare(type, left, right) <= 0;
         case '>':
-            return compareTyped(type, left, right) > 0;
+            return collation.compare(type, left, right) > 0;
         case '>=':
-            return compareTyped(type, left, right) >= 0;
+            return collation.compare(type, left, right) >= 0;
         default:
             throw new Error(`unknown operator ${operator}`);
     }

@@ -3,7 +3,7 @@
  * equality filter matches at least that row, usually several), a few are values found nowhere in the
  * data (so the query should return nothing). Deterministic for a seed.
  */
-import { compareTyped, tagForm, type TypedValue } from './collation.js';
+import type { Collation, TypedValue } from './collation.js';
 import { SeededRandom } from './data-generator.js';
 import type { ParameterValues, PreparedQuery } from './oracle.js';
 import type { PlanParameter } from './query-plan.js';
@@ -37,20 +37,15 @@ function absentValue(parameter: PlanParameter): TypedValue {
 const RANGE = new Set(['<', '<=', '>', '>=']);
 
 /** Makes a lower and an upper bound on one attribute a non-empty interval (swaps them when reversed). */
-function orderBounds(parameters: readonly PlanParameter[], values: ParameterValues): void {
+function orderBounds(parameters: readonly PlanParameter[], values: ParameterValues, collation: Collation): void {
     for (const lower of parameters.filter((p) => p.operator === '>' || p.operator === '>=')) {
         for (const upper of parameters.filter((p) => p.operator === '<' || p.operator === '<=')) {
             if (lower.value.node !== upper.value.node || lower.value.attribute !== upper.value.attribute) continue;
-            if (compareTyped(lower.type, values[lower.name], values[upper.name]) > 0) {
+            if (collation.compare(lower.type, values[lower.name], values[upper.name]) > 0) {
                 [values[lower.name], values[upper.name]] = [values[upper.name], values[lower.name]];
             }
         }
     }
-}
-
-/** Whether the engine can be asked for this value: an empty tag (after trimming) cannot be searched. */
-function searchable(parameter: PlanParameter, value: TypedValue): boolean {
-    return parameter.type !== 'text' || tagForm(String(value)) !== '';
 }
 
 /**
@@ -63,7 +58,7 @@ export function sampleParameters(
     absent: number,
     seed: number,
 ): SampledParameters[] {
-    const { plan, bindings, positions } = prepared;
+    const { plan, bindings, positions, collation } = prepared;
     if (plan.parameters.length === 0) return [{ values: {}, kind: 'from data' }];
     const random = new SeededRandom(seed);
     const sets: SampledParameters[] = [];
@@ -76,10 +71,11 @@ export function sampleParameters(
             // A range bound comes from another binding: bounds read from one row would make `a >= x and a < x`.
             const source = RANGE.has(parameter.operator) ? random.pick(bindings) : binding;
             const value = source[positions.get(parameter.value.node)!][parameter.value.attribute] as TypedValue;
-            if (!searchable(parameter, value)) usable = false;
+            // The engine is never asked for a value its collation cannot look for (RediSearch: a blank tag).
+            if (!collation.searchable(parameter.type, value)) usable = false;
             values[parameter.name] = value;
         }
-        orderBounds(plan.parameters, values);
+        orderBounds(plan.parameters, values, collation);
         const key = JSON.stringify(values);
         if (!usable || seen.has(key)) continue;
         seen.add(key);

@@ -3,9 +3,14 @@
  * stop a load, not queue commands forever), tell connection failures from error replies, and detect which
  * RediSearch dialect the server speaks.
  */
-import { ConnectionTimeoutError, createClient, ErrorReply } from 'redis';
+import { connect as connectTcp, type Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
+import { Decoder } from '@redis/client/dist/lib/RESP/decoder.js';
+// The client alone: `redis` would also load its module packages (search, JSON, bloom, time series), unused here.
+import { ConnectionTimeoutError, createClient, ErrorReply } from '@redis/client';
 import type { RedisDialect } from '../generation/redis/redis-view-model.js';
 import { KvmodError } from '../pipeline/errors.js';
+import { respBatch, type RespBatch } from './redis-resp.js';
 import { DEFAULT_REDIS_TIMEOUT_SECONDS, redactRedisUrl } from './redis-url.js';
 
 /** The little the runtime needs of a client: send an argv, close. */
@@ -13,6 +18,14 @@ export interface RedisLink {
     /** The URL with its password hidden (`redactRedisUrl`): the only form messages may print. */
     url: string;
     send(argv: readonly string[]): Promise<unknown>;
+    /**
+     * Sends many commands at once, pipelined, and settles each: its reply, an error reply, or a
+     * RedisConnectionLost. Optional (a link may only `send`); what the loader uses when present, because
+     * per command it costs far less than `send`: the batch goes out as one RESP buffer on a second connection
+     * (`openPipe`), the way `redis-cli --pipe` writes, and every reply is counted and checked. A batch is not
+     * ordered with commands `send` has not yet seen answered: await those first.
+     */
+    sendBatch?(batch: RespBatch): Promise<PromiseSettledResult<unknown>[]>;
     close(): Promise<void>;
 }
 
@@ -54,6 +67,9 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
             RESP: 2,
             disableOfflineQueue: true,
             socket: { reconnectStrategy: false, connectTimeout: timeout },
+            // node-redis's own 5 s per-command timeout (an AbortSignal per command: the loader's largest
+            // client-side cost) only limits the wait to be written; the watchdog below bounds replies.
+            commandOptions: { timeout: 0 },
         });
     } catch {
         throw new KvmodError(
@@ -92,6 +108,10 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
     let lastReply = 0;
     let watchdog: NodeJS.Timeout | undefined;
     let stalled: readonly string[] | undefined;
+    let pipe: Promise<Pipe> | undefined;
+    const replied = (): void => {
+        lastReply = Date.now();
+    };
     const watch = () => {
         watchdog = undefined;
         if (waiting.size === 0) return;
@@ -103,6 +123,10 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
         stalled = waiting.values().next().value;
         closed = true;
         client.destroy();
+        pipe?.then(
+            (opened) => opened.destroy(),
+            () => undefined,
+        );
     };
     const lost = (error: unknown): RedisConnectionLost => {
         if (stalled)
@@ -111,7 +135,7 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
                 { cause: error, code: 'redis.timeout' },
             );
         return new RedisConnectionLost(
-            `lost the connection to ${shown}: ${(error as Error).message || String(lastError)}`,
+            `lost the connection to ${shown}: ${(error as Error | undefined)?.message || String(lastError ?? 'the connection was closed')}`,
             { cause: error },
         );
     };
@@ -136,8 +160,50 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
                 }
             }
         },
+        async sendBatch(batch) {
+            const each = <T>(reply: T): T[] => Array.from({ length: batch.count }, () => reply);
+            // Like `send`, every command settles on its own, even on a connection already given up.
+            if (stalled || closed) return each({ status: 'rejected', reason: lost(undefined) });
+            if (batch.count === 0) return [];
+            if (waiting.size === 0) lastReply = Date.now();
+            // The batch waits as its first command: the watchdog names it if the server falls silent.
+            const first = [batch.first];
+            waiting.add(first);
+            watchdog ??= setTimeout(watch, timeout);
+            try {
+                pipe ??= openPipe(url, timeout, replied);
+                let opened: Pipe;
+                try {
+                    opened = await pipe;
+                } catch (error) {
+                    const reason = isErrorReply(error) ? (authFailure(shown, error) ?? error) : lost(error);
+                    return each({ status: 'rejected', reason });
+                }
+                const replies = await opened.send(batch);
+                return replies.map((reply) =>
+                    reply.status === 'fulfilled'
+                        ? reply
+                        : {
+                              status: 'rejected',
+                              reason: isErrorReply(reply.reason)
+                                  ? (authFailure(shown, reply.reason) ?? reply.reason)
+                                  : lost(reply.reason),
+                          },
+                );
+            } finally {
+                waiting.delete(first);
+                if (waiting.size === 0 && watchdog) {
+                    clearTimeout(watchdog);
+                    watchdog = undefined;
+                }
+            }
+        },
         async close() {
             if (watchdog) clearTimeout(watchdog);
+            pipe?.then(
+                (opened) => opened.close(),
+                () => undefined,
+            );
             if (closed) return;
             closed = true;
             try {
@@ -147,6 +213,145 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
             }
         },
     };
+}
+
+/** The loader's second connection: batches of commands written as one RESP buffer each, replies counted in order. */
+interface Pipe {
+    /** Writes the commands at once; settles each with its reply, its error reply, or the connection's failure. */
+    send(batch: RespBatch): Promise<PromiseSettledResult<unknown>[]>;
+    /** Ends the connection after what was sent is answered. */
+    close(): void;
+    /** Ends the connection now: every command waiting for a reply fails. */
+    destroy(): void;
+}
+
+/** One batch waiting for its replies. */
+interface PipeBatch {
+    replies: PromiseSettledResult<unknown>[];
+    count: number;
+    done: (replies: PromiseSettledResult<unknown>[]) => void;
+}
+
+/**
+ * Opens the bulk connection of a link (see `RedisLink.sendBatch`): the same server, TLS, user, password and
+ * database as the URL the link connected with, replies read by node-redis's own RESP decoder. `replied` is called
+ * on every chunk of replies (the link's watchdog). Any failure to open it rejects; the link turns it into a lost
+ * connection (the first connection to the same server worked a moment ago).
+ */
+function openPipe(url: string, timeout: number, replied: () => void): Promise<Pipe> {
+    const parsed = new URL(url);
+    const tls = parsed.protocol === 'rediss:';
+    const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1';
+    const port = Number(parsed.port || 6379);
+    // Replies are read in gulps: after each read the socket rests a millisecond while waiting for more, so that
+    // the replies of a blocking command (1.2's FT.ADD answers each row on its own) arrive many to a read instead of
+    // one read, one event and one chunk each. Plain TCP reads into one reused buffer (copied for the decoder,
+    // which may keep a chunk for a reply split across reads); TLS takes the stream's chunks.
+    let resting = false;
+    const rest = (): void => {
+        if (resting || waiting.length === 0) return;
+        resting = true;
+        socket.pause();
+        setTimeout(() => {
+            resting = false;
+            socket.resume();
+        }, 1);
+    };
+    const received = (chunk: Buffer): void => {
+        replied();
+        try {
+            decoder.write(chunk);
+        } catch (error) {
+            socket.destroy(error as Error);
+            return;
+        }
+        rest();
+    };
+    const readBuffer = Buffer.allocUnsafe(1 << 16);
+    const socket: Socket = tls
+        ? connectTls({ host, port, servername: /^[\d.]+$|:/.test(host) ? undefined : host })
+        : connectTcp({
+              host,
+              port,
+              onread: {
+                  buffer: readBuffer,
+                  callback: (bytes, buffer) => {
+                      received(Buffer.from(buffer.subarray(0, bytes)));
+                      return true;
+                  },
+              },
+          });
+    if (tls) socket.on('data', received);
+    socket.setNoDelay(true);
+    const waiting: PipeBatch[] = [];
+    let failure: unknown;
+    const fail = (error: unknown): void => {
+        failure ??= error;
+        for (const batch of waiting.splice(0)) {
+            while (batch.replies.length < batch.count) batch.replies.push({ status: 'rejected', reason: failure });
+            batch.done(batch.replies);
+        }
+    };
+    const settle = (reply: PromiseSettledResult<unknown>): void => {
+        const batch = waiting[0];
+        if (!batch) return fail(new Error('a reply to no command'));
+        batch.replies.push(reply);
+        if (batch.replies.length === batch.count) {
+            waiting.shift();
+            batch.done(batch.replies);
+        }
+    };
+    const decoder = new Decoder({
+        onReply: (value: unknown) => settle({ status: 'fulfilled', value }),
+        onErrorReply: (reason: ErrorReply) => settle({ status: 'rejected', reason }),
+        onPush: () => undefined,
+        getTypeMapping: () => ({}),
+    });
+    socket.on('error', fail);
+    socket.on('close', () => fail(new Error('the server closed the connection')));
+    const pipe: Pipe = {
+        send(batch) {
+            if (batch.count === 0) return Promise.resolve([]);
+            if (failure !== undefined || socket.destroyed)
+                return Promise.resolve(
+                    Array.from({ length: batch.count }, () => ({ status: 'rejected', reason: failure })),
+                );
+            return new Promise((done) => {
+                waiting.push({ replies: [], count: batch.count, done });
+                socket.write(batch.bytes);
+            });
+        },
+        close: () => socket.end(),
+        destroy: () => socket.destroy(),
+    };
+    // The login the URL gives (node-redis's reading of it: user and password percent-decoded, the database as the path).
+    const handshake: string[][] = [];
+    const password = decodeURIComponent(parsed.password);
+    const username = decodeURIComponent(parsed.username);
+    if (password) handshake.push(username ? ['AUTH', username, password] : ['AUTH', password]);
+    const database = parsed.pathname.replace(/^\//, '');
+    if (database) handshake.push(['SELECT', database]);
+    return new Promise<Pipe>((resolve, reject) => {
+        const timer = setTimeout(() => {
+            socket.destroy();
+            reject(new Error(`no connection within ${timeout} ms`));
+        }, timeout);
+        const opened = tls ? 'secureConnect' : 'connect';
+        socket.once('error', (error) => {
+            clearTimeout(timer);
+            reject(error);
+        });
+        socket.once(opened, () => {
+            void pipe.send(respBatch(handshake)).then((replies) => {
+                clearTimeout(timer);
+                const refused = replies.find((reply) => reply.status === 'rejected');
+                if (refused) {
+                    socket.destroy();
+                    reject(refused.reason);
+                } else resolve(pipe);
+            });
+        });
+    });
 }
 
 /** Raised by kvmod's own handshake timer. */

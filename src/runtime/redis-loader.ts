@@ -4,11 +4,14 @@
  * recreation when it differs), then every row, pipelined in batches. Natural keys with REPLACE make a
  * second run leave the same data; a lost server stops the load with how far it got.
  */
-import { bindRedisCommand, type RedisParamValues } from '../generation/redis/redis-commands.js';
+import { schemaOfCreate, schemaOfInfo } from '../generation/redis/redis-index-schema.js';
+import { bindRedisCommand, displayRedisCommand, type RedisParamValues } from '../generation/redis/redis-commands.js';
 import type { RedisCollection, RedisViewModel } from '../generation/redis/redis-view-model.js';
 import { KvmodError } from '../pipeline/errors.js';
 import type { MaterializedCollection, MaterializedRow } from './materialize.js';
-import { isErrorReply, RedisConnectionLost, type RedisLink } from './redis-link.js';
+import { RedisConnectionLost, type RedisLink } from './redis-link.js';
+import { compileRespEncoder, RespWriter } from './redis-resp.js';
+import { dropPhysicalIndex, indexInfo, pointStableName, servedIndex } from './redis-stable-names.js';
 
 /** Options of `loadIntoRedis`. */
 export interface LoadOptions {
@@ -16,6 +19,8 @@ export interface LoadOptions {
     recreate?: boolean;
     /** Drop every existing index of the design (and its rows) first: the server then holds exactly this data. */
     fresh?: boolean;
+    /** The indexes are prepared already (the engine's `prepareSchema`): write the rows only. */
+    skipIndexes?: boolean;
     /** Rows sent before waiting for their replies (default 2000). */
     batchSize?: number;
     /** Called after each acknowledged batch; a returned promise is awaited before the next batch. */
@@ -36,104 +41,19 @@ export interface LoadResult {
     rows: number;
 }
 
-/** `12,345` */
+/** `12,345` (not `toLocaleString`: its first call loads ICU's locale data, ~0.1 s of a load's start-up). */
 export function formatCount(n: number): string {
-    return n.toLocaleString('en-US');
+    return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-/** The field specs of an FT.CREATE argv, one canonical line per field (`name TAG SEPARATOR=… SORTABLE`). */
-export function schemaOfCreate(argv: readonly string[]): string[] {
-    const start = argv.findIndex((arg) => arg.toUpperCase() === 'SCHEMA');
-    const specs: string[] = [];
-    let i = start + 1;
-    while (start >= 0 && i < argv.length) {
-        const name = argv[i];
-        const type = (argv[i + 1] ?? '').toUpperCase();
-        i += 2;
-        const options: string[] = [];
-        while (i < argv.length) {
-            const word = argv[i].toUpperCase();
-            if (
-                word === 'SORTABLE' ||
-                word === 'NOSTEM' ||
-                word === 'NOINDEX' ||
-                word === 'UNF' ||
-                word === 'CASESENSITIVE'
-            ) {
-                options.push(word);
-                i += 1;
-            } else if (word === 'SEPARATOR' || word === 'WEIGHT' || word === 'PHONETIC') {
-                if (!(word === 'WEIGHT' && Number(argv[i + 1]) === 1)) options.push(`${word}=${argv[i + 1]}`);
-                i += 2;
-            } else break;
-        }
-        specs.push(canonicalSpec(name, type, options));
-    }
-    return specs;
-}
+/** The schema comparison the generated client ships too: one module, in the Redis target. */
+export { schemaOfCreate, schemaOfInfo };
 
-function canonicalSpec(name: string, type: string, options: string[]): string {
-    const withDefaults =
-        type === 'TAG' && !options.some((o) => o.startsWith('SEPARATOR=')) ? [...options, 'SEPARATOR=,'] : options;
-    return [name, type, ...withDefaults.sort()].join(' ');
-}
-
-/** The field specs FT.INFO reports (RediSearch 1.2 `fields`, 2.x `attributes`), in the same canonical form. */
-export function schemaOfInfo(info: unknown): string[] {
-    const entries = info as unknown[];
-    const specs: string[] = [];
-    for (let i = 0; i + 1 < entries.length; i += 2) {
-        const key = String(entries[i]);
-        if (key !== 'fields' && key !== 'attributes') continue;
-        for (const raw of entries[i + 1] as unknown[][]) {
-            const words = raw.map(String);
-            let name = words[0];
-            let j = 1;
-            if (words[0] === 'identifier') {
-                name = words[words.indexOf('attribute') + 1] ?? words[1];
-                j = 0;
-            }
-            let type = '';
-            const options: string[] = [];
-            for (; j < words.length; j++) {
-                const word = words[j].toUpperCase();
-                if (word === 'IDENTIFIER' || word === 'ATTRIBUTE') j++;
-                else if (word === 'TYPE') type = words[++j].toUpperCase();
-                else if (word === 'SEPARATOR' || word === 'PHONETIC') options.push(`${word}=${words[++j]}`);
-                else if (word === 'WEIGHT') {
-                    const weight = words[++j];
-                    if (Number(weight) !== 1) options.push(`WEIGHT=${weight}`);
-                } else if (
-                    word === 'SORTABLE' ||
-                    word === 'NOSTEM' ||
-                    word === 'NOINDEX' ||
-                    word === 'UNF' ||
-                    word === 'CASESENSITIVE'
-                )
-                    options.push(word);
-            }
-            specs.push(canonicalSpec(name, type, options));
-        }
-    }
-    return specs;
-}
-
-async function indexInfo(link: RedisLink, index: string): Promise<unknown | undefined> {
-    try {
-        return await link.send(['FT.INFO', index]);
-    } catch (error) {
-        if (isErrorReply(error) && /unknown index name|no such index/i.test(error.message)) return undefined;
-        throw error;
-    }
-}
-
-async function dropIndex(link: RedisLink, view: RedisViewModel, collection: RedisCollection): Promise<void> {
-    // Both forms delete the indexed hashes too: the rows are written again right after.
-    await link.send(view.legacy ? ['FT.DROP', collection.index] : ['FT.DROPINDEX', collection.index, 'DD']);
-    if (collection.key.counterKey) await link.send(['DEL', collection.key.counterKey]);
-}
-
-/** Creates a collection's index, keeps an identical one, or (with `recreate`) replaces a different one. */
+/**
+ * Creates a collection's physical index, keeps an identical one, or (with `recreate`) replaces a different one, then
+ * points the stable name at it. A stable name serving another physical index (another design of the collection) is
+ * an error naming `kvmod migrate`, or with `recreate`/`fresh` that index is dropped with its rows.
+ */
 export async function ensureIndex(
     link: RedisLink,
     view: RedisViewModel,
@@ -141,32 +61,59 @@ export async function ensureIndex(
     recreate: boolean,
     fresh = false,
 ): Promise<IndexOutcome> {
+    const index = collection.physicalIndex;
     const create = bindRedisCommand(collection.create, {});
-    const info = await indexInfo(link, collection.index);
+    const serving = await servedIndex(link, collection);
+    let replaced = false;
+    if (serving !== undefined && serving !== index) {
+        if (!recreate && !fresh) {
+            throw new KvmodError(
+                `collection ${collection.name} on ${link.url} is served by index ${serving}, another design of it (this design's index is ${index}); ` +
+                    'run kvmod migrate <old design> <this design> to change it online, or run again with --recreate to drop it and its rows',
+                { code: 'redis.index-differs' },
+            );
+        }
+        replaced = await dropPhysicalIndex(link, view, serving);
+    }
+    const outcome = await ensurePhysicalIndex(link, view, collection, create, recreate, fresh);
+    await pointStableName(link, collection);
+    return replaced ? { index, action: 'recreated' } : outcome;
+}
+
+async function ensurePhysicalIndex(
+    link: RedisLink,
+    view: RedisViewModel,
+    collection: RedisCollection,
+    create: string[],
+    recreate: boolean,
+    fresh: boolean,
+): Promise<IndexOutcome> {
+    const index = collection.physicalIndex;
+    const info = await indexInfo(link, index);
     if (info !== undefined && fresh) {
-        await dropIndex(link, view, collection);
+        await dropPhysicalIndex(link, view, index);
         await link.send(create);
-        return { index: collection.index, action: 'recreated' };
+        return { index, action: 'recreated' };
     }
     if (info !== undefined) {
         const have = schemaOfInfo(info);
         const want = schemaOfCreate(create);
         // Counter keys are not idempotent (every run INCRs new ones): such a collection is always reloaded from scratch.
         const same = JSON.stringify(have) === JSON.stringify(want) && collection.key.kind === 'natural';
-        if (same) return { index: collection.index, action: 'kept' };
+        if (same) return { index, action: 'kept' };
         if (!recreate && collection.key.kind === 'natural') {
             throw new KvmodError(
-                `index ${collection.index} on ${link.url} exists with another schema (it has: ${have.join(', ')}; the design needs: ${want.join(', ')}); ` +
+                `index ${index} on ${link.url} exists with another schema (it has: ${have.join(', ')}; the design needs: ${want.join(', ')}); ` +
                     'run again with --recreate to drop it and its rows',
                 { code: 'redis.index-differs' },
             );
         }
-        await dropIndex(link, view, collection);
+        await dropPhysicalIndex(link, view, index);
         await link.send(create);
-        return { index: collection.index, action: 'recreated' };
+        return { index, action: 'recreated' };
     }
     await link.send(create);
-    return { index: collection.index, action: 'created' };
+    return { index, action: 'created' };
 }
 
 /** The values the insert command of a collection takes for one row. */
@@ -188,11 +135,21 @@ export async function loadIntoRedis(
     const batchSize = Math.max(1, options.batchSize ?? 2000);
     const indexes: IndexOutcome[] = [];
     const byName = new Map(collections.map((c) => [c.name, c]));
-    const work: { collection: RedisCollection; rows: MaterializedRow[] }[] = [];
+    type Work = {
+        collection: RedisCollection;
+        rows: MaterializedRow[];
+        parameters: (row: MaterializedRow) => RedisParamValues;
+    };
+    const work: Work[] = [];
     for (const collection of view.collections) {
-        const rows = byName.get(collection.name)?.rows;
-        if (!rows) throw new Error(`no materialized rows for collection ${collection.name}`);
-        work.push({ collection, rows });
+        const materialized = byName.get(collection.name);
+        if (!materialized) throw new Error(`no materialized rows for collection ${collection.name}`);
+        // A row's values already hold every field: a copy with the key parts is needed only for a key part that is no field.
+        const fields = new Set(materialized.fields.map((field) => field.name));
+        const parameters = collection.key.parts.every((part) => fields.has(part.param))
+            ? (row: MaterializedRow) => row.values
+            : (row: MaterializedRow) => rowParameters(collection, row);
+        work.push({ collection, rows: materialized.rows, parameters });
     }
     const total = work.reduce((sum, w) => sum + w.rows.length, 0);
     let done = 0;
@@ -206,7 +163,7 @@ export async function loadIntoRedis(
         );
     };
     try {
-        for (const { collection } of work)
+        for (const { collection } of options.skipIndexes ? [] : work)
             indexes.push(await ensureIndex(link, view, collection, options.recreate ?? false, options.fresh ?? false));
     } catch (error) {
         if (error instanceof RedisConnectionLost) lost(error);
@@ -237,19 +194,23 @@ export async function loadIntoRedis(
         await options.onProgress?.(done, total);
     };
     let inFlight: Sent | undefined;
+    const writer = new RespWriter();
     try {
-        for (const { collection, rows } of work) {
+        for (const { collection, rows, parameters } of work) {
+            // Compiled once per collection: each row goes straight to RESP text (see redis-resp.ts).
+            const encode = compileRespEncoder(collection.insert);
+            const name = displayRedisCommand(collection.insert)[0] ?? '';
             for (let start = 0; start < rows.length; start += batchSize) {
                 const batch = rows.slice(start, start + batchSize);
-                const commands = batch.map((row) =>
-                    bindRedisCommand(collection.insert, rowParameters(collection, row)),
-                );
-                const sent: Sent = {
-                    collection,
-                    batch,
-                    start,
-                    replies: Promise.allSettled(commands.map((argv) => link.send(argv))),
-                };
+                let replies: Promise<PromiseSettledResult<unknown>[]>;
+                if (link.sendBatch) {
+                    for (const row of batch) writer.append(encode(parameters(row)));
+                    replies = link.sendBatch(writer.take(name));
+                } else {
+                    const commands = batch.map((row) => bindRedisCommand(collection.insert, parameters(row)));
+                    replies = Promise.allSettled(commands.map((argv) => link.send(argv)));
+                }
+                const sent: Sent = { collection, batch, start, replies };
                 if (inFlight) await acknowledge(inFlight);
                 inFlight = sent;
             }

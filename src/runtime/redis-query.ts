@@ -72,16 +72,15 @@ export function decodeQueryReply(
  * on the same index and query string that nothing matches, so that a real parse error is still reported.
  */
 async function matchesNothing(link: RedisLink, aggregateArgv: readonly string[]): Promise<boolean> {
+    // `FT.AGGREGATE <index> <query> …`, or on 1.2 `EVAL <pointer lua> 1 <pointer> FT.AGGREGATE <query> …`: the same
+    // head (index or pointer resolution) with FT.SEARCH.
+    const at = aggregateArgv.indexOf('FT.AGGREGATE');
+    const search =
+        at === 0
+            ? ['FT.SEARCH', ...aggregateArgv.slice(1, 3)]
+            : [...aggregateArgv.slice(0, at), 'FT.SEARCH', aggregateArgv[at + 1]];
     try {
-        const reply = (await link.send([
-            'FT.SEARCH',
-            aggregateArgv[1],
-            aggregateArgv[2],
-            'NOCONTENT',
-            'LIMIT',
-            '0',
-            '1',
-        ])) as unknown[];
+        const reply = (await link.send([...search, 'NOCONTENT', 'LIMIT', '0', '1'])) as unknown[];
         return Number(reply[0]) === 0;
     } catch {
         return false;

@@ -1,24 +1,21 @@
 /**
- * The two things the runtime does for a user, end to end: load instance data into Redis with the generated
- * design, and verify that the design answers every query like the oracle. The CLI commands are thin shells
- * over these.
+ * The two things the runtime does for a user, end to end: load instance data into an engine with the target's
+ * design, and verify that the design answers every query like the oracle. They work through the engine runtime
+ * the target declares (engine.ts, engine-registry.ts), never a particular database. The CLI commands are thin
+ * shells over these.
  */
-import type { RedisDialect, RedisViewModel } from '../generation/redis/redis-view-model.js';
-import { formatCliCommand } from '../generation/redis/redis-escaping.js';
-import { redisTarget } from '../generation/redis/redis-target.js';
 import { buildViewModel, targetOptions as resolveTargetOptions } from '../generation/generation-engine.js';
 import { GenerationError } from '../generation/generation-errors.js';
-import type { RawOptionValues } from '../generation/generation-options.js';
-import { DEFAULT_TARGET, generationTargets } from '../generation/generation-targets.js';
+import type { OptionDeclarations, RawOptionValues } from '../generation/generation-options.js';
+import { DEFAULT_TARGET, type RegisteredTarget } from '../generation/generation-targets.js';
 import { KvmodError } from '../pipeline/errors.js';
 import { checkedTarget } from '../pipeline/generate.js';
+import type { EngineRuntime, EngineSession, SchemaOutcome, WriteResult } from './engine.js';
+import { engineOf } from './engine-registry.js';
 import { indexInstanceData, readInstanceData, type InstanceData } from './instance-data.js';
-import type { RuntimeModel } from './runtime-model.js';
 import { materializeModel } from './materialize.js';
-import { loadIntoRedis, type LoadResult } from './redis-loader.js';
-import { connectRedis, detectDialect, RedisConnectionLost, type RedisLink } from './redis-link.js';
-import { runEngineQuery } from './redis-query.js';
 import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from './runtime-design.js';
+import type { RuntimeModel } from './runtime-model.js';
 import { assertServable } from './servable-values.js';
 import { inMemoryExecutor, verifyQueries, type QueryExecutor, type QueryVerdict } from './verify.js';
 
@@ -28,15 +25,18 @@ export interface RuntimeRunOptions extends DesignOptions {
     modelPath: string;
     /** The instance data file. */
     dataPath: string;
-    /** `redis://host:port` (or `rediss://`, with `user:password@`). */
-    redisUrl: string;
+    /**
+     * The server's URL (`redis://host:port`, or `rediss://`, with `user:password@`), or the seed URLs of a
+     * cluster for an engine that runs on one.
+     */
+    server: string | readonly string[];
     /** The target whose design is loaded (default: the default target). */
     target?: string;
-    /** The target's options as given, exactly as `generate` takes them (a dialect not given is detected). */
+    /** The target's options as given, exactly as `generate` takes them (those the server implies are detected when not given). */
     targetOptions?: RawOptionValues;
-    /** Seconds to wait for the connection and for each reply (default `DEFAULT_REDIS_TIMEOUT_SECONDS`). */
+    /** Seconds to wait for the connection and for each reply (the engine's default when absent). */
     timeoutSeconds?: number;
-    /** Replace indexes whose schema differs. */
+    /** Replace schema objects (indexes) that differ from the design. */
     recreate?: boolean;
     /** Rows per pipelined batch. */
     batchSize?: number;
@@ -44,129 +44,151 @@ export interface RuntimeRunOptions extends DesignOptions {
     onProgress?: (done: number, total: number) => void | Promise<void>;
 }
 
+/** What a load did. */
+export interface LoadResult extends WriteResult {
+    /** What happened to each schema object of the design (`index airports: created`). */
+    schema: SchemaOutcome[];
+}
+
 /** The result of a load. */
 export interface LoadActionResult extends LoadResult {
-    dialect: RedisDialect;
-    /** How the dialect was chosen. */
-    dialectSource: 'detected' | 'given';
+    /** The target whose design was loaded. */
+    target: string;
+    /** The server as messages print it (its password hidden). */
+    server: string;
+    /** The engine variant the design is made for (`redisearch1`). */
+    variant: string;
+    /** How the variant was chosen: detected on the server, or given as a target option. */
+    variantSource: 'detected' | 'given';
     /** The engine as people read it: `redisearch1, detected`. */
     engine: string;
-    /** Things the user should know (a dialect that does not match the server). */
+    /** Things the user should know (a target option that contradicts the server). */
     warnings: string[];
 }
 
-interface Prepared {
+interface Prepared<D> {
     target: string;
     design: RuntimeDesign;
     data: InstanceData;
-    link: RedisLink;
-    view: RedisViewModel;
-    dialect: RedisDialect;
-    dialectSource: 'detected' | 'given';
+    session: EngineSession<D>;
+    view: D;
+    variant: string;
+    variantSource: 'detected' | 'given';
     warnings: string[];
 }
 
-/** The target of a run: one that runs on an engine the runtime drives (today RediSearch). */
-function runtimeTarget(
-    name: string | undefined,
-    given: RawOptionValues = {},
-): { name: string; given: RawOptionValues } {
-    const target = checkedTarget(name ?? DEFAULT_TARGET, given);
-    if (target.engine !== redisTarget.engine) {
-        const runnable = [...generationTargets.values()].filter((t) => t.engine === redisTarget.engine);
-        throw new KvmodError(
-            `target ${target.name} runs on no engine kvmod drives; load and verify work with: ${runnable.map((t) => t.name).join(', ')}`,
-            { code: 'cli.option' },
-        );
-    }
-    return { name: target.name, given };
+/** The target of a run (it must run on an engine) and the given options that its engine's design target declares. */
+function runTarget(name: string | undefined, given: RawOptionValues = {}): RegisteredTarget {
+    return checkedTarget(name ?? DEFAULT_TARGET, given);
+}
+
+/** Of the options given (checked against the named target), those the engine's design target declares. */
+function designOptions<O extends OptionDeclarations, D>(
+    engine: EngineRuntime<O, D>,
+    given: RawOptionValues,
+): RawOptionValues {
+    return Object.fromEntries(Object.entries(given).filter(([name]) => name in engine.target.options));
 }
 
 /**
  * `kvmod data check`'s design rules: refuses values the target's design cannot serve (a KvmodError naming
- * object, field and reason). Without a server the dialect is the given one, else the declared default.
+ * object, field and reason). Without a server the options are the given ones, else the declared defaults.
  */
-export function checkServableData(
+export async function checkServableData(
     model: RuntimeModel,
     data: InstanceData,
     dataPath: string,
     target?: string,
     targetOptions?: RawOptionValues,
-): void {
-    const { given } = runtimeTarget(target, targetOptions);
-    const { dialect } = resolveTargetOptions(redisTarget, given);
-    assertServable(model, data, dialect, dataPath);
+): Promise<void> {
+    const named = runTarget(target, targetOptions);
+    const engine = await engineOf(named);
+    engine.use((typed) => {
+        const values = resolveTargetOptions(typed.target, designOptions(typed, targetOptions ?? {}));
+        assertServable(model, data, typed.textRules(values), dataPath);
+    });
 }
 
-async function prepare(options: RuntimeRunOptions): Promise<Prepared> {
-    const { name: target, given } = runtimeTarget(options.target, options.targetOptions);
+async function prepare<O extends OptionDeclarations, D>(
+    engine: EngineRuntime<O, D>,
+    target: string,
+    options: RuntimeRunOptions,
+): Promise<Prepared<D>> {
+    const given = designOptions(engine, options.targetOptions ?? {});
     const design = await loadRuntimeDesign(options.modelPath, options);
     const data = await readInstanceData(options.dataPath, design.model);
-    const link = await connectRedis(options.redisUrl, { timeoutSeconds: options.timeoutSeconds });
+    const urls = typeof options.server === 'string' ? [options.server] : options.server;
+    const session = await engine.connect({ urls, timeoutSeconds: options.timeoutSeconds });
     try {
-        const detected = await detectDialect(link);
-        const givenDialect = given.dialect === undefined ? undefined : String(given.dialect);
-        const warnings: string[] = [...design.warnings];
-        if (givenDialect !== undefined && givenDialect !== detected.dialect) {
-            // e.g. 2.x commands on a 1.2 server: FT.CREATE … PREFIX is accepted and ignored, nothing gets indexed.
-            warnings.push(
-                `${link.url} runs ${detected.dialect} (module version ${detected.version}), but --dialect ${givenDialect} was given: its commands may be accepted and do nothing`,
-            );
-        }
-        let view: RedisViewModel;
+        const warnings = [...design.warnings, ...session.contradictions(given)];
+        const values = { ...session.probe.options, ...given };
+        let view: D;
         try {
             // The same design `kvmod generate` writes with these options (and the same schema check).
-            view = await buildViewModel(redisTarget, design, { dialect: detected.dialect, ...given });
+            view = await buildViewModel(engine.target, design, values);
         } catch (error) {
             if (!(error instanceof GenerationError)) throw error;
-            throw new KvmodError(`cannot generate the Redis design: ${error.message}`, {
+            throw new KvmodError(`cannot generate the ${engine.target.name} design: ${error.message}`, {
                 code: 'generation.failed',
                 cause: error,
             });
         }
-        assertServable(design.model, data, view.dialect, options.dataPath); // before anything is written
-        const dialectSource = givenDialect !== undefined ? 'given' : 'detected';
-        return { target, design, data, link, view, dialect: view.dialect, dialectSource, warnings };
+        const rules = engine.textRules(resolveTargetOptions(engine.target, values));
+        assertServable(design.model, data, rules, options.dataPath); // before anything is written
+        const implied = Object.keys(session.probe.options);
+        const variantSource = implied.length > 0 && implied.every((name) => name in given) ? 'given' : 'detected';
+        const variant = engine.variantOf(view);
+        return { target, design, data, session, view, variant, variantSource, warnings };
     } catch (error) {
-        await link.close();
-        if (error instanceof RedisConnectionLost)
-            throw new KvmodError(error.message, { code: error.code, cause: error });
+        await session.close();
         throw error;
     }
 }
 
-async function load(prepared: Prepared, options: RuntimeRunOptions, fresh: boolean): Promise<LoadResult> {
-    const collections = materializeModel(
-        prepared.design.kvlm,
-        prepared.data,
-        indexInstanceData(prepared.design.model, prepared.data),
-    );
-    return loadIntoRedis(prepared.link, prepared.view, collections, {
-        recreate: options.recreate,
-        fresh,
+/** Prepares the design's schema and writes every row of every collection. */
+async function load<D>(prepared: Prepared<D>, options: RuntimeRunOptions, fresh: boolean): Promise<LoadResult> {
+    const { design, data, session, view } = prepared;
+    const collections = materializeModel(design.kvlm, data, indexInstanceData(design.model, data));
+    const schema = await session.prepareSchema(view, fresh ? 'fresh' : options.recreate ? 'recreate' : 'keep');
+    const written = await session.writeRows(view, collections, {
         batchSize: options.batchSize,
         onProgress: options.onProgress,
     });
+    return { schema, ...written };
 }
 
-/** `kvmod load`: creates the design's indexes and writes every row of every collection. */
-export async function loadDataIntoRedis(options: RuntimeRunOptions): Promise<LoadActionResult> {
-    const prepared = await prepare(options);
-    try {
-        const result = await load(prepared, options, false);
-        return {
-            ...result,
-            dialect: prepared.dialect,
-            dialectSource: prepared.dialectSource,
-            engine: `${prepared.dialect}, ${prepared.dialectSource}`,
-            warnings: prepared.warnings,
-        };
-    } finally {
-        await prepared.link.close();
-    }
+/** Runs `run` with the engine runtime of the target the options name, typed. */
+async function withEngine<R>(
+    options: RuntimeRunOptions,
+    run: <O extends OptionDeclarations, D>(engine: EngineRuntime<O, D>, target: string) => Promise<R>,
+): Promise<R> {
+    const target = runTarget(options.target, options.targetOptions);
+    const engine = await engineOf(target);
+    return engine.use((typed) => run(typed, target.name));
 }
 
-/** Options of `verifyOnRedis`. */
+/** `kvmod load`: creates the design's schema (indexes) and writes every row of every collection. */
+export function loadIntoEngine(options: RuntimeRunOptions): Promise<LoadActionResult> {
+    return withEngine(options, async (engine, target) => {
+        const prepared = await prepare(engine, target, options);
+        try {
+            const result = await load(prepared, options, false);
+            return {
+                ...result,
+                target,
+                server: prepared.session.probe.server,
+                variant: prepared.variant,
+                variantSource: prepared.variantSource,
+                engine: `${prepared.variant}, ${prepared.variantSource}`,
+                warnings: prepared.warnings,
+            };
+        } finally {
+            await prepared.session.close();
+        }
+    });
+}
+
+/** Options of `verifyOnEngine`. */
 export interface VerifyActionOptions extends RuntimeRunOptions {
     /** Parameter sets per query drawn from the data (default 10). */
     samples?: number;
@@ -178,70 +200,65 @@ export interface VerifyActionOptions extends RuntimeRunOptions {
 export interface VerifyActionResult {
     /** The target whose design was verified. */
     target: string;
-    dialect: RedisDialect;
+    /** The server as messages print it (its password hidden). */
+    server: string;
+    /** The engine variant the design is made for (`redisearch1`). */
+    variant: string;
     /** The engine as people read it: `redisearch1`. */
     engine: string;
     load: LoadResult;
     verdicts: QueryVerdict[];
     ok: boolean;
-    /** Things the user should know (a dialect that does not match the server). */
+    /** Things the user should know (a target option that contradicts the server). */
     warnings: string[];
 }
 
 /**
- * `kvmod verify`: loads the data into fresh indexes (existing indexes of the design are dropped with their
- * rows, so the server holds exactly this data), runs every query's generated command for sampled
- * parameter sets and compares the replies with the oracle. A difference is attributed: when the KVLM design
- * in memory already differs, the transformation is at fault; otherwise the Redis commands or the engine.
+ * `kvmod verify`: loads the data into a fresh schema (existing indexes of the design are dropped with their
+ * rows, so the server holds exactly this data), runs every query's generated command for sampled parameter
+ * sets and compares the replies with the oracle, in the engine's collation. A difference is attributed: when
+ * the KVLM design in memory already differs, the transformation is at fault; otherwise the generated commands
+ * or the engine.
  */
-export async function verifyOnRedis(options: VerifyActionOptions): Promise<VerifyActionResult> {
-    const prepared = await prepare(options);
-    try {
-        const loaded = await load(prepared, options, true);
-        const { design, data, link, view } = prepared;
-        const engine: QueryExecutor = async (collection, query, parameters) => {
-            const redisQuery = view.collections
-                .find((c) => c.name === collection.name)
-                ?.queries.find((q) => q.name === query.name);
-            if (!redisQuery) throw new Error(`the Redis design has no query ${query.name} in ${collection.name}`);
-            try {
-                const answer = await runEngineQuery(link, redisQuery, parameters);
-                return { rows: answer.rows, command: formatCliCommand(answer.argv) };
-            } catch (error) {
-                if (error instanceof RedisConnectionLost)
-                    throw new KvmodError(error.message, { code: error.code, cause: error });
-                throw error;
+export function verifyOnEngine(options: VerifyActionOptions): Promise<VerifyActionResult> {
+    return withEngine(options, async (engine, target) => {
+        const prepared = await prepare(engine, target, options);
+        try {
+            const loaded = await load(prepared, options, true);
+            const { design, data, session, view } = prepared;
+            const execute: QueryExecutor = (collection, query, parameters) =>
+                session.runQuery(view, collection.name, query.name, parameters);
+            const settings = { samples: options.samples ?? 10, seed: options.seed ?? 1, collation: engine.collation };
+            const verdicts = await verifyQueries(design.pidm, design.kvlm, design.model, data, execute, settings);
+            if (verdicts.some((v) => v.mismatches > 0)) {
+                const inMemory = await verifyQueries(
+                    design.pidm,
+                    design.kvlm,
+                    design.model,
+                    data,
+                    inMemoryExecutor(design.model, data, engine.collation),
+                    settings,
+                );
+                for (const [position, verdict] of verdicts.entries()) {
+                    if (verdict.mismatches === 0) continue;
+                    verdict.firstDifference +=
+                        inMemory[position].mismatches > 0
+                            ? ' [the KVLM design already differs from the oracle: a transformation (merge/grain) fault]'
+                            : ' [the KVLM design agrees with the oracle: the generated commands or the engine differ]';
+                }
             }
-        };
-        const settings = { samples: options.samples ?? 10, seed: options.seed ?? 1 };
-        const verdicts = await verifyQueries(design.pidm, design.kvlm, design.model, data, engine, settings);
-        if (verdicts.some((v) => v.mismatches > 0)) {
-            const inMemory = await verifyQueries(
-                design.pidm,
-                design.kvlm,
-                design.model,
-                data,
-                inMemoryExecutor(design.model, data),
-                settings,
-            );
-            for (const [position, verdict] of verdicts.entries()) {
-                if (verdict.mismatches === 0) continue;
-                verdict.firstDifference +=
-                    inMemory[position].mismatches > 0
-                        ? ' [the KVLM design already differs from the oracle: a transformation (merge/grain) fault]'
-                        : ' [the KVLM design agrees with the oracle: the Redis commands or the engine differ]';
-            }
+            return {
+                target,
+                server: session.probe.server,
+                variant: prepared.variant,
+                engine: prepared.variant,
+                load: loaded,
+                verdicts,
+                ok: verdicts.every((v) => v.mismatches === 0),
+                warnings: prepared.warnings,
+            };
+        } finally {
+            await prepared.session.close();
         }
-        return {
-            target: prepared.target,
-            dialect: prepared.dialect,
-            engine: prepared.dialect,
-            load: loaded,
-            verdicts,
-            ok: verdicts.every((v) => v.mismatches === 0),
-            warnings: prepared.warnings,
-        };
-    } finally {
-        await prepared.link.close();
-    }
+    });
 }

@@ -2,15 +2,25 @@
  * Values the design cannot serve: the one place `kvmod data check`, `kvmod load` and `kvmod verify` ask whether
  * the engine could ever find a value, so that nothing is stored where no query can find it. A text attribute that
  * some query compares (`=`, `!=`) becomes a TAG field in every design; one that a query sorts on becomes SORTABLE.
- * Whether the engine can serve a text there is the dialect's text rule (`redis-text-rules.ts`); every other value
- * (projected only, numbers, dates) is stored and returned as it is.
+ * Whether the engine can serve a text there is the engine's text rule for the options in effect (its
+ * `EngineRuntime.textRules`, e.g. a RediSearch dialect's); every other value (projected only, numbers, dates)
+ * is stored and returned as it is.
  */
 import type { PidmModel } from '../language/generated/ast.js';
-import { REDIS_TEXT_RULES, type RedisDialect } from '../generation/redis/redis-text-rules.js';
 import { KvmodError } from '../pipeline/errors.js';
 import { MAX_REPORTED_DATA_ERRORS, objectLocation, type InstanceData } from './instance-data.js';
 import { planQuery, type PlanExpression } from './query-plan.js';
 import type { RuntimeModel } from './runtime-model.js';
+
+/** Which texts a design can serve: an engine's rules for the options in effect. */
+export interface TextRules {
+    /** The name messages give the engine (`redisearch1`). */
+    name: string;
+    /** Why an equality filter could never find the text, or null when it can. */
+    unservable(text: string): string | null;
+    /** Why the engine could not sort on the text, or null when it can. */
+    unsortable(text: string): string | null;
+}
 
 /** How queries use one text attribute: the queries comparing it and those sorting on it. */
 export interface SearchedText {
@@ -58,16 +68,10 @@ export function searchedTexts(models: readonly PidmModel[]): SearchedTexts {
 }
 
 /**
- * One line per value of `data` the design cannot serve on `dialect` (the model's `searched` texts): the object, the field, the queries that
- * could never find it and why. Empty when every value is servable.
+ * One line per value of `data` the design cannot serve under `rules` (the model's `searched` texts): the object,
+ * the field, the queries that could never find it and why. Empty when every value is servable.
  */
-export function unservableValues(
-    model: RuntimeModel,
-    data: InstanceData,
-    dialect: RedisDialect,
-    file = 'data',
-): string[] {
-    const rules = REDIS_TEXT_RULES[dialect];
+export function unservableValues(model: RuntimeModel, data: InstanceData, rules: TextRules, file = 'data'): string[] {
     const problems: string[] = [];
     for (const [entityName, attributes] of model.searched ?? []) {
         const entity = model.entities.get(entityName);
@@ -81,7 +85,7 @@ export function unservableValues(
                 if (why === null) continue;
                 const queries = compared !== null ? use.compared : use.sorted;
                 problems.push(
-                    `${file}: ${objectLocation(entityName, index, object[entity.idName])}.${attribute}: ${dialect} cannot serve this text to ${queries.join(', ')}: ${why}`,
+                    `${file}: ${objectLocation(entityName, index, object[entity.idName])}.${attribute}: ${rules.name} cannot serve this text to ${queries.join(', ')}: ${why}`,
                 );
             }
         }
@@ -89,14 +93,14 @@ export function unservableValues(
     return problems;
 }
 
-/** Throws a KvmodError (exit 1) listing the values of `data` the design cannot serve on `dialect`, if any. */
-export function assertServable(model: RuntimeModel, data: InstanceData, dialect: RedisDialect, file = 'data'): void {
-    const problems = unservableValues(model, data, dialect, file);
+/** Throws a KvmodError (exit 1) listing the values of `data` the design cannot serve under `rules`, if any. */
+export function assertServable(model: RuntimeModel, data: InstanceData, rules: TextRules, file = 'data'): void {
+    const problems = unservableValues(model, data, rules, file);
     if (problems.length === 0) return;
     const shown = problems.slice(0, MAX_REPORTED_DATA_ERRORS);
     if (problems.length > shown.length) shown.push(`… and ${problems.length - shown.length} more problems`);
     throw new KvmodError(
-        `${file} holds values no query could find on ${dialect}; kvmod stores nothing it cannot serve: fix or remove them:\n${shown.join('\n')}`,
+        `${file} holds values no query could find on ${rules.name}; kvmod stores nothing it cannot serve: fix or remove them:\n${shown.join('\n')}`,
         { code: 'data.unservable', path: file },
     );
 }

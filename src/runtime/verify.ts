@@ -1,11 +1,11 @@
 /**
  * Verification: every PIDM query, run for sampled parameter sets against a design (the real engine, or
- * the KVLM design in memory), compared with the oracle. The report has one line per query: parameter sets
+ * the KVLM design in memory), compared with the oracle in the engine's collation. The report has one line per query: parameter sets
  * tried, rows compared, mismatches, and the first difference.
  */
 import type { Collection, KvlmModel, PidmModel, ServedQuery } from '../language/generated/ast.js';
 import { isKvmodError } from '../pipeline/errors.js';
-import type { TypedValue } from './collation.js';
+import type { Collation, TypedValue } from './collation.js';
 import { compareWithOracle } from './compare-results.js';
 import { indexInstanceData, type InstanceData } from './instance-data.js';
 import { evaluateServedQuery } from './kvlm-evaluator.js';
@@ -18,7 +18,7 @@ import type { RuntimeModel } from './runtime-model.js';
 /** What an executor returns: the rows in reply order, and the command it ran (for reports). */
 export interface ExecutedQuery {
     rows: TypedValue[][];
-    /** The command as a redis-cli line, when there is one. */
+    /** The command as the engine's own client takes it (a redis-cli line), when there is one. */
     command?: string;
 }
 
@@ -63,6 +63,8 @@ export interface VerifyOptions {
     samples: number;
     /** Seed of the sampling. */
     seed: number;
+    /** The collation of the engine the design runs on: the oracle compares and sorts with it. */
+    collation: Collation;
 }
 
 /** Finds the collection and served query answering a PIDM query (they share its name). */
@@ -112,7 +114,7 @@ export async function verifyQueries(
             verdict.firstDifference = `parameters differ: the design takes (${declared.join(', ')}), the query (${planned.join(', ')})`;
             continue;
         }
-        const prepared = prepareQuery(plan, data, index);
+        const prepared = prepareQuery(plan, data, index, options.collation);
         const ordered = plan.orderBy.length > 0;
         for (const set of sampleParameters(prepared, options.samples, 1, querySeed++)) {
             verdict.parameterSets++;
@@ -132,7 +134,7 @@ export async function verifyQueries(
                 expected,
                 actual,
                 ordered,
-                (a, b) => compareSortKeys(plan, a.sortKey, b.sortKey) === 0,
+                (a, b) => compareSortKeys(plan, options.collation, a.sortKey, b.sortKey) === 0,
             );
             if (!result.matches) {
                 verdict.mismatches++;
@@ -155,10 +157,10 @@ export function describeParameters(values: ParameterValues): string {
 }
 
 /**
- * An executor answering from the KVLM design in memory (materialized rows + served query semantics):
- * checks the transformation alone, with no engine.
+ * An executor answering from the KVLM design in memory (materialized rows + served query semantics, in an
+ * engine's collation): checks the transformation alone, with no engine.
  */
-export function inMemoryExecutor(model: RuntimeModel, data: InstanceData): QueryExecutor {
+export function inMemoryExecutor(model: RuntimeModel, data: InstanceData, collation: Collation): QueryExecutor {
     const index = indexInstanceData(model, data);
     const rowsByCollection = new Map<Collection, MaterializedRow[]>();
     return async (collection, query, parameters) => {
@@ -167,7 +169,9 @@ export function inMemoryExecutor(model: RuntimeModel, data: InstanceData): Query
             rows = materializeCollection(collection, data, index).rows;
             rowsByCollection.set(collection, rows);
         }
-        return { rows: evaluateServedQuery(collection, query, rows, parameters).map((row) => row.values) };
+        return {
+            rows: evaluateServedQuery(collection, query, rows, parameters, collation).map((row) => row.values),
+        };
     };
 }
 

@@ -2,13 +2,17 @@
  * `kvmod.config.json` (found upward from the working folder; options override it; REDIS_URL overrides its
  * redis; problems at file:line:col) and `--watch` (runs again on change, never exits on a model error).
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { memoryIo } from '../../src/cli/cli-io.js';
 import { main } from '../../src/cli/main.js';
+import type { GenerateReport } from '../../src/cli/generate-actions.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
+import { startSilentServer } from '../support/silent-servers.js';
+import { REPO_ROOT } from './run-kvmod.js';
 
 const RIDE = 'test/fixtures/pidm/ride-literals.pidm';
 
@@ -64,7 +68,9 @@ describe('kvmod.config.json', () => {
             (await kvmod(['generate', join(project, 'models', 'ride.pidm'), '-o', other, '--dialect', 'redisearch2']))
                 .status,
         ).toBe(0);
-        expect((await readFile(join(other, 'ride', 'redis', 'redisearch2', 'README.md'), 'utf8')).split('\n')[0]).toContain('2.x');
+        expect(
+            (await readFile(join(other, 'ride', 'redis', 'redisearch2', 'README.md'), 'utf8')).split('\n')[0],
+        ).toContain('2.x');
     });
 
     test('problems are reported at file:line:col, exit 1', async () => {
@@ -116,6 +122,155 @@ describe('kvmod.config.json', () => {
             const fromFlag = await kvmod(['load', '--redis', server.url], { REDIS_URL: 'redis://127.0.0.1:1' });
             expect(fromFlag.status).toBe(0);
         });
+
+        test('generate --redis generates for the dialect the server speaks; a --dialect that differs is an error', async () => {
+            const model = join(project, 'models/ride.pidm');
+            const out = join(project, 'probed');
+            const probed = await kvmod(['generate', model, '-o', out, '--redis', server.url]);
+            expect(probed.status).toBe(0);
+            expect(probed.stderr.split('\n')[0]).toBe(
+                `kvmod: ${server.url} runs RediSearch 1.2.0: generating for dialect redisearch1`,
+            );
+            const json = await kvmod(['generate', model, '-o', out, '--redis', server.url, '--format', 'json']);
+            const report = JSON.parse(json.stdout) as GenerateReport;
+            expect(report.server).toEqual({
+                url: server.url,
+                searchVersion: 10200,
+                module: 'RediSearch 1.2.0',
+                dialect: 'redisearch1',
+                options: { dialect: 'redisearch1' },
+            });
+            expect(report.models[0].outputDir).toBe(join(out, 'ride', 'redis', 'redisearch1'));
+            const refused = await kvmod([
+                'generate',
+                model,
+                '-o',
+                join(project, 'refused'),
+                '--redis',
+                server.url,
+                '--dialect',
+                'redisearch2',
+            ]);
+            expect(refused).toEqual({
+                status: 1,
+                stdout: '',
+                stderr: `kvmod: ${server.url} runs dialect redisearch1, but dialect redisearch2 was asked for (--dialect or the config's dialect): its scripts would be accepted there and do nothing; drop it to generate for the server, or drop --redis to generate for another one\n`,
+            });
+            expect(existsSync(join(project, 'refused'))).toBe(false);
+            // A target without an engine of its own is asked through the default engine for what it shares.
+            const client = await kvmod(['generate', model, '-o', out, '-t', 'typescript', '--redis', server.url]);
+            expect(client.status).toBe(0);
+            expect(existsSync(join(out, 'ride', 'typescript', 'redisearch1'))).toBe(true);
+            const noEngine = await kvmod(['generate', model, '-o', out, '-t', 'report', '--redis', server.url]);
+            expect(noEngine.status).toBe(2);
+            expect(noEngine.stderr.split('\n')[0]).toBe(
+                'kvmod: --redis asks a server which options the design needs there; target report has none that a server decides',
+            );
+            const secret = server.url.replace('redis://', 'redis://:hunter2@');
+            const wrong = await kvmod(['generate', model, '-o', out, '--redis', secret]);
+            expect(wrong.status).toBe(1);
+            expect(wrong.stderr).toMatch(/^kvmod: cannot connect to redis:\/\/:\*\*\*@127\.0\.0\.1:\d+: /);
+            expect(wrong.stderr).not.toContain('hunter2');
+        });
+
+        test("the config's redis is used by generate only when --redis is given without a URL", async () => {
+            await writeConfig('{ "models": ["models"], "output": "out-probe", "redis": "redis://127.0.0.1:1" }');
+            const plain = await kvmod(['generate']);
+            expect(plain.status).toBe(0);
+            expect(existsSync(join(project, 'out-probe', 'ride', 'redis', 'redisearch2'))).toBe(true);
+            const unreachable = await kvmod(['generate', '--redis']);
+            expect(unreachable.stderr).toBe('kvmod: cannot connect to redis://127.0.0.1:1: connection refused\n');
+            const fromEnv = await kvmod(['generate', '--redis'], { REDIS_URL: server.url });
+            expect(fromEnv.status).toBe(0);
+            expect(existsSync(join(project, 'out-probe', 'ride', 'redis', 'redisearch1'))).toBe(true);
+            await writeConfig('{ "models": ["models"], "output": "out-probe" }');
+            const none = await kvmod(['generate', '--redis']);
+            expect(none.status).toBe(2);
+            expect(none.stderr.split('\n')[0]).toBe(
+                'kvmod: --redis without a URL uses the redis of the config file or REDIS_URL, and neither is set: give --redis redis://host:port',
+            );
+        });
+    });
+});
+
+describe('kvmod.config.ts', () => {
+    const tsConfig = () => join(project, 'kvmod.config.ts');
+    afterEach(async () => {
+        await rm(tsConfig(), { force: true });
+        await rm(join(project, 'kvmod.config.json'), { force: true });
+    });
+
+    /** The compiled `kvmod/config` module (a project imports it from the package; see package-install.test.ts). */
+    const defineConfigModule = join(REPO_ROOT, 'out/src/api/config.js');
+
+    test('found upward, TypeScript stripped, typed with defineConfig; a setting that is undefined is absent', async () => {
+        await rm(join(project, 'kvmod.config.json'), { force: true });
+        await writeFile(
+            tsConfig(),
+            [
+                `import { defineConfig, type KvmodConfig } from ${JSON.stringify(defineConfigModule)};`,
+                "const dialect: KvmodConfig['dialect'] = 'redisearch1';",
+                "export default defineConfig({ models: ['models'], output: 'out-ts', dialect, redis: process.env.KVMOD_TEST_UNSET });",
+                '',
+            ].join('\n'),
+        );
+        const run = await kvmod(['generate', '--format', 'json']);
+        expect(run.status).toBe(0);
+        expect((JSON.parse(run.stdout) as GenerateReport).models[0].outputDir).toBe(
+            relative(process.cwd(), join(project, 'out-ts', 'ride', 'redis', 'redisearch1')),
+        );
+    });
+
+    test('schema problems name the property path; a syntax error its line and column; no default export says what to write', async () => {
+        const shown = relative(process.cwd(), tsConfig());
+        await writeFile(tsConfig(), "export default { models: 'models', merge: 'fast', colour: 1, timeout: 0 };\n");
+        const invalid = await kvmod(['validate']);
+        expect(invalid.status).toBe(1);
+        expect(invalid.stderr).toBe(
+            [
+                `kvmod: ${shown}: unknown property 'colour' in the file`,
+                `${shown}: 'models' must be array`,
+                `${shown}: 'merge' must be one of "safe", "paper", "none"`,
+                `${shown}: 'timeout' must be > 0`,
+                '',
+            ].join('\n'),
+        );
+        await writeFile(tsConfig(), 'const x: number = 1;\nexport default { models: [\n');
+        expect((await kvmod(['validate'])).stderr).toBe(`kvmod: ${shown}:3:1: syntax error: Unexpected token\n`);
+        await writeFile(tsConfig(), 'export const models = ["models"];\n');
+        expect((await kvmod(['validate'])).stderr).toBe(
+            `kvmod: ${shown}: no default export: write \`export default defineConfig({ … })\` (defineConfig from 'kvmod/config')\n`,
+        );
+        await writeFile(tsConfig(), "throw new Error('set KVMOD_HOME first');\n");
+        expect((await kvmod(['validate'])).stderr).toBe(
+            `kvmod: ${shown}: the config failed to load: set KVMOD_HOME first\n`,
+        );
+        await writeFile(join(project, 'kvmod.config.json'), '{}');
+        const both = await kvmod(['validate']);
+        expect(both.status).toBe(1);
+        expect(both.stderr).toBe(
+            `kvmod: 2 config files in ${relative(process.cwd(), project)} (kvmod.config.ts, kvmod.config.json): keep one\n`,
+        );
+    });
+
+    test('its timeout is the --timeout of load (a server that never answers is given up after it)', async () => {
+        const silent = await startSilentServer();
+        try {
+            const data = join(project, 'ts-data.json');
+            expect(
+                (await kvmod(['data', 'generate', join(project, 'models/ride.pidm'), '--scale', '5', '-o', data]))
+                    .status,
+            ).toBe(0);
+            await writeFile(
+                tsConfig(),
+                `export default { models: ['models/ride.pidm'], data: 'ts-data.json', redis: 'redis://127.0.0.1:${silent.port}', timeout: 0.5 };\n`,
+            );
+            const run = await kvmod(['load']);
+            expect(run.status).toBe(1);
+            expect(run.stderr).toContain('did not answer the handshake within 0.5 s');
+        } finally {
+            await silent.close();
+        }
     });
 });
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { memoryIo } from '../../src/cli/cli-io.js';
 import { main } from '../../src/cli/main.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
+import { startSilentServer } from '../support/silent-servers.js';
 
 let search: RedisTestServer;
 let plain: RedisTestServer;
@@ -52,5 +53,19 @@ describe('kvmod doctor', () => {
         const gone = await kvmod(['doctor', '--redis', 'redis://127.0.0.1:1']);
         expect(gone.status).toBe(1);
         expect(gone.stderr).toMatch(/^kvmod: cannot connect to redis:\/\/127\.0\.0\.1:1/);
+    });
+
+    test('a server that never answers is given up after --timeout, with one line naming it', async () => {
+        const silent = await startSilentServer();
+        try {
+            const run = await kvmod(['doctor', '--redis', `redis://127.0.0.1:${silent.port}`, '--timeout', '0.5']);
+            expect(run).toEqual({
+                status: 1,
+                stdout: '',
+                stderr: `kvmod: cannot connect to redis://127.0.0.1:${silent.port}: it accepted the connection but did not answer the handshake within 0.5 s (is it a Redis server, and not paused?)\n`,
+            });
+        } finally {
+            await silent.close();
+        }
     });
 });

@@ -33,6 +33,31 @@ function npm(args: string[], cwd: string): SpawnSyncReturns<string> {
     });
 }
 
+/** Type-checks a file of the project as a strict TypeScript project using the installed package would. */
+function typeCheck(file: string): SpawnSyncReturns<string> {
+    return spawnSync(
+        process.execPath,
+        [
+            join(REPO_ROOT, 'node_modules/typescript/bin/tsc'),
+            '--noEmit',
+            '--strict',
+            '--module',
+            'nodenext',
+            '--moduleResolution',
+            'nodenext',
+            '--target',
+            'es2022',
+            '--skipLibCheck',
+            '--types',
+            'node',
+            '--typeRoots',
+            join(REPO_ROOT, 'node_modules/@types'),
+            file,
+        ],
+        { cwd: project, encoding: 'utf8', timeout: 120_000 },
+    );
+}
+
 /** `npx --no kvmod <args>` in the project: the installed package's bin, never a download. */
 function npx(args: string[]): SpawnSyncReturns<string> {
     return spawnSync('npx', ['--no', '--', 'kvmod', ...args], {
@@ -72,6 +97,8 @@ describe('the npm package', () => {
             'scripts/polyfills.mjs',
             'lib/index.js',
             'lib/index.d.ts',
+            'lib/config.js',
+            'lib/config.d.ts',
             'out/src/api/index.js',
             'out/src/api/index.d.ts',
             'out/src/cli/main.js',
@@ -143,6 +170,36 @@ describe('the npm package', () => {
         expect(existsSync(join(project, 'generated/ride/redis/redisearch2/indexes.redis'))).toBe(true);
     });
 
+    it('reads a kvmod.config.ts that imports defineConfig from kvmod/config, typed', () => {
+        const config = join(project, 'kvmod.config.ts');
+        writeFileSync(
+            config,
+            [
+                "import { defineConfig } from 'kvmod/config';",
+                "export default defineConfig({ models: ['ride.pidm'], output: 'from-config', dialect: 'redisearch1' });",
+                '',
+            ].join('\n'),
+        );
+        try {
+            const run = npx(['generate', '--format', 'json']);
+            expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: expect.any(String) });
+            expect(run.stderr).not.toContain('kvmod');
+            expect(JSON.parse(run.stdout).models[0].outputDir).toBe(
+                join('from-config', 'ride', 'redis', 'redisearch1'),
+            );
+            writeFileSync(
+                join(project, 'typed-config.ts'),
+                "import { defineConfig } from 'kvmod/config';\nexport default defineConfig({ threshold: 'high' });\n",
+            );
+            const tsc = typeCheck('typed-config.ts');
+            expect(tsc.stdout.trim()).toBe(
+                "typed-config.ts(2,31): error TS2322: Type 'string' is not assignable to type 'number'.",
+            );
+        } finally {
+            rmSync(config);
+        }
+    });
+
     it('serves the library API to an import, with types', () => {
         const script = [
             "import { generateModels, loadWorkspace, transformFiles } from 'kvmod';",
@@ -169,27 +226,7 @@ describe('the npm package', () => {
                 'console.log(ok);',
             ].join('\n'),
         );
-        const tsc = spawnSync(
-            process.execPath,
-            [
-                join(REPO_ROOT, 'node_modules/typescript/bin/tsc'),
-                '--noEmit',
-                '--strict',
-                '--module',
-                'nodenext',
-                '--moduleResolution',
-                'nodenext',
-                '--target',
-                'es2022',
-                '--skipLibCheck',
-                '--types',
-                'node',
-                '--typeRoots',
-                join(REPO_ROOT, 'node_modules/@types'),
-                'use.ts',
-            ],
-            { cwd: project, encoding: 'utf8', timeout: 120_000 },
-        );
+        const tsc = typeCheck('use.ts');
         // The one error is the deliberate misuse on line 3: the declarations resolve and type the API.
         expect(tsc.stdout.trim()).toBe("use.ts(3,39): error TS2322: Type 'number' is not assignable to type 'string'.");
     });

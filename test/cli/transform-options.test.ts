@@ -130,7 +130,10 @@ describe('load and verify transform a .pidm with the options (real engine)', () 
         expect(collections[0]).toBe('Q1_aircraftsCapacityWithin: 5 rows');
         const link = await connectRedis(server.url);
         try {
-            expect(await link.send(['EXISTS', 'Q1_aircraftsCapacityWithin:counter'])).toBe(1);
+            // The counter lives under the physical index the stable name (pointer key) serves.
+            const physical = String(await link.send(['GET', 'kvmod:index:Q1_aircraftsCapacityWithin']));
+            expect(physical).toMatch(/^Q1_aircraftsCapacityWithin_[0-9a-f]{6}$/);
+            expect(await link.send(['EXISTS', `${physical}:counter`])).toBe(1);
         } finally {
             await link.close();
         }

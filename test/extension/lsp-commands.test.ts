@@ -162,6 +162,30 @@ describe('kvmod commands over LSP', () => {
         }
     });
 
+    it('reads a kvmod.config.ts the same way (the bundled server runs TypeScript through jiti)', async () => {
+        const config = join(dir, 'kvmod.config.ts');
+        writeFileSync(config, "const output: string = 'from-ts-config';\nexport default { output };\n");
+        try {
+            const result = await execute<KvmodCommandResult>('kvmod.server.generate', {
+                uri: modelUri,
+                settings: { target: 'redis', outputFolder: 'out-gen' },
+            });
+            expect(result.messages.filter((m) => m.startsWith('kvmod:'))).toEqual([]);
+            expect(result.ok).toBe(true);
+            for (const uri of result.written) expect(uri.startsWith(fileUri(join(dir, 'from-ts-config')))).toBe(true);
+        } finally {
+            rmSync(config);
+        }
+    });
+
+    it('dispatches Load and Verify to the runtime actions (tested against Redis in server-runtime-actions.test.ts)', async () => {
+        for (const command of ['kvmod.server.load', 'kvmod.server.verify']) {
+            const result = await execute<KvmodCommandResult>(command, { uri: modelUri, settings: {} });
+            expect(result.ok).toBe(false);
+            expect(result.messages).toEqual([expect.stringMatching(/^kvmod: no Redis server is configured: /)]);
+        }
+    });
+
     it('refuses a command without a model URI', async () => {
         await expect(execute('kvmod.server.transform', {})).rejects.toThrow(
             'kvmod commands take one argument { uri, settings }.',

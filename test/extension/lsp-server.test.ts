@@ -108,6 +108,8 @@ describe('the bundled language server over stdio', () => {
             'kvmod.server.generate',
             'kvmod.server.explainMerges',
             'kvmod.server.listTargets',
+            'kvmod.server.load',
+            'kvmod.server.verify',
         ]);
         expect(capabilities).toMatchObject({
             hoverProvider: true,
@@ -233,7 +235,8 @@ describe('the bundled language server over stdio', () => {
         });
         expect(hoverText(hover)).toBe(
             'query **Q3_passengersOfGivenFlight**: 2 projection(s) from **Passenger**\n\n' +
-                'served by KVLM collection **Q3_passengersOfGivenFlight** (3 field(s); merge policy safe)',
+                'served by KVLM collection **Q3_passengersOfGivenFlight** (3 field(s); merge policy safe)\n\n' +
+                'Redis: index `Q3_passengersOfGivenFlight`, keys `Q3_passengersOfGivenFlight_ed67b9:…` (redisearch2)',
         );
     });
 

@@ -65,6 +65,8 @@ describe('the packaged .vsix', () => {
             'kvmod.transform',
             'kvmod.generate',
             'kvmod.explainMerges',
+            'kvmod.load',
+            'kvmod.verify',
         ]);
         expect(Object.keys(manifest.contributes.configuration.properties).sort()).toEqual([
             'kvmod.generate.target',
@@ -74,7 +76,12 @@ describe('the packaged .vsix', () => {
             'kvmod.redis.dbPrefix',
             'kvmod.redis.dialect',
             'kvmod.redis.limit',
+            'kvmod.runtime.dataFile',
+            'kvmod.runtime.redisUrl',
             'kvmod.templates.folder',
+            'kvmod.typescript.dbPrefix',
+            'kvmod.typescript.dialect',
+            'kvmod.typescript.limit',
         ]);
         expect(manifest.files).toBeUndefined();
         // VS Code (>= 1.74) activates on the contributed languages by itself and flags explicit

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listTemplateFiles } from '../../src/generation/generation-templates.js';
 import { main } from '../../src/cli/main.js';
-import { runGenerate, type GenerateArgs } from '../../src/cli/generate-actions.js';
+import { runGenerate, type GenerateArgs, type GenerateReport } from '../../src/cli/generate-actions.js';
 import { runTemplatesEject, runTemplatesList } from '../../src/cli/templates-actions.js';
 import { memoryIo } from '../../src/cli/cli-io.js';
 import { redisTarget, redisTargetOptions, validateViewModel } from '../../src/generation/index.js';
@@ -53,7 +53,7 @@ describe('kvmod generate', () => {
             'writes.redis',
         ]);
         expect(await readFile(join(dir, 'out', 'airflights', 'redis', 'redisearch1', 'indexes.redis'), 'utf8')).toMatch(
-            /^FT\.CREATE Q3_passengersOfGivenFlight STOPWORDS 0 SCHEMA /,
+            /^FT\.CREATE Q3_passengersOfGivenFlight_92960a STOPWORDS 0 SCHEMA /,
         );
         // The model's diagnostics on standard output, its failed line on standard error, naming them once.
         expect(io.stdout).toMatch(new RegExp(`broken\\.kvlm:2:\\d+: error: `));
@@ -84,7 +84,7 @@ describe('kvmod generate', () => {
         expect(await main(['generate', AIRFLIGHTS, '-o', dir, '--db-prefix'], io)).toBe(0);
         const indexes = await readFile(join(dir, 'airflights', 'redis', 'redisearch2', 'indexes.redis'), 'utf8');
         expect(indexes.split('\n')[0]).toMatch(
-            /^FT\.CREATE airflights_Q3_passengersOfGivenFlight ON HASH PREFIX 1 airflights_Q3_passengersOfGivenFlight: /,
+            /^FT\.CREATE airflights_Q3_passengersOfGivenFlight_92960a ON HASH PREFIX 1 airflights_Q3_passengersOfGivenFlight_92960a: /,
         );
     });
 
@@ -100,6 +100,46 @@ describe('kvmod generate', () => {
         expect(vm.dialect).toBe('redisearch1');
         await expect(validateViewModel(redisTarget, vm)).resolves.toBeUndefined();
         expect(await readdir(dir)).toEqual([]);
+    });
+
+    test('--format json prints one report on standard output: per model its files, diagnostics or error; exit 1 when one failed', async () => {
+        const broken = join(dir, 'broken.kvlm');
+        await writeFile(broken, 'database broken\ncollection {\n');
+        const out = join(dir, 'out');
+        const io = memoryIo();
+        expect(
+            await main(['generate', AIRFLIGHTS, broken, '-o', out, '--format', 'json', '--threshold', '0.5'], io),
+        ).toBe(1);
+        expect(io.stderr).toBe('');
+        const report = JSON.parse(io.stdout) as GenerateReport;
+        expect(report.target).toBe('redis');
+        expect(report.ok).toBe(false);
+        expect(report.summary).toEqual({ models: 2, generated: 1, failed: 1 });
+        expect(report.models[0]).toEqual({
+            input: AIRFLIGHTS,
+            model: 'airflights',
+            status: 'generated',
+            outputDir: join(out, 'airflights', 'redis', 'redisearch2'),
+            files: ['indexes.redis', 'writes.redis', 'queries.redis', 'README.md'],
+            diagnostics: [],
+        });
+        expect(report.models[1]).toMatchObject({ input: broken, status: 'failed', files: [] });
+        expect(report.models[1].error).toMatch(/^\d+ errors? in the model/);
+        expect(report.models[1].diagnostics[0]).toMatchObject({ path: broken, line: 2, severity: 'error' });
+        // The notices a text run prints on standard error are the report's warnings.
+        expect(report.warnings).toEqual([
+            `--threshold applies to .pidm models only; ignored for ${AIRFLIGHTS}`,
+            `--threshold applies to .pidm models only; ignored for ${broken}`,
+        ]);
+        expect((await readdir(join(out, 'airflights', 'redis', 'redisearch2'))).length).toBe(4);
+    });
+
+    test('--format json and --dump-view-model do not combine (a usage error, exit 2)', async () => {
+        const io = memoryIo();
+        expect(await main(['generate', AIRFLIGHTS, '-o', dir, '--format', 'json', '--dump-view-model'], io)).toBe(2);
+        expect(io.stderr.split('\n')[0]).toBe(
+            'kvmod: --dump-view-model prints JSON already: give it without --format json',
+        );
     });
 
     test('--templates overrides a template and a partial, one line says so, the output changes', async () => {
@@ -208,6 +248,6 @@ describe('kvmod templates', () => {
     test('eject of an unknown target is a user error', async () => {
         const io = memoryIo();
         expect(await main(['templates', 'eject', 'mongo', dir], io)).toBe(1);
-        expect(io.stderr).toContain("kvmod: unknown target 'mongo' (known: redis, report)");
+        expect(io.stderr).toContain("kvmod: unknown target 'mongo' (known: redis, redis-core, report, typescript)");
     });
 });

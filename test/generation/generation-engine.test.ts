@@ -13,6 +13,7 @@ import {
     writeOutputs,
     builtInTemplateDir,
 } from '../../src/generation/index.js';
+import type { GeneratedFile } from '../../src/generation/generation-target.js';
 import { loadKvlmFile } from './generation-fixtures.js';
 
 let dir: string;
@@ -172,6 +173,31 @@ describe('writeOutputs', () => {
         expect(await readdir(out)).toEqual(['a.redis']);
         expect(await readFile(join(out, 'a.redis'), 'utf8')).toBe('A');
         expect(await readdir(join(dir, 'model'))).toEqual(['redis']);
+    });
+
+    test('streamed files are written one by one; a failure while the next renders leaves the previous folder and no staging', async () => {
+        const out = join(dir, 'model', 'redis');
+        await writeOutputs(out, [{ path: 'a.redis', content: 'A' }]);
+        const rendered: string[] = [];
+        async function* failing(): AsyncGenerator<GeneratedFile> {
+            rendered.push('b.redis');
+            yield { path: 'b.redis', content: 'B' };
+            // The first file is on disk (staged) before the second is asked for.
+            expect(await readdir(dir, { recursive: true })).toContainEqual(
+                expect.stringMatching(/staging-.*b\.redis$/),
+            );
+            throw new Error('template broke while rendering c.redis');
+        }
+        await expect(writeOutputs(out, failing())).rejects.toThrow('template broke');
+        expect(rendered).toEqual(['b.redis']);
+        expect(await readdir(out)).toEqual(['a.redis']);
+        expect(await readdir(join(dir, 'model'))).toEqual(['redis']);
+        async function* fine(): AsyncGenerator<GeneratedFile> {
+            yield { path: 'b.redis', content: 'B' };
+            yield { path: 'c/d.md', content: 'D' };
+        }
+        expect(await writeOutputs(out, fine())).toEqual(['b.redis', 'c/d.md']);
+        expect((await readdir(out)).sort()).toEqual(['b.redis', 'c']);
     });
 
     test('a path escaping the output folder is refused before anything is written', async () => {

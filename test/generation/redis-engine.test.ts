@@ -98,9 +98,11 @@ describe('redisearch1 scripts on RediSearch 1.2', () => {
             await send(['FLUSHALL']);
             const { vm, file } = await generate(path);
             const output = await pipe(scriptLines(file('indexes.redis')));
-            expect(output.filter((l) => l === 'OK')).toHaveLength(vm.collections.length);
+            // One FT.CREATE and one SET of the pointer key per collection.
+            expect(output.filter((l) => l === 'OK')).toHaveLength(vm.collections.length * 2);
             for (const collection of vm.collections) {
-                expect(await indexedFields(collection.index)).toEqual(expectedFields(vm, collection.name));
+                expect(await send(['GET', collection.pointerKey!])).toBe(collection.physicalIndex);
+                expect(await indexedFields(collection.physicalIndex)).toEqual(expectedFields(vm, collection.name));
             }
         },
     );
@@ -164,7 +166,7 @@ describe('redisearch1 scripts on RediSearch 1.2', () => {
         for (const path of FIXTURES) {
             const { vm, file } = await generate(path);
             const commands = [
-                ...vm.collections.map((c) => c.create),
+                ...vm.collections.flatMap((c) => [c.create, c.point]),
                 ...vm.collections.map((c) => c.insert),
                 ...vm.collections.flatMap((c) => c.queries.map((q) => q.command)),
             ];
@@ -320,7 +322,7 @@ describe('query results on RediSearch 1.2 (airflights Q3–Q5)', () => {
         expect(q5.load).toContain('Origin_country');
         const searched = (await send([
             'FT.SEARCH',
-            q45.index,
+            q45.physicalIndex,
             '*',
             'RETURN',
             '1',

@@ -7,6 +7,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { createRequire } from 'node:module';
 import {
+    bindRedisCommand,
     generateTarget,
     redisTarget,
     splitCliLine,
@@ -25,6 +26,8 @@ const { BasicCommandParser } = require('@redis/client/dist/lib/client/parser.js'
 const CREATE = (require('@redis/search/dist/lib/commands/CREATE.js') as { default: Builder }).default;
 const SEARCH = (require('@redis/search/dist/lib/commands/SEARCH.js') as { default: Builder }).default;
 const AGGREGATE = (require('@redis/search/dist/lib/commands/AGGREGATE.js') as { default: Builder }).default;
+const ALIASUPDATE = (require('@redis/search/dist/lib/commands/ALIASUPDATE.js') as { default: Builder }).default;
+const DROPINDEX = (require('@redis/search/dist/lib/commands/DROPINDEX.js') as { default: Builder }).default;
 const HSET = (require('@redis/client/dist/lib/commands/HSET.js') as { default: Builder }).default;
 const DEL = (require('@redis/client/dist/lib/commands/DEL.js') as { default: Builder }).default;
 const EVAL = (require('@redis/client/dist/lib/commands/EVAL.js') as { default: Builder }).default;
@@ -50,7 +53,12 @@ function clientCreate(c: RedisCollection): string[] {
             ...(f.index!.sortable ? { SORTABLE: true } : {}),
         };
     }
-    return build(CREATE, c.index, schema, { ON: 'HASH', PREFIX: c.keyPrefix, STOPWORDS: [] });
+    return build(CREATE, c.physicalIndex, schema, { ON: 'HASH', PREFIX: c.keyPrefix, STOPWORDS: [] });
+}
+
+/** The stable name is an alias of the physical index. */
+function clientPoint(c: RedisCollection): string[] {
+    return build(ALIASUPDATE, c.index, c.physicalIndex);
 }
 
 function rowKey(c: RedisCollection): string {
@@ -128,7 +136,14 @@ describe.each(MODELS)('redisearch2 scripts of %s', (path) => {
     test('every FT.CREATE line is the argv @redis/search builds for the planned schema', async () => {
         for (const options of [{}, { dbPrefix: true }]) {
             const { vm, file } = await generated(options);
-            expect(lines(file('indexes.redis'))).toEqual(vm.collections.map(clientCreate));
+            expect(lines(file('indexes.redis'))).toEqual(vm.collections.flatMap((c) => [clientCreate(c), clientPoint(c)]));
+        }
+    });
+
+    test('a physical index is dropped with its rows as the client builds FT.DROPINDEX … DD', async () => {
+        const { vm } = await generated();
+        for (const c of vm.collections) {
+            expect(bindRedisCommand(c.drop, {})).toEqual(build(DROPINDEX, c.physicalIndex, { DD: true }));
         }
     });
 

@@ -16,7 +16,7 @@ import {
     TAG_SEPARATOR,
     trimTagSpace,
 } from '../../src/generation/redis/redis-text-rules.js';
-import { tagForm } from '../../src/runtime/collation.js';
+import { tagForm } from '../../src/runtime/redis/redis-collation.js';
 import { loadKvlmFile } from './generation-fixtures.js';
 import { hostileText } from './redis-samples.js';
 
@@ -70,7 +70,7 @@ describe('the text rules of the two dialects', () => {
         const legacy = buildRedisViewModel(await loadKvlmFile('test/fixtures/kvlm/airflights-q4q5.kvlm'), {
             dialect: 'redisearch1',
         });
-        expect(queryArgv(legacy, 'Q3_passengersOfGivenFlight', { code: ' 49' })[2]).toBe('@FL_code:{49}');
+        expect(queryArgv(legacy, 'Q3_passengersOfGivenFlight', { code: ' 49' })[5]).toBe('@FL_code:{49}');
         expect(REDIS_TEXT_RULES.redisearch2.queryTag('\t 4\\9, x \n', 'params')).toBe('4\\\\9, x');
     });
 

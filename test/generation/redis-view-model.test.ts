@@ -6,6 +6,7 @@ import {
     insertArgv,
     queryArgv,
     deleteArgv,
+    POINTER_QUERY_LUA,
     type RedisViewModel,
 } from '../../src/generation/index.js';
 import { loadKvlmFile, parseKvlm } from './generation-fixtures.js';
@@ -35,12 +36,14 @@ describe('the Redis view model', () => {
         expect(tag.separator).toBe('\u001f');
     });
 
-    test('keys are the collection prefix and the natural key parts; with dbPrefix the database name leads', async () => {
+    test('keys are the physical index prefix and the natural key parts; with dbPrefix the database name leads', async () => {
         const plain = buildRedisViewModel(await airflights());
-        expect(plain.collections[0]!.key.pattern).toBe('Q3_passengersOfGivenFlight:<idPassport>:<FL_code>');
+        expect(plain.collections[0]!.index).toBe('Q3_passengersOfGivenFlight');
+        expect(plain.collections[0]!.physicalIndex).toBe('Q3_passengersOfGivenFlight_92960a');
+        expect(plain.collections[0]!.key.pattern).toBe('Q3_passengersOfGivenFlight_92960a:<idPassport>:<FL_code>');
         const prefixed = buildRedisViewModel(await airflights(), { dbPrefix: true });
         expect(prefixed.collections[0]!.index).toBe('airflights_Q3_passengersOfGivenFlight');
-        expect(prefixed.collections[0]!.keyPrefix).toBe('airflights_Q3_passengersOfGivenFlight:');
+        expect(prefixed.collections[0]!.keyPrefix).toBe('airflights_Q3_passengersOfGivenFlight_92960a:');
         expect(
             insertArgv(prefixed, 'Q3_passengersOfGivenFlight', {
                 firstName: 'A',
@@ -50,7 +53,7 @@ describe('the Redis view model', () => {
             }),
         ).toEqual([
             'HSET',
-            'airflights_Q3_passengersOfGivenFlight:P%3A1:AF 1',
+            'airflights_Q3_passengersOfGivenFlight_92960a:P%3A1:AF 1',
             'Q3_passengersOfGivenFlight_id',
             'P%3A1:AF 1',
             'firstName',
@@ -73,9 +76,10 @@ describe('the Redis view model', () => {
             { field: 'Origin_city', direction: 'ASC', property: '@Origin_city__sort', numeric: false },
             { field: 'FL_departureTime', direction: 'ASC', property: '@FL_departureTime_num', numeric: true },
         ]);
-        expect(queryArgv(vm, q4.name, { departureDate: '2024-05-01', country: 'Côte d’Ivoire' }).slice(0, 3)).toEqual([
+        expect(queryArgv(vm, q4.name, { departureDate: '2024-05-01', country: 'Côte d’Ivoire' }).slice(2, 6)).toEqual([
+            '1',
+            `kvmod:index:${Q45}`,
             'FT.AGGREGATE',
-            Q45,
             '@FL_departureDate:[20240501 20240501] @Origin_country:{Côte\\ d’Ivoire}',
         ]);
         const byTotal = buildRedisViewModel(await edge()).collections[0]!.queries.find((q) => q.name === 'Q_range')!;
@@ -111,8 +115,11 @@ describe('the Redis view model', () => {
             { code: 'AF 1' },
         );
         expect(one).toEqual([
+            'EVAL',
+            POINTER_QUERY_LUA,
+            '1',
+            'kvmod:index:Q3_passengersOfGivenFlight',
             'FT.SEARCH',
-            'Q3_passengersOfGivenFlight',
             '@FL_code:{AF\\ 1}',
             'RETURN',
             '3',
@@ -212,7 +219,7 @@ collection C {
             insertArgv(buildRedisViewModel(kvlm), 'C', { E_id: 'k', name: 'Zoë', name__sort: 'x', n: 1, single: 'S' }),
         ).toEqual([
             'HSET',
-            'C:k',
+            'C_1e9fdb:k',
             'C_id',
             'k',
             'name',
@@ -238,18 +245,18 @@ collection C {
             ),
         ).toEqual([
             'FT.ADD',
-            'Q3_passengersOfGivenFlight',
-            'Q3_passengersOfGivenFlight:P1:F1',
+            'Q3_passengersOfGivenFlight_92960a',
+            'Q3_passengersOfGivenFlight_92960a:P1:F1',
             '1.0',
             'REPLACE',
             'FIELDS',
         ]);
         expect(
             deleteArgv(buildRedisViewModel(kvlm, { dialect: 'redisearch1' }), 'Q3_passengersOfGivenFlight', row),
-        ).toEqual(['FT.DEL', 'Q3_passengersOfGivenFlight', 'Q3_passengersOfGivenFlight:P1:F1', 'DD']);
+        ).toEqual(['FT.DEL', 'Q3_passengersOfGivenFlight_92960a', 'Q3_passengersOfGivenFlight_92960a:P1:F1', 'DD']);
         expect(deleteArgv(buildRedisViewModel(kvlm), 'Q3_passengersOfGivenFlight', row)).toEqual([
             'DEL',
-            'Q3_passengersOfGivenFlight:P1:F1',
+            'Q3_passengersOfGivenFlight_92960a:P1:F1',
         ]);
     });
 
@@ -274,8 +281,8 @@ collection C {
         expect(orders.key).toEqual({
             kind: 'counter',
             parts: [],
-            counterKey: 'Orders:counter',
-            pattern: 'Orders:<INCR Orders:counter>',
+            counterKey: 'Orders_d028dc:counter',
+            pattern: 'Orders_d028dc:<INCR Orders_d028dc:counter>',
         });
         const argv = bindRedisCommand(orders.insert, {
             ref: 'r',
@@ -291,7 +298,7 @@ collection C {
         expect(argv[0]).toBe('EVAL');
         expect(argv.slice(-4)).toEqual(['note', 'Note', 'note__sort', 'note']);
         expect(argv[1]).toContain("redis.call('INCR', KEYS[1])");
-        expect(argv.slice(2, 7)).toEqual(['1', 'Orders:counter', 'Orders', 'Orders:', 'Orders_id']);
+        expect(argv.slice(2, 7)).toEqual(['1', 'Orders_d028dc:counter', 'Orders_d028dc', 'Orders_d028dc:', 'Orders_id']);
         expect(vm.counterInsertLua).toBe(argv[1]);
     });
 

@@ -1,6 +1,7 @@
 /**
- * The target contract: options are declared once by their target and resolved from those declarations, and
- * no front end names a target's option (so adding a target or an option changes no front end).
+ * The target contract: options are declared once by their target and resolved from those declarations, no
+ * front end names a target's option (so adding a target or an option changes no front end), and the generic
+ * runtime names no engine (it knows engines only through the engine interface).
  */
 import { describe, expect, test } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -17,30 +18,44 @@ function sources(folder: string): string[] {
         .map((file) => join(folder, file));
 }
 
+/**
+ * How a target option is named: by its flag (`--db-prefix`), as a quoted key or a property (`'limit'`,
+ * `.dialect`), by a camelCase identifier (`dbPrefix`), or by one of its choices (`redisearch1`); plain English
+ * ("the heap limit") is not naming it.
+ */
+function targetOptionPatterns(): { name: string; pattern: RegExp }[] {
+    const patterns: { name: string; pattern: RegExp }[] = [];
+    for (const target of generationTargets.values()) {
+        for (const { name, flag, declaration } of target.options) {
+            patterns.push({
+                name,
+                pattern: new RegExp(`--${flag}(?![\\w-])|['"\`]${name}['"\`]|\\.${name}(?![\\w-])`),
+            });
+            if (/[A-Z]/.test(name)) patterns.push({ name, pattern: new RegExp(`\\b${name}\\b`) });
+            if (declaration.type === 'choice')
+                for (const choice of declaration.choices)
+                    patterns.push({ name: choice, pattern: new RegExp(`(?<![\\w-])${choice}(?![\\w-])`) });
+        }
+    }
+    return patterns;
+}
+
+/** A source without its comments (block and line comments; good enough for kvmod's own files). */
+function withoutComments(text: string): string {
+    return text
+        .replace(/\/\*[\s\S]*?\*\//g, (comment) => comment.replace(/[^\n]/g, ''))
+        .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
 describe('the target contract', () => {
     test('no file under src/cli, src/extension or src/pipeline names a target option, a choice of one, or a target folder', () => {
-        // A target option is named by its flag (`--db-prefix`), as a quoted key or a property (`'limit'`,
-        // `.dialect`), by a camelCase identifier (`dbPrefix`), or by one of its choices (`redisearch1`);
-        // plain English ("the heap limit") is not naming it.
-        const patterns: { name: string; pattern: RegExp }[] = [];
-        for (const target of generationTargets.values()) {
-            for (const { name, flag, declaration } of target.options) {
-                patterns.push({ name, pattern: new RegExp(`--${flag}(?![\\w-])|['"\`]${name}['"\`]|\\.${name}\\b`) });
-                if (/[A-Z]/.test(name)) patterns.push({ name, pattern: new RegExp(`\\b${name}\\b`) });
-                if (declaration.type === 'choice')
-                    for (const choice of declaration.choices)
-                        patterns.push({ name: choice, pattern: new RegExp(`(?<![\\w-])${choice}(?![\\w-])`) });
-            }
-        }
+        const patterns = targetOptionPatterns();
         expect(patterns.map((p) => p.name)).toEqual(
             expect.arrayContaining(['dialect', 'dbPrefix', 'limit', 'redisearch1']),
         );
-        // Commands that probe a Redis server directly (`doctor`, `conformance`) are engine tools, not
-        // front ends of the target contract; they move behind the engine interface with it.
-        const engineTools = /^src\/cli\/(doctor|conformance)-/;
+        // `doctor` and `conformance` too: they check a server through the target's engine runtime.
         const offences: string[] = [];
         for (const file of ['src/cli', 'src/extension', 'src/pipeline'].flatMap(sources)) {
-            if (engineTools.test(file)) continue;
             const lines = readFileSync(join(repoRoot, file), 'utf8').split('\n');
             for (const [index, line] of lines.entries()) {
                 for (const { name, pattern } of patterns)
@@ -48,6 +63,30 @@ describe('the target contract', () => {
                 if (/generation\/(?!generation-)\w+\//.test(line))
                     offences.push(`${file}:${index + 1}: imports a target's module`);
             }
+        }
+        expect(offences).toEqual([]);
+    });
+
+    test('the generic runtime names no engine (nor a RediSearch dialect): engines are reached through the engine interface', () => {
+        // Generic: every module of src/runtime but the engines' own (a folder per engine, and the Redis engine's
+        // modules still at the top: redis-*.ts) and the engine registry, whose lines name each engine.
+        const generic = readdirSync(join(repoRoot, 'src/runtime'), { withFileTypes: true })
+            .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+            .map((entry) => entry.name)
+            .filter((name) => !name.startsWith('redis-') && name !== 'engine-registry.ts');
+        expect(generic).toEqual(
+            expect.arrayContaining(['runtime-actions.ts', 'verify.ts', 'oracle.ts', 'collation.ts', 'engine.ts']),
+        );
+        const patterns = [
+            { name: 'an engine', pattern: /redis/i },
+            { name: "a target's module", pattern: /generation\/(?!generation-)\w+\// },
+        ];
+        const offences: string[] = [];
+        for (const name of generic) {
+            const code = withoutComments(readFileSync(join(repoRoot, 'src/runtime', name), 'utf8')).split('\n');
+            for (const [index, line] of code.entries())
+                for (const { name: named, pattern } of patterns)
+                    if (pattern.test(line)) offences.push(`src/runtime/${name}:${index + 1}: ${named}`);
         }
         expect(offences).toEqual([]);
     });

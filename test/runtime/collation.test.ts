@@ -3,7 +3,11 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import { encodeSortKey } from '../../src/generation/redis/redis-encoding.js';
-import { compareCodePoints, compareTyped, filterEquals, sortForm, tagForm } from '../../src/runtime/collation.js';
+import { compareCodePoints } from '../../src/runtime/collation.js';
+import { redisearchCollation, sortForm, tagForm } from '../../src/runtime/redis/redis-collation.js';
+
+const compareTyped = redisearchCollation.compare;
+const filterEquals = redisearchCollation.equals;
 
 const sorted = (values: string[]) => [...values].sort((a, b) => compareTyped('text', a, b));
 

@@ -48,7 +48,7 @@ describe('kvmod conformance', () => {
             merge: 'safe',
             key: 'natural',
             seed: 2,
-            dialect: 'redisearch2',
+            variant: 'redisearch2',
             rowsLoaded: 10,
             queries: 3,
             rowsCompared: 40,
@@ -56,7 +56,7 @@ describe('kvmod conformance', () => {
             untested: 0,
             firstDifference: differ > 0 ? 'Q1: 0 rows instead of 5' : undefined,
         });
-        const text = formatConformance({ dialect: 'redisearch2', runs: [run(0), run(1)], ok: false }, () => 'shop');
+        const text = formatConformance({ variant: 'redisearch2', runs: [run(0), run(1)], ok: false }, () => 'shop');
         expect(text.split('\n')).toEqual([
             'example  merge  key      seed  rows loaded  queries  rows compared  untested  result',
             'shop     safe   natural  2     10           3        40             0         match',

@@ -4,6 +4,7 @@ import { loadWorkspace } from '../../src/pipeline/load.js';
 import { generateInstanceData } from '../../src/runtime/data-generator.js';
 import { indexInstanceData } from '../../src/runtime/instance-data.js';
 import { materializeModel } from '../../src/runtime/materialize.js';
+import { redisearchCollation } from '../../src/runtime/redis/redis-collation.js';
 import { buildRuntimeModel } from '../../src/runtime/runtime-model.js';
 import { inMemoryExecutor, verifyQueries } from '../../src/runtime/verify.js';
 
@@ -21,7 +22,11 @@ async function check(path: string, merge: MergePolicy) {
     const { model: kvlm } = transformPidmToKvlm(pidm, { merge });
     return {
         kvlm,
-        verdicts: await verifyQueries(pidm, kvlm, model, data, inMemoryExecutor(model, data), { samples: 8, seed: 1 }),
+        verdicts: await verifyQueries(pidm, kvlm, model, data, inMemoryExecutor(model, data, redisearchCollation), {
+            samples: 8,
+            seed: 1,
+            collation: redisearchCollation,
+        }),
     };
 }
 

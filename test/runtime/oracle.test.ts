@@ -1,8 +1,10 @@
 import { describe, expect, test } from '@jest/globals';
 import { loadTexts } from '../../src/pipeline/load.js';
 import { indexInstanceData, type InstanceData } from '../../src/runtime/instance-data.js';
+import { collationFor, compareCodePoints, type Collation } from '../../src/runtime/collation.js';
 import { evaluateQuery } from '../../src/runtime/oracle.js';
 import { planQuery, type QueryPlan } from '../../src/runtime/query-plan.js';
+import { redisearchCollation } from '../../src/runtime/redis/redis-collation.js';
 import { buildRuntimeModel } from '../../src/runtime/runtime-model.js';
 
 const MODEL = `
@@ -50,9 +52,18 @@ async function plans(): Promise<{ plan: (name: string) => QueryPlan; model: Retu
     };
 }
 
-async function run(name: string, parameters: Record<string, string | number> = {}): Promise<unknown[][]> {
+/** A collation where texts are equal byte for byte and sort by their bytes (plain Redis' lexicographic order). */
+const BYTEWISE: Collation = collationFor({ name: 'bytewise', equals: (a, b) => a === b, compare: compareCodePoints });
+
+async function run(
+    name: string,
+    parameters: Record<string, string | number> = {},
+    collation: Collation = redisearchCollation,
+): Promise<unknown[][]> {
     const { plan, model } = await plans();
-    return evaluateQuery(plan(name), DATA, indexInstanceData(model, DATA), parameters).map((row) => row.values);
+    return evaluateQuery(plan(name), DATA, indexInstanceData(model, DATA), collation, parameters).map(
+        (row) => row.values,
+    );
 }
 
 describe('the oracle', () => {
@@ -106,6 +117,19 @@ describe('the oracle', () => {
             ['a5', 'Zulu'],
             ['a4', 'élan'],
             ['a3', 'Élan'],
+        ]);
+    });
+
+    test("equality and order are the engine's collation, a parameter: another engine's gives other answers", async () => {
+        expect(await run('ByCountry', { country: 'France' }, BYTEWISE)).toEqual([['a1']]);
+        expect(await run('ByCountry', { country: 'FRANCE' }, BYTEWISE)).toEqual([]);
+        expect(await run('Sorted', {}, BYTEWISE)).toEqual([
+            ['a1', 'France'],
+            ['a5', 'Zulu'],
+            ['a6', 'apple'],
+            ['a2', 'france '],
+            ['a3', 'Élan'],
+            ['a4', 'élan'],
         ]);
     });
 });

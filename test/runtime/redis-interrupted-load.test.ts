@@ -11,7 +11,7 @@ import { runDataGenerate } from '../../src/cli/data-actions.js';
 import { main } from '../../src/cli/main.js';
 import { isKvmodError } from '../../src/pipeline/errors.js';
 import { connectRedis } from '../../src/runtime/redis-link.js';
-import { loadDataIntoRedis } from '../../src/runtime/runtime-actions.js';
+import { loadIntoEngine } from '../../src/runtime/runtime-actions.js';
 import { startRedis } from '../support/redis-server.js';
 
 const MODEL = 'examples/airflights/airflights.pidm';
@@ -72,10 +72,10 @@ describe('an interrupted load', () => {
         const server = await startRedis();
         try {
             const error = await loadError(
-                loadDataIntoRedis({
+                loadIntoEngine({
                     modelPath: MODEL,
                     dataPath: data,
-                    redisUrl: server.url,
+                    server: server.url,
                     batchSize: 100,
                     onProgress: async (done) => {
                         if (done === 100) {
@@ -111,10 +111,10 @@ describe('an interrupted load', () => {
         try {
             const killer = await connectRedis(server.url);
             const error = await loadError(
-                loadDataIntoRedis({
+                loadIntoEngine({
                     modelPath: MODEL,
                     dataPath: data,
-                    redisUrl: server.url,
+                    server: server.url,
                     batchSize: 200,
                     onProgress: async (done) => {
                         if (done === 400) await killer.send(['CLIENT', 'KILL', 'TYPE', 'normal']);

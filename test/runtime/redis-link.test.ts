@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KvmodError } from '../../src/pipeline/errors.js';
 import { connectRedis, RedisConnectionLost } from '../../src/runtime/redis-link.js';
+import { respBatch } from '../../src/runtime/redis-resp.js';
 import { redactRedisUrl } from '../../src/runtime/redis-url.js';
-import { addAclUser, startRedis, type RedisTestServer } from '../support/redis-server.js';
+import { addAclUser, redisCli, startRedis, type RedisTestServer } from '../support/redis-server.js';
 import { startHandshakeOnlyServer, startSilentServer } from '../support/silent-servers.js';
 
 const SECRET = 'hunter2-s3cret';
@@ -88,6 +89,26 @@ describe('timeouts', () => {
         }
     });
 
+    test('a server that falls silent fails every command of a pipelined batch after the timeout, naming the first', async () => {
+        const server = await startHandshakeOnlyServer();
+        try {
+            const link = await connectRedis(`redis://127.0.0.1:${server.port}`, { timeoutSeconds: 0.5 });
+            const replies = await link.sendBatch!(respBatch([['HSET', 'a', 'f', '1'], ['PING']]));
+            expect(replies.map((reply) => reply.status)).toEqual(['rejected', 'rejected']);
+            for (const reply of replies) {
+                const reason = (reply as PromiseRejectedResult).reason as RedisConnectionLost;
+                expect(reason).toBeInstanceOf(RedisConnectionLost);
+                expect(reason.code).toBe('redis.timeout');
+                expect(reason.message).toBe(
+                    `redis://127.0.0.1:${server.port} did not answer HSET within 0.5 s (busy, paused, or not Redis? --timeout sets the limit)`,
+                );
+            }
+            await link.close();
+        } finally {
+            await server.close();
+        }
+    });
+
     test('a refused connection is a clear error', async () => {
         const server = await startSilentServer();
         const port = server.port;
@@ -144,6 +165,59 @@ describe('authentication on a real redis-server with requirepass', () => {
         expect(error.message).toBe(
             `cannot log in to redis://alice:***@127.0.0.1:${redis.port}: the server refused the user name or password (WRONGPASS)`,
         );
+    });
+
+    test('a pipelined batch (sendBatch, its own connection) logs in as the URL says and writes into its database; each command settles with its own reply', async () => {
+        const urls = [`${redis.url}/3`, `redis://alice:${SECRET}-alice@127.0.0.1:${redis.port}/4`];
+        for (const [position, url] of urls.entries()) {
+            const link = await connectRedis(url);
+            try {
+                const key = `batch:${position}`;
+                const long = Array.from({ length: 30_000 }, (_, i) => `${i}é`).join(' ');
+                const replies = await link.sendBatch!(
+                    respBatch([
+                        ['SET', key, 'é'],
+                        ['HSET', key, 'f', '1'],
+                        ['APPEND', key, 'x'],
+                        // A reply longer than one read (64 KB): the decoder gets it in pieces.
+                        ['SET', `${key}:long`, long],
+                        ['GET', `${key}:long`],
+                    ]),
+                );
+                expect(replies.map((reply) => (reply.status === 'fulfilled' ? reply.value : reply.status))).toEqual([
+                    'OK',
+                    'rejected',
+                    3, // bytes: é is two in UTF-8 (the RESP lengths count bytes)
+                    'OK',
+                    long,
+                ]);
+                expect(((replies[1] as PromiseRejectedResult).reason as Error).message).toBe(
+                    'WRONGTYPE Operation against a key holding the wrong kind of value',
+                );
+                // The batch went to the URL's database: the link's own connection reads it there, database 0 does not.
+                expect(await link.send(['GET', key])).toBe('éx');
+                expect(
+                    (await redisCli(redis.port, ['-a', SECRET, '--no-auth-warning', 'GET', key])).stdout.trim(),
+                ).toBe('');
+            } finally {
+                await link.close();
+            }
+        }
+    });
+
+    test('a pipelined batch without the password: every command is refused with the advice to give one', async () => {
+        const link = await connectRedis(`redis://127.0.0.1:${redis.port}`);
+        try {
+            const [reply] = await link.sendBatch!(respBatch([['SET', 'k', 'v']]));
+            expect(reply.status).toBe('rejected');
+            const reason = (reply as PromiseRejectedResult).reason as KvmodError;
+            expect(reason.code).toBe('redis.auth');
+            expect(reason.message).toBe(
+                `redis://127.0.0.1:${redis.port} requires a password: give it in the URL, redis://:PASSWORD@host:port (or redis://USER:PASSWORD@host:port for an ACL user)`,
+            );
+        } finally {
+            await link.close();
+        }
     });
 });
 

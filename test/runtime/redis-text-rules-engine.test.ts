@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { createClient } from 'redis';
 import { REDIS_TEXT_RULES, TAG_SEPARATOR } from '../../src/generation/redis/redis-text-rules.js';
-import { tagForm } from '../../src/runtime/collation.js';
+import { tagForm } from '../../src/runtime/redis/redis-collation.js';
 import { hostileText } from '../generation/redis-samples.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
 

@@ -141,7 +141,7 @@ describe('kvmod load', () => {
         const before = await dump(server.url);
         const second = memoryIo();
         expect(await runLoad({ model, data, redis: server.url }, second)).toBe(0);
-        expect(second.stderr).toContain('index Q3_passengersOfGivenFlight: kept');
+        expect(second.stderr).toContain('index Q3_passengersOfGivenFlight_92960a: kept');
         expect(second.stderr).toMatch(/loaded [\d,]+ rows into redis:\/\/127\.0\.0\.1:\d+ \(redisearch1, detected\)/);
         expect(await dump(server.url)).toEqual(before);
         expect(before.length).toBeGreaterThan(100);
@@ -149,8 +149,10 @@ describe('kvmod load', () => {
 
     test('an index with another schema stops the load with a clear error unless --recreate', async () => {
         const link = await connectRedis(server.url);
-        await link.send(['FT.DROP', 'Q2_airportsGivenCountrySortedByCities']).catch(() => undefined);
-        await link.send(['FT.CREATE', 'Q2_airportsGivenCountrySortedByCities', 'SCHEMA', 'city', 'TEXT']);
+        // The design's physical index (stable name + storage signature) exists with another schema.
+        const physical = 'Q2_airportsGivenCountrySortedByCities_9cea6f';
+        await link.send(['FT.DROP', physical]).catch(() => undefined);
+        await link.send(['FT.CREATE', physical, 'SCHEMA', 'city', 'TEXT']);
         await link.close();
         const io = memoryIo();
         const code = await main(
@@ -159,7 +161,7 @@ describe('kvmod load', () => {
         );
         expect(code).toBe(1);
         expect(io.stderr).toMatch(
-            /^kvmod: index Q2_airportsGivenCountrySortedByCities on redis:\/\/127\.0\.0\.1:\d+ exists with another schema \(it has: city TEXT; the design needs: .*\); run again with --recreate to drop it and its rows\n$/,
+            /^kvmod: index Q2_airportsGivenCountrySortedByCities_9cea6f on redis:\/\/127\.0\.0\.1:\d+ exists with another schema \(it has: city TEXT; the design needs: .*\); run again with --recreate to drop it and its rows\n$/,
         );
         expect(
             await runLoad(
@@ -184,15 +186,40 @@ describe('kvmod load', () => {
         );
     });
 
-    test('a dialect that does not match the server is loaded as asked, with a warning', async () => {
+    test('a 2.x design on a 1.2 server stops at the first command 1.2 lacks (FT.ALIASUPDATE), with a clear error', async () => {
         const io = memoryIo();
         const data = await dataFor(EXAMPLES[2], 5, 1);
         expect(
-            await runLoad({ model: EXAMPLES[2], data, redis: server.url, dialect: 'redisearch2', recreate: true }, io),
-        ).toBe(0);
-        expect(io.stderr).toContain(
-            `kvmod: warning: ${server.url} runs redisearch1 (module version 10200), but --dialect redisearch2 was given: its commands may be accepted and do nothing\n`,
+            await main(['load', EXAMPLES[2], '--data', data, '--redis', server.url, '--dialect', 'redisearch2', '--recreate'], io),
+        ).toBe(1);
+        expect(io.stderr).toMatch(
+            /^kvmod: redis:\/\/127\.0\.0\.1:\d+ refused FT\.ALIASUPDATE Q1_playerOverview Q1_playerOverview_\w{6}: ERR unknown command 'FT\.ALIASUPDATE', .*\(kvmod doctor tells which dialect the server speaks\)\n$/,
         );
+    });
+
+    test('a stable name serving another design of a collection stops the load, naming kvmod migrate', async () => {
+        const model = EXAMPLES[0];
+        const data = await dataFor(model, 10, 1);
+        expect(await runLoad({ model, data, redis: server.url }, memoryIo())).toBe(0);
+        const link = await connectRedis(server.url);
+        await link.send(['FT.CREATE', 'Q1_aircraftsCapacityWithin_000000', 'SCHEMA', 'x', 'TAG']);
+        await link.send(['SET', 'kvmod:index:Q1_aircraftsCapacityWithin', 'Q1_aircraftsCapacityWithin_000000']);
+        await link.close();
+        const io = memoryIo();
+        expect(await main(['load', model, '--data', data, '--redis', server.url], io)).toBe(1);
+        expect(io.stderr).toMatch(
+            /^kvmod: collection Q1_aircraftsCapacityWithin on redis:\/\/127\.0\.0\.1:\d+ is served by index Q1_aircraftsCapacityWithin_000000, another design of it \(this design's index is Q1_aircraftsCapacityWithin_117106\); run kvmod migrate <old design> <this design> to change it online, or run again with --recreate to drop it and its rows\n$/,
+        );
+        const again = memoryIo();
+        expect(await runLoad({ model, data, redis: server.url, recreate: true }, again)).toBe(0);
+        expect(again.stderr).toContain('index Q1_aircraftsCapacityWithin_117106: recreated');
+        const check = await connectRedis(server.url);
+        try {
+            expect(await check.send(['GET', 'kvmod:index:Q1_aircraftsCapacityWithin'])).toBe('Q1_aircraftsCapacityWithin_117106');
+            await expect(check.send(['FT.INFO', 'Q1_aircraftsCapacityWithin_000000'])).rejects.toThrow(/Unknown Index name/i);
+        } finally {
+            await check.close();
+        }
     });
 
     test('a server without RediSearch is a one-line error naming what is missing', async () => {

@@ -132,9 +132,11 @@ describe('values the design cannot serve', () => {
         expect(code).toBe(0);
         const link = await connectRedis(server.url);
         try {
+            // RediSearch 1.2: the stable name's pointer key names the physical index.
+            const physical = String(await link.send(['GET', 'kvmod:index:Q2_airportsGivenCountrySortedByCities']));
             const reply = (await link.send([
                 'FT.SEARCH',
-                'Q2_airportsGivenCountrySortedByCities',
+                physical,
                 '*',
                 'RETURN',
                 '1',

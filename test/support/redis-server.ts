@@ -136,7 +136,8 @@ export async function addAclUser(port: number, adminPassword: string, user: stri
     if (reply.stdout.trim() !== 'OK') throw new Error(`ACL SETUSER ${user} answered: ${reply.stdout}${reply.stderr}`);
 }
 
-function run(
+/** Runs a command, feeding `input` on stdin; resolves with its exit code and output. */
+export function run(
     command: string,
     args: string[],
     input?: string,
@@ -149,11 +150,14 @@ function run(
         child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
         child.on('error', reject);
         child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+        // A command that exits before reading its input (redis-cli refused a connection) closes the pipe: not an error.
+        child.stdin.on('error', () => undefined);
         child.stdin.end(input ?? '');
     });
 }
 
-function freePort(): Promise<number> {
+/** A loopback port nothing listens on (at the time of asking). */
+export function freePort(): Promise<number> {
     return new Promise((resolve, reject) => {
         const server = createServer();
         server.unref();
@@ -166,7 +170,8 @@ function freePort(): Promise<number> {
     });
 }
 
-async function waitForPidfile(pidfile: string): Promise<number> {
+/** The pid a starting redis-server writes to its pidfile. */
+export async function waitForPidfile(pidfile: string): Promise<number> {
     for (let i = 0; i < 200; i++) {
         const text = await readFile(pidfile, 'utf8').catch(() => '');
         const pid = Number.parseInt(text.trim(), 10);
@@ -176,7 +181,8 @@ async function waitForPidfile(pidfile: string): Promise<number> {
     throw new Error(`redis-server wrote no pidfile at ${pidfile}`);
 }
 
-async function waitForPort(port: number): Promise<void> {
+/** Resolves once something accepts connections on the loopback port. */
+export async function waitForPort(port: number): Promise<void> {
     for (let i = 0; i < 200; i++) {
         const ok = await new Promise<boolean>((resolve) => {
             const socket = connect(port, '127.0.0.1');
@@ -192,9 +198,10 @@ async function waitForPort(port: number): Promise<void> {
     throw new Error(`redis-server did not listen on port ${port}`);
 }
 
-async function killAndWait(pid: number): Promise<void> {
+/** Stops a process by pid (SIGTERM, SIGKILL after 10 s, or at once with `signal`) and waits until it is gone. */
+export async function killAndWait(pid: number, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     try {
-        process.kill(pid, 'SIGTERM');
+        process.kill(pid, signal);
     } catch {
         return; // already gone
     }
@@ -213,6 +220,7 @@ async function killAndWait(pid: number): Promise<void> {
     }
 }
 
-function sleep(ms: number): Promise<void> {
+/** Waits `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
     return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -3,7 +3,16 @@
  * AST is built from it once, at the end, so that merging never has to patch cross-references.
  */
 import type { AstNode } from 'langium';
-import type { Attribute, Entity, IdAttribute, Path, Reference } from '../../src/language/generated/ast.js';
+import {
+    isFromClause,
+    isInclude,
+    type Attribute,
+    type Entity,
+    type IdAttribute,
+    type Include,
+    type Path,
+    type Reference,
+} from '../../src/language/generated/ast.js';
 import {
     attributeType,
     resolvePath,
@@ -237,6 +246,8 @@ export class FieldInterner {
     /** The last FROM entity asked for and its cache node: a query's paths all start there. */
     private lastRoot: Entity | undefined = undefined;
     private lastRootNode = new PathCacheNode();
+    /** Where the paths that start with an include go on from (see `startNode`); null: nowhere. */
+    private readonly includeStarts = new Map<Include, PathCacheNode | null>();
     private readonly identities: ResolvedField[] = [];
     private readonly keys: string[] = [];
     private owners = 0;
@@ -275,10 +286,41 @@ export class FieldInterner {
         for (let index = 0; index < segments.length; index++) {
             const element = segments[index].element?.ref;
             if (!element) return undefined;
+            if (index === 0) {
+                // A path that starts with the query's FROM alias or one of its includes (`E3.a17`) goes on
+                // from the reference steps it stands for: every query has its own include elements, and keyed
+                // by them no two queries would share a path (each would be resolved anew).
+                const start = this.startNode(node, element);
+                if (start) {
+                    node = start;
+                    continue;
+                }
+            }
             node = node.child(element);
         }
         if (node.result === undefined) node.result = this.resolveNew(root, path);
         return node.result ?? undefined;
+    }
+
+    /**
+     * The cache node a path's first element leads to when it is the FROM clause (the root itself) or an include
+     * (the node of the include's reference steps, as `resolvePath` expands them); undefined for any other element,
+     * or an include that does not resolve to references (such paths are keyed by their elements).
+     */
+    private startNode(root: PathCacheNode, element: AstNode): PathCacheNode | undefined {
+        if (isFromClause(element)) return root;
+        if (!isInclude(element)) return undefined;
+        let start = this.includeStarts.get(element);
+        if (start === undefined) {
+            const resolved = element.path ? resolvePath(element.path) : undefined;
+            start = null;
+            if (resolved && !resolved.attribute) {
+                start = root;
+                for (const step of resolved.steps) start = start.child(step);
+            }
+            this.includeStarts.set(element, start);
+        }
+        return start ?? undefined;
     }
 
     private rootNode(root: Entity): PathCacheNode {
@@ -398,7 +440,6 @@ export function sortedFieldIds(fields: readonly FieldModel[]): Int32Array {
     for (let index = 0; index < fields.length; index++) ids[index] = fields[index].id;
     return ids.sort();
 }
-
 
 /** A name's record in a `NameScope`: the scope that last took it. */
 export interface NameClaim {

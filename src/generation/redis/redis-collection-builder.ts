@@ -8,6 +8,7 @@ import { GenerationError } from '../generation-errors.js';
 import { isNumericType, type RedisLogicalType } from './redis-encoding.js';
 import { command, fieldOf, lit, refName, slot } from './redis-command-parts.js';
 import type { RedisDialectStrategy } from './redis-dialect-strategy.js';
+import { physicalIndexName, pointerKeyOf, storageSignature } from './redis-naming.js';
 import { buildQuery } from './redis-query-builder.js';
 import { TAG_SEPARATOR } from './redis-text-rules.js';
 import type {
@@ -37,16 +38,15 @@ export function buildCollection(
     strategy: RedisDialectStrategy,
 ): RedisCollection {
     const index = opts.dbPrefix ? `${model.name}_${collection.name}` : collection.name;
-    const keyPrefix = `${index}:`;
     const fieldsByName = new Map(collection.fields.map((f) => [f.name, f]));
-    const uses = new Map<string, FieldUse>(
-        collection.fields.map((f) => [f.name, { equality: new Set(), range: new Set(), sort: new Set() }]),
-    );
+    // Only the fields some query filters or sorts on have uses (a few per query, among a thousand fields).
+    const uses = new Map<string, FieldUse>();
     for (const query of collection.queries) {
         if (query.where) collectUses(query.where, query, uses, collection);
-        for (const key of query.sortKeys) uses.get(fieldOf(key.field, collection).name)!.sort.add(query.name);
+        for (const key of query.sortKeys) useOf(uses, fieldOf(key.field, collection).name).sort.add(query.name);
     }
 
+    const queryLists = new SharedLists();
     const fields: RedisField[] = collection.fields.map((field) => {
         const roles = {
             projected: [] as string[],
@@ -57,17 +57,24 @@ export function buildCollection(
         for (const role of field.roles) {
             for (const q of role.queries) roles[role.kind].push(refName(q));
         }
-        const use = uses.get(field.name)!;
-        for (const q of use.equality) if (!roles.filtered.includes(q)) roles.filtered.push(q);
-        for (const q of use.range) if (!roles.ranged.includes(q)) roles.ranged.push(q);
-        for (const q of use.sort) if (!roles.sorted.includes(q)) roles.sorted.push(q);
+        const use = uses.get(field.name);
+        if (use) {
+            for (const q of use.equality) if (!roles.filtered.includes(q)) roles.filtered.push(q);
+            for (const q of use.range) if (!roles.ranged.includes(q)) roles.ranged.push(q);
+            for (const q of use.sort) if (!roles.sorted.includes(q)) roles.sorted.push(q);
+        }
         return {
             name: field.name,
             label: field.label ?? field.name,
             type: field.type as RedisLogicalType,
             source: `${refName(field.node)}.${field.attribute}`,
             indexed: field.indexed,
-            roles,
+            roles: {
+                projected: queryLists.shared(roles.projected),
+                filtered: queryLists.shared(roles.filtered),
+                ranged: queryLists.shared(roles.ranged),
+                sorted: queryLists.shared(roles.sorted),
+            },
             index: indexOf(field, roles, collection),
             sortKey: null,
         };
@@ -77,6 +84,18 @@ export function buildCollection(
 
     // The id field is stored in every row; it is indexed only when nothing else is, so the index is never empty.
     const idField = collection.keyField;
+    // The rows live under the versioned physical name (see redis-naming.ts); the key parts do not depend on it.
+    const root = { name: collection.root.name, entity: collection.root.entity };
+    const nodes = collection.nodes.map((n) => ({
+        name: n.name,
+        parent: refName(n.parent),
+        reference: n.reference,
+        entity: n.entity,
+        cardinality: n.cardinality,
+    }));
+    const shape = { fields, idField, key: keyStrategyOf(collection, '', fields), root, nodes };
+    const physicalIndex = physicalIndexName(index, storageSignature(shape));
+    const keyPrefix = `${physicalIndex}:`;
     const key = keyStrategyOf(collection, keyPrefix, fields);
     const rowParams: RedisRowParam[] = [
         ...key.parts
@@ -85,32 +104,30 @@ export function buildCollection(
         ...fields.map((f) => ({ name: f.name, type: f.type, source: f.source, keyOnly: false })),
     ];
 
-    const create = createCommand(index, keyPrefix, fields, idField, strategy);
-    const insert = insertCommand(index, keyPrefix, idField, key, fields, strategy);
-    const del = deleteCommand(index, keyPrefix, idField, key, strategy);
+    const create = createCommand(physicalIndex, keyPrefix, fields, idField, strategy);
+    const insert = insertCommand(physicalIndex, keyPrefix, idField, key, fields, strategy);
+    const del = deleteCommand(physicalIndex, keyPrefix, idField, key, strategy);
     const queries = collection.queries.map((query) =>
         buildQuery(query, collection, index, idField, fields, opts, strategy),
     );
     return {
         name: collection.name,
         index,
+        physicalIndex,
+        pointerKey: strategy.legacy ? pointerKeyOf(index) : null,
         keyPrefix,
         idField,
         key,
-        root: { name: collection.root.name, entity: collection.root.entity },
-        nodes: collection.nodes.map((n) => ({
-            name: n.name,
-            parent: refName(n.parent),
-            reference: n.reference,
-            entity: n.entity,
-            cardinality: n.cardinality,
-        })),
+        root,
+        nodes,
         fields,
         schemaFields: schemaFields.length > 0 ? schemaFields : [idField],
         rowParams,
         create,
         insert,
         delete: del,
+        point: command(lit(...strategy.pointArgv(index, physicalIndex))),
+        drop: command(lit(...strategy.dropArgv(physicalIndex))),
         queries,
     };
 }
@@ -179,13 +196,42 @@ function collectUses(expr: KExpression, query: ServedQuery, uses: Map<string, Fi
             collectUses(expr.inner, query, uses, collection);
             return;
         case 'KComparison': {
-            const field = fieldOf(expr.field, collection);
-            const use = uses.get(field.name)!;
+            const use = useOf(uses, fieldOf(expr.field, collection).name);
             if (expr.operator === '=' || expr.operator === '!=') use.equality.add(query.name);
             else use.range.add(query.name);
             return;
         }
     }
+}
+
+/**
+ * One frozen array per distinct list of query names in a collection: its thousand fields mostly have the same
+ * roles (projected by the same queries, filtered by none), and four arrays per field were a third of the design.
+ */
+class SharedLists {
+    private static readonly EMPTY: string[] = Object.freeze([]) as unknown as string[];
+    private readonly lists = new Map<string, string[]>();
+
+    shared(list: string[]): string[] {
+        if (list.length === 0) return SharedLists.EMPTY;
+        const key = list.join(' ');
+        let shared = this.lists.get(key);
+        if (!shared) {
+            shared = Object.freeze(list) as string[];
+            this.lists.set(key, shared);
+        }
+        return shared;
+    }
+}
+
+/** The uses of a field, made on first need. */
+function useOf(uses: Map<string, FieldUse>, name: string): FieldUse {
+    let use = uses.get(name);
+    if (!use) {
+        use = { equality: new Set(), range: new Set(), sort: new Set() };
+        uses.set(name, use);
+    }
+    return use;
 }
 
 function keyStrategyOf(collection: Collection, keyPrefix: string, fields: RedisField[]): RedisKeyStrategy {

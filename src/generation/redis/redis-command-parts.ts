@@ -14,10 +14,15 @@ export function slot(param: string, type: RedisLogicalType, use: RedisSlotUse, n
 
 /** A command from its arguments: adjacent literals merged, the distinct parameters listed in order of use. */
 export function command(argv: RedisArgPart[][]): RedisCommand {
+    // A set beside the list: a write of a thousand fields has a thousand parameters (a list lookup was quadratic).
+    const seen = new Set<string>();
     const params: string[] = [];
     for (const arg of argv) {
         for (const part of arg) {
-            if (typeof part !== 'string' && !params.includes(part.param)) params.push(part.param);
+            if (typeof part !== 'string' && !seen.has(part.param)) {
+                seen.add(part.param);
+                params.push(part.param);
+            }
         }
     }
     return { argv: argv.map(mergeLiterals), params };
@@ -25,6 +30,8 @@ export function command(argv: RedisArgPart[][]): RedisCommand {
 
 /** Adjacent literal parts become one, so a literal argument is always a single string part. */
 export function mergeLiterals(arg: RedisArgPart[]): RedisArgPart[] {
+    // Most arguments are one part already (a field name, a slot): nothing to merge.
+    if (arg.length === 1 && arg[0] !== '') return arg;
     const out: RedisArgPart[] = [];
     for (const part of arg) {
         const last = out[out.length - 1];

@@ -8,6 +8,7 @@ import type { RedisLogicalType } from './redis-encoding.js';
 import type { RedisDialect } from './redis-dialects.js';
 import { REDIS_TEXT_RULES, type RedisTextRules } from './redis-text-rules.js';
 import { lit, slot } from './redis-command-parts.js';
+import { pointerKeyOf } from './redis-naming.js';
 import type { RedisArgPart } from './redis-view-model-types.js';
 
 /** The dialect-specific half of the Redis design. */
@@ -34,7 +35,27 @@ export interface RedisDialectStrategy {
     queryValue(name: string, type: RedisLogicalType, kind: 'tag' | 'number'): RedisArgPart[];
     /** What ends a query after its LIMIT: the parameters it uses as PARAMS, and the dialect. */
     queryTail(used: readonly { name: string; type: RedisLogicalType }[]): RedisArgPart[][];
+    /**
+     * The head of a query up to its query string: `FT.SEARCH <stable name>` on 2.x (the alias), and on 1.2 a Lua
+     * script that reads the pointer key and runs the command on the index it names, in one atomic step.
+     */
+    queryHead(command: 'FT.SEARCH' | 'FT.AGGREGATE', stable: string): RedisArgPart[][];
+    /** Makes the stable name serve a physical index: `FT.ALIASUPDATE` (2.x) or `SET` of the pointer key (1.2). */
+    pointArgv(stable: string, physical: string): string[];
+    /** Drops a physical index with its rows (2.x `FT.DROPINDEX … DD`, 1.2 `FT.DROP`, which deletes the hashes too). */
+    dropArgv(physical: string): string[];
 }
+
+/**
+ * RediSearch 1.2 has no index aliases: a query reads the pointer key (KEYS[1]) and runs its command (ARGV[1]) on the
+ * index it names, with the rest of its arguments, inside one script, so a switch of the pointer is seen by a whole
+ * query or not at all. A missing pointer is an error that names it.
+ */
+export const POINTER_QUERY_LUA = [
+    "local index = redis.call('GET', KEYS[1])",
+    "if not index then return redis.error_reply('ERR no index behind ' .. KEYS[1] .. ': create it with indexes.redis') end",
+    'return redis.call(ARGV[1], index, unpack(ARGV, 2))',
+].join('\n');
 
 /** Counter insert for RediSearch 2.x+: INCR, then HSET (prefix indexing picks the hash up). */
 const COUNTER_INSERT_LUA_2 = [
@@ -67,6 +88,9 @@ const REDISEARCH2: RedisDialectStrategy = {
         lit('EVAL', COUNTER_INSERT_LUA_2, '1', counterKey, keyPrefix, idField),
     deleteArgv: (_index, rowKey) => [['DEL'], rowKey],
     queryValue: (name) => [`$${name}`],
+    queryHead: (cmd, stable) => lit(cmd, stable),
+    pointArgv: (stable, physical) => ['FT.ALIASUPDATE', stable, physical],
+    dropArgv: (physical) => ['FT.DROPINDEX', physical, 'DD'],
     queryTail(used) {
         const argv: RedisArgPart[][] = [];
         if (used.length > 0) {
@@ -92,6 +116,9 @@ const REDISEARCH1: RedisDialectStrategy = {
     deleteArgv: (index, rowKey) => [['FT.DEL'], [index], rowKey, ['DD']],
     queryValue: (name, type, kind) => [slot(name, type, kind === 'tag' ? 'tag' : 'value')],
     queryTail: () => [],
+    queryHead: (cmd, stable) => lit('EVAL', POINTER_QUERY_LUA, '1', pointerKeyOf(stable), cmd),
+    pointArgv: (stable, physical) => ['SET', pointerKeyOf(stable), physical],
+    dropArgv: (physical) => ['FT.DROP', physical],
 };
 
 /** The strategy of each dialect. */

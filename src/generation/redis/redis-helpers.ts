@@ -11,13 +11,24 @@ function isCommand(value: unknown): value is RedisCommand {
     return typeof value === 'object' && value !== null && Array.isArray((value as RedisCommand).argv);
 }
 
+/**
+ * The lines made so far, by command: the scripts and the README print the same commands (a query of a thousand
+ * columns is one long line, formatted once). View-model commands are not changed once built.
+ */
+const formattedCommands = new WeakMap<RedisCommand, string>();
+
 /** The helpers registered for the Redis templates. */
 export const redisHelpers: Readonly<Record<string, HelperDelegate>> = {
     /** `{{redisCommand create}}`: a view-model command as one redis-cli line, parameters shown as `$name`. */
     redisCommand(command: unknown) {
         if (!isCommand(command))
             throw new Error('redisCommand expects a command of the view model (an object with argv)');
-        return formatRedisCommand(command);
+        let line = formattedCommands.get(command);
+        if (line === undefined) {
+            line = formatRedisCommand(command);
+            formattedCommands.set(command, line);
+        }
+        return line;
     },
     /** `{{redisArgs command}}`: the display argv of a command (for a README table), as a JSON list. */
     redisArgs(command: unknown) {
@@ -48,6 +59,8 @@ export const redisHelpers: Readonly<Record<string, HelperDelegate>> = {
     /** `{{mdCode value}}`: inline Markdown code that survives backticks in the value. */
     mdCode(value: unknown) {
         const text = String(value);
+        // The common case (a name, a label): no backtick inside, no padding needed.
+        if (text !== '' && !text.includes('`')) return `\`${text}\``;
         const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
         const fence = '`'.repeat(longest + 1);
         const pad = text.startsWith('`') || text.endsWith('`') || text === '' ? ' ' : '';

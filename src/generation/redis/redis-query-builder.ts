@@ -63,7 +63,7 @@ export function buildQuery(
     const argv: RedisArgPart[][] = [];
     const load: string[] = [];
     if (kind === 'search') {
-        argv.push(['FT.SEARCH'], [index], filter);
+        argv.push(...strategy.queryHead('FT.SEARCH', index), filter);
         argv.push(...lit('RETURN', String(projections.length), ...projections.map((p) => p.field)));
         if (sortKeys.length === 1) argv.push(...lit('SORTBY', sortKeys[0]!.field, sortKeys[0]!.direction));
         argv.push(...limitArgs);
@@ -78,7 +78,7 @@ export function buildQuery(
         for (const name of [idField, ...projections.map((p) => p.field), ...sortLoads]) {
             if (!load.includes(name)) load.push(name);
         }
-        argv.push(['FT.AGGREGATE'], [index], filter);
+        argv.push(...strategy.queryHead('FT.AGGREGATE', index), filter);
         argv.push(...lit('LOAD', String(load.length), ...load.map((n) => `@${n}`)));
         for (const key of sortKeys) {
             if (!key.numeric) continue;

@@ -45,4 +45,10 @@ export const redisTarget: GenerationTarget<typeof redisTargetOptions, RedisViewM
         ],
         helpers: redisHelpers,
     },
+    describeCollection(design, name) {
+        const collection = design.collections.find((c) => c.name === name);
+        return collection
+            ? `Redis: index \`${collection.index}\`, keys \`${collection.keyPrefix}…\` (${design.dialect})`
+            : undefined;
+    },
 };

@@ -168,9 +168,19 @@ export interface RedisQuery {
 export interface RedisCollection {
     /** The KVLM collection name. */
     name: string;
-    /** The index name (with the database prefix when asked). */
+    /**
+     * The stable name every query uses (the collection name, with the database prefix when asked): an index alias on
+     * RediSearch 2.x, resolved through `pointerKey` on 1.2. It survives a change of the design (`kvmod migrate`).
+     */
     index: string;
-    /** The key prefix, `<index>:`. */
+    /**
+     * The physical index, `<index>_<storage signature>` (see `redis-naming.ts`): it changes exactly when what the rows
+     * and the index hold changes, so a new design's index is built beside the old one.
+     */
+    physicalIndex: string;
+    /** RediSearch 1.2: the key holding the physical index name (`kvmod:index:<index>`); null on 2.x (an alias). */
+    pointerKey: string | null;
+    /** The key prefix of the rows, `<physicalIndex>:`. */
     keyPrefix: string;
     /** The field holding the row's id (the key without its prefix): FT.AGGREGATE cannot return keys. */
     idField: string;
@@ -192,6 +202,10 @@ export interface RedisCollection {
     insert: RedisCommand;
     /** Deletes one row from the keyspace and the index. */
     delete: RedisCommand;
+    /** Makes the stable name serve the physical index: `FT.ALIASUPDATE` (2.x) or `SET` of the pointer key (1.2). */
+    point: RedisCommand;
+    /** Drops the physical index with its rows: `FT.DROPINDEX … DD` (2.x) or `FT.DROP` (1.2). */
+    drop: RedisCommand;
     /** The served queries. */
     queries: RedisQuery[];
 }

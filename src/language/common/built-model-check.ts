@@ -5,9 +5,10 @@
  * file. The printer's faithfulness (printed text parses back to the same model) is a test property, so
  * this check and the round trip agree.
  */
-import { AstUtils, URI, type AstNode, type LangiumDocument } from 'langium';
+import { URI, type AstNode, type LangiumDocument, type ReferenceInfo } from 'langium';
 import type { LangiumServices } from 'langium/lsp';
 import type { Diagnostic } from 'vscode-languageserver';
+import { forEachReference, walkAst } from './ast-traversal.js';
 
 /** Stable code of a cross-reference that would not link to the node the model holds. */
 export const BUILT_MODEL_LINK_CODE = 'internal.unlinked-reference';
@@ -23,8 +24,10 @@ export async function validateBuiltModel(services: LangiumServices, model: AstNo
     const scopes = services.references.ScopeProvider;
     const diagnostics: Diagnostic[] = [];
     const origin = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
-    for (const node of AstUtils.streamAst(model)) {
-        for (const info of AstUtils.streamReferences(node)) {
+    for (const node of walkAst(model)) {
+        const references: ReferenceInfo[] = [];
+        forEachReference(node, (info) => references.push(info));
+        for (const info of references) {
             const { reference } = info;
             const target = 'ref' in reference ? reference.ref : undefined;
             const linked = scopes.getScope(info).getElement(reference.$refText)?.node;
@@ -44,3 +47,4 @@ export async function validateBuiltModel(services: LangiumServices, model: AstNo
     diagnostics.push(...(await services.validation.DocumentValidator.validateDocument(document)));
     return diagnostics;
 }
+

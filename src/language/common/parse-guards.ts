@@ -5,8 +5,17 @@
  * 5 ms per KB of broken input, is off for large files. A parser that overflowed anyway is reset, so the
  * next text parses as on fresh services (the language server cannot start over on new services).
  */
-import { DefaultDocumentValidator, type LangiumDocument, type LangiumParser, type ParseResult, type ValidationOptions } from 'langium';
-import type { Diagnostic } from 'vscode-languageserver';
+import {
+    DefaultDocumentValidator,
+    type AstNode,
+    type LangiumDocument,
+    type LangiumParser,
+    type ParseResult,
+    type ValidationAcceptor,
+    type ValidationOptions,
+} from 'langium';
+import type { CancellationToken, Diagnostic } from 'vscode-languageserver';
+import { validateAstNodes } from './ast-traversal.js';
 
 /** Nesting deeper than this is reported instead of parsed: the recursive-descent parser would overflow the stack. */
 export const MAX_NESTING_DEPTH = 100;
@@ -34,7 +43,7 @@ interface GuardDiagnostic {
 
 /** The parts of Langium's parser (4.4) the guards reach into: recovery switch and the node stack to reset. */
 interface ParserInternals {
-    wrapper: { recoveryEnabled: boolean };
+    wrapper: { recoveryEnabled: boolean; input: unknown[] };
     stack: unknown[];
     unorderedGroups?: Map<unknown, unknown>;
     lexerResult?: unknown;
@@ -94,6 +103,9 @@ export function guardParser(parser: LangiumParser): LangiumParser {
             );
         } finally {
             internals.wrapper.recoveryEnabled = true;
+            // Chevrotain keeps the token vector until the next parse: ~100 bytes per token (4 M tokens in a
+            // 10 MB model) that nothing reads once the CST holds the positions.
+            internals.wrapper.input = [];
         }
     }) as LangiumParser['parse'];
     return parser;
@@ -108,6 +120,22 @@ function finding(at: { line: number; column: number; offset: number }, message: 
  * codes (`syntax.too-deep`, …) kept; `codeSyntaxDiagnostics` codes the plain lexer and parser errors.
  */
 export class GuardedDocumentValidator extends DefaultDocumentValidator {
+    /** Langium's node checks without its streams (ast-traversal.ts): same nodes, order and checks. */
+    protected override validateAstNodes(
+        rootNode: AstNode,
+        options: ValidationOptions,
+        acceptor: ValidationAcceptor,
+        cancelToken?: CancellationToken,
+    ): Promise<void> {
+        if (this.profiler?.isActive('validating')) return super.validateAstNodes(rootNode, options, acceptor, cancelToken);
+        const validator = {
+            validationRegistry: this.validationRegistry,
+            validateSingleNodeOptions: (node: AstNode, nodeOptions: ValidationOptions) =>
+                this.validateSingleNodeOptions(node, nodeOptions),
+        };
+        return validateAstNodes(validator, rootNode, options, acceptor, cancelToken);
+    }
+
     protected override processLexingErrors(parseResult: ParseResult, diagnostics: Diagnostic[], options: ValidationOptions): void {
         const start = diagnostics.length;
         super.processLexingErrors(parseResult, diagnostics, options);

@@ -273,10 +273,10 @@ export function isAttribute(item: unknown): item is Attribute {
 }
 
 /** What an attribute written name first may be called: a plain name or a type name. */
-export type AttributeName = DataType | PlainName;
+export type AttributeName = 'asc' | 'bool' | 'boolean' | 'by' | 'date' | 'datetime' | 'decimal' | 'desc' | 'double' | 'entity' | 'float' | 'int' | 'integer' | 'long' | 'number' | 'order' | 'query' | 'real' | 'string' | 'text' | 'time' | 'timestamp' | string;
 
 export function isAttributeName(item: unknown): item is AttributeName {
-    return isPlainName(item) || isDataType(item);
+    return item === 'entity' || item === 'query' || item === 'order' || item === 'by' || item === 'asc' || item === 'desc' || item === 'text' || item === 'string' || item === 'int' || item === 'integer' || item === 'long' || item === 'float' || item === 'double' || item === 'decimal' || item === 'real' || item === 'number' || item === 'boolean' || item === 'bool' || item === 'date' || item === 'time' || item === 'datetime' || item === 'timestamp' || (typeof item === 'string' && (/[_a-zA-Z][\w_]*/.test(item)));
 }
 
 export interface BinaryExpression extends langium.AstNode {
@@ -871,10 +871,10 @@ export function isMergePolicy(item: unknown): item is MergePolicy {
 }
 
 /** Names may be spelled like type names and a few keywords. */
-export type Name = 'id' | 'ref' | 'unique' | DataType | PlainName;
+export type Name = 'asc' | 'bool' | 'boolean' | 'by' | 'date' | 'datetime' | 'decimal' | 'desc' | 'double' | 'entity' | 'float' | 'id' | 'int' | 'integer' | 'long' | 'number' | 'order' | 'query' | 'real' | 'ref' | 'string' | 'text' | 'time' | 'timestamp' | 'unique' | string;
 
 export function isName(item: unknown): item is Name {
-    return isPlainName(item) || isDataType(item) || item === 'id' || item === 'ref' || item === 'unique';
+    return item === 'entity' || item === 'query' || item === 'order' || item === 'by' || item === 'asc' || item === 'desc' || item === 'text' || item === 'string' || item === 'int' || item === 'integer' || item === 'long' || item === 'float' || item === 'double' || item === 'decimal' || item === 'real' || item === 'number' || item === 'boolean' || item === 'bool' || item === 'date' || item === 'time' || item === 'datetime' || item === 'timestamp' || item === 'id' || item === 'ref' || item === 'unique' || (typeof item === 'string' && (/[_a-zA-Z][\w_]*/.test(item)));
 }
 
 export interface NaturalKey extends langium.AstNode {

@@ -69,6 +69,16 @@ export function registerKvlmValidationChecks(services: KvlmServices): void {
         KComparison: [validator.checkComparedValueFitsTheField],
     };
     registry.register(checksOnSoundNodes(checks, services.shared.AstReflection), validator);
+    registry.registerBeforeDocument(() => validator.startDocument());
+}
+
+/** Which fields a served query uses in each role, read once per query and document validation. */
+interface QueryUsage {
+    /** A field reference of the query does not resolve. */
+    unresolved: boolean;
+    projected: Set<Field | undefined>;
+    sorted: Set<Field | undefined>;
+    filtered: Set<Field | undefined>;
 }
 
 /** What each field type accepts as a literal: dates and times are written as ISO strings. */
@@ -86,6 +96,32 @@ const LITERAL_WORDS: Record<string, string> = { KStringValue: 'a string', KNumbe
 
 /** The KVLM checks; each method reads as the rule it enforces. */
 export class KvlmValidator {
+    /**
+     * Per validation of a document: each query's field usage, so that checking a role costs a lookup,
+     * not a pass over the query (a collection of n fields has n roles and queries of n projections).
+     */
+    private usages = new WeakMap<ServedQuery, QueryUsage>();
+
+    /** Forgets the usages read for the previous validation (references may link elsewhere now). */
+    startDocument(): void {
+        this.usages = new WeakMap();
+    }
+
+    private usageOf(query: ServedQuery): QueryUsage {
+        let usage = this.usages.get(query);
+        if (!usage) {
+            const comparisons = comparisonsOf(query.where);
+            usage = {
+                unresolved: hasUnresolvedField(query),
+                projected: new Set(query.projections.map((projection) => projection.field?.ref)),
+                sorted: new Set(query.sortKeys.map((sortKey) => sortKey.field?.ref)),
+                filtered: new Set(comparisons.map((comparison) => comparison.field?.ref)),
+            };
+            this.usages.set(query, usage);
+        }
+        return usage;
+    }
+
     checkCollectionNamesAreUnique(model: KvlmModel, accept: ValidationAcceptor): void {
         reportDuplicates(model.collections, 'Collection', 'the model', accept);
     }
@@ -232,14 +268,13 @@ export class KvlmValidator {
         const field = role.$container;
         role.queries.forEach((reference, index) => {
             const query = reference.ref;
+            if (!query) return;
+            const usage = this.usageOf(query);
             // A misspelt field in the query is reported as unresolved; do not blame the role as well.
-            if (!query || hasUnresolvedField(query)) return;
-            const used =
-                role.kind === 'projected'
-                    ? query.projections.some((projection) => projection.field?.ref === field)
-                    : role.kind === 'sorted'
-                      ? query.sortKeys.some((sortKey) => sortKey.field?.ref === field)
-                      : comparisonsOf(query.where).some((comparison) => comparison.field?.ref === field);
+            if (usage.unresolved) return;
+            const used = (
+                role.kind === 'projected' ? usage.projected : role.kind === 'sorted' ? usage.sorted : usage.filtered
+            ).has(field);
             if (!used) {
                 const verb = { projected: 'project', sorted: 'sort on', filtered: 'filter on', ranged: 'filter on' }[role.kind];
                 accept('warning', `Field '${field.name}' is ${role.kind} for query '${query.name}', but that query does not ${verb} it.`, {

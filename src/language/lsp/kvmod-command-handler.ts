@@ -19,6 +19,8 @@ export const KvmodServerCommands = {
     Generate: 'kvmod.server.generate',
     ExplainMerges: 'kvmod.server.explainMerges',
     ListTargets: 'kvmod.server.listTargets',
+    Load: 'kvmod.server.load',
+    Verify: 'kvmod.server.verify',
 } as const;
 
 /** The user's settings as the client passes them (the `kvmod.*` configuration, all optional). */
@@ -35,6 +37,10 @@ export interface KvmodCommandSettings {
     target?: string;
     /** The chosen target's options by name (the `kvmod.<target>.<option>` settings and the quick pick's choice). */
     targetOptions?: Record<string, string | number | boolean>;
+    /** `kvmod.runtime.redisUrl`: the server of Load and Verify when the config file (and REDIS_URL) name none. */
+    redisUrl?: string;
+    /** `kvmod.runtime.dataFile`: their instance data, relative to the model's folder (empty: synthetic data). */
+    dataFile?: string;
 }
 
 /** The single argument of every kvmod command: the model document and the settings. */
@@ -86,6 +92,10 @@ export interface KvmodCommandActions {
     generate(args: KvmodCommandArgs): Promise<KvmodCommandResult>;
     explainMerges(args: KvmodCommandArgs): Promise<KvmodExplainResult>;
     listTargets(): Promise<KvmodTargetInfo[]>;
+    /** Loads the data into the configured server (`kvmod load`). */
+    load(args: KvmodCommandArgs): Promise<KvmodCommandResult>;
+    /** Loads the data and checks every query against the oracle (`kvmod verify`). */
+    verify(args: KvmodCommandArgs): Promise<KvmodCommandResult>;
 }
 
 /** Dispatches `workspace/executeCommand` requests to the actions after checking the argument's shape. */
@@ -100,6 +110,8 @@ export class KvmodCommandHandler extends AbstractExecuteCommandHandler {
         acceptor(KvmodServerCommands.Generate, (args) => this.actions.generate(commandArgs(args)));
         acceptor(KvmodServerCommands.ExplainMerges, (args) => this.actions.explainMerges(commandArgs(args)));
         acceptor(KvmodServerCommands.ListTargets, () => this.actions.listTargets());
+        acceptor(KvmodServerCommands.Load, (args) => this.actions.load(commandArgs(args)));
+        acceptor(KvmodServerCommands.Verify, (args) => this.actions.verify(commandArgs(args)));
     }
 }
 

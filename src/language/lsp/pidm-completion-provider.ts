@@ -14,7 +14,7 @@ import {
     type ReferenceInfo,
     type Stream,
 } from 'langium';
-import { DefaultCompletionProvider, type CompletionContext, type CompletionValueItem, type LangiumServices } from 'langium/lsp';
+import type { CompletionContext, CompletionValueItem, LangiumServices } from 'langium/lsp';
 import {
     isAttribute,
     isEntity,
@@ -29,9 +29,10 @@ import {
     type Segment,
 } from '../generated/ast.js';
 import { attributeType, cardinalityKind, containingQuery, entityOfElement } from '../pidm/pidm-semantics.js';
+import { GuardedCompletionProvider } from './guarded-completion-provider.js';
 
 /** Offers the right names in every part of a dotted path. */
-export class PidmCompletionProvider extends DefaultCompletionProvider {
+export class PidmCompletionProvider extends GuardedCompletionProvider {
     private readonly descriptions: AstNodeDescriptionProvider;
 
     constructor(services: LangiumServices) {

@@ -1,25 +1,37 @@
 /**
  * PIDM hover: what a name stands for (an attribute's type and owner, a reference's target and
  * cardinality, an alias's path), followed by the declaration's doc comment. For a query, the collection
- * that serves it when the composition root injected a `QueryCollectionLookup` service (the language layer
- * cannot import the transformation).
+ * (and the index) that serves it when the composition root injected a `QueryCollectionLookup` service (the
+ * language layer cannot import the transformation). For a parameter string (`"?city"`) in a WHERE
+ * comparison: the parameter's name and type and the attribute it is compared with.
  */
-import type { AstNode, MaybePromise } from 'langium';
+import { CstUtils, type AstNode, type LangiumDocument, type MaybePromise } from 'langium';
 import { MultilineCommentHoverProvider, type LangiumServices } from 'langium/lsp';
+import type { Hover, HoverParams } from 'vscode-languageserver';
 import type { PidmServices } from '../pidm/pidm-module.js';
 import {
     isAttribute,
+    isComparison,
     isEntity,
     isFromClause,
     isIdAttribute,
     isInclude,
     isQuery,
     isReference,
+    isStringValue,
+    type Comparison,
     type Entity,
     type Query,
     type Reference,
 } from '../generated/ast.js';
-import { attributeType, cardinalityKind, entityOfElement } from '../pidm/pidm-semantics.js';
+import {
+    attributeType,
+    cardinalityKind,
+    comparisonOperator,
+    entityOfElement,
+    parameterName,
+    resolvePath,
+} from '../pidm/pidm-semantics.js';
 
 /** Answers "which collection serves this query?" with a markdown line, or undefined when unknown. */
 export type QueryCollectionLookup = (query: Query) => MaybePromise<string | undefined>;
@@ -32,6 +44,18 @@ export class PidmHoverProvider extends MultilineCommentHoverProvider {
     constructor(services: LangiumServices & Partial<Pick<PidmServices, 'lsp'>>) {
         super(services);
         this.queryCollection = services.lsp?.QueryCollectionLookup;
+    }
+
+    /** A parameter string is no declaration or reference, so Langium's lookup by name never reaches it. */
+    override async getHoverContent(document: LangiumDocument, params: HoverParams): Promise<Hover | undefined> {
+        const root = document.parseResult?.value?.$cstNode;
+        const leaf = root && CstUtils.findLeafNodeAtOffset(root, document.textDocument.offsetAt(params.position));
+        const value = leaf?.astNode;
+        if (leaf && isStringValue(value) && isComparison(value.$container)) {
+            const text = describeParameter(value.$container);
+            if (text) return { contents: { kind: 'markdown', value: text }, range: leaf.range };
+        }
+        return super.getHoverContent(document, params);
     }
 
     override async getAstNodeHoverContent(node: AstNode): Promise<string | undefined> {
@@ -92,4 +116,21 @@ function describeEntity(entity: Entity): string {
     const identifier = entity.members.find(isIdAttribute)?.name;
     const id = identifier ? `identified by \`${identifier}\`` : 'no `id` (a surrogate `_id` is used)';
     return `entity **${entity.name}**: ${attributes} attribute(s), ${references} reference(s), ${id}`;
+}
+
+/**
+ * `"?city"` in `FL.origin.city = "?city"`: the parameter's name (a bare `"?"` is named after its attribute, as
+ * the transformation names it), its type (the attribute's) and what it is compared with. Undefined for a
+ * literal.
+ */
+function describeParameter(comparison: Comparison): string | undefined {
+    const name = parameterName(comparison.value);
+    if (name === undefined) return undefined;
+    const spelled = comparison.path.segments.map((segment) => segment.element.$refText).join('.');
+    const attribute = resolvePath(comparison.path)?.attribute;
+    const operator = comparisonOperator(comparison.operator);
+    if (!attribute) return `parameter \`?${name}\` compared (\`${operator}\`) with \`${spelled}\``;
+    const type = attributeType(attribute);
+    const named = name === '' ? `\`?\` (named \`${attribute.name}\` after its attribute)` : `\`?${name}\``;
+    return `parameter ${named}: \`${type}\`, compared (\`${operator}\`) with \`${spelled}\`: attribute \`${attribute.name}: ${type}\` of ${owner(attribute)}`;
 }

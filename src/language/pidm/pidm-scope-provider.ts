@@ -21,7 +21,7 @@ import {
 } from 'langium';
 import type { LangiumCoreServices, LangiumSharedCoreServices } from 'langium';
 import { modelSetIndex } from '../common/model-sets.js';
-import { isInclude, isPath, isReference, isSegment, type Entity, type Query } from '../generated/ast.js';
+import { isInclude, isPath, isReference, isSegment, type Entity, type Include, type Query, type Segment } from '../generated/ast.js';
 import { containingQuery, entityOfElement } from './pidm-semantics.js';
 
 /**
@@ -88,10 +88,17 @@ export class CaseFallbackScope implements Scope {
     }
 }
 
+/** A path step with nothing to see (its previous step stands for no entity). */
+const EMPTY_FALLBACK_SCOPE = new CaseFallbackScope(EMPTY_SCOPE);
+
 /** The PIDM scope provider: aliases and dotted paths, with the case-insensitive fallback. */
 export class PidmScopeProvider extends DefaultScopeProvider {
     private readonly memberScopes: WorkspaceCache<Entity, Scope>;
     private readonly aliasScopes: WorkspaceCache<Query, Scope>;
+    private readonly aliasDescriptions: WorkspaceCache<Query, { from: AstNodeDescription[]; includes: (AstNodeDescription | undefined)[] }>;
+    private readonly memberFallbackScopes: WorkspaceCache<Entity, Scope>;
+    private readonly firstStepScopes: WorkspaceCache<Query, Scope>;
+    private readonly includeScopes: WorkspaceCache<Include, Scope>;
     private readonly modelScopes: WorkspaceCache<string, Scope>;
     private readonly shared: LangiumSharedCoreServices;
 
@@ -99,6 +106,10 @@ export class PidmScopeProvider extends DefaultScopeProvider {
         super(services);
         this.memberScopes = new WorkspaceCache(services.shared);
         this.aliasScopes = new WorkspaceCache(services.shared);
+        this.aliasDescriptions = new WorkspaceCache(services.shared);
+        this.memberFallbackScopes = new WorkspaceCache(services.shared);
+        this.firstStepScopes = new WorkspaceCache(services.shared);
+        this.includeScopes = new WorkspaceCache(services.shared);
         this.modelScopes = new WorkspaceCache(services.shared);
         this.shared = services.shared;
     }
@@ -115,53 +126,73 @@ export class PidmScopeProvider extends DefaultScopeProvider {
     }
 
     override getScope(context: ReferenceInfo): Scope {
-        if (isSegment(context.container)) {
-            return new CaseFallbackScope(this.getSegmentLayers(context.container));
-        }
+        if (isSegment(context.container)) return this.getSegmentScope(context.container);
         if (isReference(context.container) || context.property === 'entity') {
             return new CaseFallbackScope(super.getScope(context));
         }
         return super.getScope(context);
     }
 
-    private getSegmentLayers(segment: AstNode): Scope[] {
+    /**
+     * The scope of a path step. The scopes are cached per entity (a step after the first), per query (a
+     * first step) and per include (the first step of an include path): a 1000 × 1000 grid has ~2 M steps
+     * and ~11,000 distinct scopes.
+     */
+    private getSegmentScope(segment: Segment): Scope {
         const path = segment.$container;
-        const query = containingQuery(segment);
-        if (!isPath(path) || !query) return [EMPTY_SCOPE];
-        const index = path.segments.indexOf(segment as never);
+        if (!isPath(path)) return EMPTY_FALLBACK_SCOPE;
+        const at = segment.$containerIndex;
+        const index = at !== undefined && path.segments[at] === segment ? at : path.segments.indexOf(segment);
         if (index > 0) {
-            const previous = path.segments[index - 1]?.element?.ref;
-            const entity = entityOfElement(previous);
-            return [entity ? this.getMemberScope(entity) : EMPTY_SCOPE];
+            const entity = entityOfElement(path.segments[index - 1]?.element?.ref);
+            return entity ? this.memberFallbackScopes.get(entity, () => new CaseFallbackScope(this.getMemberScope(entity))) : EMPTY_FALLBACK_SCOPE;
         }
-        const fromEntity = query.from?.entity?.ref;
-        const members = fromEntity ? this.getMemberScope(fromEntity) : EMPTY_SCOPE;
+        const query = containingQuery(segment);
+        if (!query) return EMPTY_FALLBACK_SCOPE;
         const include = path.$container;
-        if (isInclude(include)) {
-            // Inside an INCLUDE list only the FROM clause and earlier includes are visible: no cycles.
-            const position = query.includes.indexOf(include);
-            return [this.createAliasScope(query, query.includes.slice(0, Math.max(position, 0))), members];
-        }
-        return [this.aliasScopes.get(query, () => this.createAliasScope(query, query.includes)), members];
+        if (isInclude(include)) return this.includeScopes.get(include, () => new CaseFallbackScope(this.getFirstStepLayers(query, include)));
+        return this.firstStepScopes.get(query, () => new CaseFallbackScope(this.getFirstStepLayers(query, undefined)));
     }
 
-    private createAliasScope(query: Query, includes: readonly AstNode[]): Scope {
-        const descriptions: AstNodeDescription[] = [];
-        const from = query.from;
-        if (from) {
-            if (from.alias) descriptions.push(this.descriptions.createDescription(from, from.alias));
-            const written = from.entity?.$refText;
-            if (written) descriptions.push(this.descriptions.createDescription(from, written));
-            // `FROM passenger` (a case slip, warned about there) still lets paths say `Passenger.flights`.
-            const declared = from.entity?.ref?.name;
-            if (declared && declared !== written) descriptions.push(this.descriptions.createDescription(from, declared));
+    /** A first step sees the query's aliases, then the FROM entity's members. */
+    private getFirstStepLayers(query: Query, include: Include | undefined): Scope[] {
+        const fromEntity = query.from?.entity?.ref;
+        const members = fromEntity ? this.getMemberScope(fromEntity) : EMPTY_SCOPE;
+        if (include) {
+            // Inside an INCLUDE list only the FROM clause and earlier includes are visible: no cycles.
+            const position = query.includes.indexOf(include);
+            return [this.createAliasScope(query, Math.max(position, 0)), members];
         }
-        for (const include of includes) {
-            const name = this.nameProvider.getName(include);
-            if (name) descriptions.push(this.descriptions.createDescription(include, name));
-        }
+        return [this.aliasScopes.get(query, () => this.createAliasScope(query, query.includes.length)), members];
+    }
+
+    /**
+     * The aliases visible to a path step: the FROM clause, then the first `includeCount` includes. Their
+     * descriptions are made once per query and shared by the scopes of its include paths.
+     */
+    private createAliasScope(query: Query, includeCount: number): Scope {
+        const { from, includes } = this.aliasDescriptions.get(query, () => this.describeAliases(query));
+        const descriptions = [...from, ...includes.slice(0, includeCount).filter((description) => description !== undefined)];
         // MapScope keeps the last description of a name: reversing lets the earliest declaration win.
         return new MapScope(descriptions.reverse());
+    }
+
+    private describeAliases(query: Query): { from: AstNodeDescription[]; includes: (AstNodeDescription | undefined)[] } {
+        const from: AstNodeDescription[] = [];
+        if (query.from) {
+            const clause = query.from;
+            if (clause.alias) from.push(this.descriptions.createDescription(clause, clause.alias));
+            const written = clause.entity?.$refText;
+            if (written) from.push(this.descriptions.createDescription(clause, written));
+            // `FROM passenger` (a case slip, warned about there) still lets paths say `Passenger.flights`.
+            const declared = clause.entity?.ref?.name;
+            if (declared && declared !== written) from.push(this.descriptions.createDescription(clause, declared));
+        }
+        const includes = query.includes.map((include) => {
+            const name = this.nameProvider.getName(include);
+            return name ? this.descriptions.createDescription(include, name) : undefined;
+        });
+        return { from, includes };
     }
 
     private getMemberScope(entity: Entity): Scope {

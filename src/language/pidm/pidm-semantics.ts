@@ -109,15 +109,17 @@ export function includeAlias(include: Include): string | undefined {
  * The entity a path element stands for when a path continues after it: the FROM entity, the end of an
  * include, or a reference's target. Attributes stand for no entity.
  */
-export function entityOfElement(element: PathElement | undefined, guard = new Set<AstNode>()): Entity | undefined {
+export function entityOfElement(element: PathElement | undefined, guard?: Set<AstNode>): Entity | undefined {
     if (!element) return undefined;
     if (isFromClause(element)) return element.entity?.ref;
     if (isReference(element)) return element.target?.ref;
     if (isInclude(element)) {
-        if (guard.has(element)) return undefined;
-        guard.add(element);
+        // The cycle guard is made only when includes chain (millions of path steps call this).
+        const seen = guard ?? new Set<AstNode>();
+        if (seen.has(element)) return undefined;
+        seen.add(element);
         const last = element.path?.segments.at(-1)?.element?.ref;
-        return entityOfElement(last, guard);
+        return entityOfElement(last, seen);
     }
     return undefined;
 }

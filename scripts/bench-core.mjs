@@ -1,0 +1,163 @@
+#!/usr/bin/env node
+// `npm run bench:core [-- --scale 2000] [--model examples/airflights/airflights.pidm] [--samples 20] [--rounds 5] [--json]`
+//
+// The redis-core design (core Redis: hashes, sets, sorted sets, a Redis Functions library) against the RediSearch
+// design of the redis target, side by side in one run, on the same data and the same scratch redis-server (with the
+// RediSearch 1.2 module, which redis-core ignores; started here on a free loopback port, stopped by pid). For each
+// design, through its engine runtime (what `kvmod load` and `kvmod verify` call): the write of every materialized
+// row (rows/s; the schema is prepared before the clock starts), then every query of the model run for `--samples`
+// parameter sets drawn from the data, `--rounds` times each, one request at a time: latency p50 and p95 in ms and the
+// rows an answer holds on average. The ratio column is redis-core's figure over RediSearch's.
+import './polyfills.mjs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const args = process.argv.slice(2);
+const option = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
+const scale = Number(option('scale', '2000'));
+const samples = Number(option('samples', '20'));
+const rounds = Number(option('rounds', '5'));
+const model = resolve(root, option('model', 'examples/airflights/airflights.pidm'));
+const json = args.includes('--json');
+const MODULE = '/usr/lib/redis/modules/redisearch.so';
+
+const { loadRuntimeDesign } = await import(`${root}out/src/runtime/runtime-design.js`);
+const { indexInstanceData } = await import(`${root}out/src/runtime/instance-data.js`);
+const { generateInstanceData } = await import(`${root}out/src/runtime/data-generator.js`);
+const { materializeModel } = await import(`${root}out/src/runtime/materialize.js`);
+const { prepareQuery } = await import(`${root}out/src/runtime/oracle.js`);
+const { planQuery } = await import(`${root}out/src/runtime/query-plan.js`);
+const { sampleParameters } = await import(`${root}out/src/runtime/parameter-sampler.js`);
+const { servedQueryOf } = await import(`${root}out/src/runtime/verify.js`);
+const { engineOf } = await import(`${root}out/src/runtime/engine-registry.js`);
+const { getGenerationTarget } = await import(`${root}out/src/generation/generation-targets.js`);
+const { buildViewModel } = await import(`${root}out/src/generation/generation-engine.js`);
+
+mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true });
+const dir = mkdtempSync(join(root, 'node_modules', '.cache', 'kvmod-bench-core-'));
+let server;
+try {
+    const port = await freePort();
+    server = spawn(
+        'redis-server',
+        [
+            ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+            ...['--loadmodule', MODULE, 'SAFEMODE', 'TIMEOUT', '0'],
+        ],
+        { stdio: 'ignore' },
+    );
+    await waitForPort(port);
+    const url = `redis://127.0.0.1:${port}`;
+    const design = await loadRuntimeDesign(model, {});
+    const data = generateInstanceData(design.model, { scale, seed: 1 });
+    const index = indexInstanceData(design.model, data);
+    const rows = materializeModel(design.kvlm, data, index);
+    const total = rows.reduce((sum, c) => sum + c.rows.length, 0);
+    const queries = design.pidm.flatMap((m) => m.queries);
+    const results = {};
+    for (const target of ['redis', 'redis-core']) {
+        const engine = await engineOf(getGenerationTarget(target));
+        results[target] = await engine.use((typed) => measure(typed, url));
+    }
+
+    async function measure(engine, serverUrl) {
+        const session = await engine.connect({ urls: [serverUrl] });
+        try {
+            const view = await buildViewModel(engine.target, design, { ...session.probe.options });
+            await session.prepareSchema(view, 'fresh');
+            const started = performance.now();
+            await session.writeRows(view, rows, {});
+            const seconds = (performance.now() - started) / 1000;
+            const perQuery = {};
+            for (const query of queries) {
+                const served = servedQueryOf(design.kvlm, query.name);
+                const prepared = prepareQuery(planQuery(query), data, index, engine.collation);
+                const sets = sampleParameters(prepared, samples, 0, 7);
+                const times = [];
+                let answered = 0;
+                for (let round = 0; round < rounds; round++) {
+                    for (const set of sets) {
+                        const t = performance.now();
+                        const answer = await session.runQuery(view, served.collection.name, served.query.name, set.values);
+                        times.push(performance.now() - t);
+                        answered += answer.rows.length;
+                    }
+                }
+                times.sort((a, b) => a - b);
+                perQuery[query.name] = {
+                    p50: percentile(times, 0.5),
+                    p95: percentile(times, 0.95),
+                    rows: answered / times.length,
+                };
+            }
+            return { rows: total, seconds, rowsPerSecond: total / seconds, queries: perQuery };
+        } finally {
+            await session.close();
+        }
+    }
+
+    if (json) console.log(JSON.stringify({ scale, samples, rounds, results }, null, 2));
+    else {
+        const rs = results.redis;
+        const core = results['redis-core'];
+        console.log(`${model.slice(root.length)} --scale ${scale}: ${total.toLocaleString('en-US')} rows; ${samples} parameter sets × ${rounds} rounds per query`);
+        console.log('');
+        console.log(`load      RediSearch (${rs.seconds.toFixed(2)} s) ${fmt(rs.rowsPerSecond)} rows/s   redis-core (${core.seconds.toFixed(2)} s) ${fmt(core.rowsPerSecond)} rows/s   ratio ${(core.rowsPerSecond / rs.rowsPerSecond).toFixed(2)}`);
+        console.log('');
+        const header = ['query', 'rows/answer', 'RediSearch p50', 'p95', 'redis-core p50', 'p95', 'p50 ratio'];
+        const lines = queries.map((q) => {
+            const a = rs.queries[q.name];
+            const b = core.queries[q.name];
+            return [q.name, a.rows.toFixed(1), ms(a.p50), ms(a.p95), ms(b.p50), ms(b.p95), (b.p50 / a.p50).toFixed(2)];
+        });
+        const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+        for (const line of [header, ...lines]) console.log(line.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
+    }
+} finally {
+    if (server?.pid) process.kill(server.pid);
+    rmSync(dir, { recursive: true, force: true });
+}
+
+function percentile(sorted, p) {
+    return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+}
+
+function fmt(n) {
+    return Math.round(n).toLocaleString('en-US');
+}
+
+function ms(n) {
+    return `${n.toFixed(2)} ms`;
+}
+
+function freePort() {
+    return new Promise((resolvePort, reject) => {
+        const probe = createServer();
+        probe.once('error', reject);
+        probe.listen(0, '127.0.0.1', () => {
+            const { port } = probe.address();
+            probe.close(() => resolvePort(port));
+        });
+    });
+}
+
+async function waitForPort(port) {
+    for (let i = 0; i < 200; i++) {
+        const ok = await new Promise((done) => {
+            const socket = connect(port, '127.0.0.1');
+            socket.once('connect', () => {
+                socket.destroy();
+                done(true);
+            });
+            socket.once('error', () => done(false));
+        });
+        if (ok) return;
+        await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error(`redis-server did not listen on port ${port}`);
+}

@@ -1,0 +1,61 @@
+/**
+ * The action of `kvmod migrate`: runs the migration and reports each step it performed (or that there was nothing
+ * to do). Loaded only when the command runs.
+ */
+import { formatCount } from '../runtime/redis-loader.js';
+import { migrateOnRedis, type MigrationStepEvent } from '../runtime/migration/migration-run.js';
+import { redactRedisUrl } from '../runtime/redis-url.js';
+import { processIo, type CliIo } from './cli-io.js';
+import { progressReporter } from './load-actions.js';
+import { migrationDesignOptions, type MigrationArgs } from './plan-actions.js';
+
+/** The arguments of `kvmod migrate`. */
+export interface MigrateArgs extends MigrationArgs {
+    data: string;
+    redis: string;
+    /** Rows per pipelined batch. */
+    batch?: number;
+}
+
+/** One performed step as a line. */
+export function describePerformedStep(step: MigrationStepEvent): string {
+    switch (step.action) {
+        case 'create-index':
+            return `created index ${step.indexes[0]} for ${step.collections[0]}`;
+        case 'write-rows':
+            return `wrote ${formatCount(step.rows)} rows into ${step.indexes[0]}`;
+        case 'switch':
+            return `switched ${step.collections.map((c, i) => `${c} -> ${step.indexes[i]}`).join(', ')}`;
+        case 'remove-name':
+            return `removed the stable name ${step.collections[0]}`;
+        case 'drop-index':
+            return `dropped index ${step.indexes[0]} with its rows`;
+    }
+}
+
+/** Migrates; prints each step performed; resolves to 0 (failures are thrown as KvmodError). */
+export async function runMigrate(args: MigrateArgs, io: CliIo = processIo): Promise<number> {
+    const options = await migrationDesignOptions(args, io);
+    const progress = await progressReporter(io, 'migrating');
+    let result;
+    try {
+        result = await migrateOnRedis({
+            ...options,
+            dataPath: args.data,
+            redisUrl: args.redis,
+            timeoutSeconds: args.timeout,
+            batchSize: args.batch,
+            onProgress: progress.update,
+        });
+    } finally {
+        progress.stop();
+    }
+    for (const step of result.performed) io.out(`${describePerformedStep(step)}\n`);
+    const server = redactRedisUrl(args.redis);
+    io.err(
+        result.performed.length === 0
+            ? `nothing to do: ${server} already serves ${options.toPath} (${result.engine})\n`
+            : `migrated ${server} to ${options.toPath} (${result.engine}): ${result.performed.length} steps\n`,
+    );
+    return 0;
+}

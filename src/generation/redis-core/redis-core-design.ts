@@ -1,0 +1,187 @@
+/**
+ * The core-Redis design of a KVLM model: no module, only hashes, sets and sorted sets, and one Redis Functions
+ * library (`FUNCTION LOAD`, Redis 7) holding every write and read entry point. Pure: built from the KVLM alone.
+ *
+ * - Rows: one hash per row at `<collection>:<key>` (natural key parts escaped, or a counter value); the key has no
+ *   hash tag, so a cluster spreads rows over its shards.
+ * - Indexes: every index key of a collection carries the hash tag `{<collection>}`, so one slot holds them all: the
+ *   record hash `{C}:rec` (row key → the row's filtered and sorted values, JSON: the index's own copy, read to remove
+ *   old entries on update and delete), a set per value for text equality (`{C}:eq:<field>:<normalised value>`), a
+ *   sorted set per numeric field (`{C}:score:<field>`, the value as score) and per ranged text field
+ *   (`{C}:lex:<field>`, lexicographic members `<sort form>\0\0<row key>`).
+ * - Reads: each served query is a plan (an access path, a residual filter over the records, a sort) that the
+ *   library's read functions run inside the index slot; a query whose filter no index can narrow is a warning.
+ */
+import {
+    isKBinaryExpression,
+    isKComparison,
+    isKGroupExpression,
+    isKNotExpression,
+    isNaturalKey,
+    type Collection,
+    type Field,
+    type KExpression,
+    type KvlmModel,
+} from '../../language/generated/ast.js';
+import { GenerationError } from '../generation-errors.js';
+import { escapeKeyPart, type RedisLogicalType } from '../redis/redis-encoding.js';
+import { buildQuery, describeCost, refName } from './redis-core-query-plan.js';
+import type { CoreCollection, CoreField, CoreFunctions, CoreIndex, CoreViewModel } from './redis-core-view-model.js';
+
+export type {
+    CoreFunctions,
+    CoreViewModel,
+    CoreWarning,
+    CoreField,
+    CoreIndex,
+    CoreCollection,
+    CoreValue,
+    CoreBound,
+    CoreAccess,
+    CoreFilter,
+    CoreQuery,
+} from './redis-core-view-model.js';
+
+/** The most characters Redis accepts in a function name. */
+const MAX_FUNCTION_NAME = 64;
+
+/** The row key of a natural key's encoded parts: `%`, `:`, `{` and `}` escaped (no accidental hash tag). */
+export function escapeCoreKeyPart(encoded: string): string {
+    return escapeKeyPart(encoded).replace(/\{/g, '%7B').replace(/\}/g, '%7D');
+}
+
+/** The function names of a database's library; a GenerationError when Redis would refuse them. */
+export function coreFunctions(database: string): CoreFunctions {
+    const name = (role: string) => `${database}_${role}`;
+    const functions: CoreFunctions = {
+        put: name('put'),
+        add: name('add'),
+        del: name('del'),
+        rowPut: name('row_put'),
+        rowDel: name('row_del'),
+        indexPut: name('index_put'),
+        indexDel: name('index_del'),
+        query: name('query'),
+        queryKeys: name('query_keys'),
+    };
+    const longest = Object.values(functions).reduce((a, b) => (a.length >= b.length ? a : b));
+    if (longest.length > MAX_FUNCTION_NAME || !/^[A-Za-z0-9_]+$/.test(longest)) {
+        throw new GenerationError(
+            `the database name '${database}' makes the Redis function name '${longest}', which Redis refuses (letters, digits and _ only, at most ${MAX_FUNCTION_NAME} characters): shorten the database name`,
+            { code: 'generation.unsupported' },
+        );
+    }
+    return functions;
+}
+
+/** Builds the core-Redis design of a KVLM model. Pure. */
+export function buildCoreViewModel(kvlm: KvlmModel): CoreViewModel {
+    const collections = kvlm.collections.map(buildCollection);
+    return {
+        target: 'redis-core',
+        database: kvlm.name,
+        source: kvlm.source ?? null,
+        library: `kvmod_${kvlm.name}`,
+        functions: coreFunctions(kvlm.name),
+        collections,
+        warnings: collections.flatMap((collection) =>
+            collection.queries
+                .filter((query) => query.warning !== null)
+                .map((query) => ({
+                    query: query.name,
+                    collection: collection.name,
+                    reason: query.warning!,
+                    instead: `the plan reads every record of ${collection.name} (HKEYS ${collection.recordKey}, then HMGET) and filters them in the function: its cost grows with the collection, not with the answer`,
+                })),
+        ),
+    };
+}
+
+function buildCollection(collection: Collection): CoreCollection {
+    const tag = `{${collection.name}}`;
+    const fields: CoreField[] = collection.fields.map((field) => ({
+        name: field.name,
+        label: field.label ?? field.name,
+        type: field.type as RedisLogicalType,
+        source: `${refName(field.node)}.${field.attribute}`,
+    }));
+    const byName = new Map(collection.fields.map((field) => [field.name, field]));
+    const fieldOf = (reference: { ref?: { name: string }; $refText?: string }): Field => {
+        const field = byName.get(refName(reference));
+        if (!field)
+            throw new GenerationError(`collection ${collection.name}: unknown field ${refName(reference)}`, {
+                code: 'generation.unsupported',
+            });
+        return field;
+    };
+    // The record: every field a query filters or sorts on.
+    const recorded = new Set<string>();
+    const visit = (expression: KExpression): void => {
+        if (isKBinaryExpression(expression)) {
+            visit(expression.left);
+            visit(expression.right);
+        } else if (isKNotExpression(expression)) visit(expression.operand);
+        else if (isKGroupExpression(expression)) visit(expression.inner);
+        else if (isKComparison(expression)) recorded.add(fieldOf(expression.field).name);
+    };
+    for (const query of collection.queries) {
+        if (query.where) visit(query.where);
+        for (const key of query.sortKeys) recorded.add(fieldOf(key.field).name);
+    }
+    const record = fields
+        .map((field, position) => ({ field: field.name, type: field.type, position: position + 1 }))
+        .filter((column) => recorded.has(column.field));
+    const columnOf = (name: string): number => record.findIndex((column) => column.field === name) + 1;
+
+    const indexes: CoreIndex[] = [];
+    const indexFor = (kind: CoreIndex['kind'], field: string, query: string): number => {
+        let position = indexes.findIndex((index) => index.kind === kind && index.field === field);
+        if (position < 0) {
+            const type = byName.get(field)!.type as RedisLogicalType;
+            const key = kind === 'eq' ? `${tag}:eq:${field}:` : `${tag}:${kind}:${field}`;
+            indexes.push({
+                kind,
+                field,
+                type,
+                column: columnOf(field),
+                key,
+                pattern: kind === 'eq' ? `${key}<value>` : key,
+                queries: [],
+            });
+            position = indexes.length - 1;
+        }
+        if (!indexes[position].queries.includes(query)) indexes[position].queries.push(query);
+        return position + 1;
+    };
+
+    const strategy = collection.strategy;
+    const natural = isNaturalKey(strategy);
+    const parts = natural
+        ? strategy.parts.map((part) => {
+              const source = `${refName(part.node)}.${part.attribute}`;
+              const field = fields.find((f) => f.source === source);
+              return { source, type: field?.type ?? ('text' as RedisLogicalType) };
+          })
+        : [];
+    const queries = collection.queries.map((query) => buildQuery(collection, query, fieldOf, columnOf, indexFor));
+    for (const query of queries) query.cost = describeCost(query, indexes, `${tag}:rec`, `${collection.name}:`);
+    return {
+        name: collection.name,
+        tag,
+        rowPrefix: `${collection.name}:`,
+        keyField: collection.keyField,
+        key: {
+            kind: natural ? 'natural' : 'counter',
+            parts,
+            pattern: natural
+                ? `${collection.name}:${parts.map((p) => `<${p.source}>`).join(':')}`
+                : `${collection.name}:<counter>`,
+            counterKey: natural ? null : `${tag}:counter`,
+        },
+        fields,
+        recordKey: `${tag}:rec`,
+        record,
+        indexes,
+        queries,
+    };
+}

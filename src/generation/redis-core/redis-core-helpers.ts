@@ -1,0 +1,75 @@
+/**
+ * The redis-core target's Handlebars helpers: Lua literals for the function library (every string escaped byte by
+ * byte, so any text a model or a literal holds is safe in the Lua source) and Markdown code for the README.
+ */
+import type { HelperDelegate } from 'handlebars';
+import { quoteCliArgument } from '../redis/redis-escaping.js';
+import type { CoreCollection, CoreQuery } from './redis-core-design.js';
+import { luaCollection, luaQuery } from './redis-core-lua.js';
+
+/** A string as a Lua literal: printable ASCII as is, `"` `\` and every other byte as a decimal escape. */
+export function luaString(text: string): string {
+    let out = '"';
+    for (const byte of Buffer.from(text, 'utf8')) {
+        const plain = byte >= 0x20 && byte < 0x7f && byte !== 0x22 && byte !== 0x5c;
+        // Three digits always: a digit that follows is then never read into the escape.
+        out += plain ? String.fromCharCode(byte) : `\\${String(byte).padStart(3, '0')}`;
+    }
+    return `${out}"`;
+}
+
+/** A JSON value (strings, finite numbers, booleans, arrays, objects; no null) as a Lua table constructor. */
+export function luaValue(value: unknown): string {
+    if (typeof value === 'string') return luaString(value);
+    if (typeof value === 'number') {
+        if (!Number.isFinite(value)) throw new Error(`luaValue: not a finite number: ${value}`);
+        return String(value);
+    }
+    if (typeof value === 'boolean') return String(value);
+    if (Array.isArray(value)) return `{${value.map(luaValue).join(', ')}}`;
+    if (typeof value === 'object' && value !== null) {
+        const entries = Object.entries(value).filter(([, v]) => v !== null && v !== undefined);
+        return `{${entries.map(([k, v]) => `${/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? k : `[${luaString(k)}]`} = ${luaValue(v)}`).join(', ')}}`;
+    }
+    throw new Error(`luaValue: cannot write ${value === null ? 'null' : typeof value} as Lua`);
+}
+
+/** Inline Markdown code that survives backticks in the text. */
+function markdownCode(text: string): string {
+    const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+    const fence = '`'.repeat(longest + 1);
+    const pad = text.startsWith('`') || text.endsWith('`') || text === '' ? ' ' : '';
+    return `${fence}${pad}${text}${pad}${fence}`;
+}
+
+/** The helpers registered for the redis-core templates. */
+export const redisCoreHelpers: Readonly<Record<string, HelperDelegate>> = {
+    /** `{{lua value}}`: a view-model value as a Lua literal. */
+    lua(value: unknown) {
+        return luaValue(value);
+    },
+    /** `{{luaCollection collection}}`: the table the library holds for a collection. */
+    luaCollection(collection: unknown) {
+        return luaValue(luaCollection(collection as CoreCollection));
+    },
+    /** `{{luaQuery query collection}}`: the table the library holds for a query (its plan). */
+    luaQuery(query: unknown, collection: unknown) {
+        return luaValue(luaQuery(query as CoreQuery, collection as CoreCollection));
+    },
+    /** `{{#if (eq a b)}}`: strict equality. */
+    eq(a: unknown, b: unknown) {
+        return a === b;
+    },
+    /** `{{cliArg text}}`: one argument quoted for a redis-cli line. */
+    cliArg(text: unknown) {
+        return quoteCliArgument(String(text));
+    },
+    /** `{{mdCode text}}`: inline Markdown code.*/
+    mdCode(text: unknown) {
+        return markdownCode(String(text));
+    },
+    /** `{{visible text}}`: control characters as `\xHH`, for prose. */
+    visible(text: unknown) {
+        return String(text).replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+    },
+};

@@ -1,0 +1,50 @@
+/**
+ * The data the redis-core function library holds, as plain values the `lua` helper writes as Lua tables: per
+ * collection its keys, fields, record columns and indexes; per query its plan. Light (types only from the design),
+ * so the target module stays cheap to load.
+ */
+import type { CoreCollection, CoreQuery } from './redis-core-design.js';
+
+/** The Lua data the library reads for one collection: exactly what its functions need. */
+export interface CoreLuaCollection {
+    rowPrefix: string;
+    keyField: string;
+    recordKey: string;
+    counterKey: string;
+    fields: string[];
+    /** 1-based positions of the record's columns among `fields`. */
+    record: number[];
+    indexes: { kind: string; column: number; key: string; int: boolean }[];
+}
+
+/** The Lua table the library holds for a collection. */
+export function luaCollection(collection: CoreCollection): CoreLuaCollection {
+    return {
+        rowPrefix: collection.rowPrefix,
+        keyField: collection.keyField,
+        recordKey: collection.recordKey,
+        counterKey: collection.key.counterKey ?? '',
+        fields: collection.fields.map((f) => f.name),
+        record: collection.record.map((c) => c.position),
+        indexes: collection.indexes.map((index) => ({
+            kind: index.kind,
+            column: index.column,
+            key: index.key,
+            int: index.type === 'int',
+        })),
+    };
+}
+
+/** The Lua table the library holds for a query: its collection and plan. */
+export function luaQuery(query: CoreQuery, collection: CoreCollection): Record<string, unknown> {
+    return {
+        collection: collection.name,
+        params: query.params.map((p) => p.type),
+        access: query.plan.access,
+        filter: query.plan.filter ?? false,
+        sort: query.plan.sort,
+        presorted: query.plan.presorted,
+        descending: query.plan.descending,
+        project: query.plan.project,
+    };
+}

@@ -1,0 +1,50 @@
+/**
+ * How a collection is named on the server, so that a design can change online. Queries address a collection by its
+ * STABLE name (the collection name, with the database prefix when asked); its rows and index live under a
+ * VERSIONED physical name, `<stable>_<storage signature>`, which changes exactly when what the rows and the index
+ * hold changes (fields, index schema, keys, row grain). A new design's index is then built beside the old one
+ * and the stable name is switched to it in one step: an index alias on RediSearch 2.x (`FT.ALIASUPDATE`), and on
+ * RediSearch 1.2, which has no aliases (`FT.ALIASADD` is an unknown command there, measured), a pointer key
+ * (`kvmod:index:<stable>`) that every query resolves inside one Lua script, so resolving and searching are one atomic
+ * step.
+ */
+import { createHash } from 'node:crypto';
+import type { RedisCollection } from './redis-view-model-types.js';
+
+/** The prefix of the 1.2 pointer keys: `kvmod:index:<stable name>` holds the physical index name. */
+export const POINTER_KEY_PREFIX = 'kvmod:index:';
+
+/** What a collection's rows and index hold: the inputs of its storage signature. */
+export type StorageShape = Pick<RedisCollection, 'fields' | 'idField' | 'key' | 'root' | 'nodes'>;
+
+/**
+ * A short hash (6 hex digits) of what a collection stores: field names, types, sources, index specs and sort
+ * companions, the id field, the key parts and the row grain. Query names and reasons are left out: a query added
+ * or removed without changing the fields keeps the rows where they are.
+ */
+export function storageSignature(shape: StorageShape): string {
+    const canonical = {
+        fields: shape.fields.map((f) => ({
+            name: f.name,
+            type: f.type,
+            source: f.source,
+            index: f.index && { type: f.index.type, sortable: f.index.sortable, separator: f.index.separator },
+            sortKey: f.sortKey,
+        })),
+        idField: shape.idField,
+        key: { kind: shape.key.kind, parts: shape.key.parts.map((p) => [p.source, p.param, p.type]) },
+        root: shape.root,
+        nodes: shape.nodes,
+    };
+    return createHash('sha256').update(JSON.stringify(canonical)).digest('hex').slice(0, 6);
+}
+
+/** `<stable>_<signature>`: the physical index name, and (with `:`) the key prefix of its rows. */
+export function physicalIndexName(stable: string, signature: string): string {
+    return `${stable}_${signature}`;
+}
+
+/** The 1.2 pointer key of a stable name. */
+export function pointerKeyOf(stable: string): string {
+    return `${POINTER_KEY_PREFIX}${stable}`;
+}

@@ -1,0 +1,35 @@
+/**
+ * The TypeScript target: a typed node-redis client of the design (`client.ts`, built with ts-morph) with its run-time
+ * files, in either RediSearch dialect. Its design is the Redis target's physical design plus TypeScript names, so
+ * it takes the Redis target's options (`--dialect`, `--db-prefix`, `--limit`) and follows every change of it.
+ */
+import type { GenerationTarget } from '../generation-target.js';
+import { redisTargetOptions } from '../redis/redis-target.js';
+import type { TsClientDesign } from './typescript-design.js';
+
+/** The TypeScript target's option declarations: the Redis design's own. */
+export const typescriptTargetOptions = redisTargetOptions;
+
+/** The TypeScript client generation target. */
+export const typescriptTarget: GenerationTarget<typeof typescriptTargetOptions, TsClientDesign> = {
+    name: 'typescript',
+    description:
+        'A typed TypeScript client for node-redis: row and parameter types, writes, paged queries, index creation',
+    // No engine of its own: `load` and `verify` run the Redis design, which this client shares.
+    options: typescriptTargetOptions,
+    // Imported when it runs: the design reaches the language layer and the emitter loads ts-morph.
+    buildDesign: async ({ kvlm }, options) =>
+        (await import('./typescript-design.js')).buildTsClientDesignFromKvlm(kvlm, options),
+    codeEmitters: [
+        {
+            name: 'client',
+            emit: async (design) => {
+                const [{ emitTypeScriptClient }, { kvmodVersion }] = await Promise.all([
+                    import('./typescript-emitter.js'),
+                    import('./typescript-version.js'),
+                ]);
+                return emitTypeScriptClient(design, kvmodVersion());
+            },
+        },
+    ],
+};

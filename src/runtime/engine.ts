@@ -1,0 +1,182 @@
+/**
+ * The engine contract: what `load`, `verify`, `data check`, `doctor` and `conformance` need of the database a
+ * target's design runs on — connect and probe it, prepare the design's schema, write rows, run a served query,
+ * and the engine's collation (what equality and order mean), which the oracle takes as a parameter. Every
+ * target that runs somewhere has one engine runtime (src/runtime/<engine>/), found by the engine name the
+ * target declares (`GenerationTarget.engine`) in engine-registry.ts. The generic runtime (runtime-actions,
+ * verify, the oracle) knows engines only through this module.
+ */
+import type { GenerationTarget } from '../generation/generation-target.js';
+import type { OptionDeclarations, OptionValues, RawOptionValues } from '../generation/generation-options.js';
+import { KvmodError } from '../pipeline/errors.js';
+import type { Collation } from './collation.js';
+import type { MaterializedCollection } from './materialize.js';
+import type { ParameterValues } from './oracle.js';
+import type { TextRules } from './servable-values.js';
+import type { ExecutedQuery } from './verify.js';
+
+/** Where the engine is: one server, or the seed nodes of a cluster. */
+export interface EngineConnection {
+    /** The server's URL, or several seed URLs of one cluster (any of them leads to the others). */
+    urls: readonly string[];
+    /** Seconds to wait for the connection and for each reply (the engine's default when absent). */
+    timeoutSeconds?: number;
+}
+
+/** What a server is, as the probe found it on connecting. */
+export interface EngineProbe {
+    /** The server as messages print it (passwords hidden; the seeds of a cluster joined by commas). */
+    server: string;
+    /** The server's product (`Redis`). */
+    product: string;
+    /** The server's version (`7.0.15`), `unknown` when it does not say. */
+    serverVersion: string;
+    /** The module that serves the design's queries, when the engine needs one (`RediSearch`, 10205; 0 when hidden). */
+    module?: { name: string; version: number };
+    /** The variant of the engine the server runs, as designs name it and people read it (`redisearch1`). */
+    variant: string;
+    /** The target option values the server implies (`{ dialect: 'redisearch1' }`): used where none is given. */
+    options: RawOptionValues;
+}
+
+/** Why an engine could not do what was asked; the engine's own `code` says it more precisely. */
+export type EngineFailure =
+    | 'url'
+    | 'connect'
+    | 'auth'
+    | 'timeout'
+    | 'connection-lost'
+    | 'missing-module'
+    | 'wrong-dialect'
+    | 'schema-differs'
+    | 'refused';
+
+/** A failure of the engine a user can act on (exit 1): its kind, and its message and code as the engine gives them. */
+export class EngineError extends KvmodError {
+    /** What failed. */
+    readonly failure: EngineFailure;
+
+    constructor(failure: EngineFailure, message: string, options: { code?: string; cause?: unknown } = {}) {
+        super(message, { code: options.code ?? `engine.${failure}`, cause: options.cause });
+        this.failure = failure;
+    }
+}
+
+/**
+ * Turns an engine's own errors into `EngineError`s by their `code` (message, code and cause kept), with the
+ * failure `failures` gives that code; other errors pass unchanged.
+ */
+export function engineErrors(failures: Readonly<Record<string, EngineFailure>>): (error: unknown) => unknown {
+    return (error) => {
+        if (error instanceof EngineError || !(error instanceof Error)) return error;
+        const code = (error as { code?: unknown }).code;
+        if (typeof code !== 'string' || failures[code] === undefined) return error;
+        return new EngineError(failures[code], error.message, { code, cause: error.cause ?? error });
+    };
+}
+
+/** Runs `action`, its failures translated by `translate` (a function from `engineErrors`). */
+export async function withEngineErrors<T>(
+    translate: (error: unknown) => unknown,
+    action: () => Promise<T>,
+): Promise<T> {
+    try {
+        return await action();
+    } catch (error) {
+        throw translate(error);
+    }
+}
+
+/**
+ * How `prepareSchema` treats a schema object of the design that exists already: `keep` keeps an identical one
+ * and stops at a different one; `recreate` drops and recreates a different one (with its rows); `fresh` drops
+ * and recreates every one, so that the server holds exactly the data written next (`verify`).
+ */
+export type SchemaMode = 'keep' | 'recreate' | 'fresh';
+
+/** What happened to one schema object (an index, a function library…). */
+export interface SchemaOutcome {
+    /** What kind of object it is, as messages name it (`index`). */
+    object: string;
+    /** Its name on the server. */
+    name: string;
+    action: 'created' | 'kept' | 'recreated';
+}
+
+/** Options of `writeRows`. */
+export interface WriteOptions {
+    /** Rows sent before waiting for their replies (the engine's default when absent). */
+    batchSize?: number;
+    /** Called after each acknowledged batch; a returned promise is awaited before the next batch. */
+    onProgress?: (done: number, total: number) => void | Promise<void>;
+}
+
+/** Rows written, per collection and in all. */
+export interface WriteResult {
+    collections: { name: string; rows: number }[];
+    rows: number;
+}
+
+/**
+ * An open connection to one server (or cluster), probed. Failures a user can act on are `EngineError`s (a lost
+ * server names how far a write got).
+ */
+export interface EngineSession<Design> {
+    /** What the server is. */
+    readonly probe: EngineProbe;
+    /**
+     * Warnings about target options given that contradict the server (a dialect the server does not speak: its
+     * commands may be accepted and do nothing).
+     */
+    contradictions(given: RawOptionValues): string[];
+    /** Creates the design's schema (indexes…), keeping or replacing existing objects as `mode` says. */
+    prepareSchema(design: Design, mode: SchemaMode): Promise<SchemaOutcome[]>;
+    /** Writes every row of every collection of the design, pipelined in batches, with progress. */
+    writeRows(
+        design: Design,
+        collections: readonly MaterializedCollection[],
+        options?: WriteOptions,
+    ): Promise<WriteResult>;
+    /**
+     * Runs a served query of the design with bound parameters (typed as instance data types them) and reads the
+     * whole answer: its rows, projected columns in order, and the command, as the engine's client takes it.
+     */
+    runQuery(design: Design, collection: string, query: string, parameters: ParameterValues): Promise<ExecutedQuery>;
+    /** Closes the connection (idempotent). */
+    close(): Promise<void>;
+}
+
+/**
+ * An engine runtime: runs the designs of one target on one engine family. `target` is the target whose design
+ * it runs (a target on the same engine, e.g. a client of the Redis design, loads and verifies through it).
+ */
+export interface EngineRuntime<Options extends OptionDeclarations, Design> {
+    /** The engine family, as targets name it in `GenerationTarget.engine` (`redisearch`). */
+    readonly name: string;
+    /** The target whose design the engine runs (its options and `buildDesign`). */
+    readonly target: GenerationTarget<Options, Design>;
+    /** What `=` and ORDER BY mean on this engine: the oracle compares and sorts with it. */
+    readonly collation: Collation;
+    /** Which texts a design with these options can serve (`kvmod data check`, and before a load writes anything). */
+    textRules(options: OptionValues<Options>): TextRules;
+    /** The variant of the engine a design is made for, as people read it (`redisearch1`). */
+    variantOf(design: Design): string;
+    /** One line of advice after `kvmod doctor`'s probe: how to generate for this server. */
+    advice(probe: EngineProbe): string;
+    /** Connects and probes; an unreachable server, a refused login or a missing module is an `EngineError`. */
+    connect(connection: EngineConnection): Promise<EngineSession<Design>>;
+}
+
+/** An engine runtime, its types hidden (like `RegisteredTarget`), with a way back to the typed runtime. */
+export interface RegisteredEngine {
+    readonly name: string;
+    /** The name of the target whose design it runs. */
+    readonly target: string;
+    /** Runs `use` on the typed runtime. */
+    use<R>(use: <O extends OptionDeclarations, D>(engine: EngineRuntime<O, D>) => R): R;
+}
+
+/** Registers a typed engine runtime. */
+export function registerEngine<O extends OptionDeclarations, D>(engine: EngineRuntime<O, D>): RegisteredEngine {
+    return { name: engine.name, target: engine.target.name, use: (use) => use(engine) };
+}

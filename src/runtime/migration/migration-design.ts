@@ -1,0 +1,183 @@
+/**
+ * What `kvmod plan` and `kvmod migrate` work from: the old and the new design as Redis designs of one dialect, the
+ * instance data of the new design (when given) materialized into its rows, and the plan between them. Everything
+ * that can make a migration impossible (a model error, data that does not fit the new design or that it cannot
+ * serve) is found here, before anything is written.
+ */
+import { buildViewModel, targetOptions } from '../../generation/generation-engine.js';
+import { GenerationError } from '../../generation/generation-errors.js';
+import type { RawOptionValues } from '../../generation/generation-options.js';
+import { planMigration, type MigrationPlan } from '../../generation/redis/redis-migration-plan.js';
+import { redisTarget } from '../../generation/redis/redis-target.js';
+import type { RedisDialect, RedisViewModel } from '../../generation/redis/redis-view-model.js';
+import { KvmodError } from '../../pipeline/errors.js';
+import { indexInstanceData, readInstanceData, type InstanceData } from '../instance-data.js';
+import { materializeModel, type MaterializedCollection } from '../materialize.js';
+import { connectRedis, detectDialect, RedisConnectionLost, type RedisLink } from '../redis-link.js';
+import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from '../runtime-design.js';
+import { redisEngine } from '../redis/redis-engine.js';
+import { designRecordKey, readDesignRecord } from '../redis-stable-names.js';
+import { unservableValues } from '../servable-values.js';
+
+export { formatMigrationPlan } from '../../generation/redis/redis-migration-plan.js';
+
+/** One side of a migration. */
+export interface MigrationSide {
+    /** The design file, or the server whose design record it was read from. */
+    path: string;
+    /** The loaded models (absent for a design read back from a server, which records only its Redis design). */
+    design?: RuntimeDesign;
+    view: RedisViewModel;
+}
+
+/** Both designs, the new design's rows (with data) and the plan. */
+export interface MigrationDesigns {
+    from: MigrationSide;
+    to: MigrationSide;
+    /** The new design's data and rows, when the data was given and fits it. */
+    data: { path: string; data: InstanceData; rows: MaterializedCollection[] } | null;
+    plan: MigrationPlan;
+}
+
+/** How to load the two designs. */
+export interface MigrationDesignOptions extends DesignOptions {
+    /** The old design: `.pidm` or `.kvlm`; absent: the design the server (`redisUrl`) records. */
+    fromPath?: string;
+    /** The server, when the old design is read back from it. */
+    redisUrl?: string;
+    /** Seconds to wait for it. */
+    timeoutSeconds?: number;
+    /** The new design. */
+    toPath: string;
+    /** The new design's instance data (required to migrate; gives row counts and the data checks to a plan). */
+    dataPath?: string;
+    /** The dialect: given, or detected from the server. */
+    dialect: RedisDialect;
+    /** The Redis target's options as given (`--db-prefix`, `--limit`), applied to both designs. */
+    targetOptions?: RawOptionValues;
+}
+
+/**
+ * The dialect of a migration: the one given, else the one the server speaks (detected, nothing written), else the
+ * target's default. The target must be the Redis target.
+ */
+export async function migrationDialect(
+    target: string | undefined,
+    given: RawOptionValues,
+    redisUrl: string | undefined,
+    timeoutSeconds?: number,
+): Promise<{ dialect: RedisDialect }> {
+    return { dialect: await dialectOf(target, given, redisUrl, timeoutSeconds) };
+}
+
+async function dialectOf(
+    target: string | undefined,
+    given: RawOptionValues,
+    redisUrl: string | undefined,
+    timeoutSeconds?: number,
+): Promise<RedisDialect> {
+    if (target !== undefined && target !== redisTarget.name) {
+        throw new KvmodError(`plan and migrate work with the ${redisTarget.name} target, not ${target}`, {
+            code: 'cli.option',
+        });
+    }
+    if (given.dialect !== undefined) return String(given.dialect) as RedisDialect;
+    if (redisUrl === undefined) return targetOptions(redisTarget, given).dialect;
+    return withServer(redisUrl, timeoutSeconds, async (link) => (await detectDialect(link)).dialect);
+}
+
+/** Runs `use` on a connection to the server (read only), a lost server as a KvmodError, and closes it. */
+async function withServer<T>(
+    url: string,
+    timeoutSeconds: number | undefined,
+    use: (link: RedisLink) => Promise<T>,
+): Promise<T> {
+    const link = await connectRedis(url, { timeoutSeconds });
+    try {
+        return await use(link);
+    } catch (error) {
+        if (error instanceof RedisConnectionLost)
+            throw new KvmodError(error.message, { code: error.code, cause: error });
+        throw error;
+    } finally {
+        await link.close();
+    }
+}
+
+/** The design a server records for the new design's database; a KvmodError when it records none or another dialect. */
+async function recordedView(url: string, next: RedisViewModel, timeoutSeconds?: number): Promise<RedisViewModel> {
+    return withServer(url, timeoutSeconds, async (link) => {
+        const view = await readDesignRecord(link, next.database);
+        if (view === undefined) {
+            throw new KvmodError(
+                `${link.url} records no design of database ${next.database} (kvmod load and kvmod migrate record it in ${designRecordKey(next.database)}); give the old design as a file`,
+                { code: 'redis.design-record' },
+            );
+        }
+        if (view.dialect !== next.dialect) {
+            throw new KvmodError(
+                `${link.url} records a ${view.dialect} design of ${next.database}, but the new design is ${next.dialect}`,
+                { code: 'redis.design-record' },
+            );
+        }
+        return view;
+    });
+}
+
+async function viewOf(design: RuntimeDesign, dialect: RedisDialect, given: RawOptionValues): Promise<RedisViewModel> {
+    try {
+        return await buildViewModel(redisTarget, design, { ...given, dialect });
+    } catch (error) {
+        if (!(error instanceof GenerationError)) throw error;
+        throw new KvmodError(`cannot generate the Redis design of ${design.path}: ${error.message}`, {
+            code: 'generation.failed',
+            cause: error,
+        });
+    }
+}
+
+/**
+ * Loads both designs and the data and plans the migration. Model errors are thrown (KvmodError); data that does not
+ * fit the new design, or that it cannot serve, becomes a blocker of the plan: the migration cannot run.
+ */
+export async function loadMigrationDesigns(options: MigrationDesignOptions): Promise<MigrationDesigns> {
+    const given = options.targetOptions ?? {};
+    const toDesign = await loadRuntimeDesign(options.toPath, options);
+    const to = { path: options.toPath, design: toDesign, view: await viewOf(toDesign, options.dialect, given) };
+    let from: MigrationSide;
+    if (options.fromPath !== undefined) {
+        const fromDesign = await loadRuntimeDesign(options.fromPath, options);
+        from = { path: options.fromPath, design: fromDesign, view: await viewOf(fromDesign, options.dialect, given) };
+    } else {
+        if (options.redisUrl === undefined) throw new Error('the old design needs a file or a server');
+        from = { path: options.redisUrl, view: await recordedView(options.redisUrl, to.view, options.timeoutSeconds) };
+    }
+    const blockers: string[] = [];
+    let data: MigrationDesigns['data'] = null;
+    if (options.dataPath !== undefined) {
+        try {
+            const instances = await readInstanceData(options.dataPath, toDesign.model);
+            const problems = unservableValues(
+                toDesign.model,
+                instances,
+                redisEngine.textRules(targetOptions(redisTarget, { ...given, dialect: options.dialect })),
+                options.dataPath,
+            );
+            if (problems.length > 0) {
+                blockers.push(
+                    `${options.dataPath} holds values the new design cannot serve on ${options.dialect}:\n${problems.slice(0, 20).join('\n')}`,
+                );
+            } else {
+                const rows = materializeModel(toDesign.kvlm, instances, indexInstanceData(toDesign.model, instances));
+                data = { path: options.dataPath, data: instances, rows };
+            }
+        } catch (error) {
+            if (!(error instanceof KvmodError)) throw error;
+            // Typically: the new design needs an attribute the data lacks (a renamed or added attribute).
+            blockers.push(`the data does not fit the new design: ${error.message}`);
+        }
+    }
+    const rows = data ? new Map(data.rows.map((c) => [c.name, c.rows.length])) : undefined;
+    const plan = planMigration(from.view, to.view, rows, blockers);
+    return { from, to, data, plan };
+}

@@ -1,0 +1,210 @@
+/**
+ * `kvmod migrate`: moves a server from the old design to the new one while every query keeps answering. Each
+ * collection of the new design whose stable name does not serve its physical index yet gets that index built beside
+ * the old one and filled from the data; then all stable names are switched in one MULTI (atomic: a query sees the
+ * old design or the new one, never a mix); then the old indexes the new design does not use are dropped with their
+ * rows, and stable names the new design no longer has are removed. Every step is decided from the server's state,
+ * so a run interrupted anywhere completes when run again, and a second run finds nothing to do.
+ */
+import { bindRedisCommand } from '../../generation/redis/redis-commands.js';
+import type { RedisCollection } from '../../generation/redis/redis-view-model.js';
+import { KvmodError } from '../../pipeline/errors.js';
+import { formatCount, rowParameters } from '../redis-loader.js';
+import type { MaterializedRow } from '../materialize.js';
+import { connectRedis, isErrorReply, RedisConnectionLost, type RedisLink } from '../redis-link.js';
+import { designRecordArgv, dropPhysicalIndex, indexInfo, servedIndex } from '../redis-stable-names.js';
+import { loadMigrationDesigns, type MigrationDesignOptions, type MigrationDesigns } from './migration-design.js';
+
+/** A step as it is performed. */
+export interface MigrationStepEvent {
+    action: 'create-index' | 'write-rows' | 'switch' | 'remove-name' | 'drop-index';
+    /** The stable names it concerns. */
+    collections: string[];
+    /** The physical indexes it creates, fills, points at or drops. */
+    indexes: string[];
+    /** Rows written (write-rows), else 0. */
+    rows: number;
+}
+
+/** Options of `migrateOnRedis`. */
+export interface MigrateOptions extends Omit<MigrationDesignOptions, 'dataPath'> {
+    dataPath: string;
+    redisUrl: string;
+    timeoutSeconds?: number;
+    /** Rows per pipelined batch (default 2000). */
+    batchSize?: number;
+    /** Called before each step; a test hook (a throw stops the run there, like a kill). */
+    beforeStep?: (step: MigrationStepEvent) => void | Promise<void>;
+    /** Called after each acknowledged batch of rows. */
+    onProgress?: (done: number, total: number) => void | Promise<void>;
+    /** The designs, when already loaded with these options (`loadMigrationDesigns`): saves parsing them again. */
+    designs?: MigrationDesigns;
+}
+
+/** What a run did. */
+export interface MigrationResult {
+    designs: MigrationDesigns;
+    /** The steps performed, in order (empty: nothing to do). */
+    performed: MigrationStepEvent[];
+    /** The engine as people read it (`redisearch1`). */
+    engine: string;
+}
+
+/** Why the migration cannot start; nothing was changed. */
+function blocked(reason: string): never {
+    throw new KvmodError(`the migration cannot run online, nothing was changed: ${reason}`, {
+        code: 'migrate.blocked',
+    });
+}
+
+/** Writes rows with the design's insert command, pipelined in batches; throws on the first refused row. */
+async function writeRows(
+    link: RedisLink,
+    collection: RedisCollection,
+    rows: readonly MaterializedRow[],
+    batchSize: number,
+    onBatch: (written: number) => void | Promise<void>,
+): Promise<void> {
+    for (let start = 0; start < rows.length; start += batchSize) {
+        const batch = rows.slice(start, start + batchSize);
+        const replies = await Promise.allSettled(
+            batch.map((row) => link.send(bindRedisCommand(collection.insert, rowParameters(collection, row)))),
+        );
+        for (const [position, reply] of replies.entries()) {
+            if (reply.status === 'fulfilled') continue;
+            if (reply.reason instanceof RedisConnectionLost) throw reply.reason;
+            throw new KvmodError(
+                `${link.url} refused row ${formatCount(start + position + 1)} of collection ${collection.name}: ${(reply.reason as Error).message}`,
+                { code: 'redis.refused', cause: reply.reason },
+            );
+        }
+        await onBatch(batch.length);
+    }
+}
+
+/** Sends commands in one MULTI … EXEC; an error reply inside it is thrown. */
+async function transaction(link: RedisLink, commands: string[][]): Promise<void> {
+    await link.send(['MULTI']);
+    try {
+        for (const argv of commands) await link.send(argv);
+    } catch (error) {
+        await link.send(['DISCARD']).catch(() => undefined);
+        throw error;
+    }
+    const replies = (await link.send(['EXEC'])) as unknown[] | null;
+    const failed = (replies ?? []).find((reply) => reply instanceof Error);
+    if (replies === null || failed) {
+        throw new KvmodError(
+            `${link.url} refused the switch: ${failed instanceof Error ? failed.message : 'EXEC aborted'}`,
+            {
+                code: 'redis.refused',
+            },
+        );
+    }
+}
+
+/** Runs the migration; resolves with the steps it performed. */
+export async function migrateOnRedis(options: MigrateOptions): Promise<MigrationResult> {
+    const designs = options.designs ?? (await loadMigrationDesigns(options));
+    if (designs.plan.blockers.length > 0) blocked(designs.plan.blockers.join('\n'));
+    const rowsOf = new Map((designs.data?.rows ?? []).map((c) => [c.name, c.rows]));
+    const { from, to } = designs;
+    const link = await connectRedis(options.redisUrl, { timeoutSeconds: options.timeoutSeconds });
+    const performed: MigrationStepEvent[] = [];
+    const step = async (event: MigrationStepEvent, run: () => Promise<void>) => {
+        await options.beforeStep?.(event);
+        await run();
+        performed.push(event);
+    };
+    try {
+        // Where the server stands: which physical index each stable name serves.
+        const known = new Set([...from.view.collections, ...to.view.collections].map((c) => c.physicalIndex));
+        const serving = new Map<string, string | undefined>();
+        for (const c of [...from.view.collections, ...to.view.collections]) {
+            if (serving.has(c.name)) continue;
+            const served = await servedIndex(link, c);
+            if (served !== undefined && !known.has(served)) {
+                blocked(
+                    `collection ${c.name} on ${link.url} is served by index ${served}, which is neither design's (old: ${from.view.collections.find((x) => x.name === c.name)?.physicalIndex ?? 'none'}, new: ${to.view.collections.find((x) => x.name === c.name)?.physicalIndex ?? 'none'}); is the old design the one on the server?`,
+                );
+            }
+            serving.set(c.name, served);
+        }
+
+        const record = designRecordArgv(to.view);
+        const recorded = await link.send(['GET', record[1]!]);
+
+        // 1. Build every collection of the new design that its stable name does not serve yet, beside the old one.
+        const toBuild = to.view.collections.filter((c) => serving.get(c.name) !== c.physicalIndex);
+        const total = toBuild.reduce((n, c) => n + (rowsOf.get(c.name)?.length ?? 0), 0);
+        let done = 0;
+        for (const c of toBuild) {
+            await step(
+                { action: 'create-index', collections: [c.name], indexes: [c.physicalIndex], rows: 0 },
+                async () => {
+                    // An index of that name no stable name serves is a build an interrupted run left: start it again.
+                    await dropPhysicalIndex(link, to.view, c.physicalIndex);
+                    await link.send(bindRedisCommand(c.create, {}));
+                },
+            );
+            const rows = rowsOf.get(c.name) ?? [];
+            await step(
+                { action: 'write-rows', collections: [c.name], indexes: [c.physicalIndex], rows: rows.length },
+                async () => {
+                    await writeRows(link, c, rows, Math.max(1, options.batchSize ?? 2000), async (written) => {
+                        done += written;
+                        await options.onProgress?.(done, total);
+                    });
+                },
+            );
+        }
+
+        // 2. Switch every built collection's stable name at once.
+        if (toBuild.length > 0) {
+            await step(
+                {
+                    action: 'switch',
+                    collections: toBuild.map((c) => c.name),
+                    indexes: toBuild.map((c) => c.physicalIndex),
+                    rows: 0,
+                },
+                // The design record switches with the names: `plan --redis` then reads the new design back.
+                () => transaction(link, [...toBuild.map((c) => bindRedisCommand(c.point, {})), record]),
+            );
+        } else if (recorded !== record[2]) {
+            await link.send(record);
+        }
+
+        // 3. Remove what the new design no longer uses: stable names it lacks, then old physical indexes.
+        const newNames = new Set(to.view.collections.map((c) => c.name));
+        const newIndexes = new Set(to.view.collections.map((c) => c.physicalIndex));
+        for (const c of from.view.collections) {
+            if (!newNames.has(c.name) && serving.get(c.name) !== undefined) {
+                const argv = c.pointerKey !== null ? ['DEL', c.pointerKey] : ['FT.ALIASDEL', c.index];
+                await step({ action: 'remove-name', collections: [c.name], indexes: [], rows: 0 }, async () => {
+                    await link.send(argv).catch((error: unknown) => {
+                        if (!isErrorReply(error)) throw error; // an alias already gone
+                    });
+                });
+            }
+            if (newIndexes.has(c.physicalIndex) || (await indexInfo(link, c.physicalIndex)) === undefined) continue;
+            await step(
+                { action: 'drop-index', collections: [c.name], indexes: [c.physicalIndex], rows: 0 },
+                async () => {
+                    await dropPhysicalIndex(link, from.view, c.physicalIndex);
+                },
+            );
+        }
+        return { designs, performed, engine: to.view.dialect };
+    } catch (error) {
+        if (error instanceof RedisConnectionLost) {
+            throw new KvmodError(`${error.message}; run the same command again to finish the migration`, {
+                code: error.code,
+                cause: error,
+            });
+        }
+        throw error;
+    } finally {
+        await link.close();
+    }
+}

@@ -1,0 +1,142 @@
+/**
+ * Commands in the Redis protocol's own form (RESP: `*<argc>`, then `$<bytes>` and each argument), for the loader's
+ * pipelined batches (redis-link.ts `sendBatch`): a collection's insert compiled once into an encoder that turns a row
+ * straight into RESP text (exactly what `bindRedisCommand` binds, without an argv array per row), and a buffer that
+ * collects a batch's text as the bytes written to the socket. This is where most of a load's client time went.
+ */
+import { bindRedisCommand, type RedisParamValues } from '../generation/redis/redis-commands.js';
+import { encodeRedisValue, encodeSortKey, escapeKeyPart } from '../generation/redis/redis-encoding.js';
+import type { RedisCommand, RedisParamSlot } from '../generation/redis/redis-view-model.js';
+
+/** Commands as one RESP buffer: what `RedisLink.sendBatch` writes. */
+export interface RespBatch {
+    /** The encoded commands. */
+    bytes: Uint8Array;
+    /** How many commands the bytes hold: as many replies are awaited. */
+    count: number;
+    /** The first command's name, for messages (`did not answer FT.ADD within 30 s`). */
+    first: string;
+}
+
+/** The RESP form of one argument. */
+function bulk(text: string): string {
+    return `$${Buffer.byteLength(text)}\r\n${text}\r\n`;
+}
+
+/** The RESP text of argv. */
+export function respOf(argv: readonly string[]): string {
+    let text = `*${argv.length}\r\n`;
+    for (const arg of argv) text += bulk(arg);
+    return text;
+}
+
+/** Commands given as argv, as one RESP batch. */
+export function respBatch(commands: readonly (readonly string[])[]): RespBatch {
+    const writer = new RespWriter();
+    for (const argv of commands) writer.append(respOf(argv));
+    return writer.take(commands[0]?.[0] ?? '');
+}
+
+/** Turns a row's parameter values into the RESP text of one command. */
+export type RespEncoder = (values: RedisParamValues) => string;
+
+/** One argument of a compiled command: its RESP text when it is constant, else its parts. */
+type CompiledArg =
+    { kind: 'constant'; text: string } | { kind: 'bound'; parts: (string | RedisParamSlot)[]; dropWhenNull?: string };
+
+/** The slot uses a row write has (the others, query-only, take `bindRedisCommand`'s general path). */
+const ROW_USES = new Set(['value', 'key-part', 'sort-key']);
+
+/**
+ * The encoder of a command: per row, the same arguments `bindRedisCommand` binds (an optional value that is null
+ * drops its field/value pair) in RESP. A value it cannot encode goes through `bindRedisCommand` itself, so the error
+ * is the one every other path reports.
+ */
+export function compileRespEncoder(command: RedisCommand): RespEncoder {
+    const general: RespEncoder = (values) => respOf(bindRedisCommand(command, values));
+    const args: CompiledArg[] = [];
+    for (const [position, arg] of command.argv.entries()) {
+        const slots = arg.filter((part): part is RedisParamSlot => typeof part !== 'string');
+        if (slots.some((slot) => !ROW_USES.has(slot.use))) return general;
+        if (slots.length === 0) {
+            args.push({ kind: 'constant', text: bulk(arg.join('')) });
+            continue;
+        }
+        const only = arg.length === 1 ? slots[0] : undefined;
+        if (only?.nullable) {
+            // Two droppable arguments in a row would each drop "the one before": not a form the generator writes.
+            if (position === 0 || args.at(-1)?.kind === 'bound') return general;
+            args.push({ kind: 'bound', parts: arg, dropWhenNull: only.param });
+        } else args.push({ kind: 'bound', parts: arg });
+    }
+    const slotText = (slot: RedisParamSlot, values: RedisParamValues): string => {
+        const value = values[slot.param] ?? slot.default;
+        if (value === null || value === undefined) throw new Error('no value');
+        const encoded = encodeRedisValue(slot.type, value);
+        return slot.use === 'key-part'
+            ? escapeKeyPart(encoded)
+            : slot.use === 'sort-key'
+              ? encodeSortKey(encoded)
+              : encoded;
+    };
+    return (values) => {
+        let body = '';
+        // The previous argument waits here: a dropped optional value takes its field name with it.
+        let pending = '';
+        let argc = 0;
+        try {
+            for (const arg of args) {
+                if (arg.kind === 'constant') {
+                    body += pending;
+                    pending = arg.text;
+                    argc++;
+                    continue;
+                }
+                if (arg.dropWhenNull !== undefined) {
+                    const value = values[arg.dropWhenNull];
+                    if (value === null || value === undefined) {
+                        pending = '';
+                        argc--;
+                        continue;
+                    }
+                }
+                let text = '';
+                for (const part of arg.parts) text += typeof part === 'string' ? part : slotText(part, values);
+                body += pending;
+                pending = bulk(text);
+                argc++;
+            }
+        } catch {
+            return general(values);
+        }
+        return `*${argc}\r\n${body}${pending}`;
+    };
+}
+
+/** Collects RESP text as UTF-8 bytes in one growing buffer (one copy of each row's text, no rope to flatten). */
+export class RespWriter {
+    private buffer = Buffer.allocUnsafe(1 << 16);
+    private length = 0;
+    private count = 0;
+
+    /** Adds one command's RESP text. */
+    append(text: string): void {
+        const most = text.length * 3; // UTF-8 takes at most 3 bytes per UTF-16 unit
+        if (this.length + most > this.buffer.length) {
+            const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + most));
+            this.buffer.copy(grown, 0, 0, this.length);
+            this.buffer = grown;
+        }
+        this.length += this.buffer.write(text, this.length, 'utf8');
+        this.count++;
+    }
+
+    /** The commands added so far, as a batch; the writer starts over with a new buffer (the socket keeps this one). */
+    take(first: string): RespBatch {
+        const batch = { bytes: this.buffer.subarray(0, this.length), count: this.count, first };
+        this.buffer = Buffer.allocUnsafe(this.buffer.length);
+        this.length = 0;
+        this.count = 0;
+        return batch;
+    }
+}

@@ -1,0 +1,131 @@
+/**
+ * The redis-core design on a 3-master Redis Cluster the test creates: every example verified against the oracle,
+ * writes leaving no stale index entry, the slot layout (a collection's index keys in one slot, rows spread), and a
+ * node killed during a load: a clear error (exit 1), then, with the node back, a re-run leaving exactly the rows.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { memoryIo } from '../../src/cli/cli-io.js';
+import { runDataGenerate } from '../../src/cli/data-actions.js';
+import { main } from '../../src/cli/main.js';
+import { readInstanceData } from '../../src/runtime/instance-data.js';
+import { connectCore, type CoreConnection } from '../../src/runtime/redis-core/core-connection.js';
+import { checkCoreIndexes } from '../../src/runtime/redis-core/core-consistency.js';
+import { buildCoreDesign } from '../../src/runtime/redis-core/core-engine.js';
+import { loadRuntimeDesign } from '../../src/runtime/runtime-design.js';
+import { runKvmodAsync, STACK_TRACE } from '../cli/run-kvmod.js';
+import { startRedisCluster, type RedisTestCluster } from '../support/redis-cluster.js';
+import { redisCli, sleep } from '../support/redis-server.js';
+import { EXAMPLES, liveRows, MATRIX, updatesAndDeletesCase, verifyCase } from './redis-core-cases.js';
+
+let cluster: RedisTestCluster;
+let connection: CoreConnection;
+let dir: string;
+
+beforeAll(async () => {
+    cluster = await startRedisCluster(3);
+    connection = await connectCore(cluster.urls[0], { cluster: cluster.urls });
+    dir = await mkdtemp(join(tmpdir(), 'kvmod-core-cluster-'));
+});
+
+afterAll(async () => {
+    await connection?.close();
+    await cluster?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** Every key of the cluster matching a pattern, with the port of the master holding it. */
+async function keysByNode(pattern: string): Promise<Map<string, number>> {
+    const found = new Map<string, number>();
+    for (const node of cluster.nodes) {
+        const reply = await redisCli(node.port, ['--scan', '--pattern', pattern]);
+        for (const key of reply.stdout.split('\n').filter((line) => line !== '')) found.set(key, node.port);
+    }
+    return found;
+}
+
+describe('redis-core on a 3-master Redis Cluster', () => {
+    test.each(MATRIX)(
+        '%s, merge %s, %s keys: every query answers like the oracle (2 seeds)',
+        (model, merge, keyStrategy) => verifyCase(connection, model, merge, keyStrategy),
+    );
+
+    test.each(EXAMPLES)('%s: after random updates and deletes, every index holds exactly the live rows', (model) =>
+        updatesAndDeletesCase(connection, model),
+    );
+
+    test('a collection’s index keys share one slot; its rows spread over the masters', async () => {
+        // The last case left book-ratings loaded? Load airflights afresh through the CLI, with one node's URL.
+        const model = 'examples/airflights/airflights.pidm';
+        const data = join(dir, 'layout.json');
+        await runDataGenerate({ model, scale: 30, seed: 2, output: data }, memoryIo());
+        const io = memoryIo();
+        expect(
+            await main(['verify', model, '--data', data, '--redis', cluster.urls[1], '--target', 'redis-core'], io),
+        ).toBe(0);
+        expect(io.stdout).toContain('all 9 queries match the oracle');
+        expect(io.stderr).toContain(`rows into ${cluster.urls[1]} (redis-core)`);
+        const collection = 'Q3_passengersOfGivenFlight';
+        const indexKeys = await keysByNode(`{${collection}}:*`);
+        expect(indexKeys.size).toBeGreaterThan(5); // the record hash and a set per flight code
+        expect(new Set(indexKeys.values()).size).toBe(1);
+        const slots = new Set<string>();
+        for (const key of indexKeys.keys())
+            slots.add((await redisCli(cluster.nodes[0].port, ['CLUSTER', 'KEYSLOT', key])).stdout.trim());
+        expect(slots.size).toBe(1);
+        const rows = await keysByNode(`${collection}:*`);
+        expect(rows.size).toBeGreaterThan(20);
+        expect(new Set(rows.values()).size).toBe(3);
+    });
+
+    test('a node killed during a load: exit 1 with a clear message; with the node back, a re-run leaves exactly the rows', async () => {
+        const model = 'examples/airflights/airflights.pidm';
+        const data = join(dir, 'fault.json');
+        await runDataGenerate({ model, scale: 400, seed: 9, output: data }, memoryIo());
+        const args = [
+            'load',
+            model,
+            '--data',
+            data,
+            '--redis',
+            cluster.urls[0],
+            '--target',
+            'redis-core',
+            '--batch',
+            '20',
+        ];
+        for (const node of cluster.nodes) await redisCli(node.port, ['FLUSHALL']);
+        const running = runKvmodAsync(args);
+        // Kill a node once rows are arriving.
+        for (let i = 0; i < 1000; i++) {
+            const sizes = await Promise.all(cluster.nodes.map((node) => redisCli(node.port, ['DBSIZE'])));
+            if (sizes.reduce((sum, reply) => sum + Number(reply.stdout.trim() || 0), 0) > 300) break;
+            await sleep(20);
+        }
+        await cluster.kill(2);
+        const failed = await running;
+        expect(failed.status).toBe(1);
+        expect(failed.stderr).toMatch(
+            /kvmod: (lost a node of the cluster|the cluster) .*rows were written; run the same command again to finish/,
+        );
+        expect(failed.stderr).not.toMatch(STACK_TRACE);
+
+        await cluster.restart(2);
+        await connection.close();
+        connection = await connectCore(cluster.urls[0], { cluster: cluster.urls });
+        const again = memoryIo();
+        expect(await main(args, again)).toBe(0);
+
+        const runtime = await loadRuntimeDesign(model, {});
+        const { design } = await buildCoreDesign(runtime.kvlm);
+        const live = liveRows(runtime, design, await readInstanceData(data, runtime.model));
+        for (const collection of design.collections) {
+            const rows = await keysByNode(`${collection.rowPrefix}*`);
+            expect([collection.name, rows.size]).toEqual([collection.name, live.get(collection.name)!.size]);
+            expect([...rows.keys()].sort()).toEqual([...live.get(collection.name)!.keys()].sort());
+        }
+        expect(await checkCoreIndexes(connection, design, live)).toEqual([]);
+    });
+});

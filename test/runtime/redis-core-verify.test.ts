@@ -1,0 +1,116 @@
+/**
+ * The redis-core design on a plain redis-server with no module: every example, merge safe/none, natural and counter
+ * keys, two data seeds, verified against the oracle through the generated function library.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { memoryIo } from '../../src/cli/cli-io.js';
+import { runDataGenerate } from '../../src/cli/data-actions.js';
+import { main } from '../../src/cli/main.js';
+import { generateInstanceData } from '../../src/runtime/data-generator.js';
+import { indexInstanceData } from '../../src/runtime/instance-data.js';
+import { materializeModel } from '../../src/runtime/materialize.js';
+import { connectCore, type CoreConnection } from '../../src/runtime/redis-core/core-connection.js';
+import { checkCoreIndexes } from '../../src/runtime/redis-core/core-consistency.js';
+import { buildCoreDesign, prepareCore, putCoreRow, writeCoreRows } from '../../src/runtime/redis-core/core-engine.js';
+import { loadRuntimeDesign } from '../../src/runtime/runtime-design.js';
+import { EXAMPLES, liveRows, MATRIX, updatesAndDeletesCase, verifyCase } from './redis-core-cases.js';
+import { startRedis, type RedisTestServer } from '../support/redis-server.js';
+
+let server: RedisTestServer;
+let connection: CoreConnection;
+
+beforeAll(async () => {
+    server = await startRedis({ search: false });
+    connection = await connectCore(server.url);
+});
+
+afterAll(async () => {
+    await connection?.close();
+    await server?.stop();
+});
+
+describe('redis-core on a plain redis-server (no module)', () => {
+    test.each(MATRIX)(
+        '%s, merge %s, %s keys: every query answers like the oracle (2 seeds)',
+        (model, merge, keyStrategy) => verifyCase(connection, model, merge, keyStrategy),
+    );
+});
+
+describe('redis-core writes leave no stale index entry', () => {
+    test.each(EXAMPLES)('%s: after random updates and deletes, every index holds exactly the live rows', (model) =>
+        updatesAndDeletesCase(connection, model),
+    );
+
+    test('the check sees a stale entry: a row deleted behind the library leaves its index entries', async () => {
+        const runtime = await loadRuntimeDesign(EXAMPLES[1], { merge: 'safe', keyStrategy: 'natural' });
+        const { design, library } = await buildCoreDesign(runtime.kvlm);
+        const data = generateInstanceData(runtime.model, { scale: 10, seed: 1 });
+        await prepareCore(connection, design, library, true);
+        await writeCoreRows(
+            connection,
+            design,
+            materializeModel(runtime.kvlm, data, indexInstanceData(runtime.model, data)),
+        );
+        const live = liveRows(runtime, design, data);
+        const collection = design.collections.find((c) => c.indexes.some((i) => i.kind === 'eq'))!;
+        const [row] = live.get(collection.name)!.keys();
+        await connection.call(row, ['DEL', row]);
+        live.get(collection.name)!.delete(row);
+        const problems = await checkCoreIndexes(connection, design, live);
+        expect(problems.length).toBeGreaterThan(0);
+        expect(problems.every((line) => line.includes('has a stale') && line.includes(row))).toBe(true);
+    });
+
+    test('an int beyond 2^53 in a scored field is refused and writes nothing', async () => {
+        const runtime = await loadRuntimeDesign(EXAMPLES[1], { merge: 'safe', keyStrategy: 'natural' });
+        const { design, library } = await buildCoreDesign(runtime.kvlm);
+        await prepareCore(connection, design, library, true);
+        const collection = design.collections.find((c) =>
+            c.indexes.some((i) => i.kind === 'score' && i.type === 'int'),
+        )!;
+        const values = collection.fields.map((f) =>
+            f.type === 'int' ? '9007199254740993' : f.type === 'float' ? '1.5' : 'x',
+        );
+        const row = `${collection.rowPrefix}big`;
+        await expect(putCoreRow(connection, design, collection, row, values)).rejects.toThrow(
+            /field rank = 9007199254740993 is beyond 2\^53/,
+        );
+        expect(await connection.call(row, ['EXISTS', row])).toBe(0);
+        expect(await connection.call(collection.recordKey, ['HLEN', collection.recordKey])).toBe(0);
+    });
+});
+
+describe('kvmod load and verify --target redis-core', () => {
+    test('verify answers like the oracle on a plain server; a second load keeps the library and leaves the same keys', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'kvmod-core-cli-'));
+        try {
+            const model = 'examples/book-ratings/book-ratings.pidm';
+            const data = join(dir, 'data.json');
+            await runDataGenerate({ model, scale: 20, seed: 4, output: data }, memoryIo());
+            const verify = memoryIo();
+            expect(
+                await main(['verify', model, '--data', data, '--redis', server.url, '--target', 'redis-core'], verify),
+            ).toBe(0);
+            expect(verify.stdout).toContain('all 7 queries match the oracle');
+            const load = memoryIo();
+            expect(
+                await main(['load', model, '--data', data, '--redis', server.url, '--target', 'redis-core'], load),
+            ).toBe(0);
+            expect(load.stdout + load.stderr).toContain('function library kvmod_book_ratings: kept');
+            const keys = async () => ((await connection.call(undefined, ['KEYS', '*'])) as string[]).sort();
+            const before = await keys();
+            expect(
+                await main(
+                    ['load', model, '--data', data, '--redis', server.url, '--target', 'redis-core'],
+                    memoryIo(),
+                ),
+            ).toBe(0);
+            expect(await keys()).toEqual(before);
+        } finally {
+            await rm(dir, { recursive: true, force: true });
+        }
+    });
+});
