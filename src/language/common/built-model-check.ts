@@ -58,7 +58,6 @@ export async function validateBuiltModel(services: LangiumServices, model: AstNo
     return diagnostics;
 }
 
-
 /**
  * The document's local symbols, as the language's scope computation collects them. Langium's default
  * walks the AST with a stream, awaits `interruptAndCheck` before every node and makes a description per
@@ -69,7 +68,11 @@ export async function validateBuiltModel(services: LangiumServices, model: AstNo
  * `addLocalSymbol` does, and its description computes the path only if asked: the scope provider reads
  * `name`, `type` and `node`. Another computation runs as it is.
  */
-async function localSymbolsOf(services: LangiumServices, document: LangiumDocument, model: AstNode): Promise<LocalSymbols> {
+async function localSymbolsOf(
+    services: LangiumServices,
+    document: LangiumDocument,
+    model: AstNode,
+): Promise<LocalSymbols> {
     const computation = services.references.ScopeComputation;
     const proto = DefaultScopeComputation.prototype as unknown as Record<string, unknown>;
     const own = computation as unknown as Record<string, unknown>;
