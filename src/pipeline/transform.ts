@@ -27,9 +27,10 @@ import { checkBuiltKvlm, formatDiagnostic, loadWorkspace, type KvmodDiagnostic, 
  * How much more than loading the PIDM a transformation takes at its peak, for the memory guard: the peak is
  * the in-memory check of the KVLM while the PIDM is still loaded (the source checks read it); printing and
  * generation come after the PIDM is freed. Measured (peak RSS of `transform` and `generate --target redis`
- * over `validate`, grid files 1000 × 100, 100 × 1000, 300 × 1000): 1.37 to 1.45; with a margin.
+ * over `validate`): 1.24 and 1.25 on the 300 × 1000 grid file, 1.16 for `generate` on 1000 × 1000 (2.48 GB
+ * over 2.14), since the check's symbol index is small (built-model-check.ts); with a margin.
  */
-export const TRANSFORM_HEAP_SCALE = 1.7;
+export const TRANSFORM_HEAP_SCALE = 1.4;
 
 /** Options of `transformFiles`: the transformation's, all optional. */
 export type TransformFilesOptions = Partial<Omit<TransformOptions, 'optimizer'>> & {
