@@ -140,3 +140,24 @@ export class RespWriter {
         return batch;
     }
 }
+
+/** The argv of one command's RESP text (`respOf` undone): for the rare command sent again another way. */
+export function argvOfResp(text: string): string[] {
+    const bytes = Buffer.from(text, 'utf8');
+    const line = (from: number): [string, number] => {
+        const end = bytes.indexOf('\r\n', from);
+        if (end < 0) throw new Error('not a RESP command');
+        return [bytes.toString('latin1', from, end), end + 2];
+    };
+    let [header, at] = line(0);
+    if (!header.startsWith('*')) throw new Error('not a RESP command');
+    const argv: string[] = [];
+    for (let count = Number(header.slice(1)); count > 0; count--) {
+        [header, at] = line(at);
+        if (!header.startsWith('$')) throw new Error('not a RESP command');
+        const length = Number(header.slice(1));
+        argv.push(bytes.toString('utf8', at, at + length));
+        at += length + 2;
+    }
+    return argv;
+}
