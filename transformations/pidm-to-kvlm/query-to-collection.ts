@@ -223,7 +223,7 @@ class CollectionBuilder {
         let position = this.interner.claimed(found, this.owner);
         if (position < 0) {
             const node =
-                found.steps.length === 0
+                found.onRoot
                     ? this.nodes[0]
                     : (this.nodesByKey.get(found.nodeKey) ?? this.nodeFor(found.steps));
             if (!node) {
