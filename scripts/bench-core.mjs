@@ -7,10 +7,12 @@
 // design, through its engine runtime (what `kvmod load` and `kvmod verify` call): the write of every materialized
 // row (rows/s; the schema is prepared before the clock starts), then every query of the model run for `--samples`
 // parameter sets drawn from the data, `--rounds` times each, one request at a time: latency p50 and p95 in ms and the
-// rows an answer holds on average. The ratio column is redis-core's figure over RediSearch's.
+// rows an answer holds on average. The ratio column is redis-core's figure over RediSearch's. The redis-core write is
+// also compared with `redis-cli --pipe` replaying exactly its commands (one FCALL per row) into a flushed server with
+// the library loaded, timed in the same run: its share of redis-cli's throughput.
 import './polyfills.mjs';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync, mkdirSync, writeSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -37,6 +39,7 @@ const { servedQueryOf } = await import(`${root}out/src/runtime/verify.js`);
 const { engineOf } = await import(`${root}out/src/runtime/engine-registry.js`);
 const { getGenerationTarget } = await import(`${root}out/src/generation/generation-targets.js`);
 const { buildViewModel } = await import(`${root}out/src/generation/generation-engine.js`);
+const { buildCoreDesign, coreRowKey, coreRowValues } = await import(`${root}out/src/runtime/redis-core/core-engine.js`);
 
 mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true });
 const dir = mkdtempSync(join(root, 'node_modules', '.cache', 'kvmod-bench-core-'));
@@ -64,6 +67,48 @@ try {
         const engine = await engineOf(getGenerationTarget(target));
         results[target] = await engine.use((typed) => measure(typed, url));
     }
+    // redis-cli --pipe replaying the redis-core write: the same FCALLs, on a flushed server with the library loaded.
+    const cli = (...argv) => {
+        const result = spawnSync('redis-cli', ['-p', String(port), ...argv], { encoding: 'utf8' });
+        if (result.status !== 0) throw new Error(`redis-cli ${argv.join(' ')}: ${result.stderr}`);
+        return result.stdout.trim();
+    };
+    {
+        const core = await buildCoreDesign(design.kvlm);
+        const file = join(dir, 'core.resp');
+        const fd = openSync(file, 'w');
+        const byName = new Map(rows.map((c) => [c.name, c]));
+        for (const collection of core.design.collections) {
+            for (const row of byName.get(collection.name).rows) {
+                const argv =
+                    collection.key.kind === 'counter'
+                        ? ['FCALL', core.design.functions.add, '2', collection.key.counterKey, collection.recordKey]
+                        : ['FCALL', core.design.functions.put, '2', coreRowKey(collection, row), collection.recordKey];
+                argv.push(collection.name, ...coreRowValues(collection, row));
+                let text = `*${argv.length}\r\n`;
+                for (const arg of argv) text += `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`;
+                writeSync(fd, text);
+            }
+        }
+        closeSync(fd);
+        let best;
+        for (let run = 0; run < 3; run++) {
+            cli('FLUSHALL');
+            cli('FUNCTION', 'LOAD', 'REPLACE', core.library);
+            const input = openSync(file, 'r');
+            const started = performance.now();
+            const result = spawnSync('redis-cli', ['-p', String(port), '--pipe'], {
+                stdio: [input, 'pipe', 'pipe'],
+                encoding: 'utf8',
+            });
+            const seconds = (performance.now() - started) / 1000;
+            closeSync(input);
+            if (result.status !== 0 || !/errors: 0/.test(result.stdout))
+                throw new Error(`redis-cli --pipe: ${result.stdout} ${result.stderr}`);
+            best = Math.min(best ?? Infinity, seconds);
+        }
+        results['redis-cli'] = { rows: total, seconds: best, rowsPerSecond: total / best };
+    }
 
     async function measure(engine, serverUrl) {
         const session = await engine.connect({ urls: [serverUrl] });
@@ -83,7 +128,12 @@ try {
                 for (let round = 0; round < rounds; round++) {
                     for (const set of sets) {
                         const t = performance.now();
-                        const answer = await session.runQuery(view, served.collection.name, served.query.name, set.values);
+                        const answer = await session.runQuery(
+                            view,
+                            served.collection.name,
+                            served.query.name,
+                            set.values,
+                        );
                         times.push(performance.now() - t);
                         answered += answer.rows.length;
                     }
@@ -105,9 +155,17 @@ try {
     else {
         const rs = results.redis;
         const core = results['redis-core'];
-        console.log(`${model.slice(root.length)} --scale ${scale}: ${total.toLocaleString('en-US')} rows; ${samples} parameter sets × ${rounds} rounds per query`);
+        console.log(
+            `${model.slice(root.length)} --scale ${scale}: ${total.toLocaleString('en-US')} rows; ${samples} parameter sets × ${rounds} rounds per query`,
+        );
         console.log('');
-        console.log(`load      RediSearch (${rs.seconds.toFixed(2)} s) ${fmt(rs.rowsPerSecond)} rows/s   redis-core (${core.seconds.toFixed(2)} s) ${fmt(core.rowsPerSecond)} rows/s   ratio ${(core.rowsPerSecond / rs.rowsPerSecond).toFixed(2)}`);
+        const pipe = results['redis-cli'];
+        console.log(
+            `load      RediSearch (${rs.seconds.toFixed(2)} s) ${fmt(rs.rowsPerSecond)} rows/s   redis-core (${core.seconds.toFixed(2)} s) ${fmt(core.rowsPerSecond)} rows/s   ratio ${(core.rowsPerSecond / rs.rowsPerSecond).toFixed(2)}`,
+        );
+        console.log(
+            `redis-core write vs redis-cli --pipe of the same FCALLs (${pipe.seconds.toFixed(2)} s, ${fmt(pipe.rowsPerSecond)} rows/s, fastest of 3): ${Math.round((core.rowsPerSecond / pipe.rowsPerSecond) * 100)}% of its throughput`,
+        );
         console.log('');
         const header = ['query', 'rows/answer', 'RediSearch p50', 'p95', 'redis-core p50', 'p95', 'p50 ratio'];
         const lines = queries.map((q) => {
@@ -116,7 +174,10 @@ try {
             return [q.name, a.rows.toFixed(1), ms(a.p50), ms(a.p95), ms(b.p50), ms(b.p95), (b.p50 / a.p50).toFixed(2)];
         });
         const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-        for (const line of [header, ...lines]) console.log(line.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
+        for (const line of [header, ...lines])
+            console.log(
+                line.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '),
+            );
     }
 } finally {
     if (server?.pid) process.kill(server.pid);

@@ -27,7 +27,7 @@ export function runtimeOptions<T>(yargs: Argv<T>): Argv<T> {
                 })
                 .option('redis', {
                     describe:
-                        'The server (with RediSearch): redis://host:port, redis://:password@host:port, redis://user:password@host:port (ACL), rediss://… (TLS)',
+                        'The server: redis://host:port, redis://:password@host:port, redis://user:password@host:port (ACL), rediss://… (TLS); redis: with RediSearch; redis-core: Redis 7 or later, no module, one server or any node of a cluster',
                     type: 'string',
                     demandOption: true,
                 }),

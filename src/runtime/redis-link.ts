@@ -230,7 +230,21 @@ interface PipeBatch {
     replies: PromiseSettledResult<unknown>[];
     count: number;
     done: (replies: PromiseSettledResult<unknown>[]) => void;
+    bytes: Uint8Array;
+    ends?: Uint32Array;
+    /** Commands written to the socket so far. */
+    written: number;
 }
+
+/**
+ * At most this many bytes of commands are written and not yet answered; a batch goes out in slices as replies come
+ * back. The server keeps what it has read and not yet run in its query buffer, and a command that blocks (1.2's
+ * FT.ADD without SAFEMODE) makes it move the rest of that buffer down after every command: a deep pipe costs it time
+ * in proportion to its depth for every command. A window keeps the buffer small while the server never waits.
+ */
+const PIPE_WINDOW = 1 << 18;
+/** The size of a slice written at once (more than one command when they are small). */
+const PIPE_SLICE = 1 << 14;
 
 /**
  * Opens the bulk connection of a link (see `RedisLink.sendBatch`): the same server, TLS, user, password and
@@ -265,6 +279,7 @@ function openPipe(url: string, timeout: number, replied: () => void): Promise<Pi
             socket.destroy(error as Error);
             return;
         }
+        pump();
         rest();
     };
     const readBuffer = Buffer.allocUnsafe(1 << 16);
@@ -284,6 +299,31 @@ function openPipe(url: string, timeout: number, replied: () => void): Promise<Pi
     if (tls) socket.on('data', received);
     socket.setNoDelay(true);
     const waiting: PipeBatch[] = [];
+    /** Bytes written whose replies have not all come back. */
+    let unanswered = 0;
+    /** Writes what the window allows, in slices of whole commands. */
+    const pump = (): void => {
+        if (failure !== undefined) return;
+        for (const batch of waiting) {
+            const { ends, bytes } = batch;
+            while (batch.written < batch.count) {
+                if (unanswered >= PIPE_WINDOW) return;
+                if (!ends) {
+                    socket.write(bytes);
+                    unanswered += bytes.length;
+                    batch.written = batch.count;
+                    break;
+                }
+                const from = batch.written === 0 ? 0 : ends[batch.written - 1];
+                const most = from + Math.min(PIPE_SLICE, PIPE_WINDOW - unanswered);
+                let to = batch.written + 1;
+                while (to < batch.count && ends[to] <= most) to++;
+                socket.write(bytes.subarray(from, ends[to - 1]));
+                unanswered += ends[to - 1] - from;
+                batch.written = to;
+            }
+        }
+    };
     let failure: unknown;
     const fail = (error: unknown): void => {
         failure ??= error;
@@ -294,7 +334,13 @@ function openPipe(url: string, timeout: number, replied: () => void): Promise<Pi
     };
     const settle = (reply: PromiseSettledResult<unknown>): void => {
         const batch = waiting[0];
-        if (!batch) return fail(new Error('a reply to no command'));
+        if (!batch || batch.replies.length >= batch.written) return fail(new Error('a reply to no command'));
+        const position = batch.replies.length;
+        unanswered -= batch.ends
+            ? batch.ends[position] - (position === 0 ? 0 : batch.ends[position - 1])
+            : position === batch.count - 1
+              ? batch.bytes.length
+              : 0;
         batch.replies.push(reply);
         if (batch.replies.length === batch.count) {
             waiting.shift();
@@ -317,8 +363,15 @@ function openPipe(url: string, timeout: number, replied: () => void): Promise<Pi
                     Array.from({ length: batch.count }, () => ({ status: 'rejected', reason: failure })),
                 );
             return new Promise((done) => {
-                waiting.push({ replies: [], count: batch.count, done });
-                socket.write(batch.bytes);
+                waiting.push({
+                    replies: [],
+                    count: batch.count,
+                    done,
+                    bytes: batch.bytes,
+                    ends: batch.ends,
+                    written: 0,
+                });
+                pump();
             });
         },
         close: () => socket.end(),

@@ -16,6 +16,8 @@ export interface RespBatch {
     count: number;
     /** The first command's name, for messages (`did not answer FT.ADD within 30 s`). */
     first: string;
+    /** Where each command ends in `bytes` (so that the batch can be written a few commands at a time). */
+    ends?: Uint32Array;
 }
 
 /** The RESP form of one argument. */
@@ -44,6 +46,10 @@ export type RespEncoder = (values: RedisParamValues) => string;
 type CompiledArg =
     { kind: 'constant'; text: string } | { kind: 'bound'; parts: (string | RedisParamSlot)[]; dropWhenNull?: string };
 
+/** Encoded values remembered per argument of a compiled command (then forgotten all at once). */
+const VALUE_CACHE_SIZE = 1 << 16;
+const CACHED_TYPES = new Set(['date', 'time', 'datetime']);
+
 /** The slot uses a row write has (the others, query-only, take `bindRedisCommand`'s general path). */
 const ROW_USES = new Set(['value', 'key-part', 'sort-key']);
 
@@ -69,15 +75,38 @@ export function compileRespEncoder(command: RedisCommand): RespEncoder {
             args.push({ kind: 'bound', parts: arg, dropWhenNull: only.param });
         } else args.push({ kind: 'bound', parts: arg });
     }
-    const slotText = (slot: RedisParamSlot, values: RedisParamValues): string => {
+    // Each bound part gets its own copy of its slot, with a cache for dates and times.
+    for (const arg of args) {
+        if (arg.kind !== 'bound') continue;
+        arg.parts = arg.parts.map((part) =>
+            typeof part === 'string' || !CACHED_TYPES.has(part.type)
+                ? part
+                : { ...part, cache: new Map<unknown, string>() },
+        );
+    }
+    // Dates and times are parsed and checked (regular expressions): their texts are remembered per slot, since they
+    // repeat across rows (the same flight's date in every row of its passengers). Other values are cheaper to encode
+    // than to look up, and key parts are mostly unique.
+    const slotText = (slot: RedisParamSlot & { cache?: Map<unknown, string> }, values: RedisParamValues): string => {
         const value = values[slot.param] ?? slot.default;
         if (value === null || value === undefined) throw new Error('no value');
+        const cache = slot.cache;
+        if (cache !== undefined) {
+            const known = cache.get(value);
+            if (known !== undefined) return known;
+        }
         const encoded = encodeRedisValue(slot.type, value);
-        return slot.use === 'key-part'
-            ? escapeKeyPart(encoded)
-            : slot.use === 'sort-key'
-              ? encodeSortKey(encoded)
-              : encoded;
+        const text =
+            slot.use === 'key-part'
+                ? escapeKeyPart(encoded)
+                : slot.use === 'sort-key'
+                  ? encodeSortKey(encoded)
+                  : encoded;
+        if (cache !== undefined && typeof value === 'string') {
+            if (cache.size >= VALUE_CACHE_SIZE) cache.clear();
+            cache.set(value, text);
+        }
+        return text;
     };
     return (values) => {
         let body = '';
@@ -118,6 +147,7 @@ export class RespWriter {
     private buffer = Buffer.allocUnsafe(1 << 16);
     private length = 0;
     private count = 0;
+    private ends = new Uint32Array(256);
 
     /** Adds one command's RESP text. */
     append(text: string): void {
@@ -128,15 +158,46 @@ export class RespWriter {
             this.buffer = grown;
         }
         this.length += this.buffer.write(text, this.length, 'utf8');
-        this.count++;
+        if (this.count === this.ends.length) {
+            const grown = new Uint32Array(this.ends.length * 2);
+            grown.set(this.ends);
+            this.ends = grown;
+        }
+        this.ends[this.count++] = this.length;
     }
 
     /** The commands added so far, as a batch; the writer starts over with a new buffer (the socket keeps this one). */
     take(first: string): RespBatch {
-        const batch = { bytes: this.buffer.subarray(0, this.length), count: this.count, first };
+        const batch = {
+            bytes: this.buffer.subarray(0, this.length),
+            count: this.count,
+            first,
+            ends: this.ends.slice(0, this.count),
+        };
         this.buffer = Buffer.allocUnsafe(this.buffer.length);
         this.length = 0;
         this.count = 0;
         return batch;
     }
+}
+
+/** The argv of one command's RESP text (`respOf` undone): for the rare command sent again another way. */
+export function argvOfResp(text: string): string[] {
+    const bytes = Buffer.from(text, 'utf8');
+    const line = (from: number): [string, number] => {
+        const end = bytes.indexOf('\r\n', from);
+        if (end < 0) throw new Error('not a RESP command');
+        return [bytes.toString('latin1', from, end), end + 2];
+    };
+    let [header, at] = line(0);
+    if (!header.startsWith('*')) throw new Error('not a RESP command');
+    const argv: string[] = [];
+    for (let count = Number(header.slice(1)); count > 0; count--) {
+        [header, at] = line(at);
+        if (!header.startsWith('$')) throw new Error('not a RESP command');
+        const length = Number(header.slice(1));
+        argv.push(bytes.toString('utf8', at, at + length));
+        at += length + 2;
+    }
+    return argv;
 }

@@ -11,9 +11,13 @@ import { memoryIo } from '../../src/cli/cli-io.js';
 import { runDataGenerate } from '../../src/cli/data-actions.js';
 import { main } from '../../src/cli/main.js';
 import { readInstanceData } from '../../src/runtime/instance-data.js';
-import { connectCore, type CoreConnection } from '../../src/runtime/redis-core/core-connection.js';
+import { connectCore, keySlot, type CoreConnection } from '../../src/runtime/redis-core/core-connection.js';
+import { respOf } from '../../src/runtime/redis-resp.js';
 import { checkCoreIndexes } from '../../src/runtime/redis-core/core-consistency.js';
-import { buildCoreDesign } from '../../src/runtime/redis-core/core-engine.js';
+import { buildCoreDesign, prepareCore, writeCoreRows } from '../../src/runtime/redis-core/core-engine.js';
+import { generateInstanceData } from '../../src/runtime/data-generator.js';
+import { indexInstanceData } from '../../src/runtime/instance-data.js';
+import { materializeModel } from '../../src/runtime/materialize.js';
 import { loadRuntimeDesign } from '../../src/runtime/runtime-design.js';
 import { runKvmodAsync, STACK_TRACE } from '../cli/run-kvmod.js';
 import { startRedisCluster, type RedisTestCluster } from '../support/redis-cluster.js';
@@ -127,5 +131,60 @@ describe('redis-core on a 3-master Redis Cluster', () => {
             expect([...rows.keys()].sort()).toEqual([...live.get(collection.name)!.keys()].sort());
         }
         expect(await checkCoreIndexes(connection, design, live)).toEqual([]);
+    });
+});
+
+describe('batched writes on the cluster (one RESP buffer per node)', () => {
+    test('the key slot kvmod computes is the one the cluster computes', async () => {
+        const keys = [
+            'a',
+            'C:5',
+            '{C}:5',
+            'x{}y',
+            'x{tag}y{z}',
+            '{}',
+            'é:ü',
+            'Q3_passengersOfGivenFlight:AF%7B1%7D',
+            '{Q3}:record',
+        ];
+        for (const key of keys)
+            expect([key, keySlot(key)]).toEqual([
+                key,
+                Number((await redisCli(cluster.nodes[0].port, ['CLUSTER', 'KEYSLOT', key])).stdout.trim()),
+            ]);
+    });
+
+    test('every reply comes back in the order given, an error reply in its place', async () => {
+        const keys = ['k1', 'k2', 'k3', 'k4', 'k5', 'k6'];
+        for (const key of keys) await connection.call(key, ['DEL', key]);
+        await connection.call('k3', ['HSET', 'k3', 'f', 'v']);
+        const replies = await connection.callMany({
+            keys,
+            commands: keys.map((key) => respOf(['INCRBY', key, key.slice(1)])),
+            first: 'INCRBY',
+        });
+        expect(replies.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
+            1,
+            2,
+            expect.stringMatching(/^WRONGTYPE/),
+            4,
+            5,
+            6,
+        ]);
+    });
+
+    test('a refused write stops the load with the row and the reason', async () => {
+        const runtime = await loadRuntimeDesign(EXAMPLES[0], {});
+        const { design, library } = await buildCoreDesign(runtime.kvlm);
+        const data = generateInstanceData(runtime.model, { scale: 5, seed: 1 });
+        await prepareCore(connection, design, library, true);
+        for (const node of cluster.nodes) await redisCli(node.port, ['FUNCTION', 'FLUSH']);
+        await expect(
+            writeCoreRows(
+                connection,
+                design,
+                materializeModel(runtime.kvlm, data, indexInstanceData(runtime.model, data)),
+            ),
+        ).rejects.toThrow(/^the server refused row 1 of collection \S+: .*Function not found/);
     });
 });

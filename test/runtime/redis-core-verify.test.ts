@@ -114,3 +114,23 @@ describe('kvmod load and verify --target redis-core', () => {
         }
     });
 });
+
+describe('redis-core batched writes', () => {
+    test('a refused write stops the load with the row and the reason', async () => {
+        const runtime = await loadRuntimeDesign(EXAMPLES[0], {});
+        const { design, library } = await buildCoreDesign(runtime.kvlm);
+        const data = generateInstanceData(runtime.model, { scale: 5, seed: 1 });
+        await prepareCore(connection, design, library, true);
+        await connection.call(undefined, ['FUNCTION', 'FLUSH']);
+        await expect(
+            writeCoreRows(
+                connection,
+                design,
+                materializeModel(runtime.kvlm, data, indexInstanceData(runtime.model, data)),
+                {
+                    batchSize: 3,
+                },
+            ),
+        ).rejects.toThrow(/^the server refused row 1 of collection \S+: .*Function not found/);
+    });
+});

@@ -205,6 +205,36 @@ describe('authentication on a real redis-server with requirepass', () => {
         }
     });
 
+    test('a batch far larger than the pipe’s window (written in slices as replies come back): every reply in its place', async () => {
+        const link = await connectRedis(`redis://:${SECRET}@127.0.0.1:${redis.port}/5`);
+        try {
+            // 20,000 commands of about 150 bytes: several times the 256 KB the pipe keeps unanswered; two batches at once.
+            const value = 'v'.repeat(100);
+            const commands = (tag: string) =>
+                Array.from({ length: 20_000 }, (_, i) =>
+                    i === 12_345 ? ['HSET', `${tag}:7`, 'f', '1'] : ['SET', `${tag}:${i}`, `${value}${i}`],
+                );
+            const [first, second] = await Promise.all([
+                link.sendBatch!(respBatch(commands('a'))),
+                link.sendBatch!(respBatch(commands('b'))),
+            ]);
+            for (const replies of [first, second]) {
+                expect(replies).toHaveLength(20_000);
+                const refused = replies.flatMap((reply, i) => (reply.status === 'rejected' ? [i] : []));
+                expect(refused).toEqual([12_345]);
+                expect(
+                    replies.every(
+                        (reply, i) => i === 12_345 || (reply as PromiseFulfilledResult<unknown>).value === 'OK',
+                    ),
+                ).toBe(true);
+            }
+            expect(await link.send(['GET', 'b:19999'])).toBe(`${value}19999`);
+            expect(await link.send(['DBSIZE'])).toBe(39_998); // the SET of key 12,345 replaced by the refused HSET
+        } finally {
+            await link.close();
+        }
+    });
+
     test('a pipelined batch without the password: every command is refused with the advice to give one', async () => {
         const link = await connectRedis(`redis://127.0.0.1:${redis.port}`);
         try {

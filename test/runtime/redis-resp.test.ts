@@ -99,8 +99,15 @@ describe('compiled RESP encoders', () => {
         const expected = `*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$${Buffer.byteLength(long)}\r\n${long}\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n`;
         expect(Buffer.from(batch.bytes).toString('utf8')).toBe(expected);
         expect(batch.count).toBe(2);
+        // Where each command ends: the pipe writes a batch a few whole commands at a time.
+        expect([...batch.ends!]).toEqual([Buffer.byteLength(expected) - 20, Buffer.byteLength(expected)]);
         expect(Buffer.byteLength(long)).toBe(80_004);
-        expect(respBatch([['PING']])).toEqual({ bytes: Buffer.from('*1\r\n$4\r\nPING\r\n'), count: 1, first: 'PING' });
+        expect(respBatch([['PING']])).toEqual({
+            bytes: Buffer.from('*1\r\n$4\r\nPING\r\n'),
+            count: 1,
+            first: 'PING',
+            ends: Uint32Array.of(14),
+        });
         expect(writer.take('').count).toBe(0);
     });
 });

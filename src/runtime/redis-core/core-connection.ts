@@ -1,12 +1,14 @@
 /**
  * How the core-Redis engine talks to its server: one server (the runtime's RedisLink) or a Redis Cluster (node-redis
  * `createCluster`, which routes each command to the node serving its first key and follows MOVED/ASK). Both expose
- * the same three things: a command routed by key, the masters (to load the function library on each and to scan
- * them), and close. A lost node is a `RedisConnectionLost`, never a retry loop.
+ * the same four things: a command routed by key, many commands pipelined (the loader's batches: one RESP buffer per
+ * node, written on the node's bulk connection as `redis-cli --pipe` writes), the masters (to load the function
+ * library on each and to scan them), and close. A lost node is a `RedisConnectionLost`, never a retry loop.
  */
 import { createCluster, ErrorReply } from 'redis';
 import { KvmodError } from '../../pipeline/errors.js';
-import { connectRedis, isErrorReply, RedisConnectionLost } from '../redis-link.js';
+import { connectRedis, isErrorReply, RedisConnectionLost, type RedisLink } from '../redis-link.js';
+import { argvOfResp, RespWriter } from '../redis-resp.js';
 import { DEFAULT_REDIS_TIMEOUT_SECONDS, redactRedisUrl } from '../redis-url.js';
 
 /** A node the engine addresses directly (a master of a cluster, or the one server). */
@@ -23,9 +25,23 @@ export interface CoreConnection {
     cluster: boolean;
     /** Sends a command to the node serving `key` (any node when undefined). */
     call(key: string | undefined, argv: readonly string[], readonly?: boolean): Promise<unknown>;
+    /**
+     * Sends many commands at once, each to the node serving its key, and settles each in the order given: its
+     * reply, its error reply, or a RedisConnectionLost. Commands to one node keep their order; a batch is not
+     * ordered with `call`s not yet answered (await those first).
+     */
+    callMany(batch: CoreBatch): Promise<PromiseSettledResult<unknown>[]>;
     /** The masters: the one server, or every master of the cluster. */
     masters(): Promise<CoreNode[]>;
     close(): Promise<void>;
+}
+
+/** Commands for `callMany`: each one's key (routing) and RESP text (redis-resp.ts). */
+export interface CoreBatch {
+    keys: readonly string[];
+    commands: readonly string[];
+    /** The first command's name, for messages (`did not answer FCALL within 30 s`). */
+    first: string;
 }
 
 /** Options of `connectCore`. */
@@ -41,10 +57,16 @@ export async function connectCore(url: string, options: CoreConnectOptions = {})
     if (!options.cluster || options.cluster.length === 0) {
         const link = await connectRedis(url, { timeoutSeconds: options.timeoutSeconds });
         const node: CoreNode = { url: link.url, send: (argv) => link.send(argv) };
+        const writer = new RespWriter();
         return {
             url: link.url,
             cluster: false,
             call: (_key, argv) => link.send(argv),
+            callMany: ({ commands, first }) => {
+                if (!link.sendBatch) return Promise.allSettled(commands.map((text) => link.send(argvOfResp(text))));
+                for (const text of commands) writer.append(text);
+                return link.sendBatch(writer.take(first));
+            },
             masters: async () => [node],
             close: () => link.close(),
         };
@@ -127,18 +149,112 @@ async function connectCluster(seeds: readonly string[], seconds: number): Promis
             { cause: error },
         );
     };
+    const down = (error: Error): RedisConnectionLost =>
+        new RedisConnectionLost(`the cluster (${shown}) is down: ${error.message}`, { cause: error });
+    const call = async (key: string | undefined, argv: readonly string[], readonly = false): Promise<unknown> => {
+        try {
+            return await withTimeout(cluster.sendCommand(key, readonly, [...argv]), argv[0] ?? 'a command');
+        } catch (error) {
+            // A cluster whose node is gone answers CLUSTERDOWN or a socket error: the run cannot go on.
+            if (isErrorReply(error) && /^(CLUSTERDOWN|TRYAGAIN)/.test(error.message)) throw down(error);
+            throw lost(error);
+        }
+    };
+    // The bulk links of `callMany`, one per master (by address), opened when first used: the node's address with the
+    // seed's user, password and TLS. A batch is split by the slot map node-redis keeps (refreshed when a reply says
+    // MOVED); each node's part goes out as one RESP buffer on that node's link.
+    const links = new Map<string, Promise<RedisLink>>();
+    const writers = new Map<string, RespWriter>();
+    const userinfo = first.username || first.password ? `${first.username}:${first.password}@` : '';
+    const linkOf = (host: string, port: number): Promise<RedisLink> => {
+        const address = `${host}:${port}`;
+        let link = links.get(address);
+        if (!link) {
+            const hostname = host.includes(':') ? `[${host}]` : host;
+            link = connectRedis(`${first.protocol}//${userinfo}${hostname}:${port}`, { timeoutSeconds: seconds });
+            links.set(address, link);
+        }
+        return link;
+    };
+    const nodeLost = (error: unknown): unknown => {
+        if (isErrorReply(error)) return /^(CLUSTERDOWN|TRYAGAIN)/.test(error.message) ? down(error) : error;
+        if (error instanceof RedisConnectionLost && error.code === 'redis.timeout') return error;
+        return new RedisConnectionLost(
+            `lost a node of the cluster (${shown}): ${(error as Error)?.message || String(error)}`,
+            { cause: error, code: (error as RedisConnectionLost).code },
+        );
+    };
     return {
         url: shown,
         cluster: true,
-        async call(key, argv, readonly = false) {
-            try {
-                return await withTimeout(cluster.sendCommand(key, readonly, [...argv]), argv[0] ?? 'a command');
-            } catch (error) {
-                // A cluster whose node is gone answers CLUSTERDOWN or a socket error: the run cannot go on.
-                if (isErrorReply(error) && /^(CLUSTERDOWN|TRYAGAIN)/.test(error.message))
-                    throw new RedisConnectionLost(`the cluster (${shown}) is down: ${error.message}`, { cause: error });
-                throw lost(error);
+        call,
+        async callMany({ keys, commands, first: name }) {
+            type Group = { host: string; port: number; writer: RespWriter; positions: number[] };
+            const groups = new Map<string, Group>();
+            const results: PromiseSettledResult<unknown>[] = new Array(commands.length);
+            const shards = cluster.slots;
+            let lastKey: string | undefined;
+            let lastGroup: Group | undefined;
+            for (let i = 0; i < commands.length; i++) {
+                const key = keys[i];
+                let group = key === lastKey ? lastGroup : undefined;
+                if (!group) {
+                    const master = shards[keySlot(key)]?.master;
+                    if (!master) {
+                        results[i] = {
+                            status: 'rejected',
+                            reason: new RedisConnectionLost(`the cluster (${shown}) serves no slot of key ${key}`),
+                        };
+                        continue;
+                    }
+                    const address = `${master.host}:${master.port}`;
+                    group = groups.get(address);
+                    if (!group) {
+                        let writer = writers.get(address);
+                        if (!writer) writers.set(address, (writer = new RespWriter()));
+                        group = { host: master.host, port: master.port, writer, positions: [] };
+                        groups.set(address, group);
+                    }
+                    lastKey = key;
+                    lastGroup = group;
+                }
+                group.writer.append(commands[i]);
+                group.positions.push(i);
             }
+            await Promise.all(
+                [...groups.values()].map(async ({ host, port, writer, positions }) => {
+                    const batch = writer.take(name);
+                    let replies: PromiseSettledResult<unknown>[];
+                    try {
+                        const link = await linkOf(host, port);
+                        replies = await link.sendBatch!(batch);
+                    } catch (error) {
+                        replies = positions.map(() => ({ status: 'rejected', reason: error }));
+                    }
+                    replies.forEach((reply, j) => {
+                        results[positions[j]] =
+                            reply.status === 'fulfilled'
+                                ? reply
+                                : { status: 'rejected', reason: nodeLost(reply.reason) };
+                    });
+                }),
+            );
+            // Slots moving (resharding): node-redis follows the redirection for the command sent again.
+            for (let i = 0; i < results.length; i++) {
+                const result = results[i];
+                if (
+                    result.status === 'rejected' &&
+                    isErrorReply(result.reason) &&
+                    /^(MOVED|ASK) /.test(result.reason.message)
+                ) {
+                    try {
+                        results[i] = { status: 'fulfilled', value: await call(keys[i], argvOfResp(commands[i])) };
+                    } catch (error) {
+                        results[i] = { status: 'rejected', reason: error };
+                    }
+                }
+            }
+            return results;
         },
         async masters() {
             const nodes: CoreNode[] = [];
@@ -159,6 +275,7 @@ async function connectCluster(seeds: readonly string[], seconds: number): Promis
             return nodes;
         },
         async close() {
+            for (const link of links.values()) await link.then((opened) => opened.close()).catch(() => undefined);
             try {
                 await cluster.close();
             } catch {
@@ -166,4 +283,28 @@ async function connectCluster(seeds: readonly string[], seconds: number): Promis
             }
         },
     };
+}
+
+/** CRC16 (XMODEM), the hash of Redis Cluster's key slots. */
+const CRC16 = (() => {
+    const table = new Uint16Array(256);
+    for (let byte = 0; byte < 256; byte++) {
+        let crc = byte << 8;
+        for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? (crc << 1) ^ 0x1021 : crc << 1;
+        table[byte] = crc & 0xffff;
+    }
+    return table;
+})();
+
+/** The cluster slot of a key: CRC16 of its hash tag (the text between the first `{` and the next `}`, when not empty) or of the whole key, mod 16384. */
+export function keySlot(key: string): number {
+    const open = key.indexOf('{');
+    if (open >= 0) {
+        const close = key.indexOf('}', open + 1);
+        if (close > open + 1) key = key.slice(open + 1, close);
+    }
+    const bytes = Buffer.from(key, 'utf8');
+    let crc = 0;
+    for (const byte of bytes) crc = ((crc << 8) & 0xffff) ^ CRC16[((crc >> 8) ^ byte) & 0xff];
+    return crc & 16383;
 }

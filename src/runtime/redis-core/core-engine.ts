@@ -137,9 +137,33 @@ function writeCommands(
     ];
 }
 
+/** The RESP text of one argument. */
+function bulk(text: string): string {
+    return `$${Buffer.byteLength(text)}\r\n${text}\r\n`;
+}
+
 /**
- * Writes every row of every collection through the library, pipelined in batches. Throws a KvmodError on a refused
- * row (naming it) or a lost server (saying how far it got: re-running the load repairs and completes it).
+ * A row write compiled once per collection into RESP text (redis-resp.ts): constant arguments encoded once, per row
+ * only the row key and the values. `argc` counts the arguments before the values.
+ */
+function respCommand(
+    constantHead: readonly string[],
+    rowKey: boolean,
+    constantTail: readonly string[],
+    values: number,
+) {
+    const argc = constantHead.length + (rowKey ? 1 : 0) + constantTail.length + values;
+    const head = `*${argc}\r\n${constantHead.map(bulk).join('')}`;
+    const tail = constantTail.map(bulk).join('');
+    return (row: string, encoded: string): string =>
+        rowKey ? `${head}${bulk(row)}${tail}${encoded}` : `${head}${tail}${encoded}`;
+}
+
+/**
+ * Writes every row of every collection through the library, pipelined: each batch is one RESP buffer per node
+ * (`CoreConnection.callMany`), and the next batch is encoded and sent while the server works through the previous
+ * one. Every reply is checked, batch by batch in order. Throws a KvmodError on a refused row (naming it) or a lost
+ * server (saying how far it got: re-running the load repairs and completes it).
  */
 export async function writeCoreRows(
     connection: CoreConnection,
@@ -162,16 +186,76 @@ export async function writeCoreRows(
             { code: error.code, cause: error },
         );
     };
+    /** A batch sent: its replies, and for each command the row (offset in the batch) it writes. */
+    type Sent = {
+        collection: CoreCollection;
+        start: number;
+        rows: number;
+        perRow: number;
+        replies: Promise<PromiseSettledResult<unknown>[]>;
+    };
+    const acknowledge = async ({ collection, start, rows, perRow, replies }: Sent): Promise<void> => {
+        await settle(await replies, collection, start, perRow);
+        done += rows;
+        await options.onProgress?.(done, total);
+    };
+    const f = design.functions;
+    let inFlight: Sent | undefined;
     try {
         for (const { collection, rows } of work) {
+            const cluster = connection.cluster;
+            const counter = collection.key.kind === 'counter' ? collection.key.counterKey! : undefined;
+            // The commands `writeCommands` gives, compiled: on a server one FCALL per row (`add` with a counter: the
+            // library INCRs it); on a cluster the row's FCALL, then the index's.
+            const put = !cluster
+                ? counter !== undefined
+                    ? respCommand(
+                          ['FCALL', f.add, '2', counter, collection.recordKey, collection.name],
+                          false,
+                          [],
+                          collection.fields.length,
+                      )
+                    : respCommand(
+                          ['FCALL', f.put, '2'],
+                          true,
+                          [collection.recordKey, collection.name],
+                          collection.fields.length,
+                      )
+                : respCommand(['FCALL', f.rowPut, '1'], true, [collection.name], collection.fields.length);
+            const index = cluster
+                ? respCommand(
+                      ['FCALL', f.indexPut, '1', collection.recordKey, collection.name],
+                      true,
+                      [],
+                      collection.fields.length,
+                  )
+                : undefined;
+            const perRow = index ? 2 : 1;
+            const keyParts = collection.key.kind === 'natural' ? collection.key.parts : [];
+            const types = collection.fields.map((field) => field.type);
+            const names = collection.fields.map((field) => field.name);
             for (let start = 0; start < rows.length; start += batchSize) {
-                const batch = rows.slice(start, start + batchSize);
-                let encoded: { row: string; values: string[] }[];
+                const end = Math.min(rows.length, start + batchSize);
+                const count = end - start;
+                let rowKeys: string[];
+                const encoded: string[] = new Array(count);
                 try {
-                    encoded = batch.map((row) => ({
-                        row: collection.key.kind === 'natural' ? coreRowKey(collection, row) : '',
-                        values: coreRowValues(collection, row),
-                    }));
+                    rowKeys = new Array(count);
+                    for (let i = 0; i < count; i++) {
+                        const row = rows[start + i];
+                        let values = '';
+                        for (let v = 0; v < types.length; v++)
+                            values += bulk(encodeRedisValue(types[v], row.values[names[v]]));
+                        encoded[i] = values;
+                        if (counter === undefined) {
+                            let key = collection.rowPrefix;
+                            for (let p = 0; p < keyParts.length; p++) {
+                                if (p > 0) key += ':';
+                                key += escapeCoreKeyPart(encodeRedisValue(keyParts[p].type, row.keyParts[p]));
+                            }
+                            rowKeys[i] = key;
+                        }
+                    }
                 } catch (error) {
                     if (error instanceof RedisEncodingError)
                         throw new KvmodError(`collection ${collection.name}: ${error.message}`, {
@@ -180,56 +264,49 @@ export async function writeCoreRows(
                         });
                     throw error;
                 }
-                if (collection.key.kind === 'counter') {
-                    const counter = collection.key.counterKey!;
-                    if (!connection.cluster) {
-                        await settle(
-                            encoded.map(({ values }) =>
-                                connection.call(counter, [
-                                    'FCALL',
-                                    design.functions.add,
-                                    '2',
-                                    counter,
-                                    collection.recordKey,
-                                    collection.name,
-                                    ...values,
-                                ]),
-                            ),
-                            collection,
-                            start,
-                        );
-                        done += batch.length;
-                        await options.onProgress?.(done, total);
-                        continue;
-                    }
-                    const ids = await settle(
-                        encoded.map(() => connection.call(counter, ['INCR', counter])),
-                        collection,
-                        start,
-                    );
-                    encoded.forEach(
-                        (entry, position) => (entry.row = `${collection.rowPrefix}${String(ids[position])}`),
+                if (counter !== undefined && cluster) {
+                    // The ids first (the counter's slot), then the writes: the row key holds the id.
+                    const incr = `*2\r\n$4\r\nINCR\r\n${bulk(counter)}`;
+                    const ids = await connection.callMany({
+                        keys: new Array<string>(count).fill(counter),
+                        commands: new Array<string>(count).fill(incr),
+                        first: 'INCR',
+                    });
+                    settle(ids, collection, start, 1);
+                    rowKeys = ids.map(
+                        (id) => `${collection.rowPrefix}${String((id as PromiseFulfilledResult<unknown>).value)}`,
                     );
                 }
-                const commands = encoded.flatMap(({ row, values }, position) =>
-                    writeCommands(design, collection, row, values, connection.cluster).map((command) => ({
-                        ...command,
-                        position,
-                    })),
-                );
-                await settle(
-                    commands.map(({ key, argv }) => connection.call(key, argv)),
+                const keys: string[] = new Array(count * perRow);
+                const commands: string[] = new Array(count * perRow);
+                for (let i = 0; i < count; i++) {
+                    const row = counter !== undefined && !cluster ? counter : rowKeys![i];
+                    keys[i * perRow] = row;
+                    commands[i * perRow] = put(row, encoded[i]);
+                    if (index) {
+                        keys[i * perRow + 1] = collection.recordKey;
+                        commands[i * perRow + 1] = index(row, encoded[i]);
+                    }
+                }
+                const sent: Sent = {
                     collection,
                     start,
-                    commands.map((c) => c.position),
-                );
-                done += batch.length;
-                await options.onProgress?.(done, total);
+                    rows: count,
+                    perRow,
+                    replies: connection.callMany({ keys, commands, first: 'FCALL' }),
+                };
+                if (inFlight) await acknowledge(inFlight);
+                inFlight = sent;
             }
         }
+        if (inFlight) await acknowledge(inFlight);
+        inFlight = undefined;
     } catch (error) {
         if (error instanceof RedisConnectionLost) lost(error);
         throw error;
+    } finally {
+        // A failure leaves the last batch's replies unread: wait for them, so nothing is still being written.
+        await inFlight?.replies;
     }
     return {
         collections: work.map(({ collection, rows }) => ({ name: collection.name, rows: rows.length })),
@@ -265,28 +342,25 @@ export async function deleteCoreRow(
     await connection.call(row, ['FCALL', f.rowDel, '1', row, collection.name]);
 }
 
-/** Awaits a batch's replies; the first lost connection or refused row is thrown (as a KvmodError for a refusal). */
-async function settle(
-    replies: Promise<unknown>[],
+/**
+ * Checks a batch's replies (`perRow` commands per row, in row order): the first lost connection is thrown, and the
+ * first refused row as a KvmodError naming it.
+ */
+function settle(
+    replies: PromiseSettledResult<unknown>[],
     collection: CoreCollection,
     start: number,
-    positions?: number[],
-): Promise<unknown[]> {
-    const settled = await Promise.allSettled(replies);
-    const values: unknown[] = [];
-    for (const [i, reply] of settled.entries()) {
-        if (reply.status === 'fulfilled') {
-            values.push(reply.value);
-            continue;
-        }
+    perRow: number,
+): void {
+    for (const [i, reply] of replies.entries()) {
+        if (reply.status === 'fulfilled') continue;
         if (reply.reason instanceof RedisConnectionLost || reply.reason instanceof KvmodError) throw reply.reason;
-        const row = start + (positions ? positions[i] : i) + 1;
+        const row = start + Math.floor(i / perRow) + 1;
         throw new KvmodError(
             `the server refused row ${formatCount(row)} of collection ${collection.name}: ${(reply.reason as Error).message}`,
             { code: 'redis.refused', cause: reply.reason },
         );
     }
-    return values;
 }
 
 /** A query's answer: typed rows in order, their row keys, and the command that read it (a redis-cli line). */
