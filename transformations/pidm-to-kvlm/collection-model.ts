@@ -162,42 +162,65 @@ interface InternNode {
 /**
  * A node of the path cache: paths spelled with the same sequence of AST elements resolve alike. A
  * class, so that every node has one shape (the lookup runs once per path of the input).
+ *
+ * Children are kept by their element's position in its container (`$containerIndex`) in three
+ * parallel arrays: the element holding the slot, the child node (made only when a longer path goes
+ * through it) and the result of a path that ends there. A path's last step — for most paths the only
+ * one, `a17` — thus reads two short arrays of this node and no child node: the lookup runs a million
+ * times over scattered memory, and every object it does not touch is a cache miss saved.
  */
 class PathCacheNode {
-    /** The element this node was reached by (undefined for a root). */
-    element: AstNode | undefined = undefined;
-    /**
-     * Children by their element's position in its container (`$containerIndex`): an array read
-     * instead of a hash lookup. The child's `element` tells whether the slot is this element's.
-     */
-    byIndex: (PathCacheNode | undefined)[] | undefined = undefined;
+    /** Slot → the element holding it (undefined: free). */
+    readonly slotElements: (AstNode | undefined)[] = [];
+    /** Slot → the child node reached by the slot's element, made on first need. */
+    readonly slotNodes: (PathCacheNode | undefined)[] = [];
+    /** Slot → what the path ending with the slot's element resolves to (see `result`). */
+    readonly slotResults: (ResolvedField | null | undefined)[] = [];
     /** Children whose element has no position, or whose slot another element took. */
     byElement: Map<AstNode, PathCacheNode> | undefined = undefined;
-    /** The field this element sequence resolves to; null when it is not an attribute path; undefined until resolved. */
+    /**
+     * The field this node's element sequence resolves to, for sequences not ending in a slot; null when
+     * it is not an attribute path; undefined until resolved.
+     */
     result: ResolvedField | null | undefined = undefined;
+
+    /** The slot `element` holds, taken on first sight; -1 when it has no position or another element holds it. */
+    slot(element: AstNode): number {
+        const index = element.$containerIndex;
+        if (index === undefined) return -1;
+        const elements = this.slotElements;
+        if (index < elements.length) {
+            const holder = elements[index];
+            if (holder === element) return index;
+            // A slot once taken is never freed, so an element that finds it taken lives in `byElement`.
+            if (holder !== undefined) return -1;
+        } else {
+            // Grown one by one: a write far past the end would turn the arrays into dictionaries.
+            while (elements.length <= index) {
+                elements.push(undefined);
+                this.slotNodes.push(undefined);
+                this.slotResults.push(undefined);
+            }
+        }
+        elements[index] = element;
+        return index;
+    }
 
     /** The child reached by `element`, made on first sight. */
     child(element: AstNode): PathCacheNode {
-        const index = element.$containerIndex;
-        if (index !== undefined) {
-            const slots = (this.byIndex ??= []);
-            const slot = slots[index];
-            if (slot !== undefined && slot.element === element) return slot;
-            // A free slot was always free (slots are never emptied), so the element is not in `byElement`.
-            if (slot === undefined) {
-                const child = new PathCacheNode();
-                child.element = element;
-                // Grown one by one: a write far past the end would turn the array into a dictionary.
-                while (slots.length <= index) slots.push(undefined);
-                slots[index] = child;
-                return child;
+        const index = this.slot(element);
+        if (index >= 0) {
+            let child = this.slotNodes[index];
+            if (child === undefined) {
+                child = new PathCacheNode();
+                this.slotNodes[index] = child;
             }
+            return child;
         }
         this.byElement ??= new Map();
         let child = this.byElement.get(element);
         if (child === undefined) {
             child = new PathCacheNode();
-            child.element = element;
             this.byElement.set(element, child);
         }
         return child;
@@ -217,8 +240,16 @@ export class ResolvedField {
     namedLabel: string | undefined = undefined;
     namedBase = '';
     namedClaim: NameClaim | undefined = undefined;
-    /** Memo of `FieldInterner.sharedField`. */
+    /**
+     * Memo of `FieldInterner.sharedField`: the field made last for this identity, with its name, label
+     * and role mask (kept here, so that telling whether it fits reads this object only).
+     */
     lastField: FieldModel | undefined = undefined;
+    lastName: string | undefined = undefined;
+    lastLabel: string | undefined = undefined;
+    lastMask = -1;
+    /** Whether the attribute is the FROM entity's own (no reference steps). */
+    readonly onRoot: boolean;
 
     constructor(
         readonly id: number,
@@ -230,7 +261,9 @@ export class ResolvedField {
         readonly attribute: string,
         /** The attribute's logical type (computed once per identity, not per use). */
         readonly type: LogicalType,
-    ) {}
+    ) {
+        this.onRoot = steps.length === 0;
+    }
 }
 
 /**
@@ -283,17 +316,35 @@ export class FieldInterner {
     resolveField(root: Entity, path: Path): ResolvedField | undefined {
         let node = root === this.lastRoot ? this.lastRootNode : this.rootNode(root);
         const segments = path.segments ?? [];
-        for (let index = 0; index < segments.length; index++) {
+        const last = segments.length - 1;
+        for (let index = 0; index <= last; index++) {
             const element = segments[index].element?.ref;
             if (!element) return undefined;
             if (index === 0) {
                 // A path that starts with the query's FROM alias or one of its includes (`E3.a17`) goes on
                 // from the reference steps it stands for: every query has its own include elements, and keyed
-                // by them no two queries would share a path (each would be resolved anew).
-                const start = this.startNode(node, element);
-                if (start) {
-                    node = start;
-                    continue;
+                // by them no two queries would share a path (each would be resolved anew). The `$type` test
+                // (both types are leaves of the grammar's hierarchy) spares the other paths, most of them,
+                // two calls of the reflection's `isInstance`.
+                const type = element.$type;
+                if (type === 'FromClause' || type === 'Include') {
+                    const start = this.startNode(node, element);
+                    if (start) {
+                        node = start;
+                        continue;
+                    }
+                }
+            }
+            if (index === last) {
+                // The last step: its result sits in this node's slot arrays, without a child node.
+                const slot = node.slot(element);
+                if (slot >= 0) {
+                    let result = node.slotResults[slot];
+                    if (result === undefined) {
+                        result = this.resolveNew(root, path);
+                        node.slotResults[slot] = result;
+                    }
+                    return result ?? undefined;
                 }
             }
             node = node.child(element);
@@ -359,7 +410,8 @@ export class FieldInterner {
      */
     sharedField(identity: ResolvedField, name: string, label: string, mask: number): FieldModel {
         const last = identity.lastField;
-        if (last !== undefined && last.roleMasks[0] === mask && last.name === name && last.label === label) return last;
+        if (last !== undefined && identity.lastMask === mask && identity.lastName === name && identity.lastLabel === label)
+            return last;
         const field = new FieldRecord(
             identity.id,
             name,
@@ -372,6 +424,9 @@ export class FieldInterner {
             SINGLE_MASKS[mask],
         );
         identity.lastField = field;
+        identity.lastName = name;
+        identity.lastLabel = label;
+        identity.lastMask = mask;
         return field;
     }
 

@@ -22,10 +22,24 @@ import { mergeCollections, mergedName } from './merge-collections.js';
 import type { MergePolicy } from './options.js';
 import { DecisionLog, type OptimizationResult } from './trace.js';
 
-interface Partner {
-    handle: number;
-    common: number;
-    conflict?: string;
+/** A partner of a collection: a class, so that every partner has one shape whatever `conflict` holds. */
+class Partner {
+    constructor(
+        readonly handle: number,
+        readonly common: number,
+        readonly conflict: string | undefined,
+    ) {}
+}
+
+/**
+ * Each handle's partners, the list made with its first partner: pushing into lists made empty threw
+ * `probe`'s optimized code away about once per pair found (`--trace-deopt`: "not a Smi", "wrong map"
+ * at the push), and the rest of that probe ran in the interpreter.
+ */
+function addPartner(partners: (Partner[] | undefined)[], handle: number, partner: Partner): void {
+    const list = partners[handle];
+    if (list === undefined) partners[handle] = [partner];
+    else list.push(partner);
 }
 
 /** Runs Algorithm 3 with inverted lists, size filtering and count accumulation. */
@@ -38,6 +52,8 @@ export function optimizeSchema(
     return new FastOptimizer(collections, threshold, policy).run();
 }
 
+const NO_PARTNERS: readonly Partner[] = [];
+
 class FastOptimizer {
     private readonly log = new DecisionLog();
     private readonly takenNames: Set<string>;
@@ -47,7 +63,7 @@ class FastOptimizer {
     private readonly slotOf: Int32Array;
     /** The handle holding each slot (a position in the list), or -1 once its collection merged away. */
     private readonly slotOwner: Int32Array;
-    private readonly partners: Partner[][];
+    private readonly partners: (Partner[] | undefined)[];
     /** Field id → handles holding it; dead handles are dropped lazily while walking. */
     private readonly postings: number[][];
     private readonly counts: Int32Array;
@@ -75,7 +91,7 @@ class FastOptimizer {
             this.alive[handle] = 1;
             this.slotOf[handle] = handle;
             this.slotOwner[handle] = handle;
-            this.partners.push([]);
+            this.partners.push(undefined);
             this.sizes[handle] = collections[handle].fields.length;
             const ids = collections[handle].fieldIds;
             if (ids.length > 0 && ids[ids.length - 1] > maxId) maxId = ids[ids.length - 1];
@@ -99,7 +115,7 @@ class FastOptimizer {
             }
             let before: Partner | undefined;
             let after: Partner | undefined;
-            for (const partner of this.partners[handle]) {
+            for (const partner of this.partners[handle] ?? NO_PARTNERS) {
                 if (!this.alive[partner.handle]) continue;
                 const slot = this.slotOf[partner.handle];
                 if (slot < p) {
@@ -133,7 +149,7 @@ class FastOptimizer {
         this.merges++;
         const handle = this.handles.length;
         this.handles.push(merged);
-        this.partners.push([]);
+        this.partners.push(undefined);
         const slot = this.slotOf[leftHandle];
         this.alive[leftHandle] = 0;
         this.alive[rightHandle] = 0;
@@ -186,8 +202,8 @@ class FastOptimizer {
                 ? grainConflict(otherCollection, collection)
                 : grainConflict(collection, otherCollection);
             if (this.policy === 'paper' || !conflict) {
-                this.partners[handle].push({ handle: other, common, conflict });
-                this.partners[other].push({ handle, common, conflict });
+                addPartner(this.partners, handle, new Partner(other, common, conflict));
+                addPartner(this.partners, other, new Partner(handle, common, conflict));
             } else {
                 this.log.refused(
                     epoch,
