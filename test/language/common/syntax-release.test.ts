@@ -37,14 +37,14 @@ describe('releaseSyntaxTree', () => {
         await services.shared.workspace.DocumentBuilder.build([document], { validation: true });
         const nodes: AstNode[] = [document.parseResult.value, ...AstUtils.streamAllContents(document.parseResult.value)];
         const before = nodes.map((node) => where(node.$cstNode));
-        const targets = nodes.flatMap((node) => AstUtils.streamReferences(node).map((info) => [info.reference.$refText, info.reference.ref]).toArray());
+        const targets = nodes.flatMap((node) => AstUtils.streamReferences(node).map((info) => [info.reference.$refText, (info.reference as { ref?: AstNode }).ref]).toArray());
         expect(releaseSyntaxTree(document)).toBeGreaterThan(0);
         expect(nodes.map((node) => where(node.$cstNode))).toEqual(before);
         for (const node of nodes) {
             expect(node.$cstNode).toBeInstanceOf(ReleasedCstNode);
             expect(node.$cstNode?.astNode).toBe(node);
         }
-        const after = nodes.flatMap((node) => AstUtils.streamReferences(node).map((info) => [info.reference.$refText, info.reference.ref]).toArray());
+        const after = nodes.flatMap((node) => AstUtils.streamReferences(node).map((info) => [info.reference.$refText, (info.reference as { ref?: AstNode }).ref]).toArray());
         expect(after).toEqual(targets);
         for (const node of nodes) {
             for (const value of Object.values(node)) if (isReference(value)) expect(value.$refNode).toBeUndefined();
