@@ -9,6 +9,7 @@ import { URI, type LangiumDocument, type ValidationAcceptor, type AstNode } from
 import { isKvlmModel, isPidmModel, type KvlmModel, type PidmModel } from '../language/generated/ast.js';
 import { createKvmodServices, type KvmodServices } from '../language/kvmod-module.js';
 import { validateBuiltModel } from '../language/common/built-model-check.js';
+import { releaseSyntaxTree } from '../language/common/syntax-release.js';
 import { checkHeapForTexts, checkHeapHeadroom } from './memory-guard.js';
 
 /** One problem found in a model, positioned in the file the user named. */
@@ -124,6 +125,12 @@ export async function checkBuiltKvlm(model: KvlmModel, path: string, services: K
 export interface MemoryUse {
     scale?: number;
     purpose?: string;
+    /**
+     * Replace the PIDM files' syntax trees by position stand-ins once they are validated
+     * (language/common/syntax-release.ts), for a caller that goes on working with the models. Default: when
+     * `scale` is above 1 (a transformation follows).
+     */
+    releaseSyntax?: boolean;
 }
 
 /** `path:line:col: error|warning|info: message [code]` */
@@ -196,7 +203,9 @@ async function buildWorkspace(
         ),
     );
     const result: LoadedWorkspace = { services, pidm: [], kvlm: [], diagnostics, hasErrors: false };
+    const releaseSyntax = memory.releaseSyntax ?? (memory.scale ?? 1) > 1;
     for (const { path, document } of loaded) {
+        if (releaseSyntax && isPidmModel(document.parseResult.value)) releaseSyntaxTree(document);
         const syntax: KvmodDiagnostic[] = [];
         for (const diagnostic of document.diagnostics ?? []) {
             const mapped = toKvmodDiagnostic(path, diagnostic, languageOf(path) ?? 'pidm');

@@ -12,9 +12,11 @@ import { KvmodError } from './errors.js';
  * (CST, AST, indexes), with a margin. Measured on the issue-14 grid files with the batch runs' lean CST
  * (language/common/lean-cst.ts): 4.07 M tokens of PIDM (10.5 MB) peaked at 2.25 GB of heap (2.4 GB RSS;
  * 3.0 GB before the lean CST), 1.93 M tokens of KVLM (9 MB) at 1.0 GB before it. Tokens, not characters:
- * a 10 MB string literal is one token.
+ * a 10 MB string literal is one token. PIDM lowered to 500 when AST nodes got one shape per type and the
+ * parser stopped keeping the last tree (common/kvmod-parser.ts): `validate` on that grid then peaked at
+ * 1.9 GB of RSS, and `transform` (which releases the CST after validation) finished in 3.0 GB.
  */
-export const HEAP_BYTES_PER_TOKEN = { pidm: 640, kvlm: 560 } as const;
+export const HEAP_BYTES_PER_TOKEN = { pidm: 500, kvlm: 560 } as const;
 
 /**
  * Counts tokens the way the lexers split them, closely enough for an estimate: a run of letters, digits
