@@ -9,9 +9,20 @@ import { Decoder } from '@redis/client/dist/lib/RESP/decoder.js';
 // The client alone: `redis` would also load its module packages (search, JSON, bloom, time series), unused here.
 import { ConnectionTimeoutError, createClient, ErrorReply } from '@redis/client';
 import type { RedisDialect } from '../generation/redis/redis-view-model.js';
+import type { EngineFailure } from './engine.js';
 import { KvmodError } from '../pipeline/errors.js';
 import { respBatch, type RespBatch } from './redis-resp.js';
 import { DEFAULT_REDIS_TIMEOUT_SECONDS, redactRedisUrl } from './redis-url.js';
+
+/** The failure each error code of a Redis link means (the engines built on a link add their own codes). */
+export const REDIS_LINK_FAILURES: Readonly<Record<string, EngineFailure>> = {
+    'redis.url': 'url',
+    'redis.connect': 'connect',
+    'redis.auth': 'auth',
+    'redis.timeout': 'timeout',
+    'redis.connection-lost': 'connection-lost',
+    'redis.refused': 'refused',
+};
 
 /** The little the runtime needs of a client: send an argv, close. */
 export interface RedisLink {

@@ -18,20 +18,15 @@ import {
     type EngineSession,
     type SchemaOutcome,
 } from '../engine.js';
-import { isErrorReply } from '../redis-link.js';
+import { isErrorReply, REDIS_LINK_FAILURES } from '../redis-link.js';
 import { connectCore, type CoreConnection } from './core-connection.js';
 import { coreEqualityForm, coreOrderForm } from './core-consistency.js';
 import { prepareCore, runCoreQuery, writeCoreRows } from './core-engine.js';
 
 /** The failure each error code of this runtime means. */
 const FAILURES: Readonly<Record<string, EngineFailure>> = {
-    'redis.url': 'url',
-    'redis.connect': 'connect',
-    'redis.auth': 'auth',
-    'redis.timeout': 'timeout',
-    'redis.connection-lost': 'connection-lost',
+    ...REDIS_LINK_FAILURES,
     'redis.version': 'missing-module',
-    'redis.refused': 'refused',
     'data.unencodable': 'refused',
     'redis-core.library-differs': 'schema-differs',
 };

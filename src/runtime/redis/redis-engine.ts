@@ -18,21 +18,23 @@ import {
     type EngineSession,
 } from '../engine.js';
 import { ensureIndex, formatCount, loadIntoRedis } from '../redis-loader.js';
-import { connectRedis, detectDialect, isErrorReply, RedisConnectionLost, type RedisLink } from '../redis-link.js';
+import {
+    connectRedis,
+    detectDialect,
+    isErrorReply,
+    REDIS_LINK_FAILURES,
+    RedisConnectionLost,
+    type RedisLink,
+} from '../redis-link.js';
 import { runEngineQuery } from '../redis-query.js';
 import { designRecordArgv } from '../redis-stable-names.js';
 import { redisearchCollation } from './redis-collation.js';
 
 /** The failure each of the Redis runtime's error codes means. */
 const FAILURES: Readonly<Record<string, EngineFailure>> = {
-    'redis.url': 'url',
-    'redis.connect': 'connect',
-    'redis.auth': 'auth',
-    'redis.timeout': 'timeout',
-    'redis.connection-lost': 'connection-lost',
+    ...REDIS_LINK_FAILURES,
     'redis.no-search': 'missing-module',
     'redis.index-differs': 'schema-differs',
-    'redis.refused': 'refused',
 };
 
 /** The same failure as an `EngineError` (message and code kept); other errors as they are. */
