@@ -27,6 +27,7 @@ import {
 } from '../generation/generation-targets.js';
 import { writeOutputs } from '../generation/generation-writer.js';
 import { releaseHeap } from './heap-release.js';
+import { phaseDone } from './phase-timing.js';
 import { loadDesign, ModelLoadError, type LoadedDesign } from './design.js';
 import { KvmodError } from './errors.js';
 import type { KvmodDiagnostic } from './load.js';
@@ -131,7 +132,9 @@ export async function generateModels(
                 }
                 // The KVLM model is garbage once the design is built: free it before the files are rendered.
                 releaseHeap();
+                phaseDone('release KVLM');
                 result.files = await writeOutputs(planned.outputDir, planned.files);
+                phaseDone('render and write');
                 usedOutputs.set(planned.outputDir, input);
                 result.outputDir = planned.outputDir;
             }
@@ -176,6 +179,7 @@ async function planModel(
     const generated = await target.use<Promise<GenerationStream>>((typed) =>
         streamTarget(typed, design, { ...given, ...run }),
     );
+    phaseDone('view model + schema');
     result.diagnostics.push(...generated.warnings.map((warning) => warningDiagnostic(design, warning)));
     return { outputDir, files: generated.files };
 }

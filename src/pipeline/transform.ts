@@ -7,8 +7,10 @@
  * than everything else on large models. Writing is the caller's business (see `writeFileAtomically` in
  * generation-writer.ts).
  */
-import { basename } from 'node:path';
-import type { KvlmModel, PidmModel } from '../language/generated/ast.js';
+import { basename, resolve } from 'node:path';
+import { URI, UriUtils } from 'langium';
+import type { KvmodServices } from '../language/kvmod-module.js';
+import { isPidmModel, type KvlmModel, type PidmModel } from '../language/generated/ast.js';
 import type { Mutable } from '../language/common/ast-construction.js';
 import { printKvlm } from '../language/kvlm/kvlm-printer.js';
 import {
@@ -21,12 +23,13 @@ import {
 import { KvmodError } from './errors.js';
 import { checkHeapHeadroom } from './memory-guard.js';
 import { releaseHeap } from './heap-release.js';
+import { phaseDone } from './phase-timing.js';
 import { checkBuiltKvlm, formatDiagnostic, loadWorkspace, type KvmodDiagnostic, type LoadedWorkspace } from './load.js';
 
 /**
  * How much more than loading the PIDM a transformation takes at its peak, for the memory guard: the peak is
- * the in-memory check of the KVLM while the PIDM is still loaded (the source checks read it); printing and
- * generation come after the PIDM is freed. Measured (peak RSS of `transform` and `generate --target redis`
+ * the in-memory check of the KVLM while the PIDM is still loaded (when the caller keeps it, or the source checks
+ * read it; otherwise it is freed before the check); printing and generation come after the PIDM is freed. Measured (peak RSS of `transform` and `generate --target redis`
  * over `validate`): 1.24 and 1.25 on the 300 × 1000 grid file, 1.16 for `generate` on 1000 × 1000 (2.48 GB
  * over 2.14), since the check's symbol index is small (built-model-check.ts); with a margin.
  */
@@ -99,29 +102,25 @@ export async function transformFiles(
         databaseName,
         sourceName: options.sourceName ?? (paths[0] !== undefined ? basename(paths[0]) : undefined),
     };
-    // `let`: both are dropped before printing, so that the source model can be freed (see `keepSource`).
-    let workspace: LoadedWorkspace | undefined = await loadWorkspace(paths, {
-        scale: TRANSFORM_HEAP_SCALE,
-        purpose: 'transform',
-    });
-    if (workspace.hasErrors)
+    const loaded = await loadAndTransform(paths, effective, options.keepSource === true);
+    if (loaded.kvlm === undefined)
         return {
             decisions: [],
             warnings: [],
-            diagnostics: workspace.diagnostics,
+            diagnostics: loaded.loadDiagnostics,
             querySites: new Map(),
             options: effective,
         };
-    let models: PidmModel[] | undefined = workspace.pidm.map((entry) => entry.model);
-    if (models.length === 0) {
-        throw new KvmodError(`no PIDM model among ${paths.join(', ') || 'the inputs'}`, {
-            code: TransformIssueCodes.NoModel,
-        });
+    const { kvlm, pidm } = loaded;
+    // Taken out of `loaded`, so that dropping it lets the PIDM go (see `LoadedAndTransformed.services`).
+    let services = loaded.services;
+    loaded.services = undefined;
+    if (!services) {
+        releaseHeap();
+        phaseDone('release source');
     }
-    const result = transformPidmToKvlm(models, effective);
-    checkHeapHeadroom('after the transformation');
-    const kvlm = result.model;
-    const kvlmDiagnostics = await checkBuiltKvlm(kvlm, `${databaseName}.kvlm`, workspace.services);
+    const kvlmDiagnostics = await checkBuiltKvlm(kvlm, loaded.checkPath, services);
+    phaseDone('check KVLM');
     const errors = kvlmDiagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) {
         const lines = errors.map(formatDiagnostic);
@@ -130,23 +129,99 @@ export async function transformFiles(
     // The check wrapped the model in a document with an index of every named node (a third of the model's
     // size again); nothing after the check reads it, so the model goes back to having no document.
     (kvlm as Mutable<KvlmModel>).$document = undefined;
-    const querySites = querySitesOf(workspace.pidm);
-    const diagnostics = [...workspace.diagnostics, ...kvlmDiagnostics];
-    const pidm = options.keepSource ? models : undefined;
-    workspace = undefined;
-    models = undefined;
-    if (!pidm) releaseHeap();
+    const diagnostics = [...loaded.loadDiagnostics, ...kvlmDiagnostics];
+    if (services && !pidm) {
+        services = undefined;
+        releaseHeap();
+        phaseDone('release source');
+    }
     const kvlmText = options.print === false ? undefined : printKvlm(kvlm);
+    if (kvlmText !== undefined) phaseDone('print KVLM');
     return {
         kvlmText,
         kvlm,
         pidm,
-        querySites,
-        decisions: result.decisions,
-        warnings: result.warnings,
+        querySites: loaded.querySites,
+        decisions: loaded.decisions,
+        warnings: loaded.warnings,
         diagnostics,
         options: effective,
     };
+}
+
+/** The transformation of loaded PIDM files, what the KVLM check needs, and nothing of the PIDM unless asked. */
+interface LoadedAndTransformed {
+    /** Absent when the PIDM has errors. */
+    kvlm?: KvlmModel;
+    decisions: MergeDecisionInfo[];
+    warnings: string[];
+    querySites: ReadonlyMap<string, QuerySite>;
+    /** The diagnostics of loading the PIDM. */
+    loadDiagnostics: KvmodDiagnostic[];
+    /** The path the KVLM is checked as. */
+    checkPath: string;
+    /** The PIDM models, when the caller keeps them. */
+    pidm?: PidmModel[];
+    /**
+     * The workspace's services, when the KVLM must be checked in it: the caller keeps the PIDM, or the KVLM's
+     * checks read the PIDM there (the source check, kvlm-source-check.ts, finds the document its `source` names
+     * beside the KVLM's path). Otherwise the check gets services of its own and the PIDM, whose nodes are most
+     * of the heap, can be freed before it: the check's results are the same (the PIDM's symbols are of no type a
+     * KVLM reference takes), and it runs on a heap the size of the KVLM.
+     */
+    services?: KvmodServices;
+}
+
+/**
+ * Loads the PIDM files and transforms them. A function of its own so that once it returns nothing (not even
+ * a stale temporary of its frame) holds the workspace but what it returns.
+ */
+async function loadAndTransform(
+    paths: string[],
+    effective: TransformOptions,
+    keepSource: boolean,
+): Promise<LoadedAndTransformed> {
+    const checkPath = `${effective.databaseName}.kvlm`;
+    const workspace = await loadWorkspace(paths, { scale: TRANSFORM_HEAP_SCALE, purpose: 'transform' });
+    if (workspace.hasErrors)
+        return {
+            decisions: [],
+            warnings: [],
+            querySites: new Map(),
+            loadDiagnostics: workspace.diagnostics,
+            checkPath,
+        };
+    phaseDone('load');
+    const models = workspace.pidm.map((entry) => entry.model);
+    if (models.length === 0) {
+        throw new KvmodError(`no PIDM model among ${paths.join(', ') || 'the inputs'}`, {
+            code: TransformIssueCodes.NoModel,
+        });
+    }
+    const result = transformPidmToKvlm(models, effective);
+    phaseDone('transform');
+    checkHeapHeadroom('after the transformation');
+    const inWorkspace = keepSource || readsSourceModel(result.model, checkPath, workspace);
+    return {
+        kvlm: result.model,
+        decisions: result.decisions,
+        warnings: result.warnings,
+        querySites: querySitesOf(workspace.pidm),
+        loadDiagnostics: workspace.diagnostics,
+        checkPath,
+        ...(keepSource ? { pidm: models } : {}),
+        ...(inWorkspace ? { services: workspace.services } : {}),
+    };
+}
+
+/**
+ * Whether checking `kvlm` as the file `checkPath` reads a PIDM model of the workspace: its `source` names,
+ * relative to that path, a document the workspace holds (as `sourceModelOf` in kvlm-source-check.ts finds it).
+ */
+function readsSourceModel(kvlm: KvlmModel, checkPath: string, workspace: LoadedWorkspace): boolean {
+    if (!kvlm.source) return false;
+    const uri = UriUtils.resolvePath(UriUtils.dirname(URI.file(resolve(checkPath))), kvlm.source);
+    return isPidmModel(workspace.services.shared.workspace.LangiumDocuments.getDocument(uri)?.parseResult.value);
 }
 
 /** The declaration of each query name (the first one) in loaded PIDM files. */
