@@ -28,7 +28,7 @@ function withDynamicImports(config) {
 
 export default defineConfig(
     {
-        ignores: ['src/language/generated/**', 'examples/*/typescript/**', 'out/**', 'dist/**', 'node_modules/**', 'coverage/**', '.kvmod-tmp/**'],
+        ignores: ['src/language/generated/**', 'src/generation/generated/**', 'examples/*/typescript/**', 'out/**', 'dist/**', 'node_modules/**', 'coverage/**', '.kvmod-tmp/**'],
     },
     js.configs.recommended,
     tseslint.configs.recommended,

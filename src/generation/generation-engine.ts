@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Handlebars from 'handlebars';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { isKvlmModel, type KvlmModel } from '../language/generated/ast.js';
 import { GenerationError } from './generation-errors.js';
 import { packageRoot } from './generation-paths.js';
@@ -28,6 +28,7 @@ import type {
 } from './generation-target.js';
 import { readTemplate, resolveTemplates, type TemplateSource } from './generation-templates.js';
 import { commonHelpers } from './generation-helpers.js';
+import { VIEW_MODEL_VALIDATORS } from './generated/view-model-validators.js';
 
 /** What a generation run needs besides the model and the target's options. */
 export interface RunOptions {
@@ -56,6 +57,21 @@ const COMPILE_OPTIONS = { strict: true, noEscape: true } as const;
 
 const validators = new Map<string, ValidateFunction>();
 
+/**
+ * The validator of a view-model schema: the one compiled at build time for a built-in schema
+ * (scripts/build-view-model-validators.mjs, same options), else the schema compiled now (Ajv loaded on first need).
+ */
+async function viewModelValidator(schemaFile: string): Promise<ValidateFunction> {
+    let validate = VIEW_MODEL_VALIDATORS.get(schemaFile) ?? validators.get(schemaFile);
+    if (!validate) {
+        const { Ajv2020 } = await import('ajv/dist/2020.js');
+        const schema = JSON.parse(await readFile(join(packageRoot(), schemaFile), 'utf8')) as object;
+        validate = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
+        validators.set(schemaFile, validate);
+    }
+    return validate;
+}
+
 /** Validates a design against its target's view-model JSON Schema; throws a `GenerationError` listing the violations. */
 export async function validateViewModel<O extends OptionDeclarations, D>(
     target: GenerationTarget<O, D>,
@@ -63,12 +79,7 @@ export async function validateViewModel<O extends OptionDeclarations, D>(
 ): Promise<void> {
     const schemaFile = target.templates?.viewModelSchema;
     if (schemaFile === undefined) return;
-    let validate = validators.get(target.name);
-    if (!validate) {
-        const schema = JSON.parse(await readFile(join(packageRoot(), schemaFile), 'utf8')) as object;
-        validate = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
-        validators.set(target.name, validate);
-    }
+    const validate = await viewModelValidator(schemaFile);
     if (!validate(viewModel)) {
         const problems = (validate.errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
         throw new GenerationError(

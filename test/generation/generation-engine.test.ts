@@ -15,6 +15,8 @@ import {
 } from '../../src/generation/index.js';
 import type { GeneratedFile } from '../../src/generation/generation-target.js';
 import { loadKvlmFile } from './generation-fixtures.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { VIEW_MODEL_VALIDATORS } from '../../src/generation/generated/view-model-validators.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -141,6 +143,28 @@ describe('view model validation', () => {
         broken.collections[0]!.index = 7;
         const error = await failure(validateViewModel(redisTarget, broken));
         expect(error.message).toContain('/collections/0/index must be string');
+    });
+
+    test('the validators compiled at build time accept and reject exactly what their schemas compiled now do', async () => {
+        const { viewModel } = await generateTarget(redisTarget, await fixture(), { dialect: 'redisearch1' });
+        const broken = JSON.parse(JSON.stringify(viewModel)) as { collections: Record<string, unknown>[] };
+        broken.collections[0]!.index = 7;
+        delete broken.collections[0]!.keyPrefix;
+        broken.collections[0]!.extra = true;
+        expect([...VIEW_MODEL_VALIDATORS.keys()].sort()).toEqual([
+            'schemas/redis-core-view-model.schema.json',
+            'schemas/redis-view-model.schema.json',
+            'schemas/report-view-model.schema.json',
+        ]);
+        for (const [file, prebuilt] of VIEW_MODEL_VALIDATORS) {
+            const schema = JSON.parse(await readFile(file, 'utf8')) as object;
+            const compiled = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
+            for (const data of [viewModel, broken, {}, null]) {
+                expect(prebuilt(data)).toBe(compiled(data));
+                expect(prebuilt.errors ?? null).toEqual(compiled.errors ?? null);
+            }
+        }
+        expect(VIEW_MODEL_VALIDATORS.get('schemas/redis-view-model.schema.json')!(viewModel)).toBe(true);
     });
 });
 
