@@ -18,7 +18,7 @@ import {
 } from 'langium';
 import type { LangiumServices } from 'langium/lsp';
 import type { Diagnostic } from 'vscode-languageserver';
-import { forEachReference, walkAst } from './ast-traversal.js';
+import { forEachReference, pushChildren } from './ast-traversal.js';
 
 /** Stable code of a cross-reference that would not link to the node the model holds. */
 export const BUILT_MODEL_LINK_CODE = 'internal.unlinked-reference';
@@ -30,30 +30,37 @@ export const BUILT_MODEL_LINK_CODE = 'internal.unlinked-reference';
  */
 export async function validateBuiltModel(services: LangiumServices, model: AstNode, uri: URI): Promise<Diagnostic[]> {
     const document: LangiumDocument = services.shared.workspace.LangiumDocumentFactory.fromModel(model, uri);
-    document.localSymbols = await localSymbolsOf(services, document, model);
+    // One walk for both passes: the nodes in `walkAst` order, parents first (millions on a large model, and a walk
+    // reads every key of every node).
+    const nodes: AstNode[] = [];
+    for (const stack = [model]; stack.length > 0;) {
+        const node = stack.pop()!;
+        nodes.push(node);
+        pushChildren(node, stack);
+    }
+    document.localSymbols = await localSymbolsOf(services, document, nodes);
     const scopes = services.references.ScopeProvider;
     const diagnostics: Diagnostic[] = [];
     const origin = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
-    for (const node of walkAst(model)) {
-        const references: ReferenceInfo[] = [];
-        forEachReference(node, (info) => references.push(info));
-        for (const info of references) {
-            const { reference } = info;
-            const target = 'ref' in reference ? reference.ref : undefined;
-            const linked = scopes.getScope(info).getElement(reference.$refText)?.node;
-            if (target !== undefined && linked === target) continue;
-            const where = `${node.$type}.${info.property}${info.index !== undefined ? `[${info.index}]` : ''}`;
-            diagnostics.push({
-                range: origin,
-                severity: 1,
-                code: BUILT_MODEL_LINK_CODE,
-                message:
-                    target === undefined
-                        ? `The reference '${reference.$refText}' (${where}) points to nothing.`
-                        : `The reference '${reference.$refText}' (${where}) would link to ${linked ? `another ${linked.$type}` : 'nothing'} in the printed text.`,
-            });
-        }
-    }
+    const check = (info: ReferenceInfo): void => {
+        const { reference } = info;
+        const target = 'ref' in reference ? reference.ref : undefined;
+        const linked = scopes.getScope(info).getElement(reference.$refText)?.node;
+        if (target !== undefined && linked === target) return;
+        const node = info.container;
+        const where = `${node.$type}.${info.property}${info.index !== undefined ? `[${info.index}]` : ''}`;
+        diagnostics.push({
+            range: origin,
+            severity: 1,
+            code: BUILT_MODEL_LINK_CODE,
+            message:
+                target === undefined
+                    ? `The reference '${reference.$refText}' (${where}) points to nothing.`
+                    : `The reference '${reference.$refText}' (${where}) would link to ${linked ? `another ${linked.$type}` : 'nothing'} in the printed text.`,
+        });
+    };
+    for (const node of nodes) forEachReference(node, check);
+    nodes.length = 0;
     diagnostics.push(...(await services.validation.DocumentValidator.validateDocument(document)));
     return diagnostics;
 }
@@ -71,7 +78,7 @@ export async function validateBuiltModel(services: LangiumServices, model: AstNo
 async function localSymbolsOf(
     services: LangiumServices,
     document: LangiumDocument,
-    model: AstNode,
+    nodes: readonly AstNode[],
 ): Promise<LocalSymbols> {
     const computation = services.references.ScopeComputation;
     const proto = DefaultScopeComputation.prototype as unknown as Record<string, unknown>;
@@ -85,7 +92,7 @@ async function localSymbolsOf(
     const names = services.references.NameProvider;
     const locator = services.workspace.AstNodeLocator;
     const symbols = new MultiMap<AstNode, AstNodeDescription>();
-    for (const node of walkAst(model)) {
+    for (const node of nodes) {
         const container = node.$container;
         if (!container) continue;
         const name = names.getName(node);

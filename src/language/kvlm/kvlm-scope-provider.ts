@@ -47,19 +47,50 @@ export class KvlmScopeProvider extends DefaultScopeProvider {
     /** Levels per document state: a new parse computes new local symbols, which drops the old levels. */
     private readonly levels = new WeakMap<LocalSymbols, Map<AstNode, Map<string, Level>>>();
 
+    /**
+     * The scope at each node that declares something, per reference type, made once: every reference under the
+     * node sees the same chain of levels (outermost first) over the same global scope. An entry holds the global
+     * scope it was made over and is made again when that changed (another document changed the index).
+     */
+    private readonly scopes = new WeakMap<LocalSymbols, Map<AstNode, Map<string, { scope: Scope; global: Scope }>>>();
+
     override getScope(context: ReferenceInfo): Scope {
         const referenceType = this.reflection.getReferenceType(context);
-        let result = this.getGlobalScope(referenceType, context);
+        const global = this.getGlobalScope(referenceType, context);
         const localSymbols = AstUtils.getDocument(context.container).localSymbols;
-        if (!localSymbols) return result;
-        const enclosing: AstNode[] = [];
-        for (let node: AstNode | undefined = context.container; node; node = node.$container) {
-            if (localSymbols.has(node)) enclosing.push(node);
+        if (!localSymbols) return global;
+        return this.scopeAt(localSymbols, innermostDeclaring(localSymbols, context.container), referenceType, global);
+    }
+
+    /** The levels of `node` and of every declaring node around it over `global`; `global` itself without a node. */
+    private scopeAt(
+        localSymbols: LocalSymbols,
+        node: AstNode | undefined,
+        referenceType: string,
+        global: Scope,
+    ): Scope {
+        if (!node) return global;
+        let byNode = this.scopes.get(localSymbols);
+        if (!byNode) {
+            byNode = new Map();
+            this.scopes.set(localSymbols, byNode);
         }
-        for (let i = enclosing.length - 1; i >= 0; i--) {
-            result = new LevelScope(this.levelOf(localSymbols, enclosing[i], referenceType), result);
+        let byType = byNode.get(node);
+        if (!byType) {
+            byType = new Map();
+            byNode.set(node, byType);
         }
-        return result;
+        const made = byType.get(referenceType);
+        if (made && made.global === global) return made.scope;
+        const outer = this.scopeAt(
+            localSymbols,
+            innermostDeclaring(localSymbols, node.$container),
+            referenceType,
+            global,
+        );
+        const scope = new LevelScope(this.levelOf(localSymbols, node, referenceType), outer);
+        byType.set(referenceType, { scope, global });
+        return scope;
     }
 
     private levelOf(localSymbols: LocalSymbols, node: AstNode, referenceType: string): Level {
@@ -90,4 +121,10 @@ export class KvlmScopeProvider extends DefaultScopeProvider {
         }
         return level;
     }
+}
+
+/** `node` or the nearest node around it that declares something (has local symbols). */
+function innermostDeclaring(localSymbols: LocalSymbols, node: AstNode | undefined): AstNode | undefined {
+    while (node && !localSymbols.has(node)) node = node.$container;
+    return node;
 }
