@@ -48,6 +48,6 @@ describe('phase timing (KVMOD_TIMING)', () => {
         const lines = captured();
         await transformFiles(['examples/airflights/airflights.pidm'], { print: false });
         const phases = lines.flatMap((line) => /^kvmod: timing: (.+?) {2,}/.exec(line)?.[1] ?? []);
-        expect(phases).toEqual(['load', 'transform', 'release source', 'check KVLM']);
+        expect(phases).toEqual(['load', 'release syntax', 'transform', 'release source', 'check KVLM']);
     });
 });
