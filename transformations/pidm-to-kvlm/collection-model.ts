@@ -489,13 +489,6 @@ export function presized<T>(length: number): T[] {
     return length <= 16_384 ? new Array<T>(length) : [];
 }
 
-/** The field ids of a list of fields, ascending. */
-export function sortedFieldIds(fields: readonly FieldModel[]): Int32Array {
-    const ids = new Int32Array(fields.length);
-    for (let index = 0; index < fields.length; index++) ids[index] = fields[index].id;
-    return ids.sort();
-}
-
 /** A name's record in a `NameScope`: the scope that last took it. */
 export interface NameClaim {
     scope: number;
