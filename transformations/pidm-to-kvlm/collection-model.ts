@@ -134,7 +134,7 @@ export interface ServedQueryModel {
     where?: FilterModel;
     sortKeys: { field: number; direction: SortDirectionKind }[];
     /** The projected fields' ids, in SELECT order (parallel to `projectionLabels`; two arrays, not a million pairs). */
-    projectionFields: number[];
+    projectionFields: Int32Array;
     /** The column names the application sees: the `AS` alias, else the query's spelling. */
     projectionLabels: string[];
 }

@@ -60,6 +60,9 @@ const draftLabels: string[] = [];
 let draftMasks = new Uint8Array(1024);
 let draftIds = new Int32Array(1024);
 
+/** A served query's projection before its fields are known. */
+const NO_IDS = new Int32Array(0);
+
 /** Operators that make a field `filtered` (equality); the others make it `ranged`. */
 const EQUALITY_OPERATORS = new Set(['=', '!=']);
 
@@ -81,7 +84,9 @@ export function queryToCollection(
     builder.addIncludes();
     const projections = query.projections ?? [];
     const served = builder.served;
-    served.projectionFields = presized(projections.length);
+    // Ids in a typed array: its contents live outside the JavaScript heap, so the young generation's
+    // collections (which copy every surviving object, twice) do not copy a thousand ids per query.
+    const projectionFields = new Int32Array(projections.length);
     served.projectionLabels = presized(projections.length);
     // The projections' paths are resolved first, in a loop of their own: each lookup waits on memory
     // (the AST elements and identities are scattered through the heap) and, with nothing else in the
@@ -93,13 +98,14 @@ export function queryToCollection(
         const spelling = spellingOf(projection.path);
         const field = builder.register(found[index], projection.path, ROLE_BITS.projected, spelling);
         if (!field) continue;
-        served.projectionFields[projected] = field.id;
+        projectionFields[projected] = field.id;
         served.projectionLabels[projected] = projection.alias ?? spelling;
         projected++;
     }
     // The scratch must not keep this model's identities (and through them its AST) alive.
     found.fill(undefined, 0, projections.length);
-    served.projectionFields.length = projected;
+    served.projectionFields =
+        projected === projectionFields.length ? projectionFields : projectionFields.slice(0, projected);
     served.projectionLabels.length = projected;
     if (query.where) served.where = builder.filter(query.where);
     for (const item of query.orderBy ?? []) {
@@ -157,7 +163,7 @@ class CollectionBuilder {
         private readonly interner: FieldInterner,
         private readonly warnings: string[],
     ) {
-        this.served = { name: query.name, params: [], sortKeys: [], projectionFields: [], projectionLabels: [] };
+        this.served = { name: query.name, params: [], sortKeys: [], projectionFields: NO_IDS, projectionLabels: [] };
         // The draft arrays hold every path of the query (a bound on its fields); masks start at 0.
         const paths = pathCount(query);
         if (draftMasks.length < paths) {
