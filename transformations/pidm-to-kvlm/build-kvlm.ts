@@ -144,13 +144,18 @@ function buildCollection(
     // One shared cross-reference per field: projections, sort keys and comparisons all point at it.
     const fieldRefs = presized<Reference<Field>>(source.fields.length);
     const shares = new CollectionShares(nodesByKey, queriesByName, source);
+    // The field objects are shared between collections and scattered through the heap: a first loop
+    // that only reads their ids lets the processor wait for several of them at once, and the loop that
+    // builds the AST fields then finds them in the cache.
     for (let fieldIndex = 0; fieldIndex < source.fields.length; fieldIndex++) {
-        const fieldModel = source.fields[fieldIndex];
-        const field = buildField(collection, fieldIndex, fieldModel, shares);
+        const id = source.fields[fieldIndex].id;
+        lookup.owner[id] = index;
+        lookup.position[id] = fieldIndex;
+    }
+    for (let fieldIndex = 0; fieldIndex < source.fields.length; fieldIndex++) {
+        const field = buildField(collection, fieldIndex, source.fields[fieldIndex], shares);
         collection.fields[fieldIndex] = field;
         fieldRefs[fieldIndex] = reference(field);
-        lookup.owner[fieldModel.id] = index;
-        lookup.position[fieldModel.id] = fieldIndex;
     }
 
     for (const { query, model: served } of pending) {

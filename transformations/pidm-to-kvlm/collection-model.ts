@@ -4,7 +4,9 @@
  */
 import type { AstNode } from 'langium';
 import {
+    isAttribute,
     isFromClause,
+    isIdAttribute,
     isInclude,
     type Attribute,
     type Entity,
@@ -19,7 +21,6 @@ import {
     type CardinalityKind,
     type ComparisonOperatorKind,
     type LogicalType,
-    type ResolvedPath,
     type SortDirectionKind,
 } from '../../src/language/pidm/pidm-semantics.js';
 import { toKvlmName } from '../../src/language/kvlm/kvlm-names.js';
@@ -134,7 +135,7 @@ export interface ServedQueryModel {
     where?: FilterModel;
     sortKeys: { field: number; direction: SortDirectionKind }[];
     /** The projected fields' ids, in SELECT order (parallel to `projectionLabels`; two arrays, not a million pairs). */
-    projectionFields: number[];
+    projectionFields: Int32Array;
     /** The column names the application sees: the `AS` alias, else the query's spelling. */
     projectionLabels: string[];
 }
@@ -152,6 +153,9 @@ export interface CollectionModel {
     fieldIds: Int32Array;
     queries: ServedQueryModel[];
 }
+
+/** The reference steps of an attribute of the FROM entity itself. */
+const NO_STEPS: readonly Reference[] = Object.freeze([]);
 
 /** A node of the interning trie: the fields and child nodes reached from one reference path. */
 interface InternNode {
@@ -387,18 +391,30 @@ export class FieldInterner {
 
     /** The first path with a given sequence of elements: resolved, and interned unless its identity is known. */
     private resolveNew(root: Entity, path: Path): ResolvedField | null {
+        // Most paths name one attribute of the FROM entity (`a17`): `resolvePath`'s answer for them is
+        // known without its objects and strings — no reference steps, the entity's name as node key.
+        const segments = path.segments;
+        if (segments?.length === 1) {
+            const element = segments[0].element?.ref;
+            if (isAttribute(element) || isIdAttribute(element))
+                return this.identity(root, NO_STEPS, element, root.name ?? '');
+        }
         const resolved = resolvePath(path);
         if (!resolved?.attribute) return null;
-        const id = this.intern(root, resolved);
+        return this.identity(root, resolved.steps, resolved.attribute, resolved.nodeKey);
+    }
+
+    /** The identity object of an attribute reached by `steps` from `root`, made on its first sight. */
+    private identity(
+        root: Entity,
+        steps: readonly Reference[],
+        attribute: Attribute | IdAttribute,
+        nodeKey: string,
+    ): ResolvedField {
+        const id = this.intern(root, steps, attribute, nodeKey);
         let field = this.identities[id];
         if (field === undefined) {
-            field = new ResolvedField(
-                id,
-                resolved.steps,
-                resolved.nodeKey,
-                resolved.attribute.name,
-                attributeType(resolved.attribute),
-            );
+            field = new ResolvedField(id, steps, nodeKey, attribute.name, attributeType(attribute));
             this.identities[id] = field;
         }
         return field;
@@ -410,7 +426,12 @@ export class FieldInterner {
      */
     sharedField(identity: ResolvedField, name: string, label: string, mask: number): FieldModel {
         const last = identity.lastField;
-        if (last !== undefined && identity.lastMask === mask && identity.lastName === name && identity.lastLabel === label)
+        if (
+            last !== undefined &&
+            identity.lastMask === mask &&
+            identity.lastName === name &&
+            identity.lastLabel === label
+        )
             return last;
         const field = new FieldRecord(
             identity.id,
@@ -430,14 +451,22 @@ export class FieldInterner {
         return field;
     }
 
-    /** The id of a resolved attribute path (resolved from a query whose FROM entity is `root`). */
-    intern(root: Entity, resolved: ResolvedPath): number {
+    /**
+     * The id of a resolved attribute path (resolved from a query whose FROM entity is `root`): its
+     * reference `steps`, its `attribute`, and `nodeKey`, the identity of the steps (see `ResolvedPath`).
+     */
+    private intern(
+        root: Entity,
+        steps: readonly Reference[],
+        attribute: Attribute | IdAttribute,
+        nodeKey: string,
+    ): number {
         let node: InternNode | undefined = this.roots.get(root);
         if (!node) {
             node = { children: new Map(), attributes: new Map() };
             this.roots.set(root, node);
         }
-        for (const step of resolved.steps) {
+        for (const step of steps) {
             let child: InternNode | undefined = node.children.get(step);
             if (!child) {
                 child = { children: new Map(), attributes: new Map() };
@@ -445,12 +474,12 @@ export class FieldInterner {
             }
             node = child;
         }
-        const attribute = resolved.attribute as Attribute | IdAttribute;
         let id = node.attributes.get(attribute);
         if (id === undefined) {
             id = this.keys.length;
             node.attributes.set(attribute, id);
-            this.keys.push(resolved.key);
+            // `ResolvedPath.key`, spelled the same way.
+            this.keys.push(`${nodeKey}.${attribute.name}`);
         }
         return id;
     }
@@ -487,13 +516,6 @@ export class FieldInterner {
  */
 export function presized<T>(length: number): T[] {
     return length <= 16_384 ? new Array<T>(length) : [];
-}
-
-/** The field ids of a list of fields, ascending. */
-export function sortedFieldIds(fields: readonly FieldModel[]): Int32Array {
-    const ids = new Int32Array(fields.length);
-    for (let index = 0; index < fields.length; index++) ids[index] = fields[index].id;
-    return ids.sort();
 }
 
 /** A name's record in a `NameScope`: the scope that last took it. */

@@ -33,7 +33,6 @@ import {
 import {
     presized,
     ROLE_BITS,
-    sortedFieldIds,
     type CollectionModel,
     type FieldInterner,
     type FieldModel,
@@ -48,6 +47,21 @@ import { QueryParameterNamer } from '../../src/language/pidm/pidm-parameters.js'
 
 /** `CollectionBuilder.resolveAll`'s result, reused from query to query. */
 const resolvedScratch: (ResolvedField | undefined)[] = [];
+
+/**
+ * The draft fields of the collection being built (Algorithm 1 builds one at a time), by position, first
+ * use first: identity, name, label and role mask, in arrays reused from query to query (a thousand
+ * queries of a thousand fields would otherwise leave four thousand-slot arrays behind each). `finish`
+ * turns them into field objects and empties the object slots, so that no model stays reachable.
+ */
+const draftFields: (ResolvedField | undefined)[] = [];
+const draftNames: string[] = [];
+const draftLabels: string[] = [];
+let draftMasks = new Uint8Array(1024);
+let draftIds = new Int32Array(1024);
+
+/** A served query's projection before its fields are known. */
+const NO_IDS = new Int32Array(0);
 
 /** Operators that make a field `filtered` (equality); the others make it `ranged`. */
 const EQUALITY_OPERATORS = new Set(['=', '!=']);
@@ -70,7 +84,9 @@ export function queryToCollection(
     builder.addIncludes();
     const projections = query.projections ?? [];
     const served = builder.served;
-    served.projectionFields = presized(projections.length);
+    // Ids in a typed array: its contents live outside the JavaScript heap, so the young generation's
+    // collections (which copy every surviving object, twice) do not copy a thousand ids per query.
+    const projectionFields = new Int32Array(projections.length);
     served.projectionLabels = presized(projections.length);
     // The projections' paths are resolved first, in a loop of their own: each lookup waits on memory
     // (the AST elements and identities are scattered through the heap) and, with nothing else in the
@@ -82,13 +98,14 @@ export function queryToCollection(
         const spelling = spellingOf(projection.path);
         const field = builder.register(found[index], projection.path, ROLE_BITS.projected, spelling);
         if (!field) continue;
-        served.projectionFields[projected] = field.id;
+        projectionFields[projected] = field.id;
         served.projectionLabels[projected] = projection.alias ?? spelling;
         projected++;
     }
     // The scratch must not keep this model's identities (and through them its AST) alive.
     found.fill(undefined, 0, projections.length);
-    served.projectionFields.length = projected;
+    served.projectionFields =
+        projected === projectionFields.length ? projectionFields : projectionFields.slice(0, projected);
     served.projectionLabels.length = projected;
     if (query.where) served.where = builder.filter(query.where);
     for (const item of query.orderBy ?? []) {
@@ -97,6 +114,7 @@ export function queryToCollection(
     }
     if (projected === 0) {
         warnings.push(`query ${query.name}: nothing it selects resolves; no collection made for it`);
+        builder.discard();
         return undefined;
     }
     return builder.finish();
@@ -128,14 +146,7 @@ export function spellingOf(path: Path): string {
 class CollectionBuilder {
     readonly nodes: NodeModel[] = [];
     readonly served: ServedQueryModel;
-    /**
-     * The fields met so far, by position (first use first): identity, name, label and role mask, in arrays
-     * sized for every path of the query; `finish` makes the field objects, shared with other collections.
-     */
-    private readonly draftFields: ResolvedField[];
-    private readonly draftNames: string[];
-    private readonly draftLabels: string[];
-    private readonly draftMasks: Uint8Array;
+    /** How many fields met so far: positions 0 … drafts-1 of the module's draft arrays (see `draftFields`). */
     private drafts = 0;
     private readonly rootEntityName: string;
     private readonly nodesByKey = new Map<string, NodeModel>();
@@ -152,12 +163,13 @@ class CollectionBuilder {
         private readonly interner: FieldInterner,
         private readonly warnings: string[],
     ) {
-        this.served = { name: query.name, params: [], sortKeys: [], projectionFields: [], projectionLabels: [] };
+        this.served = { name: query.name, params: [], sortKeys: [], projectionFields: NO_IDS, projectionLabels: [] };
+        // The draft arrays hold every path of the query (a bound on its fields); masks start at 0.
         const paths = pathCount(query);
-        this.draftFields = presized(paths);
-        this.draftMasks = new Uint8Array(paths);
-        this.draftNames = presized(paths);
-        this.draftLabels = presized(paths);
+        if (draftMasks.length < paths) {
+            draftMasks = new Uint8Array(paths);
+            draftIds = new Int32Array(paths);
+        } else draftMasks.fill(0, 0, paths);
         this.rootEntityName = rootEntity.name;
         this.owner = interner.newOwner();
         const root: NodeModel = {
@@ -255,11 +267,12 @@ class CollectionBuilder {
             const label = spelling ?? spellingOf(path);
             position = this.drafts++;
             this.interner.claim(found, this.owner, position);
-            this.draftFields[position] = found;
-            this.draftNames[position] = this.interner.fieldName(found, label);
-            this.draftLabels[position] = label;
+            setDraft(draftFields, position, found);
+            setDraft(draftNames, position, this.interner.fieldName(found, label));
+            setDraft(draftLabels, position, label);
+            draftIds[position] = found.id;
         }
-        this.draftMasks[position] |= roleBit;
+        draftMasks[position] |= roleBit;
         return found;
     }
 
@@ -317,23 +330,38 @@ class CollectionBuilder {
         return { kind: 'string', value: '' };
     }
 
+    /** Empties the draft arrays' object slots: a builder whose query makes no collection. */
+    discard(): void {
+        draftFields.fill(undefined, 0, this.drafts);
+    }
+
     finish(): CollectionModel {
-        const fields = presized<FieldModel>(this.drafts);
-        for (let position = 0; position < this.drafts; position++) {
+        const count = this.drafts;
+        const fields = presized<FieldModel>(count);
+        for (let position = 0; position < count; position++) {
             fields[position] = this.interner.sharedField(
-                this.draftFields[position],
-                this.draftNames[position],
-                this.draftLabels[position],
-                this.draftMasks[position],
+                draftFields[position] as ResolvedField,
+                draftNames[position],
+                draftLabels[position],
+                draftMasks[position],
             );
         }
+        // The scratch must not keep this model's identities (and through them its AST) alive.
+        draftFields.fill(undefined, 0, count);
         return {
             name: this.query.name,
             rootEntity: this.rootEntityName,
             nodes: this.nodes,
             fields,
-            fieldIds: sortedFieldIds(fields),
+            // The ids were noted with the identities: no second visit of the scattered field objects.
+            fieldIds: draftIds.slice(0, count).sort(),
             queries: [this.served],
         };
     }
+}
+
+/** Sets a slot of a draft array, growing it one slot at a time (a write past the end would make it a dictionary). */
+function setDraft<T>(array: T[], position: number, value: T): void {
+    if (position < array.length) array[position] = value;
+    else array.push(value);
 }
