@@ -200,12 +200,15 @@ export async function loadIntoRedis(
             // Compiled once per collection: each row goes straight to RESP text (see redis-resp.ts).
             const encode = compileRespEncoder(collection.insert);
             const name = displayRedisCommand(collection.insert)[0] ?? '';
+            // 1.x's FT.ADD blocks the connection for each row on a server without SAFEMODE (the link then writes it
+            // only a little ahead of its replies); 2.x's HSET never does.
+            const blocking = view.dialect === 'redisearch1';
             for (let start = 0; start < rows.length; start += batchSize) {
                 const batch = rows.slice(start, start + batchSize);
                 let replies: Promise<PromiseSettledResult<unknown>[]>;
                 if (link.sendBatch) {
                     for (const row of batch) writer.append(encode(parameters(row)));
-                    replies = link.sendBatch(writer.take(name));
+                    replies = link.sendBatch(writer.take(name, blocking));
                 } else {
                     const commands = batch.map((row) => bindRedisCommand(collection.insert, parameters(row)));
                     replies = Promise.allSettled(commands.map((argv) => link.send(argv)));

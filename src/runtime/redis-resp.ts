@@ -18,6 +18,12 @@ export interface RespBatch {
     first: string;
     /** Where each command ends in `bytes` (so that the batch can be written a few commands at a time). */
     ends?: Uint32Array;
+    /**
+     * The commands may block the connection one at a time (RediSearch 1.x FT.ADD on a server without SAFEMODE): they
+     * are written a little ahead of their replies only (see redis-link.ts `PIPE_WINDOW`). Other commands (HSET, FCALL)
+     * are written as far ahead as `redis-cli --pipe` writes them.
+     */
+    blocking?: boolean;
 }
 
 /** The RESP form of one argument. */
@@ -75,18 +81,20 @@ export function compileRespEncoder(command: RedisCommand): RespEncoder {
             args.push({ kind: 'bound', parts: arg, dropWhenNull: only.param });
         } else args.push({ kind: 'bound', parts: arg });
     }
-    // Each bound part gets its own copy of its slot, with a cache for dates and times.
+    // Each bound part gets its own copy of its slot, with a cache for dates, times and sort keys.
     for (const arg of args) {
         if (arg.kind !== 'bound') continue;
         arg.parts = arg.parts.map((part) =>
-            typeof part === 'string' || !CACHED_TYPES.has(part.type)
+            typeof part === 'string' || !(CACHED_TYPES.has(part.type) || part.use === 'sort-key')
                 ? part
                 : { ...part, cache: new Map<unknown, string>() },
         );
     }
-    // Dates and times are parsed and checked (regular expressions): their texts are remembered per slot, since they
-    // repeat across rows (the same flight's date in every row of its passengers). Other values are cheaper to encode
-    // than to look up, and key parts are mostly unique.
+    // Dates and times are parsed and checked (regular expressions), and sort keys folded character by character:
+    // their texts are remembered per slot, since they repeat across rows (the same flight's date in every row of its
+    // passengers, the same city in many). Other values are cheaper to encode than to look up, and key parts are
+    // mostly unique. A text value that is a string is itself (`encodeRedisValue`), and a key part with neither `%`
+    // nor `:` needs no escape: the common cases skip the calls.
     const slotText = (slot: RedisParamSlot & { cache?: Map<unknown, string> }, values: RedisParamValues): string => {
         const value = values[slot.param] ?? slot.default;
         if (value === null || value === undefined) throw new Error('no value');
@@ -95,10 +103,12 @@ export function compileRespEncoder(command: RedisCommand): RespEncoder {
             const known = cache.get(value);
             if (known !== undefined) return known;
         }
-        const encoded = encodeRedisValue(slot.type, value);
+        const encoded = slot.type === 'text' && typeof value === 'string' ? value : encodeRedisValue(slot.type, value);
         const text =
             slot.use === 'key-part'
-                ? escapeKeyPart(encoded)
+                ? encoded.includes('%') || encoded.includes(':')
+                    ? escapeKeyPart(encoded)
+                    : encoded
                 : slot.use === 'sort-key'
                   ? encodeSortKey(encoded)
                   : encoded;
@@ -167,12 +177,13 @@ export class RespWriter {
     }
 
     /** The commands added so far, as a batch; the writer starts over with a new buffer (the socket keeps this one). */
-    take(first: string): RespBatch {
+    take(first: string, blocking = false): RespBatch {
         const batch = {
             bytes: this.buffer.subarray(0, this.length),
             count: this.count,
             first,
             ends: this.ends.slice(0, this.count),
+            blocking,
         };
         this.buffer = Buffer.allocUnsafe(this.buffer.length);
         this.length = 0;
@@ -200,4 +211,108 @@ export function argvOfResp(text: string): string[] {
         at += length + 2;
     }
     return argv;
+}
+
+const CR = 0x0d;
+
+/**
+ * Reads the replies of a pipelined connection (RESP2) as they arrive, chunk by chunk, and hands each on in order: a
+ * value (`+` status and `$` bulk replies as strings, `:` integers as numbers, `*` arrays as arrays, nil as null) or
+ * an error reply's message. Made for the loader's bulk connection, where almost every reply is one short line
+ * (`:3` to an HSET, `+OK` to an FT.ADD): those are read where they lie, in the chunk as it came from the socket,
+ * without a decoder object per reply. A chunk is read before the call returns (the caller may reuse its buffer);
+ * only a reply cut by the chunk's end is copied, and read again whole with the next chunk. A byte that starts no
+ * reply throws.
+ */
+export class RespReplyReader {
+    private pending: Buffer | undefined;
+
+    constructor(
+        private readonly onReply: (value: unknown) => void,
+        private readonly onError: (message: string) => void,
+        /** The value of an error reply inside an array. */
+        private readonly nestedError: (message: string) => unknown = (message) => new Error(message),
+    ) {}
+
+    write(chunk: Buffer): void {
+        const bytes = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk]);
+        this.pending = undefined;
+        const length = bytes.length;
+        let at = 0;
+        while (at < length) {
+            const type = bytes[at];
+            if (type === 0x3a || type === 0x2b || type === 0x2d) {
+                // `:`, `+`, `-`: one line.
+                const end = bytes.indexOf(CR, at + 1);
+                if (end < 0 || end + 1 >= length) break;
+                if (type === 0x3a) this.onReply(integerAt(bytes, at + 1, end));
+                else if (type === 0x2b) this.onReply(bytes.toString('utf8', at + 1, end));
+                else this.onError(bytes.toString('utf8', at + 1, end));
+                at = end + 2;
+                continue;
+            }
+            const read = this.value(bytes, at);
+            if (read === undefined) break;
+            this.onReply(read.value);
+            at = read.next;
+        }
+        if (at < length) this.pending = Buffer.from(bytes.subarray(at));
+    }
+
+    /** The reply at `at` and where the next begins, or undefined when it is not all there yet. */
+    private value(bytes: Buffer, at: number): { value: unknown; next: number } | undefined {
+        const type = bytes[at];
+        const end = bytes.indexOf(CR, at + 1);
+        if (end < 0 || end + 1 >= bytes.length) return undefined;
+        const next = end + 2;
+        switch (type) {
+            case 0x2b: // +
+                return { value: bytes.toString('utf8', at + 1, end), next };
+            case 0x2d: // -
+                return { value: this.nestedError(bytes.toString('utf8', at + 1, end)), next };
+            case 0x3a: // :
+                return { value: integerAt(bytes, at + 1, end), next };
+            case 0x24: {
+                // $
+                const size = integerAt(bytes, at + 1, end);
+                if (size < 0) return { value: null, next };
+                if (next + size + 2 > bytes.length) return undefined;
+                return { value: bytes.toString('utf8', next, next + size), next: next + size + 2 };
+            }
+            case 0x2a: {
+                // *
+                const count = integerAt(bytes, at + 1, end);
+                if (count < 0) return { value: null, next };
+                const items: unknown[] = [];
+                let from = next;
+                for (let i = 0; i < count; i++) {
+                    if (from >= bytes.length) return undefined;
+                    const item = this.value(bytes, from);
+                    if (item === undefined) return undefined;
+                    items.push(item.value);
+                    from = item.next;
+                }
+                return { value: items, next: from };
+            }
+            default:
+                throw new Error(`not a RESP reply: byte ${type} at ${at}`);
+        }
+    }
+}
+
+/** The decimal integer in bytes [from, to). */
+function integerAt(bytes: Buffer, from: number, to: number): number {
+    let negative = false;
+    if (bytes[from] === 0x2d) {
+        negative = true;
+        from++;
+    }
+    if (from >= to) throw new Error('not a RESP integer');
+    let n = 0;
+    for (let i = from; i < to; i++) {
+        const digit = bytes[i] - 0x30;
+        if (digit < 0 || digit > 9) throw new Error('not a RESP integer');
+        n = n * 10 + digit;
+    }
+    return negative ? -n : n;
 }
