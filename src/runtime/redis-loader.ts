@@ -198,7 +198,10 @@ export async function loadIntoRedis(
     try {
         for (const { collection, rows, parameters } of work) {
             // Compiled once per collection: each row goes straight to RESP text (see redis-resp.ts).
-            const encode = compileRespEncoder(collection.insert);
+            const encode = compileRespEncoder(
+                collection.insert,
+                collection.key.parts.map((part) => part.param),
+            );
             const name = displayRedisCommand(collection.insert)[0] ?? '';
             // 1.x's FT.ADD blocks the connection for each row on a server without SAFEMODE (the link then writes it
             // only a little ahead of its replies); 2.x's HSET never does.
@@ -207,7 +210,8 @@ export async function loadIntoRedis(
                 const batch = rows.slice(start, start + batchSize);
                 let replies: Promise<PromiseSettledResult<unknown>[]>;
                 if (link.sendBatch) {
-                    for (const row of batch) writer.append(encode(parameters(row)));
+                    // The key parts go beside the values (no copy of a row's values with them: `rowParameters`).
+                    for (const row of batch) writer.append(encode(row.values, row.keyParts));
                     replies = link.sendBatch(writer.take(name, blocking));
                 } else {
                     const commands = batch.map((row) => bindRedisCommand(collection.insert, parameters(row)));

@@ -45,12 +45,19 @@ export function respBatch(commands: readonly (readonly string[])[]): RespBatch {
     return writer.take(commands[0]?.[0] ?? '');
 }
 
-/** Turns a row's parameter values into the RESP text of one command. */
-export type RespEncoder = (values: RedisParamValues) => string;
+/**
+ * Turns a row's parameter values into the RESP text of one command. `keyParts` (with the encoder compiled for the
+ * key's parameters) supplies a key part that `values` does not hold, as `rowParameters` does, without a copy of
+ * the values per row.
+ */
+export type RespEncoder = (values: RedisParamValues, keyParts?: readonly string[]) => string;
 
 /** One argument of a compiled command: its RESP text when it is constant, else its parts. */
 type CompiledArg =
-    { kind: 'constant'; text: string } | { kind: 'bound'; parts: (string | RedisParamSlot)[]; dropWhenNull?: string };
+    { kind: 'constant'; text: string } | { kind: 'bound'; parts: (string | CompiledSlot)[]; dropWhenNull?: string };
+
+/** A slot as the encoder reads it: its own copy, with a cache of encoded texts and the key part that stands in. */
+type CompiledSlot = RedisParamSlot & { cache?: Map<unknown, string>; keyPart?: number };
 
 /** Encoded values remembered per argument of a compiled command (then forgotten all at once). */
 const VALUE_CACHE_SIZE = 1 << 16;
@@ -64,8 +71,17 @@ const ROW_USES = new Set(['value', 'key-part', 'sort-key']);
  * drops its field/value pair) in RESP. A value it cannot encode goes through `bindRedisCommand` itself, so the error
  * is the one every other path reports.
  */
-export function compileRespEncoder(command: RedisCommand): RespEncoder {
-    const general: RespEncoder = (values) => respOf(bindRedisCommand(command, values));
+export function compileRespEncoder(command: RedisCommand, keyParams: readonly string[] = []): RespEncoder {
+    const withKeyParts = (values: RedisParamValues, keyParts: readonly string[] | undefined): RedisParamValues => {
+        if (keyParts === undefined || keyParams.every((param) => param in values)) return values;
+        const all: Record<string, unknown> = { ...values };
+        keyParams.forEach((param, position) => {
+            if (!(param in all)) all[param] = keyParts[position];
+        });
+        return all;
+    };
+    const general: RespEncoder = (values, keyParts) =>
+        respOf(bindRedisCommand(command, withKeyParts(values, keyParts)));
     const args: CompiledArg[] = [];
     for (const [position, arg] of command.argv.entries()) {
         const slots = arg.filter((part): part is RedisParamSlot => typeof part !== 'string');
@@ -84,26 +100,46 @@ export function compileRespEncoder(command: RedisCommand): RespEncoder {
     // Each bound part gets its own copy of its slot, with a cache for dates, times and sort keys.
     for (const arg of args) {
         if (arg.kind !== 'bound') continue;
-        arg.parts = arg.parts.map((part) =>
-            typeof part === 'string' || !(CACHED_TYPES.has(part.type) || part.use === 'sort-key')
-                ? part
-                : { ...part, cache: new Map<unknown, string>() },
-        );
+        arg.parts = arg.parts.map((part): string | CompiledSlot => {
+            if (typeof part === 'string') return part;
+            const slot: CompiledSlot = { ...part };
+            if (CACHED_TYPES.has(part.type) || part.use === 'sort-key') slot.cache = new Map<unknown, string>();
+            const keyPart = keyParams.indexOf(part.param);
+            if (keyPart >= 0) slot.keyPart = keyPart;
+            return slot;
+        });
     }
     // Dates and times are parsed and checked (regular expressions), and sort keys folded character by character:
     // their texts are remembered per slot, since they repeat across rows (the same flight's date in every row of its
     // passengers, the same city in many). Other values are cheaper to encode than to look up, and key parts are
-    // mostly unique. A text value that is a string is itself (`encodeRedisValue`), and a key part with neither `%`
-    // nor `:` needs no escape: the common cases skip the calls.
-    const slotText = (slot: RedisParamSlot & { cache?: Map<unknown, string> }, values: RedisParamValues): string => {
-        const value = values[slot.param] ?? slot.default;
+    // mostly unique. The common cases skip the calls: a text value that is a string is itself, a number that is an
+    // int or a float without an exponent is its `String` (what `encodeRedisValue` returns for them), and a key part
+    // with neither `%` nor `:` needs no escape.
+    const slotText = (
+        slot: CompiledSlot,
+        values: RedisParamValues,
+        keyParts: readonly string[] | undefined,
+    ): string => {
+        let value = values[slot.param];
+        if (value === undefined && slot.keyPart !== undefined && keyParts !== undefined && !(slot.param in values))
+            value = keyParts[slot.keyPart];
+        value ??= slot.default;
         if (value === null || value === undefined) throw new Error('no value');
         const cache = slot.cache;
         if (cache !== undefined) {
             const known = cache.get(value);
             if (known !== undefined) return known;
         }
-        const encoded = slot.type === 'text' && typeof value === 'string' ? value : encodeRedisValue(slot.type, value);
+        let encoded: string | undefined;
+        if (typeof value === 'string') {
+            if (slot.type === 'text') encoded = value;
+        } else if (typeof value === 'number') {
+            if (slot.type === 'int' ? Number.isSafeInteger(value) : slot.type === 'float' && Number.isFinite(value)) {
+                encoded = String(value);
+                if (encoded.includes('e')) encoded = undefined;
+            }
+        }
+        encoded ??= encodeRedisValue(slot.type, value);
         const text =
             slot.use === 'key-part'
                 ? encoded.includes('%') || encoded.includes(':')
@@ -118,7 +154,7 @@ export function compileRespEncoder(command: RedisCommand): RespEncoder {
         }
         return text;
     };
-    return (values) => {
+    return (values, keyParts) => {
         let body = '';
         // The previous argument waits here: a dropped optional value takes its field name with it.
         let pending = '';
@@ -140,13 +176,14 @@ export function compileRespEncoder(command: RedisCommand): RespEncoder {
                     }
                 }
                 let text = '';
-                for (const part of arg.parts) text += typeof part === 'string' ? part : slotText(part, values);
+                for (const part of arg.parts)
+                    text += typeof part === 'string' ? part : slotText(part, values, keyParts);
                 body += pending;
                 pending = bulk(text);
                 argc++;
             }
         } catch {
-            return general(values);
+            return general(values, keyParts);
         }
         return `*${argc}\r\n${body}${pending}`;
     };

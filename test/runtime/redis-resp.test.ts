@@ -44,10 +44,14 @@ describe('compiled RESP encoders', () => {
         for (const { view, collections } of await designs()) {
             for (const collection of view.collections) {
                 const encode = compileRespEncoder(collection.insert);
+                const keyParams = collection.key.parts.map((part) => part.param);
+                const withKeys = compileRespEncoder(collection.insert, keyParams);
                 const materialized = collections.find((c) => c.name === collection.name)!;
                 for (const row of materialized.rows) {
                     const values = rowParameters(collection, row);
                     expect(encode(values)).toBe(respOf(bindRedisCommand(collection.insert, values)));
+                    // What the loader calls: the row's values and its key parts beside them, not merged.
+                    expect(withKeys(row.values, row.keyParts)).toBe(encode(values));
                     // The same row with every optional value null: each drops its field/value pair in both.
                     const nulled = Object.fromEntries(Object.keys(values).map((name) => [name, null]));
                     const without = { ...values, ...nulled };
