@@ -10,7 +10,7 @@ import type { RedisCollection, RedisViewModel } from '../generation/redis/redis-
 import { KvmodError } from '../pipeline/errors.js';
 import type { MaterializedCollection, MaterializedRow } from './materialize.js';
 import { RedisConnectionLost, type RedisLink } from './redis-link.js';
-import { compileRespEncoder, RespWriter } from './redis-resp.js';
+import { compileRespRowWriter, RespWriter } from './redis-resp.js';
 import { dropPhysicalIndex, indexInfo, pointStableName, servedIndex } from './redis-stable-names.js';
 
 /** Options of `loadIntoRedis`. */
@@ -197,8 +197,8 @@ export async function loadIntoRedis(
     const writer = new RespWriter();
     try {
         for (const { collection, rows, parameters } of work) {
-            // Compiled once per collection: each row goes straight to RESP text (see redis-resp.ts).
-            const encode = compileRespEncoder(
+            // Compiled once per collection: each row goes straight into the batch's RESP bytes (see redis-resp.ts).
+            const write = compileRespRowWriter(
                 collection.insert,
                 collection.key.parts.map((part) => part.param),
             );
@@ -211,7 +211,7 @@ export async function loadIntoRedis(
                 let replies: Promise<PromiseSettledResult<unknown>[]>;
                 if (link.sendBatch) {
                     // The key parts go beside the values (no copy of a row's values with them: `rowParameters`).
-                    for (const row of batch) writer.append(encode(row.values, row.keyParts));
+                    for (const row of batch) write(writer, row.values, row.keyParts);
                     replies = link.sendBatch(writer.take(name, blocking));
                 } else {
                     const commands = batch.map((row) => bindRedisCommand(collection.insert, parameters(row)));

@@ -52,9 +52,9 @@ export function respBatch(commands: readonly (readonly string[])[]): RespBatch {
  */
 export type RespEncoder = (values: RedisParamValues, keyParts?: readonly string[]) => string;
 
-/** One argument of a compiled command: its RESP text when it is constant, else its parts. */
+/** One argument of a compiled command: its RESP bytes when it is constant, else its parts. */
 type CompiledArg =
-    { kind: 'constant'; text: string } | { kind: 'bound'; parts: (string | CompiledSlot)[]; dropWhenNull?: string };
+    { kind: 'constant'; bytes: Buffer } | { kind: 'bound'; parts: (string | CompiledSlot)[]; dropWhenNull?: string };
 
 /** A slot as the encoder reads it: its own copy, with a cache of encoded texts and the key part that stands in. */
 type CompiledSlot = RedisParamSlot & { cache?: Map<unknown, string>; keyPart?: number };
@@ -72,6 +72,22 @@ const ROW_USES = new Set(['value', 'key-part', 'sort-key']);
  * is the one every other path reports.
  */
 export function compileRespEncoder(command: RedisCommand, keyParams: readonly string[] = []): RespEncoder {
+    const write = compileRespRowWriter(command, keyParams);
+    const writer = new RespWriter();
+    return (values, keyParts) => {
+        write(writer, values, keyParts);
+        return Buffer.from(writer.take('').bytes).toString('utf8');
+    };
+}
+
+/** Writes a row's command straight into a batch's buffer (what `compileRespEncoder` returns as text). */
+export type RespRowWriter = (writer: RespWriter, values: RedisParamValues, keyParts?: readonly string[]) => void;
+
+/**
+ * The row writer of a command (see `compileRespEncoder`): constant arguments copied as bytes encoded once, each
+ * value's length and UTF-8 bytes written in place, so a row leaves no string behind it.
+ */
+export function compileRespRowWriter(command: RedisCommand, keyParams: readonly string[] = []): RespRowWriter {
     const withKeyParts = (values: RedisParamValues, keyParts: readonly string[] | undefined): RedisParamValues => {
         if (keyParts === undefined || keyParams.every((param) => param in values)) return values;
         const all: Record<string, unknown> = { ...values };
@@ -80,14 +96,14 @@ export function compileRespEncoder(command: RedisCommand, keyParams: readonly st
         });
         return all;
     };
-    const general: RespEncoder = (values, keyParts) =>
-        respOf(bindRedisCommand(command, withKeyParts(values, keyParts)));
+    const general: RespRowWriter = (writer, values, keyParts) =>
+        writer.append(respOf(bindRedisCommand(command, withKeyParts(values, keyParts))));
     const args: CompiledArg[] = [];
     for (const [position, arg] of command.argv.entries()) {
         const slots = arg.filter((part): part is RedisParamSlot => typeof part !== 'string');
         if (slots.some((slot) => !ROW_USES.has(slot.use))) return general;
         if (slots.length === 0) {
-            args.push({ kind: 'constant', text: bulk(arg.join('')) });
+            args.push({ kind: 'constant', bytes: Buffer.from(bulk(arg.join('')), 'utf8') });
             continue;
         }
         const only = arg.length === 1 ? slots[0] : undefined;
@@ -154,38 +170,37 @@ export function compileRespEncoder(command: RedisCommand, keyParams: readonly st
         }
         return text;
     };
-    return (values, keyParts) => {
-        let body = '';
-        // The previous argument waits here: a dropped optional value takes its field name with it.
-        let pending = '';
-        let argc = 0;
+    const droppable = args.flatMap((arg) => (arg.kind === 'bound' && arg.dropWhenNull !== undefined ? [arg] : []));
+    const dropped = (arg: CompiledArg | undefined, values: RedisParamValues): boolean => {
+        if (arg?.kind !== 'bound' || arg.dropWhenNull === undefined) return false;
+        const value = values[arg.dropWhenNull];
+        return value === null || value === undefined;
+    };
+    return (writer, values, keyParts) => {
+        // An optional value that is null drops its argument and the field name before it (always a constant).
+        let argc = args.length;
+        for (const arg of droppable) if (dropped(arg, values)) argc -= 2;
+        const mark = writer.mark();
         try {
-            for (const arg of args) {
+            writer.begin(argc);
+            for (let i = 0; i < args.length; i++) {
+                const arg = args[i];
                 if (arg.kind === 'constant') {
-                    body += pending;
-                    pending = arg.text;
-                    argc++;
+                    if (dropped(args[i + 1], values)) i++;
+                    else writer.raw(arg.bytes);
                     continue;
-                }
-                if (arg.dropWhenNull !== undefined) {
-                    const value = values[arg.dropWhenNull];
-                    if (value === null || value === undefined) {
-                        pending = '';
-                        argc--;
-                        continue;
-                    }
                 }
                 let text = '';
                 for (const part of arg.parts)
                     text += typeof part === 'string' ? part : slotText(part, values, keyParts);
-                body += pending;
-                pending = bulk(text);
-                argc++;
+                writer.argument(text);
             }
         } catch {
-            return general(values, keyParts);
+            writer.reset(mark);
+            general(writer, values, keyParts);
+            return;
         }
-        return `*${argc}\r\n${body}${pending}`;
+        writer.end();
     };
 }
 
@@ -198,19 +213,73 @@ export class RespWriter {
 
     /** Adds one command's RESP text. */
     append(text: string): void {
-        const most = text.length * 3; // UTF-8 takes at most 3 bytes per UTF-16 unit
-        if (this.length + most > this.buffer.length) {
-            const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + most));
-            this.buffer.copy(grown, 0, 0, this.length);
-            this.buffer = grown;
-        }
+        this.room(text.length * 3); // UTF-8 takes at most 3 bytes per UTF-16 unit
         this.length += this.buffer.write(text, this.length, 'utf8');
+        this.end();
+    }
+
+    /** Where the next command starts (for `reset`). */
+    mark(): number {
+        return this.length;
+    }
+
+    /** Forgets what was written since `mark` (a command left half written). */
+    reset(mark: number): void {
+        this.length = mark;
+    }
+
+    /** Starts a command of `argc` arguments: `argument`/`raw` each, then `end`. */
+    begin(argc: number): void {
+        this.room(16);
+        this.buffer[this.length++] = 0x2a; // *
+        this.number(argc);
+    }
+
+    /** One argument given as its RESP bytes. */
+    raw(bytes: Uint8Array): void {
+        this.room(bytes.length);
+        this.buffer.set(bytes, this.length);
+        this.length += bytes.length;
+    }
+
+    /** One argument: its length, then its UTF-8 bytes. */
+    argument(text: string): void {
+        const size = Buffer.byteLength(text, 'utf8');
+        this.room(size + 16);
+        this.buffer[this.length++] = 0x24; // $
+        this.number(size);
+        this.length += this.buffer.write(text, this.length, 'utf8');
+        this.buffer[this.length++] = 0x0d;
+        this.buffer[this.length++] = 0x0a;
+    }
+
+    /** Ends the command begun last. */
+    end(): void {
         if (this.count === this.ends.length) {
             const grown = new Uint32Array(this.ends.length * 2);
             grown.set(this.ends);
             this.ends = grown;
         }
         this.ends[this.count++] = this.length;
+    }
+
+    /** A non-negative integer and CRLF. */
+    private number(n: number): void {
+        if (n < 10) this.buffer[this.length++] = 0x30 + n;
+        else {
+            const digits = String(n);
+            for (let i = 0; i < digits.length; i++) this.buffer[this.length++] = digits.charCodeAt(i);
+        }
+        this.buffer[this.length++] = 0x0d;
+        this.buffer[this.length++] = 0x0a;
+    }
+
+    /** Makes room for `bytes` more bytes. */
+    private room(bytes: number): void {
+        if (this.length + bytes <= this.buffer.length) return;
+        const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + bytes));
+        this.buffer.copy(grown, 0, 0, this.length);
+        this.buffer = grown;
     }
 
     /** The commands added so far, as a batch; the writer starts over with a new buffer (the socket keeps this one). */
