@@ -11,22 +11,19 @@
 // also compared with `redis-cli --pipe` replaying exactly its commands (one FCALL per row) into a flushed server with
 // the library loaded, timed in the same run: its share of redis-cli's throughput.
 import './polyfills.mjs';
-import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, mkdirSync, writeSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { benchOptions, coreWriteCommands, removeDir, respText, scratchDir, startBenchServer } from './bench-redis.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const args = process.argv.slice(2);
-const option = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
+const { option, flag } = benchOptions();
 const scale = Number(option('scale', '2000'));
 const samples = Number(option('samples', '20'));
 const rounds = Number(option('rounds', '5'));
 const model = resolve(root, option('model', 'examples/airflights/airflights.pidm'));
-const json = args.includes('--json');
-const MODULE = '/usr/lib/redis/modules/redisearch.so';
+const json = flag('json');
 
 const { loadRuntimeDesign } = await import(`${root}out/src/runtime/runtime-design.js`);
 const { indexInstanceData } = await import(`${root}out/src/runtime/instance-data.js`);
@@ -41,21 +38,11 @@ const { getGenerationTarget } = await import(`${root}out/src/generation/generati
 const { buildViewModel } = await import(`${root}out/src/generation/generation-engine.js`);
 const { buildCoreDesign, coreRowKey, coreRowValues } = await import(`${root}out/src/runtime/redis-core/core-engine.js`);
 
-mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true });
-const dir = mkdtempSync(join(root, 'node_modules', '.cache', 'kvmod-bench-core-'));
+const dir = scratchDir(root, 'kvmod-bench-core');
 let server;
 try {
-    const port = await freePort();
-    server = spawn(
-        'redis-server',
-        [
-            ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
-            ...['--loadmodule', MODULE, 'SAFEMODE', 'TIMEOUT', '0'],
-        ],
-        { stdio: 'ignore' },
-    );
-    await waitForPort(port);
-    const url = `redis://127.0.0.1:${port}`;
+    server = await startBenchServer(dir);
+    const url = server.url;
     const design = await loadRuntimeDesign(model, {});
     const data = generateInstanceData(design.model, { scale, seed: 1 });
     const index = indexInstanceData(design.model, data);
@@ -68,44 +55,17 @@ try {
         results[target] = await engine.use((typed) => measure(typed, url));
     }
     // redis-cli --pipe replaying the redis-core write: the same FCALLs, on a flushed server with the library loaded.
-    const cli = (...argv) => {
-        const result = spawnSync('redis-cli', ['-p', String(port), ...argv], { encoding: 'utf8' });
-        if (result.status !== 0) throw new Error(`redis-cli ${argv.join(' ')}: ${result.stderr}`);
-        return result.stdout.trim();
-    };
     {
         const core = await buildCoreDesign(design.kvlm);
         const file = join(dir, 'core.resp');
         const fd = openSync(file, 'w');
-        const byName = new Map(rows.map((c) => [c.name, c]));
-        for (const collection of core.design.collections) {
-            for (const row of byName.get(collection.name).rows) {
-                const argv =
-                    collection.key.kind === 'counter'
-                        ? ['FCALL', core.design.functions.add, '2', collection.key.counterKey, collection.recordKey]
-                        : ['FCALL', core.design.functions.put, '2', coreRowKey(collection, row), collection.recordKey];
-                argv.push(collection.name, ...coreRowValues(collection, row));
-                let text = `*${argv.length}\r\n`;
-                for (const arg of argv) text += `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`;
-                writeSync(fd, text);
-            }
-        }
+        for (const argv of coreWriteCommands(core, rows, { coreRowKey, coreRowValues })) writeSync(fd, respText(argv));
         closeSync(fd);
         let best;
         for (let run = 0; run < 3; run++) {
-            cli('FLUSHALL');
-            cli('FUNCTION', 'LOAD', 'REPLACE', core.library);
-            const input = openSync(file, 'r');
-            const started = performance.now();
-            const result = spawnSync('redis-cli', ['-p', String(port), '--pipe'], {
-                stdio: [input, 'pipe', 'pipe'],
-                encoding: 'utf8',
-            });
-            const seconds = (performance.now() - started) / 1000;
-            closeSync(input);
-            if (result.status !== 0 || !/errors: 0/.test(result.stdout))
-                throw new Error(`redis-cli --pipe: ${result.stdout} ${result.stderr}`);
-            best = Math.min(best ?? Infinity, seconds);
+            server.cli('FLUSHALL');
+            server.cli('FUNCTION', 'LOAD', 'REPLACE', core.library);
+            best = Math.min(best ?? Infinity, server.pipe(file));
         }
         results['redis-cli'] = { rows: total, seconds: best, rowsPerSecond: total / best };
     }
@@ -184,8 +144,8 @@ try {
             );
     }
 } finally {
-    if (server?.pid) process.kill(server.pid);
-    rmSync(dir, { recursive: true, force: true });
+    server?.stop();
+    removeDir(dir);
 }
 
 function percentile(sorted, p) {
@@ -198,31 +158,4 @@ function fmt(n) {
 
 function ms(n) {
     return `${n.toFixed(2)} ms`;
-}
-
-function freePort() {
-    return new Promise((resolvePort, reject) => {
-        const probe = createServer();
-        probe.once('error', reject);
-        probe.listen(0, '127.0.0.1', () => {
-            const { port } = probe.address();
-            probe.close(() => resolvePort(port));
-        });
-    });
-}
-
-async function waitForPort(port) {
-    for (let i = 0; i < 200; i++) {
-        const ok = await new Promise((done) => {
-            const socket = connect(port, '127.0.0.1');
-            socket.once('connect', () => {
-                socket.destroy();
-                done(true);
-            });
-            socket.once('error', () => done(false));
-        });
-        if (ok) return;
-        await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error(`redis-server did not listen on port ${port}`);
 }

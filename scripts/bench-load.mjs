@@ -1,47 +1,54 @@
 #!/usr/bin/env node
 // `npm run bench:load [-- --scale 10000] [--model examples/airflights/airflights.pidm] [--batch 2000] [--repeat 3]
-//  [--deep-pipe] [--profile DIR] [--json]`
+//  [--no-blocking] [--deep-pipe] [--profile DIR] [--json]`
 //
-// `kvmod load` against `redis-cli --pipe`, side by side in one run, on a scratch redis-server with the RediSearch
-// 1.2 module (started here on a free loopback port, stopped by pid). The data is `kvmod data generate --scale N`; the
-// baseline replays exactly the commands kvmod sends (computed from the compiled code in out/) as RESP through
-// `redis-cli --pipe` into a flushed server. Each figure is the fastest of `--repeat` runs (flushed before each);
-// throughput is rows per second; a ratio is kvmod's share of redis-cli's throughput. CPU seconds are given beside
-// wall time because the machine may be shared (the load average is printed). Two comparisons:
+// Every write path `kvmod load` has against `redis-cli --pipe` replaying exactly the same commands, side by side in
+// one run, on scratch redis-servers with the RediSearch 1.2 module (started here on free loopback ports, stopped by
+// pid). The data is `kvmod data generate --scale N`; the baseline's commands are computed from the compiled code in
+// out/ and replayed as RESP into a flushed server. Each figure is the fastest of `--repeat` runs (flushed before
+// each); throughput is rows per second; a ratio is kvmod's share of redis-cli's throughput. CPU seconds are given
+// beside wall time because the machine may be shared (the load average is printed). "write path only" is what the
+// command calls to write (in this process, on rows already materialized: encoding, pipelined batches, every reply
+// checked; no start-up, model or JSON); "kvmod load (whole process)" adds start-up, reading and transforming the
+// model, reading and checking the JSON data and materializing.
 //
-// - FT.ADD (the redisearch1 design this server runs; the server indexes every row, the same work on both sides):
-//   `kvmod load` as a whole process (start-up, reading and transforming the model, reading and checking the JSON
-//   data, materializing, encoding, the round trips), and the write path alone (`loadIntoRedis`, what the command
-//   calls, in this process on rows already materialized). The baseline sends the commands in pipes of `--batch`
-//   commands, one `redis-cli --pipe` after the other, because one deep pipe of FT.ADD grows worse than linearly on
-//   this server (a blocked FT.ADD leaves the rest of the pipe in the server's query buffer, which is moved down after
-//   every command): `--deep-pipe` adds that baseline too (minutes at the default scale).
-// - HSET (the redisearch2 design's row writes; a 1.2 server does not index them, so this times the client and the
-//   protocol alone: the harder comparison): the write path alone against one deep `redis-cli --pipe` of the same
-//   HSETs. `kvmod load` itself cannot run this design here (a 1.2 server has no FT.ALIASUPDATE for its stable names).
+// The server runs RediSearch with `SAFEMODE TIMEOUT 0`, as /work/shared/design/REDIS.md says to (module threads off:
+// FT.ADD runs at once, like any command). Comparisons:
+// - FT.ADD (the redisearch1 design; the server indexes every row, the same work on both sides): the whole process
+//   and the write path, against one deep redis-cli pipe.
+// - HSET (the redisearch2 design's row writes; a 1.2 server stores them without indexing, so this times the client
+//   and the protocol alone: the harder comparison): the write path against one deep pipe. `kvmod load` itself
+//   cannot run this design here (a 1.2 server has no FT.ALIASUPDATE for its stable names).
+// - FCALL (the redis-core design: plain Redis, one call of its generated function library per row): the whole
+//   process (`--target redis-core`) and the write path (the engine's writeRows), against one deep pipe into the
+//   server with the library loaded. (Cluster: bench:core and the tests run the cluster; not timed here.)
+// - FT.ADD on a second server started WITHOUT SAFEMODE (RediSearch 1.2's default threading: each FT.ADD blocks its
+//   connection until indexed), unless `--no-blocking`: there one deep pipe of FT.ADD grows worse than linearly (a
+//   blocked FT.ADD leaves the rest of the pipe in the server's query buffer, moved down after every command), so the
+//   baseline sends pipes of `--batch` commands one after the other; `--deep-pipe` adds the deep pipe (minutes).
 //
-// `--profile DIR` also runs `kvmod load` once under `node --cpu-prof --cpu-prof-dir DIR` and prints where its time
-// went (scripts/cpu-profile-summary.mjs). Needs redis-server, redis-cli and /usr/lib/redis/modules/redisearch.so.
+// `--profile DIR` also runs `kvmod load` (FT.ADD) once under `node --cpu-prof --cpu-prof-dir DIR` and prints where
+// its time went (scripts/cpu-profile-summary.mjs). Needs redis-server, redis-cli and
+// /usr/lib/redis/modules/redisearch.so.
 import './polyfills.mjs';
-import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { benchOptions, coreWriteCommands, removeDir, respText, scratchDir, startBenchServer } from './bench-redis.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const args = process.argv.slice(2);
-const option = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
+const { option, flag } = benchOptions();
 const scale = Number(option('scale', '10000'));
 const repeat = Number(option('repeat', '3'));
 const batch = Number(option('batch', '2000'));
 const model = resolve(root, option('model', 'examples/airflights/airflights.pidm'));
 const profileDir = option('profile', undefined);
-const deepPipe = args.includes('--deep-pipe');
-const json = args.includes('--json');
-const MODULE = '/usr/lib/redis/modules/redisearch.so';
+const deepPipe = flag('deep-pipe');
+const blocking = !flag('no-blocking');
+const json = flag('json');
 const TIME = '/usr/bin/time'; // GNU time, for the CPU seconds of a child process (optional)
 
 const { loadRuntimeDesign } = await import(`${root}out/src/runtime/runtime-design.js`);
@@ -51,29 +58,18 @@ const { buildRedisViewModel } = await import(`${root}out/src/generation/redis/re
 const { bindRedisCommand } = await import(`${root}out/src/generation/redis/redis-commands.js`);
 const { rowParameters, loadIntoRedis } = await import(`${root}out/src/runtime/redis-loader.js`);
 const { connectRedis } = await import(`${root}out/src/runtime/redis-link.js`);
+const { engineOf } = await import(`${root}out/src/runtime/engine-registry.js`);
+const { getGenerationTarget } = await import(`${root}out/src/generation/generation-targets.js`);
+const { buildViewModel } = await import(`${root}out/src/generation/generation-engine.js`);
+const core = await import(`${root}out/src/runtime/redis-core/core-engine.js`);
 
-mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true });
-const dir = mkdtempSync(join(root, 'node_modules', '.cache', 'kvmod-bench-load-'));
+const dir = scratchDir(root, 'kvmod-bench-load');
 const load = () =>
     loadavg()
         .map((l) => l.toFixed(2))
         .join(' ');
-let server;
+const servers = [];
 try {
-    const port = await freePort();
-    server = spawn(
-        'redis-server',
-        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loadmodule', MODULE],
-        { stdio: 'ignore' },
-    );
-    const url = `redis://127.0.0.1:${port}`;
-    await waitForPing(port);
-    const cli = (...argv) => {
-        const result = spawnSync('redis-cli', ['-p', String(port), ...argv], { encoding: 'utf8' });
-        if (result.status !== 0) throw new Error(`redis-cli ${argv.join(' ')}: ${result.stderr}`);
-        return result.stdout.trim();
-    };
-
     const data = join(dir, 'data.json');
     const generated = spawnSync(
         process.execPath,
@@ -91,9 +87,10 @@ try {
         redisearch1: buildRedisViewModel(design.kvlm, { dialect: 'redisearch1' }),
         redisearch2: buildRedisViewModel(design.kvlm, { dialect: 'redisearch2' }),
     };
+    const coreDesign = await core.buildCoreDesign(design.kvlm);
 
-    /** Writes RESP files: the index commands, then the row commands in files of `per` commands each. */
-    const writeResp = (view, name, per, withIndexes) => {
+    /** Writes RESP files: `setup` commands first (a file of their own), then `commands` in files of `per` each. */
+    const writeResp = (name, per, setup, commands) => {
         const files = [];
         let fd;
         let count = 0;
@@ -102,54 +99,37 @@ try {
             files.push(join(dir, `${name}-${String(files.length).padStart(4, '0')}.resp`));
             fd = openSync(files.at(-1), 'w');
         };
-        const write = (argv) => {
-            let text = `*${argv.length}\r\n`;
-            for (const arg of argv) text += `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`;
-            writeSync(fd, text);
-        };
         next();
-        if (withIndexes) {
-            for (const collection of view.collections) {
-                write(bindRedisCommand(collection.create, {}));
-                write(bindRedisCommand(collection.point, {}));
-            }
-            next();
-        }
-        for (const collection of view.collections) {
-            for (const row of byName.get(collection.name).rows) {
-                if (count > 0 && count % per === 0) next();
-                write(bindRedisCommand(collection.insert, rowParameters(collection, row)));
-                count++;
-            }
+        for (const argv of setup) writeSync(fd, respText(argv));
+        next();
+        for (const argv of commands) {
+            if (count > 0 && count % per === 0) next();
+            writeSync(fd, respText(argv));
+            count++;
         }
         closeSync(fd);
         return files;
     };
-    const pipe = (file) => {
-        const input = openSync(file, 'r');
-        try {
-            const result = spawnSync('redis-cli', ['-p', String(port), '--pipe'], {
-                stdio: [input, 'pipe', 'pipe'],
-                encoding: 'utf8',
-            });
-            if (result.status !== 0 || !/errors: 0/.test(result.stdout))
-                throw new Error(`redis-cli --pipe: ${result.stdout} ${result.stderr}`);
-        } finally {
-            closeSync(input);
-        }
+    const indexCommands = (view) =>
+        view.collections.flatMap((c) => [bindRedisCommand(c.create, {}), bindRedisCommand(c.point, {})]);
+    function* rowCommands(view) {
+        for (const collection of view.collections)
+            for (const row of byName.get(collection.name).rows)
+                yield bindRedisCommand(collection.insert, rowParameters(collection, row));
+    }
+    /** redis-cli --pipe of the files, one after the other, into a flushed server; the first (the setup) untimed. */
+    const timeCli = (server, files, prepare = () => undefined) => {
+        server.cli('FLUSHALL');
+        prepare();
+        server.pipe(files[0]);
+        let seconds = 0;
+        for (const file of files.slice(1)) seconds += server.pipe(file);
+        return { seconds };
     };
-    /** redis-cli --pipe of the files, one after the other, into a flushed server; the first `untimed` are not timed. */
-    const timeCli = (files, untimed) => {
-        cli('FLUSHALL');
-        files.slice(0, untimed).forEach(pipe);
-        const started = performance.now();
-        files.slice(untimed).forEach(pipe);
-        return { seconds: (performance.now() - started) / 1000 };
-    };
-    const timeKvmod = (dialect) => {
-        cli('FLUSHALL');
-        const argv = [join(root, 'bin/kvmod.js'), 'load', model, '--data', data, '--redis', url];
-        argv.push('--dialect', dialect, '--batch', String(batch));
+    const timeKvmod = (server, target) => {
+        server.cli('FLUSHALL');
+        const argv = [join(root, 'bin/kvmod.js'), 'load', model, '--data', data, '--redis', server.url];
+        argv.push(...target, '--batch', String(batch));
         const timed = existsSync(TIME);
         const started = performance.now();
         const result = timed
@@ -160,72 +140,144 @@ try {
         const cpu = /kvmod-cpu ([\d.]+) ([\d.]+)/.exec(result.stderr);
         return { seconds, cpu: cpu ? Number(cpu[1]) + Number(cpu[2]) : undefined };
     };
-    // The write path alone: `loadIntoRedis` (what `kvmod load` calls) in this process on rows already materialized:
-    // encoding, pipelined batches and their replies; no start-up, model or JSON. Indexes are created untimed.
-    const timeWritePath = async (view, withIndexes) => {
-        cli('FLUSHALL');
-        const link = await connectRedis(url);
+    /** Times `write` (the write path), after `prepare` (untimed), with this process's CPU time. */
+    const timed = async (prepare, write) => {
+        await prepare();
+        const cpu = process.cpuUsage();
+        const started = performance.now();
+        const written = await write();
+        const seconds = (performance.now() - started) / 1000;
+        const used = process.cpuUsage(cpu);
+        if (written !== rows) throw new Error(`the write path wrote ${written} of ${rows} rows`);
+        return { seconds, cpu: (used.user + used.system) / 1e6 };
+    };
+    // `loadIntoRedis` (what `kvmod load --target redis` calls); the indexes are created untimed.
+    const timeWritePath = async (server, view, withIndexes) => {
+        server.cli('FLUSHALL');
+        const link = await connectRedis(server.url);
         try {
-            if (withIndexes)
-                await loadIntoRedis(
-                    link,
-                    view,
-                    collections.map((c) => ({ ...c, rows: [] })),
-                );
-            const cpu = process.cpuUsage();
-            const started = performance.now();
-            const result = await loadIntoRedis(link, view, collections, { skipIndexes: true, batchSize: batch });
-            const seconds = (performance.now() - started) / 1000;
-            const used = process.cpuUsage(cpu);
-            if (result.rows !== rows) throw new Error(`the write path wrote ${result.rows} of ${rows} rows`);
-            return { seconds, cpu: (used.user + used.system) / 1e6 };
+            return await timed(
+                () =>
+                    withIndexes &&
+                    loadIntoRedis(
+                        link,
+                        view,
+                        collections.map((c) => ({ ...c, rows: [] })),
+                    ),
+                async () =>
+                    (await loadIntoRedis(link, view, collections, { skipIndexes: true, batchSize: batch })).rows,
+            );
         } finally {
             await link.close();
         }
     };
+    // The redis-core engine's writeRows (what `kvmod load --target redis-core` calls); the library is loaded untimed.
+    const coreEngine = await engineOf(getGenerationTarget('redis-core'));
+    const timeCoreWritePath = (server) =>
+        coreEngine.use(async (engine) => {
+            const session = await engine.connect({ urls: [server.url] });
+            try {
+                const view = await buildViewModel(engine.target, design, { ...session.probe.options });
+                return await timed(
+                    () => session.prepareSchema(view, 'fresh'),
+                    async () => (await session.writeRows(view, collections, { batchSize: batch })).rows,
+                );
+            } finally {
+                await session.close();
+            }
+        });
     const fastest = async (run) => {
         let best;
         for (let r = 0; r < repeat; r++) {
-            const timed = await run();
-            if (!best || timed.seconds < best.seconds) best = timed;
+            const result = await run();
+            if (!best || result.seconds < best.seconds) best = result;
         }
         return best;
     };
-    const figure = (name, timed, baseline) => ({
+    const figure = (name, result, baseline) => ({
         name,
-        seconds: Number(timed.seconds.toFixed(2)),
-        cpuSeconds: timed.cpu === undefined ? undefined : Number(timed.cpu.toFixed(2)),
-        rowsPerSecond: Math.round(rows / timed.seconds),
-        share: baseline ? Number((baseline.seconds / timed.seconds).toFixed(2)) : undefined,
+        seconds: Number(result.seconds.toFixed(2)),
+        cpuSeconds: result.cpu === undefined ? undefined : Number(result.cpu.toFixed(2)),
+        rowsPerSecond: Math.round(rows / result.seconds),
+        share: baseline ? Number((baseline.seconds / result.seconds).toFixed(2)) : undefined,
     });
 
     const results = [];
+    const server = await startBenchServer(dir);
+    servers.push(server);
     {
-        const chunked = writeResp(views.redisearch1, 'ftadd', batch, true);
-        const baseline = await fastest(() => timeCli(chunked, 1));
-        const lines = [figure(`redis-cli --pipe, ${chunked.length - 1} pipes of ${batch}`, baseline)];
-        if (deepPipe) {
-            const deep = writeResp(views.redisearch1, 'ftadd-deep', Infinity, true);
-            lines.push(figure('redis-cli --pipe, one pipe', await fastest(() => timeCli(deep, 1)), baseline));
-        }
-        lines.push(figure('kvmod load (whole process)', await fastest(() => timeKvmod('redisearch1')), baseline));
-        const keys = Number(cli('DBSIZE'));
-        lines.push(figure('write path only', await fastest(() => timeWritePath(views.redisearch1, true)), baseline));
-        results.push({ comparison: 'FT.ADD (redisearch1 design, indexed by the server)', keys, lines });
+        const deep = writeResp('ftadd', Infinity, indexCommands(views.redisearch1), rowCommands(views.redisearch1));
+        const baseline = await fastest(() => timeCli(server, deep));
+        const lines = [figure('redis-cli --pipe, one pipe', baseline)];
+        lines.push(
+            figure(
+                'kvmod load (whole process)',
+                await fastest(() => timeKvmod(server, ['--dialect', 'redisearch1'])),
+                baseline,
+            ),
+        );
+        lines.push(
+            figure('write path only', await fastest(() => timeWritePath(server, views.redisearch1, true)), baseline),
+        );
+        results.push({ comparison: 'FT.ADD (redisearch1 design, indexed by the server; SAFEMODE)', lines });
     }
     {
-        const deep = writeResp(views.redisearch2, 'hset', Infinity, false);
-        const baseline = await fastest(() => timeCli(deep, 0));
+        const deep = writeResp('hset', Infinity, [], rowCommands(views.redisearch2));
+        const baseline = await fastest(() => timeCli(server, deep));
         const lines = [figure('redis-cli --pipe, one pipe', baseline)];
-        lines.push(figure('write path only', await fastest(() => timeWritePath(views.redisearch2, false)), baseline));
+        lines.push(
+            figure('write path only', await fastest(() => timeWritePath(server, views.redisearch2, false)), baseline),
+        );
         results.push({ comparison: 'HSET (redisearch2 rows, not indexed by 1.2: client and protocol alone)', lines });
+    }
+    {
+        const deep = writeResp('fcall', Infinity, [], coreWriteCommands(coreDesign, collections, core));
+        const library = () => server.cli('FUNCTION', 'LOAD', 'REPLACE', coreDesign.library);
+        const baseline = await fastest(() => timeCli(server, deep, library));
+        const lines = [figure('redis-cli --pipe, one pipe', baseline)];
+        lines.push(
+            figure(
+                'kvmod load (whole process)',
+                await fastest(() => timeKvmod(server, ['--target', 'redis-core'])),
+                baseline,
+            ),
+        );
+        lines.push(figure('write path only', await fastest(() => timeCoreWritePath(server)), baseline));
+        results.push({ comparison: 'FCALL (redis-core design: plain Redis, its function library)', lines });
+    }
+    if (blocking) {
+        const slow = await startBenchServer(dir, { safemode: false });
+        servers.push(slow);
+        const chunked = writeResp(
+            'ftadd-pipes',
+            batch,
+            indexCommands(views.redisearch1),
+            rowCommands(views.redisearch1),
+        );
+        const baseline = await fastest(() => timeCli(slow, chunked));
+        const lines = [figure(`redis-cli --pipe, ${chunked.length - 1} pipes of ${batch}`, baseline)];
+        if (deepPipe) {
+            const deep = writeResp('ftadd', Infinity, indexCommands(views.redisearch1), rowCommands(views.redisearch1));
+            lines.push(figure('redis-cli --pipe, one pipe', await fastest(() => timeCli(slow, deep)), baseline));
+        }
+        lines.push(
+            figure(
+                'kvmod load (whole process)',
+                await fastest(() => timeKvmod(slow, ['--dialect', 'redisearch1'])),
+                baseline,
+            ),
+        );
+        lines.push(
+            figure('write path only', await fastest(() => timeWritePath(slow, views.redisearch1, true)), baseline),
+        );
+        results.push({ comparison: 'FT.ADD on a server without SAFEMODE (each FT.ADD blocks its connection)', lines });
     }
     let profile;
     if (profileDir) {
         rmSync(profileDir, { recursive: true, force: true });
-        cli('FLUSHALL');
+        server.cli('FLUSHALL');
         const argv = ['--cpu-prof', '--cpu-prof-dir', profileDir, join(root, 'bin/kvmod.js'), 'load', model];
-        argv.push('--data', data, '--redis', url, '--dialect', 'redisearch1', '--batch', String(batch));
+        argv.push('--data', data, '--redis', server.url, '--dialect', 'redisearch1', '--batch', String(batch));
         const run = spawnSync(process.execPath, argv, { encoding: 'utf8' });
         if (run.status !== 0) throw new Error(`kvmod load --cpu-prof: ${run.stderr}`);
         const file = join(
@@ -252,26 +304,6 @@ try {
         if (profile) console.log(`\nkvmod load under --cpu-prof (${profileDir}):\n${profile}`);
     }
 } finally {
-    if (server?.pid) process.kill(server.pid);
-    rmSync(dir, { recursive: true, force: true });
-}
-
-function freePort() {
-    return new Promise((resolvePort, reject) => {
-        const probe = createServer();
-        probe.once('error', reject);
-        probe.listen(0, '127.0.0.1', () => {
-            const { port } = probe.address();
-            probe.close(() => resolvePort(port));
-        });
-    });
-}
-
-async function waitForPing(port) {
-    for (let attempt = 0; attempt < 100; attempt++) {
-        if (spawnSync('redis-cli', ['-p', String(port), 'PING'], { encoding: 'utf8' }).stdout?.trim() === 'PONG')
-            return;
-        await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error('redis-server did not start');
+    for (const server of servers) server.stop();
+    removeDir(dir);
 }

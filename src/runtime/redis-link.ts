@@ -5,13 +5,12 @@
  */
 import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
-import { Decoder } from '@redis/client/dist/lib/RESP/decoder.js';
 // The client alone: `redis` would also load its module packages (search, JSON, bloom, time series), unused here.
 import { ConnectionTimeoutError, createClient, ErrorReply } from '@redis/client';
 import type { RedisDialect } from '../generation/redis/redis-view-model.js';
 import type { EngineFailure } from './engine.js';
 import { KvmodError } from '../pipeline/errors.js';
-import { respBatch, type RespBatch } from './redis-resp.js';
+import { respBatch, RespReplyReader, type RespBatch } from './redis-resp.js';
 import { DEFAULT_REDIS_TIMEOUT_SECONDS, redactRedisUrl } from './redis-url.js';
 
 /** The failure each error code of a Redis link means (the engines built on a link add their own codes). */
@@ -243,23 +242,33 @@ interface PipeBatch {
     done: (replies: PromiseSettledResult<unknown>[]) => void;
     bytes: Uint8Array;
     ends?: Uint32Array;
+    /** Bytes written ahead of the replies at most (`PIPE_WINDOW` for commands that may block). */
+    window: number;
+    blocking: boolean;
     /** Commands written to the socket so far. */
     written: number;
 }
 
 /**
- * At most this many bytes of commands are written and not yet answered; a batch goes out in slices as replies come
- * back. The server keeps what it has read and not yet run in its query buffer, and a command that blocks (1.2's
- * FT.ADD without SAFEMODE) makes it move the rest of that buffer down after every command: a deep pipe costs it time
- * in proportion to its depth for every command. A window keeps the buffer small while the server never waits.
+ * At most this many bytes of commands that may block (`RespBatch.blocking`) are written and not yet answered; a batch
+ * goes out in slices as replies come back. The server keeps what it has read and not yet run in its query buffer,
+ * and a command that blocks (1.2's FT.ADD without SAFEMODE) makes it move the rest of that buffer down after every
+ * command: a deep pipe costs it time in proportion to its depth for every command. A window keeps the buffer small
+ * while the server never waits.
  */
 const PIPE_WINDOW = 1 << 18;
+/**
+ * The window of other commands (HSET, FCALL): the server reads them 16 KB at a time and runs each at once, so the
+ * depth costs it nothing, and a small window left it idle while the client encoded the next batch (a 2000-row batch
+ * of HSETs is about 0.5 MB). Two loader batches fit in it.
+ */
+const PIPE_WINDOW_NONBLOCKING = 1 << 22;
 /** The size of a slice written at once (more than one command when they are small). */
 const PIPE_SLICE = 1 << 14;
 
 /**
  * Opens the bulk connection of a link (see `RedisLink.sendBatch`): the same server, TLS, user, password and
- * database as the URL the link connected with, replies read by node-redis's own RESP decoder. `replied` is called
+ * database as the URL the link connected with, replies read by `RespReplyReader` (redis-resp.ts). `replied` is called
  * on every chunk of replies (the link's watchdog). Any failure to open it rejects; the link turns it into a lost
  * connection (the first connection to the same server worked a moment ago).
  */
@@ -268,13 +277,13 @@ function openPipe(url: string, timeout: number, replied: () => void): Promise<Pi
     const tls = parsed.protocol === 'rediss:';
     const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1';
     const port = Number(parsed.port || 6379);
-    // Replies are read in gulps: after each read the socket rests a millisecond while waiting for more, so that
-    // the replies of a blocking command (1.2's FT.ADD answers each row on its own) arrive many to a read instead of
-    // one read, one event and one chunk each. Plain TCP reads into one reused buffer (copied for the decoder,
-    // which may keep a chunk for a reply split across reads); TLS takes the stream's chunks.
+    // Replies are read in gulps: while a batch that may block waits, the socket rests a millisecond after each read,
+    // so that the replies of a blocking command (1.2's FT.ADD answers each row on its own) arrive many to a read instead of
+    // one read, one event and one chunk each. Plain TCP reads into one reused buffer (the reply reader copies
+    // only a reply split across reads); TLS takes the stream's chunks.
     let resting = false;
     const rest = (): void => {
-        if (resting || waiting.length === 0) return;
+        if (resting || waiting.length === 0 || !waiting[0].blocking) return;
         resting = true;
         socket.pause();
         setTimeout(() => {
@@ -285,7 +294,7 @@ function openPipe(url: string, timeout: number, replied: () => void): Promise<Pi
     const received = (chunk: Buffer): void => {
         replied();
         try {
-            decoder.write(chunk);
+            reader.write(chunk);
         } catch (error) {
             socket.destroy(error as Error);
             return;
@@ -302,7 +311,7 @@ function openPipe(url: string, timeout: number, replied: () => void): Promise<Pi
               onread: {
                   buffer: readBuffer,
                   callback: (bytes, buffer) => {
-                      received(Buffer.from(buffer.subarray(0, bytes)));
+                      received(buffer.subarray(0, bytes) as Buffer);
                       return true;
                   },
               },
@@ -316,9 +325,9 @@ function openPipe(url: string, timeout: number, replied: () => void): Promise<Pi
     const pump = (): void => {
         if (failure !== undefined) return;
         for (const batch of waiting) {
-            const { ends, bytes } = batch;
+            const { ends, bytes, window } = batch;
             while (batch.written < batch.count) {
-                if (unanswered >= PIPE_WINDOW) return;
+                if (unanswered >= window) return;
                 if (!ends) {
                     socket.write(bytes);
                     unanswered += bytes.length;
@@ -326,7 +335,7 @@ function openPipe(url: string, timeout: number, replied: () => void): Promise<Pi
                     break;
                 }
                 const from = batch.written === 0 ? 0 : ends[batch.written - 1];
-                const most = from + Math.min(PIPE_SLICE, PIPE_WINDOW - unanswered);
+                const most = from + Math.min(PIPE_SLICE, window - unanswered);
                 let to = batch.written + 1;
                 while (to < batch.count && ends[to] <= most) to++;
                 socket.write(bytes.subarray(from, ends[to - 1]));
@@ -358,12 +367,11 @@ function openPipe(url: string, timeout: number, replied: () => void): Promise<Pi
             batch.done(batch.replies);
         }
     };
-    const decoder = new Decoder({
-        onReply: (value: unknown) => settle({ status: 'fulfilled', value }),
-        onErrorReply: (reason: ErrorReply) => settle({ status: 'rejected', reason }),
-        onPush: () => undefined,
-        getTypeMapping: () => ({}),
-    });
+    const reader = new RespReplyReader(
+        (value) => settle({ status: 'fulfilled', value }),
+        (message) => settle({ status: 'rejected', reason: new ErrorReply(message) }),
+        (message) => new ErrorReply(message),
+    );
     socket.on('error', fail);
     socket.on('close', () => fail(new Error('the server closed the connection')));
     const pipe: Pipe = {
@@ -380,6 +388,8 @@ function openPipe(url: string, timeout: number, replied: () => void): Promise<Pi
                     done,
                     bytes: batch.bytes,
                     ends: batch.ends,
+                    window: batch.blocking ? PIPE_WINDOW : PIPE_WINDOW_NONBLOCKING,
+                    blocking: batch.blocking ?? false,
                     written: 0,
                 });
                 pump();

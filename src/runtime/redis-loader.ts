@@ -10,7 +10,7 @@ import type { RedisCollection, RedisViewModel } from '../generation/redis/redis-
 import { KvmodError } from '../pipeline/errors.js';
 import type { MaterializedCollection, MaterializedRow } from './materialize.js';
 import { RedisConnectionLost, type RedisLink } from './redis-link.js';
-import { compileRespEncoder, RespWriter } from './redis-resp.js';
+import { compileRespRowWriter, RespWriter } from './redis-resp.js';
 import { dropPhysicalIndex, indexInfo, pointStableName, servedIndex } from './redis-stable-names.js';
 
 /** Options of `loadIntoRedis`. */
@@ -197,15 +197,22 @@ export async function loadIntoRedis(
     const writer = new RespWriter();
     try {
         for (const { collection, rows, parameters } of work) {
-            // Compiled once per collection: each row goes straight to RESP text (see redis-resp.ts).
-            const encode = compileRespEncoder(collection.insert);
+            // Compiled once per collection: each row goes straight into the batch's RESP bytes (see redis-resp.ts).
+            const write = compileRespRowWriter(
+                collection.insert,
+                collection.key.parts.map((part) => part.param),
+            );
             const name = displayRedisCommand(collection.insert)[0] ?? '';
+            // 1.x's FT.ADD blocks the connection for each row on a server without SAFEMODE (the link then writes it
+            // only a little ahead of its replies); 2.x's HSET never does.
+            const blocking = view.dialect === 'redisearch1';
             for (let start = 0; start < rows.length; start += batchSize) {
                 const batch = rows.slice(start, start + batchSize);
                 let replies: Promise<PromiseSettledResult<unknown>[]>;
                 if (link.sendBatch) {
-                    for (const row of batch) writer.append(encode(parameters(row)));
-                    replies = link.sendBatch(writer.take(name));
+                    // The key parts go beside the values (no copy of a row's values with them: `rowParameters`).
+                    for (const row of batch) write(writer, row.values, row.keyParts);
+                    replies = link.sendBatch(writer.take(name, blocking));
                 } else {
                     const commands = batch.map((row) => bindRedisCommand(collection.insert, parameters(row)));
                     replies = Promise.allSettled(commands.map((argv) => link.send(argv)));

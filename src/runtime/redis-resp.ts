@@ -18,6 +18,12 @@ export interface RespBatch {
     first: string;
     /** Where each command ends in `bytes` (so that the batch can be written a few commands at a time). */
     ends?: Uint32Array;
+    /**
+     * The commands may block the connection one at a time (RediSearch 1.x FT.ADD on a server without SAFEMODE): they
+     * are written a little ahead of their replies only (see redis-link.ts `PIPE_WINDOW`). Other commands (HSET, FCALL)
+     * are written as far ahead as `redis-cli --pipe` writes them.
+     */
+    blocking?: boolean;
 }
 
 /** The RESP form of one argument. */
@@ -39,12 +45,19 @@ export function respBatch(commands: readonly (readonly string[])[]): RespBatch {
     return writer.take(commands[0]?.[0] ?? '');
 }
 
-/** Turns a row's parameter values into the RESP text of one command. */
-export type RespEncoder = (values: RedisParamValues) => string;
+/**
+ * Turns a row's parameter values into the RESP text of one command. `keyParts` (with the encoder compiled for the
+ * key's parameters) supplies a key part that `values` does not hold, as `rowParameters` does, without a copy of
+ * the values per row.
+ */
+export type RespEncoder = (values: RedisParamValues, keyParts?: readonly string[]) => string;
 
-/** One argument of a compiled command: its RESP text when it is constant, else its parts. */
+/** One argument of a compiled command: its RESP bytes when it is constant, else its parts. */
 type CompiledArg =
-    { kind: 'constant'; text: string } | { kind: 'bound'; parts: (string | RedisParamSlot)[]; dropWhenNull?: string };
+    { kind: 'constant'; bytes: Buffer } | { kind: 'bound'; parts: (string | CompiledSlot)[]; dropWhenNull?: string };
+
+/** A slot as the encoder reads it: its own copy, with a cache of encoded texts and the key part that stands in. */
+type CompiledSlot = RedisParamSlot & { cache?: Map<unknown, string>; keyPart?: number };
 
 /** Encoded values remembered per argument of a compiled command (then forgotten all at once). */
 const VALUE_CACHE_SIZE = 1 << 16;
@@ -58,14 +71,39 @@ const ROW_USES = new Set(['value', 'key-part', 'sort-key']);
  * drops its field/value pair) in RESP. A value it cannot encode goes through `bindRedisCommand` itself, so the error
  * is the one every other path reports.
  */
-export function compileRespEncoder(command: RedisCommand): RespEncoder {
-    const general: RespEncoder = (values) => respOf(bindRedisCommand(command, values));
+export function compileRespEncoder(command: RedisCommand, keyParams: readonly string[] = []): RespEncoder {
+    const write = compileRespRowWriter(command, keyParams);
+    const writer = new RespWriter();
+    return (values, keyParts) => {
+        write(writer, values, keyParts);
+        return Buffer.from(writer.take('').bytes).toString('utf8');
+    };
+}
+
+/** Writes a row's command straight into a batch's buffer (what `compileRespEncoder` returns as text). */
+export type RespRowWriter = (writer: RespWriter, values: RedisParamValues, keyParts?: readonly string[]) => void;
+
+/**
+ * The row writer of a command (see `compileRespEncoder`): constant arguments copied as bytes encoded once, each
+ * value's length and UTF-8 bytes written in place, so a row leaves no string behind it.
+ */
+export function compileRespRowWriter(command: RedisCommand, keyParams: readonly string[] = []): RespRowWriter {
+    const withKeyParts = (values: RedisParamValues, keyParts: readonly string[] | undefined): RedisParamValues => {
+        if (keyParts === undefined || keyParams.every((param) => param in values)) return values;
+        const all: Record<string, unknown> = { ...values };
+        keyParams.forEach((param, position) => {
+            if (!(param in all)) all[param] = keyParts[position];
+        });
+        return all;
+    };
+    const general: RespRowWriter = (writer, values, keyParts) =>
+        writer.append(respOf(bindRedisCommand(command, withKeyParts(values, keyParts))));
     const args: CompiledArg[] = [];
     for (const [position, arg] of command.argv.entries()) {
         const slots = arg.filter((part): part is RedisParamSlot => typeof part !== 'string');
         if (slots.some((slot) => !ROW_USES.has(slot.use))) return general;
         if (slots.length === 0) {
-            args.push({ kind: 'constant', text: bulk(arg.join('')) });
+            args.push({ kind: 'constant', bytes: Buffer.from(bulk(arg.join('')), 'utf8') });
             continue;
         }
         const only = arg.length === 1 ? slots[0] : undefined;
@@ -75,30 +113,54 @@ export function compileRespEncoder(command: RedisCommand): RespEncoder {
             args.push({ kind: 'bound', parts: arg, dropWhenNull: only.param });
         } else args.push({ kind: 'bound', parts: arg });
     }
-    // Each bound part gets its own copy of its slot, with a cache for dates and times.
+    // Each bound part gets its own copy of its slot, with a cache for dates, times and sort keys.
     for (const arg of args) {
         if (arg.kind !== 'bound') continue;
-        arg.parts = arg.parts.map((part) =>
-            typeof part === 'string' || !CACHED_TYPES.has(part.type)
-                ? part
-                : { ...part, cache: new Map<unknown, string>() },
-        );
+        arg.parts = arg.parts.map((part): string | CompiledSlot => {
+            if (typeof part === 'string') return part;
+            const slot: CompiledSlot = { ...part };
+            if (CACHED_TYPES.has(part.type) || part.use === 'sort-key') slot.cache = new Map<unknown, string>();
+            const keyPart = keyParams.indexOf(part.param);
+            if (keyPart >= 0) slot.keyPart = keyPart;
+            return slot;
+        });
     }
-    // Dates and times are parsed and checked (regular expressions): their texts are remembered per slot, since they
-    // repeat across rows (the same flight's date in every row of its passengers). Other values are cheaper to encode
-    // than to look up, and key parts are mostly unique.
-    const slotText = (slot: RedisParamSlot & { cache?: Map<unknown, string> }, values: RedisParamValues): string => {
-        const value = values[slot.param] ?? slot.default;
+    // Dates and times are parsed and checked (regular expressions), and sort keys folded character by character:
+    // their texts are remembered per slot, since they repeat across rows (the same flight's date in every row of its
+    // passengers, the same city in many). Other values are cheaper to encode than to look up, and key parts are
+    // mostly unique. The common cases skip the calls: a text value that is a string is itself, a number that is an
+    // int or a float without an exponent is its `String` (what `encodeRedisValue` returns for them), and a key part
+    // with neither `%` nor `:` needs no escape.
+    const slotText = (
+        slot: CompiledSlot,
+        values: RedisParamValues,
+        keyParts: readonly string[] | undefined,
+    ): string => {
+        let value = values[slot.param];
+        if (value === undefined && slot.keyPart !== undefined && keyParts !== undefined && !(slot.param in values))
+            value = keyParts[slot.keyPart];
+        value ??= slot.default;
         if (value === null || value === undefined) throw new Error('no value');
         const cache = slot.cache;
         if (cache !== undefined) {
             const known = cache.get(value);
             if (known !== undefined) return known;
         }
-        const encoded = encodeRedisValue(slot.type, value);
+        let encoded: string | undefined;
+        if (typeof value === 'string') {
+            if (slot.type === 'text') encoded = value;
+        } else if (typeof value === 'number') {
+            if (slot.type === 'int' ? Number.isSafeInteger(value) : slot.type === 'float' && Number.isFinite(value)) {
+                encoded = String(value);
+                if (encoded.includes('e')) encoded = undefined;
+            }
+        }
+        encoded ??= encodeRedisValue(slot.type, value);
         const text =
             slot.use === 'key-part'
-                ? escapeKeyPart(encoded)
+                ? encoded.includes('%') || encoded.includes(':')
+                    ? escapeKeyPart(encoded)
+                    : encoded
                 : slot.use === 'sort-key'
                   ? encodeSortKey(encoded)
                   : encoded;
@@ -108,37 +170,37 @@ export function compileRespEncoder(command: RedisCommand): RespEncoder {
         }
         return text;
     };
-    return (values) => {
-        let body = '';
-        // The previous argument waits here: a dropped optional value takes its field name with it.
-        let pending = '';
-        let argc = 0;
+    const droppable = args.flatMap((arg) => (arg.kind === 'bound' && arg.dropWhenNull !== undefined ? [arg] : []));
+    const dropped = (arg: CompiledArg | undefined, values: RedisParamValues): boolean => {
+        if (arg?.kind !== 'bound' || arg.dropWhenNull === undefined) return false;
+        const value = values[arg.dropWhenNull];
+        return value === null || value === undefined;
+    };
+    return (writer, values, keyParts) => {
+        // An optional value that is null drops its argument and the field name before it (always a constant).
+        let argc = args.length;
+        for (const arg of droppable) if (dropped(arg, values)) argc -= 2;
+        const mark = writer.mark();
         try {
-            for (const arg of args) {
+            writer.begin(argc);
+            for (let i = 0; i < args.length; i++) {
+                const arg = args[i];
                 if (arg.kind === 'constant') {
-                    body += pending;
-                    pending = arg.text;
-                    argc++;
+                    if (dropped(args[i + 1], values)) i++;
+                    else writer.raw(arg.bytes);
                     continue;
                 }
-                if (arg.dropWhenNull !== undefined) {
-                    const value = values[arg.dropWhenNull];
-                    if (value === null || value === undefined) {
-                        pending = '';
-                        argc--;
-                        continue;
-                    }
-                }
                 let text = '';
-                for (const part of arg.parts) text += typeof part === 'string' ? part : slotText(part, values);
-                body += pending;
-                pending = bulk(text);
-                argc++;
+                for (const part of arg.parts)
+                    text += typeof part === 'string' ? part : slotText(part, values, keyParts);
+                writer.argument(text);
             }
         } catch {
-            return general(values);
+            writer.reset(mark);
+            general(writer, values, keyParts);
+            return;
         }
-        return `*${argc}\r\n${body}${pending}`;
+        writer.end();
     };
 }
 
@@ -151,13 +213,48 @@ export class RespWriter {
 
     /** Adds one command's RESP text. */
     append(text: string): void {
-        const most = text.length * 3; // UTF-8 takes at most 3 bytes per UTF-16 unit
-        if (this.length + most > this.buffer.length) {
-            const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + most));
-            this.buffer.copy(grown, 0, 0, this.length);
-            this.buffer = grown;
-        }
+        this.room(text.length * 3); // UTF-8 takes at most 3 bytes per UTF-16 unit
         this.length += this.buffer.write(text, this.length, 'utf8');
+        this.end();
+    }
+
+    /** Where the next command starts (for `reset`). */
+    mark(): number {
+        return this.length;
+    }
+
+    /** Forgets what was written since `mark` (a command left half written). */
+    reset(mark: number): void {
+        this.length = mark;
+    }
+
+    /** Starts a command of `argc` arguments: `argument`/`raw` each, then `end`. */
+    begin(argc: number): void {
+        this.room(16);
+        this.buffer[this.length++] = 0x2a; // *
+        this.number(argc);
+    }
+
+    /** One argument given as its RESP bytes. */
+    raw(bytes: Uint8Array): void {
+        this.room(bytes.length);
+        this.buffer.set(bytes, this.length);
+        this.length += bytes.length;
+    }
+
+    /** One argument: its length, then its UTF-8 bytes. */
+    argument(text: string): void {
+        const size = Buffer.byteLength(text, 'utf8');
+        this.room(size + 16);
+        this.buffer[this.length++] = 0x24; // $
+        this.number(size);
+        this.length += this.buffer.write(text, this.length, 'utf8');
+        this.buffer[this.length++] = 0x0d;
+        this.buffer[this.length++] = 0x0a;
+    }
+
+    /** Ends the command begun last. */
+    end(): void {
         if (this.count === this.ends.length) {
             const grown = new Uint32Array(this.ends.length * 2);
             grown.set(this.ends);
@@ -166,13 +263,33 @@ export class RespWriter {
         this.ends[this.count++] = this.length;
     }
 
+    /** A non-negative integer and CRLF. */
+    private number(n: number): void {
+        if (n < 10) this.buffer[this.length++] = 0x30 + n;
+        else {
+            const digits = String(n);
+            for (let i = 0; i < digits.length; i++) this.buffer[this.length++] = digits.charCodeAt(i);
+        }
+        this.buffer[this.length++] = 0x0d;
+        this.buffer[this.length++] = 0x0a;
+    }
+
+    /** Makes room for `bytes` more bytes. */
+    private room(bytes: number): void {
+        if (this.length + bytes <= this.buffer.length) return;
+        const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + bytes));
+        this.buffer.copy(grown, 0, 0, this.length);
+        this.buffer = grown;
+    }
+
     /** The commands added so far, as a batch; the writer starts over with a new buffer (the socket keeps this one). */
-    take(first: string): RespBatch {
+    take(first: string, blocking = false): RespBatch {
         const batch = {
             bytes: this.buffer.subarray(0, this.length),
             count: this.count,
             first,
             ends: this.ends.slice(0, this.count),
+            blocking,
         };
         this.buffer = Buffer.allocUnsafe(this.buffer.length);
         this.length = 0;
@@ -200,4 +317,108 @@ export function argvOfResp(text: string): string[] {
         at += length + 2;
     }
     return argv;
+}
+
+const CR = 0x0d;
+
+/**
+ * Reads the replies of a pipelined connection (RESP2) as they arrive, chunk by chunk, and hands each on in order: a
+ * value (`+` status and `$` bulk replies as strings, `:` integers as numbers, `*` arrays as arrays, nil as null) or
+ * an error reply's message. Made for the loader's bulk connection, where almost every reply is one short line
+ * (`:3` to an HSET, `+OK` to an FT.ADD): those are read where they lie, in the chunk as it came from the socket,
+ * without a decoder object per reply. A chunk is read before the call returns (the caller may reuse its buffer);
+ * only a reply cut by the chunk's end is copied, and read again whole with the next chunk. A byte that starts no
+ * reply throws.
+ */
+export class RespReplyReader {
+    private pending: Buffer | undefined;
+
+    constructor(
+        private readonly onReply: (value: unknown) => void,
+        private readonly onError: (message: string) => void,
+        /** The value of an error reply inside an array. */
+        private readonly nestedError: (message: string) => unknown = (message) => new Error(message),
+    ) {}
+
+    write(chunk: Buffer): void {
+        const bytes = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk]);
+        this.pending = undefined;
+        const length = bytes.length;
+        let at = 0;
+        while (at < length) {
+            const type = bytes[at];
+            if (type === 0x3a || type === 0x2b || type === 0x2d) {
+                // `:`, `+`, `-`: one line.
+                const end = bytes.indexOf(CR, at + 1);
+                if (end < 0 || end + 1 >= length) break;
+                if (type === 0x3a) this.onReply(integerAt(bytes, at + 1, end));
+                else if (type === 0x2b) this.onReply(bytes.toString('utf8', at + 1, end));
+                else this.onError(bytes.toString('utf8', at + 1, end));
+                at = end + 2;
+                continue;
+            }
+            const read = this.value(bytes, at);
+            if (read === undefined) break;
+            this.onReply(read.value);
+            at = read.next;
+        }
+        if (at < length) this.pending = Buffer.from(bytes.subarray(at));
+    }
+
+    /** The reply at `at` and where the next begins, or undefined when it is not all there yet. */
+    private value(bytes: Buffer, at: number): { value: unknown; next: number } | undefined {
+        const type = bytes[at];
+        const end = bytes.indexOf(CR, at + 1);
+        if (end < 0 || end + 1 >= bytes.length) return undefined;
+        const next = end + 2;
+        switch (type) {
+            case 0x2b: // +
+                return { value: bytes.toString('utf8', at + 1, end), next };
+            case 0x2d: // -
+                return { value: this.nestedError(bytes.toString('utf8', at + 1, end)), next };
+            case 0x3a: // :
+                return { value: integerAt(bytes, at + 1, end), next };
+            case 0x24: {
+                // $
+                const size = integerAt(bytes, at + 1, end);
+                if (size < 0) return { value: null, next };
+                if (next + size + 2 > bytes.length) return undefined;
+                return { value: bytes.toString('utf8', next, next + size), next: next + size + 2 };
+            }
+            case 0x2a: {
+                // *
+                const count = integerAt(bytes, at + 1, end);
+                if (count < 0) return { value: null, next };
+                const items: unknown[] = [];
+                let from = next;
+                for (let i = 0; i < count; i++) {
+                    if (from >= bytes.length) return undefined;
+                    const item = this.value(bytes, from);
+                    if (item === undefined) return undefined;
+                    items.push(item.value);
+                    from = item.next;
+                }
+                return { value: items, next: from };
+            }
+            default:
+                throw new Error(`not a RESP reply: byte ${type} at ${at}`);
+        }
+    }
+}
+
+/** The decimal integer in bytes [from, to). */
+function integerAt(bytes: Buffer, from: number, to: number): number {
+    let negative = false;
+    if (bytes[from] === 0x2d) {
+        negative = true;
+        from++;
+    }
+    if (from >= to) throw new Error('not a RESP integer');
+    let n = 0;
+    for (let i = from; i < to; i++) {
+        const digit = bytes[i] - 0x30;
+        if (digit < 0 || digit > 9) throw new Error('not a RESP integer');
+        n = n * 10 + digit;
+    }
+    return negative ? -n : n;
 }

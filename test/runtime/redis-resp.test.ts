@@ -17,7 +17,8 @@ import { generateInstanceData } from '../../src/runtime/data-generator.js';
 import { indexInstanceData } from '../../src/runtime/instance-data.js';
 import { materializeModel } from '../../src/runtime/materialize.js';
 import { rowParameters } from '../../src/runtime/redis-loader.js';
-import { compileRespEncoder, respBatch, respOf, RespWriter } from '../../src/runtime/redis-resp.js';
+import { compileRespEncoder, respBatch, respOf, RespReplyReader, RespWriter } from '../../src/runtime/redis-resp.js';
+import { Decoder } from '@redis/client/dist/lib/RESP/decoder.js';
 import { buildRuntimeModel } from '../../src/runtime/runtime-model.js';
 
 async function designs() {
@@ -43,10 +44,14 @@ describe('compiled RESP encoders', () => {
         for (const { view, collections } of await designs()) {
             for (const collection of view.collections) {
                 const encode = compileRespEncoder(collection.insert);
+                const keyParams = collection.key.parts.map((part) => part.param);
+                const withKeys = compileRespEncoder(collection.insert, keyParams);
                 const materialized = collections.find((c) => c.name === collection.name)!;
                 for (const row of materialized.rows) {
                     const values = rowParameters(collection, row);
                     expect(encode(values)).toBe(respOf(bindRedisCommand(collection.insert, values)));
+                    // What the loader calls: the row's values and its key parts beside them, not merged.
+                    expect(withKeys(row.values, row.keyParts)).toBe(encode(values));
                     // The same row with every optional value null: each drops its field/value pair in both.
                     const nulled = Object.fromEntries(Object.keys(values).map((name) => [name, null]));
                     const without = { ...values, ...nulled };
@@ -107,7 +112,79 @@ describe('compiled RESP encoders', () => {
             count: 1,
             first: 'PING',
             ends: Uint32Array.of(14),
+            blocking: false,
         });
+        expect(writer.take('FT.ADD', true).blocking).toBe(true);
         expect(writer.take('').count).toBe(0);
+    });
+});
+
+describe('the bulk connection reply reader', () => {
+    // Replies of every RESP2 kind a pipelined batch can get, UTF-8 included.
+    const stream = Buffer.from(
+        [
+            ':3\r\n',
+            '+OK\r\n',
+            "-ERR wrong number of arguments for 'hset' command\r\n",
+            ':-12\r\n',
+            '$7\r\nMüller\r\n',
+            '$0\r\n\r\n',
+            '$-1\r\n',
+            '*3\r\n:1\r\n$2\r\nab\r\n*2\r\n+x\r\n-WRONGTYPE inner\r\n',
+            '*0\r\n',
+            '*-1\r\n',
+            '-Document already exists\r\n',
+            ':1234567890123\r\n',
+        ].join(''),
+        'utf8',
+    );
+    type Seen = ['value', unknown] | ['error', string];
+    /** What node-redis's own decoder (RESP2, no type mapping: the link's other connection) makes of the stream. */
+    const expected = (): Seen[] => {
+        const seen: Seen[] = [];
+        const decoder = new Decoder({
+            onReply: (value: unknown) => seen.push(['value', value]),
+            onErrorReply: (error: Error) => seen.push(['error', error.message]),
+            onPush: () => undefined,
+            getTypeMapping: () => ({}),
+        });
+        decoder.write(stream);
+        return seen;
+    };
+    const read = (chunks: Buffer[]): Seen[] => {
+        const seen: Seen[] = [];
+        const reader = new RespReplyReader(
+            (value) => seen.push(['value', value]),
+            (message) => seen.push(['error', message]),
+        );
+        for (const chunk of chunks) {
+            // The caller may reuse its buffer once `write` returns: hand over a copy and scribble on it afterwards.
+            const copy = Buffer.from(chunk);
+            reader.write(copy);
+            copy.fill(0x21);
+        }
+        return seen;
+    };
+    const normalise = (seen: Seen[]): unknown =>
+        JSON.parse(
+            JSON.stringify(seen, (_key, value: unknown) => (value instanceof Error ? `E:${value.message}` : value)),
+        );
+
+    test('reads what node-redis decodes, in one chunk or cut at any byte', () => {
+        const want = normalise(expected());
+        expect((want as unknown[]).length).toBe(12);
+        expect(normalise(read([stream]))).toEqual(want);
+        for (let cut = 1; cut < stream.length; cut++)
+            expect(normalise(read([stream.subarray(0, cut), stream.subarray(cut)]))).toEqual(want);
+        // One byte at a time.
+        expect(normalise(read([...stream].map((byte) => Buffer.of(byte))))).toEqual(want);
+    });
+
+    test('a byte that starts no reply throws', () => {
+        const reader = new RespReplyReader(
+            () => undefined,
+            () => undefined,
+        );
+        expect(() => reader.write(Buffer.from('hello\r\n'))).toThrow(/not a RESP reply/);
     });
 });
