@@ -31,6 +31,8 @@ const files = [
     'test/language/pidm/fixtures/airflights.formatted.pidm',
     'test/language/pidm/fixtures/batch-parser/tricky.pidm',
 ].map((path) => [path, readFileSync(path, 'utf8')] as [string, string]);
+// Line breaks written `\r\n` (positions, and the `id code` + `text name` layout rule across them).
+files.push(['tricky-crlf.pidm', files[files.length - 1][1].replace(/\n/g, '\r\n')]);
 
 /** Random models of the model generator, printed: several seeds and sizes, and a small scale grid. */
 const random: [string, string][] = [
@@ -51,6 +53,7 @@ const broken: [string, string][] = [
     ['truncated.pidm', files[0][1].slice(0, Math.floor(files[0][1].length * 0.8))],
     ['broken.pidm', 'entity A { id k text ref B [ next }\nquery Q: SELECT A. , k FROM A WHERE k = AND ORDER BY\nentity B { x }'],
     ['sql-parameter.pidm', 'entity A { id k int }\nquery Q: SELECT k FROM A WHERE k = ?k'],
+    ['colon-parameter.pidm', 'entity A { id k int }\nquery Q: SELECT k FROM A WHERE k = :k'],
     ['stray.pidm', 'entity A { id k int } ;'],
     ['deep-nesting.pidm', readFileSync('test/cli/fixtures/deep-nesting.pidm', 'utf8')],
 ];
