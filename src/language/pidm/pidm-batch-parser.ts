@@ -114,10 +114,7 @@ class PidmRecognizer extends EmbeddedActionsParser {
                     { ALT: () => this.push(node, 'queries', queries, this.SUBRULE(this.query)) },
                 ]);
             });
-            if (node) {
-                const empty = entities.length === 0 && queries.length === 0;
-                this.finish(node, empty ? 0 : start, undefined, empty ? 0 : undefined);
-            }
+            if (node) this.finish(node, start, undefined);
             return node!;
         });
 
@@ -509,12 +506,10 @@ class PidmRecognizer extends EmbeddedActionsParser {
     }
 
     /** Gives a node its CST stand-in: from `start` to the end of the last token consumed (not an inserted `;`). */
-    private finish(node: Node, start: number, marks: number[] | undefined, end?: number): Node {
-        if (end === undefined) {
-            let last = this.LA(0);
-            if (last.isInsertedInRecovery) last = this.LA(-1);
-            end = last.startOffset + last.image.length;
-        }
+    private finish(node: Node, start: number, marks: number[] | undefined): Node {
+        let last = this.LA(0);
+        if (last.isInsertedInRecovery) last = this.LA(-1);
+        const end = last.startOffset + last.image.length;
         node.$cstNode = new BatchCstNode(this.source, node, start, end - start, marks) as never;
         return node;
     }
@@ -563,6 +558,8 @@ export function installPidmBatchParser(services: LangiumCoreServices, fallback: 
         const report = services.parser.TokenBuilder.flushLexingReport?.(text) ?? { diagnostics: [] };
         // A lexer error, or what PidmLexer turns into one (`= :name`): Langium's parser reports it.
         if (lexed.errors.length > 0 || report.diagnostics.length > 0 || hasColonParameter(lexed.tokens)) return parse(text, options);
+        // No token: Langium's root spans the comments, if any; such a text costs nothing to parse.
+        if (lexed.tokens.length === 0) return parse(text, options);
         const tokens = withIdTerminators(lexed.tokens, definition[';'], (name, next) => lineBreakBetween(text, name.startOffset + name.image.length, next.startOffset));
         recognizer ??= new PidmRecognizer(definition, grammar, services, services.references.Linker);
         let model: Node | undefined;

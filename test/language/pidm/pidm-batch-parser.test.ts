@@ -118,6 +118,15 @@ describe('the batch PIDM parser', () => {
         expect(actual.diagnostics).toEqual(expected.diagnostics);
     });
 
+    it.each([
+        ['empty.pidm', ''],
+        ['comments.pidm', '// only a comment\n/* and another */\n'],
+    ])('leaves a text without tokens to Langium: %s', (_path, text) => {
+        const actual = batch.Pidm.parser.LangiumParser.parse(text);
+        expect(actual.value.$cstNode).not.toBeInstanceOf(BatchCstNode);
+        expect(tree(actual.value)).toEqual(tree(editor.Pidm.parser.LangiumParser.parse(text).value));
+    });
+
     it('covers the semantic errors it is compared on', async () => {
         const codes = new Set<string>();
         for (const [path, text] of semantic) for (const line of (await load(batch, path, text)).diagnostics) codes.add(line.split(' ')[2]);
