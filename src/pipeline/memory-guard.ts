@@ -16,7 +16,7 @@ import { KvmodError } from './errors.js';
  * parser stopped keeping the last tree (common/kvmod-parser.ts): `validate` on that grid then peaked at
  * 1.9 GB of RSS, and `transform` (which releases the CST after validation) finished in 3.0 GB.
  * PIDM stays at 500 with the batch runs' Chevrotain parser (language/pidm/pidm-batch-parser.ts), although
- * `validate` on that grid now peaks at 1.67 GB of RSS and `generate` at 2.19 GB (2.29 GB before): the guard
+ * `validate` on that grid now peaks at 1.54 GB of RSS (1.89 GB before) and `generate` at 2.18 GB: the guard
  * runs before parsing, and a text with a syntax error is parsed again by Langium's parser once the batch
  * parser gives up, at Langium's cost (the grid with an error on its last line: 2.85 GB of RSS, the batch
  * parser's abandoned tree being garbage V8 collects when the heap nears its limit).
