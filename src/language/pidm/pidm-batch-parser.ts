@@ -34,6 +34,12 @@ const COMPARISON = ['=', '!=', '<>', '<', '<=', '>', '>='];
 const SHAPED = ['PidmModel', 'Entity', 'Attribute', 'IdAttribute', 'Reference', 'Cardinality', 'Query', 'FromClause', 'Include', 'Path', 'Segment', 'Projection', 'OrderItem', 'Comparison', 'StringValue', 'NumberValue', 'BooleanValue'] as const;
 type Shaped = (typeof SHAPED)[number];
 
+/** Operators in one `and` or `or` chain past which the batch parser leaves the text to Langium's parser. */
+const MAX_CHAIN = 256;
+
+/** Thrown when a chain is longer than `MAX_CHAIN`: the text goes to Langium's parser. */
+class ChainTooLong extends Error {}
+
 /** The recognizer with embedded actions: rules return AST nodes (or tokens for the data-type rules). */
 class PidmRecognizer extends EmbeddedActionsParser {
     private source!: BatchSource;
@@ -370,10 +376,14 @@ class PidmRecognizer extends EmbeddedActionsParser {
         const binary = (operatorName: 'or' | 'and', operand: () => () => Node) => () => {
             const start = this.LA(1).startOffset;
             let left = this.SUBRULE(operand());
+            let operators = 0;
             this.MANY(() => {
                 const operator = this.CONSUME(kw(operatorName));
                 const right = this.SUBRULE2(operand());
                 if (this.RECORDING_PHASE) return;
+                // A chain this long nests its left operands this deep: Langium's parser decides what becomes of it
+                // (past a few thousand it runs out of stack, and the parse guards report syntax.too-complex).
+                if (++operators > MAX_CHAIN) throw new ChainTooLong();
                 const node = { $type: 'BinaryExpression', left, operator: operator.image.toLowerCase(), right, $cstNode: undefined } as unknown as Node;
                 this.adopt(node, 'left', left);
                 this.adopt(node, 'right', right);

@@ -55,6 +55,7 @@ const broken: [string, string][] = [
     ['sql-parameter.pidm', 'entity A { id k int }\nquery Q: SELECT k FROM A WHERE k = ?k'],
     ['colon-parameter.pidm', 'entity A { id k int }\nquery Q: SELECT k FROM A WHERE k = :k'],
     ['stray.pidm', 'entity A { id k int } ;'],
+    ['long-chain.pidm', `entity A { id x }\nquery Q: SELECT x FROM A WHERE ${Array.from({ length: 300 }, () => 'x = "?"').join(' and ')}`],
     ['deep-nesting.pidm', readFileSync('test/cli/fixtures/deep-nesting.pidm', 'utf8')],
 ];
 
@@ -133,10 +134,10 @@ describe('the batch PIDM parser', () => {
         for (const [code] of CASES) expect(codes).toContain(code);
     });
 
-    it.each(broken)('leaves a text with a syntax error to Langium: %s', async (path, text) => {
+    it.each(broken)('leaves a text with a syntax error (or one it would nest too deep) to Langium: %s', async (path, text) => {
         const expected = await load(lean, path, text);
         const actual = await load(batch, path, text);
-        expect(actual.diagnostics.length).toBeGreaterThan(0);
+        if (!path.startsWith('long-chain')) expect(actual.diagnostics.length).toBeGreaterThan(0);
         expect(actual.document.parseResult.value.$cstNode).not.toBeInstanceOf(BatchCstNode);
         expect(actual.diagnostics).toEqual(expected.diagnostics);
         expect(actual.diagnostics).toEqual((await load(editor, path, text)).diagnostics);
