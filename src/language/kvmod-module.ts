@@ -10,6 +10,7 @@ import { KvmodGeneratedSharedModule, KvlmGeneratedModule, PidmGeneratedModule } 
 import { KvlmModule, type KvlmServices } from './kvlm/kvlm-module.js';
 import { registerKvlmValidationChecks } from './kvlm/kvlm-validator.js';
 import { registerKvlmSourceChecks } from './kvlm/kvlm-source-check.js';
+import { PidmBatchModule } from './pidm/pidm-batch-parser.js';
 import { PidmModule, type PartialPidmServices, type PidmServices } from './pidm/pidm-module.js';
 import { registerPidmValidationChecks } from './pidm/pidm-validator.js';
 
@@ -30,13 +31,17 @@ export function createKvmodServices(
     sharedModule?: Module<LangiumSharedServices, PartialLangiumSharedServices>,
     /** Extra PIDM services; the language server adds the hover's `lsp.QueryCollectionLookup` here. */
     pidmModule?: Module<PidmServices, PartialPidmServices>,
-    /** `batch`: services for one command-line run (common/kvmod-parser.ts `KvmodBatchModule`); not for editors. */
-    options: { batch?: boolean } = {},
+    /**
+     * `batch`: services for one command-line run (common/kvmod-parser.ts `KvmodBatchModule`, and PIDM's batch
+     * parser, pidm/pidm-batch-parser.ts); not for editors. `batchParser: false` keeps Langium's lean parser
+     * for PIDM in batch services (the tests of that path).
+     */
+    options: { batch?: boolean; batchParser?: boolean } = {},
 ): KvmodServices {
     const batch = options.batch ? KvmodBatchModule : undefined;
     const fileSystemProvider = context.fileSystemProvider ?? EmptyFileSystem.fileSystemProvider;
     const shared = inject(createDefaultSharedModule({ ...context, fileSystemProvider }), KvmodGeneratedSharedModule, sharedModule);
-    const Pidm = inject(createDefaultModule({ shared }), PidmGeneratedModule, KvmodParserModule, KvmodTraversalModule, PidmModule, pidmModule, batch);
+    const Pidm = inject(createDefaultModule({ shared }), PidmGeneratedModule, KvmodParserModule, KvmodTraversalModule, PidmModule, pidmModule, options.batch ? (options.batchParser === false ? KvmodBatchModule : PidmBatchModule) : undefined);
     const Kvlm = inject(createDefaultModule({ shared }), KvlmGeneratedModule, KvmodParserModule, KvmodTraversalModule, KvlmModule, batch);
     shared.ServiceRegistry.register(Pidm);
     shared.ServiceRegistry.register(Kvlm);

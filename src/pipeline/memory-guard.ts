@@ -15,6 +15,11 @@ import { KvmodError } from './errors.js';
  * a 10 MB string literal is one token. PIDM lowered to 500 when AST nodes got one shape per type and the
  * parser stopped keeping the last tree (common/kvmod-parser.ts): `validate` on that grid then peaked at
  * 1.9 GB of RSS, and `transform` (which releases the CST after validation) finished in 3.0 GB.
+ * PIDM stays at 500 with the batch runs' Chevrotain parser (language/pidm/pidm-batch-parser.ts), although
+ * `validate` on that grid now peaks at 1.54 GB of RSS (1.89 GB before) and `generate` at 2.18 GB: the guard
+ * runs before parsing, and a text with a syntax error is parsed again by Langium's parser once the batch
+ * parser gives up, at Langium's cost (the grid with an error on its last line: 2.85 GB of RSS, the batch
+ * parser's abandoned tree being garbage V8 collects when the heap nears its limit).
  */
 export const HEAP_BYTES_PER_TOKEN = { pidm: 500, kvlm: 560 } as const;
 

@@ -83,7 +83,7 @@ function declareNodeShapes(parser: LangiumParser, reflection: AstReflection): vo
 }
 
 /** A function creating an empty node of `type` with all its fields (see `declareNodeShapes`); none for a type without properties. */
-function shapeOf(type: string, rule: GrammarAST.ParserRule, reflection: AstReflection): (() => object) | undefined {
+export function shapeOf(type: string, rule: GrammarAST.ParserRule, reflection: AstReflection): (() => object) | undefined {
     const properties = reflection.getTypeMetaData(type).properties as Record<string, { name: string; defaultValue?: unknown }>;
     const names = Object.keys(properties);
     if (names.length === 0) return undefined;

@@ -9,6 +9,7 @@
  */
 import { isAstNode, isReference, type AstNode, type CstNode, type LangiumDocument } from 'langium';
 import type { Range } from 'vscode-languageserver-types';
+import { BatchCstNode } from './batch-cst.js';
 
 /** What the stand-ins read their positions and texts from (the document's `textDocument`). */
 interface TextSource {
@@ -63,7 +64,8 @@ export function releaseSyntaxTree(document: LangiumDocument): number {
     const source = document.textDocument as TextSource;
     let released = 0;
     const stand = (owner: AstNode, cst: CstNode | undefined): CstNode | undefined => {
-        if (!cst || cst instanceof ReleasedCstNode) return cst;
+        // The batch parser's stand-ins (batch-cst.ts) are already small.
+        if (!cst || cst instanceof ReleasedCstNode || cst instanceof BatchCstNode) return cst;
         released++;
         return new ReleasedCstNode(source, owner, cst.offset, cst.length) as unknown as CstNode;
     };

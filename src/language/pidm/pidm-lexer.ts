@@ -6,6 +6,7 @@
  * so that the type starts the next attribute instead of typing the identifier.
  */
 import { DefaultLexer, type LexerResult, type TokenizeOptions } from 'langium';
+import type { TokenType } from 'chevrotain';
 
 /** A token as the lexer produces it (chevrotain's IToken, named through Langium's types). */
 type Token = LexerResult['tokens'][number];
@@ -24,34 +25,7 @@ export class PidmLexer extends DefaultLexer {
         const result = this.withSqlParameters(text, super.tokenize(text, options));
         const terminator = this.tokenTypes[';'];
         if (!terminator) return result;
-        const tokens: Token[] = [];
-        const source = result.tokens;
-        for (let i = 0; i < source.length; i++) {
-            tokens.push(source[i]);
-            const [keyword, name, next] = [source[i], source[i + 1], source[i + 2]];
-            if (
-                keyword.tokenType.name === 'id' &&
-                name && WORD.test(name.image) &&
-                next && TYPE_WORDS.has(next.tokenType.name) &&
-                (next.startLine ?? 0) > (name.endLine ?? name.startLine ?? 0)
-            ) {
-                tokens.push(name);
-                i++;
-                // Marked as inserted so the parser consumes it but builds no CST node: the text is unchanged.
-                tokens.push({
-                    image: '',
-                    startOffset: name.endOffset! + 1,
-                    endOffset: name.endOffset!,
-                    startLine: name.endLine,
-                    endLine: name.endLine,
-                    startColumn: name.endColumn! + 1,
-                    endColumn: name.endColumn,
-                    tokenTypeIdx: terminator.tokenTypeIdx!,
-                    tokenType: terminator,
-                    isInsertedInRecovery: true,
-                });
-            }
-        }
+        const tokens = withIdTerminators(result.tokens, terminator, (name, next) => (next.startLine ?? 0) > (name.endLine ?? name.startLine ?? 0));
         return { ...result, tokens };
     }
 
@@ -104,3 +78,46 @@ export class PidmLexer extends DefaultLexer {
 
 /** The comparison operators after which `:name` is an SQL parameter. */
 const COMPARISON = new Set(['=', '!=', '<>', '<', '<=', '>', '>=']);
+
+/**
+ * The layout rule (see the file comment) on a token list: after `id NAME` whose next word is a type name
+ * on a later line (`lineBreak(name, next)`), an invisible `;`. Also the batch parser's lexing
+ * (pidm-batch-parser.ts), which tracks offsets only.
+ */
+export function withIdTerminators(source: readonly Token[], terminator: TokenType, lineBreak: (name: Token, next: Token) => boolean): Token[] {
+    const tokens: Token[] = [];
+    for (let i = 0; i < source.length; i++) {
+        tokens.push(source[i]);
+        const keyword = source[i];
+        const name = source[i + 1];
+        const next = source[i + 2];
+        if (keyword.tokenType.name === 'id' && name && WORD.test(name.image) && next && TYPE_WORDS.has(next.tokenType.name) && lineBreak(name, next)) {
+            tokens.push(name);
+            i++;
+            const end = name.endOffset !== undefined ? name.endOffset + 1 : name.startOffset + name.image.length;
+            // Marked as inserted so the parser consumes it but builds no CST node: the text is unchanged.
+            tokens.push({
+                image: '',
+                startOffset: end,
+                endOffset: end - 1,
+                startLine: name.endLine,
+                endLine: name.endLine,
+                startColumn: name.endColumn! + 1,
+                endColumn: name.endColumn,
+                tokenTypeIdx: terminator.tokenTypeIdx!,
+                tokenType: terminator,
+                isInsertedInRecovery: true,
+            });
+        }
+    }
+    return tokens;
+}
+
+/** Whether the tokens hold an SQL parameter written `:name` after a comparison operator (which `PidmLexer` reports). */
+export function hasColonParameter(tokens: readonly Token[]): boolean {
+    for (let i = 1; i < tokens.length - 1; i++) {
+        const token = tokens[i];
+        if (token.image === ':' && COMPARISON.has(tokens[i - 1].tokenType.name) && tokens[i + 1].startOffset === token.startOffset + 1 && WORD.test(tokens[i + 1].image)) return true;
+    }
+    return false;
+}

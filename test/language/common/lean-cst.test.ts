@@ -1,14 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { AstUtils, CstUtils, GrammarUtils, URI, isReference, type CstNode, type LangiumDocument } from 'langium';
+import { CstUtils, URI } from 'langium';
 import { createKvmodServices, type KvmodServices } from '../../../src/language/kvmod-module.js';
+import { facts } from './cst-facts.js';
 
 /**
  * The lean CST (batch runs) must answer every question a batch run asks exactly as Langium's full CST:
  * node ranges and texts, reference nodes, property nodes, a node's first keyword, and so every diagnostic.
  */
 const editor = createKvmodServices();
-const batch = createKvmodServices({}, undefined, undefined, { batch: true });
+const batch = createKvmodServices({}, undefined, undefined, { batch: true, batchParser: false });
 
 const examples = [
     'examples/airflights/airflights.pidm',
@@ -31,35 +32,6 @@ const texts: (readonly [string, string])[] = [
     ['semantic.pidm', 'entity A { id k; text t; ref B [*] bs; ref B [1] b }\nentity B { id j; int n }\nquery Q1: SELECT A.k.x, A.bs.n, b.n, A.Bs, kk FROM A INCLUDE A.t, A.b AS X WHERE X.nn = "?" ORDER BY A.b\nquery Q1: SELECT a.k FROM a'],
     ['keywords.pidm', 'entity entity { id id text date date ref entity [*] order }\nquery query: select entity.date, order.date from entity include entity.order as by where date = "?"'],
 ];
-
-function rangeOf(node: CstNode | undefined): string {
-    if (!node) return '-';
-    const { start, end } = node.range;
-    return `${start.line}:${start.character}-${end.line}:${end.character} ${JSON.stringify(node.text)}`;
-}
-
-/** What a batch run can read of a document's CST, node by node. */
-function facts(services: KvmodServices, document: LangiumDocument): string[] {
-    const names = services.shared.ServiceRegistry.getServices(document.uri).references.NameProvider;
-    const lines: string[] = [];
-    for (const node of AstUtils.streamAst(document.parseResult.value)) {
-        lines.push(`${node.$type} ${rangeOf(node.$cstNode)} ${node.$cstNode?.astNode === node}`);
-        // Where a scope's description of the node points (`createDescription`'s name segment).
-        lines.push(`  name ${rangeOf(names.getNameNode(node) ?? node.$cstNode)}`);
-        for (const [property, value] of Object.entries(node)) {
-            if (property.startsWith('$')) continue;
-            const count = Array.isArray(value) ? value.length : 1;
-            for (let index = 0; index < count; index++)
-                // What a diagnostic on the property spans (`getDiagnosticRange`: the property's node, else the node's).
-                lines.push(`  ${property}[${index}] ${rangeOf(GrammarUtils.findNodeForProperty(node.$cstNode, property, index) ?? node.$cstNode)}`);
-            for (const element of Array.isArray(value) ? value : [value])
-                if (isReference(element)) lines.push(`  ref ${element.$refText} ${rangeOf(element.$refNode)}`);
-        }
-        const first = node.$cstNode?.text.match(/^[A-Za-z]+/)?.[0];
-        if (first) lines.push(`  keyword ${first} ${rangeOf(GrammarUtils.findNodeForKeyword(node.$cstNode, first))}`);
-    }
-    return lines;
-}
 
 async function load(services: KvmodServices, path: string, text: string): Promise<{ facts: string[]; diagnostics: string[] }> {
     const document = services.shared.workspace.LangiumDocumentFactory.fromString(text, URI.file(`/lean/${path}`));

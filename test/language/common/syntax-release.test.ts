@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AstUtils, URI, isReference, type AstNode, type CstNode } from 'langium';
 import { createKvmodServices } from '../../../src/language/kvmod-module.js';
+import { BatchCstNode } from '../../../src/language/common/batch-cst.js';
 import { ReleasedCstNode, releaseSyntaxTree } from '../../../src/language/common/syntax-release.js';
 import { formatDiagnostic, loadWorkspace } from '../../../src/pipeline/load.js';
 import { querySitesOf, transformFiles } from '../../../src/pipeline/transform.js';
@@ -23,6 +24,11 @@ const texts: [string, string][] = [
     ['semantic.pidm', 'entity A { id k; text t; ref B [*] bs; ref B [1] b }\nentity B { id j; int n }\nquery Q1: SELECT A.k.x, A.bs.n, b.n, A.Bs, kk FROM A INCLUDE A.t, A.b AS X WHERE X.nn = "?" ORDER BY A.b\nquery Q1: SELECT a.k FROM a'],
 ];
 
+/** A position stand-in: the release's, or the batch parser's (which the release keeps). */
+function isStandIn(node: unknown): boolean {
+    return node instanceof ReleasedCstNode || node instanceof BatchCstNode;
+}
+
 function where(node: CstNode | undefined): string {
     if (!node) return '-';
     const { start, end } = node.range;
@@ -30,8 +36,9 @@ function where(node: CstNode | undefined): string {
 }
 
 describe('releaseSyntaxTree', () => {
+    // Langium's (lean) CST: what the batch parser's fallback builds (a valid text gets stand-ins from the batch parser itself).
     it.each(texts)('keeps every node position and text of %s', async (name, text) => {
-        const services = createKvmodServices({}, undefined, undefined, { batch: true });
+        const services = createKvmodServices({}, undefined, undefined, { batch: true, batchParser: false });
         const document = services.shared.workspace.LangiumDocumentFactory.fromString(text, URI.file(`/release/${name}`));
         services.shared.workspace.LangiumDocuments.addDocument(document);
         await services.shared.workspace.DocumentBuilder.build([document], { validation: true });
@@ -63,14 +70,15 @@ describe('releaseSyntaxTree', () => {
                 const released = await loadWorkspace([path], { releaseSyntax: true });
                 expect(released.diagnostics.map(formatDiagnostic)).toEqual(kept.diagnostics.map(formatDiagnostic));
                 expect([...querySitesOf(released.pidm)]).toEqual([...querySitesOf(kept.pidm)]);
-                expect(released.pidm[0].model.$cstNode).toBeInstanceOf(ReleasedCstNode);
+                // Both files parse: the batch parser's stand-ins are kept as they are.
+                expect(isStandIn(released.pidm[0].model.$cstNode)).toBe(true);
             }
             // A transformation releases the syntax and still reports the model's errors at path:line:col.
             const result = await transformFiles([bad]);
             expect(result.diagnostics.map(formatDiagnostic)).toEqual((await loadWorkspace([bad])).diagnostics.map(formatDiagnostic));
             expect(result.diagnostics.some((d) => d.severity === 'error' && d.line === 3 && d.path === bad)).toBe(true);
             const transformed = await transformFiles([good], { keepSource: true });
-            expect(transformed.pidm?.[0].$cstNode).toBeInstanceOf(ReleasedCstNode);
+            expect(isStandIn(transformed.pidm?.[0].$cstNode)).toBe(true);
             expect([...transformed.querySites]).toEqual([...querySitesOf((await loadWorkspace([good])).pidm)]);
         } finally {
             await rm(dir, { recursive: true, force: true });
