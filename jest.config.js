@@ -11,4 +11,6 @@ export default {
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/out/'],
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 60000,
+  // The fuzz tests first, whatever Jest has cached (test/support/jest-sequencer.mjs says why).
+  testSequencer: '<rootDir>/test/support/jest-sequencer.mjs',
 };
