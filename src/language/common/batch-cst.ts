@@ -16,7 +16,8 @@
  * Positions come from the text: lines are found once per document (a table of line starts).
  */
 import { GrammarAST, isReference, type AstNode, type CstNode, type Grammar } from 'langium';
-import type { Position, Range } from 'vscode-languageserver-types';
+import type { Position } from 'vscode-languageserver-types';
+import { CstStandIn } from './cst-stand-in.js';
 
 /** The document text a tree's stand-ins read, with its line starts (made on first use) and the grammar's elements. */
 export class BatchSource {
@@ -26,6 +27,11 @@ export class BatchSource {
         readonly text: string,
         readonly grammar: BatchGrammar,
     ) {}
+
+    /** The text, as `TextDocument.getText` (what `CstStandIn` reads). */
+    getText(): string {
+        return this.text;
+    }
 
     /** The position of an offset, as `TextDocument.positionAt` (line breaks `\n`, `\r\n`, `\r`). */
     positionAt(offset: number): Position {
@@ -119,39 +125,17 @@ const TRAILING: Record<string, readonly string[]> = {
 const UNFOUND = new Set(['left']);
 
 /** A token's node: a leaf, or for a keyword written where a rule's value is (`date` as a name) the rule's node holding the keyword's leaf. */
-export class BatchLeaf {
+export class BatchLeaf extends CstStandIn<BatchSource> {
     content: BatchLeaf[] | undefined = undefined;
 
     constructor(
-        private readonly source: BatchSource,
-        readonly astNode: AstNode,
-        readonly offset: number,
-        readonly length: number,
+        source: BatchSource,
+        astNode: AstNode,
+        offset: number,
+        length: number,
         readonly grammarSource: GrammarAST.AbstractElement | undefined,
-    ) {}
-
-    get end(): number {
-        return this.offset + this.length;
-    }
-
-    get range(): Range {
-        return { start: this.source.positionAt(this.offset), end: this.source.positionAt(this.end) };
-    }
-
-    get text(): string {
-        return this.source.text.substring(this.offset, this.end);
-    }
-
-    get hidden(): boolean {
-        return false;
-    }
-
-    get container(): undefined {
-        return undefined;
-    }
-
-    get root(): undefined {
-        return undefined;
+    ) {
+        super(source, astNode, offset, length);
     }
 }
 
@@ -166,38 +150,16 @@ function tokenNode(source: BatchSource, owner: AstNode, offset: number, length: 
 }
 
 /** The CST stand-in of one AST node (see the file comment). */
-export class BatchCstNode {
+export class BatchCstNode extends CstStandIn<BatchSource> {
     constructor(
-        private readonly source: BatchSource,
-        readonly astNode: AstNode,
-        readonly offset: number,
-        readonly length: number,
+        source: BatchSource,
+        astNode: AstNode,
+        offset: number,
+        length: number,
         /** `[feature code, offset, length, …]` of the properties written as tokens (`MARK_FEATURES`). */
         private readonly marks: readonly number[] | undefined,
-    ) {}
-
-    get end(): number {
-        return this.offset + this.length;
-    }
-
-    get range(): Range {
-        return { start: this.source.positionAt(this.offset), end: this.source.positionAt(this.end) };
-    }
-
-    get text(): string {
-        return this.source.text.substring(this.offset, this.end);
-    }
-
-    get hidden(): boolean {
-        return false;
-    }
-
-    get container(): undefined {
-        return undefined;
-    }
-
-    get root(): undefined {
-        return undefined;
+    ) {
+        super(source, astNode, offset, length);
     }
 
     /** The grammar's assignment of the property the node is in (none for the root and a `left=current`). */

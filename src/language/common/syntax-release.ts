@@ -8,60 +8,23 @@
  * the transformation allocates its own model. Never for an editor's documents: they keep their CST.
  */
 import { isAstNode, isReference, type AstNode, type CstNode, type LangiumDocument } from 'langium';
-import type { Range } from 'vscode-languageserver-types';
 import { BatchCstNode } from './batch-cst.js';
-
-/** What the stand-ins read their positions and texts from (the document's `textDocument`). */
-interface TextSource {
-    getText(): string;
-    positionAt(offset: number): Range['start'];
-}
+import { CstStandIn, type StandInText } from './cst-stand-in.js';
 
 /**
  * A released CST node: the same offset, length, end, range and text as the node it replaces; no children,
  * no grammar source (so `GrammarUtils.findNodeForProperty` finds nothing in it, and callers fall back to
  * the node's own range).
  */
-export class ReleasedCstNode {
-    constructor(
-        private readonly source: TextSource,
-        readonly astNode: AstNode,
-        readonly offset: number,
-        readonly length: number,
-    ) {}
-
-    get end(): number {
-        return this.offset + this.length;
-    }
-
-    get range(): Range {
-        return { start: this.source.positionAt(this.offset), end: this.source.positionAt(this.end) };
-    }
-
-    get text(): string {
-        return this.source.getText().substring(this.offset, this.end);
-    }
-
-    get hidden(): boolean {
-        return false;
-    }
-
+export class ReleasedCstNode extends CstStandIn {
     get grammarSource(): undefined {
-        return undefined;
-    }
-
-    get container(): undefined {
-        return undefined;
-    }
-
-    get root(): undefined {
         return undefined;
     }
 }
 
 /** Replaces the document's CST by stand-ins (see the file comment). Returns the number of nodes it replaced. */
 export function releaseSyntaxTree(document: LangiumDocument): number {
-    const source = document.textDocument as TextSource;
+    const source = document.textDocument as StandInText;
     let released = 0;
     const stand = (owner: AstNode, cst: CstNode | undefined): CstNode | undefined => {
         // The batch parser's stand-ins (batch-cst.ts) are already small.
