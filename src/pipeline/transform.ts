@@ -7,12 +7,12 @@
  * than everything else on large models. Writing is the caller's business (see `writeFileAtomically` in
  * generation-writer.ts).
  */
-import { basename, resolve } from 'node:path';
-import { URI, UriUtils } from 'langium';
+import { basename } from 'node:path';
 import type { KvmodServices } from '../language/kvmod-module.js';
-import { isPidmModel, type KvlmModel, type PidmModel } from '../language/generated/ast.js';
+import type { KvlmModel, PidmModel } from '../language/generated/ast.js';
 import type { Mutable } from '../language/common/ast-construction.js';
 import { printKvlm } from '../language/kvlm/kvlm-printer.js';
+import { markBuiltFromSource } from '../language/kvlm/kvlm-source-check.js';
 import {
     checkTransformOptions,
     databaseNameFromPath,
@@ -24,12 +24,12 @@ import { KvmodError } from './errors.js';
 import { checkHeapHeadroom } from './memory-guard.js';
 import { releaseHeap } from './heap-release.js';
 import { phaseDone } from './phase-timing.js';
-import { checkBuiltKvlm, formatDiagnostic, loadWorkspace, type KvmodDiagnostic, type LoadedWorkspace } from './load.js';
+import { checkBuiltKvlm, formatDiagnostic, loadWorkspace, type KvmodDiagnostic } from './load.js';
 
 /**
  * How much more than loading the PIDM a transformation takes at its peak, for the memory guard: the peak is
- * the in-memory check of the KVLM while the PIDM is still loaded (when the caller keeps it, or the source checks
- * read it; otherwise it is freed before the check); printing and generation come after the PIDM is freed. Measured (peak RSS of `transform` and `generate --target redis`
+ * the in-memory check of the KVLM while the PIDM is still loaded (when the caller keeps it; otherwise it is freed
+ * before the check); printing and generation come after the PIDM is freed. Measured (peak RSS of `transform` and `generate --target redis`
  * over `validate`): 1.24 and 1.25 on the 300 × 1000 grid file, 1.16 for `generate` on 1000 × 1000 (2.48 GB
  * over 2.14), since the check's symbol index is small (built-model-check.ts); with a margin.
  */
@@ -163,11 +163,10 @@ interface LoadedAndTransformed {
     /** The PIDM models, when the caller keeps them. */
     pidm?: PidmModel[];
     /**
-     * The workspace's services, when the KVLM must be checked in it: the caller keeps the PIDM, or the KVLM's
-     * checks read the PIDM there (the source check, kvlm-source-check.ts, finds the document its `source` names
-     * beside the KVLM's path). Otherwise the check gets services of its own and the PIDM, whose nodes are most
-     * of the heap, can be freed before it: the check's results are the same (the PIDM's symbols are of no type a
-     * KVLM reference takes), and it runs on a heap the size of the KVLM.
+     * The workspace's services, when the caller keeps the PIDM. Otherwise the check gets services of its own and
+     * the PIDM, whose nodes are most of the heap, can be freed before it: the check's results are the same (the
+     * PIDM's symbols are of no type a KVLM reference takes, and the KVLM is not compared with the PIDM it was
+     * built from: `markBuiltFromSource`), and it runs on a heap the size of the KVLM.
      */
     services?: KvmodServices;
 }
@@ -206,7 +205,8 @@ async function loadAndTransform(
     const result = transformPidmToKvlm(models, effective);
     phaseDone('transform');
     checkHeapHeadroom('after the transformation');
-    const inWorkspace = keepSource || readsSourceModel(result.model, checkPath, workspace);
+    // Built from these models: the check need not compare it with them (kvlm-source-check.ts, `builtFromSource`).
+    markBuiltFromSource(result.model);
     return {
         kvlm: result.model,
         decisions: result.decisions,
@@ -215,18 +215,8 @@ async function loadAndTransform(
         loadDiagnostics: workspace.diagnostics,
         checkPath,
         ...(keepSource ? { pidm: models } : {}),
-        ...(inWorkspace ? { services: workspace.services } : {}),
+        ...(keepSource ? { services: workspace.services } : {}),
     };
-}
-
-/**
- * Whether checking `kvlm` as the file `checkPath` reads a PIDM model of the workspace: its `source` names,
- * relative to that path, a document the workspace holds (as `sourceModelOf` in kvlm-source-check.ts finds it).
- */
-function readsSourceModel(kvlm: KvlmModel, checkPath: string, workspace: LoadedWorkspace): boolean {
-    if (!kvlm.source) return false;
-    const uri = UriUtils.resolvePath(UriUtils.dirname(URI.file(resolve(checkPath))), kvlm.source);
-    return isPidmModel(workspace.services.shared.workspace.LangiumDocuments.getDocument(uri)?.parseResult.value);
 }
 
 /** The declaration of each query name (the first one) in loaded PIDM files. */

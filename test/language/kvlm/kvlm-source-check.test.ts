@@ -7,7 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { printPidm } from '../../../src/language/pidm/pidm-printer.js';
 import { loadWorkspace, type KvmodDiagnostic } from '../../../src/pipeline/load.js';
+import { transformFiles } from '../../../src/pipeline/transform.js';
+import { generateGridPidm, generateRandomPidm } from '../../../src/testing/random-pidm.js';
 
 const KVLM = readFileSync('examples/airflights/airflights.kvlm', 'utf8');
 let dir: string;
@@ -30,6 +33,28 @@ describe('KVLM checked against its source PIDM', () => {
     it.each(['airflights', 'book-ratings', 'tournament'])('finds nothing to say about the %s example', async (name) => {
         const workspace = await loadWorkspace([`examples/${name}/${name}.kvlm`]);
         expect(workspace.diagnostics.filter((d) => d.code.startsWith('kvlm.source-'))).toEqual([]);
+    });
+
+    // The property the in-memory check of a transformation's output relies on (it does not compare the KVLM with the
+    // PIDM it was just built from: `markBuiltFromSource`): the printed KVLM, loaded beside its PIDM, agrees with it.
+    it.each([
+        ['random 40 × 12, seed 3', () => generateRandomPidm({ queries: 40, fieldsPerQuery: 12, seed: 3 })],
+        [
+            'random 60 × 20 with chains, seed 11',
+            () => generateRandomPidm({ queries: 60, fieldsPerQuery: 20, seed: 11, chain: true, grainNoise: 0.5 }),
+        ],
+        ['grid 20 × 40, seed 5', () => generateGridPidm({ queries: 20, fieldsPerQuery: 40, seed: 5 })],
+    ])("a transformation's printed KVLM agrees with its source PIDM (%s)", async (_label, model) => {
+        const pidmPath = join(dir, 'round-trip.pidm');
+        writeFileSync(pidmPath, printPidm(model()));
+        const transformed = await transformFiles([pidmPath]);
+        expect(transformed.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+        const kvlmPath = join(dir, 'round-trip.kvlm');
+        writeFileSync(kvlmPath, transformed.kvlmText!);
+        const workspace = await loadWorkspace([pidmPath, kvlmPath]);
+        expect(workspace.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+        // The check ran: the KVLM names this PIDM as its source and the workspace holds it.
+        expect(transformed.kvlmText).toContain('round-trip.pidm');
     });
 
     it('reports an attribute the entity does not have, with a did-you-mean', async () => {
