@@ -111,10 +111,8 @@ export async function transformFiles(
             querySites: new Map(),
             options: effective,
         };
-    const { kvlm, pidm } = loaded;
-    // Taken out of `loaded`, so that dropping it lets the PIDM go (see `LoadedAndTransformed.services`).
-    let services = loaded.services;
-    loaded.services = undefined;
+    const { kvlm, pidm, services } = loaded;
+    // Without `keepSource` nothing holds the PIDM any more: freed before the check (see `LoadedAndTransformed.services`).
     if (!services) {
         releaseHeap();
         phaseDone('release source');
@@ -130,11 +128,6 @@ export async function transformFiles(
     // size again); nothing after the check reads it, so the model goes back to having no document.
     (kvlm as Mutable<KvlmModel>).$document = undefined;
     const diagnostics = [...loaded.loadDiagnostics, ...kvlmDiagnostics];
-    if (services && !pidm) {
-        services = undefined;
-        releaseHeap();
-        phaseDone('release source');
-    }
     const kvlmText = options.print === false ? undefined : printKvlm(kvlm);
     if (kvlmText !== undefined) phaseDone('print KVLM');
     return {
@@ -214,8 +207,7 @@ async function loadAndTransform(
         querySites: querySitesOf(workspace.pidm),
         loadDiagnostics: workspace.diagnostics,
         checkPath,
-        ...(keepSource ? { pidm: models } : {}),
-        ...(keepSource ? { services: workspace.services } : {}),
+        ...(keepSource ? { pidm: models, services: workspace.services } : {}),
     };
 }
 
