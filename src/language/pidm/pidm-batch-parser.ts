@@ -46,6 +46,9 @@ class PidmRecognizer extends EmbeddedActionsParser {
     private readonly shapes: Record<Shaped, () => Node>;
 
     readonly model: () => Node;
+    /** Entities and queries of one chunk of the text, added to `target` (see `parseChunk`). */
+    private readonly declarations: () => void;
+    private target: Node | undefined;
     private readonly entity: () => Node;
     private readonly member: () => Node;
     private readonly attribute: () => Node;
@@ -122,6 +125,18 @@ class PidmRecognizer extends EmbeddedActionsParser {
             });
             if (node) this.finish(node, start, undefined);
             return node!;
+        });
+
+        this.declarations = this.RULE('Declarations', () => {
+            const node = this.RECORDING_PHASE ? undefined : this.target;
+            const entities = node?.entities as Node[];
+            const queries = node?.queries as Node[];
+            this.MANY(() => {
+                this.OR([
+                    { ALT: () => this.push(node, 'entities', entities, this.SUBRULE(this.entity)) },
+                    { ALT: () => this.push(node, 'queries', queries, this.SUBRULE(this.query)) },
+                ]);
+            });
         });
 
         this.entity = this.RULE('Entity', () => {
@@ -500,6 +515,35 @@ class PidmRecognizer extends EmbeddedActionsParser {
         }
     }
 
+    /** An empty model to which `parseChunk` adds the entities and queries of each chunk. */
+    newModel(): Node {
+        return this.shapes.PidmModel();
+    }
+
+    /**
+     * Parses the lexed tokens of one chunk of a text (whole entities and queries) into `model`; false on the
+     * first error. The tokens' offsets are the whole text's.
+     */
+    parseChunk(tokens: IToken[], source: BatchSource, model: Node): boolean {
+        this.source = source;
+        this.target = model;
+        this.input = tokens;
+        try {
+            this.declarations();
+            return this.errors.length === 0;
+        } finally {
+            this.input = [];
+            this.source = undefined!;
+            this.target = undefined;
+        }
+    }
+
+    /** Gives a model parsed in chunks its CST stand-in, from `start` to `end`. */
+    finishModel(model: Node, source: BatchSource, start: number, end: number): Node {
+        model.$cstNode = new BatchCstNode(source, model, start, end - start, undefined) as never;
+        return model;
+    }
+
     /** A path step: a `Segment` whose CST node is also its reference's node (as the lean CST's own leaf). */
     private segment(name: IToken): Node {
         if (this.RECORDING_PHASE) return undefined!;
@@ -564,6 +608,17 @@ export function installPidmBatchParser(services: LangiumCoreServices, fallback: 
         // PIDM's lexer (pidm-lexer.ts) on the same token types, tracking offsets only: the stand-ins need no
         // more, and a token without lines and columns is 40 of ~120 bytes less (4 M tokens in a 10 MB model).
         batchLexer ??= new Lexer(Object.values(definition), { positionTracking: 'onlyOffset', skipValidations: true });
+        recognizer ??= new PidmRecognizer(definition, grammar, services, services.references.Linker);
+        const starts = chunkStarts(text);
+        if (starts.length > 1) {
+            const chunked = parseInChunks(text, starts, batchLexer, recognizer, new BatchSource(text, batchGrammar), definition[';']);
+            if (chunked === LEXER_ERROR) return parse(text, options);
+            if (chunked) {
+                const report = services.parser.TokenBuilder.flushLexingReport?.(text) ?? { diagnostics: [] };
+                if (report.diagnostics.length > 0) return parse(text, options);
+                return { value: chunked, lexerErrors: [], lexerReport: report, parserErrors: [] } as unknown as ParseResult;
+            }
+        }
         const lexed = batchLexer.tokenize(text);
         const report = services.parser.TokenBuilder.flushLexingReport?.(text) ?? { diagnostics: [] };
         // A lexer error, or what PidmLexer turns into one (`= :name`): Langium's parser reports it.
@@ -571,7 +626,6 @@ export function installPidmBatchParser(services: LangiumCoreServices, fallback: 
         // No token: Langium's root spans the comments, if any; such a text costs nothing to parse.
         if (lexed.tokens.length === 0) return parse(text, options);
         const tokens = withIdTerminators(lexed.tokens, definition[';'], (name, next) => lineBreakBetween(text, name.startOffset + name.image.length, next.startOffset));
-        recognizer ??= new PidmRecognizer(definition, grammar, services, services.references.Linker);
         let model: Node | undefined;
         try {
             model = recognizer.parseTokens(tokens, new BatchSource(text, batchGrammar));
@@ -582,6 +636,82 @@ export function installPidmBatchParser(services: LangiumCoreServices, fallback: 
         return { value: model, lexerErrors: [], lexerReport: report, parserErrors: [] } as unknown as ParseResult;
     }) as LangiumParser['parse'];
     return fallback;
+}
+
+/**
+ * Text a chunk holds at least: a large model is lexed and parsed a chunk at a time, so that its tokens (4 M
+ * objects and their images in a 10 MB model) die young instead of being copied into the old generation and
+ * collected there; the AST is the same. (An object so that tests can make chunks small.)
+ */
+export const CHUNKING = { chars: 64 * 1024 };
+
+/** A line that starts with `entity` or `query`: where a chunk may start (see `chunkStarts`). */
+const DECLARATION_LINE = /[\n\r](?:entity|query)(?!\w)/gi;
+
+/**
+ * Where the text's chunks start: 0, then at least `CHUNKING.chars` apart, the first character of a line that starts
+ * with `entity` or `query`. A token never spans a line break (strings and `//` comments end at one), so lexing
+ * the chunks apart gives the whole text's tokens unless a block comment spans a chunk start: a text with
+ * `/*` is one chunk. A chunk start that is no declaration's (an attribute named `query` at the start of a line)
+ * makes a chunk fail to parse, and the text is parsed whole.
+ */
+export function chunkStarts(text: string): number[] {
+    const starts = [0];
+    const chars = CHUNKING.chars;
+    if (text.length < 2 * chars || text.includes('/*')) return starts;
+    const search = DECLARATION_LINE;
+    search.lastIndex = chars;
+    for (let match = search.exec(text); match; match = search.exec(text)) {
+        const start = match.index + 1;
+        starts.push(start);
+        search.lastIndex = start + chars;
+    }
+    return starts;
+}
+
+/** `parseInChunks`' answer when a chunk does not lex (the whole text would not either). */
+const LEXER_ERROR = Symbol('lexer error');
+
+/**
+ * Lexes and parses the text a chunk at a time (`chunkStarts`) into one model: its tree, undefined when a chunk
+ * does not parse (the caller parses the text whole), `LEXER_ERROR` when one does not lex or holds an SQL
+ * parameter `:name`.
+ */
+function parseInChunks(
+    text: string,
+    starts: readonly number[],
+    lexer: Lexer,
+    recognizer: PidmRecognizer,
+    source: BatchSource,
+    terminator: TokenType,
+): Node | undefined | typeof LEXER_ERROR {
+    const model = recognizer.newModel();
+    let first = -1;
+    let end = -1;
+    for (let c = 0; c < starts.length; c++) {
+        const base = starts[c];
+        const lexed = lexer.tokenize(c + 1 < starts.length ? text.substring(base, starts[c + 1]) : text.substring(base));
+        if (lexed.errors.length > 0) return LEXER_ERROR;
+        const raw = lexed.tokens;
+        if (raw.length === 0) continue;
+        for (const token of raw) {
+            token.startOffset += base;
+            if (token.endOffset !== undefined) token.endOffset += base;
+        }
+        if (hasColonParameter(raw)) return LEXER_ERROR;
+        const tokens = withIdTerminators(raw, terminator, (name, next) => lineBreakBetween(text, name.startOffset + name.image.length, next.startOffset));
+        try {
+            if (!recognizer.parseChunk(tokens, source, model)) return undefined;
+        } catch {
+            return undefined;
+        }
+        if (first < 0) first = tokens[0].startOffset;
+        let last = tokens[tokens.length - 1];
+        if (last.isInsertedInRecovery) last = tokens[tokens.length - 2];
+        end = last.startOffset + last.image.length;
+    }
+    if (first < 0) return undefined;
+    return recognizer.finishModel(model, source, first, end);
 }
 
 /** Whether a line ends between two offsets (what a token's line number would tell). */

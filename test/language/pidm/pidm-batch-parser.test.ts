@@ -1,8 +1,9 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { URI, isAstNode, isReference, type AstNode, type LangiumDocument } from 'langium';
 import { BatchCstNode } from '../../../src/language/common/batch-cst.js';
 import { createKvmodServices, type KvmodServices } from '../../../src/language/kvmod-module.js';
+import { CHUNKING, chunkStarts } from '../../../src/language/pidm/pidm-batch-parser.js';
 import { printPidm } from '../../../src/language/pidm/pidm-printer.js';
 import { generateGridPidm, generateRandomPidm } from '../../../src/testing/random-pidm.js';
 import { facts, rangeOf } from '../common/cst-facts.js';
@@ -43,6 +44,24 @@ const random: [string, string][] = [
         { seed: 4, queries: 20, fieldsPerQuery: 20, grainNoise: 0.5 },
     ].map((options) => [`random-${options.seed}.pidm`, printPidm(generateRandomPidm(options))] as [string, string]),
     ['grid.pidm', printPidm(generateGridPidm({ queries: 6, fieldsPerQuery: 25, seed: 7, entities: 3, attributesPerEntity: 12 }))],
+];
+
+/**
+ * Texts lexed and parsed in chunks (`chunkStarts`, with chunks of 2 KB instead of 64 KB): a grid, with `\r\n` and `\r` line
+ * breaks and upper-case keywords, the tricky spellings repeated, and texts that must be parsed whole (a block
+ * comment; a line starting with an attribute named `query` where a chunk would start).
+ */
+const grid = printPidm(generateGridPidm({ queries: 12, fieldsPerQuery: 60, seed: 11, entities: 6, attributesPerEntity: 30 }));
+const tricky = files.find(([path]) => path.endsWith('tricky.pidm'))![1].replace(/\/\*[\s\S]*?\*\//g, ' ');
+const repeated = Array.from({ length: 12 }, () => tricky).join('\n');
+const chunked: [string, string, boolean][] = [
+    ['grid-chunked.pidm', grid, true],
+    ['grid-chunked-crlf.pidm', grid.replace(/\n/g, '\r\n'), true],
+    ['grid-chunked-cr.pidm', grid.replace(/\n/g, '\r'), true],
+    ['grid-chunked-upper.pidm', grid.replace(/^query /gm, 'QUERY ').replace(/^entity /gm, 'Entity '), true],
+    ['tricky-chunked.pidm', repeated, true],
+    ['grid-block-comment.pidm', `/* one chunk */\n${grid}`, false],
+    ['grid-query-attribute.pidm', grid.replace(/^( {2}a\d+ \w+)$/gm, '$1\nquery text'), true],
 ];
 
 /** Models with semantic errors: each issue code's firing case (pidm-validator.test.ts). */
@@ -99,6 +118,14 @@ async function load(services: KvmodServices, path: string, text: string): Promis
 }
 
 describe('the batch PIDM parser', () => {
+    const chunkChars = CHUNKING.chars;
+    beforeAll(() => {
+        CHUNKING.chars = 2048;
+    });
+    afterAll(() => {
+        CHUNKING.chars = chunkChars;
+    });
+
     it.each([...files, ...random])('builds the tree Langium builds: %s', (_path, text) => {
         const expected = editor.Pidm.parser.LangiumParser.parse(text);
         const actual = batch.Pidm.parser.LangiumParser.parse(text);
@@ -126,6 +153,28 @@ describe('the batch PIDM parser', () => {
         const actual = batch.Pidm.parser.LangiumParser.parse(text);
         expect(actual.value.$cstNode).not.toBeInstanceOf(BatchCstNode);
         expect(tree(actual.value)).toEqual(tree(editor.Pidm.parser.LangiumParser.parse(text).value));
+    });
+
+    it.each(chunked)('builds the tree Langium builds from a text parsed in chunks: %s', (_path, text, inChunks) => {
+        expect(chunkStarts(text).length > 1).toBe(inChunks);
+        const expected = editor.Pidm.parser.LangiumParser.parse(text);
+        const actual = batch.Pidm.parser.LangiumParser.parse(text);
+        expect(expected.parserErrors).toEqual([]);
+        expect(actual.value.$cstNode).toBeInstanceOf(BatchCstNode);
+        expect(tree(actual.value)).toEqual(tree(expected.value));
+    });
+
+    it.each([
+        ['grid-chunked-error-last.pidm', `${grid}\nquery Broken: SELECT FROM E0`],
+        ['grid-chunked-error-first.pidm', grid.replace('SELECT ', 'SELECT , ')],
+        ['grid-chunked-lexer-error.pidm', `${grid}\nquery Broken: SELECT E0.a1 FROM E0 WHERE E0.a1 = ?x`],
+        ['grid-chunked-colon-parameter.pidm', `${grid}\nquery Broken: SELECT E0.a1 FROM E0 WHERE E0.a1 = :x`],
+    ])('leaves a chunked text with a syntax error to Langium: %s', async (path, text) => {
+        expect(chunkStarts(text).length).toBeGreaterThan(1);
+        const actual = await load(batch, path, text);
+        expect(actual.diagnostics.length).toBeGreaterThan(0);
+        expect(actual.document.parseResult.value.$cstNode).not.toBeInstanceOf(BatchCstNode);
+        expect(actual.diagnostics).toEqual((await load(lean, path, text)).diagnostics);
     });
 
     it('covers the semantic errors it is compared on', async () => {
