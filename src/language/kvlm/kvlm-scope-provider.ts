@@ -42,17 +42,23 @@ class LevelScope implements Scope {
     }
 }
 
+/** What a declaring node gives the references under it, for one reference type: its level and the scope made of it. */
+interface Entry {
+    level: Level;
+    /** The node's level over the levels around it over `global`; made when first asked, again when `global` changed. */
+    scope: Scope | undefined;
+    global: Scope | undefined;
+}
+
 /** The KVLM scope provider: the default semantics with indexed levels (see the file comment). */
 export class KvlmScopeProvider extends DefaultScopeProvider {
-    /** Levels per document state: a new parse computes new local symbols, which drops the old levels. */
-    private readonly levels = new WeakMap<LocalSymbols, Map<AstNode, Map<string, Level>>>();
-
     /**
-     * The scope at each node that declares something, per reference type, made once: every reference under the
-     * node sees the same chain of levels (outermost first) over the same global scope. An entry holds the global
-     * scope it was made over and is made again when that changed (another document changed the index).
+     * Per document state (a new parse computes new local symbols, which drops the old entries), per declaring node
+     * and reference type, the node's level and the scope at it: every reference under the node sees the same chain
+     * of levels (outermost first) over the same global scope. A scope is made again when the global scope it was
+     * made over changed (another document changed the index).
      */
-    private readonly scopes = new WeakMap<LocalSymbols, Map<AstNode, Map<string, { scope: Scope; global: Scope }>>>();
+    private readonly entries = new WeakMap<LocalSymbols, Map<AstNode, Map<string, Entry>>>();
 
     override getScope(context: ReferenceInfo): Scope {
         const referenceType = this.reflection.getReferenceType(context);
@@ -70,56 +76,49 @@ export class KvlmScopeProvider extends DefaultScopeProvider {
         global: Scope,
     ): Scope {
         if (!node) return global;
-        let byNode = this.scopes.get(localSymbols);
-        if (!byNode) {
-            byNode = new Map();
-            this.scopes.set(localSymbols, byNode);
-        }
-        let byType = byNode.get(node);
-        if (!byType) {
-            byType = new Map();
-            byNode.set(node, byType);
-        }
-        const made = byType.get(referenceType);
-        if (made && made.global === global) return made.scope;
+        const entry = this.entryOf(localSymbols, node, referenceType);
+        if (entry.scope && entry.global === global) return entry.scope;
         const outer = this.scopeAt(
             localSymbols,
             innermostDeclaring(localSymbols, node.$container),
             referenceType,
             global,
         );
-        const scope = new LevelScope(this.levelOf(localSymbols, node, referenceType), outer);
-        byType.set(referenceType, { scope, global });
-        return scope;
+        entry.scope = new LevelScope(entry.level, outer);
+        entry.global = global;
+        return entry.scope;
     }
 
-    private levelOf(localSymbols: LocalSymbols, node: AstNode, referenceType: string): Level {
-        let byNode = this.levels.get(localSymbols);
+    private entryOf(localSymbols: LocalSymbols, node: AstNode, referenceType: string): Entry {
+        let byNode = this.entries.get(localSymbols);
         if (!byNode) {
             byNode = new Map();
-            this.levels.set(localSymbols, byNode);
+            this.entries.set(localSymbols, byNode);
         }
         let byType = byNode.get(node);
         if (!byType) {
             byType = new Map();
             byNode.set(node, byType);
         }
-        let level = byType.get(referenceType);
-        if (!level) {
-            const all = localSymbols
-                .getStream(node)
-                .filter((description) => this.reflection.isSubtype(description.type, referenceType))
-                .toArray();
-            const byName = new Map<string, AstNodeDescription[]>();
-            for (const description of all) {
-                const named = byName.get(description.name);
-                if (named) named.push(description);
-                else byName.set(description.name, [description]);
-            }
-            level = { all, byName };
-            byType.set(referenceType, level);
+        let entry = byType.get(referenceType);
+        if (!entry) {
+            entry = { level: this.levelOf(localSymbols, node, referenceType), scope: undefined, global: undefined };
+            byType.set(referenceType, entry);
         }
-        return level;
+        return entry;
+    }
+
+    private levelOf(localSymbols: LocalSymbols, node: AstNode, referenceType: string): Level {
+        const all: AstNodeDescription[] = [];
+        const byName = new Map<string, AstNodeDescription[]>();
+        for (const description of localSymbols.getStream(node)) {
+            if (!this.reflection.isSubtype(description.type, referenceType)) continue;
+            all.push(description);
+            const named = byName.get(description.name);
+            if (named) named.push(description);
+            else byName.set(description.name, [description]);
+        }
+        return { all, byName };
     }
 }
 
