@@ -33,6 +33,8 @@ import {
     type ValidationOptions,
 } from 'langium';
 
+import { BatchStepNode, type BatchSource, type StepReferenceResolver } from './batch-cst.js';
+
 /** Nodes visited between two checks for cancellation (and chances for the event loop to run). */
 const CHECK_EVERY = 256;
 
@@ -43,12 +45,15 @@ const CHECK_EVERY = 256;
 export function pushChildren(node: AstNode, stack: AstNode[]): void {
     const start = stack.length;
     const record = node as unknown as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-        if (key.charCodeAt(0) === 36 /* $ */) continue;
-        const value = record[key];
-        if (isAstNode(value)) stack.push(value);
-        else if (Array.isArray(value)) for (const element of value) if (isAstNode(element)) stack.push(element);
-    }
+    if (!isPlainObject(record)) pushChildrenOf(record, Object.keys(record), stack);
+    // `for … in` on a plain object (no enumerable inherited keys) visits `Object.keys` in its order without making its array.
+    else
+        for (const key in record) {
+            if (key.charCodeAt(0) === 36 /* $ */) continue;
+            const value = record[key];
+            if (isAstNode(value)) stack.push(value);
+            else if (Array.isArray(value)) for (const element of value) if (isAstNode(element)) stack.push(element);
+        }
     // Reverse what was pushed: the first child must pop first.
     for (let i = start, j = stack.length - 1; i < j; i++, j--) {
         const first = stack[i];
@@ -57,19 +62,40 @@ export function pushChildren(node: AstNode, stack: AstNode[]): void {
     }
 }
 
+function pushChildrenOf(record: Record<string, unknown>, keys: readonly string[], stack: AstNode[]): void {
+    for (const key of keys) {
+        if (key.charCodeAt(0) === 36 /* $ */) continue;
+        const value = record[key];
+        if (isAstNode(value)) stack.push(value);
+        else if (Array.isArray(value)) for (const element of value) if (isAstNode(element)) stack.push(element);
+    }
+}
+
+/** Whether `for … in` on a node visits exactly its own keys: its prototype is `Object.prototype` (or none). */
+export function isPlainObject(record: object): boolean {
+    const proto: unknown = Object.getPrototypeOf(record);
+    return proto === Object.prototype || proto === null;
+}
+
 /** Calls `visit` with each cross-reference of a node, in property order (`AstUtils.streamReferences`' order). */
 export function forEachReference(node: AstNode, visit: (info: ReferenceInfo) => void): void {
     const record = node as unknown as Record<string, unknown>;
-    for (const property of Object.keys(record)) {
-        if (property.charCodeAt(0) === 36 /* $ */) continue;
-        const value = record[property];
-        if (isReference(value) || isMultiReference(value)) visit({ reference: value, container: node, property });
-        else if (Array.isArray(value)) {
-            for (let index = 0; index < value.length; index++) {
-                const element: unknown = value[index];
-                if (isReference(element) || isMultiReference(element))
-                    visit({ reference: element, container: node, property, index });
-            }
+    if (!isPlainObject(record)) {
+        for (const property of Object.keys(record)) referencesOf(node, record, property, visit);
+        return;
+    }
+    // As in `pushChildren`: `Object.keys`' order without its array.
+    for (const property in record) referencesOf(node, record, property, visit);
+}
+
+function referencesOf(node: AstNode, record: Record<string, unknown>, property: string, visit: (info: ReferenceInfo) => void): void {
+    if (property.charCodeAt(0) === 36 /* $ */) return;
+    const value = record[property];
+    if (isReference(value) || isMultiReference(value)) visit({ reference: value, container: node, property });
+    else if (Array.isArray(value)) {
+        for (let index = 0; index < value.length; index++) {
+            const element: unknown = value[index];
+            if (isReference(element) || isMultiReference(element)) visit({ reference: element, container: node, property, index });
         }
     }
 }
@@ -138,6 +164,21 @@ class BatchReference {
 
 /** The batch runs' linker: `KvmodLinker` with compact references. */
 export class KvmodBatchLinker extends KvmodLinker {
+    private stepClass: (new (source: BatchSource, segment: AstNode, offset: number, length: number, refText: string) => BatchStepNode) | undefined;
+
+    /** A path step's CST stand-in that is also its reference (`BatchStepNode`), resolved by this linker. */
+    buildStepReference(source: BatchSource, segment: AstNode, offset: number, length: number, refText: string): BatchStepNode {
+        if (!this.stepClass) {
+            const resolver = (this as unknown as { referenceResolver: StepReferenceResolver }).referenceResolver;
+            this.stepClass = class extends BatchStepNode {
+                protected get resolver(): StepReferenceResolver {
+                    return resolver;
+                }
+            };
+        }
+        return new this.stepClass(source, segment, offset, length, refText);
+    }
+
     override buildReference(node: AstNode, property: string, refNode: CstNode | undefined, refText: string): Reference {
         const resolver = (this as unknown as { referenceResolver: ReferenceResolver }).referenceResolver;
         return new BatchReference(resolver, node, property, refNode, refText) as unknown as Reference;

@@ -15,7 +15,7 @@
  *
  * Positions come from the text: lines are found once per document (a table of line starts).
  */
-import { GrammarAST, isReference, type AstNode, type CstNode, type Grammar } from 'langium';
+import { GrammarAST, isLinkingError, isReference, type AstNode, type AstNodeDescription, type CstNode, type Grammar, type LinkingError } from 'langium';
 import type { Position } from 'vscode-languageserver-types';
 import { CstStandIn } from './cst-stand-in.js';
 
@@ -215,6 +215,50 @@ export class BatchCstNode extends CstStandIn<BatchSource> {
         }
         children.sort((a, b) => a.offset - b.offset);
         return children;
+    }
+}
+
+/** What resolves a reference when its target is read (`DefaultLinker.referenceResolver`, internal in Langium 4.4). */
+export interface StepReferenceResolver {
+    resolveReference(reference: object, node: AstNode, property: string): AstNode | undefined;
+}
+
+/**
+ * A path step's CST stand-in that is also the step's reference (`Segment.element`): the step's node is its
+ * reference's node (`$refNode` is the object itself), so one object instead of two for each of the millions of
+ * steps of a large model. The reference's fields and getters are those of Langium's reference
+ * (`DefaultReferenceImpl`); the resolver comes from the subclass the batch linker makes (ast-traversal.ts).
+ */
+export abstract class BatchStepNode extends BatchCstNode {
+    _ref: unknown = undefined;
+    _nodeDescription: AstNodeDescription | undefined = undefined;
+
+    constructor(
+        source: BatchSource,
+        astNode: AstNode,
+        offset: number,
+        length: number,
+        readonly $refText: string,
+    ) {
+        super(source, astNode, offset, length, undefined);
+    }
+
+    protected abstract get resolver(): StepReferenceResolver;
+
+    get $refNode(): CstNode {
+        return this as unknown as CstNode;
+    }
+
+    get ref(): AstNode | undefined {
+        return this.resolver.resolveReference(this, this.astNode, 'element');
+    }
+
+    get $nodeDescription(): AstNodeDescription | undefined {
+        return this._nodeDescription;
+    }
+
+    get error(): LinkingError | undefined {
+        return isLinkingError(this._ref) ? this._ref : undefined;
     }
 }
 

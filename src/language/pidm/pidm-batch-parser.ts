@@ -17,6 +17,7 @@
 import { EmbeddedActionsParser, Lexer, type IOrAlt, type IToken, type TokenType } from 'chevrotain';
 import { GrammarAST, ValueConverter, type AstNode, type Grammar, type LangiumCoreServices, type LangiumParser, type Linker, type Module, type ParseResult } from 'langium';
 import { BatchCstNode, BatchGrammar, BatchSource, MarkCode, referenceNode } from '../common/batch-cst.js';
+import { KvmodBatchLinker } from '../common/ast-traversal.js';
 import { KvmodBatchModule, createKvmodParser, shapeOf } from '../common/kvmod-parser.js';
 import { MAX_NESTING_DEPTH, findExcessiveNesting } from '../common/parse-guards.js';
 import { hasColonParameter, withIdTerminators } from './pidm-lexer.js';
@@ -548,9 +549,17 @@ class PidmRecognizer extends EmbeddedActionsParser {
     private segment(name: IToken): Node {
         if (this.RECORDING_PHASE) return undefined!;
         const node = this.shapes.Segment();
+        const refText = ValueConverter.convertID(name.image);
+        if (this.linker instanceof KvmodBatchLinker) {
+            // One object for both (`BatchStepNode`).
+            const step = this.linker.buildStepReference(this.source, node, name.startOffset, tokenLength(name), refText);
+            node.$cstNode = step as never;
+            node.element = step;
+            return node;
+        }
         const cst = new BatchCstNode(this.source, node, name.startOffset, tokenLength(name), undefined);
         node.$cstNode = cst as never;
-        node.element = this.linker.buildReference(node, 'element', cst as never, ValueConverter.convertID(name.image));
+        node.element = this.linker.buildReference(node, 'element', cst as never, refText);
         return node;
     }
 
