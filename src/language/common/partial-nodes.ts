@@ -91,8 +91,9 @@ export function checksOnSoundNodes<T>(checks: ValidationChecks<T>, reflection: A
         const list = (Array.isArray(value) ? value : [value]) as ((this: unknown, ...args: unknown[]) => unknown)[];
         guarded[type] = list.map(
             (check) =>
-                function (this: unknown, node: AstNode, ...rest: unknown[]) {
-                    return isSoundForChecks(node, reflection) ? check.call(this, node, ...rest) : undefined;
+                // A validation check's three parameters, named: no array per call, as a rest parameter would make.
+                function (this: unknown, node: AstNode, accept: unknown, cancelToken: unknown) {
+                    return isSoundForChecks(node, reflection) ? check.call(this, node, accept, cancelToken) : undefined;
                 },
         );
     }

@@ -88,6 +88,18 @@ export class CaseFallbackScope implements Scope {
     }
 }
 
+/**
+ * A workspace cache of scopes whose hits cost one map lookup (Langium's `get` asks `has`, then `get`): a scope is
+ * never undefined. Evicted as Langium's.
+ */
+class ScopeCache<K, V extends object> extends WorkspaceCache<K, V> {
+    override get(key: K): V | undefined;
+    override get(key: K, provider: () => V): V;
+    override get(key: K, provider?: () => V): V | undefined {
+        return this.cache.get(key) ?? (provider ? super.get(key, provider) : super.get(key));
+    }
+}
+
 /** A path step with nothing to see (its previous step stands for no entity). */
 const EMPTY_FALLBACK_SCOPE = new CaseFallbackScope(EMPTY_SCOPE);
 
@@ -104,12 +116,12 @@ export class PidmScopeProvider extends DefaultScopeProvider {
 
     constructor(services: LangiumCoreServices) {
         super(services);
-        this.memberScopes = new WorkspaceCache(services.shared);
+        this.memberScopes = new ScopeCache(services.shared);
         this.aliasScopes = new WorkspaceCache(services.shared);
         this.aliasDescriptions = new WorkspaceCache(services.shared);
-        this.memberFallbackScopes = new WorkspaceCache(services.shared);
-        this.firstStepScopes = new WorkspaceCache(services.shared);
-        this.includeScopes = new WorkspaceCache(services.shared);
+        this.memberFallbackScopes = new ScopeCache(services.shared);
+        this.firstStepScopes = new ScopeCache(services.shared);
+        this.includeScopes = new ScopeCache(services.shared);
         this.modelScopes = new WorkspaceCache(services.shared);
         this.shared = services.shared;
     }

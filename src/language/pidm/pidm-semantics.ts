@@ -5,6 +5,9 @@
  */
 import type { AstNode } from 'langium';
 import {
+    FromClause,
+    Include,
+    Reference,
     isAttribute,
     isFromClause,
     isIdAttribute,
@@ -16,12 +19,10 @@ import {
     type Cardinality,
     type Entity,
     type IdAttribute,
-    type Include,
     type Path,
     type PathElement,
     type Query,
     type OrderItem,
-    type Reference,
     type Value,
 } from '../generated/ast.js';
 
@@ -111,14 +112,17 @@ export function includeAlias(include: Include): string | undefined {
  */
 export function entityOfElement(element: PathElement | undefined, guard?: Set<AstNode>): Entity | undefined {
     if (!element) return undefined;
-    if (isFromClause(element)) return element.entity?.ref;
-    if (isReference(element)) return element.target?.ref;
-    if (isInclude(element)) {
+    // By `$type` (these types have no subtypes): `isFromClause` & co. ask the reflection, and millions of path
+    // steps call this.
+    const type = element.$type;
+    if (type === FromClause.$type) return (element as FromClause).entity?.ref;
+    if (type === Reference.$type) return (element as Reference).target?.ref;
+    if (type === Include.$type) {
         // The cycle guard is made only when includes chain (millions of path steps call this).
         const seen = guard ?? new Set<AstNode>();
         if (seen.has(element)) return undefined;
         seen.add(element);
-        const last = element.path?.segments.at(-1)?.element?.ref;
+        const last = (element as Include).path?.segments.at(-1)?.element?.ref;
         return entityOfElement(last, seen);
     }
     return undefined;
