@@ -200,7 +200,8 @@ export class PidmValidator {
     /** Only a reference, an alias or the FROM entity leads on in a path; an attribute ends it. */
     checkPathContinuesOnlyAfterReferences(path: Path, accept: ValidationAcceptor): void {
         const segments = path.segments ?? [];
-        for (const segment of segments.slice(0, -1)) {
+        for (let i = 0; i < segments.length - 1; i++) {
+            const segment = segments[i];
             const element = segment.element?.ref;
             if (isAttribute(element) || isIdAttribute(element)) {
                 const owner = element.$container?.name;
