@@ -16,13 +16,43 @@ import {
     AstUtils,
 } from 'langium';
 
-/** The declarations a node makes visible, of one reference type: in order, and by name. */
-interface Level {
-    all: AstNodeDescription[];
-    byName: Map<string, AstNodeDescription[]>;
+/** Levels of at most this many declarations are scanned rather than indexed by name: most declaring nodes have a few. */
+const SCANNED_LEVEL = 8;
+
+/** The declarations a node makes visible, of one reference type: in order, and by name (indexed when first asked). */
+class Level {
+    private index: Map<string, AstNodeDescription[]> | undefined;
+
+    constructor(readonly all: readonly AstNodeDescription[]) {}
+
+    /** The first declaration of `name`. */
+    first(name: string): AstNodeDescription | undefined {
+        if (this.all.length <= SCANNED_LEVEL) {
+            for (const description of this.all) if (description.name === name) return description;
+            return undefined;
+        }
+        return this.byName().get(name)?.[0];
+    }
+
+    /** Every declaration of `name`, in order. */
+    named(name: string): readonly AstNodeDescription[] {
+        return this.byName().get(name) ?? [];
+    }
+
+    private byName(): Map<string, AstNodeDescription[]> {
+        if (!this.index) {
+            this.index = new Map();
+            for (const description of this.all) {
+                const named = this.index.get(description.name);
+                if (named) named.push(description);
+                else this.index.set(description.name, [description]);
+            }
+        }
+        return this.index;
+    }
 }
 
-/** One local level over an outer scope; `getElement` is a map lookup. */
+/** One local level over an outer scope; `getElement` is a map lookup (a scan of a few). */
 class LevelScope implements Scope {
     constructor(
         private readonly level: Level,
@@ -30,11 +60,11 @@ class LevelScope implements Scope {
     ) {}
 
     getElement(name: string): AstNodeDescription | undefined {
-        return this.level.byName.get(name)?.[0] ?? this.outer.getElement(name);
+        return this.level.first(name) ?? this.outer.getElement(name);
     }
 
     getElements(name: string): Stream<AstNodeDescription> {
-        return stream(this.level.byName.get(name) ?? []).concat(this.outer.getElements(name));
+        return stream(this.level.named(name)).concat(this.outer.getElements(name));
     }
 
     getAllElements(): Stream<AstNodeDescription> {
@@ -110,15 +140,10 @@ export class KvlmScopeProvider extends DefaultScopeProvider {
 
     private levelOf(localSymbols: LocalSymbols, node: AstNode, referenceType: string): Level {
         const all: AstNodeDescription[] = [];
-        const byName = new Map<string, AstNodeDescription[]>();
         for (const description of localSymbols.getStream(node)) {
-            if (!this.reflection.isSubtype(description.type, referenceType)) continue;
-            all.push(description);
-            const named = byName.get(description.name);
-            if (named) named.push(description);
-            else byName.set(description.name, [description]);
+            if (this.reflection.isSubtype(description.type, referenceType)) all.push(description);
         }
-        return { all, byName };
+        return new Level(all);
     }
 }
 
