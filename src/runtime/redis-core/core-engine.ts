@@ -18,7 +18,7 @@ import { redisCoreTarget } from '../../generation/redis-core/redis-core-target.j
 import type { KvlmModel } from '../../language/generated/ast.js';
 import { KvmodError } from '../../pipeline/errors.js';
 import type { TypedValue } from '../collation.js';
-import type { MaterializedCollection, MaterializedRow } from '../materialize.js';
+import type { CollectionRows, MaterializedRow } from '../materialize.js';
 import type { ParameterValues } from '../oracle.js';
 import { formatCount } from '../redis-loader.js';
 import { isErrorReply, RedisConnectionLost } from '../redis-link.js';
@@ -168,7 +168,7 @@ function respCommand(
 export async function writeCoreRows(
     connection: CoreConnection,
     design: CoreViewModel,
-    collections: readonly MaterializedCollection[],
+    collections: readonly CollectionRows[],
     options: CoreWriteOptions = {},
 ): Promise<CoreWriteResult> {
     const batchSize = Math.max(1, options.batchSize ?? 1000);
@@ -239,10 +239,11 @@ export async function writeCoreRows(
                 const count = end - start;
                 let rowKeys: string[];
                 const encoded: string[] = new Array(count);
+                const batch = rows.slice(start, end);
                 try {
                     rowKeys = new Array(count);
                     for (let i = 0; i < count; i++) {
-                        const row = rows[start + i];
+                        const row = batch[i];
                         let values = '';
                         for (let v = 0; v < types.length; v++)
                             values += bulk(encodeRedisValue(types[v], row.values[names[v]]));
