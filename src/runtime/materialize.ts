@@ -73,8 +73,8 @@ export interface CollectionRows extends Omit<MaterializedCollection, 'rows'> {
 /** How one collection's rows are made from the bindings of its node tree. */
 interface RowMaker {
     collection: Omit<MaterializedCollection, 'rows'>;
-    /** One binding of the collection's nodes per row. */
-    bindings: Binding[];
+    /** One binding of the collection's nodes per row (found on first use). */
+    readonly bindings: Binding[];
     /** The row of the binding at `ordinal` (0-based). */
     row(binding: Binding, ordinal: number): MaterializedRow;
     /** Throws when a row's natural key was seen before (natural keys only; rows checked in order). */
@@ -117,6 +117,7 @@ function rowMaker(collection: Collection, data: InstanceData, index: InstanceInd
             );
         seen.add(identity);
     };
+    let bindings: Binding[] | undefined;
     return {
         collection: {
             name: collection.name,
@@ -124,7 +125,9 @@ function rowMaker(collection: Collection, data: InstanceData, index: InstanceInd
             strategy: natural ? 'natural' : 'counter',
             fields: fields.map(({ name, type }) => ({ name, type })),
         },
-        bindings: bindNodes(nodes, data, index),
+        get bindings() {
+            return (bindings ??= bindNodes(nodes, data, index));
+        },
         row,
         checkKey: natural ? checkKey : undefined,
     };
@@ -144,7 +147,8 @@ export function materializeCollection(
 
 /**
  * Rows made on demand, batch by batch: a slice makes the rows it covers (and nothing is kept), so a writer can send
- * the first batch while the rest are not made yet, and a written row is garbage at once. The natural keys are
+ * the first batch while the rest are not made yet, and a written row is garbage at once. The bindings (which objects
+ * make each row) are found when the rows or their number are first asked for. The natural keys are
  * checked as the rows are made, in order (a slice past rows not yet checked checks their keys first): a collision
  * stops the write at the first repeated key.
  */
@@ -176,8 +180,8 @@ class LazyRows implements RowBatches {
 
 /**
  * The rows of every collection of a KVLM model, in declaration order, made as a writer asks for them (see
- * `LazyRows`): what `kvmod load` writes. The bindings of every collection (which objects make each row) are found
- * here; the rows' values and keys are made batch by batch.
+ * `LazyRows`): what `kvmod load` writes. A collection's bindings are found when a writer first reaches it (or asks
+ * how many rows there are); the rows' values and keys are made batch by batch.
  */
 export function streamModel(model: KvlmModel, data: InstanceData, index: InstanceIndex): CollectionRows[] {
     return model.collections.map((collection) => {

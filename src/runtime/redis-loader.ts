@@ -151,10 +151,11 @@ export async function loadIntoRedis(
             : (row: MaterializedRow) => rowParameters(collection, row);
         work.push({ collection, rows: materialized.rows, parameters });
     }
-    const total = work.reduce((sum, w) => sum + w.rows.length, 0);
+    // Counted only when asked for (progress, or a message): counting binds every collection (see streamModel).
+    const total = (): number => work.reduce((sum, w) => sum + w.rows.length, 0);
     let done = 0;
     const lost = (error: RedisConnectionLost): never => {
-        const rows = `${formatCount(done)} of ${formatCount(total)} rows`;
+        const rows = `${formatCount(done)} of ${formatCount(total())} rows`;
         throw new KvmodError(
             error.code === 'redis.timeout'
                 ? `${error.message}; ${rows} were written; run the same command again to finish`
@@ -191,7 +192,7 @@ export async function loadIntoRedis(
                 { code: 'redis.refused', cause: reply.reason },
             );
         }
-        await options.onProgress?.(done, total);
+        if (options.onProgress) await options.onProgress(done, total());
     };
     let inFlight: Sent | undefined;
     const writer = new RespWriter();

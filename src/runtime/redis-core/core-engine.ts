@@ -178,11 +178,12 @@ export async function writeCoreRows(
         if (!rows) throw new Error(`no materialized rows for collection ${collection.name}`);
         return { collection, rows };
     });
-    const total = work.reduce((sum, w) => sum + w.rows.length, 0);
+    // Counted only when asked for (progress, or a message): counting binds every collection (see streamModel).
+    const total = (): number => work.reduce((sum, w) => sum + w.rows.length, 0);
     let done = 0;
     const lost = (error: RedisConnectionLost): never => {
         throw new KvmodError(
-            `${error.message}; ${formatCount(done)} of ${formatCount(total)} rows were written; run the same command again to finish (re-writing a row repairs it)`,
+            `${error.message}; ${formatCount(done)} of ${formatCount(total())} rows were written; run the same command again to finish (re-writing a row repairs it)`,
             { code: error.code, cause: error },
         );
     };
@@ -197,7 +198,7 @@ export async function writeCoreRows(
     const acknowledge = async ({ collection, start, rows, perRow, replies }: Sent): Promise<void> => {
         await settle(await replies, collection, start, perRow);
         done += rows;
-        await options.onProgress?.(done, total);
+        if (options.onProgress) await options.onProgress(done, total());
     };
     const f = design.functions;
     let inFlight: Sent | undefined;
