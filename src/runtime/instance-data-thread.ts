@@ -24,7 +24,7 @@ export interface DataCheck {
  * Files up to this size are checked on a second thread; larger ones here (the thread holds a second parse of the
  * file: twice the memory).
  */
-const THREADED_CHECK_BYTES = 128 * 1024 * 1024;
+const THREADED_CHECK_BYTES = 64 * 1024 * 1024;
 
 /**
  * Starts checking a data file on a second thread (instance-data-check.ts), which reads and parses it at once and
