@@ -3,7 +3,6 @@
  * the Redis generator describes; idempotent with natural keys. Loaded by the command's handler only when it
  * runs (it pulls in Langium and node-redis).
  */
-import type { DataCheck } from '../runtime/instance-data-thread.js';
 import { formatCount } from '../runtime/redis-loader.js';
 import { loadIntoEngine } from '../runtime/runtime-actions.js';
 import { processIo, type CliIo } from './cli-io.js';
@@ -68,15 +67,8 @@ export async function progressReporter(
     };
 }
 
-/**
- * Loads the data; resolves to the exit code (failures are thrown as KvmodError). `dataCheck`: the data's check on a
- * second thread, when the command started it already.
- */
-export async function runLoad(
-    args: LoadArgs,
-    io: CliIo = processIo,
-    dataCheck?: Promise<DataCheck | undefined>,
-): Promise<number> {
+/** Loads the data; resolves to the exit code (failures are thrown as KvmodError). */
+export async function runLoad(args: LoadArgs, io: CliIo = processIo): Promise<number> {
     warnUnusedTransformOptions([args.model], args, io);
     const progress = await progressReporter(io, 'loading');
     let result;
@@ -93,7 +85,6 @@ export async function runLoad(
             pidm: args.pidm,
             batchSize: args.batch,
             onProgress: progress.update,
-            dataCheck,
         });
     } finally {
         progress.stop();

@@ -71,11 +71,6 @@ export function loadCommand(context: CliContext): CommandModule<object, LoadArgs
                     '$0 load examples/airflights/airflights.pidm --data data.json --redis redis://127.0.0.1:6379',
                     '',
                 ) as unknown as Argv<LoadArgs>,
-        handler: (args) =>
-            runAction(context, async (io) => {
-                // The data check starts on a second thread before the runtime loads (see instance-data-thread.ts).
-                const dataCheck = (await import('../runtime/instance-data-thread.js')).startDataCheck(args.data);
-                return (await import('./load-actions.js')).runLoad(args, io, dataCheck);
-            }),
+        handler: (args) => runAction(context, async (io) => (await import('./load-actions.js')).runLoad(args, io)),
     };
 }

@@ -3,7 +3,6 @@
  * parameters and compares the engine's answers with the oracle. Loaded by the command's handler only when
  * it runs (it pulls in Langium and node-redis).
  */
-import type { DataCheck } from '../runtime/instance-data-thread.js';
 import { verifyOnEngine } from '../runtime/runtime-actions.js';
 import { formatVerdicts, verdictStatus, type QueryVerdict } from '../runtime/verify.js';
 import { processIo, type CliIo } from './cli-io.js';
@@ -41,11 +40,7 @@ export interface VerifyReport {
 }
 
 /** Verifies; prints one table line per query; resolves to 0 when every query matches, 1 otherwise. */
-export async function runVerify(
-    args: VerifyArgs,
-    io: CliIo = processIo,
-    dataCheck?: Promise<DataCheck | undefined>,
-): Promise<number> {
+export async function runVerify(args: VerifyArgs, io: CliIo = processIo): Promise<number> {
     warnUnusedTransformOptions([args.model], args, io);
     const samples = args.samples ?? 10;
     const progress = await progressReporter(io, 'loading');
@@ -64,7 +59,6 @@ export async function runVerify(
             samples,
             seed: args.seed,
             onProgress: progress.update,
-            dataCheck,
         });
     } finally {
         progress.stop();

@@ -36,11 +36,6 @@ export function verifyCommand(context: CliContext): CommandModule<object, Verify
                     '$0 verify examples/airflights/airflights.pidm --data data.json --redis redis://127.0.0.1:6379 --merge safe',
                     '',
                 ) as unknown as Argv<VerifyArgs>,
-        handler: (args) =>
-            runAction(context, async (io) => {
-                // The data check starts on a second thread before the runtime loads (see instance-data-thread.ts).
-                const dataCheck = (await import('../runtime/instance-data-thread.js')).startDataCheck(args.data);
-                return (await import('./verify-actions.js')).runVerify(args, io, dataCheck);
-            }),
+        handler: (args) => runAction(context, async (io) => (await import('./verify-actions.js')).runVerify(args, io)),
     };
 }

@@ -9,7 +9,6 @@ import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { startsWithCalendarDate } from '../language/common/calendar-date.js';
 import type { LogicalType } from '../language/pidm/pidm-semantics.js';
 import { KvmodError } from '../pipeline/errors.js';
-import type { DataCheck } from './instance-data-thread.js';
 import type { RuntimeEntity, RuntimeModel } from './runtime-model.js';
 
 /** A value of an attribute (ISO strings for date/time/datetime) or a reference (identifiers). */
@@ -280,47 +279,8 @@ function cap(lines: string[]): string[] {
     ];
 }
 
-/**
- * Reads and parses a data file; the check (`validateInstanceData`) runs on `check`'s thread when one is given
- * (`checked` then settles with its verdict), else here before this returns (`checked` is settled already). Either
- * way `checked` rejects with the KvmodError `readInstanceData` throws.
- */
-export async function readInstanceDataChecked(
-    path: string,
-    model: RuntimeModel,
-    check?: DataCheck,
-): Promise<{ data: InstanceData; checked: Promise<void> }> {
-    check?.start(model);
-    let data: InstanceData;
-    try {
-        data = parseInstanceDataText(await readDataText(path), path);
-    } catch (error) {
-        check?.stop();
-        throw error;
-    }
-    const fail = (problems: string[]): void => {
-        if (problems.length > 0)
-            throw new KvmodError(`${path} does not fit the model:\n${problems.join('\n')}`, {
-                code: 'data.invalid',
-                path,
-            });
-    };
-    if (!check) {
-        fail(validateInstanceData(model, data, path));
-        return { data, checked: Promise.resolve() };
-    }
-    const checked = check.problems().then((problems) => fail(problems ?? validateInstanceData(model, data, path)));
-    // Awaited by the caller; until then a rejection is not unhandled.
-    checked.catch(() => undefined);
-    return { data, checked };
-}
-
 /** Reads and checks a data file; throws a KvmodError listing the problems (or the JSON syntax error). */
 export async function readInstanceData(path: string, model: RuntimeModel): Promise<InstanceData> {
-    return parseInstanceData(await readDataText(path), model, path);
-}
-
-async function readDataText(path: string): Promise<string> {
     let text: string;
     try {
         text = await readFile(path, 'utf8');
@@ -331,20 +291,17 @@ async function readDataText(path: string): Promise<string> {
             path,
         });
     }
-    return text;
-}
-
-function parseInstanceDataText(text: string, path: string): InstanceData {
-    try {
-        return JSON.parse(text) as InstanceData;
-    } catch (error) {
-        throw new KvmodError(`${path}: not valid JSON: ${(error as Error).message}`, { code: 'data.syntax', path });
-    }
+    return parseInstanceData(text, model, path);
 }
 
 /** Parses and checks data text (as `readInstanceData`, for in-memory use). */
 export function parseInstanceData(text: string, model: RuntimeModel, path = 'data'): InstanceData {
-    const data = parseInstanceDataText(text, path);
+    let data: unknown;
+    try {
+        data = JSON.parse(text);
+    } catch (error) {
+        throw new KvmodError(`${path}: not valid JSON: ${(error as Error).message}`, { code: 'data.syntax', path });
+    }
     const problems = validateInstanceData(model, data, path);
     if (problems.length > 0)
         throw new KvmodError(`${path} does not fit the model:\n${problems.join('\n')}`, { code: 'data.invalid', path });

@@ -13,8 +13,7 @@ import { checkedTarget } from '../pipeline/generate.js';
 import { phaseDone } from '../pipeline/phase-timing.js';
 import type { EngineRuntime, EngineSession, SchemaOutcome, WriteResult } from './engine.js';
 import { engineOf } from './engine-registry.js';
-import { indexInstanceData, readInstanceDataChecked, type InstanceData } from './instance-data.js';
-import { startDataCheck, type DataCheck } from './instance-data-thread.js';
+import { indexInstanceData, readInstanceData, type InstanceData } from './instance-data.js';
 import { streamModel } from './materialize.js';
 import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from './runtime-design.js';
 import type { RuntimeModel } from './runtime-model.js';
@@ -44,11 +43,6 @@ export interface RuntimeRunOptions extends DesignOptions {
     batchSize?: number;
     /** Progress of row writing (awaited when it returns a promise). */
     onProgress?: (done: number, total: number) => void | Promise<void>;
-    /**
-     * The check of `dataPath` on a second thread, when the caller started it earlier (`startDataCheck`: the commands
-     * start it before they load the runtime); else it is started here.
-     */
-    dataCheck?: Promise<DataCheck | undefined>;
 }
 
 /** What a load did. */
@@ -123,26 +117,11 @@ async function prepare<O extends OptionDeclarations, D>(
 ): Promise<Prepared<D>> {
     const given = designOptions(engine, options.targetOptions ?? {});
     phaseDone('start');
-    // The data is checked on a second thread while this one loads the model, parses the data and connects (see
-    // startDataCheck); nothing is written before the verdict, and a data error is reported before any later one.
-    const check = await (options.dataCheck ?? startDataCheck(options.dataPath));
-    let design: RuntimeDesign;
-    try {
-        design = await loadRuntimeDesign(options.modelPath, options);
-    } catch (error) {
-        check?.stop();
-        throw error;
-    }
-    const { data, checked } = await readInstanceDataChecked(options.dataPath, design.model, check);
-    phaseDone(check ? 'read data' : 'read and check data');
+    const design = await loadRuntimeDesign(options.modelPath, options);
+    const data = await readInstanceData(options.dataPath, design.model);
+    phaseDone('read and check data');
     const urls = typeof options.server === 'string' ? [options.server] : options.server;
-    let session: EngineSession<D>;
-    try {
-        session = await engine.connect({ urls, timeoutSeconds: options.timeoutSeconds });
-    } catch (error) {
-        await checked; // data that does not fit the model: that is the error to report
-        throw error;
-    }
+    const session = await engine.connect({ urls, timeoutSeconds: options.timeoutSeconds });
     phaseDone('connect and probe');
     try {
         const warnings = [...design.warnings, ...session.contradictions(given)];
@@ -160,8 +139,6 @@ async function prepare<O extends OptionDeclarations, D>(
         }
         const rules = engine.textRules(resolveTargetOptions(engine.target, values));
         assertServable(design.model, data, rules, options.dataPath); // before anything is written
-        await checked;
-        if (check) phaseDone('check data (second thread)');
         const implied = Object.keys(session.probe.options);
         const variantSource = implied.length > 0 && implied.every((name) => name in given) ? 'given' : 'detected';
         const variant = engine.variantOf(view);
@@ -169,7 +146,6 @@ async function prepare<O extends OptionDeclarations, D>(
         return { target, design, data, session, view, variant, variantSource, warnings };
     } catch (error) {
         await session.close();
-        await checked; // data that does not fit the model: that is the error to report
         throw error;
     }
 }

@@ -1,8 +1,6 @@
 /**
- * `kvmod load` and `kvmod verify` check the data on a second thread while the main thread loads the model and
- * connects (src/runtime/instance-data-thread.ts). The compiled command (the only place the thread runs: a run from the
- * TypeScript sources checks on its own thread) must report exactly what the one-thread check finds, and a data error
- * before a connection error, as when the check came first.
+ * `kvmod load` and `kvmod verify` check the data before they write anything, and report its problems before a
+ * connection error (the compiled command, as a user runs it): exactly the problems `validateInstanceData` finds.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +14,7 @@ const MODEL = 'examples/airflights/airflights.pidm';
 /** Nothing listens on port 1: the connection is refused at once. */
 const NO_SERVER = 'redis://127.0.0.1:1';
 
-describe('the data check on a second thread', () => {
+describe('the data check of load and verify', () => {
     let dir: string;
     let good: string;
     let bad: string;
@@ -41,7 +39,7 @@ describe('the data check on a second thread', () => {
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
     it.each([['load'], ['verify']])(
-        'kvmod %s reports what the one-thread check finds, before the refused connection',
+        'kvmod %s reports what the data check finds, before the refused connection',
         async (command) => {
             const problems = validateInstanceData(await loadRuntimeModel(MODEL), badData, bad);
             expect(problems.length).toBe(4);
@@ -58,7 +56,7 @@ describe('the data check on a second thread', () => {
         expect(run.stderr).not.toMatch(/does not fit the model/);
     });
 
-    it('a model error comes first, and the thread does not hold the process', () => {
+    it('a model error comes first', () => {
         const broken = join(dir, 'broken.pidm');
         writeFileSync(broken, 'x\n');
         const run = runKvmod(['load', broken, '--data', bad, '--redis', NO_SERVER]);
