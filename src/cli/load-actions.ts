@@ -33,12 +33,16 @@ export interface LoadArgs extends RuntimeArgs {
     recreate?: boolean;
 }
 
-/** A progress bar on a terminal, nothing otherwise (cli-progress is loaded only for a terminal). */
+/**
+ * A progress bar on a terminal, nothing otherwise (cli-progress is loaded only for a terminal). Without a terminal
+ * `update` is absent: a load then never counts its rows ahead (which would make every collection's bindings before the
+ * first write).
+ */
 export async function progressReporter(
     io: CliIo,
     label: string,
-): Promise<{ update: (done: number, total: number) => void; stop: () => void }> {
-    if (io !== processIo || !process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
+): Promise<{ update?: (done: number, total: number) => void; stop: () => void }> {
+    if (io !== processIo || !process.stderr.isTTY) return { update: undefined, stop: () => undefined };
     const { default: cliProgress } = await import('cli-progress');
     const bar = new cliProgress.SingleBar(
         {

@@ -10,7 +10,7 @@ import type { GenerationTarget } from '../generation/generation-target.js';
 import type { OptionDeclarations, OptionValues, RawOptionValues } from '../generation/generation-options.js';
 import { KvmodError } from '../pipeline/errors.js';
 import type { Collation } from './collation.js';
-import type { MaterializedCollection } from './materialize.js';
+import type { CollectionRows } from './materialize.js';
 import type { ParameterValues } from './oracle.js';
 import type { TextRules } from './servable-values.js';
 import type { ExecutedQuery } from './verify.js';
@@ -134,7 +134,7 @@ export interface EngineSession<Design> {
     /** Writes every row of every collection of the design, pipelined in batches, with progress. */
     writeRows(
         design: Design,
-        collections: readonly MaterializedCollection[],
+        collections: readonly CollectionRows[],
         options?: WriteOptions,
     ): Promise<WriteResult>;
     /**

@@ -126,14 +126,17 @@ export function validateInstanceData(model: RuntimeModel, data: unknown, file = 
     }
     const typed = data as InstanceData;
     const ids = new Map<string, Map<string, number>>();
+    // Index loops, not `entries()`: these run once per object of a data file of hundreds of thousands.
     for (const entity of model.entities.values()) {
         const seen = new Map<string, number>();
         ids.set(entity.name, seen);
         // Only dates carry a check the schema's pattern cannot make (the day exists in its month).
-        const dated = entity.attributes.filter(
-            (attribute) => attribute.type === 'date' || attribute.type === 'datetime',
-        );
-        for (const [index, object] of (typed[entity.name] ?? []).entries()) {
+        const dated = entity.attributes
+            .filter((attribute) => attribute.type === 'date' || attribute.type === 'datetime')
+            .map((attribute) => attribute.name);
+        const objects = typed[entity.name] ?? [];
+        for (let index = 0; index < objects.length; index++) {
+            const object = objects[index];
             const id = identityOf(object[entity.idName]);
             const first = seen.get(id);
             if (first !== undefined) {
@@ -141,11 +144,11 @@ export function validateInstanceData(model: RuntimeModel, data: unknown, file = 
                     `${file}: ${objectLocation(entity.name, index, id)}.${entity.idName}: duplicate id ${JSON.stringify(id)} (first at ${entity.name}[${first}])`,
                 );
             } else seen.set(id, index);
-            for (const attribute of dated) {
-                const value = object[attribute.name];
-                if (typeof value === 'string' && !startsWithCalendarDate(value)) {
+            for (const name of dated) {
+                const value = object[name];
+                if (typeof value === 'string' && mayNotBeCalendarDate(value) && !startsWithCalendarDate(value)) {
                     problems.push(
-                        `${file}: ${objectLocation(entity.name, index, object[entity.idName])}.${attribute.name}: ${JSON.stringify(value)} is not a calendar date`,
+                        `${file}: ${objectLocation(entity.name, index, object[entity.idName])}.${name}: ${JSON.stringify(value)} is not a calendar date`,
                     );
                 }
             }
@@ -153,21 +156,30 @@ export function validateInstanceData(model: RuntimeModel, data: unknown, file = 
     }
     for (const entity of model.entities.values()) {
         if (entity.references.length === 0) continue;
-        for (const [index, object] of (typed[entity.name] ?? []).entries()) {
+        const objects = typed[entity.name] ?? [];
+        const references = entity.references.map((reference) => ({
+            name: reference.name,
+            target: reference.target,
+            targets: ids.get(reference.target) ?? new Map<string, number>(),
+        }));
+        for (let index = 0; index < objects.length; index++) {
+            const object = objects[index];
             // Only a problem needs the object's location (it quotes the id): not worked out for every object.
             const where = (): string => objectLocation(entity.name, index, object[entity.idName]);
-            for (const reference of entity.references) {
-                const targets = ids.get(reference.target) ?? new Map<string, number>();
+            for (const reference of references) {
+                const targets = reference.targets;
                 const value = object[reference.name];
                 if (value === undefined || value === null) continue;
                 if (Array.isArray(value)) {
-                    const listed = new Map<string, number>();
-                    for (const [position, element] of value.entries()) {
-                        const id = identityOf(element);
+                    // Repeated elements are rare: a set of the list is made only for a list of two or more.
+                    const listed = value.length > 1 ? new Map<string, number>() : undefined;
+                    for (let position = 0; position < value.length; position++) {
+                        const id = identityOf(value[position]);
                         if (!targets.has(id))
                             problems.push(
                                 `${file}: ${where()}.${reference.name}[${position}]: unknown ${reference.target} ${JSON.stringify(id)}`,
                             );
+                        if (!listed) continue;
                         const earlier = listed.get(id);
                         if (earlier !== undefined) {
                             problems.push(
@@ -186,6 +198,16 @@ export function validateInstanceData(model: RuntimeModel, data: unknown, file = 
         }
     }
     return cap(problems);
+}
+
+/**
+ * False when a value that matched the date (or datetime) pattern certainly is a calendar date: the pattern admits
+ * months 01–12 and days 01–31, and days 01–28 exist in every month of every year but 0000, so only year 0000 and days
+ * 29–31 need the calendar rule (`startsWithCalendarDate`). Reads the digits where the pattern put them (`YYYY-MM-DD`).
+ */
+function mayNotBeCalendarDate(value: string): boolean {
+    const tens = value.charCodeAt(8);
+    return tens > 0x32 || (tens === 0x32 && value.charCodeAt(9) === 0x39) || value.startsWith('0000'); // 3x, 29
 }
 
 /** Turns an ajv error into `Entity[i] (id "x").field[j]: message`. */

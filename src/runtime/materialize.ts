@@ -8,7 +8,7 @@ import { isNaturalKey, type Collection, type KvlmModel } from '../language/gener
 import type { LogicalType } from '../language/pidm/pidm-semantics.js';
 import type { TypedValue } from './collation.js';
 import { identityOf, type InstanceData, type InstanceIndex } from './instance-data.js';
-import { bindNodes } from './oracle.js';
+import { bindNodes, type Binding } from './oracle.js';
 
 /** One row of a collection: its key and the typed value of every field. */
 export interface MaterializedRow {
@@ -56,12 +56,32 @@ export function collectionNodes(collection: Collection): CollectionNode[] {
     return nodes;
 }
 
-/** The rows of one collection. */
-export function materializeCollection(
-    collection: Collection,
-    data: InstanceData,
-    index: InstanceIndex,
-): MaterializedCollection {
+/**
+ * Rows a writer reads in order, a batch at a time: an array, or rows made on demand (`streamModel`). Writers use
+ * only `length` and `slice`, so that a load can write the first batch before the last row is made.
+ */
+export interface RowBatches {
+    readonly length: number;
+    slice(start: number, end: number): MaterializedRow[];
+}
+
+/** A collection's rows (an array, or made batch by batch) and what is needed to write them. */
+export interface CollectionRows extends Omit<MaterializedCollection, 'rows'> {
+    rows: RowBatches;
+}
+
+/** How one collection's rows are made from the bindings of its node tree. */
+interface RowMaker {
+    collection: Omit<MaterializedCollection, 'rows'>;
+    /** One binding of the collection's nodes per row (found on first use). */
+    readonly bindings: Binding[];
+    /** The row of the binding at `ordinal` (0-based). */
+    row(binding: Binding, ordinal: number): MaterializedRow;
+    /** Throws when a row's natural key was seen before (natural keys only; rows checked in order). */
+    checkKey?(row: MaterializedRow): void;
+}
+
+function rowMaker(collection: Collection, data: InstanceData, index: InstanceIndex): RowMaker {
     const nodes = collectionNodes(collection);
     const positions = new Map(nodes.map((node, position) => [node.key, position]));
     const at = (nodeName: string): number => {
@@ -79,33 +99,95 @@ export function materializeCollection(
     const parts = isNaturalKey(collection.strategy)
         ? collection.strategy.parts.map((part) => ({ position: at(refName(part.node)), attribute: part.attribute }))
         : [];
-    const rows: MaterializedRow[] = bindNodes(nodes, data, index).map((binding, ordinal) => {
+    const row = (binding: Binding, ordinal: number): MaterializedRow => {
         const values: Record<string, TypedValue> = {};
         for (const field of fields) values[field.name] = binding[field.position][field.attribute] as TypedValue;
         const keyParts = natural
             ? parts.map((part) => identityOf(binding[part.position][part.attribute]))
             : [String(ordinal + 1)];
         return { keyParts, values };
-    });
-    if (natural) {
-        // Two bindings with one natural key would overwrite each other in Redis: the key misses a multi-valued step.
-        const seen = new Set<string>();
-        for (const row of rows) {
-            const identity = JSON.stringify(row.keyParts);
-            if (seen.has(identity))
-                throw new Error(
-                    `collection ${collection.name}: two rows share the natural key ${identity}; the key must name every multi-valued node`,
-                );
-            seen.add(identity);
-        }
-    }
-    return {
-        name: collection.name,
-        keyField: collection.keyField,
-        strategy: natural ? 'natural' : 'counter',
-        fields: fields.map(({ name, type }) => ({ name, type })),
-        rows,
     };
+    // Two bindings with one natural key would overwrite each other in Redis: the key misses a multi-valued step.
+    const seen = new Set<string>();
+    const checkKey = (made: MaterializedRow): void => {
+        const identity = made.keyParts.length === 1 ? made.keyParts[0] : JSON.stringify(made.keyParts);
+        if (seen.has(identity))
+            throw new Error(
+                `collection ${collection.name}: two rows share the natural key ${JSON.stringify(made.keyParts)}; the key must name every multi-valued node`,
+            );
+        seen.add(identity);
+    };
+    let bindings: Binding[] | undefined;
+    return {
+        collection: {
+            name: collection.name,
+            keyField: collection.keyField,
+            strategy: natural ? 'natural' : 'counter',
+            fields: fields.map(({ name, type }) => ({ name, type })),
+        },
+        get bindings() {
+            return (bindings ??= bindNodes(nodes, data, index));
+        },
+        row,
+        checkKey: natural ? checkKey : undefined,
+    };
+}
+
+/** The rows of one collection. */
+export function materializeCollection(
+    collection: Collection,
+    data: InstanceData,
+    index: InstanceIndex,
+): MaterializedCollection {
+    const maker = rowMaker(collection, data, index);
+    const rows = maker.bindings.map((binding, ordinal) => maker.row(binding, ordinal));
+    if (maker.checkKey) for (const row of rows) maker.checkKey(row);
+    return { ...maker.collection, rows };
+}
+
+/**
+ * Rows made on demand, batch by batch: a slice makes the rows it covers (and nothing is kept), so a writer can send
+ * the first batch while the rest are not made yet, and a written row is garbage at once. The bindings (which objects
+ * make each row) are found when the rows or their number are first asked for. The natural keys are
+ * checked as the rows are made, in order (a slice past rows not yet checked checks their keys first): a collision
+ * stops the write at the first repeated key.
+ */
+class LazyRows implements RowBatches {
+    private checked = 0;
+
+    constructor(private readonly maker: RowMaker) {}
+
+    get length(): number {
+        return this.maker.bindings.length;
+    }
+
+    slice(start: number, end: number): MaterializedRow[] {
+        const { bindings, row, checkKey } = this.maker;
+        const to = Math.min(end, bindings.length);
+        if (checkKey) while (this.checked < start) checkKey(row(bindings[this.checked], this.checked++));
+        const rows: MaterializedRow[] = [];
+        for (let ordinal = start; ordinal < to; ordinal++) {
+            const made = row(bindings[ordinal], ordinal);
+            if (checkKey && ordinal === this.checked) {
+                checkKey(made);
+                this.checked++;
+            }
+            rows.push(made);
+        }
+        return rows;
+    }
+}
+
+/**
+ * The rows of every collection of a KVLM model, in declaration order, made as a writer asks for them (see
+ * `LazyRows`): what `kvmod load` writes. A collection's bindings are found when a writer first reaches it (or asks
+ * how many rows there are); the rows' values and keys are made batch by batch.
+ */
+export function streamModel(model: KvlmModel, data: InstanceData, index: InstanceIndex): CollectionRows[] {
+    return model.collections.map((collection) => {
+        const maker = rowMaker(collection, data, index);
+        return { ...maker.collection, rows: new LazyRows(maker) };
+    });
 }
 
 /** The rows of every collection of a KVLM model, in declaration order. */

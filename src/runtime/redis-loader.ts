@@ -8,7 +8,7 @@ import { schemaOfCreate, schemaOfInfo } from '../generation/redis/redis-index-sc
 import { bindRedisCommand, displayRedisCommand, type RedisParamValues } from '../generation/redis/redis-commands.js';
 import type { RedisCollection, RedisViewModel } from '../generation/redis/redis-view-model.js';
 import { KvmodError } from '../pipeline/errors.js';
-import type { MaterializedCollection, MaterializedRow } from './materialize.js';
+import type { CollectionRows, MaterializedRow, RowBatches } from './materialize.js';
 import { RedisConnectionLost, type RedisLink } from './redis-link.js';
 import { compileRespRowWriter, RespWriter } from './redis-resp.js';
 import { dropPhysicalIndex, indexInfo, pointStableName, servedIndex } from './redis-stable-names.js';
@@ -129,7 +129,7 @@ export function rowParameters(collection: RedisCollection, row: MaterializedRow)
 export async function loadIntoRedis(
     link: RedisLink,
     view: RedisViewModel,
-    collections: readonly MaterializedCollection[],
+    collections: readonly CollectionRows[],
     options: LoadOptions = {},
 ): Promise<LoadResult> {
     const batchSize = Math.max(1, options.batchSize ?? 2000);
@@ -137,7 +137,7 @@ export async function loadIntoRedis(
     const byName = new Map(collections.map((c) => [c.name, c]));
     type Work = {
         collection: RedisCollection;
-        rows: MaterializedRow[];
+        rows: RowBatches;
         parameters: (row: MaterializedRow) => RedisParamValues;
     };
     const work: Work[] = [];
@@ -151,10 +151,11 @@ export async function loadIntoRedis(
             : (row: MaterializedRow) => rowParameters(collection, row);
         work.push({ collection, rows: materialized.rows, parameters });
     }
-    const total = work.reduce((sum, w) => sum + w.rows.length, 0);
+    // Counted only when asked for (progress, or a message): counting binds every collection (see streamModel).
+    const total = (): number => work.reduce((sum, w) => sum + w.rows.length, 0);
     let done = 0;
     const lost = (error: RedisConnectionLost): never => {
-        const rows = `${formatCount(done)} of ${formatCount(total)} rows`;
+        const rows = `${formatCount(done)} of ${formatCount(total())} rows`;
         throw new KvmodError(
             error.code === 'redis.timeout'
                 ? `${error.message}; ${rows} were written; run the same command again to finish`
@@ -191,7 +192,7 @@ export async function loadIntoRedis(
                 { code: 'redis.refused', cause: reply.reason },
             );
         }
-        await options.onProgress?.(done, total);
+        if (options.onProgress) await options.onProgress(done, total());
     };
     let inFlight: Sent | undefined;
     const writer = new RespWriter();

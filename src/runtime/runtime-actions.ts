@@ -10,10 +10,11 @@ import type { OptionDeclarations, RawOptionValues } from '../generation/generati
 import { DEFAULT_TARGET, type RegisteredTarget } from '../generation/generation-targets.js';
 import { KvmodError } from '../pipeline/errors.js';
 import { checkedTarget } from '../pipeline/generate.js';
+import { phaseDone } from '../pipeline/phase-timing.js';
 import type { EngineRuntime, EngineSession, SchemaOutcome, WriteResult } from './engine.js';
 import { engineOf } from './engine-registry.js';
 import { indexInstanceData, readInstanceData, type InstanceData } from './instance-data.js';
-import { materializeModel } from './materialize.js';
+import { streamModel } from './materialize.js';
 import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from './runtime-design.js';
 import type { RuntimeModel } from './runtime-model.js';
 import { assertServable } from './servable-values.js';
@@ -115,10 +116,13 @@ async function prepare<O extends OptionDeclarations, D>(
     options: RuntimeRunOptions,
 ): Promise<Prepared<D>> {
     const given = designOptions(engine, options.targetOptions ?? {});
+    phaseDone('start');
     const design = await loadRuntimeDesign(options.modelPath, options);
     const data = await readInstanceData(options.dataPath, design.model);
+    phaseDone('read and check data');
     const urls = typeof options.server === 'string' ? [options.server] : options.server;
     const session = await engine.connect({ urls, timeoutSeconds: options.timeoutSeconds });
+    phaseDone('connect and probe');
     try {
         const warnings = [...design.warnings, ...session.contradictions(given)];
         const values = { ...session.probe.options, ...given };
@@ -138,6 +142,7 @@ async function prepare<O extends OptionDeclarations, D>(
         const implied = Object.keys(session.probe.options);
         const variantSource = implied.length > 0 && implied.every((name) => name in given) ? 'given' : 'detected';
         const variant = engine.variantOf(view);
+        phaseDone('design + servable data');
         return { target, design, data, session, view, variant, variantSource, warnings };
     } catch (error) {
         await session.close();
@@ -148,12 +153,15 @@ async function prepare<O extends OptionDeclarations, D>(
 /** Prepares the design's schema and writes every row of every collection. */
 async function load<D>(prepared: Prepared<D>, options: RuntimeRunOptions, fresh: boolean): Promise<LoadResult> {
     const { design, data, session, view } = prepared;
-    const collections = materializeModel(design.kvlm, data, indexInstanceData(design.model, data));
+    // Rows are made batch by batch as they are written: the server indexes one batch while the next is made.
+    const collections = streamModel(design.kvlm, data, indexInstanceData(design.model, data));
     const schema = await session.prepareSchema(view, fresh ? 'fresh' : options.recreate ? 'recreate' : 'keep');
+    phaseDone('bind rows + schema');
     const written = await session.writeRows(view, collections, {
         batchSize: options.batchSize,
         onProgress: options.onProgress,
     });
+    phaseDone('write rows');
     return { schema, ...written };
 }
 

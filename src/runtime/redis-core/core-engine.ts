@@ -18,7 +18,7 @@ import { redisCoreTarget } from '../../generation/redis-core/redis-core-target.j
 import type { KvlmModel } from '../../language/generated/ast.js';
 import { KvmodError } from '../../pipeline/errors.js';
 import type { TypedValue } from '../collation.js';
-import type { MaterializedCollection, MaterializedRow } from '../materialize.js';
+import type { CollectionRows, MaterializedRow } from '../materialize.js';
 import type { ParameterValues } from '../oracle.js';
 import { formatCount } from '../redis-loader.js';
 import { isErrorReply, RedisConnectionLost } from '../redis-link.js';
@@ -168,7 +168,7 @@ function respCommand(
 export async function writeCoreRows(
     connection: CoreConnection,
     design: CoreViewModel,
-    collections: readonly MaterializedCollection[],
+    collections: readonly CollectionRows[],
     options: CoreWriteOptions = {},
 ): Promise<CoreWriteResult> {
     const batchSize = Math.max(1, options.batchSize ?? 1000);
@@ -178,11 +178,12 @@ export async function writeCoreRows(
         if (!rows) throw new Error(`no materialized rows for collection ${collection.name}`);
         return { collection, rows };
     });
-    const total = work.reduce((sum, w) => sum + w.rows.length, 0);
+    // Counted only when asked for (progress, or a message): counting binds every collection (see streamModel).
+    const total = (): number => work.reduce((sum, w) => sum + w.rows.length, 0);
     let done = 0;
     const lost = (error: RedisConnectionLost): never => {
         throw new KvmodError(
-            `${error.message}; ${formatCount(done)} of ${formatCount(total)} rows were written; run the same command again to finish (re-writing a row repairs it)`,
+            `${error.message}; ${formatCount(done)} of ${formatCount(total())} rows were written; run the same command again to finish (re-writing a row repairs it)`,
             { code: error.code, cause: error },
         );
     };
@@ -197,7 +198,7 @@ export async function writeCoreRows(
     const acknowledge = async ({ collection, start, rows, perRow, replies }: Sent): Promise<void> => {
         await settle(await replies, collection, start, perRow);
         done += rows;
-        await options.onProgress?.(done, total);
+        if (options.onProgress) await options.onProgress(done, total());
     };
     const f = design.functions;
     let inFlight: Sent | undefined;
@@ -239,10 +240,11 @@ export async function writeCoreRows(
                 const count = end - start;
                 let rowKeys: string[];
                 const encoded: string[] = new Array(count);
+                const batch = rows.slice(start, end);
                 try {
                     rowKeys = new Array(count);
                     for (let i = 0; i < count; i++) {
-                        const row = rows[start + i];
+                        const row = batch[i];
                         let values = '';
                         for (let v = 0; v < types.length; v++)
                             values += bulk(encodeRedisValue(types[v], row.values[names[v]]));
