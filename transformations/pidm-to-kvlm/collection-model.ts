@@ -89,19 +89,23 @@ export interface FieldModel {
     readonly roleMasks: readonly number[];
 }
 
-/** The one constructor of fields: a class allocates faster than a literal of nine properties. */
-export class FieldRecord implements FieldModel {
-    constructor(
-        readonly id: number,
-        readonly name: string,
-        readonly label: string,
-        readonly type: LogicalType,
-        readonly nodeKey: string,
-        readonly attribute: string,
-        readonly indexed: boolean,
-        readonly queries: readonly number[],
-        readonly roleMasks: readonly number[],
-    ) {}
+/**
+ * The one constructor of fields. An object literal, not a class: V8 tracks a literal's allocation site
+ * and, once it sees that its objects survive (most fields do), allocates them in the old generation
+ * directly, where a class instance is copied by every young-generation collection it survives.
+ */
+export function fieldRecord(
+    id: number,
+    name: string,
+    label: string,
+    type: LogicalType,
+    nodeKey: string,
+    attribute: string,
+    indexed: boolean,
+    queries: readonly number[],
+    roleMasks: readonly number[],
+): FieldModel {
+    return { id, name, label, type, nodeKey, attribute, indexed, queries, roleMasks };
 }
 
 /** The names of the served queries that give a field a role, in serving order. */
@@ -234,40 +238,65 @@ class PathCacheNode {
 /**
  * A field identity — a resolved attribute path — with its interned id: one object per identity, so that
  * Algorithm 1's per-identity bookkeeping (which collection claimed it, its last name and field) sits
- * in the object the path lookup returns, not in seven arrays read at random.
+ * in the object the path lookup returns, not in seven arrays read at random. Made by `resolvedField`.
  */
-export class ResolvedField {
+export interface ResolvedField {
+    readonly id: number;
+    /** The reference steps from the FROM entity. */
+    readonly steps: readonly Reference[];
+    /** The identity of the node holding the attribute, `Passenger.flights.origin` (see `NodeModel.key`). */
+    readonly nodeKey: string;
+    /** The declared attribute name. */
+    readonly attribute: string;
+    /** The attribute's logical type (computed once per identity, not per use). */
+    readonly type: LogicalType;
+    /** Whether the attribute is the FROM entity's own (no reference steps). */
+    readonly onRoot: boolean;
     /** Scratch of `FieldInterner.claim`: the owner that last claimed the identity, and its value. */
-    claimOwner = -1;
-    claimValue = -1;
+    claimOwner: number;
+    claimValue: number;
     /** Memo of `FieldInterner.fieldName`: the last label named, its KVLM name and that name's claim. */
-    namedLabel: string | undefined = undefined;
-    namedBase = '';
-    namedClaim: NameClaim | undefined = undefined;
+    namedLabel: string | undefined;
+    namedBase: string;
+    namedClaim: NameClaim | undefined;
     /**
      * Memo of `FieldInterner.sharedField`: the field made last for this identity, with its name, label
      * and role mask (kept here, so that telling whether it fits reads this object only).
      */
-    lastField: FieldModel | undefined = undefined;
-    lastName: string | undefined = undefined;
-    lastLabel: string | undefined = undefined;
-    lastMask = -1;
-    /** Whether the attribute is the FROM entity's own (no reference steps). */
-    readonly onRoot: boolean;
+    lastField: FieldModel | undefined;
+    lastName: string | undefined;
+    lastLabel: string | undefined;
+    lastMask: number;
+}
 
-    constructor(
-        readonly id: number,
-        /** The reference steps from the FROM entity. */
-        readonly steps: readonly Reference[],
-        /** The identity of the node holding the attribute, `Passenger.flights.origin` (see `NodeModel.key`). */
-        readonly nodeKey: string,
-        /** The declared attribute name. */
-        readonly attribute: string,
-        /** The attribute's logical type (computed once per identity, not per use). */
-        readonly type: LogicalType,
-    ) {
-        this.onRoot = steps.length === 0;
-    }
+/**
+ * A new identity. An object literal, not a class: V8 then sees the identities survive and allocates
+ * them in the old generation directly (see `fieldRecord`).
+ */
+function resolvedField(
+    id: number,
+    steps: readonly Reference[],
+    nodeKey: string,
+    attribute: string,
+    type: LogicalType,
+): ResolvedField {
+    return {
+        id,
+        steps,
+        nodeKey,
+        attribute,
+        type,
+        onRoot: steps.length === 0,
+        claimOwner: -1,
+        claimValue: -1,
+        namedLabel: undefined,
+        namedBase: '',
+        namedClaim: undefined,
+        lastField: undefined,
+        lastName: undefined,
+        lastLabel: undefined,
+        lastMask: -1,
+    };
 }
 
 /**
@@ -414,7 +443,7 @@ export class FieldInterner {
         const id = this.intern(root, steps, attribute, nodeKey);
         let field = this.identities[id];
         if (field === undefined) {
-            field = new ResolvedField(id, steps, nodeKey, attribute.name, attributeType(attribute));
+            field = resolvedField(id, steps, nodeKey, attribute.name, attributeType(attribute));
             this.identities[id] = field;
         }
         return field;
@@ -433,7 +462,7 @@ export class FieldInterner {
             identity.lastLabel === label
         )
             return last;
-        const field = new FieldRecord(
+        const field = fieldRecord(
             identity.id,
             name,
             label,
