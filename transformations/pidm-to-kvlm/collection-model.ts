@@ -306,7 +306,7 @@ function resolvedField(
  * integers, without building or hashing an identity string per use: a path is looked up in a cache
  * keyed by the AST elements its segments name (under the query's FROM entity), and only a new
  * sequence of elements is resolved with `resolvePath` and interned through a trie keyed by the
- * references and the attribute. The identity string is kept once per distinct identity.
+ * references and the attribute. The identity string is only made when asked for (`identityOf`).
  */
 export class FieldInterner {
     private readonly roots = new Map<Entity, InternNode>();
@@ -317,7 +317,8 @@ export class FieldInterner {
     /** Where the paths that start with an include go on from (see `startNode`); null: nowhere. */
     private readonly includeStarts = new Map<Include, PathCacheNode | null>();
     private readonly identities: ResolvedField[] = [];
-    private readonly keys: string[] = [];
+    /** How many identities were interned: the next id. */
+    private count = 0;
     private owners = 0;
     /** The field names taken in the collection being built (Algorithm 1 builds one at a time). */
     private readonly fieldNames = new NameScope();
@@ -442,7 +443,7 @@ export class FieldInterner {
         attribute: Attribute | IdAttribute,
         nodeKey: string,
     ): ResolvedField {
-        const id = this.intern(root, steps, attribute, nodeKey);
+        const id = this.intern(root, steps, attribute);
         let field = this.identities[id];
         if (field === undefined) {
             field = resolvedField(id, steps, nodeKey, attribute.name, attributeType(attribute));
@@ -484,14 +485,9 @@ export class FieldInterner {
 
     /**
      * The id of a resolved attribute path (resolved from a query whose FROM entity is `root`): its
-     * reference `steps`, its `attribute`, and `nodeKey`, the identity of the steps (see `ResolvedPath`).
+     * reference `steps` and its `attribute`.
      */
-    private intern(
-        root: Entity,
-        steps: readonly Reference[],
-        attribute: Attribute | IdAttribute,
-        nodeKey: string,
-    ): number {
+    private intern(root: Entity, steps: readonly Reference[], attribute: Attribute | IdAttribute): number {
         let node: InternNode | undefined = this.roots.get(root);
         if (!node) {
             node = { children: new Map(), attributes: new Map() };
@@ -507,10 +503,8 @@ export class FieldInterner {
         }
         let id = node.attributes.get(attribute);
         if (id === undefined) {
-            id = this.keys.length;
+            id = this.count++;
             node.attributes.set(attribute, id);
-            // `ResolvedPath.key`, spelled the same way.
-            this.keys.push(`${nodeKey}.${attribute.name}`);
         }
         return id;
     }
@@ -531,12 +525,14 @@ export class FieldInterner {
 
     /** The identity an id stands for, `Passenger.flights.origin.city`. */
     identityOf(id: number): string {
-        return this.keys[id];
+        // `ResolvedPath.key`, spelled the same way; made on demand (nothing in the transformation asks).
+        const identity = this.identities[id];
+        return `${identity.nodeKey}.${identity.attribute}`;
     }
 
     /** How many identities were interned (ids are 0 … size-1). */
     get size(): number {
-        return this.keys.length;
+        return this.count;
     }
 }
 
