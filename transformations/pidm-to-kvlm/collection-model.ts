@@ -89,19 +89,23 @@ export interface FieldModel {
     readonly roleMasks: readonly number[];
 }
 
-/** The one constructor of fields: a class allocates faster than a literal of nine properties. */
-export class FieldRecord implements FieldModel {
-    constructor(
-        readonly id: number,
-        readonly name: string,
-        readonly label: string,
-        readonly type: LogicalType,
-        readonly nodeKey: string,
-        readonly attribute: string,
-        readonly indexed: boolean,
-        readonly queries: readonly number[],
-        readonly roleMasks: readonly number[],
-    ) {}
+/**
+ * The one constructor of fields. An object literal, not a class: V8 tracks a literal's allocation site
+ * and, once it sees that its objects survive (most fields do), allocates them in the old generation
+ * directly, where a class instance is copied by every young-generation collection it survives.
+ */
+export function fieldRecord(
+    id: number,
+    name: string,
+    label: string,
+    type: LogicalType,
+    nodeKey: string,
+    attribute: string,
+    indexed: boolean,
+    queries: readonly number[],
+    roleMasks: readonly number[],
+): FieldModel {
+    return { id, name, label, type, nodeKey, attribute, indexed, queries, roleMasks };
 }
 
 /** The names of the served queries that give a field a role, in serving order. */
@@ -234,40 +238,67 @@ class PathCacheNode {
 /**
  * A field identity — a resolved attribute path — with its interned id: one object per identity, so that
  * Algorithm 1's per-identity bookkeeping (which collection claimed it, its last name and field) sits
- * in the object the path lookup returns, not in seven arrays read at random.
+ * in the object the path lookup returns, not in seven arrays read at random. Made by `resolvedField`.
  */
-export class ResolvedField {
+export interface ResolvedField {
+    readonly id: number;
+    /** The reference steps from the FROM entity. */
+    readonly steps: readonly Reference[];
+    /** The identity of the node holding the attribute, `Passenger.flights.origin` (see `NodeModel.key`). */
+    readonly nodeKey: string;
+    /** The declared attribute name. */
+    readonly attribute: string;
+    /** The attribute's logical type (computed once per identity, not per use). */
+    readonly type: LogicalType;
+    /** Whether the attribute is the FROM entity's own (no reference steps). */
+    readonly onRoot: boolean;
     /** Scratch of `FieldInterner.claim`: the owner that last claimed the identity, and its value. */
-    claimOwner = -1;
-    claimValue = -1;
+    claimOwner: number;
+    claimValue: number;
     /** Memo of `FieldInterner.fieldName`: the last label named, its KVLM name and that name's claim. */
-    namedLabel: string | undefined = undefined;
-    namedBase = '';
-    namedClaim: NameClaim | undefined = undefined;
+    namedLabel: string | undefined;
+    namedBase: string;
+    namedClaim: NameClaim | undefined;
     /**
      * Memo of `FieldInterner.sharedField`: the field made last for this identity, with its name, label
      * and role mask (kept here, so that telling whether it fits reads this object only).
      */
-    lastField: FieldModel | undefined = undefined;
-    lastName: string | undefined = undefined;
-    lastLabel: string | undefined = undefined;
-    lastMask = -1;
-    /** Whether the attribute is the FROM entity's own (no reference steps). */
-    readonly onRoot: boolean;
+    lastField: FieldModel | undefined;
+    lastName: string | undefined;
+    lastLabel: string | undefined;
+    lastMask: number;
+}
 
-    constructor(
-        readonly id: number,
-        /** The reference steps from the FROM entity. */
-        readonly steps: readonly Reference[],
-        /** The identity of the node holding the attribute, `Passenger.flights.origin` (see `NodeModel.key`). */
-        readonly nodeKey: string,
-        /** The declared attribute name. */
-        readonly attribute: string,
-        /** The attribute's logical type (computed once per identity, not per use). */
-        readonly type: LogicalType,
-    ) {
-        this.onRoot = steps.length === 0;
-    }
+/**
+ * A new identity. An object literal, not a class: V8 then sees the identities survive and allocates
+ * them in the old generation directly (see `fieldRecord`).
+ */
+function resolvedField(
+    id: number,
+    steps: readonly Reference[],
+    nodeKey: string,
+    attribute: string,
+    type: LogicalType,
+): ResolvedField {
+    // What Algorithm 1 reads and writes for every use of the identity comes first (the object spans
+    // three cache lines; a use then mostly touches the first two), what only a new field reads last.
+    return {
+        claimOwner: -1,
+        claimValue: -1,
+        id,
+        onRoot: steps.length === 0,
+        namedLabel: undefined,
+        namedBase: '',
+        namedClaim: undefined,
+        lastField: undefined,
+        lastMask: -1,
+        lastName: undefined,
+        lastLabel: undefined,
+        nodeKey,
+        steps,
+        attribute,
+        type,
+    };
 }
 
 /**
@@ -275,7 +306,7 @@ export class ResolvedField {
  * integers, without building or hashing an identity string per use: a path is looked up in a cache
  * keyed by the AST elements its segments name (under the query's FROM entity), and only a new
  * sequence of elements is resolved with `resolvePath` and interned through a trie keyed by the
- * references and the attribute. The identity string is kept once per distinct identity.
+ * references and the attribute. The identity string is only made when asked for (`identityOf`).
  */
 export class FieldInterner {
     private readonly roots = new Map<Entity, InternNode>();
@@ -286,7 +317,8 @@ export class FieldInterner {
     /** Where the paths that start with an include go on from (see `startNode`); null: nowhere. */
     private readonly includeStarts = new Map<Include, PathCacheNode | null>();
     private readonly identities: ResolvedField[] = [];
-    private readonly keys: string[] = [];
+    /** How many identities were interned: the next id. */
+    private count = 0;
     private owners = 0;
     /** The field names taken in the collection being built (Algorithm 1 builds one at a time). */
     private readonly fieldNames = new NameScope();
@@ -411,10 +443,10 @@ export class FieldInterner {
         attribute: Attribute | IdAttribute,
         nodeKey: string,
     ): ResolvedField {
-        const id = this.intern(root, steps, attribute, nodeKey);
+        const id = this.intern(root, steps, attribute);
         let field = this.identities[id];
         if (field === undefined) {
-            field = new ResolvedField(id, steps, nodeKey, attribute.name, attributeType(attribute));
+            field = resolvedField(id, steps, nodeKey, attribute.name, attributeType(attribute));
             this.identities[id] = field;
         }
         return field;
@@ -433,7 +465,7 @@ export class FieldInterner {
             identity.lastLabel === label
         )
             return last;
-        const field = new FieldRecord(
+        const field = fieldRecord(
             identity.id,
             name,
             label,
@@ -453,14 +485,9 @@ export class FieldInterner {
 
     /**
      * The id of a resolved attribute path (resolved from a query whose FROM entity is `root`): its
-     * reference `steps`, its `attribute`, and `nodeKey`, the identity of the steps (see `ResolvedPath`).
+     * reference `steps` and its `attribute`.
      */
-    private intern(
-        root: Entity,
-        steps: readonly Reference[],
-        attribute: Attribute | IdAttribute,
-        nodeKey: string,
-    ): number {
+    private intern(root: Entity, steps: readonly Reference[], attribute: Attribute | IdAttribute): number {
         let node: InternNode | undefined = this.roots.get(root);
         if (!node) {
             node = { children: new Map(), attributes: new Map() };
@@ -476,10 +503,8 @@ export class FieldInterner {
         }
         let id = node.attributes.get(attribute);
         if (id === undefined) {
-            id = this.keys.length;
+            id = this.count++;
             node.attributes.set(attribute, id);
-            // `ResolvedPath.key`, spelled the same way.
-            this.keys.push(`${nodeKey}.${attribute.name}`);
         }
         return id;
     }
@@ -500,12 +525,14 @@ export class FieldInterner {
 
     /** The identity an id stands for, `Passenger.flights.origin.city`. */
     identityOf(id: number): string {
-        return this.keys[id];
+        // `ResolvedPath.key`, spelled the same way; made on demand (nothing in the transformation asks).
+        const identity = this.identities[id];
+        return `${identity.nodeKey}.${identity.attribute}`;
     }
 
     /** How many identities were interned (ids are 0 … size-1). */
     get size(): number {
-        return this.keys.length;
+        return this.count;
     }
 }
 

@@ -5,7 +5,7 @@
  * merged collection also serves both collections' queries, each with its own plan.
  */
 import {
-    FieldRecord,
+    fieldRecord,
     presized,
     type CollectionModel,
     type FieldModel,
@@ -62,7 +62,7 @@ export function mergeCollections(left: CollectionModel, right: CollectionModel, 
             continue;
         }
         const existing = fields[position];
-        fields[position] = new FieldRecord(
+        fields[position] = fieldRecord(
             existing.id,
             existing.name,
             existing.label,
@@ -147,7 +147,7 @@ function renamed(field: FieldModel, taken: Set<string>, queries = field.queries)
     const name = uniqueName(field.name, taken);
     return name === field.name && queries === field.queries
         ? field
-        : new FieldRecord(
+        : fieldRecord(
               field.id,
               name,
               field.label,

@@ -64,8 +64,17 @@ class FastOptimizer {
     /** The handle holding each slot (a position in the list), or -1 once its collection merged away. */
     private readonly slotOwner: Int32Array;
     private readonly partners: (Partner[] | undefined)[];
-    /** Field id → handles holding it; dead handles are dropped lazily while walking. */
-    private readonly postings: number[][];
+    /**
+     * The inverted lists, field id → handles holding it, in one typed array: the list of `id` is
+     * `postings[listStart[id] …  listStart[id] + listLength[id]]`, with room for every Algorithm 1
+     * collection holding the id. Dead handles are dropped lazily while walking; a merged collection
+     * takes the place of its left or right side in each of its lists (it holds exactly the union of
+     * their ids), so a list never outgrows its room. (A hundred thousand growing JavaScript arrays
+     * cost more to make, to walk and to keep through the young generation's collections.)
+     */
+    private readonly postings: Int32Array;
+    private readonly listStart: Int32Array;
+    private readonly listLength: Int32Array;
     private readonly counts: Int32Array;
     /** Non-key field count by handle. */
     private readonly sizes: Int32Array;
@@ -96,14 +105,21 @@ class FastOptimizer {
             const ids = collections[handle].fieldIds;
             if (ids.length > 0 && ids[ids.length - 1] > maxId) maxId = ids[ids.length - 1];
         }
-        this.postings = Array.from({ length: maxId + 1 }, () => []);
+        this.listStart = new Int32Array(maxId + 2);
+        this.listLength = new Int32Array(maxId + 1);
+        for (let handle = 0; handle < m; handle++) {
+            const ids = collections[handle].fieldIds;
+            for (let k = 0; k < ids.length; k++) this.listStart[ids[k] + 1]++;
+        }
+        for (let id = 0; id <= maxId; id++) this.listStart[id + 1] += this.listStart[id];
+        this.postings = new Int32Array(this.listStart[maxId + 1]);
     }
 
     run(): OptimizationResult {
         const m = this.slotOwner.length;
         // Epoch 0: every pair of Algorithm 1's collections, each probing the ones before it.
         for (let handle = 0; handle < m; handle++) {
-            this.probe(handle, 0);
+            this.probe(handle, 0, -1, -1);
             this.index(handle);
         }
         let p = 0;
@@ -158,39 +174,56 @@ class FastOptimizer {
         this.slotOf[handle] = slot;
         this.sizes[handle] = merged.fields.length;
         this.alive[handle] = 1;
-        this.probe(handle, this.merges);
-        this.index(handle);
+        // The probe also puts the new collection in its lists, in place of left or right.
+        this.probe(handle, this.merges, leftHandle, rightHandle);
     }
 
-    /** Adds a collection to the inverted lists. */
+    /** Adds one of Algorithm 1's collections to the end of its inverted lists. */
     private index(handle: number): void {
         const ids = this.handles[handle].fieldIds;
-        for (let k = 0; k < ids.length; k++) this.postings[ids[k]].push(handle);
+        const { postings, listStart, listLength } = this;
+        for (let k = 0; k < ids.length; k++) {
+            const id = ids[k];
+            postings[listStart[id] + listLength[id]++] = handle;
+        }
     }
 
-    /** Finds every live collection in the inverted lists that passes the threshold with `handle`. */
-    private probe(handle: number, epoch: number): void {
+    /**
+     * Finds every live collection in the inverted lists that passes the threshold with `handle`. A
+     * merged collection (`left` and `right`: the handles it was made of, else -1) takes the place of
+     * the first of them in each list it walks, which is each of its lists.
+     */
+    private probe(handle: number, epoch: number, left: number, right: number): void {
         const collection = this.handles[handle];
         const ids = collection.fieldIds;
         const size = this.sizes[handle];
-        const { counts, alive, sizes, handles, threshold } = this;
+        const { counts, alive, sizes, handles, threshold, postings, listStart, listLength } = this;
         const [smallest, largest] = partnerSizeRange(size, threshold);
         const touched: number[] = [];
         for (let k = 0; k < ids.length; k++) {
-            const list = this.postings[ids[k]];
-            let write = 0;
-            const length = list.length;
-            for (let r = 0; r < length; r++) {
-                const other = list[r];
-                if (!alive[other]) continue;
-                if (write !== r) list[write] = other;
+            const id = ids[k];
+            const start = listStart[id];
+            const end = start + listLength[id];
+            let write = start;
+            let placed = left < 0;
+            for (let r = start; r < end; r++) {
+                const other = postings[r];
+                if (!alive[other]) {
+                    if (!placed && (other === left || other === right)) {
+                        postings[write++] = handle;
+                        placed = true;
+                    }
+                    continue;
+                }
+                if (write !== r) postings[write] = other;
                 write++;
                 const otherSize = sizes[other];
                 if (otherSize < smallest || otherSize > largest) continue;
                 if (counts[other]++ === 0) touched.push(other);
             }
-            // Setting an array's length is a runtime call even when nothing changes: only when dead entries were dropped.
-            if (write !== length) list.length = write;
+            if (!placed)
+                throw new Error(`optimizeSchema: field ${id} of ${collection.name} is in neither merged collection`);
+            listLength[id] = write - start;
         }
         for (const other of touched) {
             const common = counts[other];

@@ -354,10 +354,55 @@ class CollectionBuilder {
             nodes: this.nodes,
             fields,
             // The ids were noted with the identities: no second visit of the scattered field objects.
-            fieldIds: draftIds.slice(0, count).sort(),
+            fieldIds: sortedIds(draftIds, count),
             queries: [this.served],
         };
     }
+}
+
+/** The counts of `sortedIds`' two passes (2^11 digits each) and its intermediate order, reused from query to query. */
+const RADIX_BITS = 11;
+const RADIX = 1 << RADIX_BITS;
+const lowCounts = new Int32Array(RADIX + 1);
+const highCounts = new Int32Array(RADIX + 1);
+let radixScratch = new Int32Array(1024);
+
+/**
+ * The first `count` ids of `ids` (non-negative), ascending, in a new array: a two-pass radix sort when
+ * every id is below 2^22 (an id is a position in the interner, so always on the benchmark's models),
+ * which is about three times faster than `TypedArray.prototype.sort` on a thousand ids; else that sort.
+ */
+function sortedIds(ids: Int32Array, count: number): Int32Array {
+    const out = new Int32Array(count);
+    let max = 0;
+    for (let index = 0; index < count; index++) if (ids[index] > max) max = ids[index];
+    if (count < 64 || max >= 1 << (2 * RADIX_BITS)) {
+        out.set(ids.subarray(0, count));
+        return out.sort();
+    }
+    if (radixScratch.length < count) radixScratch = new Int32Array(count);
+    const scratch = radixScratch;
+    lowCounts.fill(0);
+    highCounts.fill(0);
+    const mask = RADIX - 1;
+    for (let index = 0; index < count; index++) {
+        const id = ids[index];
+        lowCounts[(id & mask) + 1]++;
+        highCounts[(id >>> RADIX_BITS) + 1]++;
+    }
+    for (let digit = 0; digit < RADIX; digit++) {
+        lowCounts[digit + 1] += lowCounts[digit];
+        highCounts[digit + 1] += highCounts[digit];
+    }
+    for (let index = 0; index < count; index++) {
+        const id = ids[index];
+        scratch[lowCounts[id & mask]++] = id;
+    }
+    for (let index = 0; index < count; index++) {
+        const id = scratch[index];
+        out[highCounts[id >>> RADIX_BITS]++] = id;
+    }
+    return out;
 }
 
 /** Sets a slot of a draft array, growing it one slot at a time (a write past the end would make it a dictionary). */
