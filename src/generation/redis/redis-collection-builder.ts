@@ -38,7 +38,6 @@ export function buildCollection(
     strategy: RedisDialectStrategy,
 ): RedisCollection {
     const index = opts.dbPrefix ? `${model.name}_${collection.name}` : collection.name;
-    const fieldsByName = new Map(collection.fields.map((f) => [f.name, f]));
     // Only the fields some query filters or sorts on have uses (a few per query, among a thousand fields).
     const uses = new Map<string, FieldUse>();
     for (const query of collection.queries) {
@@ -48,33 +47,38 @@ export function buildCollection(
 
     const queryLists = new SharedLists();
     const fields: RedisField[] = collection.fields.map((field) => {
-        const roles = {
-            projected: [] as string[],
-            filtered: [] as string[],
-            ranged: [] as string[],
-            sorted: [] as string[],
-        };
+        // Most fields have one role (projected by one query): the lists are made only for the roles a field has.
+        let projected: string[] = EMPTY_LIST;
+        let filtered: string[] = EMPTY_LIST;
+        let ranged: string[] = EMPTY_LIST;
+        let sorted: string[] = EMPTY_LIST;
         for (const role of field.roles) {
-            for (const q of role.queries) roles[role.kind].push(refName(q));
+            if (role.queries.length === 0) continue;
+            const names = role.queries.map(refName);
+            if (role.kind === 'projected') projected = projected === EMPTY_LIST ? names : [...projected, ...names];
+            else if (role.kind === 'filtered') filtered = filtered === EMPTY_LIST ? names : [...filtered, ...names];
+            else if (role.kind === 'ranged') ranged = ranged === EMPTY_LIST ? names : [...ranged, ...names];
+            else sorted = sorted === EMPTY_LIST ? names : [...sorted, ...names];
         }
         const use = uses.get(field.name);
         if (use) {
-            for (const q of use.equality) if (!roles.filtered.includes(q)) roles.filtered.push(q);
-            for (const q of use.range) if (!roles.ranged.includes(q)) roles.ranged.push(q);
-            for (const q of use.sort) if (!roles.sorted.includes(q)) roles.sorted.push(q);
+            filtered = withAll(filtered, use.equality);
+            ranged = withAll(ranged, use.range);
+            sorted = withAll(sorted, use.sort);
         }
+        const roles = {
+            projected: queryLists.shared(projected),
+            filtered: queryLists.shared(filtered),
+            ranged: queryLists.shared(ranged),
+            sorted: queryLists.shared(sorted),
+        };
         return {
             name: field.name,
             label: field.label ?? field.name,
             type: field.type as RedisLogicalType,
             source: `${refName(field.node)}.${field.attribute}`,
             indexed: field.indexed,
-            roles: {
-                projected: queryLists.shared(roles.projected),
-                filtered: queryLists.shared(roles.filtered),
-                ranged: queryLists.shared(roles.ranged),
-                sorted: queryLists.shared(roles.sorted),
-            },
+            roles,
             index: indexOf(field, roles, collection),
             sortKey: null,
         };
@@ -97,12 +101,12 @@ export function buildCollection(
     const physicalIndex = physicalIndexName(index, storageSignature(shape));
     const keyPrefix = `${physicalIndex}:`;
     const key = keyStrategyOf(collection, keyPrefix, fields);
-    const rowParams: RedisRowParam[] = [
-        ...key.parts
-            .filter((p) => !fieldsByName.has(p.param))
-            .map((p) => ({ name: p.param, type: p.type, source: p.source, keyOnly: true })),
-        ...fields.map((f) => ({ name: f.name, type: f.type, source: f.source, keyOnly: false })),
-    ];
+    const rowParams: RedisRowParam[] = [];
+    for (const p of key.parts) {
+        if (!collection.fields.some((f) => f.name === p.param))
+            rowParams.push({ name: p.param, type: p.type, source: p.source, keyOnly: true });
+    }
+    for (const f of fields) rowParams.push({ name: f.name, type: f.type, source: f.source, keyOnly: false });
 
     const create = createCommand(physicalIndex, keyPrefix, fields, idField, strategy);
     const insert = insertCommand(physicalIndex, keyPrefix, idField, key, fields, strategy);
@@ -168,6 +172,7 @@ function indexOf(field: Field, roles: RedisField['roles'], collection: Collectio
  * `<field>__sort` (with `_` appended until no field, id field or other companion has the name).
  */
 function assignSortCompanions(collection: Collection, fields: RedisField[]): void {
+    if (!collection.queries.some((query) => query.sortKeys.length >= 2)) return;
     const taken = new Set([...fields.map((f) => f.name), collection.keyField]);
     const byName = new Map(fields.map((f) => [f.name, f]));
     for (const query of collection.queries) {
@@ -202,6 +207,19 @@ function collectUses(expr: KExpression, query: ServedQuery, uses: Map<string, Fi
             return;
         }
     }
+}
+
+const EMPTY_LIST: string[] = [];
+
+/** `list` with the names of `more` it lacks appended (a new list when there are any). */
+function withAll(list: string[], more: Set<string>): string[] {
+    let out = list;
+    for (const q of more) {
+        if (out.includes(q)) continue;
+        if (out === list) out = [...list];
+        out.push(q);
+    }
+    return out;
 }
 
 /**
@@ -296,12 +314,12 @@ function keyParts(keyPrefix: string, idField: string, key: RedisKeyStrategy, wit
 }
 
 /** The field/value pairs of a write: each field, then its sort companion (derived from the same row value). */
-function fieldPairs(fields: RedisField[]): RedisArgPart[][] {
-    return fields.flatMap((f) => [
-        [f.name],
-        [slot(f.name, f.type, 'value', true)],
-        ...(f.sortKey !== null ? [[f.sortKey], [slot(f.name, 'text', 'sort-key', true)]] : []),
-    ]);
+function pushFieldPairs(argv: RedisArgPart[][], fields: RedisField[]): RedisArgPart[][] {
+    for (const f of fields) {
+        argv.push([f.name], [slot(f.name, f.type, 'value', true)]);
+        if (f.sortKey !== null) argv.push([f.sortKey], [slot(f.name, 'text', 'sort-key', true)]);
+    }
+    return argv;
 }
 
 function insertCommand(
@@ -313,14 +331,13 @@ function insertCommand(
     strategy: RedisDialectStrategy,
 ): RedisCommand {
     if (key.kind === 'counter') {
-        return command([
-            ...strategy.counterInsertHead(key.counterKey!, index, keyPrefix, idField),
-            ...fieldPairs(fields),
-        ]);
+        return command(pushFieldPairs(strategy.counterInsertHead(key.counterKey!, index, keyPrefix, idField), fields));
     }
     const rowKey = keyParts(keyPrefix, idField, key, true);
     const id = keyParts(keyPrefix, idField, key, false);
-    return command([...strategy.insertHead(index, rowKey), [idField], id, ...fieldPairs(fields)]);
+    const argv = strategy.insertHead(index, rowKey);
+    argv.push([idField], id);
+    return command(pushFieldPairs(argv, fields));
 }
 
 function deleteCommand(
