@@ -177,7 +177,7 @@ async function planModel(
     }
     const outputDir = join(options.outDir, design.kvlm.name, ...targetOutputFolder(target, given));
     const generated = await target.use<Promise<GenerationStream>>((typed) =>
-        streamTarget(typed, design, { ...given, ...run }),
+        streamTarget(typed, design, { ...given, ...run }, { chunks: true }),
     );
     phaseDone('view model + schema');
     result.diagnostics.push(...generated.warnings.map((warning) => warningDiagnostic(design, warning)));

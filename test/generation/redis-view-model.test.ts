@@ -300,7 +300,13 @@ collection C {
         expect(argv[0]).toBe('EVAL');
         expect(argv.slice(-4)).toEqual(['note', 'Note', 'note__sort', 'note']);
         expect(argv[1]).toContain("redis.call('INCR', KEYS[1])");
-        expect(argv.slice(2, 7)).toEqual(['1', 'Orders_d028dc:counter', 'Orders_d028dc', 'Orders_d028dc:', 'Orders_id']);
+        expect(argv.slice(2, 7)).toEqual([
+            '1',
+            'Orders_d028dc:counter',
+            'Orders_d028dc',
+            'Orders_d028dc:',
+            'Orders_id',
+        ]);
         expect(vm.counterInsertLua).toBe(argv[1]);
     });
 
@@ -380,7 +386,8 @@ describe('the storage signature', () => {
             ...vm.collections[0]!.fields[0]!,
             name: `${odd[i % odd.length]}${i}`,
             source: `N.${odd[(i + 1) % odd.length]}`,
-            index: i % 3 === 0 ? null : { type: 'TAG' as const, sortable: i % 2 === 0, separator: '\u001f', reason: 'r' },
+            index:
+                i % 3 === 0 ? null : { type: 'TAG' as const, sortable: i % 2 === 0, separator: '\u001f', reason: 'r' },
             sortKey: i % 7 === 0 ? `${i}__sort` : null,
         }));
         const shape = { ...vm.collections[0]!, fields };
