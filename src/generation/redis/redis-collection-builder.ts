@@ -36,6 +36,7 @@ export function buildCollection(
     collection: Collection,
     opts: RedisGenerationOptions,
     strategy: RedisDialectStrategy,
+    shared: SharedValues = new SharedValues(),
 ): RedisCollection {
     const index = opts.dbPrefix ? `${model.name}_${collection.name}` : collection.name;
     // Only the fields some query filters or sorts on have uses (a few per query, among a thousand fields).
@@ -66,17 +67,17 @@ export function buildCollection(
             ranged = withAll(ranged, use.range);
             sorted = withAll(sorted, use.sort);
         }
-        const roles = {
-            projected: queryLists.shared(projected),
-            filtered: queryLists.shared(filtered),
-            ranged: queryLists.shared(ranged),
-            sorted: queryLists.shared(sorted),
-        };
+        const roles = queryLists.roles(
+            queryLists.shared(projected),
+            queryLists.shared(filtered),
+            queryLists.shared(ranged),
+            queryLists.shared(sorted),
+        );
         return {
             name: field.name,
             label: field.label ?? field.name,
             type: field.type as RedisLogicalType,
-            source: `${refName(field.node)}.${field.attribute}`,
+            source: shared.source(refName(field.node), field.attribute),
             indexed: field.indexed,
             roles,
             index: indexOf(field, roles, collection),
@@ -211,6 +212,31 @@ function collectUses(expr: KExpression, query: ServedQuery, uses: Map<string, Fi
 
 const EMPTY_LIST: string[] = [];
 
+/**
+ * Strings every collection of a model repeats, made once per model: a field's source (`node.attribute`) is the
+ * same text in each collection that holds the attribute (a 1000 × 1000 grid: a million fields, two thousand
+ * sources), and one string in place of a million copies keeps the design smaller.
+ */
+export class SharedValues {
+    private readonly sources = new Map<string, Map<string, string>>();
+
+    /** `node.attribute`. */
+    source(node: string, attribute: string): string {
+        let byAttribute = this.sources.get(node);
+        if (!byAttribute) {
+            byAttribute = new Map();
+            this.sources.set(node, byAttribute);
+        }
+        let text = byAttribute.get(attribute);
+        if (text === undefined) {
+            text = `${node}.${attribute}`;
+            text.charCodeAt(0); // flat once, not a rope per use
+            byAttribute.set(attribute, text);
+        }
+        return text;
+    }
+}
+
 /** `list` with the names of `more` it lacks appended (a new list when there are any). */
 function withAll(list: string[], more: Set<string>): string[] {
     let out = list;
@@ -229,6 +255,23 @@ function withAll(list: string[], more: Set<string>): string[] {
 class SharedLists {
     private static readonly EMPTY: string[] = Object.freeze([]) as unknown as string[];
     private readonly lists = new Map<string, string[]>();
+    private readonly byLists = new Map<string[], Map<string[], Map<string[], Map<string[], RedisField['roles']>>>>();
+
+    /** One frozen roles object per distinct four lists (each already shared): most fields have the same roles. */
+    roles(projected: string[], filtered: string[], ranged: string[], sorted: string[]): RedisField['roles'] {
+        const level = <K, V>(map: Map<K, V>, key: K, make: () => V): V => {
+            let value = map.get(key);
+            if (value === undefined) {
+                value = make();
+                map.set(key, value);
+            }
+            return value;
+        };
+        const byFiltered = level(this.byLists, projected, () => new Map());
+        const byRanged = level(byFiltered, filtered, () => new Map());
+        const bySorted = level(byRanged, ranged, () => new Map());
+        return level(bySorted, sorted, () => Object.freeze({ projected, filtered, ranged, sorted }));
+    }
 
     shared(list: string[]): string[] {
         if (list.length === 0) return SharedLists.EMPTY;

@@ -25,30 +25,44 @@ interface TableField {
     sortKey: string | null;
 }
 
+/** The properties the field table reads. */
+const TABLE_PROPERTIES = [
+    'name',
+    'label',
+    'type',
+    'source',
+    'sortKey',
+    'index',
+    'roles',
+    'projected',
+    'sortable',
+    'reason',
+];
+
+/**
+ * Whether `o` is a plain object (made by `{…}` or JSON.parse): then, as long as `Object.prototype` has none of
+ * the table's properties (checked once per table), every one of them it has is its own, as Handlebars requires
+ * (it does not read inherited properties). Cheaper than `Object.hasOwn` for each of a million fields.
+ */
+function isPlain(o: unknown): o is Record<string, unknown> {
+    return typeof o === 'object' && o !== null && Object.getPrototypeOf(o) === Object.prototype;
+}
+
 /** A field of the view model as `partials/field-table.hbs` reads it, own properties of the expected types. */
-function isTableField(f: unknown): f is TableField {
-    if (typeof f !== 'object' || f === null) return false;
-    const o = f as Record<string, unknown>;
-    if (!hasOwn(o, 'name') || typeof o.name !== 'string') return false;
-    if (!hasOwn(o, 'label') || typeof o.label !== 'string') return false;
-    if (!hasOwn(o, 'type') || typeof o.type !== 'string') return false;
-    if (!hasOwn(o, 'source') || typeof o.source !== 'string') return false;
-    if (!hasOwn(o, 'sortKey') || (o.sortKey !== null && typeof o.sortKey !== 'string')) return false;
-    if (!hasOwn(o, 'index')) return false;
-    const index = o.index as Record<string, unknown> | null;
+function isTableField(o: unknown): o is TableField {
+    if (!isPlain(o)) return false;
+    if (typeof o.name !== 'string' || typeof o.label !== 'string') return false;
+    if (typeof o.type !== 'string' || typeof o.source !== 'string') return false;
+    if (o.sortKey !== null && typeof o.sortKey !== 'string') return false;
+    const index = o.index;
     if (index === null) {
-        const roles = hasOwn(o, 'roles') ? (o.roles as Record<string, unknown> | null) : null;
-        return (
-            typeof roles === 'object' && roles !== null && hasOwn(roles, 'projected') && Array.isArray(roles.projected)
-        );
+        const roles = o.roles;
+        return isPlain(roles) && Array.isArray(roles.projected);
     }
     return (
-        typeof index === 'object' &&
-        hasOwn(index, 'type') &&
+        isPlain(index) &&
         typeof index.type === 'string' &&
-        hasOwn(index, 'sortable') &&
         typeof index.sortable === 'boolean' &&
-        hasOwn(index, 'reason') &&
         typeof index.reason === 'string'
     );
 }
@@ -57,7 +71,8 @@ function isTableField(f: unknown): f is TableField {
 const fieldTable: PartialRenderer = {
     sha256: '363f3b8a352543f755bcd15f0707b8e322c755651ea37af285e73276318e3978',
     render(context: unknown): string | undefined {
-        if (typeof context !== 'object' || context === null || !hasOwn(context, 'fields')) return undefined;
+        if (!isPlain(context) || !hasOwn(context, 'fields')) return undefined;
+        if (TABLE_PROPERTIES.some((name) => name in Object.prototype)) return undefined;
         const fields = (context as { fields: unknown }).fields;
         if (!Array.isArray(fields)) return undefined;
         for (let i = 0; i < fields.length; i++) if (!(i in fields) || !isTableField(fields[i])) return undefined;
