@@ -29,7 +29,10 @@ async function userTemplate(name: string, text: string): Promise<void> {
 }
 
 /** The Redis target without its hand-compiled partials: every partial rendered by Handlebars. */
-const handlebarsOnly = { ...redisTarget, templates: { ...redisTarget.templates, partialRenderers: {} } };
+const handlebarsOnly: typeof redisTarget = {
+    ...redisTarget,
+    templates: { ...redisTarget.templates!, partialRenderers: {} },
+};
 
 async function chunkedFiles(model: KvlmModel, options: GenerateOptions): Promise<GeneratedFile[]> {
     const stream = await streamTarget(redisTarget, model, options, { chunks: true });
