@@ -87,18 +87,20 @@ function slotMarker(slot: RedisParamSlot): string {
 
 /** The redis-cli line of a command with `$param` markers. */
 export function formatRedisCommand(command: RedisCommand): string {
-    // `formatCliCommand(displayRedisCommand(command))` in one pass: a write of a thousand fields has two thousand
-    // arguments, nearly all one literal part, which need no array and no join of their own.
-    let line = '';
+    // `formatCliCommand(displayRedisCommand(command))` without the display argv: a write of a thousand fields has
+    // two thousand arguments, nearly all one literal part, which need no array and no join of their own. The
+    // line is joined, not appended to (`+=` would leave a rope of thousands of pieces, cached and copied from in
+    // every file that prints the command, and traced by every collection: it doubled rendering's time).
+    const quoted = new Array<string>(command.argv.length);
     for (const [i, arg] of command.argv.entries()) {
         const only = arg.length === 1 ? arg[0]! : undefined;
         const text =
             typeof only === 'string'
                 ? only
                 : arg.map((part) => (typeof part === 'string' ? part : slotMarker(part))).join('');
-        line += i === 0 ? quoteCliArgument(text) : ` ${quoteCliArgument(text)}`;
+        quoted[i] = quoteCliArgument(text);
     }
-    return line;
+    return quoted.join(' ');
 }
 
 /** Finds a collection of the view model by name; throws with the known names otherwise. */
