@@ -3,7 +3,7 @@
  * (redis-partial-renderers.ts) against the Handlebars partial it stands for, and files written in chunks (each
  * top-level loop's iterations encoded as they are made) against the file rendered as one string — with the
  * built-in templates, and with user templates that do what makes the chunked way give up (a loop inside an
- * indented partial, inline partials, a loop's text given to a helper). And a command line formatted in one pass.
+ * indented partial, inline partials, a loop's text given to a helper).
  */
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
 import { mkdir, mkdtemp, rm, writeFile, copyFile } from 'node:fs/promises';
@@ -13,8 +13,6 @@ import { generateTarget, redisTarget, builtInTemplateDir } from '../../src/gener
 import { streamTarget, type GenerateOptions } from '../../src/generation/generation-engine.js';
 import { isChunkedFile, type GeneratedFile } from '../../src/generation/generation-target.js';
 import type { KvlmModel } from '../../src/language/generated/ast.js';
-import { displayRedisCommand, formatRedisCommand } from '../../src/generation/redis/redis-commands.js';
-import { formatCliCommand } from '../../src/generation/redis/redis-escaping.js';
 import { KVLM_MODELS, loadKvlmFile } from './generation-fixtures.js';
 
 let dir: string;
@@ -134,37 +132,5 @@ describe('files written in chunks', () => {
         for (const [i, file] of chunked.entries())
             expect(bytesOf(file).equals(Buffer.from(whole[i]!.content, 'utf8'))).toBe(true);
         expect(isChunkedFile(chunked.find((f) => f.path === 'queries.redis')!)).toBe(false);
-    });
-});
-
-describe('a command line', () => {
-    test('is the display argv quoted for redis-cli, for every command of every fixture and example', async () => {
-        for (const path of models) {
-            for (const options of optionSets) {
-                const vm = (await generateTarget(redisTarget, await loadKvlmFile(path), options)).viewModel;
-                for (const c of vm.collections) {
-                    const commands = [
-                        c.create,
-                        c.insert,
-                        c.delete,
-                        c.point,
-                        c.drop,
-                        ...c.queries.map((q) => q.command),
-                    ];
-                    for (const command of commands)
-                        expect(formatRedisCommand(command)).toBe(formatCliCommand(displayRedisCommand(command)));
-                }
-            }
-        }
-        const odd = {
-            argv: [
-                ['A B'],
-                [],
-                [''],
-                ['x', { param: 'p', type: 'text' as const, use: 'sort-key' as const, nullable: false }, '"\n'],
-            ],
-            params: ['p'],
-        };
-        expect(formatRedisCommand(odd)).toBe(formatCliCommand(displayRedisCommand(odd)));
     });
 });

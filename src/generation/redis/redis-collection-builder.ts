@@ -304,12 +304,14 @@ function keyStrategyOf(collection: Collection, keyPrefix: string, fields: RedisF
             pattern: `${keyPrefix}<INCR ${keyPrefix}counter>`,
         };
     }
-    const taken = new Set(fields.map((f) => f.name));
+    // The names a key part that is no field must not take: made only when there is such a part.
+    let taken: Set<string> | undefined;
     const parts: RedisKeyPart[] = collection.strategy.parts.map((part) => {
         const node = refName(part.node);
         const source = `${node}.${part.attribute}`;
         const field = fields.find((f) => f.source === source);
         if (field) return { source, param: field.name, type: field.type };
+        taken ??= new Set(fields.map((f) => f.name));
         let param = `${node}_${part.attribute}`;
         while (taken.has(param)) param += '_key';
         taken.add(param);

@@ -3,7 +3,7 @@
  * templates). Both read the same `RedisCommand`, so a script and the runtime always send the same command.
  */
 import { encodeRedisValue, encodeSortKey, escapeKeyPart, RedisEncodingError } from './redis-encoding.js';
-import { quoteCliArgument } from './redis-escaping.js';
+import { formatCliCommand } from './redis-escaping.js';
 import { REDIS_TEXT_RULES } from './redis-text-rules.js';
 import type { RedisCollection, RedisCommand, RedisParamSlot, RedisQuery, RedisViewModel } from './redis-view-model.js';
 
@@ -87,20 +87,7 @@ function slotMarker(slot: RedisParamSlot): string {
 
 /** The redis-cli line of a command with `$param` markers. */
 export function formatRedisCommand(command: RedisCommand): string {
-    // `formatCliCommand(displayRedisCommand(command))` without the display argv: a write of a thousand fields has
-    // two thousand arguments, nearly all one literal part, which need no array and no join of their own. The
-    // line is joined, not appended to (`+=` would leave a rope of thousands of pieces, cached and copied from in
-    // every file that prints the command, and traced by every collection: it doubled rendering's time).
-    const quoted = new Array<string>(command.argv.length);
-    for (const [i, arg] of command.argv.entries()) {
-        const only = arg.length === 1 ? arg[0]! : undefined;
-        const text =
-            typeof only === 'string'
-                ? only
-                : arg.map((part) => (typeof part === 'string' ? part : slotMarker(part))).join('');
-        quoted[i] = quoteCliArgument(text);
-    }
-    return quoted.join(' ');
+    return formatCliCommand(displayRedisCommand(command));
 }
 
 /** Finds a collection of the view model by name; throws with the known names otherwise. */
