@@ -5,6 +5,7 @@
  * target's JSON Schema, and template errors mapped to `file:line`. Generators return text; only
  * `generation-writer.ts` touches the disk for outputs.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Handlebars from 'handlebars';
@@ -19,6 +20,7 @@ import {
     type OptionValues,
     type RawOptionValues,
 } from './generation-options.js';
+import { type ChunkedFile } from './generation-target.js';
 import type {
     DesignInput,
     DesignWarning,
@@ -138,6 +140,15 @@ export async function generateTarget<O extends OptionDeclarations, D>(
     return { viewModel, files: collected, warnings };
 }
 
+/** How `streamTarget` hands over the files. */
+export interface StreamOptions {
+    /**
+     * Let a large template file come as `chunks` (UTF-8 bytes) rather than one string: for a writer, which
+     * writes them in order (see `ChunkedFile`). Off, every file's `content` is its text.
+     */
+    chunks?: boolean;
+}
+
 /** `GenerationResult` with the files made one at a time, as they are read (see `streamTarget`). */
 export interface GenerationStream<Design = unknown> {
     viewModel: Design;
@@ -155,6 +166,7 @@ export async function streamTarget<O extends OptionDeclarations, D>(
     target: GenerationTarget<O, D>,
     source: DesignSource,
     options: GenerateOptions = {},
+    how: StreamOptions = {},
 ): Promise<GenerationStream<D>> {
     const { run, given } = splitOptions(options);
     const values = targetOptions(target, given);
@@ -162,7 +174,7 @@ export async function streamTarget<O extends OptionDeclarations, D>(
     await validateViewModel(target, design);
     return {
         viewModel: design,
-        files: targetFiles(target, design, values, run),
+        files: targetFiles(target, design, values, run, how.chunks === true),
         warnings: target.warnings?.(design) ?? [],
     };
 }
@@ -173,6 +185,7 @@ async function* targetFiles<O extends OptionDeclarations, D>(
     design: D,
     values: OptionValues<O>,
     run: RunOptions,
+    chunks = false,
 ): AsyncGenerator<GeneratedFile> {
     const seen = new Set<string>();
     const checked = (file: GeneratedFile): GeneratedFile => {
@@ -183,7 +196,7 @@ async function* targetFiles<O extends OptionDeclarations, D>(
         seen.add(file.path);
         return file;
     };
-    if (target.templates) for await (const file of templateFiles(target, design, run)) yield checked(file);
+    if (target.templates) for await (const file of templateFiles(target, design, run, chunks)) yield checked(file);
     for (const emitter of target.codeEmitters ?? [])
         for (const file of await emitter.emit(design, values)) yield checked(file);
 }
@@ -208,27 +221,39 @@ async function* templateFiles<O extends OptionDeclarations, D>(
     target: GenerationTarget<O, D>,
     viewModel: D,
     options: RunOptions,
+    chunks = false,
 ): AsyncGenerator<GeneratedFile> {
     const emitter = target.templates;
     if (!emitter) return;
     const { templates, notices } = await resolveTemplates(target.name, options.templatesDir);
     for (const notice of notices) options.log?.(notice);
     const hb = Handlebars.create();
-    flattenEachIterations(hb);
+    const nesting = { depth: 0, sink: undefined as ChunkSink | undefined };
+    flattenEachIterations(hb, nesting);
     for (const [name, helper] of Object.entries({ ...commonHelpers, ...emitter.helpers }))
         hb.registerHelper(name, locatedHelper(helper));
     const sources = new Map<string, string>();
     for (const source of templates.values()) sources.set(source.name, await readTemplate(source));
+    // Inline partials and partial blocks are invoked past the partial wrappers below (and may be indented):
+    // a template set that has any is rendered whole.
+    const streamable = ![...sources.values()].some((text) => /\*inline|#>/.test(text));
     for (const source of templates.values()) {
         if (!source.name.startsWith('partials/')) continue;
         const text = sources.get(source.name)!;
         const compiled = compileChecked(hb, source, text);
         const partialName = source.name.slice('partials/'.length).replace(/\.hbs$/, '');
+        const renderer = emitter.partialRenderers?.[partialName];
+        const fast = renderer && renderer.sha256 === sha256(text) ? renderer : undefined;
         hb.registerPartial(partialName, ((context: unknown, runtimeOptions: unknown) => {
+            nesting.depth++;
             try {
+                const rendered = fast?.render(context);
+                if (rendered !== undefined) return rendered;
                 return compiled(context, runtimeOptions as Handlebars.RuntimeOptions);
             } catch (error) {
                 throw templateError(error, source, text);
+            } finally {
+                nesting.depth--;
             }
         }) as unknown as Handlebars.TemplateDelegate);
     }
@@ -245,14 +270,107 @@ async function* templateFiles<O extends OptionDeclarations, D>(
             });
         const text = sources.get(source.name)!;
         const compiled = compileChecked(hb, source, text);
-        let content: string;
-        try {
-            content = compiled(viewModel);
-        } catch (error) {
-            throw templateError(error, source, text);
+        const path = entry.template.replace(/\.hbs$/, '');
+        const render = (sink?: ChunkSink): string => {
+            nesting.sink = sink;
+            try {
+                return compiled(viewModel);
+            } catch (error) {
+                throw templateError(error, source, text);
+            } finally {
+                nesting.sink = undefined;
+            }
+        };
+        if (chunks && streamable) {
+            const sink = new ChunkSink();
+            const rendered = render(sink);
+            const pieces = sink.splice(rendered);
+            if (pieces) {
+                yield chunkedFile(path, pieces);
+                continue;
+            }
+            // The template did something with a loop's text besides placing it (see ChunkSink): render it whole.
         }
-        yield { path: entry.template.replace(/\.hbs$/, ''), content };
+        yield { path, content: render() };
     }
+}
+
+/** A file of UTF-8 chunks, its `content` decoded on demand. */
+function chunkedFile(path: string, chunks: Uint8Array[]): ChunkedFile {
+    return {
+        path,
+        chunks,
+        get content(): string {
+            return Buffer.concat(chunks).toString('utf8');
+        },
+    };
+}
+
+/**
+ * Where the iterations of a top-level `{{#each}}` of an entry template go when its file is written in chunks: a
+ * 1000 × 1000 model's README is 124 MB, and built as one string it was a rope of a thousand sections flattened
+ * into 250 MB (two bytes a character as soon as one is not Latin-1) before being encoded, all of it live at once.
+ * Each iteration's text is encoded as it is made and the loop answers a marker; the template's text is then split
+ * at the markers and the pieces interleaved with the iterations' bytes. Only a loop outside every partial (whose
+ * text Handlebars may indent) is taken; if a marker is missing, repeated or out of order (the loop's text went
+ * somewhere other than the output), or a surrogate pair would be cut at a seam, `splice` answers undefined and
+ * the file is rendered whole — the bytes are the same either way.
+ */
+class ChunkSink {
+    private readonly nonce = `\u0000kvmod-loop-${randomBytes(6).toString('hex')}-`;
+    private readonly loops: Uint8Array[][] = [];
+    private seamless = true;
+
+    /** Takes one loop: its iterations' texts go to `add`; the marker it answers stands for them. */
+    open(): { marker: string; add(text: string): void } {
+        const chunks: Uint8Array[] = [];
+        const marker = `${this.nonce}${this.loops.length}\u0000`;
+        this.loops.push(chunks);
+        return {
+            marker,
+            add: (text) => {
+                if (text.length === 0) return;
+                if (isLowSurrogate(text.charCodeAt(0)) || isHighSurrogate(text.charCodeAt(text.length - 1)))
+                    this.seamless = false;
+                chunks.push(Buffer.from(text, 'utf8'));
+            },
+        };
+    }
+
+    /** The file's chunks in order: `rendered` cut at the markers, each loop's bytes in its place. */
+    splice(rendered: string): Uint8Array[] | undefined {
+        if (!this.seamless) return undefined;
+        const out: Uint8Array[] = [];
+        let at = 0;
+        for (const [n, chunks] of this.loops.entries()) {
+            const marker = `${this.nonce}${n}\u0000`;
+            const found = rendered.indexOf(marker, at);
+            if (found < 0 || rendered.indexOf(marker, found + marker.length) >= 0) return undefined;
+            const before = rendered.slice(at, found);
+            if (before.length > 0) {
+                if (isHighSurrogate(before.charCodeAt(before.length - 1))) return undefined;
+                if (at > 0 && isLowSurrogate(before.charCodeAt(0))) return undefined;
+                out.push(Buffer.from(before, 'utf8'));
+            }
+            out.push(...chunks);
+            at = found + marker.length;
+        }
+        const rest = rendered.slice(at);
+        if (rest.includes(this.nonce)) return undefined;
+        if (rest.length > 0) {
+            if (this.loops.length > 0 && isLowSurrogate(rest.charCodeAt(0))) return undefined;
+            out.push(Buffer.from(rest, 'utf8'));
+        }
+        return out;
+    }
+}
+
+function isHighSurrogate(code: number): boolean {
+    return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+    return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /**
@@ -262,18 +380,38 @@ async function* templateFiles<O extends OptionDeclarations, D>(
  * time. The same helper here flattens each iteration's text before it is appended (reading a character makes
  * V8 copy a rope into one string in place), so the pieces die young; the text is the same.
  */
-function flattenEachIterations(hb: typeof Handlebars): void {
+function flattenEachIterations(hb: typeof Handlebars, nesting: { depth: number; sink?: ChunkSink }): void {
     const each = hb.helpers.each as (this: unknown, context: unknown, options: Handlebars.HelperOptions) => unknown;
     hb.registerHelper('each', function (this: unknown, context: unknown, options: Handlebars.HelperOptions) {
         const body = options?.fn;
         if (typeof body !== 'function') return each.call(this, context, options);
+        // A loop of the entry template itself (not inside another loop or a partial) goes to the file's chunks.
+        const loop =
+            nesting.sink && nesting.depth === 0 && Array.isArray(context) && context.length > 0
+                ? nesting.sink.open()
+                : undefined;
         const flat = (item: unknown, runtime?: Handlebars.RuntimeOptions): string => {
-            const text = body(item, runtime);
+            nesting.depth++;
+            let text: string;
+            try {
+                text = body(item, runtime);
+            } finally {
+                nesting.depth--;
+            }
+            if (loop) {
+                loop.add(text);
+                return '';
+            }
             if (text.length > 0) text.charCodeAt(0);
             return text;
         };
-        return each.call(this, context, { ...options, fn: flat });
+        const text = each.call(this, context, { ...options, fn: flat });
+        return loop ? loop.marker : text;
     });
+}
+
+function sha256(text: string): string {
+    return createHash('sha256').update(text).digest('hex');
 }
 
 /** Wraps a helper so that its errors carry the line and column of the call (Handlebars passes `options.loc`). */

@@ -17,6 +17,19 @@ export interface GeneratedFile {
     content: string;
 }
 
+/**
+ * A file rendered in pieces: the UTF-8 bytes of its text are the chunks in order, which the writer writes one
+ * after the other; `content` decodes them (for a reader that wants the text, e.g. a test).
+ */
+export interface ChunkedFile extends GeneratedFile {
+    readonly chunks: readonly Uint8Array[];
+}
+
+/** Whether a file came in chunks (`StreamOptions.chunks`). */
+export function isChunkedFile(file: GeneratedFile): file is ChunkedFile {
+    return Array.isArray((file as Partial<ChunkedFile>).chunks);
+}
+
 /** A warning about a design a target built: something the model asks that the target serves poorly. */
 export interface DesignWarning {
     /** Stable code, e.g. `redis-core.full-scan`. */
@@ -46,6 +59,18 @@ export interface TemplateEntry<Design> {
 }
 
 /**
+ * A hand-compiled equivalent of one exact partial text, for a partial that runs a million times on a large model
+ * (e.g. the Redis README's field table). The engine uses it only for a partial whose text has this SHA-256 (the
+ * built-in, or a copy ejected unchanged); any other text is rendered by Handlebars.
+ */
+export interface PartialRenderer {
+    /** The SHA-256 (hex) of the template text it renders exactly as Handlebars would. */
+    sha256: string;
+    /** The partial's text for a context, or undefined for a context it does not expect (Handlebars renders it then). */
+    render(context: unknown): string | undefined;
+}
+
+/**
  * Files from Handlebars templates in `templates/<target>/`: the design is the view model the templates see
  * (described by a JSON Schema and validated before rendering).
  */
@@ -56,6 +81,8 @@ export interface TemplateEmitter<Design> {
     entries: readonly TemplateEntry<Design>[];
     /** The target's Handlebars helpers (escaping for the target language), registered in its environment. */
     helpers: Readonly<Record<string, HelperDelegate>>;
+    /** Hand-compiled equivalents of partials, by partial name (`field-table`): see `PartialRenderer`. */
+    partialRenderers?: Readonly<Record<string, PartialRenderer>>;
 }
 
 /** Files from code (e.g. a TypeScript client built with ts-morph). Pure: returns files, writes nothing. */

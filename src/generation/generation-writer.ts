@@ -4,9 +4,9 @@
  * old contents or the new ones, never a half-written mix (and no stale files from an earlier run).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
-import type { GeneratedFile } from './generation-target.js';
+import { isChunkedFile, type GeneratedFile } from './generation-target.js';
 
 /**
  * Writes one file so that readers never see half of it: the text goes to a temporary file next to the
@@ -46,7 +46,8 @@ export async function writeOutputs(
             checkOutputPath(file.path);
             const target = join(staging, file.path);
             await mkdir(dirname(target), { recursive: true });
-            await writeFile(target, file.content, 'utf8');
+            if (isChunkedFile(file)) await writeChunks(target, file.chunks);
+            else await writeFile(target, file.content, 'utf8');
             written.push(file.path);
         }
         const existing = await stat(dir).catch(() => undefined);
@@ -68,6 +69,21 @@ export async function writeOutputs(
     }
     if (backup) await rm(backup, { recursive: true, force: true });
     return written;
+}
+
+/** Writes a file's chunks in order (a file in the staging folder: atomic as the folder is). */
+async function writeChunks(path: string, chunks: readonly Uint8Array[]): Promise<void> {
+    const handle = await open(path, 'w');
+    try {
+        for (const chunk of chunks) {
+            for (let at = 0; at < chunk.length;) {
+                const { bytesWritten } = await handle.write(chunk, at, chunk.length - at);
+                at += bytesWritten;
+            }
+        }
+    } finally {
+        await handle.close();
+    }
 }
 
 /** Throws unless `path` is a file path inside the output folder. */

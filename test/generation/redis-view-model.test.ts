@@ -10,6 +10,8 @@ import {
     type RedisViewModel,
 } from '../../src/generation/index.js';
 import { loadKvlmFile, parseKvlm } from './generation-fixtures.js';
+import { createHash } from 'node:crypto';
+import { storageSignature, type StorageShape } from '../../src/generation/redis/redis-naming.js';
 
 const airflights = () => loadKvlmFile('test/fixtures/kvlm/airflights-q4q5.kvlm');
 const edge = () => loadKvlmFile('test/fixtures/kvlm/redis-edge.kvlm');
@@ -298,7 +300,13 @@ collection C {
         expect(argv[0]).toBe('EVAL');
         expect(argv.slice(-4)).toEqual(['note', 'Note', 'note__sort', 'note']);
         expect(argv[1]).toContain("redis.call('INCR', KEYS[1])");
-        expect(argv.slice(2, 7)).toEqual(['1', 'Orders_d028dc:counter', 'Orders_d028dc', 'Orders_d028dc:', 'Orders_id']);
+        expect(argv.slice(2, 7)).toEqual([
+            '1',
+            'Orders_d028dc:counter',
+            'Orders_d028dc',
+            'Orders_d028dc:',
+            'Orders_id',
+        ]);
         expect(vm.counterInsertLua).toBe(argv[1]);
     });
 
@@ -348,5 +356,41 @@ collection C {
             /unknown Redis dialect 'redisearch3'/,
         );
         expect(() => buildRedisViewModel(kvlm, { limit: 0 })).toThrow(/limit must be an integer from 1/);
+    });
+});
+
+describe('the storage signature', () => {
+    /** The canonical form as one object, the way the signature was first computed: the pieces must hash alike. */
+    function reference(shape: StorageShape): string {
+        const canonical = {
+            fields: shape.fields.map((f) => ({
+                name: f.name,
+                type: f.type,
+                source: f.source,
+                index: f.index && { type: f.index.type, sortable: f.index.sortable, separator: f.index.separator },
+                sortKey: f.sortKey,
+            })),
+            idField: shape.idField,
+            key: { kind: shape.key.kind, parts: shape.key.parts.map((p) => [p.source, p.param, p.type]) },
+            root: shape.root,
+            nodes: shape.nodes,
+        };
+        return createHash('sha256').update(JSON.stringify(canonical)).digest('hex').slice(0, 6);
+    }
+
+    test('is the hash of the canonical JSON, also for many fields and names that need escaping', async () => {
+        const vm = buildRedisViewModel(await edge());
+        for (const c of vm.collections) expect(storageSignature(c)).toBe(reference(c));
+        const odd = ['a"b', 'é\u001f\\', '\ud83d\ude00 x', '\ud800', ''];
+        const fields = Array.from({ length: 3000 }, (_, i) => ({
+            ...vm.collections[0]!.fields[0]!,
+            name: `${odd[i % odd.length]}${i}`,
+            source: `N.${odd[(i + 1) % odd.length]}`,
+            index:
+                i % 3 === 0 ? null : { type: 'TAG' as const, sortable: i % 2 === 0, separator: '\u001f', reason: 'r' },
+            sortKey: i % 7 === 0 ? `${i}__sort` : null,
+        }));
+        const shape = { ...vm.collections[0]!, fields };
+        expect(storageSignature(shape)).toBe(reference(shape));
     });
 });

@@ -36,9 +36,9 @@ export function buildCollection(
     collection: Collection,
     opts: RedisGenerationOptions,
     strategy: RedisDialectStrategy,
+    shared: SharedValues = new SharedValues(),
 ): RedisCollection {
     const index = opts.dbPrefix ? `${model.name}_${collection.name}` : collection.name;
-    const fieldsByName = new Map(collection.fields.map((f) => [f.name, f]));
     // Only the fields some query filters or sorts on have uses (a few per query, among a thousand fields).
     const uses = new Map<string, FieldUse>();
     for (const query of collection.queries) {
@@ -48,33 +48,38 @@ export function buildCollection(
 
     const queryLists = new SharedLists();
     const fields: RedisField[] = collection.fields.map((field) => {
-        const roles = {
-            projected: [] as string[],
-            filtered: [] as string[],
-            ranged: [] as string[],
-            sorted: [] as string[],
-        };
+        // Most fields have one role (projected by one query): the lists are made only for the roles a field has.
+        let projected: string[] = EMPTY_LIST;
+        let filtered: string[] = EMPTY_LIST;
+        let ranged: string[] = EMPTY_LIST;
+        let sorted: string[] = EMPTY_LIST;
         for (const role of field.roles) {
-            for (const q of role.queries) roles[role.kind].push(refName(q));
+            if (role.queries.length === 0) continue;
+            const names = role.queries.map(refName);
+            if (role.kind === 'projected') projected = projected === EMPTY_LIST ? names : [...projected, ...names];
+            else if (role.kind === 'filtered') filtered = filtered === EMPTY_LIST ? names : [...filtered, ...names];
+            else if (role.kind === 'ranged') ranged = ranged === EMPTY_LIST ? names : [...ranged, ...names];
+            else sorted = sorted === EMPTY_LIST ? names : [...sorted, ...names];
         }
         const use = uses.get(field.name);
         if (use) {
-            for (const q of use.equality) if (!roles.filtered.includes(q)) roles.filtered.push(q);
-            for (const q of use.range) if (!roles.ranged.includes(q)) roles.ranged.push(q);
-            for (const q of use.sort) if (!roles.sorted.includes(q)) roles.sorted.push(q);
+            filtered = withAll(filtered, use.equality);
+            ranged = withAll(ranged, use.range);
+            sorted = withAll(sorted, use.sort);
         }
+        const roles = queryLists.roles(
+            queryLists.shared(projected),
+            queryLists.shared(filtered),
+            queryLists.shared(ranged),
+            queryLists.shared(sorted),
+        );
         return {
             name: field.name,
             label: field.label ?? field.name,
             type: field.type as RedisLogicalType,
-            source: `${refName(field.node)}.${field.attribute}`,
+            source: shared.source(refName(field.node), field.attribute),
             indexed: field.indexed,
-            roles: {
-                projected: queryLists.shared(roles.projected),
-                filtered: queryLists.shared(roles.filtered),
-                ranged: queryLists.shared(roles.ranged),
-                sorted: queryLists.shared(roles.sorted),
-            },
+            roles,
             index: indexOf(field, roles, collection),
             sortKey: null,
         };
@@ -97,12 +102,12 @@ export function buildCollection(
     const physicalIndex = physicalIndexName(index, storageSignature(shape));
     const keyPrefix = `${physicalIndex}:`;
     const key = keyStrategyOf(collection, keyPrefix, fields);
-    const rowParams: RedisRowParam[] = [
-        ...key.parts
-            .filter((p) => !fieldsByName.has(p.param))
-            .map((p) => ({ name: p.param, type: p.type, source: p.source, keyOnly: true })),
-        ...fields.map((f) => ({ name: f.name, type: f.type, source: f.source, keyOnly: false })),
-    ];
+    const rowParams: RedisRowParam[] = [];
+    for (const p of key.parts) {
+        if (!collection.fields.some((f) => f.name === p.param))
+            rowParams.push({ name: p.param, type: p.type, source: p.source, keyOnly: true });
+    }
+    for (const f of fields) rowParams.push({ name: f.name, type: f.type, source: f.source, keyOnly: false });
 
     const create = createCommand(physicalIndex, keyPrefix, fields, idField, strategy);
     const insert = insertCommand(physicalIndex, keyPrefix, idField, key, fields, strategy);
@@ -168,6 +173,7 @@ function indexOf(field: Field, roles: RedisField['roles'], collection: Collectio
  * `<field>__sort` (with `_` appended until no field, id field or other companion has the name).
  */
 function assignSortCompanions(collection: Collection, fields: RedisField[]): void {
+    if (!collection.queries.some((query) => query.sortKeys.length >= 2)) return;
     const taken = new Set([...fields.map((f) => f.name), collection.keyField]);
     const byName = new Map(fields.map((f) => [f.name, f]));
     for (const query of collection.queries) {
@@ -204,6 +210,44 @@ function collectUses(expr: KExpression, query: ServedQuery, uses: Map<string, Fi
     }
 }
 
+const EMPTY_LIST: string[] = [];
+
+/**
+ * Strings every collection of a model repeats, made once per model: a field's source (`node.attribute`) is the
+ * same text in each collection that holds the attribute (a 1000 × 1000 grid: a million fields, two thousand
+ * sources), and one string in place of a million copies keeps the design smaller.
+ */
+export class SharedValues {
+    private readonly sources = new Map<string, Map<string, string>>();
+
+    /** `node.attribute`. */
+    source(node: string, attribute: string): string {
+        let byAttribute = this.sources.get(node);
+        if (!byAttribute) {
+            byAttribute = new Map();
+            this.sources.set(node, byAttribute);
+        }
+        let text = byAttribute.get(attribute);
+        if (text === undefined) {
+            text = `${node}.${attribute}`;
+            text.charCodeAt(0); // flat once, not a rope per use
+            byAttribute.set(attribute, text);
+        }
+        return text;
+    }
+}
+
+/** `list` with the names of `more` it lacks appended (a new list when there are any). */
+function withAll(list: string[], more: Set<string>): string[] {
+    let out = list;
+    for (const q of more) {
+        if (out.includes(q)) continue;
+        if (out === list) out = [...list];
+        out.push(q);
+    }
+    return out;
+}
+
 /**
  * One frozen array per distinct list of query names in a collection: its thousand fields mostly have the same
  * roles (projected by the same queries, filtered by none), and four arrays per field were a third of the design.
@@ -211,6 +255,23 @@ function collectUses(expr: KExpression, query: ServedQuery, uses: Map<string, Fi
 class SharedLists {
     private static readonly EMPTY: string[] = Object.freeze([]) as unknown as string[];
     private readonly lists = new Map<string, string[]>();
+    private readonly byLists = new Map<string[], Map<string[], Map<string[], Map<string[], RedisField['roles']>>>>();
+
+    /** One frozen roles object per distinct four lists (each already shared): most fields have the same roles. */
+    roles(projected: string[], filtered: string[], ranged: string[], sorted: string[]): RedisField['roles'] {
+        const level = <K, V>(map: Map<K, V>, key: K, make: () => V): V => {
+            let value = map.get(key);
+            if (value === undefined) {
+                value = make();
+                map.set(key, value);
+            }
+            return value;
+        };
+        const byFiltered = level(this.byLists, projected, () => new Map());
+        const byRanged = level(byFiltered, filtered, () => new Map());
+        const bySorted = level(byRanged, ranged, () => new Map());
+        return level(bySorted, sorted, () => Object.freeze({ projected, filtered, ranged, sorted }));
+    }
 
     shared(list: string[]): string[] {
         if (list.length === 0) return SharedLists.EMPTY;
@@ -243,12 +304,14 @@ function keyStrategyOf(collection: Collection, keyPrefix: string, fields: RedisF
             pattern: `${keyPrefix}<INCR ${keyPrefix}counter>`,
         };
     }
-    const taken = new Set(fields.map((f) => f.name));
+    // The names a key part that is no field must not take: made only when there is such a part.
+    let taken: Set<string> | undefined;
     const parts: RedisKeyPart[] = collection.strategy.parts.map((part) => {
         const node = refName(part.node);
         const source = `${node}.${part.attribute}`;
         const field = fields.find((f) => f.source === source);
         if (field) return { source, param: field.name, type: field.type };
+        taken ??= new Set(fields.map((f) => f.name));
         let param = `${node}_${part.attribute}`;
         while (taken.has(param)) param += '_key';
         taken.add(param);
@@ -296,12 +359,12 @@ function keyParts(keyPrefix: string, idField: string, key: RedisKeyStrategy, wit
 }
 
 /** The field/value pairs of a write: each field, then its sort companion (derived from the same row value). */
-function fieldPairs(fields: RedisField[]): RedisArgPart[][] {
-    return fields.flatMap((f) => [
-        [f.name],
-        [slot(f.name, f.type, 'value', true)],
-        ...(f.sortKey !== null ? [[f.sortKey], [slot(f.name, 'text', 'sort-key', true)]] : []),
-    ]);
+function pushFieldPairs(argv: RedisArgPart[][], fields: RedisField[]): RedisArgPart[][] {
+    for (const f of fields) {
+        argv.push([f.name], [slot(f.name, f.type, 'value', true)]);
+        if (f.sortKey !== null) argv.push([f.sortKey], [slot(f.name, 'text', 'sort-key', true)]);
+    }
+    return argv;
 }
 
 function insertCommand(
@@ -313,14 +376,13 @@ function insertCommand(
     strategy: RedisDialectStrategy,
 ): RedisCommand {
     if (key.kind === 'counter') {
-        return command([
-            ...strategy.counterInsertHead(key.counterKey!, index, keyPrefix, idField),
-            ...fieldPairs(fields),
-        ]);
+        return command(pushFieldPairs(strategy.counterInsertHead(key.counterKey!, index, keyPrefix, idField), fields));
     }
     const rowKey = keyParts(keyPrefix, idField, key, true);
     const id = keyParts(keyPrefix, idField, key, false);
-    return command([...strategy.insertHead(index, rowKey), [idField], id, ...fieldPairs(fields)]);
+    const argv = strategy.insertHead(index, rowKey);
+    argv.push([idField], id);
+    return command(pushFieldPairs(argv, fields));
 }
 
 function deleteCommand(

@@ -38,11 +38,6 @@ export function buildQuery(
         const field = fieldByName.get(fieldOf(p.field, collection).name)!;
         return { field: field.name, label: p.label ?? field.label, type: field.type };
     });
-    const taken = new Set([
-        ...fields.map((f) => f.name),
-        ...fields.flatMap((f) => (f.sortKey !== null ? [f.sortKey] : [])),
-        idField,
-    ]);
     const sortKeys = query.sortKeys.map((k) => {
         const field = fieldByName.get(fieldOf(k.field, collection).name)!;
         return {
@@ -80,6 +75,12 @@ export function buildQuery(
         }
         argv.push(...strategy.queryHead('FT.AGGREGATE', index), filter);
         argv.push(...lit('LOAD', String(load.length), ...load.map((n) => `@${n}`)));
+        // The names an APPLY alias must not take (only an FT.AGGREGATE has aliases).
+        const taken = new Set([
+            ...fields.map((f) => f.name),
+            ...fields.flatMap((f) => (f.sortKey !== null ? [f.sortKey] : [])),
+            idField,
+        ]);
         for (const key of sortKeys) {
             if (!key.numeric) continue;
             let alias = `${key.field}_num`;

@@ -6,6 +6,7 @@
 import { booleanOption, choiceOption, integerOption } from '../generation-options.js';
 import type { GenerationTarget } from '../generation-target.js';
 import { redisHelpers } from './redis-helpers.js';
+import { redisPartialRenderers } from './redis-partial-renderers.js';
 import { buildRedisViewModel, DEFAULT_REDIS_OPTIONS, REDIS_DIALECTS, type RedisViewModel } from './redis-view-model.js';
 
 /** The Redis target's option declarations. */
@@ -44,6 +45,7 @@ export const redisTarget: GenerationTarget<typeof redisTargetOptions, RedisViewM
             { template: 'README.md.hbs' },
         ],
         helpers: redisHelpers,
+        partialRenderers: redisPartialRenderers,
     },
     describeCollection(design, name) {
         const collection = design.collections.find((c) => c.name === name);

@@ -6,7 +6,7 @@
  */
 import type { KvlmModel } from '../../language/generated/ast.js';
 import { GenerationError } from '../generation-errors.js';
-import { buildCollection } from './redis-collection-builder.js';
+import { buildCollection, SharedValues } from './redis-collection-builder.js';
 import { REDIS_DIALECT_STRATEGIES } from './redis-dialect-strategy.js';
 import { REDIS_DIALECTS } from './redis-dialects.js';
 import { TAG_SEPARATOR } from './redis-text-rules.js';
@@ -30,7 +30,10 @@ export function buildRedisViewModel(model: KvlmModel, options: Partial<RedisGene
         });
     }
     const strategy = REDIS_DIALECT_STRATEGIES[opts.dialect];
-    const collections = model.collections.map((collection) => buildCollection(model, collection, opts, strategy));
+    const shared = new SharedValues();
+    const collections = model.collections.map((collection) =>
+        buildCollection(model, collection, opts, strategy, shared),
+    );
     return {
         target: 'redis',
         dialect: opts.dialect,

@@ -1,0 +1,97 @@
+/**
+ * Hand-compiled equivalents of built-in Redis partials, for the files where a Handlebars partial runs a million
+ * times: the field table of a 1000 × 1000 model's README has a million rows, and rendering them through
+ * Handlebars (a lookup and an options object per helper call) was two thirds of rendering the 124 MB README.
+ *
+ * A renderer stands for one exact template text (its SHA-256): the engine uses it for a partial whose text is
+ * that one, built-in or ejected unchanged, and renders any other text — a user's override, an edited built-in —
+ * with Handlebars. A renderer answers undefined for a context it does not expect (another shape than the
+ * validated view model's), and Handlebars then renders the partial, strict-mode errors included. Tests render
+ * every example and edge model both ways and compare the text.
+ */
+import type { PartialRenderer } from '../generation-target.js';
+import { redisHelpers } from './redis-helpers.js';
+
+const hasOwn = Object.hasOwn;
+const mdCode = redisHelpers.mdCode as (value: unknown) => string;
+
+interface TableField {
+    name: string;
+    label: string;
+    type: string;
+    source: string;
+    index: { type: string; sortable: boolean; reason: string } | null;
+    roles: { projected: unknown[] };
+    sortKey: string | null;
+}
+
+/** The properties the field table reads. */
+const TABLE_PROPERTIES = [
+    'name',
+    'label',
+    'type',
+    'source',
+    'sortKey',
+    'index',
+    'roles',
+    'projected',
+    'sortable',
+    'reason',
+];
+
+/**
+ * Whether `o` is a plain object (made by `{…}` or JSON.parse): then, as long as `Object.prototype` has none of
+ * the table's properties (checked once per table), every one of them it has is its own, as Handlebars requires
+ * (it does not read inherited properties). Cheaper than `Object.hasOwn` for each of a million fields.
+ */
+function isPlain(o: unknown): o is Record<string, unknown> {
+    return typeof o === 'object' && o !== null && Object.getPrototypeOf(o) === Object.prototype;
+}
+
+/** A field of the view model as `partials/field-table.hbs` reads it, own properties of the expected types. */
+function isTableField(o: unknown): o is TableField {
+    if (!isPlain(o)) return false;
+    if (typeof o.name !== 'string' || typeof o.label !== 'string') return false;
+    if (typeof o.type !== 'string' || typeof o.source !== 'string') return false;
+    if (o.sortKey !== null && typeof o.sortKey !== 'string') return false;
+    const index = o.index;
+    if (index === null) {
+        const roles = o.roles;
+        return isPlain(roles) && Array.isArray(roles.projected);
+    }
+    return (
+        isPlain(index) &&
+        typeof index.type === 'string' &&
+        typeof index.sortable === 'boolean' &&
+        typeof index.reason === 'string'
+    );
+}
+
+/** `partials/field-table.hbs`: the Markdown table of a collection's fields, each sort companion after its field. */
+const fieldTable: PartialRenderer = {
+    sha256: '363f3b8a352543f755bcd15f0707b8e322c755651ea37af285e73276318e3978',
+    render(context: unknown): string | undefined {
+        if (!isPlain(context) || !hasOwn(context, 'fields')) return undefined;
+        if (TABLE_PROPERTIES.some((name) => name in Object.prototype)) return undefined;
+        const fields = (context as { fields: unknown }).fields;
+        if (!Array.isArray(fields)) return undefined;
+        for (let i = 0; i < fields.length; i++) if (!(i in fields) || !isTableField(fields[i])) return undefined;
+        let text = '| field | label | type | source | index | why |\n| --- | --- | --- | --- | --- | --- |\n';
+        for (const f of fields as TableField[]) {
+            const index = f.index;
+            const spec = index ? (index.sortable ? `${index.type} SORTABLE` : index.type) : 'stored only';
+            const why = index ? index.reason : `projected by ${f.roles.projected.map(String).join(', ')}`;
+            let row = `| ${mdCode(f.name)} | ${mdCode(f.label)} | ${f.type} | ${mdCode(f.source)} | ${spec} | ${why} |\n`;
+            if (f.sortKey) {
+                row += `| ${mdCode(f.sortKey)} | — | text | \`sortKey($${f.name})\` | stored only | sort companion of ${mdCode(f.name)}: what \`FT.AGGREGATE\` sorts on |\n`;
+            }
+            text += row;
+        }
+        return text;
+    },
+};
+
+/** The Redis target's partial renderers, by partial name (`field-table` for `partials/field-table.hbs`). */
+export const redisPartialRenderers: Readonly<Record<string, PartialRenderer>> = {
+    'field-table': fieldTable,
+};
