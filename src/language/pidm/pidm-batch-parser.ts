@@ -113,9 +113,9 @@ class PidmRecognizer extends EmbeddedActionsParser {
         this.sortDirection = this.RULE('SortDirection', () => this.OR(directionAlternatives));
         this.comparisonOperator = this.RULE('ComparisonOperator', () => this.OR(comparisonAlternatives));
 
-        this.model = this.RULE('PidmModel', () => {
-            const node = this.RECORDING_PHASE ? undefined : this.shapes.PidmModel();
-            const start = this.LA(1).startOffset;
+        // A model's entities and queries, in any order, pushed into `node` (undefined while recording). Both rules
+        // below read them: the whole model, and a chunk of a large text (its declarations go into the model node).
+        const declarationsInto = (node: Node | undefined) => {
             const entities = node?.entities as Node[];
             const queries = node?.queries as Node[];
             this.MANY(() => {
@@ -124,20 +124,18 @@ class PidmRecognizer extends EmbeddedActionsParser {
                     { ALT: () => this.push(node, 'queries', queries, this.SUBRULE(this.query)) },
                 ]);
             });
+        };
+
+        this.model = this.RULE('PidmModel', () => {
+            const node = this.RECORDING_PHASE ? undefined : this.shapes.PidmModel();
+            const start = this.LA(1).startOffset;
+            declarationsInto(node);
             if (node) this.finish(node, start, undefined);
             return node!;
         });
 
         this.declarations = this.RULE('Declarations', () => {
-            const node = this.RECORDING_PHASE ? undefined : this.target;
-            const entities = node?.entities as Node[];
-            const queries = node?.queries as Node[];
-            this.MANY(() => {
-                this.OR([
-                    { ALT: () => this.push(node, 'entities', entities, this.SUBRULE(this.entity)) },
-                    { ALT: () => this.push(node, 'queries', queries, this.SUBRULE(this.query)) },
-                ]);
-            });
+            declarationsInto(this.RECORDING_PHASE ? undefined : this.target);
         });
 
         this.entity = this.RULE('Entity', () => {
