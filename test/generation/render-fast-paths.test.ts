@@ -6,7 +6,8 @@
  * indented partial, inline partials, a loop's text given to a helper).
  */
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
-import { mkdir, mkdtemp, rm, writeFile, copyFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile, copyFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateTarget, redisTarget, builtInTemplateDir } from '../../src/generation/index.js';
@@ -56,6 +57,15 @@ describe('the hand-compiled field table', () => {
             const slow = await generateTarget(handlebarsOnly, model, options);
             expect(fast.files.map((f) => f.path)).toEqual(slow.files.map((f) => f.path));
             for (const [i, file] of fast.files.entries()) expect(file.content).toBe(slow.files[i]!.content);
+        }
+    });
+
+    test('stands for the built-in partial as it is now (an edited built-in must update the renderer, or it is never used)', async () => {
+        const renderers = redisTarget.templates!.partialRenderers!;
+        expect(Object.keys(renderers)).toEqual(['field-table']);
+        for (const [name, renderer] of Object.entries(renderers)) {
+            const text = await readFile(join(builtInTemplateDir('redis'), `partials/${name}.hbs`), 'utf8');
+            expect(createHash('sha256').update(text).digest('hex')).toBe(renderer.sha256);
         }
     });
 
