@@ -1,7 +1,9 @@
 import { describe, expect, test } from '@jest/globals';
 import type { Collection, KvlmModel } from '../../src/language/generated/ast.js';
 import { printKvlm } from '../../src/language/kvlm/kvlm-printer.js';
+import fc from 'fast-check';
 import { transformPidmToKvlm } from '../../transformations/pidm-to-kvlm/index.js';
+import { sortedIds } from '../../transformations/pidm-to-kvlm/query-to-collection.js';
 import { loadAirflights, loadPidm } from './transformation-test-helpers.js';
 
 function collection(model: KvlmModel, name: string): Collection {
@@ -167,5 +169,29 @@ describe('Algorithm 1: one collection per query', () => {
         expect(text).toContain('from Passenger as P');
         expect(text).toContain('field P_firstname: text = P.firstname label "P.firstname" projected(Q)');
         expect(text).toContain('select P_firstname as "name"');
+    });
+});
+
+describe("a collection's field ids, sorted (radix sort below 2^22, TypedArray sort above)", () => {
+    const sortedLike = (ids: number[], count: number) => Array.from(Int32Array.from(ids.slice(0, count)).sort());
+    test.each([
+        ['a thousand ids across both digits', 1000, (1 << 22) - 1],
+        ['ids above 2^22 (the sort it falls back on)', 200, 2 ** 30],
+        ['fewer than 64 ids', 40, (1 << 22) - 1],
+    ] as const)('%s: the first count ids, ascending, in a new array', (_, length, max) => {
+        fc.assert(
+            fc.property(
+                fc.array(fc.integer({ min: 0, max }), { minLength: length, maxLength: length + 50 }),
+                fc.integer({ min: 0, max: 50 }),
+                (ids, extra) => {
+                    const count = Math.max(0, ids.length - extra);
+                    const input = Int32Array.from(ids);
+                    const sorted = sortedIds(input, count);
+                    expect(Array.from(sorted)).toEqual(sortedLike(ids, count));
+                    expect(Array.from(input)).toEqual(ids);
+                },
+            ),
+            { numRuns: 50 },
+        );
     });
 });

@@ -306,7 +306,7 @@ function resolvedField(
  * integers, without building or hashing an identity string per use: a path is looked up in a cache
  * keyed by the AST elements its segments name (under the query's FROM entity), and only a new
  * sequence of elements is resolved with `resolvePath` and interned through a trie keyed by the
- * references and the attribute. The identity string is only made when asked for (`identityOf`).
+ * references and the attribute; no identity string is made (nothing in the transformation reads one).
  */
 export class FieldInterner {
     private readonly roots = new Map<Entity, InternNode>();
@@ -521,18 +521,6 @@ export class FieldInterner {
     claim(field: ResolvedField, owner: number, value: number): void {
         field.claimOwner = owner;
         field.claimValue = value;
-    }
-
-    /** The identity an id stands for, `Passenger.flights.origin.city`. */
-    identityOf(id: number): string {
-        // `ResolvedPath.key`, spelled the same way; made on demand (nothing in the transformation asks).
-        const identity = this.identities[id];
-        return `${identity.nodeKey}.${identity.attribute}`;
-    }
-
-    /** How many identities were interned (ids are 0 … size-1). */
-    get size(): number {
-        return this.count;
     }
 }
 

@@ -372,7 +372,7 @@ let radixScratch = new Int32Array(1024);
  * every id is below 2^22 (an id is a position in the interner, so always on the benchmark's models),
  * which is about three times faster than `TypedArray.prototype.sort` on a thousand ids; else that sort.
  */
-function sortedIds(ids: Int32Array, count: number): Int32Array {
+export function sortedIds(ids: Int32Array, count: number): Int32Array {
     const out = new Int32Array(count);
     let max = 0;
     for (let index = 0; index < count; index++) if (ids[index] > max) max = ids[index];
