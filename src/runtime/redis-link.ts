@@ -478,8 +478,22 @@ function formatSeconds(seconds: number): string {
     return `${seconds} s`;
 }
 
-/** The RediSearch module the server runs: its dialect and version (e.g. 10200 for 1.2.0). */
-export async function detectDialect(link: RedisLink): Promise<{ dialect: RedisDialect; version: number }> {
+/** What `detectDialect` found out about the server's RediSearch module. */
+export interface SearchModule {
+    dialect: RedisDialect;
+    /** The module's version (e.g. 10200 for 1.2.0); 0 when the server would not say. */
+    version: number;
+    /**
+     * Whether a row write may block its connection until the row is indexed: RediSearch 1.x's FT.ADD does unless the
+     * module runs with `SAFEMODE` (REDIS.md), and the bulk pipe then writes only a little ahead of the replies (see
+     * `PIPE_WINDOW`). Known only from MODULE LIST's `args` (Redis 7 and later); anything less is taken as blocking.
+     * 2.x's HSET never blocks.
+     */
+    rowWritesBlock: boolean;
+}
+
+/** The RediSearch module the server runs: its dialect, version and whether its row writes may block. */
+export async function detectDialect(link: RedisLink): Promise<SearchModule> {
     let modules: unknown[];
     try {
         modules = (await link.send(['MODULE', 'LIST'])) as unknown[];
@@ -494,7 +508,9 @@ export async function detectDialect(link: RedisLink): Promise<{ dialect: RedisDi
         const name = String(info.name ?? '').toLowerCase();
         if (name === 'ft' || name === 'search' || name === 'searchlight') {
             const version = Number(info.ver ?? 0);
-            return { dialect: version > 0 && version < 20000 ? 'redisearch1' : 'redisearch2', version };
+            const dialect = version > 0 && version < 20000 ? 'redisearch1' : 'redisearch2';
+            const args = Array.isArray(info.args) ? info.args.map((arg) => String(arg).toUpperCase()) : undefined;
+            return { dialect, version, rowWritesBlock: dialect === 'redisearch1' && !args?.includes('SAFEMODE') };
         }
     }
     throw new KvmodError(
@@ -504,10 +520,10 @@ export async function detectDialect(link: RedisLink): Promise<{ dialect: RedisDi
 }
 
 /** Without MODULE LIST: FT._LIST exists from RediSearch 2.0 on; FT.INFO exists in every version. */
-async function probeDialect(link: RedisLink): Promise<{ dialect: RedisDialect; version: number }> {
+async function probeDialect(link: RedisLink): Promise<SearchModule> {
     try {
         await link.send(['FT._LIST']);
-        return { dialect: 'redisearch2', version: 0 };
+        return { dialect: 'redisearch2', version: 0, rowWritesBlock: false };
     } catch (error) {
         if (!isErrorReply(error)) throw error;
     }
@@ -521,5 +537,5 @@ async function probeDialect(link: RedisLink): Promise<{ dialect: RedisDialect; v
             });
         }
     }
-    return { dialect: 'redisearch1', version: 0 };
+    return { dialect: 'redisearch1', version: 0, rowWritesBlock: true };
 }

@@ -23,6 +23,11 @@ export interface LoadOptions {
     skipIndexes?: boolean;
     /** Rows sent before waiting for their replies (default 2000). */
     batchSize?: number;
+    /**
+     * Whether the server may block the connection on each row write (`SearchModule.rowWritesBlock` from
+     * `detectDialect`; default: true for the redisearch1 dialect, whose FT.ADD does without SAFEMODE).
+     */
+    rowWritesBlock?: boolean;
     /** Called after each acknowledged batch; a returned promise is awaited before the next batch. */
     onProgress?: (done: number, total: number) => void | Promise<void>;
 }
@@ -205,8 +210,8 @@ export async function loadIntoRedis(
             );
             const name = displayRedisCommand(collection.insert)[0] ?? '';
             // 1.x's FT.ADD blocks the connection for each row on a server without SAFEMODE (the link then writes it
-            // only a little ahead of its replies); 2.x's HSET never does.
-            const blocking = view.dialect === 'redisearch1';
+            // only a little ahead of its replies; with SAFEMODE as far ahead as any other command); 2.x's HSET never does.
+            const blocking = view.dialect === 'redisearch1' && (options.rowWritesBlock ?? true);
             for (let start = 0; start < rows.length; start += batchSize) {
                 const batch = rows.slice(start, start + batchSize);
                 let replies: Promise<PromiseSettledResult<unknown>[]>;

@@ -30,6 +30,8 @@ export interface RedisTestServer {
 export interface StartRedisOptions {
     /** Load the RediSearch module (default true) with `SAFEMODE TIMEOUT 0` (see docs REDIS.md). */
     search?: boolean;
+    /** With `search`: pass `SAFEMODE` (default true); false starts 1.2 with its default indexing threads. */
+    safeMode?: boolean;
     /** The redis-server binary (default `redis-server` on the PATH). */
     binary?: string;
     /** Require this password (`--requirepass`); `url` then carries it (`redis://:password@…`). */
@@ -80,7 +82,14 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
             '--logfile',
             logfile,
         ];
-        if (search) args.push('--loadmodule', REDISEARCH_MODULE, 'SAFEMODE', 'TIMEOUT', '0');
+        if (search)
+            args.push(
+                '--loadmodule',
+                REDISEARCH_MODULE,
+                ...(options.safeMode === false ? [] : ['SAFEMODE']),
+                'TIMEOUT',
+                '0',
+            );
         const started = await run(binary, args);
         if (started.code !== 0) {
             lastError = new Error(`${binary} exited with ${started.code}: ${started.stderr}`);

@@ -21,6 +21,7 @@ import { ensureIndex, formatCount, loadIntoRedis } from '../redis-loader.js';
 import {
     connectRedis,
     detectDialect,
+    type SearchModule,
     isErrorReply,
     REDIS_LINK_FAILURES,
     RedisConnectionLost,
@@ -54,9 +55,16 @@ async function serverVersion(link: RedisLink): Promise<string> {
     }
 }
 
-async function probe(link: RedisLink): Promise<EngineProbe> {
-    const { dialect, version } = await detectDialect(link);
-    return {
+/** What a session knows of its server: the engine probe everyone reads, and the search module's details. */
+interface Probed {
+    found: EngineProbe;
+    search: SearchModule;
+}
+
+async function probe(link: RedisLink): Promise<Probed> {
+    const search = await detectDialect(link);
+    const { dialect, version } = search;
+    const found: EngineProbe = {
         server: link.url,
         product: 'Redis',
         serverVersion: await serverVersion(link),
@@ -64,9 +72,10 @@ async function probe(link: RedisLink): Promise<EngineProbe> {
         variant: dialect,
         options: { dialect },
     };
+    return { found, search };
 }
 
-function session(link: RedisLink, found: EngineProbe): EngineSession<RedisViewModel> {
+function session(link: RedisLink, { found, search }: Probed): EngineSession<RedisViewModel> {
     return {
         probe: found,
         contradictions(given) {
@@ -103,6 +112,7 @@ function session(link: RedisLink, found: EngineProbe): EngineSession<RedisViewMo
                 const { collections: written, rows } = await loadIntoRedis(link, view, collections, {
                     ...options,
                     skipIndexes: true,
+                    rowWritesBlock: search.rowWritesBlock,
                 });
                 return { collections: written, rows };
             }),

@@ -1,0 +1,151 @@
+/**
+ * Whether RediSearch 1.2's FT.ADD may block its connection (the module started without SAFEMODE) is read from MODULE
+ * LIST's `args`, and decides how far ahead of its replies the loader's bulk pipe writes (redis-link.ts `PIPE_WINDOW`).
+ * Real servers: one started as REDIS.md says (SAFEMODE), one with 1.2's default indexing threads — the only test
+ * server without SAFEMODE, so the blocking write path is loaded here end to end.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { transformPidmToKvlm } from '../../transformations/pidm-to-kvlm/index.js';
+import { buildRedisViewModel } from '../../src/generation/redis/redis-view-model.js';
+import { loadWorkspace } from '../../src/pipeline/load.js';
+import { generateInstanceData } from '../../src/runtime/data-generator.js';
+import { indexInstanceData } from '../../src/runtime/instance-data.js';
+import { materializeModel } from '../../src/runtime/materialize.js';
+import { loadIntoRedis } from '../../src/runtime/redis-loader.js';
+import { connectRedis, detectDialect, type RedisLink } from '../../src/runtime/redis-link.js';
+import { redisEngine } from '../../src/runtime/redis/redis-engine.js';
+import { buildRuntimeModel } from '../../src/runtime/runtime-model.js';
+import { startRedis, type RedisTestServer } from '../support/redis-server.js';
+
+let safe: RedisTestServer;
+let threaded: RedisTestServer;
+
+beforeAll(async () => {
+    [safe, threaded] = await Promise.all([startRedis(), startRedis({ safeMode: false })]);
+});
+
+afterAll(async () => {
+    await Promise.all([safe?.stop(), threaded?.stop()]);
+});
+
+/** The airflights design for 1.2 (FT.ADD rows) and its rows. */
+async function design() {
+    const workspace = await loadWorkspace(['examples/airflights/airflights.pidm']);
+    const pidm = workspace.pidm.map((entry) => entry.model);
+    const model = buildRuntimeModel(pidm);
+    const data = generateInstanceData(model, { scale: 30, seed: 5 });
+    const kvlm = transformPidmToKvlm(pidm, { merge: 'safe' }).model;
+    const view = buildRedisViewModel(kvlm, { dialect: 'redisearch1' });
+    const collections = materializeModel(kvlm, data, indexInstanceData(model, data));
+    const counts = new Map(collections.map((c) => [c.name, c.rows.length]));
+    return { view, collections, counts };
+}
+
+/** How many documents each collection's index holds (`indexes` in the design's order of collections). */
+async function indexedDocs(link: RedisLink, names: string[], indexes: string[]) {
+    const docs = new Map<string, number>();
+    for (const [position, name] of names.entries()) {
+        const info = (await link.send(['FT.INFO', indexes[position]!])) as unknown[];
+        docs.set(name, Number(info[info.indexOf('num_docs') + 1]));
+    }
+    return docs;
+}
+
+async function withLink<T>(url: string, use: (link: RedisLink) => Promise<T>): Promise<T> {
+    const link = await connectRedis(url);
+    try {
+        return await use(link);
+    } finally {
+        await link.close();
+    }
+}
+
+describe('detecting whether row writes block', () => {
+    test('a module started with SAFEMODE does not block; one without it does', async () => {
+        expect(await withLink(safe.url, detectDialect)).toEqual({
+            dialect: 'redisearch1',
+            version: 10200,
+            rowWritesBlock: false,
+        });
+        expect(await withLink(threaded.url, detectDialect)).toEqual({
+            dialect: 'redisearch1',
+            version: 10200,
+            rowWritesBlock: true,
+        });
+    });
+
+    test('a user who may not run MODULE LIST gets the dialect probed and the writes taken as blocking', async () => {
+        await withLink(safe.url, (link) =>
+            link.send(['ACL', 'SETUSER', 'nomodules', 'on', '>secret', '~*', '&*', '+@all', '-module']),
+        );
+        const url = safe.url.replace('redis://', 'redis://nomodules:secret@');
+        expect(await withLink(url, detectDialect)).toEqual({
+            dialect: 'redisearch1',
+            version: 0,
+            rowWritesBlock: true,
+        });
+    });
+});
+
+describe('the bulk pipe', () => {
+    /** Loads the design through a link that records each batch's `blocking` flag. */
+    async function recordedLoad(rowWritesBlock: boolean | undefined) {
+        const { view, collections, counts } = await design();
+        return withLink(safe.url, async (link) => {
+            const flags = new Set<boolean | undefined>();
+            const recording: RedisLink = {
+                url: link.url,
+                send: (argv) => link.send(argv),
+                sendBatch: (batch) => {
+                    flags.add(batch.blocking);
+                    return link.sendBatch!(batch);
+                },
+                close: () => link.close(),
+            };
+            const result = await loadIntoRedis(recording, view, collections, {
+                fresh: true,
+                batchSize: 50,
+                ...(rowWritesBlock === undefined ? {} : { rowWritesBlock }),
+            });
+            const names = view.collections.map((c) => c.name);
+            const docs = await indexedDocs(
+                link,
+                names,
+                result.indexes.map((outcome) => outcome.index),
+            );
+            return { flags: [...flags], rows: result.rows, docs, counts };
+        });
+    }
+
+    test('writes FT.ADD as blocking unless told the server does not block; the server holds every row either way', async () => {
+        const unknown = await recordedLoad(undefined);
+        expect(unknown.flags).toEqual([true]);
+        const safeMode = await recordedLoad(false);
+        expect(safeMode.flags).toEqual([false]);
+        for (const run of [unknown, safeMode]) {
+            expect(run.docs).toEqual(run.counts);
+            expect(run.rows).toBe([...run.counts.values()].reduce((a, b) => a + b, 0));
+        }
+    });
+});
+
+describe('loading through the engine', () => {
+    test.each([
+        ['with SAFEMODE', () => safe],
+        ['without SAFEMODE (every FT.ADD waits for its indexing thread)', () => threaded],
+    ])('every row is indexed on a server %s', async (_, server) => {
+        const { view, collections, counts } = await design();
+        const session = await redisEngine.connect({ urls: [server().url], timeoutSeconds: 30 });
+        let indexes: string[];
+        try {
+            indexes = (await session.prepareSchema(view, 'fresh')).map((outcome) => outcome.name);
+            const written = await session.writeRows(view, collections);
+            expect(written.rows).toBe([...counts.values()].reduce((a, b) => a + b, 0));
+        } finally {
+            await session.close();
+        }
+        const names = view.collections.map((c) => c.name);
+        const docs = await withLink(server().url, (link) => indexedDocs(link, names, indexes));
+        expect(docs).toEqual(counts);
+    });
+});
