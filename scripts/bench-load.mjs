@@ -10,7 +10,9 @@
 // beside wall time because the machine may be shared (the load average is printed). "write path only" is what the
 // command calls to write (in this process, on rows already materialized: encoding, pipelined batches, every reply
 // checked; no start-up, model or JSON); "kvmod load (whole process)" adds start-up, reading and transforming the
-// model, reading and checking the JSON data and materializing.
+// model, reading and checking the JSON data and materializing. "floor" (FT.ADD) is scripts/load-floor.mjs: a Node
+// process that only parses the JSON data and writes the prepared commands — the least any Node loader reading this
+// JSON can take; what kvmod load takes beyond it is the model, the check before any write, and making the rows.
 //
 // The server runs RediSearch with `SAFEMODE TIMEOUT 0`, as /work/shared/design/REDIS.md says to (module threads off:
 // FT.ADD runs at once, like any command). Comparisons:
@@ -57,7 +59,7 @@ const { materializeModel } = await import(`${root}out/src/runtime/materialize.js
 const { buildRedisViewModel } = await import(`${root}out/src/generation/redis/redis-view-model.js`);
 const { bindRedisCommand } = await import(`${root}out/src/generation/redis/redis-commands.js`);
 const { rowParameters, loadIntoRedis } = await import(`${root}out/src/runtime/redis-loader.js`);
-const { connectRedis } = await import(`${root}out/src/runtime/redis-link.js`);
+const { connectRedis, detectDialect } = await import(`${root}out/src/runtime/redis-link.js`);
 const { engineOf } = await import(`${root}out/src/runtime/engine-registry.js`);
 const { getGenerationTarget } = await import(`${root}out/src/generation/generation-targets.js`);
 const { buildViewModel } = await import(`${root}out/src/generation/generation-engine.js`);
@@ -130,13 +132,23 @@ try {
         server.cli('FLUSHALL');
         const argv = [join(root, 'bin/kvmod.js'), 'load', model, '--data', data, '--redis', server.url];
         argv.push(...target, '--batch', String(batch));
+        return timeProcess('kvmod load', argv);
+    };
+    // scripts/load-floor.mjs: Node started, the JSON data parsed, the prepared commands written (indexes untimed).
+    const timeFloor = (server, files) => {
+        server.cli('FLUSHALL');
+        server.pipe(files[0]);
+        return timeProcess('load-floor', [join(root, 'scripts/load-floor.mjs'), data, files[1], String(server.port)]);
+    };
+    /** Wall time of a Node child process, and its CPU time when GNU time is there. */
+    const timeProcess = (name, argv) => {
         const timed = existsSync(TIME);
         const started = performance.now();
         const result = timed
             ? spawnSync(TIME, ['-f', 'kvmod-cpu %U %S', process.execPath, ...argv], { encoding: 'utf8' })
             : spawnSync(process.execPath, argv, { encoding: 'utf8' });
         const seconds = (performance.now() - started) / 1000;
-        if (result.status !== 0) throw new Error(`kvmod load: ${result.stderr}`);
+        if (result.status !== 0) throw new Error(`${name}: ${result.stderr}`);
         const cpu = /kvmod-cpu ([\d.]+) ([\d.]+)/.exec(result.stderr);
         return { seconds, cpu: cpu ? Number(cpu[1]) + Number(cpu[2]) : undefined };
     };
@@ -151,11 +163,13 @@ try {
         if (written !== rows) throw new Error(`the write path wrote ${written} of ${rows} rows`);
         return { seconds, cpu: (used.user + used.system) / 1e6 };
     };
-    // `loadIntoRedis` (what `kvmod load --target redis` calls); the indexes are created untimed.
+    // `loadIntoRedis` (what `kvmod load --target redis` calls, told what the engine detects: whether FT.ADD blocks);
+    // the indexes are created untimed.
     const timeWritePath = async (server, view, withIndexes) => {
         server.cli('FLUSHALL');
         const link = await connectRedis(server.url);
         try {
+            const { rowWritesBlock } = await detectDialect(link);
             return await timed(
                 () =>
                     withIndexes &&
@@ -165,7 +179,13 @@ try {
                         collections.map((c) => ({ ...c, rows: [] })),
                     ),
                 async () =>
-                    (await loadIntoRedis(link, view, collections, { skipIndexes: true, batchSize: batch })).rows,
+                    (
+                        await loadIntoRedis(link, view, collections, {
+                            skipIndexes: true,
+                            batchSize: batch,
+                            rowWritesBlock,
+                        })
+                    ).rows,
             );
         } finally {
             await link.close();
@@ -219,6 +239,7 @@ try {
         lines.push(
             figure('write path only', await fastest(() => timeWritePath(server, views.redisearch1, true)), baseline),
         );
+        lines.push(figure('floor: node, JSON.parse, replay', await fastest(() => timeFloor(server, deep)), baseline));
         results.push({ comparison: 'FT.ADD (redisearch1 design, indexed by the server; SAFEMODE)', lines });
     }
     {
