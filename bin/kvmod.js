@@ -71,10 +71,31 @@ function wantsLargeYoungGeneration(args) {
     return bytes >= RESPAWN_BYTES;
 }
 
+/**
+ * The module to run: the bundle (out/cli/main.js, `node scripts/build-cli-bundle.mjs`: a few files instead of ~520
+ * modules, half the start-up) when it is at least as new as tsc's out/src/cli/main.js, else out/src itself.
+ * `tsc` and `tsc -b` rewrite every output they compile, out/src/cli/main.js included, so a bundle older than it
+ * was built from older code: a developer who recompiles without rebundling runs what they compiled. In the npm
+ * package every file has the same time (npm pack fixes them): the bundle runs. `tsc --watch` rewrites only the
+ * files it recompiles: rebundle (`npm run build:ts`), or set KVMOD_NO_BUNDLE=1 to always run out/src. Two stat
+ * calls, no reads.
+ */
+function cliModule() {
+    const compiled = '../out/src/cli/main.js';
+    if (process.env.KVMOD_NO_BUNDLE) return compiled;
+    const mtime = (path) => fs.statSync(new URL(path, import.meta.url), { throwIfNoEntry: false })?.mtimeMs;
+    const bundled = mtime('../out/cli/main.js');
+    if (bundled === undefined) return compiled;
+    const source = mtime(compiled);
+    return source === undefined || bundled >= source ? '../out/cli/main.js' : compiled;
+}
+
 async function runMain() {
+    // The bundle's linked source maps lead a stack back to src/*.ts; Node reads them only when asked.
+    if (process.env.KVMOD_DEBUG) process.setSourceMapsEnabled?.(true);
     let main;
     try {
-        ({ main } = await import('../out/src/cli/main.js'));
+        ({ main } = await import(cliModule()));
     } catch (error) {
         if (error?.code !== 'ERR_MODULE_NOT_FOUND') internalError(error);
         const notBuilt = error.message.includes('/out/');
