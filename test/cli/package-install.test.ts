@@ -102,6 +102,7 @@ describe('the npm package', () => {
             'out/src/api/index.js',
             'out/src/api/index.d.ts',
             'out/src/cli/main.js',
+            'out/cli/main.js',
             'templates/redis/indexes.redis.hbs',
             'schemas/redis-view-model.schema.json',
         ]) {

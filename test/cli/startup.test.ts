@@ -25,7 +25,17 @@ const LIGHT = new Set([
     'src/runtime/engine.js',
 ]);
 
-/** The packages and compiled kvmod modules `kvmod <args>` loads, with its exit status. */
+/**
+ * A file of the CLI bundle (out/cli/) stands for the modules esbuild put in it, each marked by a `// <path>` line
+ * (`// node_modules/langium/lib/…`, `// out/src/cli/main.js`); any other URL stands for itself.
+ */
+function bundledModules(url: string): string[] {
+    if (!/\/out\/cli\/[^/]+\.js$/.test(url)) return [url];
+    const marks = readFileSync(new URL(url), 'utf8').matchAll(/^\/\/ ((?:node_modules|out)\/\S+\.(?:[cm]?js|json))$/gm);
+    return [url, ...[...marks].map((mark) => `${REPO_ROOT}${mark[1]}`)];
+}
+
+/** The packages and compiled kvmod modules `kvmod <args>` loads (bundled or not), with its exit status. */
 function modulesLoadedBy(args: string[]): { status: number | null; packages: Set<string>; modules: string[] } {
     const dir = mkdtempSync(join(tmpdir(), 'kvmod-startup-'));
     try {
@@ -35,9 +45,9 @@ function modulesLoadedBy(args: string[]): { status: number | null; packages: Set
             ['--import', `${REPO_ROOT}test/cli/fixtures/trace-imports.mjs`, `${REPO_ROOT}bin/kvmod.js`, ...args],
             { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, KVMOD_TRACE_FILE: trace }, timeout: 50_000 },
         );
-        const urls = readFileSync(trace, 'utf8').trim().split('\n');
+        const urls = readFileSync(trace, 'utf8').trim().split('\n').flatMap(bundledModules);
         const packages = new Set(urls.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []));
-        const modules = urls.flatMap((url) => /\/out\/(.+\.js)$/.exec(url)?.[1] ?? []);
+        const modules = urls.flatMap((url) => /\/out\/(src\/.+\.js)$/.exec(url)?.[1] ?? []);
         return { status: run.status, packages, modules };
     } finally {
         rmSync(dir, { recursive: true, force: true });

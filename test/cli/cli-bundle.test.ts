@@ -1,0 +1,168 @@
+/**
+ * `bin/kvmod.js` runs the esbuild bundle of the command line (out/cli/main.js, built by `npm test`'s pretest after
+ * tsc) when it is at least as new as tsc's out/src/cli/main.js, and out/src otherwise. The bundle must answer
+ * exactly as the modules it was built from: the same output, messages (yargs' locales included) and exit codes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import {
+    copyFileSync,
+    mkdirSync,
+    mkdtempSync,
+    readdirSync,
+    readFileSync,
+    rmSync,
+    utimesSync,
+    writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { REPO_ROOT, STACK_TRACE } from './run-kvmod.js';
+
+const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+
+/** The folder the compared commands write into (`{out}` in their arguments), emptied before each run. */
+let out: string;
+
+/**
+ * Runs the repository's `kvmod <args>` and reads what it wrote into `{out}`; `unbundled` sets KVMOD_NO_BUNDLE=1
+ * (out/src, as before the bundle).
+ */
+function kvmod(args: string[], options: { unbundled?: boolean; env?: Record<string, string> } = {}) {
+    const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...options.env };
+    if (options.unbundled) env.KVMOD_NO_BUNDLE = '1';
+    else delete env.KVMOD_NO_BUNDLE;
+    rmSync(out, { recursive: true, force: true });
+    mkdirSync(out);
+    const run = spawnSync(process.execPath, [`${REPO_ROOT}bin/kvmod.js`, ...args.map((a) => a.replace('{out}', out))], {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+        timeout: 50_000,
+        env,
+    });
+    const files = Object.fromEntries(
+        readdirSync(out, { recursive: true, withFileTypes: true })
+            .filter((entry) => entry.isFile())
+            .map((entry) => {
+                const path = join(entry.parentPath, entry.name);
+                return [relative(out, path), readFileSync(path, 'utf8')];
+            }),
+    );
+    return { status: run.status, stdout: run.stdout, stderr: run.stderr, files };
+}
+
+/** The kvmod entry modules (`cli/main.js` or `src/cli/main.js`, relative to out/) a run of `kvmod <args>` loads. */
+function entriesLoadedBy(args: string[], env: Record<string, string> = {}): string[] {
+    const dir = mkdtempSync(join(tmpdir(), 'kvmod-bundle-'));
+    try {
+        const trace = join(dir, 'trace.txt');
+        const run = spawnSync(
+            process.execPath,
+            ['--import', `${REPO_ROOT}test/cli/fixtures/trace-imports.mjs`, `${REPO_ROOT}bin/kvmod.js`, ...args],
+            { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, ...env, KVMOD_TRACE_FILE: trace } },
+        );
+        expect(run.status).toBe(0);
+        const urls = readFileSync(trace, 'utf8').trim().split('\n');
+        return urls.flatMap((url) => /\/out\/((?:src\/)?cli\/main\.js)$/.exec(url)?.[1] ?? []);
+    } finally {
+        rmSync(dir, { recursive: true, force: true });
+    }
+}
+
+describe('the bundled command line', () => {
+    beforeAll(() => {
+        out = join(mkdtempSync(join(tmpdir(), 'kvmod-bundle-out-')), 'out');
+    });
+
+    afterAll(() => rmSync(join(out, '..'), { recursive: true, force: true }));
+
+    it('is what bin/kvmod.js runs after a build, and it prints the version of package.json', () => {
+        const env = { ...process.env };
+        delete env.KVMOD_NO_BUNDLE;
+        expect(entriesLoadedBy(['--version'], env as Record<string, string>)).toEqual(['cli/main.js']);
+        expect(kvmod(['--version'])).toEqual({ status: 0, stdout: `${manifest.version}\n`, stderr: '', files: {} });
+    });
+
+    it('KVMOD_NO_BUNDLE=1 runs the modules tsc compiled instead', () => {
+        expect(entriesLoadedBy(['--version'], { KVMOD_NO_BUNDLE: '1' })).toEqual(['src/cli/main.js']);
+    });
+
+    it.each([
+        { args: ['--help'] },
+        { args: ['generate', '--help'] },
+        { args: ['valdate', 'x.pidm'] },
+        { args: ['transform', '--key-strategy', 'natural', 'x.pidm'] },
+        { args: ['validate', 'test/cli/fixtures/unknown-attributes.pidm'] },
+        { args: ['validate', 'no-such-file.pidm'] },
+        { args: ['transform', 'examples/airflights/airflights.pidm', '--explain', '-o', '{out}'] },
+        { args: ['generate', 'examples/airflights/airflights.pidm', '--target', 'redis', '-o', '{out}'] },
+        { args: ['generate', 'examples/airflights/airflights.pidm', '--target', 'typescript', '-o', '{out}'] },
+        { args: ['templates', 'list'] },
+        // yargs' own messages in the user's language: the bundle reads the locales of the installed yargs.
+        { args: ['validate'], env: { LANG: 'de_DE.UTF-8' } },
+        { args: ['load', '--help'], env: { LANG: 'fr_FR.UTF-8' } },
+    ])('kvmod $args answers as the unbundled modules do ($env)', ({ args, env }) => {
+        const bundled = kvmod(args, { env });
+        expect(bundled).toEqual(kvmod(args, { env, unbundled: true }));
+        expect(bundled.stdout + bundled.stderr).not.toMatch(STACK_TRACE);
+    });
+});
+
+describe("bin/kvmod.js's choice between the bundle and out/src", () => {
+    // A copy of the real bin next to two stand-in entries that say which one ran.
+    let root: string;
+    const bundle = () => join(root, 'out/cli/main.js');
+    const compiled = () => join(root, 'out/src/cli/main.js');
+    const stub = (name: string) => `export async function main() { process.stdout.write('${name}\\n'); return 0; }\n`;
+    const at = (file: string, seconds: number) => utimesSync(file, seconds, seconds);
+    const run = (env: Record<string, string> = {}) => {
+        const result = spawnSync(process.execPath, [join(root, 'bin/kvmod.js'), '--version'], {
+            encoding: 'utf8',
+            env: { PATH: process.env.PATH, ...env },
+        });
+        return `${result.stdout}${result.stderr}`.trim();
+    };
+
+    beforeAll(() => {
+        root = mkdtempSync(join(tmpdir(), 'kvmod-bin-'));
+        for (const folder of ['bin', 'scripts', 'out/cli', 'out/src/cli'])
+            mkdirSync(join(root, folder), { recursive: true });
+        for (const file of ['bin/kvmod.js', 'scripts/polyfills.mjs'])
+            copyFileSync(join(REPO_ROOT, file), join(root, file));
+        writeFileSync(bundle(), stub('bundle'));
+        writeFileSync(compiled(), stub('compiled'));
+    });
+
+    afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+    it('runs the bundle when it is newer than out/src/cli/main.js', () => {
+        at(compiled(), 1_700_000_000);
+        at(bundle(), 1_700_000_001);
+        expect(run()).toBe('bundle');
+    });
+
+    it('runs the bundle when both have the same time (an installed package: npm pack fixes every time)', () => {
+        at(compiled(), 499_162_860);
+        at(bundle(), 499_162_860);
+        expect(run()).toBe('bundle');
+    });
+
+    it('runs out/src when tsc compiled after the bundle was built (a stale bundle)', () => {
+        at(bundle(), 1_700_000_000);
+        at(compiled(), 1_700_000_001);
+        expect(run()).toBe('compiled');
+    });
+
+    it('runs out/src when KVMOD_NO_BUNDLE is set', () => {
+        at(compiled(), 1_700_000_000);
+        at(bundle(), 1_700_000_001);
+        expect(run({ KVMOD_NO_BUNDLE: '1' })).toBe('compiled');
+    });
+
+    it('runs out/src when there is no bundle, and says what to build when neither is there', () => {
+        rmSync(bundle());
+        expect(run()).toBe('compiled');
+        rmSync(compiled());
+        expect(run()).toMatch(/^kvmod: kvmod is not built: run 'npm run build:ts' \(/);
+    });
+});
