@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { REPO_ROOT, STACK_TRACE } from './run-kvmod.js';
+import { modulesResolvedBy, REPO_ROOT, STACK_TRACE } from './run-kvmod.js';
 
 const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
 
@@ -52,21 +52,10 @@ function kvmod(args: string[], options: { unbundled?: boolean; env?: Record<stri
 }
 
 /** The kvmod entry modules (`cli/main.js` or `src/cli/main.js`, relative to out/) a run of `kvmod <args>` loads. */
-function entriesLoadedBy(args: string[], env: Record<string, string> = {}): string[] {
-    const dir = mkdtempSync(join(tmpdir(), 'kvmod-bundle-'));
-    try {
-        const trace = join(dir, 'trace.txt');
-        const run = spawnSync(
-            process.execPath,
-            ['--import', `${REPO_ROOT}test/cli/fixtures/trace-imports.mjs`, `${REPO_ROOT}bin/kvmod.js`, ...args],
-            { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, ...env, KVMOD_TRACE_FILE: trace } },
-        );
-        expect(run.status).toBe(0);
-        const urls = readFileSync(trace, 'utf8').trim().split('\n');
-        return urls.flatMap((url) => /\/out\/((?:src\/)?cli\/main\.js)$/.exec(url)?.[1] ?? []);
-    } finally {
-        rmSync(dir, { recursive: true, force: true });
-    }
+function entriesLoadedBy(args: string[], env: Record<string, string | undefined>): string[] {
+    const { status, urls } = modulesResolvedBy(args, env);
+    expect(status).toBe(0);
+    return urls.flatMap((url) => /\/out\/((?:src\/)?cli\/main\.js)$/.exec(url)?.[1] ?? []);
 }
 
 describe('the bundled command line', () => {
@@ -77,14 +66,12 @@ describe('the bundled command line', () => {
     afterAll(() => rmSync(join(out, '..'), { recursive: true, force: true }));
 
     it('is what bin/kvmod.js runs after a build, and it prints the version of package.json', () => {
-        const env = { ...process.env };
-        delete env.KVMOD_NO_BUNDLE;
-        expect(entriesLoadedBy(['--version'], env as Record<string, string>)).toEqual(['cli/main.js']);
+        expect(entriesLoadedBy(['--version'], { ...process.env, KVMOD_NO_BUNDLE: undefined })).toEqual(['cli/main.js']);
         expect(kvmod(['--version'])).toEqual({ status: 0, stdout: `${manifest.version}\n`, stderr: '', files: {} });
     });
 
     it('KVMOD_NO_BUNDLE=1 runs the modules tsc compiled instead', () => {
-        expect(entriesLoadedBy(['--version'], { KVMOD_NO_BUNDLE: '1' })).toEqual(['src/cli/main.js']);
+        expect(entriesLoadedBy(['--version'], { ...process.env, KVMOD_NO_BUNDLE: '1' })).toEqual(['src/cli/main.js']);
     });
 
     it.each([
@@ -114,7 +101,6 @@ describe("bin/kvmod.js's choice between the bundle and out/src", () => {
     const bundle = () => join(root, 'out/cli/main.js');
     const compiled = () => join(root, 'out/src/cli/main.js');
     const stub = (name: string) => `export async function main() { process.stdout.write('${name}\\n'); return 0; }\n`;
-    const at = (file: string, seconds: number) => utimesSync(file, seconds, seconds);
     const run = (env: Record<string, string> = {}) => {
         const result = spawnSync(process.execPath, [join(root, 'bin/kvmod.js'), '--version'], {
             encoding: 'utf8',
@@ -135,28 +121,16 @@ describe("bin/kvmod.js's choice between the bundle and out/src", () => {
 
     afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-    it('runs the bundle when it is newer than out/src/cli/main.js', () => {
-        at(compiled(), 1_700_000_000);
-        at(bundle(), 1_700_000_001);
-        expect(run()).toBe('bundle');
-    });
-
-    it('runs the bundle when both have the same time (an installed package: npm pack fixes every time)', () => {
-        at(compiled(), 499_162_860);
-        at(bundle(), 499_162_860);
-        expect(run()).toBe('bundle');
-    });
-
-    it('runs out/src when tsc compiled after the bundle was built (a stale bundle)', () => {
-        at(bundle(), 1_700_000_000);
-        at(compiled(), 1_700_000_001);
-        expect(run()).toBe('compiled');
-    });
-
-    it('runs out/src when KVMOD_NO_BUNDLE is set', () => {
-        at(compiled(), 1_700_000_000);
-        at(bundle(), 1_700_000_001);
-        expect(run({ KVMOD_NO_BUNDLE: '1' })).toBe('compiled');
+    it.each([
+        { when: 'the bundle is newer than out/src/cli/main.js', bundled: 1_700_000_001, runs: 'bundle' },
+        // An installed package: npm pack gives every file the same time.
+        { when: 'both have the same time', bundled: 1_700_000_000, runs: 'bundle' },
+        { when: 'tsc compiled after the bundle was built (a stale bundle)', bundled: 1_699_999_999, runs: 'compiled' },
+        { when: 'KVMOD_NO_BUNDLE is set', bundled: 1_700_000_001, env: { KVMOD_NO_BUNDLE: '1' }, runs: 'compiled' },
+    ])('runs the $runs when $when', ({ bundled, env, runs }) => {
+        utimesSync(compiled(), 1_700_000_000, 1_700_000_000);
+        utimesSync(bundle(), bundled, bundled);
+        expect(run(env)).toBe(runs);
     });
 
     it('runs out/src when there is no bundle, and says what to build when neither is there', () => {
