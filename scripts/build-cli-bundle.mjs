@@ -11,8 +11,8 @@
 // minified: stack traces (KVMOD_DEBUG=1) keep function names and readable code, and linked source maps lead
 // back to src/*.ts (bin/kvmod.js enables them under KVMOD_DEBUG); the npm package ships no maps.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 import { buildInPlace, nodeBundleOptions, root } from './esbuild-common.mjs';
 
@@ -52,13 +52,15 @@ if (!existsSync(join(root, entry))) {
     process.exit(1);
 }
 
+// Built for out/cli (the source maps' paths are relative to it) but written to the scratch folder first.
 await buildInPlace(
     outdir,
-    (scratch) =>
-        build({
+    async (scratch) => {
+        const { outputFiles } = await build({
             ...nodeBundleOptions,
             entryPoints: { main: entry },
-            outdir: scratch,
+            outdir,
+            write: false,
             format: 'esm',
             splitting: true,
             external,
@@ -69,6 +71,8 @@ await buildInPlace(
             },
             sourcemap: 'linked',
             sourcesContent: false,
-        }),
+        });
+        for (const file of outputFiles) await writeFile(join(scratch, basename(file.path)), file.contents);
+    },
     { last: ['main.js.map', 'main.js'], prune: true },
 );
