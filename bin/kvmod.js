@@ -73,21 +73,24 @@ function wantsLargeYoungGeneration(args) {
 
 /**
  * The module to run: the bundle (out/cli/main.js, `node scripts/build-cli-bundle.mjs`: a few files instead of ~520
- * modules, half the start-up) when it is at least as new as tsc's out/src/cli/main.js, else out/src itself.
- * `tsc` and `tsc -b` rewrite every output they compile, out/src/cli/main.js included, so a bundle older than it
- * was built from older code: a developer who recompiles without rebundling runs what they compiled. In the npm
- * package every file has the same time (npm pack fixes them): the bundle runs. `tsc --watch` rewrites only the
- * files it recompiles: rebundle (`npm run build:ts`), or set KVMOD_NO_BUNDLE=1 to always run out/src. Two stat
- * calls, no reads.
+ * modules, half the start-up), else out/src itself. In an installed package (no src/: the package ships none) the
+ * bundle always runs: npm writes the files in the tarball's order, so their times say nothing. In a checkout, tsc
+ * may have compiled since the bundle was built: `tsc` and `tsc -b` rewrite every output they compile,
+ * out/src/cli/main.js included, so a bundle older than it was built from older code and out/src runs instead (a
+ * developer who recompiles without rebundling runs what they compiled). `tsc --watch` rewrites only the files it
+ * recompiles: rebundle (`npm run build:ts`), or set KVMOD_NO_BUNDLE=1 to always run out/src. Two stat calls (three
+ * in a checkout), no reads.
  */
 function cliModule() {
+    const bundle = '../out/cli/main.js';
     const compiled = '../out/src/cli/main.js';
     if (process.env.KVMOD_NO_BUNDLE) return compiled;
-    const mtime = (path) => fs.statSync(new URL(path, import.meta.url), { throwIfNoEntry: false })?.mtimeMs;
-    const bundled = mtime('../out/cli/main.js');
+    const stat = (path) => fs.statSync(new URL(path, import.meta.url), { throwIfNoEntry: false });
+    const bundled = stat(bundle)?.mtimeMs;
     if (bundled === undefined) return compiled;
-    const source = mtime(compiled);
-    return source === undefined || bundled >= source ? '../out/cli/main.js' : compiled;
+    if (!stat('../src/cli/main.ts')) return bundle;
+    const source = stat(compiled)?.mtimeMs;
+    return source === undefined || bundled >= source ? bundle : compiled;
 }
 
 async function runMain() {

@@ -100,6 +100,11 @@ describe("bin/kvmod.js's choice between the bundle and out/src", () => {
     let root: string;
     const bundle = () => join(root, 'out/cli/main.js');
     const compiled = () => join(root, 'out/src/cli/main.js');
+    // A checkout has the sources (src/cli/main.ts); an installed package has none.
+    const writeSource = () => {
+        mkdirSync(join(root, 'src/cli'), { recursive: true });
+        writeFileSync(join(root, 'src/cli/main.ts'), '');
+    };
     const stub = (name: string) => `export async function main() { process.stdout.write('${name}\\n'); return 0; }\n`;
     const run = (env: Record<string, string> = {}) => {
         const result = spawnSync(process.execPath, [join(root, 'bin/kvmod.js'), '--version'], {
@@ -117,23 +122,28 @@ describe("bin/kvmod.js's choice between the bundle and out/src", () => {
             copyFileSync(join(REPO_ROOT, file), join(root, file));
         writeFileSync(bundle(), stub('bundle'));
         writeFileSync(compiled(), stub('compiled'));
+        writeSource();
     });
 
     afterAll(() => rmSync(root, { recursive: true, force: true }));
 
     it.each([
         { when: 'the bundle is newer than out/src/cli/main.js', bundled: 1_700_000_001, runs: 'bundle' },
-        // An installed package: npm pack gives every file the same time.
         { when: 'both have the same time', bundled: 1_700_000_000, runs: 'bundle' },
         { when: 'tsc compiled after the bundle was built (a stale bundle)', bundled: 1_699_999_999, runs: 'compiled' },
+        // An installed package: npm writes out/cli before out/src.
+        { when: 'out/src is newer but there is no src/', bundled: 1_699_999_999, installed: true, runs: 'bundle' },
         { when: 'KVMOD_NO_BUNDLE is set', bundled: 1_700_000_001, env: { KVMOD_NO_BUNDLE: '1' }, runs: 'compiled' },
-    ])('runs the $runs when $when', ({ bundled, env, runs }) => {
+    ])('runs the $runs when $when', ({ bundled, installed, env, runs }) => {
+        if (installed) rmSync(join(root, 'src'), { recursive: true, force: true });
+        else writeSource();
         utimesSync(compiled(), 1_700_000_000, 1_700_000_000);
         utimesSync(bundle(), bundled, bundled);
         expect(run(env)).toBe(runs);
     });
 
     it('runs out/src when there is no bundle, and says what to build when neither is there', () => {
+        writeSource();
         rmSync(bundle());
         expect(run()).toBe('compiled');
         rmSync(compiled());

@@ -65,18 +65,19 @@ export const DIAGNOSTIC_LINE = /^(.+):(\d+):(\d+): (error|warning|info): (.+) \[
 
 /**
  * The URL of every module `kvmod <args>` resolves, in order (test/cli/fixtures/trace-imports.mjs records them), with
- * its exit status. `env` replaces the environment.
+ * its exit status. `env` replaces the environment; `bin` is another copy of bin/kvmod.js (an installed one).
  */
 export function modulesResolvedBy(
     args: string[],
     env: Record<string, string | undefined> = process.env,
+    bin = `${REPO_ROOT}bin/kvmod.js`,
 ): { status: number | null; urls: string[] } {
     const dir = mkdtempSync(join(tmpdir(), 'kvmod-trace-'));
     try {
         const trace = join(dir, 'trace.txt');
         const run = spawnSync(
             process.execPath,
-            ['--import', `${REPO_ROOT}test/cli/fixtures/trace-imports.mjs`, `${REPO_ROOT}bin/kvmod.js`, ...args],
+            ['--import', `${REPO_ROOT}test/cli/fixtures/trace-imports.mjs`, bin, ...args],
             { cwd: REPO_ROOT, encoding: 'utf8', env: { ...env, KVMOD_TRACE_FILE: trace }, timeout: 50_000 },
         );
         return { status: run.status, urls: readFileSync(trace, 'utf8').trim().split('\n') };
