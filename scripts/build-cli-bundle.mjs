@@ -11,9 +11,8 @@
 // minified: stack traces (KVMOD_DEBUG=1) keep function names and readable code, and linked source maps lead
 // back to src/*.ts (bin/kvmod.js enables them under KVMOD_DEBUG); the npm package ships no maps.
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
-import { build } from 'esbuild';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { buildInPlace, nodeBundleOptions, root } from './esbuild-common.mjs';
 
 const entry = 'out/src/cli/main.js';
@@ -52,15 +51,13 @@ if (!existsSync(join(root, entry))) {
     process.exit(1);
 }
 
-// Built for out/cli (the source maps' paths are relative to it) but written to the scratch folder first.
 await buildInPlace(
     outdir,
-    async (scratch) => {
-        const { outputFiles } = await build({
+    [
+        {
             ...nodeBundleOptions,
             entryPoints: { main: entry },
             outdir,
-            write: false,
             format: 'esm',
             splitting: true,
             external,
@@ -71,8 +68,7 @@ await buildInPlace(
             },
             sourcemap: 'linked',
             sourcesContent: false,
-        });
-        for (const file of outputFiles) await writeFile(join(scratch, basename(file.path)), file.contents);
-    },
+        },
+    ],
     { last: ['main.js.map', 'main.js'], prune: true },
 );

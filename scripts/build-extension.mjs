@@ -13,7 +13,6 @@ import { spawnSync } from 'node:child_process';
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
 import { buildInPlace, nodeBundleOptions, root } from './esbuild-common.mjs';
 
 const packaging = process.argv.includes('--package');
@@ -37,23 +36,21 @@ const common = {
 };
 
 // Bundles are built in a private folder and renamed into place (buildInPlace).
-await buildInPlace(outdir, (scratch) =>
-    Promise.all([
-        build({
-            ...common,
-            entryPoints: ['src/extension/main.ts'],
-            outfile: join(scratch, 'extension.cjs'),
-            external: ['vscode'],
-            banner: { js: importMetaBanner },
-        }),
-        build({
-            ...common,
-            entryPoints: ['src/extension/server-main.ts'],
-            outfile: join(scratch, 'server.cjs'),
-            banner: { js: `${polyfill}\n${importMetaBanner}` },
-        }),
-    ]),
-);
+await buildInPlace(outdir, [
+    {
+        ...common,
+        entryPoints: ['src/extension/main.ts'],
+        outfile: join(outdir, 'extension.cjs'),
+        external: ['vscode'],
+        banner: { js: importMetaBanner },
+    },
+    {
+        ...common,
+        entryPoints: ['src/extension/server-main.ts'],
+        outfile: join(outdir, 'server.cjs'),
+        banner: { js: `${polyfill}\n${importMetaBanner}` },
+    },
+]);
 
 if (packaging) {
     const stage = join(outdir, 'vsix');
