@@ -10,13 +10,11 @@
 // Packaging runs vsce in a staging folder (<outdir>/vsix): package.json's "files" list is for the npm package
 // (the CLI), and vsce refuses a manifest that has both "files" and a .vscodeignore.
 import { spawnSync } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { buildInPlace, nodeBundleOptions, root } from './esbuild-common.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const packaging = process.argv.includes('--package');
 const production = packaging || process.argv.includes('--production');
 const outdirFlag = process.argv.indexOf('--outdir');
@@ -27,48 +25,32 @@ const polyfill = await readFile(join(root, 'scripts/polyfills.mjs'), 'utf8');
 // own file URL; code locating files next to its sources must walk up to package.json instead.
 const importMetaBanner = "var __kvmod_import_meta_url = require('url').pathToFileURL(__filename).href;";
 const common = {
-    absWorkingDir: root,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
+    ...nodeBundleOptions,
     format: 'cjs',
     sourcemap: !production,
     minify: production,
-    logLevel: 'warning',
     define: { 'import.meta.url': '__kvmod_import_meta_url' },
-    // jsonc-parser's `main` is a UMD build whose require() calls esbuild cannot follow; its ESM build bundles.
     // jiti's ESM entry loads its Babel build with createRequire(import.meta.url), which a bundle cannot follow;
     // its CommonJS entry require()s it by a literal path that esbuild bundles (loaded only for a .ts config).
-    alias: {
-        'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js',
-        jiti: './node_modules/jiti/lib/jiti.cjs',
-    },
+    alias: { ...nodeBundleOptions.alias, jiti: './node_modules/jiti/lib/jiti.cjs' },
 };
 
-// Bundles are built in a private folder and renamed into place, so a test or editor that starts the server
-// while another build runs reads either the old or the new bundle, never a half-written one.
-await mkdir(outdir, { recursive: true });
-const scratch = await mkdtemp(join(outdir, '.build-'));
-try {
-    await Promise.all([
-        build({
-            ...common,
-            entryPoints: ['src/extension/main.ts'],
-            outfile: join(scratch, 'extension.cjs'),
-            external: ['vscode'],
-            banner: { js: importMetaBanner },
-        }),
-        build({
-            ...common,
-            entryPoints: ['src/extension/server-main.ts'],
-            outfile: join(scratch, 'server.cjs'),
-            banner: { js: `${polyfill}\n${importMetaBanner}` },
-        }),
-    ]);
-    for (const file of await readdir(scratch)) await rename(join(scratch, file), join(outdir, file));
-} finally {
-    await rm(scratch, { recursive: true, force: true });
-}
+// Bundles are built in a private folder and renamed into place (buildInPlace).
+await buildInPlace(outdir, [
+    {
+        ...common,
+        entryPoints: ['src/extension/main.ts'],
+        outfile: join(outdir, 'extension.cjs'),
+        external: ['vscode'],
+        banner: { js: importMetaBanner },
+    },
+    {
+        ...common,
+        entryPoints: ['src/extension/server-main.ts'],
+        outfile: join(outdir, 'server.cjs'),
+        banner: { js: `${polyfill}\n${importMetaBanner}` },
+    },
+]);
 
 if (packaging) {
     const stage = join(outdir, 'vsix');

@@ -5,7 +5,9 @@
  * by adding its module to `commands`.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import yargs from 'yargs';
+import { packageRoot } from '../generation/generation-paths.js';
 import { ExitCode, reportFailure, UsageError, type CliCommand, type CliContext } from './cli-command.js';
 import { CONFIGURED_COMMANDS, configOptionValues, withConfig } from './cli-config.js';
 import { processIo, type CliIo } from './cli-io.js';
@@ -125,18 +127,19 @@ function withoutCamelCaseTwins(message: string): string {
     return `Unknown argument${kept.length === 1 ? '' : 's'}: ${kept.join(', ')}`;
 }
 
-/** The version in package.json, found by walking up from this module (works from `src/` and `out/src/`). */
+/**
+ * The version in the package root's package.json (found by walking up from the module, so from `src/`, `out/src/`
+ * and the bundle in `out/cli/` alike).
+ */
 function packageVersion(): string {
-    for (const relative of ['../../package.json', '../../../package.json']) {
-        try {
-            const pkg = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as {
-                name?: string;
-                version?: string;
-            };
-            if (pkg.name === 'kvmod' && pkg.version) return pkg.version;
-        } catch {
-            // not here; try one level up
-        }
+    try {
+        const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {
+            name?: string;
+            version?: string;
+        };
+        if (pkg.name === 'kvmod' && pkg.version) return pkg.version;
+    } catch {
+        // no package root: an unusual layout
     }
     return 'unknown';
 }

@@ -9,9 +9,10 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import semver from 'semver';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
-import { REPO_ROOT, STACK_TRACE } from './run-kvmod.js';
+import { modulesResolvedBy, REPO_ROOT, STACK_TRACE } from './run-kvmod.js';
 
 const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
     version: string;
@@ -102,6 +103,7 @@ describe('the npm package', () => {
             'out/src/api/index.js',
             'out/src/api/index.d.ts',
             'out/src/cli/main.js',
+            'out/cli/main.js',
             'templates/redis/indexes.redis.hbs',
             'schemas/redis-view-model.schema.json',
         ]) {
@@ -113,6 +115,18 @@ describe('the npm package', () => {
     it('installs into an empty project', () => {
         expect({ status: install.status, stderr: install.stderr }).toEqual({ status: 0, stderr: expect.any(String) });
         expect(existsSync(join(project, 'node_modules/kvmod/bin/kvmod.js'))).toBe(true);
+    });
+
+    it('runs the command line from its bundle, whatever times npm gave the files', () => {
+        const { status, urls } = modulesResolvedBy(
+            ['--version'],
+            process.env,
+            join(project, 'node_modules/kvmod/bin/kvmod.js'),
+        );
+        expect(status).toBe(0);
+        expect(urls.filter((url) => url.endsWith('/cli/main.js'))).toEqual([
+            pathToFileURL(join(project, 'node_modules/kvmod/out/cli/main.js')).href,
+        ]);
     });
 
     it("claims no Node version that an installed dependency's engines exclude", () => {

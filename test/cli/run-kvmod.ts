@@ -3,6 +3,9 @@
  * shell does. `npm test` builds `out/` first (the `pretest` script).
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root: the working directory of every spawned command. */
@@ -59,3 +62,26 @@ export const STACK_TRACE = /^\s+at .+|\b(TypeError|ReferenceError|RangeError|Syn
 
 /** One diagnostic line: `path:line:col: severity: message [code]`. */
 export const DIAGNOSTIC_LINE = /^(.+):(\d+):(\d+): (error|warning|info): (.+) \[([a-z]+(?:\.[a-z0-9-]+)+)\]$/;
+
+/**
+ * The URL of every module `kvmod <args>` resolves, in order (test/cli/fixtures/trace-imports.mjs records them), with
+ * its exit status. `env` replaces the environment; `bin` is another copy of bin/kvmod.js (an installed one).
+ */
+export function modulesResolvedBy(
+    args: string[],
+    env: Record<string, string | undefined> = process.env,
+    bin = `${REPO_ROOT}bin/kvmod.js`,
+): { status: number | null; urls: string[] } {
+    const dir = mkdtempSync(join(tmpdir(), 'kvmod-trace-'));
+    try {
+        const trace = join(dir, 'trace.txt');
+        const run = spawnSync(
+            process.execPath,
+            ['--import', `${REPO_ROOT}test/cli/fixtures/trace-imports.mjs`, bin, ...args],
+            { cwd: REPO_ROOT, encoding: 'utf8', env: { ...env, KVMOD_TRACE_FILE: trace }, timeout: 50_000 },
+        );
+        return { status: run.status, urls: readFileSync(trace, 'utf8').trim().split('\n') };
+    } finally {
+        rmSync(dir, { recursive: true, force: true });
+    }
+}

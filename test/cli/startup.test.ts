@@ -4,11 +4,8 @@
  * module resolution trace), not by timing.
  */
 import { describe, expect, it } from '@jest/globals';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { REPO_ROOT } from './run-kvmod.js';
+import { readFileSync } from 'node:fs';
+import { modulesResolvedBy, REPO_ROOT } from './run-kvmod.js';
 
 const HEAVY = ['langium', 'chevrotain', 'handlebars', 'redis', '@redis', 'ajv', 'cli-progress', 'tinyglobby'];
 
@@ -25,23 +22,23 @@ const LIGHT = new Set([
     'src/runtime/engine.js',
 ]);
 
-/** The packages and compiled kvmod modules `kvmod <args>` loads, with its exit status. */
+/**
+ * A file of the CLI bundle (out/cli/) stands for the modules esbuild put in it, each marked by a `// <path>` line
+ * (`// node_modules/langium/lib/…`, `// out/src/cli/main.js`); any other URL stands for itself.
+ */
+function bundledModules(url: string): string[] {
+    if (!/\/out\/cli\/[^/]+\.js$/.test(url)) return [url];
+    const marks = readFileSync(new URL(url), 'utf8').matchAll(/^\/\/ ((?:node_modules|out)\/\S+\.(?:[cm]?js|json))$/gm);
+    return [url, ...[...marks].map((mark) => `${REPO_ROOT}${mark[1]}`)];
+}
+
+/** The packages and compiled kvmod modules `kvmod <args>` loads (bundled or not), with its exit status. */
 function modulesLoadedBy(args: string[]): { status: number | null; packages: Set<string>; modules: string[] } {
-    const dir = mkdtempSync(join(tmpdir(), 'kvmod-startup-'));
-    try {
-        const trace = join(dir, 'trace.txt');
-        const run = spawnSync(
-            process.execPath,
-            ['--import', `${REPO_ROOT}test/cli/fixtures/trace-imports.mjs`, `${REPO_ROOT}bin/kvmod.js`, ...args],
-            { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, KVMOD_TRACE_FILE: trace }, timeout: 50_000 },
-        );
-        const urls = readFileSync(trace, 'utf8').trim().split('\n');
-        const packages = new Set(urls.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []));
-        const modules = urls.flatMap((url) => /\/out\/(.+\.js)$/.exec(url)?.[1] ?? []);
-        return { status: run.status, packages, modules };
-    } finally {
-        rmSync(dir, { recursive: true, force: true });
-    }
+    const { status, urls } = modulesResolvedBy(args);
+    const loaded = urls.flatMap(bundledModules);
+    const packages = new Set(loaded.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []));
+    const modules = loaded.flatMap((url) => /\/out\/(src\/.+\.js)$/.exec(url)?.[1] ?? []);
+    return { status, packages, modules };
 }
 
 describe('kvmod start-up', () => {

@@ -1,0 +1,74 @@
+// Bundles the command line (out/src/cli/main.js, as tsc compiled it) into out/cli/: main.js and the chunks it
+// imports. Start-up was mostly Node resolving, reading and compiling ~520 small ES modules (Langium, Chevrotain,
+// lodash-es, yargs…); the bundle is a few files. The code is tsc's output, not the TypeScript sources, so the
+// bundle runs exactly what out/src runs. bin/kvmod.js runs the bundle when it is at least as new as
+// out/src/cli/main.js, else out/src (see the comment there). Run after tsc (`npm run build:ts` does both).
+//
+//   node scripts/build-cli-bundle.mjs
+//
+// ESM with code splitting: each lazy `await import()` of the sources (a command's action module, the engines,
+// the config loader) stays a lazy chunk, so `kvmod --help` still loads none of the heavy dependencies. Not
+// minified: stack traces (KVMOD_DEBUG=1) keep function names and readable code, and linked source maps lead
+// back to src/*.ts (bin/kvmod.js enables them under KVMOD_DEBUG); the npm package ships no maps.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { buildInPlace, nodeBundleOptions, root } from './esbuild-common.mjs';
+
+const entry = 'out/src/cli/main.js';
+const outdir = join(root, 'out/cli');
+
+/**
+ * Packages left to Node (installed dependencies, resolved from out/cli/ as from out/src/): they load lazily and
+ * would break or bloat the bundle.
+ * - jiti (a `kvmod.config.ts`): its ESM entry loads its build with createRequire(import.meta.url), which a
+ *   bundle cannot follow; it transpiles the user's config at run time anyway.
+ * - ts-morph and typescript (the TypeScript target only): 14 MB that no other command needs.
+ */
+const external = ['jiti', 'ts-morph', 'typescript'];
+
+/**
+ * yargs finds its locales (`--help` in the user's language) and the package.json of the program from the URL
+ * of its platform shim: bundled, that URL is out/cli's. The shim asks Node where the installed yargs is instead
+ * (yargs stays a dependency), so messages, locales and lookups are those of the unbundled run.
+ */
+const yargsShimLocation = {
+    name: 'yargs-shim-location',
+    setup(plugin) {
+        plugin.onLoad({ filter: /[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/ }, async (args) => {
+            const source = await readFile(args.path, 'utf8');
+            if (!source.includes('import.meta.url'))
+                throw new Error(`${args.path} no longer reads import.meta.url: review the yargs-shim-location plugin`);
+            const located =
+                "const __yargsShimUrl = new URL('lib/platform-shims/esm.mjs', import.meta.resolve('yargs/package.json')).href;\n";
+            return { contents: located + source.replaceAll('import.meta.url', '__yargsShimUrl'), loader: 'js' };
+        });
+    },
+};
+
+if (!existsSync(join(root, entry))) {
+    process.stderr.write(`build-cli-bundle: ${entry} is missing: compile first (npm run build:ts)\n`);
+    process.exit(1);
+}
+
+await buildInPlace(
+    outdir,
+    [
+        {
+            ...nodeBundleOptions,
+            entryPoints: { main: entry },
+            outdir,
+            format: 'esm',
+            splitting: true,
+            external,
+            plugins: [yargsShimLocation],
+            // Bundled CommonJS packages (vscode-languageserver, ajv, node-redis…) call require() for Node's modules.
+            banner: {
+                js: "import { createRequire as __kvmodCreateRequire } from 'node:module'; const require = __kvmodCreateRequire(import.meta.url);",
+            },
+            sourcemap: 'linked',
+            sourcesContent: false,
+        },
+    ],
+    { last: ['main.js.map', 'main.js'], prune: true },
+);
