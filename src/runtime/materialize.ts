@@ -99,23 +99,27 @@ function rowMaker(collection: Collection, data: InstanceData, index: InstanceInd
     const parts = isNaturalKey(collection.strategy)
         ? collection.strategy.parts.map((part) => ({ position: at(refName(part.node)), attribute: part.attribute }))
         : [];
+    const valuesOf = valuesMaker(fields);
     const row = (binding: Binding, ordinal: number): MaterializedRow => {
-        const values: Record<string, TypedValue> = {};
-        for (const field of fields) values[field.name] = binding[field.position][field.attribute] as TypedValue;
-        const keyParts = natural
-            ? parts.map((part) => identityOf(binding[part.position][part.attribute]))
-            : [String(ordinal + 1)];
-        return { keyParts, values };
+        let keyParts: string[];
+        if (!natural) keyParts = [String(ordinal + 1)];
+        else {
+            keyParts = new Array<string>(parts.length);
+            for (let i = 0; i < parts.length; i++)
+                keyParts[i] = identityOf(binding[parts[i].position][parts[i].attribute]);
+        }
+        return { keyParts, values: valuesOf(binding) };
     };
     // Two bindings with one natural key would overwrite each other in Redis: the key misses a multi-valued step.
+    // (One lookup per row: a key seen before leaves the set's size as it was.)
     const seen = new Set<string>();
     const checkKey = (made: MaterializedRow): void => {
-        const identity = made.keyParts.length === 1 ? made.keyParts[0] : JSON.stringify(made.keyParts);
-        if (seen.has(identity))
+        const before = seen.size;
+        seen.add(made.keyParts.length === 1 ? made.keyParts[0] : JSON.stringify(made.keyParts));
+        if (seen.size === before)
             throw new Error(
                 `collection ${collection.name}: two rows share the natural key ${JSON.stringify(made.keyParts)}; the key must name every multi-valued node`,
             );
-        seen.add(identity);
     };
     let bindings: Binding[] | undefined;
     return {
@@ -131,6 +135,33 @@ function rowMaker(collection: Collection, data: InstanceData, index: InstanceInd
         row,
         checkKey: natural ? checkKey : undefined,
     };
+}
+
+/** Where a field's value is read: the attribute of the object bound at a node's position. */
+type FieldSource = { name: string; position: number; attribute: string };
+
+/**
+ * The function making a row's values from a binding: an object literal of the fields, compiled once per collection
+ * (every row's values then share one V8 map with the fields in the object, and each read is of a constant attribute
+ * name), equal to filling `{}` field by field in order. A field named `__proto__` (which a literal would not make an
+ * own property) takes that plain loop.
+ */
+export function valuesMaker(fields: readonly FieldSource[]): (binding: Binding) => Record<string, TypedValue> {
+    if (fields.some((field) => field.name === '__proto__' || !Number.isSafeInteger(field.position)))
+        return (binding) => plainValues(fields, binding);
+    const entries = fields.map(
+        (field) => `${JSON.stringify(field.name)}: b[${field.position}][${JSON.stringify(field.attribute)}]`,
+    );
+    return new Function(`return (b) => ({ ${entries.join(', ')} });`)() as (
+        binding: Binding,
+    ) => Record<string, TypedValue>;
+}
+
+/** A row's values made field by field (what `valuesMaker` compiles). */
+export function plainValues(fields: readonly FieldSource[], binding: Binding): Record<string, TypedValue> {
+    const values: Record<string, TypedValue> = {};
+    for (const field of fields) values[field.name] = binding[field.position][field.attribute] as TypedValue;
+    return values;
 }
 
 /** The rows of one collection. */
@@ -165,14 +196,14 @@ class LazyRows implements RowBatches {
         const { bindings, row, checkKey } = this.maker;
         const to = Math.min(end, bindings.length);
         if (checkKey) while (this.checked < start) checkKey(row(bindings[this.checked], this.checked++));
-        const rows: MaterializedRow[] = [];
+        const rows: MaterializedRow[] = new Array<MaterializedRow>(Math.max(0, to - start));
         for (let ordinal = start; ordinal < to; ordinal++) {
             const made = row(bindings[ordinal], ordinal);
             if (checkKey && ordinal === this.checked) {
                 checkKey(made);
                 this.checked++;
             }
-            rows.push(made);
+            rows[ordinal - start] = made;
         }
         return rows;
     }

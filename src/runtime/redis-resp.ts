@@ -178,8 +178,9 @@ export function compileRespRowWriter(command: RedisCommand, keyParams: readonly 
     };
     return (writer, values, keyParts) => {
         // An optional value that is null drops its argument and the field name before it (always a constant).
+        // Index loops: in code not optimized yet, `for…of` makes objects per step.
         let argc = args.length;
-        for (const arg of droppable) if (dropped(arg, values)) argc -= 2;
+        for (let i = 0; i < droppable.length; i++) if (dropped(droppable[i], values)) argc -= 2;
         const mark = writer.mark();
         try {
             writer.begin(argc);
@@ -190,9 +191,12 @@ export function compileRespRowWriter(command: RedisCommand, keyParams: readonly 
                     else writer.raw(arg.bytes);
                     continue;
                 }
+                const parts = arg.parts;
                 let text = '';
-                for (const part of arg.parts)
+                for (let p = 0; p < parts.length; p++) {
+                    const part = parts[p];
                     text += typeof part === 'string' ? part : slotText(part, values, keyParts);
+                }
                 writer.argument(text);
             }
         } catch {
