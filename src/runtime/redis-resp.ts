@@ -7,6 +7,7 @@
 import { bindRedisCommand, type RedisParamValues } from '../generation/redis/redis-commands.js';
 import { encodeRedisValue, encodeSortKey, escapeKeyPart } from '../generation/redis/redis-encoding.js';
 import type { RedisCommand, RedisParamSlot } from '../generation/redis/redis-view-model.js';
+import { isCalendarDate } from '../language/common/calendar-date.js';
 
 /** Commands as one RESP buffer: what `RedisLink.sendBatch` writes. */
 export interface RespBatch {
@@ -170,28 +171,57 @@ export function compileRespRowWriter(command: RedisCommand, keyParams: readonly 
         }
         return text;
     };
-    const droppable = args.flatMap((arg) => (arg.kind === 'bound' && arg.dropWhenNull !== undefined ? [arg] : []));
-    const dropped = (arg: CompiledArg | undefined, values: RedisParamValues): boolean => {
-        if (arg?.kind !== 'bound' || arg.dropWhenNull === undefined) return false;
-        const value = values[arg.dropWhenNull];
-        return value === null || value === undefined;
-    };
+    // The arguments as the writer runs them: runs of constants merged into one copy of bytes, except the field name
+    // before an optional value (dropped with it when the value is null); an argument that is one date, time or datetime
+    // slot written as its digits straight from the value's characters when the value has the plain ISO form.
+    type Step =
+        | { kind: 'constant'; bytes: Uint8Array; dropWhenNull?: string }
+        | { kind: 'bound'; parts: (string | CompiledSlot)[]; dropWhenNull?: string; iso?: IsoForm };
+    const steps: Step[] = [];
+    for (let i = 0; i < args.length; i++) {
+        const arg = args[i];
+        const next = args[i + 1];
+        if (arg.kind === 'constant') {
+            const dropWhenNull = next?.kind === 'bound' ? next.dropWhenNull : undefined;
+            const last = steps.at(-1);
+            if (dropWhenNull === undefined && last?.kind === 'constant' && last.dropWhenNull === undefined)
+                last.bytes = Buffer.concat([last.bytes, arg.bytes]);
+            else steps.push({ kind: 'constant', bytes: arg.bytes, dropWhenNull });
+            continue;
+        }
+        const only = arg.parts.length === 1 ? arg.parts[0] : undefined;
+        const iso = typeof only === 'object' ? ISO_FORMS[only.type as keyof typeof ISO_FORMS] : undefined;
+        steps.push({ kind: 'bound', parts: arg.parts, dropWhenNull: arg.dropWhenNull, iso });
+    }
+    const droppable = args.flatMap((arg) =>
+        arg.kind === 'bound' && arg.dropWhenNull !== undefined ? [arg.dropWhenNull] : [],
+    );
     return (writer, values, keyParts) => {
         // An optional value that is null drops its argument and the field name before it (always a constant).
         // Index loops: in code not optimized yet, `for…of` makes objects per step.
         let argc = args.length;
-        for (let i = 0; i < droppable.length; i++) if (dropped(droppable[i], values)) argc -= 2;
+        for (let i = 0; i < droppable.length; i++) {
+            const value = values[droppable[i]];
+            if (value === null || value === undefined) argc -= 2;
+        }
         const mark = writer.mark();
         try {
             writer.begin(argc);
-            for (let i = 0; i < args.length; i++) {
-                const arg = args[i];
-                if (arg.kind === 'constant') {
-                    if (dropped(args[i + 1], values)) i++;
-                    else writer.raw(arg.bytes);
+            for (let i = 0; i < steps.length; i++) {
+                const step = steps[i];
+                if (step.dropWhenNull !== undefined) {
+                    const value = values[step.dropWhenNull];
+                    if (value === null || value === undefined) continue;
+                }
+                if (step.kind === 'constant') {
+                    writer.raw(step.bytes);
                     continue;
                 }
-                const parts = arg.parts;
+                const parts = step.parts;
+                if (step.iso !== undefined) {
+                    const value = values[(parts[0] as CompiledSlot).param];
+                    if (typeof value === 'string' && writer.isoDigits(value, step.iso)) continue;
+                }
                 let text = '';
                 for (let p = 0; p < parts.length; p++) {
                     const part = parts[p];
@@ -206,6 +236,94 @@ export function compileRespRowWriter(command: RedisCommand, keyParams: readonly 
         }
         writer.end();
     };
+}
+
+/**
+ * Where the digits of an ISO date, time or datetime lie, and the character expected at every other position: the
+ * form `encodeRedisValue` reads with its regular expressions (a time with seconds, a datetime with `T` or a space),
+ * exactly and with nothing around it. Its encoding is those digits without leading zeros (whatever the slot's use:
+ * digits need no key escape and fold to themselves in a sort key).
+ */
+export interface IsoForm {
+    length: number;
+    digits: readonly number[];
+    /** position → allowed character codes. */
+    separators: readonly (readonly [number, readonly number[]])[];
+    /** Where the year, month, day (a date) and hours, minutes, seconds (a time) start in the value, or -1. */
+    date: number;
+    time: number;
+}
+
+const DASH = [0x2d];
+const COLON = [0x3a];
+export const ISO_FORMS: Record<'date' | 'time' | 'datetime', IsoForm> = {
+    date: {
+        length: 10,
+        digits: [0, 1, 2, 3, 5, 6, 8, 9],
+        separators: [
+            [4, DASH],
+            [7, DASH],
+        ],
+        date: 0,
+        time: -1,
+    },
+    time: {
+        length: 8,
+        digits: [0, 1, 3, 4, 6, 7],
+        separators: [
+            [2, COLON],
+            [5, COLON],
+        ],
+        date: -1,
+        time: 0,
+    },
+    datetime: {
+        length: 19,
+        digits: [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18],
+        separators: [
+            [4, DASH],
+            [7, DASH],
+            [10, [0x54, 0x20]], // T or a space
+            [13, COLON],
+            [16, COLON],
+        ],
+        date: 0,
+        time: 11,
+    },
+};
+
+/** The value as a number of digits `[from, from + count)` of `text`, or -1 when one is not a digit. */
+function digitsAt(text: string, from: number, count: number): number {
+    let n = 0;
+    for (let i = from; i < from + count; i++) {
+        const digit = text.charCodeAt(i) - 0x30;
+        if (digit < 0 || digit > 9) return -1;
+        n = n * 10 + digit;
+    }
+    return n;
+}
+
+/** True when `text` has exactly the ISO `form` and names a calendar date and a time of day. */
+export function isPlainIso(text: string, form: IsoForm): boolean {
+    if (text.length !== form.length) return false;
+    const separators = form.separators;
+    for (let i = 0; i < separators.length; i++)
+        if (!separators[i][1].includes(text.charCodeAt(separators[i][0]))) return false;
+    const digits = form.digits;
+    for (let i = 0; i < digits.length; i++) {
+        const code = text.charCodeAt(digits[i]);
+        if (code < 0x30 || code > 0x39) return false;
+    }
+    if (form.date >= 0) {
+        const at = form.date;
+        if (!isCalendarDate(digitsAt(text, at, 4), digitsAt(text, at + 5, 2), digitsAt(text, at + 8, 2))) return false;
+    }
+    if (form.time >= 0) {
+        const at = form.time;
+        if (digitsAt(text, at, 2) > 23 || digitsAt(text, at + 3, 2) > 59 || digitsAt(text, at + 6, 2) > 59)
+            return false;
+    }
+    return true;
 }
 
 /** Collects RESP text as UTF-8 bytes in one growing buffer (one copy of each row's text, no rope to flatten). */
@@ -239,11 +357,37 @@ export class RespWriter {
         this.number(argc);
     }
 
-    /** One argument given as its RESP bytes. */
+    /** One argument (or several) given as RESP bytes. */
     raw(bytes: Uint8Array): void {
-        this.room(bytes.length);
-        this.buffer.set(bytes, this.length);
-        this.length += bytes.length;
+        const size = bytes.length;
+        this.room(size);
+        // A short copy byte by byte: `set` costs a call into the runtime, more than the copy for a field name.
+        if (size > 64) this.buffer.set(bytes, this.length);
+        else {
+            const buffer = this.buffer;
+            const at = this.length;
+            for (let i = 0; i < size; i++) buffer[at + i] = bytes[i];
+        }
+        this.length += size;
+    }
+
+    /**
+     * One argument: the digits of an ISO date, time or datetime value without leading zeros (what `encodeRedisValue`
+     * makes of it), written from the value's characters; false (nothing written) when the value does not have exactly
+     * the plain `form` of a calendar date and time of day (the caller then encodes it the general way).
+     */
+    isoDigits(text: string, form: IsoForm): boolean {
+        if (!isPlainIso(text, form)) return false;
+        const digits = form.digits;
+        let first = 0;
+        while (first < digits.length - 1 && text.charCodeAt(digits[first]) === 0x30) first++;
+        this.room(digits.length + 16);
+        this.buffer[this.length++] = 0x24; // $
+        this.number(digits.length - first);
+        for (let i = first; i < digits.length; i++) this.buffer[this.length++] = text.charCodeAt(digits[i]);
+        this.buffer[this.length++] = 0x0d;
+        this.buffer[this.length++] = 0x0a;
+        return true;
     }
 
     /** One argument: its length, then its UTF-8 bytes. */
