@@ -142,6 +142,10 @@ export function compileRespRowWriter(command: RedisCommand, keyParams: readonly 
             value = keyParts[slot.keyPart];
         value ??= slot.default;
         if (value === null || value === undefined) throw new Error('no value');
+        // The sort key of an ASCII text is its lower case (`encodeSortKey` folds only A-Z there): cheaper than a
+        // lookup, and most such texts (identifiers) are unique, so they are not remembered either.
+        if (slot.use === 'sort-key' && slot.type === 'text' && typeof value === 'string' && isAscii(value))
+            return value.toLowerCase();
         const cache = slot.cache;
         if (cache !== undefined) {
             const known = cache.get(value);
@@ -326,6 +330,12 @@ export function isPlainIso(text: string, form: IsoForm): boolean {
     return true;
 }
 
+/** True when every character of `text` is ASCII. */
+function isAscii(text: string): boolean {
+    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+    return true;
+}
+
 /** Collects RESP text as UTF-8 bytes in one growing buffer (one copy of each row's text, no rope to flatten). */
 export class RespWriter {
     private buffer = Buffer.allocUnsafe(1 << 16);
@@ -359,16 +369,9 @@ export class RespWriter {
 
     /** One argument (or several) given as RESP bytes. */
     raw(bytes: Uint8Array): void {
-        const size = bytes.length;
-        this.room(size);
-        // A short copy byte by byte: `set` costs a call into the runtime, more than the copy for a field name.
-        if (size > 64) this.buffer.set(bytes, this.length);
-        else {
-            const buffer = this.buffer;
-            const at = this.length;
-            for (let i = 0; i < size; i++) buffer[at + i] = bytes[i];
-        }
-        this.length += size;
+        this.room(bytes.length);
+        this.buffer.set(bytes, this.length);
+        this.length += bytes.length;
     }
 
     /**
