@@ -281,25 +281,39 @@ export function validateInstanceData(model: RuntimeModel, data: unknown, file = 
         }
     }
     const typed = data as InstanceData;
-    const ids = new Map<string, Map<string, number>>();
+    const ids = new Map<string, Set<string>>();
     // Index loops, not `entries()`: these run once per object of a data file of hundreds of thousands.
     for (const entity of model.entities.values()) {
-        const seen = new Map<string, number>();
+        const seen = new Set<string>();
         ids.set(entity.name, seen);
         // Only dates carry a check the schema's pattern cannot make (the day exists in its month).
         const dated = entity.attributes
             .filter((attribute) => attribute.type === 'date' || attribute.type === 'datetime')
             .map((attribute) => attribute.name);
         const objects = typed[entity.name] ?? [];
+        let firsts: Map<string, number> | undefined;
         for (let index = 0; index < objects.length; index++) {
             const object = objects[index];
             const id = identityOf(object[entity.idName]);
-            const first = seen.get(id);
-            if (first !== undefined) {
-                problems.push(
-                    `${file}: ${objectLocation(entity.name, index, id)}.${entity.idName}: duplicate id ${JSON.stringify(id)} (first at ${entity.name}[${first}])`,
-                );
-            } else seen.set(id, index);
+            // One lookup per object: an id seen before leaves the set's size as it was. Where each id first appears
+            // is worked out only from the first duplicate on (they are rare).
+            const before = seen.size;
+            seen.add(id);
+            if (seen.size === before || firsts !== undefined) {
+                if (firsts === undefined) {
+                    firsts = new Map<string, number>();
+                    for (let earlier = 0; earlier < index; earlier++) {
+                        const other = identityOf(objects[earlier][entity.idName]);
+                        if (!firsts.has(other)) firsts.set(other, earlier);
+                    }
+                }
+                const first = firsts.get(id);
+                if (first === undefined) firsts.set(id, index);
+                else
+                    problems.push(
+                        `${file}: ${objectLocation(entity.name, index, id)}.${entity.idName}: duplicate id ${JSON.stringify(id)} (first at ${entity.name}[${first}])`,
+                    );
+            }
             for (const name of dated) {
                 const value = object[name];
                 if (typeof value === 'string' && mayNotBeCalendarDate(value) && !startsWithCalendarDate(value)) {
@@ -316,7 +330,7 @@ export function validateInstanceData(model: RuntimeModel, data: unknown, file = 
         const references = entity.references.map((reference) => ({
             name: reference.name,
             target: reference.target,
-            targets: ids.get(reference.target) ?? new Map<string, number>(),
+            targets: ids.get(reference.target) ?? new Set<string>(),
         }));
         for (let index = 0; index < objects.length; index++) {
             const object = objects[index];

@@ -80,6 +80,18 @@ describe('instance data', () => {
         ]);
     });
 
+    test('every duplicate id points at the first object with it, in any order', async () => {
+        const data = valid();
+        for (const code of ['A2', 'A1', 'A3', 'A2', 'A1', 'A4', 'A3'])
+            data.Airport.push({ codeCAO: code, city: code === 'A1' ? 'Rome' : 'x' });
+        expect(validateInstanceData(await model(), data, 'data.json')).toEqual([
+            'data.json: Airport[2] (id "A1").codeCAO: duplicate id "A1" (first at Airport[0])',
+            'data.json: Airport[4] (id "A2").codeCAO: duplicate id "A2" (first at Airport[1])',
+            'data.json: Airport[5] (id "A1").codeCAO: duplicate id "A1" (first at Airport[0])',
+            'data.json: Airport[7] (id "A3").codeCAO: duplicate id "A3" (first at Airport[3])',
+        ]);
+    });
+
     test('wrong types, bad dates, missing and unknown fields are schema errors at their place', async () => {
         const data = valid() as Record<string, Record<string, unknown>[]> & { Pilot?: unknown[] };
         data.Flight[0].level = 'high';
