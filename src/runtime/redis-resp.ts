@@ -330,6 +330,19 @@ export function isPlainIso(text: string, form: IsoForm): boolean {
     return true;
 }
 
+/** Arguments of at most this many UTF-16 units are written without measuring them first (see `argument`). */
+const SHORT_ARGUMENT = 4096;
+
+/** How many decimal digits a non-negative integer takes. */
+function decimalDigits(n: number): number {
+    let digits = 1;
+    while (n >= 10) {
+        n = Math.floor(n / 10);
+        digits++;
+    }
+    return digits;
+}
+
 /** True when every character of `text` is ASCII. */
 function isAscii(text: string): boolean {
     for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
@@ -395,11 +408,27 @@ export class RespWriter {
 
     /** One argument: its length, then its UTF-8 bytes. */
     argument(text: string): void {
-        const size = Buffer.byteLength(text, 'utf8');
-        this.room(size + 16);
-        this.buffer[this.length++] = 0x24; // $
-        this.number(size);
-        this.length += this.buffer.write(text, this.length, 'utf8');
+        const units = text.length;
+        if (units > SHORT_ARGUMENT) {
+            const size = Buffer.byteLength(text, 'utf8');
+            this.room(size + 16);
+            this.buffer[this.length++] = 0x24; // $
+            this.number(size);
+            this.length += this.buffer.write(text, this.length, 'utf8');
+        } else {
+            // Without measuring the text first: written where its length takes as many digits as its UTF-16 length
+            // does, then moved up when its UTF-8 length takes more (it is never shorter).
+            this.room(units * 3 + 24); // UTF-8 takes at most 3 bytes per UTF-16 unit
+            const header = this.length;
+            const guess = decimalDigits(units);
+            const start = header + guess + 3; // `$`, the digits, CRLF
+            const size = this.buffer.write(text, start, 'utf8');
+            const digits = decimalDigits(size);
+            if (digits !== guess) this.buffer.copyWithin(start + digits - guess, start, start + size);
+            this.buffer[this.length++] = 0x24; // $
+            this.number(size);
+            this.length += size;
+        }
         this.buffer[this.length++] = 0x0d;
         this.buffer[this.length++] = 0x0a;
     }
@@ -418,8 +447,11 @@ export class RespWriter {
     private number(n: number): void {
         if (n < 10) this.buffer[this.length++] = 0x30 + n;
         else {
-            const digits = String(n);
-            for (let i = 0; i < digits.length; i++) this.buffer[this.length++] = digits.charCodeAt(i);
+            // The digits from the last, in place (no string per number).
+            const end = this.length + decimalDigits(n);
+            for (let at = end - 1, rest = n; at >= this.length; at--, rest = Math.floor(rest / 10))
+                this.buffer[at] = 0x30 + (rest % 10);
+            this.length = end;
         }
         this.buffer[this.length++] = 0x0d;
         this.buffer[this.length++] = 0x0a;

@@ -128,6 +128,39 @@ describe('compiled RESP encoders', () => {
     });
 });
 
+describe('arguments written without measuring them first', () => {
+    test('a UTF-8 length with more digits than the UTF-16 length is written as respOf writes it', () => {
+        const texts = [
+            '',
+            'a',
+            'é',
+            'é'.repeat(5),
+            'a'.repeat(9) + 'é',
+            '😀'.repeat(3),
+            'é'.repeat(50),
+            'é'.repeat(499),
+        ];
+        texts.push(
+            '€'.repeat(34),
+            '€'.repeat(333),
+            'x'.repeat(4096),
+            'é'.repeat(4096),
+            'é'.repeat(4097),
+            '€'.repeat(5000),
+        );
+        for (const text of texts) {
+            const writer = new RespWriter();
+            writer.begin(3);
+            writer.argument('SET');
+            writer.argument(text);
+            writer.argument(`${text}!`);
+            writer.end();
+            const written = Buffer.from(writer.take('SET').bytes).toString('utf8');
+            expect([text.length, written]).toEqual([text.length, respOf(['SET', text, `${text}!`])]);
+        }
+    });
+});
+
 describe('dates and times written as their digits', () => {
     // Every form the general encoder reads or refuses, near every limit: the digits written straight from the
     // characters (when the value has the plain form) are the RESP of what encodeRedisValue makes of it.
