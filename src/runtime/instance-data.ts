@@ -5,7 +5,7 @@
  * entity, the object (index and id) and the field, so a user can find it in a file of thousands of rows.
  */
 import { readFile } from 'node:fs/promises';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import { startsWithCalendarDate } from '../language/common/calendar-date.js';
 import type { LogicalType } from '../language/pidm/pidm-semantics.js';
 import { KvmodError } from '../pipeline/errors.js';
@@ -268,11 +268,13 @@ function typeTest(type: unknown): SchemaCheck {
  * calendar validity, duplicate identifiers, dangling references and repeated elements of one reference.
  * Returns readable messages prefixed with `file`, at most MAX_REPORTED_DATA_ERRORS (plus a count).
  */
-export function validateInstanceData(model: RuntimeModel, data: unknown, file = 'data'): string[] {
+export async function validateInstanceData(model: RuntimeModel, data: unknown, file = 'data'): Promise<string[]> {
     const schema = instanceDataSchema(model);
     const problems: string[] = [];
     // Data that fits needs no ajv (see `schemaCheck`); data that does not is checked by ajv, which finds the errors.
+    // ajv is loaded then only: valid data never pays for loading it (~40 ms of a load's start-up).
     if (schemaCheck(schema)?.(data) !== true) {
+        const { Ajv2020 } = await import('ajv/dist/2020.js');
         const validate = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
         if (!validate(data)) {
             for (const error of validate.errors ?? [])
@@ -478,18 +480,18 @@ export async function readInstanceData(path: string, model: RuntimeModel): Promi
             path,
         });
     }
-    return parseInstanceData(text, model, path);
+    return await parseInstanceData(text, model, path);
 }
 
 /** Parses and checks data text (as `readInstanceData`, for in-memory use). */
-export function parseInstanceData(text: string, model: RuntimeModel, path = 'data'): InstanceData {
+export async function parseInstanceData(text: string, model: RuntimeModel, path = 'data'): Promise<InstanceData> {
     let data: unknown;
     try {
         data = JSON.parse(text);
     } catch (error) {
         throw new KvmodError(`${path}: not valid JSON: ${(error as Error).message}`, { code: 'data.syntax', path });
     }
-    const problems = validateInstanceData(model, data, path);
+    const problems = await validateInstanceData(model, data, path);
     if (problems.length > 0)
         throw new KvmodError(`${path} does not fit the model:\n${problems.join('\n')}`, { code: 'data.invalid', path });
     return data as InstanceData;
