@@ -316,7 +316,8 @@ export async function validateInstanceData(model: RuntimeModel, data: unknown, f
                         `${file}: ${objectLocation(entity.name, index, id)}.${entity.idName}: duplicate id ${JSON.stringify(id)} (first at ${entity.name}[${first}])`,
                     );
             }
-            for (const name of dated) {
+            for (let d = 0; d < dated.length; d++) {
+                const name = dated[d];
                 const value = object[name];
                 if (typeof value === 'string' && mayNotBeCalendarDate(value) && !startsWithCalendarDate(value)) {
                     problems.push(
@@ -338,7 +339,8 @@ export async function validateInstanceData(model: RuntimeModel, data: unknown, f
             const object = objects[index];
             // Only a problem needs the object's location (it quotes the id): not worked out for every object.
             const where = (): string => objectLocation(entity.name, index, object[entity.idName]);
-            for (const reference of references) {
+            for (let r = 0; r < references.length; r++) {
+                const reference = references[r];
                 const targets = reference.targets;
                 const value = object[reference.name];
                 if (value === undefined || value === null) continue;
