@@ -507,7 +507,8 @@ export function indexInstanceData(model: RuntimeModel, data: InstanceData): Inst
     const index: InstanceIndex = new Map();
     for (const entity of model.entities.values()) {
         const byId = new Map<string, InstanceObject>();
-        for (const object of data[entity.name] ?? []) byId.set(identityOf(object[entity.idName]), object);
+        const objects = data[entity.name] ?? [];
+        for (let i = 0; i < objects.length; i++) byId.set(identityOf(objects[i][entity.idName]), objects[i]);
         index.set(entity.name, byId);
     }
     return index;
