@@ -81,7 +81,10 @@ interface RowMaker {
     checkKey?(row: MaterializedRow): void;
 }
 
-function rowMaker(collection: Collection, data: InstanceData, index: InstanceIndex): RowMaker {
+/** The identifier attribute of an entity (the runtime model's `idName`). */
+export type IdNames = (entity: string) => string | undefined;
+
+function rowMaker(collection: Collection, data: InstanceData, index: InstanceIndex, idNames?: IdNames): RowMaker {
     const nodes = collectionNodes(collection);
     const positions = new Map(nodes.map((node, position) => [node.key, position]));
     const at = (nodeName: string): number => {
@@ -133,7 +136,7 @@ function rowMaker(collection: Collection, data: InstanceData, index: InstanceInd
             return (bindings ??= bindNodes(nodes, data, index));
         },
         row,
-        checkKey: natural ? checkKey : undefined,
+        checkKey: natural && !(idNames && keyNamesEveryStep(nodes, parts, idNames)) ? checkKey : undefined,
     };
 }
 
@@ -162,6 +165,24 @@ export function plainValues(fields: readonly FieldSource[], binding: Binding): R
     const values: Record<string, TypedValue> = {};
     for (const field of fields) values[field.name] = binding[field.position][field.attribute] as TypedValue;
     return values;
+}
+
+/**
+ * True when a natural key names, by its identifier, the object of the root and of every node reached through a list
+ * (`many`): then no two rows can share the key in checked data (identifiers are unique, a list never repeats one, and
+ * a `one` or `optional` step is fixed by its parent), and the rows need no check of their keys.
+ */
+function keyNamesEveryStep(
+    nodes: readonly CollectionNode[],
+    parts: readonly { position: number; attribute: string }[],
+    idNames: IdNames,
+): boolean {
+    return nodes.every(
+        (node, position) =>
+            node.kind === 'one' ||
+            node.kind === 'optional' ||
+            parts.some((part) => part.position === position && part.attribute === idNames(node.entity)),
+    );
 }
 
 /** The rows of one collection. */
@@ -212,11 +233,18 @@ class LazyRows implements RowBatches {
 /**
  * The rows of every collection of a KVLM model, in declaration order, made as a writer asks for them (see
  * `LazyRows`): what `kvmod load` writes. A collection's bindings are found when a writer first reaches it (or asks
- * how many rows there are); the rows' values and keys are made batch by batch.
+ * how many rows there are); the rows' values and keys are made batch by batch. With `idNames`, for data that passed
+ * `validateInstanceData`, a natural key that names every step by its identifier is not checked row by row (see
+ * `keyNamesEveryStep`); any other still is.
  */
-export function streamModel(model: KvlmModel, data: InstanceData, index: InstanceIndex): CollectionRows[] {
+export function streamModel(
+    model: KvlmModel,
+    data: InstanceData,
+    index: InstanceIndex,
+    idNames?: IdNames,
+): CollectionRows[] {
     return model.collections.map((collection) => {
-        const maker = rowMaker(collection, data, index);
+        const maker = rowMaker(collection, data, index, idNames);
         return { ...maker.collection, rows: new LazyRows(maker) };
     });
 }
