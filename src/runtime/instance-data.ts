@@ -5,7 +5,7 @@
  * entity, the object (index and id) and the field, so a user can find it in a file of thousands of rows.
  */
 import { readFile } from 'node:fs/promises';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import { startsWithCalendarDate } from '../language/common/calendar-date.js';
 import type { LogicalType } from '../language/pidm/pidm-semantics.js';
 import { KvmodError } from '../pipeline/errors.js';
@@ -111,40 +111,213 @@ export function objectLocation(entity: string, index: number, id: unknown): stri
         : `${entity}[${index}] (id ${JSON.stringify(identityOf(id))})`;
 }
 
+/** A compiled check of one schema: true when the value fits it. */
+type SchemaCheck = (value: unknown) => boolean;
+
+/** Keywords `schemaCheck` reads (annotations, which check nothing, included); a schema using any other has no check. */
+const CHECKED_KEYWORDS = new Set([
+    '$schema',
+    'title',
+    'description',
+    '$defs',
+    '$ref',
+    'type',
+    'minimum',
+    'maximum',
+    'pattern',
+    'anyOf',
+    'items',
+    'minItems',
+    'maxItems',
+    'properties',
+    'required',
+    'additionalProperties',
+]);
+
+/**
+ * A plain check of a schema `instanceDataSchema` makes: true exactly when ajv finds the data valid (the test compares
+ * them), false when it does not, without ajv's compilation of the schema (~0.1 s, a tenth of a load's client time)
+ * and faster per value. Data that fits needs nothing more; when it does not, ajv finds the errors to report, so the
+ * messages are ajv's. It reads only the keywords that schema uses (`CHECKED_KEYWORDS`, each as JSON Schema 2020-12
+ * and ajv with `strict: false` reads it: see `typeTest`; patterns are Unicode regular expressions); given any other
+ * it returns undefined and ajv checks everything.
+ */
+export function schemaCheck(schema: Record<string, unknown>): SchemaCheck | undefined {
+    const defs = (schema.$defs ?? {}) as Record<string, Record<string, unknown>>;
+    const compiled = new Map<string, SchemaCheck | undefined>();
+    const unsupported = (): never => {
+        throw new UnsupportedSchema();
+    };
+    const refCheck = (ref: unknown): SchemaCheck => {
+        const name = typeof ref === 'string' && ref.startsWith('#/$defs/') ? ref.slice('#/$defs/'.length) : undefined;
+        if (name === undefined || !Object.hasOwn(defs, name) || name.includes('/') || name.includes('~'))
+            return unsupported();
+        if (!compiled.has(name)) {
+            compiled.set(name, undefined); // a recursive reference is resolved when called
+            compiled.set(name, compile(defs[name]));
+        }
+        return (value) => compiled.get(name)!(value);
+    };
+    const compile = (node: unknown): SchemaCheck => {
+        if (typeof node !== 'object' || node === null || Array.isArray(node)) return unsupported();
+        const s = node as Record<string, unknown>;
+        for (const keyword of Object.keys(s)) if (!CHECKED_KEYWORDS.has(keyword)) unsupported();
+        const checks: SchemaCheck[] = [];
+        if (s.$ref !== undefined) checks.push(refCheck(s.$ref));
+        if (s.type !== undefined) {
+            const types = Array.isArray(s.type) ? s.type : [s.type];
+            const tests = types.map(typeTest);
+            checks.push(tests.length === 1 ? tests[0] : (value) => tests.some((test) => test(value)));
+        }
+        if (s.minimum !== undefined || s.maximum !== undefined) {
+            const min = s.minimum ?? -Infinity;
+            const max = s.maximum ?? Infinity;
+            if (typeof min !== 'number' || typeof max !== 'number') unsupported();
+            checks.push((value) => typeof value !== 'number' || (value >= (min as number) && value <= (max as number)));
+        }
+        if (s.pattern !== undefined) {
+            if (typeof s.pattern !== 'string') unsupported();
+            const pattern = new RegExp(s.pattern as string, 'u');
+            checks.push((value) => typeof value !== 'string' || pattern.test(value));
+        }
+        if (s.anyOf !== undefined) {
+            if (!Array.isArray(s.anyOf) || s.anyOf.length === 0) unsupported();
+            const options = (s.anyOf as unknown[]).map(compile);
+            checks.push((value) => options.some((option) => option(value)));
+        }
+        if (s.items !== undefined || s.minItems !== undefined || s.maxItems !== undefined) {
+            const item = s.items === undefined ? undefined : compile(s.items);
+            const min = s.minItems ?? 0;
+            const max = s.maxItems ?? Infinity;
+            if (typeof min !== 'number' || typeof max !== 'number') unsupported();
+            checks.push((value) => {
+                if (!Array.isArray(value)) return true;
+                if (value.length < (min as number) || value.length > (max as number)) return false;
+                if (item !== undefined) for (let i = 0; i < value.length; i++) if (!item(value[i])) return false;
+                return true;
+            });
+        }
+        if (s.properties !== undefined || s.required !== undefined || s.additionalProperties !== undefined) {
+            // Only the closed objects the instance schema describes: every key named in `properties`.
+            if (s.additionalProperties !== false) unsupported();
+            const properties = (s.properties ?? {}) as Record<string, unknown>;
+            const required = (s.required ?? []) as unknown[];
+            if (!Array.isArray(required) || !required.every((name) => typeof name === 'string')) unsupported();
+            const byName = new Map<string, SchemaCheck>();
+            for (const name of Object.keys(properties)) byName.set(name, compile(properties[name]));
+            const mandatory = new Set(required as string[]);
+            checks.push((value) => {
+                if (typeof value !== 'object' || value === null || Array.isArray(value)) return true;
+                const object = value as Record<string, unknown>;
+                // Each key once: a named property that fits (no other is allowed), counting the required ones seen.
+                let present = 0;
+                for (const key in object) {
+                    const check = byName.get(key);
+                    if (check === undefined || !check(object[key])) return false;
+                    if (mandatory.has(key)) present++;
+                }
+                return present === mandatory.size;
+            });
+        }
+        if (checks.length === 0) return () => true;
+        if (checks.length === 1) return checks[0];
+        if (checks.length === 2) {
+            const [first, second] = checks;
+            return (value) => first(value) && second(value);
+        }
+        return (value) => checks.every((check) => check(value));
+    };
+    try {
+        return compile(schema);
+    } catch (error) {
+        if (error instanceof UnsupportedSchema) return undefined;
+        throw error;
+    }
+}
+
+/** A schema `schemaCheck` does not read (ajv checks the data alone). */
+class UnsupportedSchema extends Error {}
+
+/**
+ * The test of one JSON Schema type, as ajv's with `strict: false` (no `strictNumbers`): any number is a `number`
+ * (`1e400` parses to Infinity), an `integer` has no fraction (Infinity too: the int schema's bounds refuse it).
+ */
+function typeTest(type: unknown): SchemaCheck {
+    switch (type) {
+        case 'string':
+            return (value) => typeof value === 'string';
+        case 'number':
+            return (value) => typeof value === 'number';
+        case 'integer':
+            return (value) => typeof value === 'number' && !(value % 1) && !Number.isNaN(value);
+        case 'boolean':
+            return (value) => typeof value === 'boolean';
+        case 'null':
+            return (value) => value === null;
+        case 'array':
+            return (value) => Array.isArray(value);
+        case 'object':
+            return (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+        default:
+            throw new UnsupportedSchema();
+    }
+}
+
 /**
  * Checks instance data against the model: the schema first, then (when the shapes are right)
  * calendar validity, duplicate identifiers, dangling references and repeated elements of one reference.
  * Returns readable messages prefixed with `file`, at most MAX_REPORTED_DATA_ERRORS (plus a count).
  */
-export function validateInstanceData(model: RuntimeModel, data: unknown, file = 'data'): string[] {
-    const ajv = new Ajv2020({ allErrors: true, strict: false });
-    const validate = ajv.compile(instanceDataSchema(model));
+export async function validateInstanceData(model: RuntimeModel, data: unknown, file = 'data'): Promise<string[]> {
+    const schema = instanceDataSchema(model);
     const problems: string[] = [];
-    if (!validate(data)) {
-        for (const error of validate.errors ?? []) problems.push(`${file}: ${describeSchemaError(error, data, model)}`);
-        return cap(dedupe(problems));
+    // Data that fits needs no ajv (see `schemaCheck`); data that does not is checked by ajv, which finds the errors.
+    // ajv is loaded then only: valid data never pays for loading it (~40 ms of a load's start-up).
+    if (schemaCheck(schema)?.(data) !== true) {
+        const { Ajv2020 } = await import('ajv/dist/2020.js');
+        const validate = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
+        if (!validate(data)) {
+            for (const error of validate.errors ?? [])
+                problems.push(`${file}: ${describeSchemaError(error, data, model)}`);
+            return cap(dedupe(problems));
+        }
     }
     const typed = data as InstanceData;
-    const ids = new Map<string, Map<string, number>>();
+    const ids = new Map<string, Set<string>>();
     // Index loops, not `entries()`: these run once per object of a data file of hundreds of thousands.
     for (const entity of model.entities.values()) {
-        const seen = new Map<string, number>();
+        const seen = new Set<string>();
         ids.set(entity.name, seen);
         // Only dates carry a check the schema's pattern cannot make (the day exists in its month).
         const dated = entity.attributes
             .filter((attribute) => attribute.type === 'date' || attribute.type === 'datetime')
             .map((attribute) => attribute.name);
         const objects = typed[entity.name] ?? [];
+        let firsts: Map<string, number> | undefined;
         for (let index = 0; index < objects.length; index++) {
             const object = objects[index];
             const id = identityOf(object[entity.idName]);
-            const first = seen.get(id);
-            if (first !== undefined) {
-                problems.push(
-                    `${file}: ${objectLocation(entity.name, index, id)}.${entity.idName}: duplicate id ${JSON.stringify(id)} (first at ${entity.name}[${first}])`,
-                );
-            } else seen.set(id, index);
-            for (const name of dated) {
+            // One lookup per object: an id seen before leaves the set's size as it was. Where each id first appears
+            // is worked out only from the first duplicate on (they are rare).
+            const before = seen.size;
+            seen.add(id);
+            if (seen.size === before || firsts !== undefined) {
+                if (firsts === undefined) {
+                    firsts = new Map<string, number>();
+                    for (let earlier = 0; earlier < index; earlier++) {
+                        const other = identityOf(objects[earlier][entity.idName]);
+                        if (!firsts.has(other)) firsts.set(other, earlier);
+                    }
+                }
+                const first = firsts.get(id);
+                if (first === undefined) firsts.set(id, index);
+                else
+                    problems.push(
+                        `${file}: ${objectLocation(entity.name, index, id)}.${entity.idName}: duplicate id ${JSON.stringify(id)} (first at ${entity.name}[${first}])`,
+                    );
+            }
+            for (let d = 0; d < dated.length; d++) {
+                const name = dated[d];
                 const value = object[name];
                 if (typeof value === 'string' && mayNotBeCalendarDate(value) && !startsWithCalendarDate(value)) {
                     problems.push(
@@ -160,32 +333,47 @@ export function validateInstanceData(model: RuntimeModel, data: unknown, file = 
         const references = entity.references.map((reference) => ({
             name: reference.name,
             target: reference.target,
-            targets: ids.get(reference.target) ?? new Map<string, number>(),
+            targets: ids.get(reference.target) ?? new Set<string>(),
         }));
         for (let index = 0; index < objects.length; index++) {
             const object = objects[index];
             // Only a problem needs the object's location (it quotes the id): not worked out for every object.
             const where = (): string => objectLocation(entity.name, index, object[entity.idName]);
-            for (const reference of references) {
+            for (let r = 0; r < references.length; r++) {
+                const reference = references[r];
                 const targets = reference.targets;
                 const value = object[reference.name];
                 if (value === undefined || value === null) continue;
                 if (Array.isArray(value)) {
-                    // Repeated elements are rare: a set of the list is made only for a list of two or more.
-                    const listed = value.length > 1 ? new Map<string, number>() : undefined;
-                    for (let position = 0; position < value.length; position++) {
-                        const id = identityOf(value[position]);
+                    // Repeated elements are rare: a short list (most are) is searched before each element, a map
+                    // of the ids seen is made only for a long one.
+                    const length = value.length;
+                    const listed = length > SHORT_LIST ? new Map<string, number>() : undefined;
+                    for (let position = 0; position < length; position++) {
+                        const element = value[position];
+                        const id = identityOf(element);
                         if (!targets.has(id))
                             problems.push(
                                 `${file}: ${where()}.${reference.name}[${position}]: unknown ${reference.target} ${JSON.stringify(id)}`,
                             );
-                        if (!listed) continue;
-                        const earlier = listed.get(id);
+                        let earlier: number | undefined;
+                        if (listed === undefined) {
+                            for (let before = 0; before < position; before++) {
+                                const other = value[before];
+                                if (other === element || identityOf(other) === id) {
+                                    earlier = before;
+                                    break;
+                                }
+                            }
+                        } else {
+                            earlier = listed.get(id);
+                            if (earlier === undefined) listed.set(id, position);
+                        }
                         if (earlier !== undefined) {
                             problems.push(
                                 `${file}: ${where()}.${reference.name}[${position}]: ${reference.target} ${JSON.stringify(id)} is listed twice (first at ${reference.name}[${earlier}])`,
                             );
-                        } else listed.set(id, position);
+                        }
                     }
                 } else {
                     const id = identityOf(value);
@@ -199,6 +387,9 @@ export function validateInstanceData(model: RuntimeModel, data: unknown, file = 
     }
     return cap(problems);
 }
+
+/** Lists of at most this many identifiers are searched for a repeated one without a map. */
+const SHORT_LIST = 16;
 
 /**
  * False when a value that matched the date (or datetime) pattern certainly is a calendar date: the pattern admits
@@ -291,18 +482,18 @@ export async function readInstanceData(path: string, model: RuntimeModel): Promi
             path,
         });
     }
-    return parseInstanceData(text, model, path);
+    return await parseInstanceData(text, model, path);
 }
 
 /** Parses and checks data text (as `readInstanceData`, for in-memory use). */
-export function parseInstanceData(text: string, model: RuntimeModel, path = 'data'): InstanceData {
+export async function parseInstanceData(text: string, model: RuntimeModel, path = 'data'): Promise<InstanceData> {
     let data: unknown;
     try {
         data = JSON.parse(text);
     } catch (error) {
         throw new KvmodError(`${path}: not valid JSON: ${(error as Error).message}`, { code: 'data.syntax', path });
     }
-    const problems = validateInstanceData(model, data, path);
+    const problems = await validateInstanceData(model, data, path);
     if (problems.length > 0)
         throw new KvmodError(`${path} does not fit the model:\n${problems.join('\n')}`, { code: 'data.invalid', path });
     return data as InstanceData;
@@ -316,7 +507,8 @@ export function indexInstanceData(model: RuntimeModel, data: InstanceData): Inst
     const index: InstanceIndex = new Map();
     for (const entity of model.entities.values()) {
         const byId = new Map<string, InstanceObject>();
-        for (const object of data[entity.name] ?? []) byId.set(identityOf(object[entity.idName]), object);
+        const objects = data[entity.name] ?? [];
+        for (let i = 0; i < objects.length; i++) byId.set(identityOf(objects[i][entity.idName]), objects[i]);
         index.set(entity.name, byId);
     }
     return index;

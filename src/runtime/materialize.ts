@@ -81,7 +81,10 @@ interface RowMaker {
     checkKey?(row: MaterializedRow): void;
 }
 
-function rowMaker(collection: Collection, data: InstanceData, index: InstanceIndex): RowMaker {
+/** The identifier attribute of an entity (the runtime model's `idName`). */
+export type IdNames = (entity: string) => string | undefined;
+
+function rowMaker(collection: Collection, data: InstanceData, index: InstanceIndex, idNames?: IdNames): RowMaker {
     const nodes = collectionNodes(collection);
     const positions = new Map(nodes.map((node, position) => [node.key, position]));
     const at = (nodeName: string): number => {
@@ -99,23 +102,27 @@ function rowMaker(collection: Collection, data: InstanceData, index: InstanceInd
     const parts = isNaturalKey(collection.strategy)
         ? collection.strategy.parts.map((part) => ({ position: at(refName(part.node)), attribute: part.attribute }))
         : [];
+    const valuesOf = valuesMaker(fields);
     const row = (binding: Binding, ordinal: number): MaterializedRow => {
-        const values: Record<string, TypedValue> = {};
-        for (const field of fields) values[field.name] = binding[field.position][field.attribute] as TypedValue;
-        const keyParts = natural
-            ? parts.map((part) => identityOf(binding[part.position][part.attribute]))
-            : [String(ordinal + 1)];
-        return { keyParts, values };
+        let keyParts: string[];
+        if (!natural) keyParts = [String(ordinal + 1)];
+        else {
+            keyParts = new Array<string>(parts.length);
+            for (let i = 0; i < parts.length; i++)
+                keyParts[i] = identityOf(binding[parts[i].position][parts[i].attribute]);
+        }
+        return { keyParts, values: valuesOf(binding) };
     };
     // Two bindings with one natural key would overwrite each other in Redis: the key misses a multi-valued step.
+    // (One lookup per row: a key seen before leaves the set's size as it was.)
     const seen = new Set<string>();
     const checkKey = (made: MaterializedRow): void => {
-        const identity = made.keyParts.length === 1 ? made.keyParts[0] : JSON.stringify(made.keyParts);
-        if (seen.has(identity))
+        const before = seen.size;
+        seen.add(made.keyParts.length === 1 ? made.keyParts[0] : JSON.stringify(made.keyParts));
+        if (seen.size === before)
             throw new Error(
                 `collection ${collection.name}: two rows share the natural key ${JSON.stringify(made.keyParts)}; the key must name every multi-valued node`,
             );
-        seen.add(identity);
     };
     let bindings: Binding[] | undefined;
     return {
@@ -129,8 +136,53 @@ function rowMaker(collection: Collection, data: InstanceData, index: InstanceInd
             return (bindings ??= bindNodes(nodes, data, index));
         },
         row,
-        checkKey: natural ? checkKey : undefined,
+        checkKey: natural && !(idNames && keyNamesEveryStep(nodes, parts, idNames)) ? checkKey : undefined,
     };
+}
+
+/** Where a field's value is read: the attribute of the object bound at a node's position. */
+type FieldSource = { name: string; position: number; attribute: string };
+
+/**
+ * The function making a row's values from a binding: an object literal of the fields, compiled once per collection
+ * (every row's values then share one V8 map with the fields in the object, and each read is of a constant attribute
+ * name), equal to filling `{}` field by field in order. A field named `__proto__` (which a literal would not make an
+ * own property) takes that plain loop.
+ */
+export function valuesMaker(fields: readonly FieldSource[]): (binding: Binding) => Record<string, TypedValue> {
+    if (fields.some((field) => field.name === '__proto__' || !Number.isSafeInteger(field.position)))
+        return (binding) => plainValues(fields, binding);
+    const entries = fields.map(
+        (field) => `${JSON.stringify(field.name)}: b[${field.position}][${JSON.stringify(field.attribute)}]`,
+    );
+    return new Function(`return (b) => ({ ${entries.join(', ')} });`)() as (
+        binding: Binding,
+    ) => Record<string, TypedValue>;
+}
+
+/** A row's values made field by field (what `valuesMaker` compiles). */
+export function plainValues(fields: readonly FieldSource[], binding: Binding): Record<string, TypedValue> {
+    const values: Record<string, TypedValue> = {};
+    for (const field of fields) values[field.name] = binding[field.position][field.attribute] as TypedValue;
+    return values;
+}
+
+/**
+ * True when a natural key names, by its identifier, the object of the root and of every node reached through a list
+ * (`many`): then no two rows can share the key in checked data (identifiers are unique, a list never repeats one, and
+ * a `one` or `optional` step is fixed by its parent), and the rows need no check of their keys.
+ */
+function keyNamesEveryStep(
+    nodes: readonly CollectionNode[],
+    parts: readonly { position: number; attribute: string }[],
+    idNames: IdNames,
+): boolean {
+    return nodes.every(
+        (node, position) =>
+            node.kind === 'one' ||
+            node.kind === 'optional' ||
+            parts.some((part) => part.position === position && part.attribute === idNames(node.entity)),
+    );
 }
 
 /** The rows of one collection. */
@@ -165,14 +217,14 @@ class LazyRows implements RowBatches {
         const { bindings, row, checkKey } = this.maker;
         const to = Math.min(end, bindings.length);
         if (checkKey) while (this.checked < start) checkKey(row(bindings[this.checked], this.checked++));
-        const rows: MaterializedRow[] = [];
+        const rows: MaterializedRow[] = new Array<MaterializedRow>(Math.max(0, to - start));
         for (let ordinal = start; ordinal < to; ordinal++) {
             const made = row(bindings[ordinal], ordinal);
             if (checkKey && ordinal === this.checked) {
                 checkKey(made);
                 this.checked++;
             }
-            rows.push(made);
+            rows[ordinal - start] = made;
         }
         return rows;
     }
@@ -181,11 +233,18 @@ class LazyRows implements RowBatches {
 /**
  * The rows of every collection of a KVLM model, in declaration order, made as a writer asks for them (see
  * `LazyRows`): what `kvmod load` writes. A collection's bindings are found when a writer first reaches it (or asks
- * how many rows there are); the rows' values and keys are made batch by batch.
+ * how many rows there are); the rows' values and keys are made batch by batch. With `idNames`, for data that passed
+ * `validateInstanceData`, a natural key that names every step by its identifier is not checked row by row (see
+ * `keyNamesEveryStep`); any other still is.
  */
-export function streamModel(model: KvlmModel, data: InstanceData, index: InstanceIndex): CollectionRows[] {
+export function streamModel(
+    model: KvlmModel,
+    data: InstanceData,
+    index: InstanceIndex,
+    idNames?: IdNames,
+): CollectionRows[] {
     return model.collections.map((collection) => {
-        const maker = rowMaker(collection, data, index);
+        const maker = rowMaker(collection, data, index, idNames);
         return { ...maker.collection, rows: new LazyRows(maker) };
     });
 }

@@ -185,7 +185,10 @@ export async function loadIntoRedis(
         replies: Promise<PromiseSettledResult<unknown>[]>;
     };
     const acknowledge = async ({ collection, batch, start, replies }: Sent): Promise<void> => {
-        for (const [position, reply] of (await replies).entries()) {
+        const settled = await replies;
+        // Index loops here and below: they run once per row, in code not optimized yet (`for…of` makes objects).
+        for (let position = 0; position < settled.length; position++) {
+            const reply = settled[position];
             if (reply.status === 'fulfilled') {
                 done++;
                 continue;
@@ -217,7 +220,7 @@ export async function loadIntoRedis(
                 let replies: Promise<PromiseSettledResult<unknown>[]>;
                 if (link.sendBatch) {
                     // The key parts go beside the values (no copy of a row's values with them: `rowParameters`).
-                    for (const row of batch) write(writer, row.values, row.keyParts);
+                    for (let i = 0; i < batch.length; i++) write(writer, batch[i].values, batch[i].keyParts);
                     replies = link.sendBatch(writer.take(name, blocking));
                 } else {
                     const commands = batch.map((row) => bindRedisCommand(collection.insert, parameters(row)));

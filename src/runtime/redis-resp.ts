@@ -7,6 +7,7 @@
 import { bindRedisCommand, type RedisParamValues } from '../generation/redis/redis-commands.js';
 import { encodeRedisValue, encodeSortKey, escapeKeyPart } from '../generation/redis/redis-encoding.js';
 import type { RedisCommand, RedisParamSlot } from '../generation/redis/redis-view-model.js';
+import { isCalendarDate } from '../language/common/calendar-date.js';
 
 /** Commands as one RESP buffer: what `RedisLink.sendBatch` writes. */
 export interface RespBatch {
@@ -141,6 +142,10 @@ export function compileRespRowWriter(command: RedisCommand, keyParams: readonly 
             value = keyParts[slot.keyPart];
         value ??= slot.default;
         if (value === null || value === undefined) throw new Error('no value');
+        // The sort key of an ASCII text is its lower case (`encodeSortKey` folds only A-Z there): cheaper than a
+        // lookup, and most such texts (identifiers) are unique, so they are not remembered either.
+        if (slot.use === 'sort-key' && slot.type === 'text' && typeof value === 'string' && isAscii(value))
+            return value.toLowerCase();
         const cache = slot.cache;
         if (cache !== undefined) {
             const known = cache.get(value);
@@ -170,29 +175,62 @@ export function compileRespRowWriter(command: RedisCommand, keyParams: readonly 
         }
         return text;
     };
-    const droppable = args.flatMap((arg) => (arg.kind === 'bound' && arg.dropWhenNull !== undefined ? [arg] : []));
-    const dropped = (arg: CompiledArg | undefined, values: RedisParamValues): boolean => {
-        if (arg?.kind !== 'bound' || arg.dropWhenNull === undefined) return false;
-        const value = values[arg.dropWhenNull];
-        return value === null || value === undefined;
-    };
+    // The arguments as the writer runs them: runs of constants merged into one copy of bytes, except the field name
+    // before an optional value (dropped with it when the value is null); an argument that is one date, time or datetime
+    // slot written as its digits straight from the value's characters when the value has the plain ISO form.
+    type Step =
+        | { kind: 'constant'; bytes: Uint8Array; dropWhenNull?: string }
+        | { kind: 'bound'; parts: (string | CompiledSlot)[]; dropWhenNull?: string; iso?: IsoForm };
+    const steps: Step[] = [];
+    for (let i = 0; i < args.length; i++) {
+        const arg = args[i];
+        const next = args[i + 1];
+        if (arg.kind === 'constant') {
+            const dropWhenNull = next?.kind === 'bound' ? next.dropWhenNull : undefined;
+            const last = steps.at(-1);
+            if (dropWhenNull === undefined && last?.kind === 'constant' && last.dropWhenNull === undefined)
+                last.bytes = Buffer.concat([last.bytes, arg.bytes]);
+            else steps.push({ kind: 'constant', bytes: arg.bytes, dropWhenNull });
+            continue;
+        }
+        const only = arg.parts.length === 1 ? arg.parts[0] : undefined;
+        const iso = typeof only === 'object' ? ISO_FORMS[only.type as keyof typeof ISO_FORMS] : undefined;
+        steps.push({ kind: 'bound', parts: arg.parts, dropWhenNull: arg.dropWhenNull, iso });
+    }
+    const droppable = args.flatMap((arg) =>
+        arg.kind === 'bound' && arg.dropWhenNull !== undefined ? [arg.dropWhenNull] : [],
+    );
     return (writer, values, keyParts) => {
         // An optional value that is null drops its argument and the field name before it (always a constant).
+        // Index loops: in code not optimized yet, `for…of` makes objects per step.
         let argc = args.length;
-        for (const arg of droppable) if (dropped(arg, values)) argc -= 2;
+        for (let i = 0; i < droppable.length; i++) {
+            const value = values[droppable[i]];
+            if (value === null || value === undefined) argc -= 2;
+        }
         const mark = writer.mark();
         try {
             writer.begin(argc);
-            for (let i = 0; i < args.length; i++) {
-                const arg = args[i];
-                if (arg.kind === 'constant') {
-                    if (dropped(args[i + 1], values)) i++;
-                    else writer.raw(arg.bytes);
+            for (let i = 0; i < steps.length; i++) {
+                const step = steps[i];
+                if (step.dropWhenNull !== undefined) {
+                    const value = values[step.dropWhenNull];
+                    if (value === null || value === undefined) continue;
+                }
+                if (step.kind === 'constant') {
+                    writer.raw(step.bytes);
                     continue;
                 }
+                const parts = step.parts;
+                if (step.iso !== undefined) {
+                    const value = values[(parts[0] as CompiledSlot).param];
+                    if (typeof value === 'string' && writer.isoDigits(value, step.iso)) continue;
+                }
                 let text = '';
-                for (const part of arg.parts)
+                for (let p = 0; p < parts.length; p++) {
+                    const part = parts[p];
                     text += typeof part === 'string' ? part : slotText(part, values, keyParts);
+                }
                 writer.argument(text);
             }
         } catch {
@@ -202,6 +240,129 @@ export function compileRespRowWriter(command: RedisCommand, keyParams: readonly 
         }
         writer.end();
     };
+}
+
+/**
+ * Where the digits of an ISO date, time or datetime lie, and the character expected at every other position: the
+ * form `encodeRedisValue` reads with its regular expressions (a time with seconds, a datetime with `T` or a space),
+ * exactly and with nothing around it. Its encoding is those digits without leading zeros (whatever the slot's use:
+ * digits need no key escape and fold to themselves in a sort key).
+ */
+export interface IsoForm {
+    length: number;
+    digits: readonly number[];
+    /** position → allowed character codes. */
+    separators: readonly (readonly [number, readonly number[]])[];
+    /** Where the year, month, day (a date) and hours, minutes, seconds (a time) start in the value, or -1. */
+    date: number;
+    time: number;
+}
+
+const DASH = [0x2d];
+const COLON = [0x3a];
+export const ISO_FORMS: Record<'date' | 'time' | 'datetime', IsoForm> = {
+    date: {
+        length: 10,
+        digits: [0, 1, 2, 3, 5, 6, 8, 9],
+        separators: [
+            [4, DASH],
+            [7, DASH],
+        ],
+        date: 0,
+        time: -1,
+    },
+    time: {
+        length: 8,
+        digits: [0, 1, 3, 4, 6, 7],
+        separators: [
+            [2, COLON],
+            [5, COLON],
+        ],
+        date: -1,
+        time: 0,
+    },
+    datetime: {
+        length: 19,
+        digits: [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18],
+        separators: [
+            [4, DASH],
+            [7, DASH],
+            [10, [0x54, 0x20]], // T or a space
+            [13, COLON],
+            [16, COLON],
+        ],
+        date: 0,
+        time: 11,
+    },
+};
+
+/** The value as a number of digits `[from, from + count)` of `text`, or -1 when one is not a digit. */
+function digitsAt(text: string, from: number, count: number): number {
+    let n = 0;
+    for (let i = from; i < from + count; i++) {
+        const digit = text.charCodeAt(i) - 0x30;
+        if (digit < 0 || digit > 9) return -1;
+        n = n * 10 + digit;
+    }
+    return n;
+}
+
+/** True when `text` has exactly the ISO `form` and names a calendar date and a time of day. */
+export function isPlainIso(text: string, form: IsoForm): boolean {
+    if (text.length !== form.length) return false;
+    const separators = form.separators;
+    for (let i = 0; i < separators.length; i++)
+        if (!separators[i][1].includes(text.charCodeAt(separators[i][0]))) return false;
+    const digits = form.digits;
+    for (let i = 0; i < digits.length; i++) {
+        const code = text.charCodeAt(digits[i]);
+        if (code < 0x30 || code > 0x39) return false;
+    }
+    if (form.date >= 0) {
+        const at = form.date;
+        if (!isCalendarDate(digitsAt(text, at, 4), digitsAt(text, at + 5, 2), digitsAt(text, at + 8, 2))) return false;
+    }
+    if (form.time >= 0) {
+        const at = form.time;
+        if (digitsAt(text, at, 2) > 23 || digitsAt(text, at + 3, 2) > 59 || digitsAt(text, at + 6, 2) > 59)
+            return false;
+    }
+    return true;
+}
+
+/** Arguments of at most this many UTF-16 units are written without measuring them first (see `argument`). */
+const SHORT_ARGUMENT = 4096;
+
+/** How many decimal digits a non-negative integer takes. */
+function decimalDigits(n: number): number {
+    let digits = 1;
+    while (n >= 10) {
+        n = Math.floor(n / 10);
+        digits++;
+    }
+    return digits;
+}
+
+/**
+ * Writes a short ASCII `text` byte by byte at `at` (half the time of a call into `Buffer.write` for the texts of a
+ * row: identifiers, names, numbers); false for a long text or at its first other character (what was written then
+ * is overwritten by the caller).
+ */
+function writeAscii(buffer: Buffer, text: string, at: number): boolean {
+    const length = text.length;
+    if (length > 64) return false;
+    for (let i = 0; i < length; i++) {
+        const code = text.charCodeAt(i);
+        if (code > 0x7f) return false;
+        buffer[at + i] = code;
+    }
+    return true;
+}
+
+/** True when every character of `text` is ASCII. */
+function isAscii(text: string): boolean {
+    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+    return true;
 }
 
 /** Collects RESP text as UTF-8 bytes in one growing buffer (one copy of each row's text, no rope to flatten). */
@@ -235,20 +396,55 @@ export class RespWriter {
         this.number(argc);
     }
 
-    /** One argument given as its RESP bytes. */
+    /** One argument (or several) given as RESP bytes. */
     raw(bytes: Uint8Array): void {
         this.room(bytes.length);
         this.buffer.set(bytes, this.length);
         this.length += bytes.length;
     }
 
+    /**
+     * One argument: the digits of an ISO date, time or datetime value without leading zeros (what `encodeRedisValue`
+     * makes of it), written from the value's characters; false (nothing written) when the value does not have exactly
+     * the plain `form` of a calendar date and time of day (the caller then encodes it the general way).
+     */
+    isoDigits(text: string, form: IsoForm): boolean {
+        if (!isPlainIso(text, form)) return false;
+        const digits = form.digits;
+        let first = 0;
+        while (first < digits.length - 1 && text.charCodeAt(digits[first]) === 0x30) first++;
+        this.room(digits.length + 16);
+        this.buffer[this.length++] = 0x24; // $
+        this.number(digits.length - first);
+        for (let i = first; i < digits.length; i++) this.buffer[this.length++] = text.charCodeAt(digits[i]);
+        this.buffer[this.length++] = 0x0d;
+        this.buffer[this.length++] = 0x0a;
+        return true;
+    }
+
     /** One argument: its length, then its UTF-8 bytes. */
     argument(text: string): void {
-        const size = Buffer.byteLength(text, 'utf8');
-        this.room(size + 16);
-        this.buffer[this.length++] = 0x24; // $
-        this.number(size);
-        this.length += this.buffer.write(text, this.length, 'utf8');
+        const units = text.length;
+        if (units > SHORT_ARGUMENT) {
+            const size = Buffer.byteLength(text, 'utf8');
+            this.room(size + 16);
+            this.buffer[this.length++] = 0x24; // $
+            this.number(size);
+            this.length += this.buffer.write(text, this.length, 'utf8');
+        } else {
+            // Without measuring the text first: written where its length takes as many digits as its UTF-16 length
+            // does, then moved up when its UTF-8 length takes more (it is never shorter).
+            this.room(units * 3 + 24); // UTF-8 takes at most 3 bytes per UTF-16 unit
+            const header = this.length;
+            const guess = decimalDigits(units);
+            const start = header + guess + 3; // `$`, the digits, CRLF
+            const size = writeAscii(this.buffer, text, start) ? units : this.buffer.write(text, start, 'utf8');
+            const digits = decimalDigits(size);
+            if (digits !== guess) this.buffer.copyWithin(start + digits - guess, start, start + size);
+            this.buffer[this.length++] = 0x24; // $
+            this.number(size);
+            this.length += size;
+        }
         this.buffer[this.length++] = 0x0d;
         this.buffer[this.length++] = 0x0a;
     }
@@ -267,8 +463,11 @@ export class RespWriter {
     private number(n: number): void {
         if (n < 10) this.buffer[this.length++] = 0x30 + n;
         else {
-            const digits = String(n);
-            for (let i = 0; i < digits.length; i++) this.buffer[this.length++] = digits.charCodeAt(i);
+            // The digits from the last, in place (no string per number).
+            const end = this.length + decimalDigits(n);
+            for (let at = end - 1, rest = n; at >= this.length; at--, rest = Math.floor(rest / 10))
+                this.buffer[at] = 0x30 + (rest % 10);
+            this.length = end;
         }
         this.buffer[this.length++] = 0x0d;
         this.buffer[this.length++] = 0x0a;

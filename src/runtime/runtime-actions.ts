@@ -154,7 +154,9 @@ async function prepare<O extends OptionDeclarations, D>(
 async function load<D>(prepared: Prepared<D>, options: RuntimeRunOptions, fresh: boolean): Promise<LoadResult> {
     const { design, data, session, view } = prepared;
     // Rows are made batch by batch as they are written: the server indexes one batch while the next is made.
-    const collections = streamModel(design.kvlm, data, indexInstanceData(design.model, data));
+    // The data passed its check (readInstanceData): keys that name every step by its identifier need no check.
+    const ids = (entity: string) => design.model.entities.get(entity)?.idName;
+    const collections = streamModel(design.kvlm, data, indexInstanceData(design.model, data), ids);
     const schema = await session.prepareSchema(view, fresh ? 'fresh' : options.recreate ? 'recreate' : 'keep');
     phaseDone('bind rows + schema');
     const written = await session.writeRows(view, collections, {

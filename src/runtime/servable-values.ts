@@ -73,11 +73,18 @@ export function searchedTexts(models: readonly PidmModel[]): SearchedTexts {
  */
 export function unservableValues(model: RuntimeModel, data: InstanceData, rules: TextRules, file = 'data'): string[] {
     const problems: string[] = [];
-    for (const [entityName, attributes] of model.searched ?? []) {
+    for (const [entityName, searched] of model.searched ?? []) {
         const entity = model.entities.get(entityName);
         if (!entity) continue;
-        for (const [index, object] of (data[entityName] ?? []).entries()) {
-            for (const [attribute, use] of attributes) {
+        // Index loops: they run once per object of the data, in code not optimized yet (`for…of` makes objects).
+        const attributes = [...searched.keys()];
+        const uses = [...searched.values()];
+        const objects = data[entityName] ?? [];
+        for (let index = 0; index < objects.length; index++) {
+            const object = objects[index];
+            for (let a = 0; a < attributes.length; a++) {
+                const attribute = attributes[a];
+                const use = uses[a];
                 const value = object[attribute];
                 if (typeof value !== 'string') continue;
                 const compared = use.compared.length > 0 ? rules.unservable(value) : null;

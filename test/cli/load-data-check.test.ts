@@ -41,7 +41,7 @@ describe('the data check of load and verify', () => {
     it.each([['load'], ['verify']])(
         'kvmod %s reports what the data check finds, before the refused connection',
         async (command) => {
-            const problems = validateInstanceData(await loadRuntimeModel(MODEL), badData, bad);
+            const problems = await validateInstanceData(await loadRuntimeModel(MODEL), badData, bad);
             expect(problems.length).toBe(4);
             const run = runKvmod([command, MODEL, '--data', bad, '--redis', NO_SERVER, '--dialect', 'redisearch1']);
             expect(run.status).toBe(1);

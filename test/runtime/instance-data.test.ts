@@ -1,6 +1,12 @@
 import { describe, expect, test } from '@jest/globals';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { loadTexts } from '../../src/pipeline/load.js';
-import { instanceDataSchema, parseInstanceData, validateInstanceData } from '../../src/runtime/instance-data.js';
+import {
+    instanceDataSchema,
+    parseInstanceData,
+    schemaCheck,
+    validateInstanceData,
+} from '../../src/runtime/instance-data.js';
 import { buildRuntimeModel, type RuntimeModel } from '../../src/runtime/runtime-model.js';
 
 const MODEL = `
@@ -10,8 +16,14 @@ entity Airport { id codeCAO  city text }
 entity Seat { row int  ref Flight[1] flight }
 `;
 
-async function model(): Promise<RuntimeModel> {
-    const workspace = await loadTexts([{ path: 'm.pidm', text: MODEL }]);
+/** Numeric ids (references to them take numbers too), floats, booleans, datetimes, a bounded list. */
+const NUMERIC_MODEL = `
+entity Gate { id number int  width float  open boolean  at datetime  ref Lane[1..3] lanes  ref Lane[0..1] spare }
+entity Lane { id n int  name text }
+`;
+
+async function model(text = MODEL): Promise<RuntimeModel> {
+    const workspace = await loadTexts([{ path: 'm.pidm', text }]);
     expect(workspace.hasErrors).toBe(false);
     return buildRuntimeModel(workspace.pidm.map((entry) => entry.model));
 }
@@ -30,7 +42,7 @@ function valid(): Record<string, Record<string, unknown>[]> {
 
 describe('instance data', () => {
     test('data that fits the model has no problems', async () => {
-        expect(validateInstanceData(await model(), valid(), 'data.json')).toEqual([]);
+        expect(await validateInstanceData(await model(), valid(), 'data.json')).toEqual([]);
     });
 
     test('the schema types each attribute and reference by its declaration', async () => {
@@ -54,7 +66,7 @@ describe('instance data', () => {
             birthdate: '1999-01-01',
             flights: ['F1', 'F1', 'F999'],
         });
-        expect(validateInstanceData(await model(), data, 'data.json')).toEqual([
+        expect(await validateInstanceData(await model(), data, 'data.json')).toEqual([
             'data.json: Passenger[2] (id "P13").flights[1]: Flight "F1" is listed twice (first at flights[0])',
             'data.json: Passenger[2] (id "P13").flights[2]: unknown Flight "F999"',
         ]);
@@ -63,8 +75,20 @@ describe('instance data', () => {
     test('a duplicate id points at the first object with that id', async () => {
         const data = valid();
         data.Airport.push({ codeCAO: 'A1', city: 'Rome' });
-        expect(validateInstanceData(await model(), data, 'data.json')).toEqual([
+        expect(await validateInstanceData(await model(), data, 'data.json')).toEqual([
             'data.json: Airport[1] (id "A1").codeCAO: duplicate id "A1" (first at Airport[0])',
+        ]);
+    });
+
+    test('every duplicate id points at the first object with it, in any order', async () => {
+        const data = valid();
+        for (const code of ['A2', 'A1', 'A3', 'A2', 'A1', 'A4', 'A3'])
+            data.Airport.push({ codeCAO: code, city: code === 'A1' ? 'Rome' : 'x' });
+        expect(await validateInstanceData(await model(), data, 'data.json')).toEqual([
+            'data.json: Airport[2] (id "A1").codeCAO: duplicate id "A1" (first at Airport[0])',
+            'data.json: Airport[4] (id "A2").codeCAO: duplicate id "A2" (first at Airport[1])',
+            'data.json: Airport[5] (id "A1").codeCAO: duplicate id "A1" (first at Airport[0])',
+            'data.json: Airport[7] (id "A3").codeCAO: duplicate id "A3" (first at Airport[3])',
         ]);
     });
 
@@ -76,7 +100,7 @@ describe('instance data', () => {
         delete data.Flight[0].origin;
         data.Airport[0].town = 'Paris';
         data.Pilot = [];
-        expect(validateInstanceData(await model(), data, 'data.json').sort()).toEqual([
+        expect((await validateInstanceData(await model(), data, 'data.json')).sort()).toEqual([
             'data.json: (top level): unknown entity "Pilot"',
             'data.json: Airport[0] (id "A1"): unknown field "town"',
             'data.json: Flight[0] (id "F1").departureTime: must be a time HH:MM:SS',
@@ -89,7 +113,7 @@ describe('instance data', () => {
     test('a date that matches the pattern but not the calendar is an error', async () => {
         const data = valid();
         data.Passenger[0].birthdate = '2001-02-29';
-        expect(validateInstanceData(await model(), data, 'data.json')).toEqual([
+        expect(await validateInstanceData(await model(), data, 'data.json')).toEqual([
             'data.json: Passenger[0] (id "P1").birthdate: "2001-02-29" is not a calendar date',
         ]);
     });
@@ -98,9 +122,9 @@ describe('instance data', () => {
         const data = valid();
         data.Passenger[0].birthdate = '0001-01-01';
         data.Passenger[1].birthdate = '0099-12-31';
-        expect(validateInstanceData(await model(), data, 'data.json')).toEqual([]);
+        expect(await validateInstanceData(await model(), data, 'data.json')).toEqual([]);
         data.Passenger[1].birthdate = '0000-06-01';
-        expect(validateInstanceData(await model(), data, 'data.json')).toEqual([
+        expect(await validateInstanceData(await model(), data, 'data.json')).toEqual([
             'data.json: Passenger[1] (id "P12").birthdate: "0000-06-01" is not a calendar date',
         ]);
     });
@@ -109,14 +133,135 @@ describe('instance data', () => {
         const data = valid();
         data.Flight[0].crew = [];
         data.Seat[0].flight = ['F1'];
-        expect(validateInstanceData(await model(), data, 'data.json').sort()).toEqual([
+        expect((await validateInstanceData(await model(), data, 'data.json')).sort()).toEqual([
             'data.json: Flight[0] (id "F1").crew: must list at least 1 identifiers',
             'data.json: Seat[0] (id "s1").flight: must be string',
         ]);
     });
 
+    test('the plain schema check accepts exactly what ajv accepts', async () => {
+        // Every field of every object made wrong in many ways (and the top level, the lists, the objects): the plain
+        // check (which lets valid data skip ajv) and ajv must agree on each variant.
+        const strange: unknown[] = [
+            ...(JSON.parse(
+                '[null, true, false, 0, -0, 1, -1, 1.5, 9007199254740992, -9007199254740992, 9007199254740991, ' +
+                    '-9007199254740991, 1e300, 1e400, "", "x", "F1", "A1", "P1", "1", "2", "1970-01-31", "2000-02-30", ' +
+                    '"1970-1-31", "1970-01-31T10:00:00", "1970-01-31T24:00:00", "23:59:59", "24:00:00", "7:00:00", ' +
+                    '"23:59:59\\n", "١٩٧٠-01-31", [], ["F1"], ["F1", "F1"], [1], [1, 2, 3], [1, 2, 3, 4], ' +
+                    '["1", 2], [null], [[]], [{}], {}, {"a": 1}]',
+            ) as unknown[]),
+            -Infinity,
+            NaN,
+        ];
+        const cases: [string, unknown][] = [];
+        const variants = (base: Record<string, Record<string, unknown>[]>, label: string): void => {
+            cases.push([`${label} as it is`, base]);
+            for (const top of [null, [], 'x', 1, { ...base, Extra: [] }, { ...base, __proto__: [] }])
+                cases.push([`${label} top ${JSON.stringify(top)}`, top]);
+            for (const entity of Object.keys(base)) {
+                for (const list of [null, {}, 'x', [null], [[]], ['x'], [1]])
+                    cases.push([`${label} ${entity} = ${JSON.stringify(list)}`, { ...base, [entity]: list }]);
+                const { [entity]: _omitted, ...without } = base;
+                cases.push([`${label} without ${entity}`, without]);
+                base[entity].forEach((object, index) => {
+                    const names = new Set([...Object.keys(object), 'unknown', 'constructor', 'toString', '__proto__']);
+                    for (const name of names) {
+                        const { [name]: _dropped, ...rest } = object;
+                        const variantsOf = [rest, ...strange.map((value) => ({ ...object, [name]: value }))];
+                        for (const changed of variantsOf) {
+                            const copy = structuredClone(base);
+                            copy[entity][index] = structuredClone(changed) as Record<string, unknown>;
+                            if (name === '__proto__' && changed !== rest)
+                                Object.defineProperty(copy[entity][index], name, {
+                                    value: (changed as Record<string, unknown>)[name],
+                                    enumerable: true,
+                                });
+                            cases.push([`${label} ${entity}[${index}].${name} = ${JSON.stringify(changed)}`, copy]);
+                        }
+                    }
+                });
+            }
+        };
+        const models: [RuntimeModel, Record<string, Record<string, unknown>[]>][] = [
+            [await model(), valid()],
+            [
+                await model(NUMERIC_MODEL),
+                {
+                    Gate: [
+                        { number: 1, width: 2.5, open: true, at: '2020-02-29T12:00:00', lanes: [1, '2'], spare: null },
+                        { number: 2, width: -1, open: false, at: '1999-12-31T23:59:59', lanes: [2] },
+                    ],
+                    Lane: [
+                        { n: 1, name: 'a' },
+                        { n: 2, name: 'b' },
+                    ],
+                },
+            ],
+        ];
+        let accepted = 0;
+        for (const [runtime, data] of models) {
+            const schema = instanceDataSchema(runtime);
+            const plain = schemaCheck(schema);
+            expect(plain).toBeDefined();
+            const ajv = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
+            cases.length = 0;
+            variants(data, [...runtime.entities.keys()].join('+'));
+            const disagreements = cases
+                .filter(([, value]) => plain!(value) !== ajv(value))
+                .map(([label, value]) => `${label}: plain ${plain!(value)}, ajv ${ajv(value)}`);
+            expect(disagreements).toEqual([]);
+            accepted += cases.filter(([, value]) => ajv(value)).length;
+            expect(cases.length).toBeGreaterThan(500);
+        }
+        expect(accepted).toBeGreaterThan(20); // the variants exercise acceptance as well as refusal
+    });
+
+    test('a schema keyword the plain check does not read leaves the check to ajv', () => {
+        expect(schemaCheck({ type: 'object', properties: { a: { type: 'string', format: 'email' } } })).toBeUndefined();
+        expect(schemaCheck({ type: 'object', properties: { a: { type: 'string' } } })).toBeUndefined(); // open object
+        expect(schemaCheck({ $ref: 'https://example.com/s' })).toBeUndefined();
+        expect(schemaCheck({ type: 'decimal' })).toBeUndefined();
+    });
+
+    test('repeated elements of a long list (searched through a map) are reported as in a short one', async () => {
+        const data = valid();
+        const flights = Array.from({ length: 20 }, (_, i) => `F${i + 2}`);
+        data.Flight.push(
+            ...flights.map((code) => ({ code, level: 1, departureTime: '00:00:00', origin: 'A1', crew: ['P1'] })),
+        );
+        data.Passenger[1].flights = [...flights, 'F1', 'F3', 'F21', 'F3', 'F99'];
+        data.Passenger[0].flights = ['F2', 'F3', 'F2', 'F3', 'F99', 'F2'];
+        expect(await validateInstanceData(await model(), data, 'data.json')).toEqual([
+            'data.json: Passenger[0] (id "P1").flights[2]: Flight "F2" is listed twice (first at flights[0])',
+            'data.json: Passenger[0] (id "P1").flights[3]: Flight "F3" is listed twice (first at flights[1])',
+            'data.json: Passenger[0] (id "P1").flights[4]: unknown Flight "F99"',
+            'data.json: Passenger[0] (id "P1").flights[5]: Flight "F2" is listed twice (first at flights[0])',
+            'data.json: Passenger[1] (id "P12").flights[21]: Flight "F3" is listed twice (first at flights[1])',
+            'data.json: Passenger[1] (id "P12").flights[22]: Flight "F21" is listed twice (first at flights[19])',
+            'data.json: Passenger[1] (id "P12").flights[23]: Flight "F3" is listed twice (first at flights[1])',
+            'data.json: Passenger[1] (id "P12").flights[24]: unknown Flight "F99"',
+        ]);
+    });
+
+    test('identifiers repeated as a number and as its text are one id, in short and long lists', async () => {
+        const gates = await model(NUMERIC_MODEL);
+        const lanes = Array.from({ length: 20 }, (_, i) => ({ n: i + 1, name: `l${i}` }));
+        const data = {
+            Gate: [
+                { number: 1, width: 1, open: true, at: '2020-01-01T00:00:00', lanes: [1, '1'] },
+                { number: 2, width: 1, open: true, at: '2020-01-01T00:00:00', lanes: [3, '3', 3] },
+            ],
+            Lane: lanes,
+        };
+        expect(await validateInstanceData(gates, data, 'g.json')).toEqual([
+            'g.json: Gate[0] (id "1").lanes[1]: Lane "1" is listed twice (first at lanes[0])',
+            'g.json: Gate[1] (id "2").lanes[1]: Lane "3" is listed twice (first at lanes[0])',
+            'g.json: Gate[1] (id "2").lanes[2]: Lane "3" is listed twice (first at lanes[0])',
+        ]);
+    });
+
     test('text that is not JSON is reported with the file name', async () => {
-        expect(() => parseInstanceData('{"Passenger": [', { entities: new Map() }, 'data.json')).toThrow(
+        await expect(parseInstanceData('{"Passenger": [', { entities: new Map() }, 'data.json')).rejects.toThrow(
             /^data\.json: not valid JSON/,
         );
     });

@@ -17,7 +17,16 @@ import { generateInstanceData } from '../../src/runtime/data-generator.js';
 import { indexInstanceData } from '../../src/runtime/instance-data.js';
 import { materializeModel } from '../../src/runtime/materialize.js';
 import { rowParameters } from '../../src/runtime/redis-loader.js';
-import { compileRespEncoder, respBatch, respOf, RespReplyReader, RespWriter } from '../../src/runtime/redis-resp.js';
+import {
+    compileRespEncoder,
+    ISO_FORMS,
+    isPlainIso,
+    respBatch,
+    respOf,
+    RespReplyReader,
+    RespWriter,
+} from '../../src/runtime/redis-resp.js';
+import { encodeRedisValue, encodeSortKey } from '../../src/generation/redis/redis-encoding.js';
 import { Decoder } from '@redis/client/dist/lib/RESP/decoder.js';
 import { buildRuntimeModel } from '../../src/runtime/runtime-model.js';
 
@@ -116,6 +125,101 @@ describe('compiled RESP encoders', () => {
         });
         expect(writer.take('FT.ADD', true).blocking).toBe(true);
         expect(writer.take('').count).toBe(0);
+    });
+});
+
+describe('arguments written without measuring them first', () => {
+    test('a UTF-8 length with more digits than the UTF-16 length is written as respOf writes it', () => {
+        const texts = [
+            '',
+            'a',
+            'é',
+            'é'.repeat(5),
+            'a'.repeat(9) + 'é',
+            '😀'.repeat(3),
+            'é'.repeat(50),
+            'é'.repeat(499),
+        ];
+        texts.push(
+            '€'.repeat(34),
+            '€'.repeat(333),
+            'x'.repeat(4096),
+            'é'.repeat(4096),
+            'é'.repeat(4097),
+            '€'.repeat(5000),
+        );
+        for (const text of texts) {
+            const writer = new RespWriter();
+            writer.begin(3);
+            writer.argument('SET');
+            writer.argument(text);
+            writer.argument(`${text}!`);
+            writer.end();
+            const written = Buffer.from(writer.take('SET').bytes).toString('utf8');
+            expect([text.length, written]).toEqual([text.length, respOf(['SET', text, `${text}!`])]);
+        }
+    });
+});
+
+describe('dates and times written as their digits', () => {
+    // Every form the general encoder reads or refuses, near every limit: the digits written straight from the
+    // characters (when the value has the plain form) are the RESP of what encodeRedisValue makes of it.
+    const dates = ['2000-02-29', '1900-02-29', '2001-02-28', '2024-12-31', '2024-04-31', '2024-13-01', '2024-00-10'];
+    dates.push('0000-01-01', '0001-01-01', '0999-09-09', '9999-12-31', '1970-01-00', '1970-1-01', ' 1970-01-01');
+    dates.push('1970-01-01 ', '1970/01/01', '197a-01-01', '١٩٧٠-01-01', '1970-01-011', '');
+    const times = ['00:00:00', '23:59:59', '24:00:00', '23:60:00', '23:59:60', '09:05:07', '00:00:01', '12:30'];
+    times.push(' 12:30:00', '12:30:00 ', '1:30:00', '12-30-00', '12:3a:00', '');
+    const datetimes = dates.flatMap((date) => times.flatMap((time) => [`${date}T${time}`, `${date} ${time}`]));
+    datetimes.push('2000-02-29t12:00:00', '2000-02-29_12:00:00', '0000-01-01T00:00:00', '0001-01-01T00:00:00');
+    const cases: (readonly ['date' | 'time' | 'datetime', string])[] = [
+        ...dates.map((value) => ['date', value] as const),
+        ...times.map((value) => ['time', value] as const),
+        ...datetimes.map((value) => ['datetime', value] as const),
+    ];
+
+    test.each([['date'], ['time'], ['datetime']] as const)(
+        'a plain %s is written as encodeRedisValue encodes it; any other is left to it',
+        (type) => {
+            let written = 0;
+            for (const [kind, value] of cases) {
+                if (kind !== type) continue;
+                const writer = new RespWriter();
+                writer.begin(1);
+                const plain = writer.isoDigits(value, ISO_FORMS[type]);
+                writer.end();
+                const text = Buffer.from(writer.take('').bytes).toString('utf8');
+                if (!plain) {
+                    expect([value, text]).toEqual([value, '*1\r\n']); // nothing written
+                    expect(isPlainIso(value, ISO_FORMS[type])).toBe(false);
+                    continue;
+                }
+                expect([value, text]).toEqual([value, respOf([encodeRedisValue(type, value)])]);
+                written++;
+            }
+            expect(written).toBeGreaterThanOrEqual(type === 'datetime' ? 30 : 4);
+        },
+    );
+
+    test('a value the general encoder refuses is never plain', () => {
+        for (const [type, value] of cases) {
+            let encoded: string | undefined;
+            try {
+                encoded = encodeRedisValue(type, value);
+            } catch {
+                encoded = undefined;
+            }
+            if (encoded === undefined)
+                expect([type, value, isPlainIso(value, ISO_FORMS[type])]).toEqual([type, value, false]);
+        }
+    });
+});
+
+describe('sort keys', () => {
+    test("an ASCII text's sort key is its lower case (what the row writer writes for one without a lookup)", () => {
+        const ascii = Array.from({ length: 128 }, (_, code) => String.fromCharCode(code));
+        for (const text of [...ascii, ascii.join(''), 'Saint-Etienne', 'PA7716', 'FL-075'])
+            expect([text, encodeSortKey(text)]).toEqual([text, text.toLowerCase()]);
+        expect(encodeSortKey('Straße')).toBe('strasse'); // not its lower case: why the shortcut stops at ASCII
     });
 });
 
