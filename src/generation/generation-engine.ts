@@ -66,7 +66,9 @@ const validators = new Map<string, ValidateFunction>();
 async function viewModelValidator(schemaFile: string): Promise<ValidateFunction> {
     let validate = VIEW_MODEL_VALIDATORS.get(schemaFile) ?? validators.get(schemaFile);
     if (!validate) {
-        const { Ajv2020 } = await import('ajv/dist/2020.js');
+        // ajv is CommonJS: its `module.exports` (the default export, under Node and in the CLI bundle alike) carries
+        // the class; a named export of a dynamic import exists only where Node's lexer finds it, not in a bundle.
+        const { Ajv2020 } = (await import('ajv/dist/2020.js')).default;
         const schema = JSON.parse(await readFile(join(packageRoot(), schemaFile), 'utf8')) as object;
         validate = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
         validators.set(schemaFile, validate);

@@ -87,7 +87,9 @@ function valueSchema(type: LogicalType): Record<string, unknown> {
         case 'int':
             return { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
         case 'float':
-            return { type: 'number' };
+            // A JSON number too large for a double (`1e400`) parses to Infinity, which JSON Schema's `number` takes;
+            // no engine can store it (the write would stop mid-load), so the bounds refuse it before anything is written.
+            return { type: 'number', minimum: -Number.MAX_VALUE, maximum: Number.MAX_VALUE };
         case 'boolean':
             return { type: 'boolean' };
         case 'date':
@@ -274,7 +276,9 @@ export async function validateInstanceData(model: RuntimeModel, data: unknown, f
     // Data that fits needs no ajv (see `schemaCheck`); data that does not is checked by ajv, which finds the errors.
     // ajv is loaded then only: valid data never pays for loading it (~40 ms of a load's start-up).
     if (schemaCheck(schema)?.(data) !== true) {
-        const { Ajv2020 } = await import('ajv/dist/2020.js');
+        // ajv is CommonJS: its `module.exports` (the default export, under Node and in the CLI bundle alike) carries
+        // the class; a named export of a dynamic import exists only where Node's lexer finds it, not in a bundle.
+        const { Ajv2020 } = (await import('ajv/dist/2020.js')).default;
         const validate = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
         if (!validate(data)) {
             for (const error of validate.errors ?? [])
@@ -446,6 +450,12 @@ function schemaMessage(error: ErrorObject): string {
             return `must list at most ${params.limit} identifiers`;
         case 'anyOf':
             return 'must be an identifier or null';
+        case 'minimum':
+        case 'maximum':
+            // The float bounds (see `valueSchema`): only a number JSON.parse made infinite is beyond them.
+            return Math.abs(Number(params.limit)) === Number.MAX_VALUE
+                ? 'must be a finite number (this one is too large for a float)'
+                : (error.message ?? error.keyword);
         default:
             return error.message ?? error.keyword;
     }

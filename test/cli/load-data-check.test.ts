@@ -49,6 +49,22 @@ describe('the data check of load and verify', () => {
         },
     );
 
+    it('a float too large for a double (1e400) is refused before anything is written', async () => {
+        const huge = join(dir, 'huge.json');
+        writeFileSync(huge, readFileSync(good, 'utf8').replace(/"latitude":\s*-?[\d.e+-]+/, '"latitude": 1e400'));
+        const data = JSON.parse(readFileSync(huge, 'utf8')) as InstanceData;
+        const problems = await validateInstanceData(await loadRuntimeModel(MODEL), data, huge);
+        expect(problems).toEqual([
+            expect.stringMatching(
+                /^.*huge\.json: Localization\[\d+\] \(id "[^"]+"\)\.latitude: must be a finite number \(this one is too large for a float\)$/,
+            ),
+        ]);
+        // Data that does not fit the schema is reported by ajv, loaded on demand (in the CLI bundle too).
+        const run = runKvmod(['load', MODEL, '--data', huge, '--redis', NO_SERVER, '--dialect', 'redisearch1']);
+        expect(run.status).toBe(1);
+        expect(run.stderr).toBe(`kvmod: ${huge} does not fit the model:\n${problems.join('\n')}\n`);
+    });
+
     it('good data on a refused connection is the connection error', () => {
         const run = runKvmod(['load', MODEL, '--data', good, '--redis', NO_SERVER, '--dialect', 'redisearch1']);
         expect(run.status).toBe(1);

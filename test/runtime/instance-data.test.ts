@@ -216,6 +216,20 @@ describe('instance data', () => {
         expect(accepted).toBeGreaterThan(20); // the variants exercise acceptance as well as refusal
     });
 
+    test('a float too large for a double (JSON.parse makes it Infinity) is refused, by both checks', async () => {
+        const runtime = await model(NUMERIC_MODEL);
+        const text = (width: string) =>
+            `{"Gate":[{"number":1,"width":${width},"open":true,"at":"2020-02-29T12:00:00","lanes":[1]}],"Lane":[{"n":1,"name":"a"}]}`;
+        expect(schemaCheck(instanceDataSchema(runtime))!(JSON.parse(text('1e308')))).toBe(true);
+        expect(await validateInstanceData(runtime, JSON.parse(text('1e308')), 'd.json')).toEqual([]);
+        for (const width of ['1e400', '-1e400']) {
+            expect(schemaCheck(instanceDataSchema(runtime))!(JSON.parse(text(width)))).toBe(false);
+            expect(await validateInstanceData(runtime, JSON.parse(text(width)), 'd.json')).toEqual([
+                'd.json: Gate[0] (id "1").width: must be a finite number (this one is too large for a float)',
+            ]);
+        }
+    });
+
     test('a schema keyword the plain check does not read leaves the check to ajv', () => {
         expect(schemaCheck({ type: 'object', properties: { a: { type: 'string', format: 'email' } } })).toBeUndefined();
         expect(schemaCheck({ type: 'object', properties: { a: { type: 'string' } } })).toBeUndefined(); // open object
