@@ -138,7 +138,13 @@ try {
     const timeFloor = (server, files) => {
         server.cli('FLUSHALL');
         server.pipe(files[0]);
-        return timeProcess('load-floor', [join(root, 'scripts/load-floor.mjs'), data, files[1], String(server.port)]);
+        return timeProcess('load-floor', [
+            join(root, 'scripts/load-floor.mjs'),
+            data,
+            files[1],
+            String(server.port),
+            String(rows),
+        ]);
     };
     /** Wall time of a Node child process, and its CPU time when GNU time is there. */
     const timeProcess = (name, argv) => {
