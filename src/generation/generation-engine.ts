@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import Handlebars from 'handlebars';
+import type Handlebars from 'handlebars';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { isKvlmModel, type KvlmModel } from '../language/generated/ast.js';
 import { GenerationError } from './generation-errors.js';
@@ -229,7 +229,9 @@ async function* templateFiles<O extends OptionDeclarations, D>(
     if (!emitter) return;
     const { templates, notices } = await resolveTemplates(target.name, options.templatesDir);
     for (const notice of notices) options.log?.(notice);
-    const hb = Handlebars.create();
+    // Loaded when a target renders templates: `load` and `verify` build view models and never pay for it (~650 KB).
+    const { default: handlebars } = await import('handlebars');
+    const hb = handlebars.create();
     const nesting = { depth: 0, sink: undefined as ChunkSink | undefined };
     flattenEachIterations(hb, nesting);
     for (const [name, helper] of Object.entries({ ...commonHelpers, ...emitter.helpers }))
