@@ -218,6 +218,20 @@ export async function renderTemplates<O extends OptionDeclarations, D>(
     return files;
 }
 
+/**
+ * One entry's file, rendered alone: the entries before it are compiled and rendered (in order, as `renderTemplates`
+ * would), those after it are not. Undefined when no entry writes `path`.
+ */
+export async function renderTemplate<O extends OptionDeclarations, D>(
+    target: GenerationTarget<O, D>,
+    viewModel: D,
+    path: string,
+    options: RunOptions = {},
+): Promise<string | undefined> {
+    for await (const file of templateFiles(target, viewModel, options)) if (file.path === path) return file.content;
+    return undefined;
+}
+
 /** `renderTemplates` one file at a time: each entry is rendered when the iteration reaches it. */
 async function* templateFiles<O extends OptionDeclarations, D>(
     target: GenerationTarget<O, D>,

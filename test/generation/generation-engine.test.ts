@@ -14,6 +14,7 @@ import {
     builtInTemplateDir,
 } from '../../src/generation/index.js';
 import type { GeneratedFile } from '../../src/generation/generation-target.js';
+import { renderTemplate } from '../../src/generation/generation-engine.js';
 import { loadKvlmFile } from './generation-fixtures.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { VIEW_MODEL_VALIDATORS } from '../../src/generation/generated/view-model-validators.js';
@@ -129,6 +130,20 @@ describe('layered templates', () => {
         expect(await renderTemplates(redisTarget, vm, { templatesDir: dir })).toEqual(
             await renderTemplates(redisTarget, vm),
         );
+    });
+});
+
+describe('renderTemplate', () => {
+    test('renders one entry exactly as renderTemplates does, and not the entries after it', async () => {
+        const vm = (await generateTarget(redisTarget, await fixture(), {})).viewModel;
+        const files = await renderTemplates(redisTarget, vm);
+        expect(files.length).toBeGreaterThan(2);
+        for (const file of files) expect(await renderTemplate(redisTarget, vm, file.path)).toBe(file.content);
+        expect(await renderTemplate(redisTarget, vm, 'nothing.redis')).toBeUndefined();
+        // A broken template after the one asked for is never compiled; renderTemplates finds it.
+        await userTemplate('README.md.hbs', '{{#each collections}}');
+        expect(await renderTemplate(redisTarget, vm, 'indexes.redis', { templatesDir: dir })).toBe(files[0]!.content);
+        expect((await failure(renderTemplates(redisTarget, vm, { templatesDir: dir }))).code).toBe('template.parse');
     });
 });
 

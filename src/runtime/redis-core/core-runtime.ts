@@ -4,7 +4,7 @@
  * server itself (`INFO cluster`: any node's URL will do; node-redis finds the other nodes), or given as several
  * seed URLs. Its collation is the one the function library implements (README of the design, "Values and text").
  */
-import { renderTemplates } from '../../generation/generation-engine.js';
+import { renderTemplate } from '../../generation/generation-engine.js';
 import type { CoreViewModel } from '../../generation/redis-core/redis-core-design.js';
 import { redisCoreTarget, type redisCoreTargetOptions } from '../../generation/redis-core/redis-core-target.js';
 import { collationFor, compareCodePoints } from '../collation.js';
@@ -86,10 +86,9 @@ async function probe(connection: CoreConnection): Promise<EngineProbe> {
 
 /** The function library the design's templates write (the built-in templates: what `generate` writes). */
 async function librarySource(view: CoreViewModel): Promise<string> {
-    const files = await renderTemplates(redisCoreTarget, view);
-    const library = files.find((file) => file.path === 'library.lua');
-    if (!library) throw new Error('the redis-core templates wrote no library.lua');
-    return library.content;
+    const library = await renderTemplate(redisCoreTarget, view, 'library.lua');
+    if (library === undefined) throw new Error('the redis-core templates wrote no library.lua');
+    return library;
 }
 
 /** The library's code on each master, or null where it is not loaded. */
