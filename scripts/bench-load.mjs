@@ -29,6 +29,7 @@
 //   blocked FT.ADD leaves the rest of the pipe in the server's query buffer, moved down after every command), so the
 //   baseline sends pipes of `--batch` commands one after the other; `--deep-pipe` adds the deep pipe (minutes).
 //
+// Each whole process runs with KVMOD_TIMING=1; under its line, the phases of that (fastest) run, in wall seconds.
 // `--profile DIR` also runs `kvmod load` (FT.ADD) once under `node --cpu-prof --cpu-prof-dir DIR` and prints where
 // its time went (scripts/cpu-profile-summary.mjs). Needs redis-server, redis-cli and
 // /usr/lib/redis/modules/redisearch.so.
@@ -132,7 +133,7 @@ try {
         server.cli('FLUSHALL');
         const argv = [join(root, 'bin/kvmod.js'), 'load', model, '--data', data, '--redis', server.url];
         argv.push(...target, '--batch', String(batch));
-        return timeProcess('kvmod load', argv);
+        return timeProcess('kvmod load', argv, true);
     };
     // scripts/load-floor.mjs: Node started, the JSON data parsed, the prepared commands written (indexes untimed).
     const timeFloor = (server, files) => {
@@ -147,16 +148,23 @@ try {
         ]);
     };
     /** Wall time of a Node child process, and its CPU time when GNU time is there. */
-    const timeProcess = (name, argv) => {
+    // With `phases`, the process runs with KVMOD_TIMING=1 and its phase lines (src/pipeline/phase-timing.ts) are kept.
+    const timeProcess = (name, argv, phases = false) => {
         const timed = existsSync(TIME);
+        const options = { encoding: 'utf8', env: phases ? { ...process.env, KVMOD_TIMING: '1' } : process.env };
         const started = performance.now();
         const result = timed
-            ? spawnSync(TIME, ['-f', 'kvmod-cpu %U %S', process.execPath, ...argv], { encoding: 'utf8' })
-            : spawnSync(process.execPath, argv, { encoding: 'utf8' });
+            ? spawnSync(TIME, ['-f', 'kvmod-cpu %U %S', process.execPath, ...argv], options)
+            : spawnSync(process.execPath, argv, options);
         const seconds = (performance.now() - started) / 1000;
         if (result.status !== 0) throw new Error(`${name}: ${result.stderr}`);
         const cpu = /kvmod-cpu ([\d.]+) ([\d.]+)/.exec(result.stderr);
-        return { seconds, cpu: cpu ? Number(cpu[1]) + Number(cpu[2]) : undefined };
+        const timing = [...result.stderr.matchAll(/^kvmod: timing: (.+?) +([\d.]+) s cpu +([\d.]+) s wall/gm)];
+        return {
+            seconds,
+            cpu: cpu ? Number(cpu[1]) + Number(cpu[2]) : undefined,
+            phases: phases ? timing.map((m) => ({ phase: m[1], cpu: Number(m[2]), wall: Number(m[3]) })) : undefined,
+        };
     };
     /** Times `write` (the write path), after `prepare` (untimed), with this process's CPU time. */
     const timed = async (prepare, write) => {
@@ -226,6 +234,7 @@ try {
         cpuSeconds: result.cpu === undefined ? undefined : Number(result.cpu.toFixed(2)),
         rowsPerSecond: Math.round(rows / result.seconds),
         share: baseline ? Number((baseline.seconds / result.seconds).toFixed(2)) : undefined,
+        phases: result.phases,
     });
 
     const results = [];
@@ -326,6 +335,10 @@ try {
                 console.log(
                     `  ${line.name.padEnd(32)} ${line.seconds.toFixed(2).padStart(6)} s  ${line.rowsPerSecond.toLocaleString('en-US').padStart(9)} rows/s  ${cpu.padEnd(11)}  ${share}`,
                 );
+                // Where that run's wall time went (KVMOD_TIMING's phases; those under 5 ms left out).
+                const phases = (line.phases ?? []).filter((p) => p.wall >= 0.005);
+                if (phases.length > 0)
+                    console.log(`    phases, s wall: ${phases.map((p) => `${p.phase} ${p.wall.toFixed(2)}`).join(' · ')}`);
             }
         }
         if (profile) console.log(`\nkvmod load under --cpu-prof (${profileDir}):\n${profile}`);
