@@ -159,6 +159,9 @@ function respCommand(
         rowKey ? `${head}${bulk(row)}${tail}${encoded}` : `${head}${tail}${encoded}`;
 }
 
+/** Batches `writeCoreRows` keeps sent ahead of their replies. */
+const IN_FLIGHT = 3;
+
 /**
  * Writes every row of every collection through the library, pipelined: each batch is one RESP buffer per node
  * (`CoreConnection.callMany`), and the next batch is encoded and sent while the server works through the previous
@@ -201,7 +204,9 @@ export async function writeCoreRows(
         if (options.onProgress) await options.onProgress(done, total());
     };
     const f = design.functions;
-    let inFlight: Sent | undefined;
+    // Batches sent and not yet acknowledged, oldest first: up to IN_FLIGHT of them, so that the server always has
+    // the next batch while this process makes one (a collection's first batch also binds its rows).
+    const inFlight: Sent[] = [];
     try {
         for (const { collection, rows } of work) {
             const cluster = connection.cluster;
@@ -297,18 +302,17 @@ export async function writeCoreRows(
                     perRow,
                     replies: connection.callMany({ keys, commands, first: 'FCALL' }),
                 };
-                if (inFlight) await acknowledge(inFlight);
-                inFlight = sent;
+                inFlight.push(sent);
+                while (inFlight.length > IN_FLIGHT) await acknowledge(inFlight.shift()!);
             }
         }
-        if (inFlight) await acknowledge(inFlight);
-        inFlight = undefined;
+        while (inFlight.length > 0) await acknowledge(inFlight.shift()!);
     } catch (error) {
         if (error instanceof RedisConnectionLost) lost(error);
         throw error;
     } finally {
-        // A failure leaves the last batch's replies unread: wait for them, so nothing is still being written.
-        await inFlight?.replies;
+        // A failure leaves the last batches' replies unread: wait for them, so nothing is still being written.
+        await Promise.all(inFlight.map((sent) => sent.replies));
     }
     return {
         collections: work.map(({ collection, rows }) => ({ name: collection.name, rows: rows.length })),
