@@ -130,6 +130,14 @@ export function rowParameters(collection: RedisCollection, row: MaterializedRow)
     return values;
 }
 
+/**
+ * Batches sent and not yet acknowledged at most. Two (one the server indexes, one the client sends meanwhile) left
+ * the server idle whenever the client paused for longer than a batch takes the server (finding a collection's
+ * bindings, a garbage collection): ~0.08 s of a 1 s write of the airflights data at scale 10,000 on RediSearch 1.2.
+ * Four left ~0.035 s; more saved nothing and took more client time (bigger buffers).
+ */
+const BATCHES_IN_FLIGHT = 4;
+
 /** Creates the indexes and writes every row. Throws KvmodError on a refused command or a lost server. */
 export async function loadIntoRedis(
     link: RedisLink,
@@ -175,9 +183,9 @@ export async function loadIntoRedis(
         if (error instanceof RedisConnectionLost) lost(error);
         throw error;
     }
-    // Two batches in flight: the next batch is encoded and sent while the server works through the
-    // previous one, so neither side waits for the other (one batch at a time left each idle half the
-    // time). Replies are still checked batch by batch, in order, so `done` counts acknowledged rows.
+    // Batches in flight (`BATCHES_IN_FLIGHT`): the next batches are encoded and sent while the server works through
+    // the earlier ones, so neither side waits for the other (one batch at a time left each idle half the time).
+    // Replies are still checked batch by batch, in order, so `done` counts acknowledged rows.
     type Sent = {
         collection: RedisCollection;
         batch: MaterializedRow[];
@@ -202,7 +210,7 @@ export async function loadIntoRedis(
         }
         if (options.onProgress) await options.onProgress(done, total());
     };
-    let inFlight: Sent | undefined;
+    const inFlight: Sent[] = [];
     const writer = new RespWriter();
     try {
         for (const { collection, rows, parameters } of work) {
@@ -226,16 +234,14 @@ export async function loadIntoRedis(
                     const commands = batch.map((row) => bindRedisCommand(collection.insert, parameters(row)));
                     replies = Promise.allSettled(commands.map((argv) => link.send(argv)));
                 }
-                const sent: Sent = { collection, batch, start, replies };
-                if (inFlight) await acknowledge(inFlight);
-                inFlight = sent;
+                inFlight.push({ collection, batch, start, replies });
+                if (inFlight.length >= BATCHES_IN_FLIGHT) await acknowledge(inFlight.shift()!);
             }
         }
-        if (inFlight) await acknowledge(inFlight);
-        inFlight = undefined;
+        while (inFlight.length > 0) await acknowledge(inFlight.shift()!);
     } finally {
-        // A failure leaves the last batch's replies unread: settle them, so no rejection goes unhandled.
-        await inFlight?.replies;
+        // A failure leaves the replies of the batches still in flight unread: settle them, so no rejection goes unhandled.
+        await Promise.all(inFlight.map((sent) => sent.replies));
     }
     const written = work.map(({ collection, rows }) => ({ name: collection.name, rows: rows.length }));
     return { indexes, collections: written, rows: done };
