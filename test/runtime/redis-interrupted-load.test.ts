@@ -128,8 +128,9 @@ describe('an interrupted load', () => {
                 ),
             );
             const acknowledged = Number(/after ([\d,]+) of/.exec(error.message)![1].replace(/,/g, ''));
+            // The three batches of 200 rows in flight after the 400th row may be acknowledged before the kill.
             expect(acknowledged).toBeGreaterThanOrEqual(400);
-            expect(acknowledged).toBeLessThanOrEqual(600);
+            expect(acknowledged).toBeLessThanOrEqual(1000);
             const partial = await hashes(server.url);
             const io = memoryIo();
             expect(await main(['load', MODEL, '--data', data, '--redis', server.url], io)).toBe(0);
