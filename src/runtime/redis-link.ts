@@ -6,7 +6,15 @@
 import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 // The client alone: `redis` would also load its module packages (search, JSON, bloom, time series), unused here.
-import { ConnectionTimeoutError, ErrorReply, RedisClient } from '@redis/client';
+import {
+    ConnectionTimeoutError,
+    ErrorReply,
+    RedisClient,
+    type RedisFunctions,
+    type RedisModules,
+    type RedisScripts,
+    type TypeMapping,
+} from '@redis/client';
 import type { RedisDialect } from '../generation/redis/redis-view-model.js';
 import type { EngineFailure } from './engine.js';
 import { KvmodError } from '../pipeline/errors.js';
@@ -67,7 +75,7 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
     const shown = redactRedisUrl(url);
     const seconds = options.timeoutSeconds ?? DEFAULT_REDIS_TIMEOUT_SECONDS;
     const timeout = Math.max(1, Math.round(seconds * 1000));
-    let client: RedisClient<{}, {}, {}, 2, {}>;
+    let client: RedisClient<RedisModules, RedisFunctions, RedisScripts, 2, TypeMapping>;
     try {
         const parsed = new URL(url);
         if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new Error('not a redis URL');
