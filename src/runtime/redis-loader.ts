@@ -231,8 +231,11 @@ export async function loadIntoRedis(
             // 1.x's FT.ADD blocks the connection for each row on a server without SAFEMODE (the link then writes it
             // only a little ahead of its replies; with SAFEMODE as far ahead as any other command); 2.x's HSET never does.
             const blocking = view.dialect === 'redisearch1' && (options.rowWritesBlock ?? true);
-            for (let start = 0; start < rows.length; start += batch.length) {
+            // Until a slice is empty, not up to `rows.length`: rows made on demand then find the bindings of each
+            // batch as it is made, and the first batch of a collection does not wait for those of its last row.
+            for (let start = 0; ; start += batch.length) {
                 batch = rows.slice(start, start + (sent === 0 ? Math.min(batchSize, FIRST_BATCH_ROWS) : batchSize));
+                if (batch.length === 0) break;
                 sent++;
                 let replies: Promise<PromiseSettledResult<unknown>[]>;
                 if (link.sendBatch) {
