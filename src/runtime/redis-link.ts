@@ -273,6 +273,9 @@ const PIPE_WINDOW = 1 << 18;
  * of HSETs is about 0.5 MB). Two loader batches fit in it.
  */
 const PIPE_WINDOW_NONBLOCKING = 1 << 22;
+/** The settled reply `OK` (every FT.ADD's), one object for all. */
+const FULFILLED_OK: PromiseFulfilledResult<unknown> = Object.freeze({ status: 'fulfilled', value: 'OK' });
+
 /** The size of a slice written at once (more than one command when they are small). */
 const PIPE_SLICE = 1 << 14;
 
@@ -378,7 +381,7 @@ function openPipe(url: string, timeout: number, replied: () => void): Promise<Pi
         }
     };
     const reader = new RespReplyReader(
-        (value) => settle({ status: 'fulfilled', value }),
+        (value) => settle(value === 'OK' ? FULFILLED_OK : { status: 'fulfilled', value }),
         (message) => settle({ status: 'rejected', reason: new ErrorReply(message) }),
         (message) => new ErrorReply(message),
     );
