@@ -271,6 +271,18 @@ function typeTest(type: unknown): SchemaCheck {
  * Returns readable messages prefixed with `file`, at most MAX_REPORTED_DATA_ERRORS (plus a count).
  */
 export async function validateInstanceData(model: RuntimeModel, data: unknown, file = 'data'): Promise<string[]> {
+    return (await checkInstanceData(model, data, file)).problems;
+}
+
+/**
+ * `validateInstanceData`'s check, and the index of the objects by identity it makes on the way (what
+ * `indexInstanceData` makes; complete when there are no problems).
+ */
+async function checkInstanceData(
+    model: RuntimeModel,
+    data: unknown,
+    file: string,
+): Promise<{ problems: string[]; index: InstanceIndex }> {
     const schema = instanceDataSchema(model);
     const problems: string[] = [];
     // Data that fits needs no ajv (see `schemaCheck`); data that does not is checked by ajv, which finds the errors.
@@ -283,14 +295,15 @@ export async function validateInstanceData(model: RuntimeModel, data: unknown, f
         if (!validate(data)) {
             for (const error of validate.errors ?? [])
                 problems.push(`${file}: ${describeSchemaError(error, data, model)}`);
-            return cap(dedupe(problems));
+            return { problems: cap(dedupe(problems)), index: new Map() };
         }
     }
     const typed = data as InstanceData;
-    const ids = new Map<string, Set<string>>();
+    // The objects of each entity by identity: the identifiers seen, and the index a load follows references with.
+    const ids: InstanceIndex = new Map();
     // Index loops, not `entries()`: these run once per object of a data file of hundreds of thousands.
     for (const entity of model.entities.values()) {
-        const seen = new Set<string>();
+        const seen = new Map<string, InstanceObject>();
         ids.set(entity.name, seen);
         // Only dates carry a check the schema's pattern cannot make (the day exists in its month).
         const dated = entity.attributes
@@ -304,7 +317,7 @@ export async function validateInstanceData(model: RuntimeModel, data: unknown, f
             // One lookup per object: an id seen before leaves the set's size as it was. Where each id first appears
             // is worked out only from the first duplicate on (they are rare).
             const before = seen.size;
-            seen.add(id);
+            seen.set(id, object);
             if (seen.size === before || firsts !== undefined) {
                 if (firsts === undefined) {
                     firsts = new Map<string, number>();
@@ -337,12 +350,12 @@ export async function validateInstanceData(model: RuntimeModel, data: unknown, f
         const references = entity.references.map((reference) => ({
             name: reference.name,
             target: reference.target,
-            targets: ids.get(reference.target) ?? new Set<string>(),
+            targets: ids.get(reference.target) ?? new Map<string, InstanceObject>(),
         }));
+        // Only a problem needs the object's location (it quotes the id): not worked out for every object.
+        const where = (index: number): string => objectLocation(entity.name, index, objects[index][entity.idName]);
         for (let index = 0; index < objects.length; index++) {
             const object = objects[index];
-            // Only a problem needs the object's location (it quotes the id): not worked out for every object.
-            const where = (): string => objectLocation(entity.name, index, object[entity.idName]);
             for (let r = 0; r < references.length; r++) {
                 const reference = references[r];
                 const targets = reference.targets;
@@ -355,10 +368,10 @@ export async function validateInstanceData(model: RuntimeModel, data: unknown, f
                     const listed = length > SHORT_LIST ? new Map<string, number>() : undefined;
                     for (let position = 0; position < length; position++) {
                         const element = value[position];
-                        const id = identityOf(element);
+                        const id = typeof element === 'string' ? element : String(element); // identityOf
                         if (!targets.has(id))
                             problems.push(
-                                `${file}: ${where()}.${reference.name}[${position}]: unknown ${reference.target} ${JSON.stringify(id)}`,
+                                `${file}: ${where(index)}.${reference.name}[${position}]: unknown ${reference.target} ${JSON.stringify(id)}`,
                             );
                         let earlier: number | undefined;
                         if (listed === undefined) {
@@ -375,21 +388,21 @@ export async function validateInstanceData(model: RuntimeModel, data: unknown, f
                         }
                         if (earlier !== undefined) {
                             problems.push(
-                                `${file}: ${where()}.${reference.name}[${position}]: ${reference.target} ${JSON.stringify(id)} is listed twice (first at ${reference.name}[${earlier}])`,
+                                `${file}: ${where(index)}.${reference.name}[${position}]: ${reference.target} ${JSON.stringify(id)} is listed twice (first at ${reference.name}[${earlier}])`,
                             );
                         }
                     }
                 } else {
-                    const id = identityOf(value);
+                    const id = typeof value === 'string' ? value : String(value); // identityOf
                     if (!targets.has(id))
                         problems.push(
-                            `${file}: ${where()}.${reference.name}: unknown ${reference.target} ${JSON.stringify(id)}`,
+                            `${file}: ${where(index)}.${reference.name}: unknown ${reference.target} ${JSON.stringify(id)}`,
                         );
                 }
             }
         }
     }
-    return cap(problems);
+    return { problems: cap(problems), index: ids };
 }
 
 /** Lists of at most this many identifiers are searched for a repeated one without a map. */
@@ -482,9 +495,21 @@ function cap(lines: string[]): string[] {
 
 /** Reads and checks a data file; throws a KvmodError listing the problems (or the JSON syntax error). */
 export async function readInstanceData(path: string, model: RuntimeModel): Promise<InstanceData> {
-    let text: string;
+    return (await readIndexedInstanceData(path, model)).data;
+}
+
+/** Checked instance data and its objects by identity. */
+export interface IndexedInstanceData {
+    data: InstanceData;
+    /** What `indexInstanceData` makes of the data (made by the check, which finds every identifier anyway). */
+    index: InstanceIndex;
+}
+
+/** `readInstanceData`, with the data's index (`indexInstanceData`). */
+export async function readIndexedInstanceData(path: string, model: RuntimeModel): Promise<IndexedInstanceData> {
+    let bytes: Buffer;
     try {
-        text = await readFile(path, 'utf8');
+        bytes = await readFile(path);
     } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         throw new KvmodError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`, {
@@ -492,21 +517,27 @@ export async function readInstanceData(path: string, model: RuntimeModel): Promi
             path,
         });
     }
-    return await parseInstanceData(text, model, path);
+    // Decoded at once, not as `readFile(path, 'utf8')` does (chunk by chunk, joined into a string JSON.parse must
+    // flatten first): ~10 ms less of a 14 MB file.
+    return await parseIndexedInstanceData(bytes.toString('utf8'), model, path);
 }
 
 /** Parses and checks data text (as `readInstanceData`, for in-memory use). */
 export async function parseInstanceData(text: string, model: RuntimeModel, path = 'data'): Promise<InstanceData> {
+    return (await parseIndexedInstanceData(text, model, path)).data;
+}
+
+async function parseIndexedInstanceData(text: string, model: RuntimeModel, path: string): Promise<IndexedInstanceData> {
     let data: unknown;
     try {
         data = JSON.parse(text);
     } catch (error) {
         throw new KvmodError(`${path}: not valid JSON: ${(error as Error).message}`, { code: 'data.syntax', path });
     }
-    const problems = await validateInstanceData(model, data, path);
+    const { problems, index } = await checkInstanceData(model, data, path);
     if (problems.length > 0)
         throw new KvmodError(`${path} does not fit the model:\n${problems.join('\n')}`, { code: 'data.invalid', path });
-    return data as InstanceData;
+    return { data: data as InstanceData, index };
 }
 
 /** Objects of every entity by identity, for following references. */

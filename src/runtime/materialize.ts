@@ -58,7 +58,9 @@ export function collectionNodes(collection: Collection): CollectionNode[] {
 
 /**
  * Rows a writer reads in order, a batch at a time: an array, or rows made on demand (`streamModel`). Writers use
- * only `length` and `slice`, so that a load can write the first batch before the last row is made.
+ * only `length` and `slice`, so that a load can write the first batch before the last row is made; a slice past the
+ * last row is empty, so a writer can read batches until one is empty without asking for `length` (which makes rows
+ * made on demand find every binding of their collection first).
  */
 export interface RowBatches {
     readonly length: number;
@@ -75,6 +77,12 @@ interface RowMaker {
     collection: Omit<MaterializedCollection, 'rows'>;
     /** One binding of the collection's nodes per row (found on first use). */
     readonly bindings: Binding[];
+    /**
+     * The bindings found so far, after finding those of the first `count` rows at least (every one when there are
+     * fewer): a writer asks only for the rows of its next batch, so the first batch of a collection is written before
+     * the bindings of its last row are found.
+     */
+    bindingsUpTo(count: number): Binding[];
     /** The row of the binding at `ordinal` (0-based). */
     row(binding: Binding, ordinal: number): MaterializedRow;
     /** Throws when a row's natural key was seen before (natural keys only; rows checked in order). */
@@ -124,7 +132,21 @@ function rowMaker(collection: Collection, data: InstanceData, index: InstanceInd
                 `collection ${collection.name}: two rows share the natural key ${JSON.stringify(made.keyParts)}; the key must name every multi-valued node`,
             );
     };
-    let bindings: Binding[] | undefined;
+    // The bindings are found a chunk of root objects at a time (each chunk bound through every node, in order: what
+    // binding all roots at once gives, since bindings are ordered by their root first).
+    const rootEntity = nodes[0].entity;
+    const roots = data[rootEntity] ?? [];
+    let found: Binding[] = [];
+    let bound = 0;
+    const bindingsUpTo = (count: number): Binding[] => {
+        while (found.length < count && bound < roots.length) {
+            const to = Math.min(roots.length, bound + ROOTS_PER_CHUNK);
+            const chunk = bindNodes(nodes, { [rootEntity]: roots.slice(bound, to) }, index);
+            for (let i = 0; i < chunk.length; i++) found.push(chunk[i]);
+            bound = to;
+        }
+        return found;
+    };
     return {
         collection: {
             name: collection.name,
@@ -133,12 +155,19 @@ function rowMaker(collection: Collection, data: InstanceData, index: InstanceInd
             fields: fields.map(({ name, type }) => ({ name, type })),
         },
         get bindings() {
-            return (bindings ??= bindNodes(nodes, data, index));
+            if (bound > 0) return bindingsUpTo(Infinity);
+            // Every root at once (what the chunks add up to).
+            bound = roots.length;
+            return (found = bindNodes(nodes, data, index));
         },
+        bindingsUpTo,
         row,
         checkKey: natural && !(idNames && keyNamesEveryStep(nodes, parts, idNames)) ? checkKey : undefined,
     };
 }
+
+/** Root objects bound at once by `RowMaker.bindingsUpTo` (a batch of rows, or a few). */
+const ROOTS_PER_CHUNK = 1024;
 
 /** Where a field's value is read: the attribute of the object bound at a node's position. */
 type FieldSource = { name: string; position: number; attribute: string };
@@ -200,7 +229,8 @@ export function materializeCollection(
 /**
  * Rows made on demand, batch by batch: a slice makes the rows it covers (and nothing is kept), so a writer can send
  * the first batch while the rest are not made yet, and a written row is garbage at once. The bindings (which objects
- * make each row) are found when the rows or their number are first asked for. The natural keys are
+ * make each row) are found as the rows are asked for, a chunk of root objects at a time (all of them when their
+ * number is asked for: slicing until a slice is empty does not). The natural keys are
  * checked as the rows are made, in order (a slice past rows not yet checked checks their keys first): a collision
  * stops the write at the first repeated key.
  */
@@ -214,9 +244,11 @@ class LazyRows implements RowBatches {
     }
 
     slice(start: number, end: number): MaterializedRow[] {
-        const { bindings, row, checkKey } = this.maker;
+        const { row, checkKey } = this.maker;
+        const bindings = this.maker.bindingsUpTo(end);
         const to = Math.min(end, bindings.length);
-        if (checkKey) while (this.checked < start) checkKey(row(bindings[this.checked], this.checked++));
+        const before = Math.min(start, bindings.length);
+        if (checkKey) while (this.checked < before) checkKey(row(bindings[this.checked], this.checked++));
         const rows: MaterializedRow[] = new Array<MaterializedRow>(Math.max(0, to - start));
         for (let ordinal = start; ordinal < to; ordinal++) {
             const made = row(bindings[ordinal], ordinal);
@@ -232,8 +264,8 @@ class LazyRows implements RowBatches {
 
 /**
  * The rows of every collection of a KVLM model, in declaration order, made as a writer asks for them (see
- * `LazyRows`): what `kvmod load` writes. A collection's bindings are found when a writer first reaches it (or asks
- * how many rows there are); the rows' values and keys are made batch by batch. With `idNames`, for data that passed
+ * `LazyRows`): what `kvmod load` writes. A collection's bindings, values and keys are found batch by batch as a
+ * writer reaches them (every binding when it asks how many rows there are). With `idNames`, for data that passed
  * `validateInstanceData`, a natural key that names every step by its identifier is not checked row by row (see
  * `keyNamesEveryStep`); any other still is.
  */

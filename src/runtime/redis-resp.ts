@@ -551,7 +551,13 @@ export class RespReplyReader {
                 const end = bytes.indexOf(CR, at + 1);
                 if (end < 0 || end + 1 >= length) break;
                 if (type === 0x3a) this.onReply(integerAt(bytes, at + 1, end));
-                else if (type === 0x2b) this.onReply(bytes.toString('utf8', at + 1, end));
+                else if (type === 0x2b)
+                    // `+OK` (every FT.ADD's reply) without a string made for each.
+                    this.onReply(
+                        end === at + 3 && bytes[at + 1] === 0x4f && bytes[at + 2] === 0x4b
+                            ? 'OK'
+                            : bytes.toString('utf8', at + 1, end),
+                    );
                 else this.onError(bytes.toString('utf8', at + 1, end));
                 at = end + 2;
                 continue;

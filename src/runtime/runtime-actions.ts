@@ -13,7 +13,7 @@ import { checkedTarget } from '../pipeline/generate.js';
 import { phaseDone } from '../pipeline/phase-timing.js';
 import type { EngineRuntime, EngineSession, SchemaOutcome, WriteResult } from './engine.js';
 import { engineOf } from './engine-registry.js';
-import { indexInstanceData, readInstanceData, type InstanceData } from './instance-data.js';
+import { readIndexedInstanceData, type InstanceData, type InstanceIndex } from './instance-data.js';
 import { streamModel } from './materialize.js';
 import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from './runtime-design.js';
 import type { RuntimeModel } from './runtime-model.js';
@@ -71,6 +71,8 @@ interface Prepared<D> {
     target: string;
     design: RuntimeDesign;
     data: InstanceData;
+    /** The data's objects by identity (`indexInstanceData`), made by its check. */
+    index: InstanceIndex;
     session: EngineSession<D>;
     view: D;
     variant: string;
@@ -118,7 +120,7 @@ async function prepare<O extends OptionDeclarations, D>(
     const given = designOptions(engine, options.targetOptions ?? {});
     phaseDone('start');
     const design = await loadRuntimeDesign(options.modelPath, options);
-    const data = await readInstanceData(options.dataPath, design.model);
+    const { data, index } = await readIndexedInstanceData(options.dataPath, design.model);
     phaseDone('read and check data');
     const urls = typeof options.server === 'string' ? [options.server] : options.server;
     const session = await engine.connect({ urls, timeoutSeconds: options.timeoutSeconds });
@@ -143,7 +145,7 @@ async function prepare<O extends OptionDeclarations, D>(
         const variantSource = implied.length > 0 && implied.every((name) => name in given) ? 'given' : 'detected';
         const variant = engine.variantOf(view);
         phaseDone('design + servable data');
-        return { target, design, data, session, view, variant, variantSource, warnings };
+        return { target, design, data, index, session, view, variant, variantSource, warnings };
     } catch (error) {
         await session.close();
         throw error;
@@ -152,11 +154,11 @@ async function prepare<O extends OptionDeclarations, D>(
 
 /** Prepares the design's schema and writes every row of every collection. */
 async function load<D>(prepared: Prepared<D>, options: RuntimeRunOptions, fresh: boolean): Promise<LoadResult> {
-    const { design, data, session, view } = prepared;
+    const { design, data, index, session, view } = prepared;
     // Rows are made batch by batch as they are written: the server indexes one batch while the next is made.
     // The data passed its check (readInstanceData): keys that name every step by its identifier need no check.
     const ids = (entity: string) => design.model.entities.get(entity)?.idName;
-    const collections = streamModel(design.kvlm, data, indexInstanceData(design.model, data), ids);
+    const collections = streamModel(design.kvlm, data, index, ids);
     const schema = await session.prepareSchema(view, fresh ? 'fresh' : options.recreate ? 'recreate' : 'keep');
     phaseDone('bind rows + schema');
     const written = await session.writeRows(view, collections, {

@@ -87,6 +87,25 @@ describe('materialization', () => {
         },
     );
 
+    test('rows read until a slice is empty (the bindings found as slices reach them, 1,024 roots at a time) are the rows made at once', async () => {
+        const { model, kvlm } = await airflights();
+        // More root objects than one chunk binds.
+        const data = generateInstanceData(model, { scale: 2500, seed: 3 });
+        const index = indexInstanceData(model, data);
+        const whole = materializeModel(kvlm, data, index);
+        const ids = (entity: string) => model.entities.get(entity)?.idName;
+        for (const [position, collection] of streamModel(kvlm, data, index, ids).entries()) {
+            const made = [];
+            for (let start = 0; ; start += 700) {
+                const slice = collection.rows.slice(start, start + 700);
+                if (slice.length === 0) break;
+                made.push(...slice);
+            }
+            expect(made.length).toBe(whole[position].rows.length);
+            expect(JSON.stringify(made)).toBe(JSON.stringify(whole[position].rows));
+        }
+    });
+
     test('two rows with one natural key stop the rows, made at once or batch by batch', async () => {
         const { model, data, kvlm, index } = await airflights();
         // A key that misses its multi-valued step (a passenger's flights): rows of one passenger share it.

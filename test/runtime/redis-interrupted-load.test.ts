@@ -91,11 +91,11 @@ describe('an interrupted load', () => {
                     `^lost the connection to ${server.url} after ([\\d,]+) of ([\\d,]+) rows; run the same command again to finish$`,
                 ),
             );
-            // Two batches are in flight: the rows acknowledged before the kill, plus any of the next batch
-            // whose replies arrived first.
+            // Four batches are in flight (redis-loader.ts BATCHES_IN_FLIGHT): the rows acknowledged before the kill,
+            // plus any of the next three batches whose replies arrived first.
             const acknowledged = Number(/after ([\d,]+) of/.exec(error.message)![1].replace(/,/g, ''));
             expect(acknowledged).toBeGreaterThanOrEqual(100);
-            expect(acknowledged).toBeLessThanOrEqual(200);
+            expect(acknowledged).toBeLessThanOrEqual(400);
             const total = Number(/of ([\d,]+) rows/.exec(error.message)![1].replace(/,/g, ''));
             expect(total).toBeGreaterThan(1000);
             const io = memoryIo();
@@ -128,8 +128,9 @@ describe('an interrupted load', () => {
                 ),
             );
             const acknowledged = Number(/after ([\d,]+) of/.exec(error.message)![1].replace(/,/g, ''));
+            // The three batches of 200 rows in flight after the 400th row may be acknowledged before the kill.
             expect(acknowledged).toBeGreaterThanOrEqual(400);
-            expect(acknowledged).toBeLessThanOrEqual(600);
+            expect(acknowledged).toBeLessThanOrEqual(1000);
             const partial = await hashes(server.url);
             const io = memoryIo();
             expect(await main(['load', MODEL, '--data', data, '--redis', server.url], io)).toBe(0);
