@@ -20,7 +20,7 @@ import { KvmodError } from '../../pipeline/errors.js';
 import type { TypedValue } from '../collation.js';
 import type { CollectionRows, MaterializedRow } from '../materialize.js';
 import type { ParameterValues } from '../oracle.js';
-import { formatCount } from '../redis-loader.js';
+import { BATCHES_IN_FLIGHT, FIRST_BATCH_ROWS, formatCount } from '../redis-loader.js';
 import { isErrorReply, RedisConnectionLost } from '../redis-link.js';
 import type { CoreConnection } from './core-connection.js';
 
@@ -159,13 +159,10 @@ function respCommand(
         rowKey ? `${head}${bulk(row)}${tail}${encoded}` : `${head}${tail}${encoded}`;
 }
 
-/** Batches `writeCoreRows` keeps sent ahead of their replies. */
-const IN_FLIGHT = 3;
-
 /**
  * Writes every row of every collection through the library, pipelined: each batch is one RESP buffer per node
- * (`CoreConnection.callMany`), and the next batch is encoded and sent while the server works through the previous
- * one. Every reply is checked, batch by batch in order. Throws a KvmodError on a refused row (naming it) or a lost
+ * (`CoreConnection.callMany`), and the next batches are encoded and sent while the server works through those
+ * before (up to `BATCHES_IN_FLIGHT`; the first batch small, so the server starts at once). Every reply is checked, batch by batch in order. Throws a KvmodError on a refused row (naming it) or a lost
  * server (saying how far it got: re-running the load repairs and completes it).
  */
 export async function writeCoreRows(
@@ -204,9 +201,9 @@ export async function writeCoreRows(
         if (options.onProgress) await options.onProgress(done, total());
     };
     const f = design.functions;
-    // Batches sent and not yet acknowledged, oldest first: up to IN_FLIGHT of them, so that the server always has
-    // the next batch while this process makes one (a collection's first batch also binds its rows).
+    // Batches sent and not yet acknowledged, oldest first (as the RediSearch loader keeps them: redis-loader.ts).
     const inFlight: Sent[] = [];
+    let sent = 0;
     try {
         for (const { collection, rows } of work) {
             const cluster = connection.cluster;
@@ -240,12 +237,16 @@ export async function writeCoreRows(
             const keyParts = collection.key.kind === 'natural' ? collection.key.parts : [];
             const types = collection.fields.map((field) => field.type);
             const names = collection.fields.map((field) => field.name);
-            for (let start = 0; start < rows.length; start += batchSize) {
-                const end = Math.min(rows.length, start + batchSize);
-                const count = end - start;
+            // Until a slice is empty (rows made on demand find their bindings batch by batch), a small first batch.
+            for (let start = 0, count = 0; ; start += count) {
+                const batch = rows.slice(
+                    start,
+                    start + (sent++ === 0 ? Math.min(batchSize, FIRST_BATCH_ROWS) : batchSize),
+                );
+                count = batch.length;
+                if (count === 0) break;
                 let rowKeys: string[];
                 const encoded: string[] = new Array(count);
-                const batch = rows.slice(start, end);
                 try {
                     rowKeys = new Array(count);
                     for (let i = 0; i < count; i++) {
@@ -295,15 +296,14 @@ export async function writeCoreRows(
                         commands[i * perRow + 1] = index(row, encoded[i]);
                     }
                 }
-                const sent: Sent = {
+                inFlight.push({
                     collection,
                     start,
                     rows: count,
                     perRow,
                     replies: connection.callMany({ keys, commands, first: 'FCALL' }),
-                };
-                inFlight.push(sent);
-                while (inFlight.length > IN_FLIGHT) await acknowledge(inFlight.shift()!);
+                });
+                if (inFlight.length >= BATCHES_IN_FLIGHT) await acknowledge(inFlight.shift()!);
             }
         }
         while (inFlight.length > 0) await acknowledge(inFlight.shift()!);
