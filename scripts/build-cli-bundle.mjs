@@ -46,6 +46,42 @@ const yargsShimLocation = {
     },
 };
 
+/**
+ * yargs renders a command's whole help text before it runs the command's handler (usage.js `cacheHelpMessage`,
+ * called from command.js), in case a failure reported later needs it once the command's options are gone from
+ * yargs' state; a command that runs and succeeds never shows it. Laying the text out (cliui wrapping every
+ * option's description, measuring every string) took ~20 ms of every command's start-up. The help's rows are
+ * still collected at that moment, from the same state; only turning them into text waits until the help is
+ * shown (the first `help()` call renders the cached rows once). The rows are plain strings in a cliui object
+ * that nothing else holds, so the text is the same whenever it is rendered.
+ */
+const yargsLazyHelpText = {
+    name: 'yargs-lazy-help-text',
+    setup(plugin) {
+        plugin.onLoad({ filter: /[\\/]yargs[\\/]build[\\/]lib[\\/]usage\.js$/ }, async (args) => {
+            const source = await readFile(args.path, 'utf8');
+            const edits = [
+                [
+                    'self.help = function help() {\n        if (cachedHelpMessage)\n',
+                    "self.help = function help(lazy) {\n        if (typeof cachedHelpMessage === 'function')\n            cachedHelpMessage = cachedHelpMessage();\n        if (cachedHelpMessage)\n",
+                ],
+                [
+                    "return ui.toString().replace(/\\s*$/, '');",
+                    "const render = () => ui.toString().replace(/\\s*$/, '');\n        return lazy === __kvmodLazyHelp ? render : render();",
+                ],
+                ['cachedHelpMessage = this.help();', 'cachedHelpMessage = this.help(__kvmodLazyHelp);'],
+            ];
+            let contents = "const __kvmodLazyHelp = Symbol('lazy help');\n" + source;
+            for (const [from, to] of edits) {
+                if (contents.split(from).length !== 2)
+                    throw new Error(`${args.path} changed (${JSON.stringify(from)}): review the yargs-lazy-help-text plugin`);
+                contents = contents.replace(from, () => to);
+            }
+            return { contents, loader: 'js' };
+        });
+    },
+};
+
 if (!existsSync(join(root, entry))) {
     process.stderr.write(`build-cli-bundle: ${entry} is missing: compile first (npm run build:ts)\n`);
     process.exit(1);
@@ -61,7 +97,7 @@ await buildInPlace(
             format: 'esm',
             splitting: true,
             external,
-            plugins: [yargsShimLocation],
+            plugins: [yargsShimLocation, yargsLazyHelpText],
             // Bundled CommonJS packages (vscode-languageserver, ajv, node-redis…) call require() for Node's modules.
             banner: {
                 js: "import { createRequire as __kvmodCreateRequire } from 'node:module'; const require = __kvmodCreateRequire(import.meta.url);",
