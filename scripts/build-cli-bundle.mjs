@@ -82,6 +82,51 @@ const yargsLazyHelpText = {
     },
 };
 
+/**
+ * string-width's ES module versions (yargs', cliui's and wrap-ansi's copies, all for laying out help text) builds an
+ * Intl.Segmenter and Unicode-property regular expressions (`\\p{RGI_Emoji}` with the `v` flag) when its module
+ * is evaluated: ~10–15 ms of every command's start-up (ICU data, a large character set) for text that only
+ * `--help` and a usage error lay out; yet yargs measures the option names of a command's help before running
+ * it. In the bundle, the module's body runs the first time `stringWidth` measures a string that is not
+ * printable ASCII: the same code, the same values, later. Printable ASCII (U+0020–U+007E) is one column a
+ * character in all three versions (string-width 8 answers it so itself, before any segmenting): its length.
+ */
+const lazyStringWidth = {
+    name: 'lazy-string-width',
+    setup(plugin) {
+        plugin.onLoad({ filter: /[\\/]string-width[\\/]index\.js$/ }, async (args) => {
+            const source = await readFile(args.path, 'utf8');
+            // The CommonJS string-width of cli-progress (version 4) builds nothing up front; a bundled CommonJS
+            // module runs when first required anyway.
+            if (!source.includes('export default')) return undefined;
+            const lines = source.split('\n');
+            const imports = lines.filter((line) => line.startsWith('import '));
+            const body = lines.filter((line) => !line.startsWith('import '));
+            const declaration = 'export default function stringWidth(';
+            const shapeChanged =
+                lines.findIndex((line) => !line.startsWith('import ')) !== imports.length ||
+                imports.some((line) => !line.endsWith(';')) ||
+                source.split(declaration).length !== 2 ||
+                source.split('export ').length !== 2;
+            if (shapeChanged) throw new Error(`${args.path} changed shape: review the lazy-string-width plugin`);
+            const contents = [
+                ...imports,
+                'let __stringWidth;',
+                'export default function stringWidth(string, options) {',
+                "    if (typeof string === 'string' && /^[\\u0020-\\u007E]*$/.test(string)) return string.length;",
+                '    __stringWidth ??= __loadStringWidth();',
+                '    return __stringWidth(string, options);',
+                '}',
+                'function __loadStringWidth() {',
+                ...body.map((line) => line.replace(declaration, 'function stringWidth(')),
+                'return stringWidth;',
+                '}',
+            ].join('\n');
+            return { contents, loader: 'js' };
+        });
+    },
+};
+
 if (!existsSync(join(root, entry))) {
     process.stderr.write(`build-cli-bundle: ${entry} is missing: compile first (npm run build:ts)\n`);
     process.exit(1);
@@ -97,7 +142,7 @@ await buildInPlace(
             format: 'esm',
             splitting: true,
             external,
-            plugins: [yargsShimLocation, yargsLazyHelpText],
+            plugins: [yargsShimLocation, yargsLazyHelpText, lazyStringWidth],
             // Bundled CommonJS packages (vscode-languageserver, ajv, node-redis…) call require() for Node's modules.
             banner: {
                 js: "import { createRequire as __kvmodCreateRequire } from 'node:module'; const require = __kvmodCreateRequire(import.meta.url);",
