@@ -127,6 +127,38 @@ const lazyStringWidth = {
     },
 };
 
+/**
+ * fdir (tinyglobby's directory crawler) requires picomatch when its module is evaluated, in case a caller asks
+ * fdir itself to match globs (`.glob()` without a glob function of its own); tinyglobby never does (it matches
+ * with the picomatch bundled here). In the bundle that require goes to Node's loader, which resolves, reads and
+ * compiles picomatch's files on every command that expands file arguments (~8 ms). In the bundle fdir requires it
+ * the first time `.glob()` needs it: the same outcome for such a caller, nothing for the others.
+ */
+const fdirLazyPicomatch = {
+    name: 'fdir-lazy-picomatch',
+    setup(plugin) {
+        plugin.onLoad({ filter: /[\\/]fdir[\\/]dist[\\/]index\.mjs$/ }, async (args) => {
+            const source = await readFile(args.path, 'utf8');
+            const edits = [
+                [
+                    'let pm = null;\n/* c8 ignore next 6 */\ntry {\n\t__require.resolve("picomatch");\n\tpm = __require("picomatch");\n} catch {}',
+                    'let pm;\nfunction __kvmodPicomatch() {\n\tif (pm !== undefined) return pm;\n\tpm = null;\n\ttry {\n\t\t__require.resolve("picomatch");\n\t\tpm = __require("picomatch");\n\t} catch {}\n\treturn pm;\n}',
+                ],
+                ['const globFn = this.globFunction || pm;', 'const globFn = this.globFunction || __kvmodPicomatch();'],
+            ];
+            let contents = source;
+            for (const [from, to] of edits) {
+                if (contents.split(from).length !== 2)
+                    throw new Error(`${args.path} changed (${JSON.stringify(from)}): review the fdir-lazy-picomatch plugin`);
+                contents = contents.replace(from, () => to);
+            }
+            if (/\bpm\b/.test(contents.replace(/let pm;|pm !== undefined|return pm;|pm = null;|pm = __require/g, '')))
+                throw new Error(`${args.path} reads picomatch elsewhere: review the fdir-lazy-picomatch plugin`);
+            return { contents, loader: 'js' };
+        });
+    },
+};
+
 if (!existsSync(join(root, entry))) {
     process.stderr.write(`build-cli-bundle: ${entry} is missing: compile first (npm run build:ts)\n`);
     process.exit(1);
@@ -142,7 +174,7 @@ await buildInPlace(
             format: 'esm',
             splitting: true,
             external,
-            plugins: [yargsShimLocation, yargsLazyHelpText, lazyStringWidth],
+            plugins: [yargsShimLocation, yargsLazyHelpText, lazyStringWidth, fdirLazyPicomatch],
             // Bundled CommonJS packages (vscode-languageserver, ajv, node-redis…) call require() for Node's modules.
             banner: {
                 js: "import { createRequire as __kvmodCreateRequire } from 'node:module'; const require = __kvmodCreateRequire(import.meta.url);",
