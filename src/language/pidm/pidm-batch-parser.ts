@@ -605,13 +605,14 @@ function tokenLength(token: IToken): number {
  *
  * Langium's parser is created the first time something needs it — a text the batch parser gives up on, or any
  * other member of the parser — not with the services: recording and analysing the grammar for it took ~30 ms of
- * every command's start-up, and a model without a syntax error never uses it. The answer stands for it (a proxy
- * whose `parse` is the batch parser's and whose other members are the Langium parser's).
+ * every command's start-up, and a model without a syntax error never uses it (nor the PIDM lexer: see
+ * `batchTokenTypes`). The answer stands for it (a proxy whose `parse` is the batch parser's and whose other
+ * members are the Langium parser's).
  */
 export function installPidmBatchParser(services: LangiumCoreServices, createFallback: () => LangiumParser): LangiumParser {
     const grammar = services.Grammar;
     const batchGrammar = new BatchGrammar(grammar);
-    const definition = services.parser.Lexer.definition as Record<string, TokenType>;
+    const definition = batchTokenTypes(services);
     let batchLexer: Lexer | undefined;
     let recognizer: PidmRecognizer | undefined;
     let fallback: LangiumParser | undefined;
@@ -659,6 +660,21 @@ export function installPidmBatchParser(services: LangiumCoreServices, createFall
         set: (_, key, value) => Reflect.set(langium(), key, value),
         has: (_, key) => key === 'parse' || Reflect.has(langium(), key),
     });
+}
+
+/**
+ * The batch parser's token types: the PIDM lexer's (Langium's token builder makes both from the grammar, in the
+ * same order), but objects of their own, so that the batch runs do not build the PIDM lexer (`services.parser.Lexer`,
+ * a second Chevrotain lexer with its analysis) for a text without a syntax error: Langium's parser builds it when
+ * it is first needed, with the token types it is built on. A token builder that answers more than a plain list of
+ * token types gets the lexer's.
+ */
+function batchTokenTypes(services: LangiumCoreServices): Record<string, TokenType> {
+    const built = services.parser.TokenBuilder.buildTokens(services.Grammar, { caseInsensitive: services.LanguageMetaData.caseInsensitive });
+    if (!Array.isArray(built)) return services.parser.Lexer.definition as Record<string, TokenType>;
+    const types: Record<string, TokenType> = {};
+    for (const type of built as TokenType[]) types[type.name] = type;
+    return types;
 }
 
 /**
