@@ -46,6 +46,119 @@ const yargsShimLocation = {
     },
 };
 
+/**
+ * yargs renders a command's whole help text before it runs the command's handler (usage.js `cacheHelpMessage`,
+ * called from command.js), in case a failure reported later needs it once the command's options are gone from
+ * yargs' state; a command that runs and succeeds never shows it. Laying the text out (cliui wrapping every
+ * option's description, measuring every string) took ~20 ms of every command's start-up. The help's rows are
+ * still collected at that moment, from the same state; only turning them into text waits until the help is
+ * shown (the first `help()` call renders the cached rows once). The rows are plain strings in a cliui object
+ * that nothing else holds, so the text is the same whenever it is rendered.
+ */
+const yargsLazyHelpText = {
+    name: 'yargs-lazy-help-text',
+    setup(plugin) {
+        plugin.onLoad({ filter: /[\\/]yargs[\\/]build[\\/]lib[\\/]usage\.js$/ }, async (args) => {
+            const source = await readFile(args.path, 'utf8');
+            const edits = [
+                [
+                    'self.help = function help() {\n        if (cachedHelpMessage)\n',
+                    "self.help = function help(lazy) {\n        if (typeof cachedHelpMessage === 'function')\n            cachedHelpMessage = cachedHelpMessage();\n        if (cachedHelpMessage)\n",
+                ],
+                [
+                    "return ui.toString().replace(/\\s*$/, '');",
+                    "const render = () => ui.toString().replace(/\\s*$/, '');\n        return lazy === __kvmodLazyHelp ? render : render();",
+                ],
+                ['cachedHelpMessage = this.help();', 'cachedHelpMessage = this.help(__kvmodLazyHelp);'],
+            ];
+            let contents = "const __kvmodLazyHelp = Symbol('lazy help');\n" + source;
+            for (const [from, to] of edits) {
+                if (contents.split(from).length !== 2)
+                    throw new Error(`${args.path} changed (${JSON.stringify(from)}): review the yargs-lazy-help-text plugin`);
+                contents = contents.replace(from, () => to);
+            }
+            return { contents, loader: 'js' };
+        });
+    },
+};
+
+/**
+ * string-width's ES module versions (yargs', cliui's and wrap-ansi's copies, all for laying out help text) builds an
+ * Intl.Segmenter and Unicode-property regular expressions (`\\p{RGI_Emoji}` with the `v` flag) when its module
+ * is evaluated: ~10–15 ms of every command's start-up (ICU data, a large character set) for text that only
+ * `--help` and a usage error lay out; yet yargs measures the option names of a command's help before running
+ * it. In the bundle, the module's body runs the first time `stringWidth` measures a string that is not
+ * printable ASCII: the same code, the same values, later. Printable ASCII (U+0020–U+007E) is one column a
+ * character in all three versions (string-width 8 answers it so itself, before any segmenting): its length.
+ */
+const lazyStringWidth = {
+    name: 'lazy-string-width',
+    setup(plugin) {
+        plugin.onLoad({ filter: /[\\/]string-width[\\/]index\.js$/ }, async (args) => {
+            const source = await readFile(args.path, 'utf8');
+            // The CommonJS string-width of cli-progress (version 4) builds nothing up front; a bundled CommonJS
+            // module runs when first required anyway.
+            if (!source.includes('export default')) return undefined;
+            const lines = source.split('\n');
+            const imports = lines.filter((line) => line.startsWith('import '));
+            const body = lines.filter((line) => !line.startsWith('import '));
+            const declaration = 'export default function stringWidth(';
+            const shapeChanged =
+                lines.findIndex((line) => !line.startsWith('import ')) !== imports.length ||
+                imports.some((line) => !line.endsWith(';')) ||
+                source.split(declaration).length !== 2 ||
+                source.split('export ').length !== 2;
+            if (shapeChanged) throw new Error(`${args.path} changed shape: review the lazy-string-width plugin`);
+            const contents = [
+                ...imports,
+                'let __stringWidth;',
+                'export default function stringWidth(string, options) {',
+                "    if (typeof string === 'string' && /^[\\u0020-\\u007E]*$/.test(string)) return string.length;",
+                '    __stringWidth ??= __loadStringWidth();',
+                '    return __stringWidth(string, options);',
+                '}',
+                'function __loadStringWidth() {',
+                ...body.map((line) => line.replace(declaration, 'function stringWidth(')),
+                'return stringWidth;',
+                '}',
+            ].join('\n');
+            return { contents, loader: 'js' };
+        });
+    },
+};
+
+/**
+ * fdir (tinyglobby's directory crawler) requires picomatch when its module is evaluated, in case a caller asks
+ * fdir itself to match globs (`.glob()` without a glob function of its own); tinyglobby never does (it matches
+ * with the picomatch bundled here). In the bundle that require goes to Node's loader, which resolves, reads and
+ * compiles picomatch's files on every command that expands file arguments (~8 ms). In the bundle fdir requires it
+ * the first time `.glob()` needs it: the same outcome for such a caller, nothing for the others.
+ */
+const fdirLazyPicomatch = {
+    name: 'fdir-lazy-picomatch',
+    setup(plugin) {
+        plugin.onLoad({ filter: /[\\/]fdir[\\/]dist[\\/]index\.mjs$/ }, async (args) => {
+            const source = await readFile(args.path, 'utf8');
+            const edits = [
+                [
+                    'let pm = null;\n/* c8 ignore next 6 */\ntry {\n\t__require.resolve("picomatch");\n\tpm = __require("picomatch");\n} catch {}',
+                    'let pm;\nfunction __kvmodPicomatch() {\n\tif (pm !== undefined) return pm;\n\tpm = null;\n\ttry {\n\t\t__require.resolve("picomatch");\n\t\tpm = __require("picomatch");\n\t} catch {}\n\treturn pm;\n}',
+                ],
+                ['const globFn = this.globFunction || pm;', 'const globFn = this.globFunction || __kvmodPicomatch();'],
+            ];
+            let contents = source;
+            for (const [from, to] of edits) {
+                if (contents.split(from).length !== 2)
+                    throw new Error(`${args.path} changed (${JSON.stringify(from)}): review the fdir-lazy-picomatch plugin`);
+                contents = contents.replace(from, () => to);
+            }
+            if (/\bpm\b/.test(contents.replace(/let pm;|pm !== undefined|return pm;|pm = null;|pm = __require/g, '')))
+                throw new Error(`${args.path} reads picomatch elsewhere: review the fdir-lazy-picomatch plugin`);
+            return { contents, loader: 'js' };
+        });
+    },
+};
+
 if (!existsSync(join(root, entry))) {
     process.stderr.write(`build-cli-bundle: ${entry} is missing: compile first (npm run build:ts)\n`);
     process.exit(1);
@@ -61,7 +174,7 @@ await buildInPlace(
             format: 'esm',
             splitting: true,
             external,
-            plugins: [yargsShimLocation],
+            plugins: [yargsShimLocation, yargsLazyHelpText, lazyStringWidth, fdirLazyPicomatch],
             // Bundled CommonJS packages (vscode-languageserver, ajv, node-redis…) call require() for Node's modules.
             banner: {
                 js: "import { createRequire as __kvmodCreateRequire } from 'node:module'; const require = __kvmodCreateRequire(import.meta.url);",

@@ -1,6 +1,7 @@
 /**
- * The one factory for both languages: the language server, the command line and the tests all create
- * their services here.
+ * The factory for both languages with the editor's services: the language server and the tests create their
+ * services here. The command line creates them without the editor's services (kvmod-core-module.ts: the same
+ * languages on Langium's core modules, without loading Langium's LSP modules and the language server library).
  */
 import { EmptyFileSystem, inject, type Module } from 'langium';
 import { createDefaultModule, createDefaultSharedModule, type DefaultSharedModuleContext, type LangiumSharedServices, type PartialLangiumSharedServices } from 'langium/lsp';

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { URI, type LangiumDocument, type ValidationAcceptor, type AstNode } from 'langium';
 import { isKvlmModel, isPidmModel, type KvlmModel, type PidmModel } from '../language/generated/ast.js';
-import { createKvmodServices, type KvmodServices } from '../language/kvmod-module.js';
+import { createKvmodCoreServices, type KvmodCoreServices } from '../language/kvmod-core-module.js';
 import { validateBuiltModel } from '../language/common/built-model-check.js';
 import { releaseSyntaxTree } from '../language/common/syntax-release.js';
 import { checkHeapForTexts, checkHeapHeadroom } from './memory-guard.js';
@@ -35,7 +35,7 @@ export interface KvmodDiagnostic {
 /** The result of loading a set of files as one workspace. */
 export interface LoadedWorkspace {
     /** The services that built the workspace (its documents stay loaded in them). */
-    services: KvmodServices;
+    services: KvmodCoreServices;
     /** The PIDM models, in argument order. */
     pidm: { path: string; model: PidmModel }[];
     /** The KVLM models, in argument order. */
@@ -113,7 +113,7 @@ export async function loadTexts(files: { path: string; text: string }[]): Promis
  * the same checks as a parsed file, without printing and parsing it (see `validateBuiltModel`).
  * Positions are the file start: the model has no text yet.
  */
-export async function checkBuiltKvlm(model: KvlmModel, path: string, services: KvmodServices = createBatchServices()): Promise<KvmodDiagnostic[]> {
+export async function checkBuiltKvlm(model: KvlmModel, path: string, services: KvmodCoreServices = createBatchServices()): Promise<KvmodDiagnostic[]> {
     const diagnostics = await validateBuiltModel(services.Kvlm, model, URI.file(nodePath.resolve(path)));
     return diagnostics.map((diagnostic) => toKvmodDiagnostic(path, diagnostic, 'kvlm'));
 }
@@ -228,8 +228,8 @@ async function buildWorkspace(
  * it costs about 45% of the build time and nothing in a batch run reads it. Linking still runs eagerly,
  * so unresolved names are reported.
  */
-function createBatchServices(): KvmodServices {
-    const services = createKvmodServices({}, undefined, undefined, { batch: true });
+function createBatchServices(): KvmodCoreServices {
+    const services = createKvmodCoreServices({}, { batch: true });
     services.shared.workspace.IndexManager.updateReferences = async () => {};
     // Langium logs a crashing check's stack to the console; report it as a diagnostic instead, stack-free.
     for (const language of [services.Pidm, services.Kvlm]) {

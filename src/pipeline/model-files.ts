@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { URI } from 'langium';
 import { partitionModels, type ModelFile } from '../language/common/model-sets.js';
-import { createKvmodServices } from '../language/kvmod-module.js';
+import { createKvmodCoreServices } from '../language/kvmod-core-module.js';
 
 /** One model among the files: its paths as given, and the `.kvlm` files among them that were transformed from it. */
 export interface ModelFileSet {
@@ -24,7 +24,7 @@ export interface ModelFileSet {
  */
 export async function groupModelFiles(paths: readonly string[]): Promise<ModelFileSet[]> {
     if (paths.length <= 1) return paths.map((path) => ({ files: [path], derived: [] }));
-    const factory = createKvmodServices().shared.workspace.LangiumDocumentFactory;
+    const factory = createKvmodCoreServices().shared.workspace.LangiumDocumentFactory;
     const byUri = new Map<string, string>();
     const files: ModelFile[] = [];
     for (const path of paths) {

@@ -8,7 +8,7 @@
  * generation-writer.ts).
  */
 import { basename } from 'node:path';
-import type { KvmodServices } from '../language/kvmod-module.js';
+import type { KvmodCoreServices } from '../language/kvmod-core-module.js';
 import type { KvlmModel, PidmModel } from '../language/generated/ast.js';
 import type { Mutable } from '../language/common/ast-construction.js';
 import { printKvlm } from '../language/kvlm/kvlm-printer.js';
@@ -161,7 +161,7 @@ interface LoadedAndTransformed {
      * PIDM's symbols are of no type a KVLM reference takes, and the KVLM is not compared with the PIDM it was
      * built from: `markBuiltFromSource`), and it runs on a heap the size of the KVLM.
      */
-    services?: KvmodServices;
+    services?: KvmodCoreServices;
 }
 
 /**

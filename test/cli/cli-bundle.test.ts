@@ -85,6 +85,10 @@ describe('the bundled command line', () => {
         { args: ['generate', 'examples/airflights/airflights.pidm', '--target', 'redis', '-o', '{out}'] },
         { args: ['generate', 'examples/airflights/airflights.pidm', '--target', 'typescript', '-o', '{out}'] },
         { args: ['templates', 'list'] },
+        // A check that fails once the command is chosen: its usage line comes from the help text yargs keeps
+        // for the command (rendered when shown, build-cli-bundle.mjs `yargsLazyHelpText`).
+        { args: ['load', 'x.pidm', '--data', 'd.json', '--redis', 'redis://127.0.0.1:1', '--timeout', '-1'] },
+        { args: ['data', 'generate', 'x.pidm', '--scale', 'many'] },
         // yargs' own messages in the user's language: the bundle reads the locales of the installed yargs.
         { args: ['validate'], env: { LANG: 'de_DE.UTF-8' } },
         { args: ['load', '--help'], env: { LANG: 'fr_FR.UTF-8' } },

@@ -65,5 +65,9 @@ describe('kvmod start-up', () => {
         expect(modules).not.toContain('src/cli/load-actions.js');
         expect(packages).toContain('langium');
         expect(packages).not.toContain('redis');
+        // The languages without the editor's services (kvmod-core-module.ts): no language server library, no
+        // editor providers.
+        expect(packages).not.toContain('vscode-languageserver');
+        expect(modules.filter((m) => m.startsWith('src/language/lsp/') || /formatter|code-actions/.test(m))).toEqual([]);
     });
 });

@@ -16,7 +16,7 @@ import {
     type LocalSymbols,
     type ReferenceInfo,
 } from 'langium';
-import type { LangiumServices } from 'langium/lsp';
+import type { LangiumCoreServices } from 'langium';
 import type { Diagnostic } from 'vscode-languageserver';
 import { forEachReference, pushChildren } from './ast-traversal.js';
 
@@ -28,7 +28,7 @@ export const BUILT_MODEL_LINK_CODE = 'internal.unlinked-reference';
  * `BUILT_MODEL_LINK_CODE` for each one that would link elsewhere or nowhere), then the language's
  * validation checks. The diagnostics have no position beyond the document start: there is no text.
  */
-export async function validateBuiltModel(services: LangiumServices, model: AstNode, uri: URI): Promise<Diagnostic[]> {
+export async function validateBuiltModel(services: LangiumCoreServices, model: AstNode, uri: URI): Promise<Diagnostic[]> {
     const document: LangiumDocument = services.shared.workspace.LangiumDocumentFactory.fromModel(model, uri);
     // One walk for both passes: the nodes in `walkAst` order, parents first (millions on a large model, and a walk
     // reads every key of every node).
@@ -76,7 +76,7 @@ export async function validateBuiltModel(services: LangiumServices, model: AstNo
  * `name`, `type` and `node`. Another computation runs as it is.
  */
 async function localSymbolsOf(
-    services: LangiumServices,
+    services: LangiumCoreServices,
     document: LangiumDocument,
     nodes: readonly AstNode[],
 ): Promise<LocalSymbols> {

@@ -10,7 +10,7 @@ import { isCollection, isServedQuery } from '../generated/ast.js';
 import { didYouMean, didYouMeanSentence } from '../common/did-you-mean.js';
 import { GuardedDocumentValidator } from '../common/parse-guards.js';
 import { nameOf } from '../common/partial-nodes.js';
-import type { KvlmServices } from './kvlm-module.js';
+import type { KvlmCoreServices } from './kvlm-core-module.js';
 import { KvlmIssueCodes } from './kvlm-validator.js';
 
 /** The extra data of an unresolved-name diagnostic (for quick fixes). */
@@ -33,7 +33,7 @@ const WHAT: Record<string, { code: string; noun: string }> = {
 export class KvlmDocumentValidator extends GuardedDocumentValidator {
     private readonly reflection: AstReflection;
 
-    constructor(services: KvlmServices) {
+    constructor(services: KvlmCoreServices) {
         super(services);
         this.reflection = services.shared.AstReflection;
     }

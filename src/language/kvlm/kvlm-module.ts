@@ -3,31 +3,18 @@
  */
 import type { LangiumServices, PartialLangiumServices } from 'langium/lsp';
 import type { Module } from 'langium';
-import { KvlmDocumentValidator } from './kvlm-document-validator.js';
 import { KvlmFormatter } from './kvlm-formatter.js';
-import { KvlmScopeProvider } from './kvlm-scope-provider.js';
-import { KvlmValidator } from './kvlm-validator.js';
+import { KvlmCoreModule, type KvlmAddedServices } from './kvlm-core-module.js';
 import { KvlmLspProviders } from '../lsp/kvlm-lsp-module.js';
 
-/** Services the KVLM language adds to Langium's defaults. */
-export type KvlmAddedServices = {
-    validation: {
-        KvlmValidator: KvlmValidator;
-    };
-};
+export type { KvlmAddedServices };
 
 /** All services of the KVLM language. */
 export type KvlmServices = LangiumServices & KvlmAddedServices;
 
 /** Overrides and additions of the KVLM language (the checks themselves are registered by `registerKvlmValidationChecks`). */
 export const KvlmModule: Module<KvlmServices, PartialLangiumServices & KvlmAddedServices> = {
-    references: {
-        ScopeProvider: (services) => new KvlmScopeProvider(services),
-    },
-    validation: {
-        KvlmValidator: () => new KvlmValidator(),
-        DocumentValidator: (services) => new KvlmDocumentValidator(services),
-    },
+    ...(KvlmCoreModule as Module<KvlmServices, PartialLangiumServices & KvlmAddedServices>),
     lsp: {
         ...KvlmLspProviders,
         Formatter: () => new KvlmFormatter(),

@@ -10,7 +10,7 @@ import { UriUtils, type ValidationAcceptor, type ValidationChecks } from 'langiu
 import { isPidmModel, isReference, type Attribute, type Collection, type Entity, type IdAttribute, type KvlmModel, type KvmodAstType, type Node, type PidmModel } from '../generated/ast.js';
 import { didYouMean, didYouMeanSentence } from '../common/did-you-mean.js';
 import { attributeType, cardinalityKind, identifierOf, SURROGATE_ID } from '../pidm/pidm-semantics.js';
-import type { KvlmServices } from './kvlm-module.js';
+import type { KvlmCoreServices } from './kvlm-core-module.js';
 
 /** The codes of the source checks. */
 export const KvlmSourceIssueCodes = {
@@ -25,7 +25,7 @@ export const KvlmSourceIssueCodes = {
 } as const;
 
 /** Registers the source checks on KVLM models. */
-export function registerKvlmSourceChecks(services: KvlmServices): void {
+export function registerKvlmSourceChecks(services: KvlmCoreServices): void {
     const checks: ValidationChecks<KvmodAstType> = {
         KvlmModel: (model, accept) => checkAgainstSource(services, model, accept),
     };
@@ -47,7 +47,7 @@ export function markBuiltFromSource(model: KvlmModel): void {
 }
 
 /** The PIDM model a KVLM model names as its `source`, when it is loaded in the same workspace. */
-export function sourceModelOf(services: KvlmServices, model: KvlmModel): PidmModel | undefined {
+export function sourceModelOf(services: KvlmCoreServices, model: KvlmModel): PidmModel | undefined {
     const uri = model.$document?.uri;
     if (!model.source || !uri) return undefined;
     const sourceUri = UriUtils.resolvePath(UriUtils.dirname(uri), model.source);
@@ -55,7 +55,7 @@ export function sourceModelOf(services: KvlmServices, model: KvlmModel): PidmMod
     return isPidmModel(root) ? root : undefined;
 }
 
-function checkAgainstSource(services: KvlmServices, model: KvlmModel, accept: ValidationAcceptor): void {
+function checkAgainstSource(services: KvlmCoreServices, model: KvlmModel, accept: ValidationAcceptor): void {
     if (builtFromSource.has(model)) return;
     const pidm = sourceModelOf(services, model);
     if (!pidm) return;

@@ -6,7 +6,7 @@
 import type { AstNode, ValidationAcceptor, ValidationChecks } from 'langium';
 import type { Collection, Field, FieldRole, KComparison, KvlmModel, KvmodAstType, ServedQuery } from '../generated/ast.js';
 import { checksOnSoundNodes } from '../common/partial-nodes.js';
-import type { KvlmServices } from './kvlm-module.js';
+import type { KvlmCoreServices } from './kvlm-core-module.js';
 import { comparisonsOf, isEqualityOperator, multiValuedNodes, referencedName, sameQuery } from './kvlm-semantics.js';
 
 /** Stable codes of KVLM diagnostics. */
@@ -50,7 +50,7 @@ export const KvlmIssueCodes = {
 } as const;
 
 /** Registers the KVLM checks with Langium's validation registry. */
-export function registerKvlmValidationChecks(services: KvlmServices): void {
+export function registerKvlmValidationChecks(services: KvlmCoreServices): void {
     const registry = services.validation.ValidationRegistry;
     const validator = services.validation.KvlmValidator;
     const checks: ValidationChecks<KvmodAstType> = {

@@ -599,18 +599,26 @@ function tokenLength(token: IToken): number {
 }
 
 /**
- * Makes `fallback` (Langium's guarded, lean PIDM parser) parse with the batch parser first: text that lexes
- * and parses without error gets the batch parser's tree, any other text (and a text the nesting guard
- * stops) Langium's. Returns `fallback`.
+ * The batch runs' PIDM parser: the batch parser first, then `createFallback()` (Langium's guarded, lean PIDM
+ * parser): text that lexes and parses without error gets the batch parser's tree, any other text (and a text
+ * the nesting guard stops) Langium's.
+ *
+ * Langium's parser is created the first time something needs it — a text the batch parser gives up on, or any
+ * other member of the parser — not with the services: recording and analysing the grammar for it took ~30 ms of
+ * every command's start-up, and a model without a syntax error never uses it (nor the PIDM lexer: see
+ * `batchTokenTypes`). The answer stands for it (a proxy whose `parse` is the batch parser's and whose other
+ * members are the Langium parser's).
  */
-export function installPidmBatchParser(services: LangiumCoreServices, fallback: LangiumParser): LangiumParser {
+export function installPidmBatchParser(services: LangiumCoreServices, createFallback: () => LangiumParser): LangiumParser {
     const grammar = services.Grammar;
     const batchGrammar = new BatchGrammar(grammar);
-    const definition = services.parser.Lexer.definition as Record<string, TokenType>;
+    const definition = batchTokenTypes(services);
     let batchLexer: Lexer | undefined;
     let recognizer: PidmRecognizer | undefined;
-    const parse = fallback.parse.bind(fallback);
-    fallback.parse = ((text: string, options?: Parameters<LangiumParser['parse']>[1]) => {
+    let fallback: LangiumParser | undefined;
+    const langium = (): LangiumParser => (fallback ??= createFallback());
+    const parse: LangiumParser['parse'] = (text, options) => langium().parse(text, options);
+    const batchParse = ((text: string, options?: Parameters<LangiumParser['parse']>[1]) => {
         if (options?.rule || findExcessiveNesting(text, MAX_NESTING_DEPTH)) return parse(text, options);
         // PIDM's lexer (pidm-lexer.ts) on the same token types, tracking offsets only: the stand-ins need no
         // more, and a token without lines and columns is 40 of ~120 bytes less (4 M tokens in a 10 MB model).
@@ -642,7 +650,31 @@ export function installPidmBatchParser(services: LangiumCoreServices, fallback: 
         if (!model) return parse(text, options);
         return { value: model, lexerErrors: [], lexerReport: report, parserErrors: [] } as unknown as ParseResult;
     }) as LangiumParser['parse'];
-    return fallback;
+    return new Proxy({} as LangiumParser, {
+        get(_, key) {
+            if (key === 'parse') return batchParse;
+            const parser = langium();
+            const value: unknown = Reflect.get(parser, key);
+            return typeof value === 'function' ? value.bind(parser) : value;
+        },
+        set: (_, key, value) => Reflect.set(langium(), key, value),
+        has: (_, key) => key === 'parse' || Reflect.has(langium(), key),
+    });
+}
+
+/**
+ * The batch parser's token types: the PIDM lexer's (Langium's token builder makes both from the grammar, in the
+ * same order), but objects of their own, so that the batch runs do not build the PIDM lexer (`services.parser.Lexer`,
+ * a second Chevrotain lexer with its analysis) for a text without a syntax error: Langium's parser builds it when
+ * it is first needed, with the token types it is built on. A token builder that answers more than a plain list of
+ * token types gets the lexer's.
+ */
+function batchTokenTypes(services: LangiumCoreServices): Record<string, TokenType> {
+    const built = services.parser.TokenBuilder.buildTokens(services.Grammar, { caseInsensitive: services.LanguageMetaData.caseInsensitive });
+    if (!Array.isArray(built)) return services.parser.Lexer.definition as Record<string, TokenType>;
+    const types: Record<string, TokenType> = {};
+    for (const type of built as TokenType[]) types[type.name] = type;
+    return types;
 }
 
 /**
@@ -740,6 +772,6 @@ export const PidmBatchModule: Module<
 > = {
     ...KvmodBatchModule,
     parser: {
-        LangiumParser: (services) => installPidmBatchParser(services, createKvmodParser(services, true)),
+        LangiumParser: (services) => installPidmBatchParser(services, () => createKvmodParser(services, true)),
     },
 };

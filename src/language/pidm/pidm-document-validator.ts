@@ -35,7 +35,7 @@ import { nameOf } from '../common/partial-nodes.js';
 import { GuardedDocumentValidator } from '../common/parse-guards.js';
 import { CaseFallbackScope } from './pidm-scope-provider.js';
 import { containingQuery, entityOfElement } from './pidm-semantics.js';
-import type { PidmServices } from './pidm-module.js';
+import type { PidmCoreServices } from './pidm-core-module.js';
 import { PidmIssueCodes } from './pidm-issue-codes.js';
 
 /** What an unresolved name was expected to be, which decides the message and the suggestions. */
@@ -54,7 +54,7 @@ export interface UnknownNameData {
 export class PidmDocumentValidator extends GuardedDocumentValidator {
     private readonly scopeProvider: ScopeProvider;
 
-    constructor(services: PidmServices) {
+    constructor(services: PidmCoreServices) {
         super(services);
         this.scopeProvider = services.references.ScopeProvider;
     }

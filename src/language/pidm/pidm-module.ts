@@ -4,16 +4,10 @@
  */
 import type { LangiumServices, PartialLangiumServices } from 'langium/lsp';
 import type { Module } from 'langium';
-import { PidmNameProvider } from './pidm-name-provider.js';
-import { PidmScopeProvider } from './pidm-scope-provider.js';
-import { PidmScopeComputation } from './pidm-scope-computation.js';
-import { PidmValidator } from './pidm-validator.js';
-import { PidmValueConverter } from './pidm-value-converter.js';
-import { PidmLexer } from './pidm-lexer.js';
-import { PidmDocumentValidator } from './pidm-document-validator.js';
+import type { PidmValidator } from './pidm-validator.js';
+import { PidmCoreModule } from './pidm-core-module.js';
 import { PidmCodeActionProvider } from './pidm-code-actions.js';
 import { PidmFormatter } from './pidm-formatter.js';
-import { PidmParserErrorMessageProvider } from './pidm-parser-messages.js';
 import { PidmLspProviders } from '../lsp/pidm-lsp-module.js';
 import type { QueryCollectionLookup } from '../lsp/pidm-hover-provider.js';
 
@@ -38,20 +32,7 @@ type DeepPartialPidmAdded = { validation?: Partial<PidmAddedServices['validation
 
 /** Overrides and additions of the PIDM language. */
 export const PidmModule: Module<PidmServices, PartialLangiumServices & PidmAddedServices> = {
-    parser: {
-        ValueConverter: () => new PidmValueConverter(),
-        Lexer: (services) => new PidmLexer(services),
-        ParserErrorMessageProvider: () => new PidmParserErrorMessageProvider(),
-    },
-    references: {
-        NameProvider: () => new PidmNameProvider(),
-        ScopeProvider: (services) => new PidmScopeProvider(services),
-        ScopeComputation: (services) => new PidmScopeComputation(services),
-    },
-    validation: {
-        PidmValidator: (services) => new PidmValidator(services),
-        DocumentValidator: (services) => new PidmDocumentValidator(services),
-    },
+    ...(PidmCoreModule as Module<PidmServices, PartialLangiumServices & PidmAddedServices>),
     lsp: {
         ...PidmLspProviders,
         CodeActionProvider: () => new PidmCodeActionProvider(),

@@ -40,7 +40,7 @@ import {
 } from '../generated/ast.js';
 import { startsWithCalendarDate } from '../common/calendar-date.js';
 import { checksOnSoundNodes } from '../common/partial-nodes.js';
-import type { PidmServices } from './pidm-module.js';
+import type { PidmCoreServices } from './pidm-core-module.js';
 import { modelSetIndex } from '../common/model-sets.js';
 import { PidmIssueCodes } from './pidm-issue-codes.js';
 import {
@@ -63,7 +63,7 @@ export interface CaseMismatchData {
 }
 
 /** Registers the PIDM checks with Langium's validation registry. */
-export function registerPidmValidationChecks(services: PidmServices): void {
+export function registerPidmValidationChecks(services: PidmCoreServices): void {
     const registry = services.validation.ValidationRegistry;
     const validator = services.validation.PidmValidator;
     const checks: ValidationChecks<KvmodAstType> = {
@@ -93,7 +93,7 @@ export class PidmValidator {
     private readonly shared: () => LangiumSharedCoreServices;
     private workspaceCache?: WorkspaceCache<string, WorkspaceFacts>;
 
-    constructor(services: PidmServices) {
+    constructor(services: PidmCoreServices) {
         // Resolved lazily: the shared services are still being built when the language's validator is.
         this.documents = () => services.shared.workspace.LangiumDocuments;
         this.shared = () => services.shared;

@@ -4,6 +4,7 @@ import { URI, isAstNode, isReference, type AstNode, type LangiumDocument } from 
 import { BatchCstNode } from '../../../src/language/common/batch-cst.js';
 import { createKvmodServices, type KvmodServices } from '../../../src/language/kvmod-module.js';
 import { CHUNKING, chunkStarts } from '../../../src/language/pidm/pidm-batch-parser.js';
+import { PidmLexer } from '../../../src/language/pidm/pidm-lexer.js';
 import { printPidm } from '../../../src/language/pidm/pidm-printer.js';
 import { generateGridPidm, generateRandomPidm } from '../../../src/testing/random-pidm.js';
 import { facts, rangeOf } from '../common/cst-facts.js';
@@ -191,5 +192,31 @@ describe('the batch PIDM parser', () => {
         expect(actual.diagnostics).toEqual(expected.diagnostics);
         expect(actual.diagnostics).toEqual((await load(editor, path, text)).diagnostics);
         expect(tree(actual.document.parseResult.value)).toEqual(tree(expected.document.parseResult.value));
+    });
+
+    it("builds Langium's parser and the PIDM lexer only for a text it leaves to Langium", () => {
+        const built: string[] = [];
+        const counted = createKvmodServices(
+            {},
+            undefined,
+            {
+                parser: {
+                    Lexer: (services) => {
+                        built.push('lexer');
+                        return new PidmLexer(services);
+                    },
+                },
+            },
+            { batch: true },
+        );
+        const parser = counted.Pidm.parser.LangiumParser;
+        const clean = parser.parse('entity A { id k; text name }\nquery Q: SELECT A.k FROM A WHERE A.name = "x"');
+        expect(clean.parserErrors).toEqual([]);
+        expect(built).toEqual([]);
+        const broken = parser.parse('entity A { id k text name \nquery Q: SELECT A.k FROM A');
+        expect(broken.parserErrors.length).toBeGreaterThan(0);
+        expect(built).toEqual(['lexer']);
+        parser.parse('entity B { id k text }');
+        expect(built).toEqual(['lexer']);
     });
 });

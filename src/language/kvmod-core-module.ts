@@ -1,0 +1,51 @@
+/**
+ * Both languages' services without the editor's (`lsp`), for batch runs (the command line): the same languages
+ * as `createKvmodServices` (kvmod-module.ts) makes them, on Langium's core modules. The editor's services pull
+ * in Langium's LSP modules and the language server library (~500 KB of code that a command would compile and
+ * partly run at start-up, and never use); nothing this module imports does.
+ */
+import {
+    createDefaultCoreModule,
+    createDefaultSharedCoreModule,
+    EmptyFileSystem,
+    inject,
+    type DefaultSharedCoreModuleContext,
+    type LangiumSharedCoreServices,
+} from 'langium';
+import { KvmodBatchModule, KvmodParserModule } from './common/kvmod-parser.js';
+import { KvmodTraversalModule } from './common/ast-traversal.js';
+import { KvmodGeneratedSharedModule, KvlmGeneratedModule, PidmGeneratedModule } from './generated/module.js';
+import { KvlmCoreModule, type KvlmCoreServices } from './kvlm/kvlm-core-module.js';
+import { registerKvlmValidationChecks } from './kvlm/kvlm-validator.js';
+import { registerKvlmSourceChecks } from './kvlm/kvlm-source-check.js';
+import { PidmBatchModule } from './pidm/pidm-batch-parser.js';
+import { PidmCoreModule, type PidmCoreServices } from './pidm/pidm-core-module.js';
+import { registerPidmValidationChecks } from './pidm/pidm-validator.js';
+
+/** The shared services and both languages' services, without the editor's. */
+export interface KvmodCoreServices {
+    shared: LangiumSharedCoreServices;
+    Pidm: PidmCoreServices;
+    Kvlm: KvlmCoreServices;
+}
+
+/**
+ * Creates the shared services and both languages without the editor's services. `batch`: the services of one
+ * command-line run (the batch parser and linker, as `createKvmodServices`' `batch` option); without it, the
+ * languages exactly as the editor parses them.
+ */
+export function createKvmodCoreServices(
+    context: Partial<DefaultSharedCoreModuleContext> = {},
+    options: { batch?: boolean } = {},
+): KvmodCoreServices {
+    const fileSystemProvider = context.fileSystemProvider ?? EmptyFileSystem.fileSystemProvider;
+    const shared = inject(createDefaultSharedCoreModule({ ...context, fileSystemProvider }), KvmodGeneratedSharedModule);
+    const Pidm = inject(createDefaultCoreModule({ shared }), PidmGeneratedModule, KvmodParserModule, KvmodTraversalModule, PidmCoreModule, options.batch ? PidmBatchModule : undefined);
+    const Kvlm = inject(createDefaultCoreModule({ shared }), KvlmGeneratedModule, KvmodParserModule, KvmodTraversalModule, KvlmCoreModule, options.batch ? KvmodBatchModule : undefined);
+    shared.ServiceRegistry.register(Pidm);
+    shared.ServiceRegistry.register(Kvlm);
+    registerPidmValidationChecks(Pidm);
+    registerKvlmValidationChecks(Kvlm);
+    registerKvlmSourceChecks(Kvlm);
+    return { shared, Pidm, Kvlm };
+}
