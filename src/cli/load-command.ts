@@ -13,28 +13,42 @@ import { transformOptions } from './transform-options.js';
 /** Options shared by `load` and `verify` (the target and its options exactly as `generate` takes them). */
 export function runtimeOptions<T>(yargs: Argv<T>): Argv<T> {
     return transformOptions(
-        timeoutOption(
-            targetOptions(yargs, 'engine')
-                .positional('model', {
-                    describe: 'The model: .pidm (transformed on the fly) or .kvlm',
-                    type: 'string',
-                    demandOption: true,
-                })
-                .option('data', {
-                    describe: 'Instance data, JSON (see schemas/instance-data.md)',
-                    type: 'string',
-                    demandOption: true,
-                })
-                .option('redis', {
-                    describe:
-                        'The server: redis://host:port, redis://:password@host:port, redis://user:password@host:port (ACL), rediss://… (TLS); redis: with RediSearch; redis-core: Redis 7 or later, no module, one server or any node of a cluster',
-                    type: 'string',
-                    demandOption: true,
-                }),
-        )
-            .option('pidm', { describe: 'The source .pidm of a .kvlm design (default: its `source`)', type: 'string' })
-            .option('batch', { describe: 'Rows per pipelined batch', type: 'number', default: 2000 }),
+        batchOption(
+            timeoutOption(
+                targetOptions(yargs, 'engine')
+                    .positional('model', {
+                        describe: 'The model: .pidm (transformed on the fly) or .kvlm',
+                        type: 'string',
+                        demandOption: true,
+                    })
+                    .option('data', {
+                        describe: 'Instance data, JSON (see schemas/instance-data.md)',
+                        type: 'string',
+                        demandOption: true,
+                    })
+                    .option('redis', {
+                        describe:
+                            'The server: redis://host:port, redis://:password@host:port, redis://user:password@host:port (ACL), rediss://… (TLS); redis: with RediSearch; redis-core: Redis 7 or later, no module, one server or any node of a cluster',
+                        type: 'string',
+                        demandOption: true,
+                    }),
+            ).option('pidm', {
+                describe: 'The source .pidm of a .kvlm design (default: its `source`)',
+                type: 'string',
+            }),
+        ),
     ) as unknown as Argv<T>;
+}
+
+/** `--batch`: rows per pipelined batch (load, verify, migrate); anything but a whole number from 1 is bad usage. */
+export function batchOption<T>(yargs: Argv<T>): Argv<T> {
+    return yargs
+        .option('batch', { describe: 'Rows per pipelined batch', type: 'number', default: 2000, requiresArg: true })
+        .check((argv) =>
+            Number.isSafeInteger(argv.batch) && (argv.batch as number) >= 1
+                ? true
+                : `--batch must be a whole number of rows from 1, got ${argv.batch}`,
+        ) as Argv<T>;
 }
 
 /** `--timeout`: seconds to wait for a Redis server (load, verify, generate --redis); not positive is bad usage. */

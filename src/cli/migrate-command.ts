@@ -4,6 +4,7 @@
  */
 import type { Argv, CommandModule } from 'yargs';
 import { runAction, type CliContext } from './cli-command.js';
+import { batchOption } from './load-command.js';
 import type { MigrateArgs } from './migrate-actions.js';
 import { migrationOptions } from './plan-command.js';
 
@@ -14,12 +15,10 @@ export function migrateCommand(context: CliContext): CommandModule<object, Migra
         describe:
             'Move the server from the old design to the new one online: build changed indexes beside the old ones, switch all stable names at once, drop what the new design no longer uses (resumable: run it again after an interruption)',
         builder: (yargs: Argv<object>) =>
-            migrationOptions(yargs, true)
-                .option('batch', { describe: 'Rows per pipelined batch', type: 'number', default: 2000 })
-                .example(
-                    '$0 migrate old.pidm new.pidm --data data.json --redis redis://127.0.0.1:6379',
-                    '',
-                ) as unknown as Argv<MigrateArgs>,
+            batchOption(migrationOptions(yargs, true)).example(
+                '$0 migrate old.pidm new.pidm --data data.json --redis redis://127.0.0.1:6379',
+                '',
+            ) as unknown as Argv<MigrateArgs>,
         handler: (args) =>
             runAction(context, async (io) => (await import('./migrate-actions.js')).runMigrate(args, io)),
     };

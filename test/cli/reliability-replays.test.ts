@@ -115,6 +115,30 @@ describe('a server that accepts the connection and never answers', () => {
         expect(run.status).toBe(2);
         expect(run.stderr).toContain('--timeout must be a positive number of seconds, got 0');
     });
+
+    test('a --batch that is not a whole number of rows from 1 is a usage error (NaN made an internal error)', () => {
+        for (const [command, batch, shown] of [
+            ['load', 'abc', 'NaN'],
+            ['load', '0', '0'],
+            ['verify', '2.5', '2.5'],
+            ['migrate', '-3', '-3'],
+        ]) {
+            const run = runKvmod([
+                command,
+                TOURNAMENT,
+                '--data',
+                'd.json',
+                '--redis',
+                'redis://127.0.0.1:1',
+                '--batch',
+                batch,
+            ]);
+            expect([command, run.status]).toEqual([command, 2]);
+            expect(run.stderr).toBe(
+                `kvmod: --batch must be a whole number of rows from 1, got ${shown}\nusage: kvmod ${command} ${command === 'migrate' ? '<old> [new]' : '<model>'}\nRun 'kvmod ${command} --help' for usage.\n`,
+            );
+        }
+    });
 });
 
 describe('credentials: a requirepass server, an ACL user, TLS', () => {
