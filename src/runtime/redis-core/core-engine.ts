@@ -241,10 +241,11 @@ export async function writeCoreRows(
             for (let start = 0, count = 0; ; start += count) {
                 const batch = rows.slice(
                     start,
-                    start + (sent++ === 0 ? Math.min(batchSize, FIRST_BATCH_ROWS) : batchSize),
+                    start + (sent === 0 ? Math.min(batchSize, FIRST_BATCH_ROWS) : batchSize),
                 );
                 count = batch.length;
                 if (count === 0) break;
+                sent++;
                 let rowKeys: string[];
                 const encoded: string[] = new Array(count);
                 try {
