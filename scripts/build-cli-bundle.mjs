@@ -41,7 +41,10 @@ const yargsShimLocation = {
                 throw new Error(`${args.path} no longer reads import.meta.url: review the yargs-shim-location plugin`);
             const located =
                 "const __yargsShimUrl = new URL('lib/platform-shims/esm.mjs', import.meta.resolve('yargs/package.json')).href;\n";
-            return { contents: located + source.replaceAll('import.meta.url', '__yargsShimUrl'), loader: 'js' };
+            return applied('yargs-shim-location', {
+                contents: located + source.replaceAll('import.meta.url', '__yargsShimUrl'),
+                loader: 'js',
+            });
         });
     },
 };
@@ -74,10 +77,18 @@ const yargsLazyHelpText = {
             let contents = "const __kvmodLazyHelp = Symbol('lazy help');\n" + source;
             for (const [from, to] of edits) {
                 if (contents.split(from).length !== 2)
-                    throw new Error(`${args.path} changed (${JSON.stringify(from)}): review the yargs-lazy-help-text plugin`);
+                    throw new Error(
+                        `${args.path} changed (${JSON.stringify(from)}): review the yargs-lazy-help-text plugin`,
+                    );
                 contents = contents.replace(from, () => to);
             }
-            return { contents, loader: 'js' };
+            // Read in exactly the places the edits know (help, cacheHelpMessage, clearCachedHelpMessage,
+            // hasCachedHelpMessage): a new reader would get a function where it expects the text.
+            if (source.match(/\bcachedHelpMessage\b/g)?.length !== 6)
+                throw new Error(
+                    `${args.path} reads cachedHelpMessage elsewhere: review the yargs-lazy-help-text plugin`,
+                );
+            return applied('yargs-lazy-help-text', { contents, loader: 'js' });
         });
     },
 };
@@ -122,7 +133,7 @@ const lazyStringWidth = {
                 'return stringWidth;',
                 '}',
             ].join('\n');
-            return { contents, loader: 'js' };
+            return applied('lazy-string-width', { contents, loader: 'js' });
         });
     },
 };
@@ -149,15 +160,28 @@ const fdirLazyPicomatch = {
             let contents = source;
             for (const [from, to] of edits) {
                 if (contents.split(from).length !== 2)
-                    throw new Error(`${args.path} changed (${JSON.stringify(from)}): review the fdir-lazy-picomatch plugin`);
+                    throw new Error(
+                        `${args.path} changed (${JSON.stringify(from)}): review the fdir-lazy-picomatch plugin`,
+                    );
                 contents = contents.replace(from, () => to);
             }
             if (/\bpm\b/.test(contents.replace(/let pm;|pm !== undefined|return pm;|pm = null;|pm = __require/g, '')))
                 throw new Error(`${args.path} reads picomatch elsewhere: review the fdir-lazy-picomatch plugin`);
-            return { contents, loader: 'js' };
+            return applied('fdir-lazy-picomatch', { contents, loader: 'js' });
         });
     },
 };
+
+/**
+ * Each plugin below must patch at least one file of the build: one whose file moved (a new version of the package)
+ * would otherwise match nothing and leave the bundle without its edit, silently. Counted by plugin name.
+ */
+const patched = new Map();
+const applied = (name, result) => {
+    patched.set(name, (patched.get(name) ?? 0) + 1);
+    return result;
+};
+const patchingPlugins = [yargsShimLocation, yargsLazyHelpText, lazyStringWidth, fdirLazyPicomatch];
 
 if (!existsSync(join(root, entry))) {
     process.stderr.write(`build-cli-bundle: ${entry} is missing: compile first (npm run build:ts)\n`);
@@ -174,7 +198,7 @@ await buildInPlace(
             format: 'esm',
             splitting: true,
             external,
-            plugins: [yargsShimLocation, yargsLazyHelpText, lazyStringWidth, fdirLazyPicomatch],
+            plugins: patchingPlugins,
             // Bundled CommonJS packages (vscode-languageserver, ajv, node-redis…) call require() for Node's modules.
             banner: {
                 js: "import { createRequire as __kvmodCreateRequire } from 'node:module'; const require = __kvmodCreateRequire(import.meta.url);",
@@ -185,3 +209,10 @@ await buildInPlace(
     ],
     { last: ['main.js.map', 'main.js'], prune: true },
 );
+const unapplied = patchingPlugins.map((plugin) => plugin.name).filter((name) => !patched.has(name));
+if (unapplied.length > 0) {
+    process.stderr.write(
+        `build-cli-bundle: the ${unapplied.join(', ')} plugin patched no file (did the package move it?): review it\n`,
+    );
+    process.exit(1);
+}
