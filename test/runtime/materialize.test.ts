@@ -106,6 +106,35 @@ describe('materialization', () => {
         }
     });
 
+    test('the first slice of a collection binds only the first 1,024 root objects; the last slice binds them all', async () => {
+        const { model, kvlm } = await airflights();
+        const data = generateInstanceData(model, { scale: 2500, seed: 3 });
+        const index = indexInstanceData(model, data);
+        // Every entity's objects behind a proxy that records the highest position read.
+        let highest = -1;
+        const watched = Object.fromEntries(
+            Object.entries(data).map(([entity, objects]) => [
+                entity,
+                new Proxy(objects, {
+                    get(target, property, receiver) {
+                        if (typeof property === 'string' && /^\d+$/.test(property))
+                            highest = Math.max(highest, Number(property));
+                        return Reflect.get(target, property, receiver);
+                    },
+                }),
+            ]),
+        );
+        const ids = (entity: string) => model.entities.get(entity)?.idName;
+        const first = streamModel(kvlm, watched, index, ids)[0]!;
+        expect(Math.max(...Object.values(data).map((objects) => objects.length))).toBeGreaterThan(2048);
+        expect(first.rows.slice(0, 10)).toHaveLength(10);
+        expect(highest).toBeGreaterThanOrEqual(9);
+        expect(highest).toBeLessThan(1024);
+        let start = 10;
+        while (first.rows.slice(start, start + 500).length > 0) start += 500;
+        expect(highest).toBeGreaterThanOrEqual(2048);
+    });
+
     test('two rows with one natural key stop the rows, made at once or batch by batch', async () => {
         const { model, data, kvlm, index } = await airflights();
         // A key that misses its multi-valued step (a passenger's flights): rows of one passenger share it.
