@@ -18,6 +18,7 @@ import { buildCoreDesign, prepareCore, putCoreRow, writeCoreRows } from '../../s
 import { loadRuntimeDesign } from '../../src/runtime/runtime-design.js';
 import { EXAMPLES, liveRows, MATRIX, updatesAndDeletesCase, verifyCase } from './redis-core-cases.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
+import { startReplyHoldingProxy } from '../support/silent-servers.js';
 
 let server: RedisTestServer;
 let connection: CoreConnection;
@@ -133,4 +134,25 @@ describe('redis-core batched writes', () => {
             ),
         ).rejects.toThrow(/^the server refused row 1 of collection \S+: .*Function not found/);
     });
+});
+
+describe('how far ahead of its replies the redis-core writer writes, through a proxy that holds them back', () => {
+    test('four batches before the first is acknowledged: the first of 250 rows, then batches of 1,000', async () => {
+        const runtime = await loadRuntimeDesign(EXAMPLES[0], { merge: 'safe', keyStrategy: 'natural' });
+        const { design, library } = await buildCoreDesign(runtime.kvlm);
+        const data = generateInstanceData(runtime.model, { scale: 4000, seed: 1 });
+        const rows = materializeModel(runtime.kvlm, data, indexInstanceData(runtime.model, data));
+        expect(rows[0]!.rows.length).toBe(4000);
+        const proxy = await startReplyHoldingProxy(server.port, 'FCALL');
+        const proxied = await connectCore(`redis://127.0.0.1:${proxy.port}`);
+        try {
+            await prepareCore(proxied, design, library, true);
+            const writing = writeCoreRows(proxied, design, rows, { batchSize: 1000 });
+            expect(await proxy.sentBeforeStall()).toBe(250 + 3 * 1000);
+            expect((await writing).rows).toBe(rows.reduce((sum, collection) => sum + collection.rows.length, 0));
+        } finally {
+            await proxied.close();
+            await proxy.close();
+        }
+    }, 60_000);
 });

@@ -16,6 +16,7 @@ import { connectRedis, detectDialect, type RedisLink } from '../../src/runtime/r
 import { redisEngine } from '../../src/runtime/redis/redis-engine.js';
 import { buildRuntimeModel } from '../../src/runtime/runtime-model.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
+import { startReplyHoldingProxy } from '../support/silent-servers.js';
 
 let safe: RedisTestServer;
 let threaded: RedisTestServer;
@@ -29,11 +30,11 @@ afterAll(async () => {
 });
 
 /** The airflights design for 1.2 (FT.ADD rows) and its rows. */
-async function design() {
+async function design(scale = 30) {
     const workspace = await loadWorkspace(['examples/airflights/airflights.pidm']);
     const pidm = workspace.pidm.map((entry) => entry.model);
     const model = buildRuntimeModel(pidm);
-    const data = generateInstanceData(model, { scale: 30, seed: 5 });
+    const data = generateInstanceData(model, { scale, seed: 5 });
     const kvlm = transformPidmToKvlm(pidm, { merge: 'safe' }).model;
     const view = buildRedisViewModel(kvlm, { dialect: 'redisearch1' });
     const collections = materializeModel(kvlm, data, indexInstanceData(model, data));
@@ -148,4 +149,40 @@ describe('loading through the engine', () => {
         const docs = await withLink(server().url, (link) => indexedDocs(link, names, indexes));
         expect(docs).toEqual(counts);
     });
+});
+
+describe('how far ahead of its replies a load writes, through a proxy that holds them back', () => {
+    // The engine reads SAFEMODE from its probe and passes it to the loader: with it, four batches go out before the
+    // first is acknowledged (the first of 250 rows, then batches of 1,000: 3,250 FT.ADD); without it, the pipe stops
+    // 256 KB ahead (fewer than the first two batches). The first collection (Q1) has 4,000 rows.
+    test.each([
+        ['with SAFEMODE', () => safe, (sent: number) => expect(sent).toBe(250 + 3 * 1000)],
+        ['without SAFEMODE', () => threaded, (sent: number) => expect(sent).toBeLessThan(250 + 1000)],
+    ])(
+        'on a server %s',
+        async (_, server, expectSent) => {
+            const { view, collections, counts } = await design(4000);
+            expect(counts.get(view.collections[0]!.name)).toBe(4000);
+            const proxy = await startReplyHoldingProxy(server().port, 'FT.ADD');
+            try {
+                const session = await redisEngine.connect({
+                    urls: [`redis://127.0.0.1:${proxy.port}`],
+                    timeoutSeconds: 30,
+                });
+                try {
+                    await session.prepareSchema(view, 'fresh');
+                    const writing = session.writeRows(view, collections, { batchSize: 1000 });
+                    const sent = await proxy.sentBeforeStall();
+                    expect(sent).toBeGreaterThan(0);
+                    expectSent(sent);
+                    expect((await writing).rows).toBe([...counts.values()].reduce((a, b) => a + b, 0));
+                } finally {
+                    await session.close();
+                }
+            } finally {
+                await proxy.close();
+            }
+        },
+        60_000,
+    );
 });
