@@ -42,10 +42,15 @@ export function createKvmodCoreServices(
     const shared = inject(createDefaultSharedCoreModule({ ...context, fileSystemProvider }), KvmodGeneratedSharedModule);
     const Pidm = inject(createDefaultCoreModule({ shared }), PidmGeneratedModule, KvmodParserModule, KvmodTraversalModule, PidmCoreModule, options.batch ? PidmBatchModule : undefined);
     const Kvlm = inject(createDefaultCoreModule({ shared }), KvlmGeneratedModule, KvmodParserModule, KvmodTraversalModule, KvlmCoreModule, options.batch ? KvmodBatchModule : undefined);
-    shared.ServiceRegistry.register(Pidm);
-    shared.ServiceRegistry.register(Kvlm);
-    registerPidmValidationChecks(Pidm);
-    registerKvlmValidationChecks(Kvlm);
-    registerKvlmSourceChecks(Kvlm);
-    return { shared, Pidm, Kvlm };
+    return registerKvmodLanguages({ shared, Pidm, Kvlm });
+}
+
+/** Registers both languages with the shared services and their checks (core services and the editor's alike). */
+export function registerKvmodLanguages<S extends KvmodCoreServices>(services: S): S {
+    services.shared.ServiceRegistry.register(services.Pidm);
+    services.shared.ServiceRegistry.register(services.Kvlm);
+    registerPidmValidationChecks(services.Pidm);
+    registerKvlmValidationChecks(services.Kvlm);
+    registerKvlmSourceChecks(services.Kvlm);
+    return services;
 }

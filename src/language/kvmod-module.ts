@@ -9,11 +9,9 @@ import { KvmodBatchModule, KvmodParserModule } from './common/kvmod-parser.js';
 import { KvmodTraversalModule } from './common/ast-traversal.js';
 import { KvmodGeneratedSharedModule, KvlmGeneratedModule, PidmGeneratedModule } from './generated/module.js';
 import { KvlmModule, type KvlmServices } from './kvlm/kvlm-module.js';
-import { registerKvlmValidationChecks } from './kvlm/kvlm-validator.js';
-import { registerKvlmSourceChecks } from './kvlm/kvlm-source-check.js';
 import { PidmBatchModule } from './pidm/pidm-batch-parser.js';
 import { PidmModule, type PartialPidmServices, type PidmServices } from './pidm/pidm-module.js';
-import { registerPidmValidationChecks } from './pidm/pidm-validator.js';
+import { registerKvmodLanguages } from './kvmod-core-module.js';
 
 /** The shared services and both languages' services. */
 export interface KvmodServices {
@@ -44,10 +42,5 @@ export function createKvmodServices(
     const shared = inject(createDefaultSharedModule({ ...context, fileSystemProvider }), KvmodGeneratedSharedModule, sharedModule);
     const Pidm = inject(createDefaultModule({ shared }), PidmGeneratedModule, KvmodParserModule, KvmodTraversalModule, PidmModule, pidmModule, options.batch ? (options.batchParser === false ? KvmodBatchModule : PidmBatchModule) : undefined);
     const Kvlm = inject(createDefaultModule({ shared }), KvlmGeneratedModule, KvmodParserModule, KvmodTraversalModule, KvlmModule, batch);
-    shared.ServiceRegistry.register(Pidm);
-    shared.ServiceRegistry.register(Kvlm);
-    registerPidmValidationChecks(Pidm);
-    registerKvlmValidationChecks(Kvlm);
-    registerKvlmSourceChecks(Kvlm);
-    return { shared, Pidm, Kvlm };
+    return registerKvmodLanguages({ shared, Pidm, Kvlm });
 }
