@@ -368,7 +368,7 @@ async function checkInstanceData(
                     const listed = length > SHORT_LIST ? new Map<string, number>() : undefined;
                     for (let position = 0; position < length; position++) {
                         const element = value[position];
-                        const id = typeof element === 'string' ? element : String(element); // identityOf
+                        const id = identityOf(element);
                         if (!targets.has(id))
                             problems.push(
                                 `${file}: ${where(index)}.${reference.name}[${position}]: unknown ${reference.target} ${JSON.stringify(id)}`,
@@ -393,7 +393,7 @@ async function checkInstanceData(
                         }
                     }
                 } else {
-                    const id = typeof value === 'string' ? value : String(value); // identityOf
+                    const id = identityOf(value);
                     if (!targets.has(id))
                         problems.push(
                             `${file}: ${where(index)}.${reference.name}: unknown ${reference.target} ${JSON.stringify(id)}`,

@@ -237,10 +237,15 @@ export function verifyOnEngine(options: VerifyActionOptions): Promise<VerifyActi
         const prepared = await prepare(engine, target, options);
         try {
             const loaded = await load(prepared, options, true);
-            const { design, data, session, view } = prepared;
+            const { design, data, index, session, view } = prepared;
             const execute: QueryExecutor = (collection, query, parameters) =>
                 session.runQuery(view, collection.name, query.name, parameters);
-            const settings = { samples: options.samples ?? 10, seed: options.seed ?? 1, collation: engine.collation };
+            const settings = {
+                samples: options.samples ?? 10,
+                seed: options.seed ?? 1,
+                collation: engine.collation,
+                index,
+            };
             const verdicts = await verifyQueries(design.pidm, design.kvlm, design.model, data, execute, settings);
             if (verdicts.some((v) => v.mismatches > 0)) {
                 const inMemory = await verifyQueries(
@@ -248,7 +253,7 @@ export function verifyOnEngine(options: VerifyActionOptions): Promise<VerifyActi
                     design.kvlm,
                     design.model,
                     data,
-                    inMemoryExecutor(design.model, data, engine.collation),
+                    inMemoryExecutor(design.model, data, engine.collation, index),
                     settings,
                 );
                 for (const [position, verdict] of verdicts.entries()) {

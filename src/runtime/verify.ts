@@ -7,7 +7,7 @@ import type { Collection, KvlmModel, PidmModel, ServedQuery } from '../language/
 import { isKvmodError } from '../pipeline/errors.js';
 import type { Collation, TypedValue } from './collation.js';
 import { compareWithOracle } from './compare-results.js';
-import { indexInstanceData, type InstanceData } from './instance-data.js';
+import { indexInstanceData, type InstanceData, type InstanceIndex } from './instance-data.js';
 import { evaluateServedQuery } from './kvlm-evaluator.js';
 import { materializeCollection, type MaterializedRow } from './materialize.js';
 import { compareSortKeys, evaluatePrepared, prepareQuery, type ParameterValues } from './oracle.js';
@@ -65,6 +65,8 @@ export interface VerifyOptions {
     seed: number;
     /** The collation of the engine the design runs on: the oracle compares and sorts with it. */
     collation: Collation;
+    /** The data's objects by identity, when the caller has them (`readIndexedInstanceData`); made otherwise. */
+    index?: InstanceIndex;
 }
 
 /** Finds the collection and served query answering a PIDM query (they share its name). */
@@ -88,7 +90,7 @@ export async function verifyQueries(
     execute: QueryExecutor,
     options: VerifyOptions,
 ): Promise<QueryVerdict[]> {
-    const index = indexInstanceData(model, data);
+    const index = options.index ?? indexInstanceData(model, data);
     const verdicts: QueryVerdict[] = [];
     let querySeed = options.seed;
     for (const query of pidm.flatMap((m) => m.queries)) {
@@ -160,8 +162,12 @@ export function describeParameters(values: ParameterValues): string {
  * An executor answering from the KVLM design in memory (materialized rows + served query semantics, in an
  * engine's collation): checks the transformation alone, with no engine.
  */
-export function inMemoryExecutor(model: RuntimeModel, data: InstanceData, collation: Collation): QueryExecutor {
-    const index = indexInstanceData(model, data);
+export function inMemoryExecutor(
+    model: RuntimeModel,
+    data: InstanceData,
+    collation: Collation,
+    index: InstanceIndex = indexInstanceData(model, data),
+): QueryExecutor {
     const rowsByCollection = new Map<Collection, MaterializedRow[]>();
     return async (collection, query, parameters) => {
         let rows = rowsByCollection.get(collection);
