@@ -11,6 +11,8 @@ import {
     inject,
     type DefaultSharedCoreModuleContext,
     type LangiumSharedCoreServices,
+    type Module,
+    type PartialLangiumCoreServices,
 } from 'langium';
 import { KvmodBatchModule, KvmodParserModule } from './common/kvmod-parser.js';
 import { KvmodTraversalModule } from './common/ast-traversal.js';
@@ -31,16 +33,18 @@ export interface KvmodCoreServices {
 
 /**
  * Creates the shared services and both languages without the editor's services. `batch`: the services of one
- * command-line run (the batch parser and linker, as `createKvmodServices`' `batch` option); without it, the
- * languages exactly as the editor parses them.
+ * command-line run (common/kvmod-parser.ts `KvmodBatchModule`, and PIDM's batch parser, pidm/pidm-batch-parser.ts);
+ * without it, the languages exactly as the editor parses them. `batchParser: false` keeps Langium's lean parser for
+ * PIDM in batch services, and `pidmModule` adds PIDM services (both for tests).
  */
 export function createKvmodCoreServices(
     context: Partial<DefaultSharedCoreModuleContext> = {},
-    options: { batch?: boolean } = {},
+    options: { batch?: boolean; batchParser?: boolean; pidmModule?: Module<PidmCoreServices, PartialLangiumCoreServices> } = {},
 ): KvmodCoreServices {
     const fileSystemProvider = context.fileSystemProvider ?? EmptyFileSystem.fileSystemProvider;
     const shared = inject(createDefaultSharedCoreModule({ ...context, fileSystemProvider }), KvmodGeneratedSharedModule);
-    const Pidm = inject(createDefaultCoreModule({ shared }), PidmGeneratedModule, KvmodParserModule, KvmodTraversalModule, PidmCoreModule, options.batch ? PidmBatchModule : undefined);
+    const pidmBatch = options.batch ? (options.batchParser === false ? KvmodBatchModule : PidmBatchModule) : undefined;
+    const Pidm = inject(createDefaultCoreModule({ shared }), PidmGeneratedModule, KvmodParserModule, KvmodTraversalModule, PidmCoreModule, options.pidmModule, pidmBatch);
     const Kvlm = inject(createDefaultCoreModule({ shared }), KvlmGeneratedModule, KvmodParserModule, KvmodTraversalModule, KvlmCoreModule, options.batch ? KvmodBatchModule : undefined);
     return registerKvmodLanguages({ shared, Pidm, Kvlm });
 }

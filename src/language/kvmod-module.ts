@@ -5,11 +5,10 @@
  */
 import { EmptyFileSystem, inject, type Module } from 'langium';
 import { createDefaultModule, createDefaultSharedModule, type DefaultSharedModuleContext, type LangiumSharedServices, type PartialLangiumSharedServices } from 'langium/lsp';
-import { KvmodBatchModule, KvmodParserModule } from './common/kvmod-parser.js';
+import { KvmodParserModule } from './common/kvmod-parser.js';
 import { KvmodTraversalModule } from './common/ast-traversal.js';
 import { KvmodGeneratedSharedModule, KvlmGeneratedModule, PidmGeneratedModule } from './generated/module.js';
 import { KvlmModule, type KvlmServices } from './kvlm/kvlm-module.js';
-import { PidmBatchModule } from './pidm/pidm-batch-parser.js';
 import { PidmModule, type PartialPidmServices, type PidmServices } from './pidm/pidm-module.js';
 import { registerKvmodLanguages } from './kvmod-core-module.js';
 
@@ -21,8 +20,9 @@ export interface KvmodServices {
 }
 
 /**
- * Creates the shared services and both languages. Pass a connection for the language server; pass a
- * file system provider (`NodeFileSystem`) to read files, or none for in-memory use.
+ * Creates the shared services and both languages, as the editor has them. Pass a connection for the language
+ * server; pass a file system provider (`NodeFileSystem`) to read files, or none for in-memory use. A command-line
+ * run's services (the batch parser and linker) are `createKvmodCoreServices`' `batch` ones.
  */
 export function createKvmodServices(
     context: Partial<DefaultSharedModuleContext> = {},
@@ -30,17 +30,10 @@ export function createKvmodServices(
     sharedModule?: Module<LangiumSharedServices, PartialLangiumSharedServices>,
     /** Extra PIDM services; the language server adds the hover's `lsp.QueryCollectionLookup` here. */
     pidmModule?: Module<PidmServices, PartialPidmServices>,
-    /**
-     * `batch`: services for one command-line run (common/kvmod-parser.ts `KvmodBatchModule`, and PIDM's batch
-     * parser, pidm/pidm-batch-parser.ts); not for editors. `batchParser: false` keeps Langium's lean parser
-     * for PIDM in batch services (the tests of that path).
-     */
-    options: { batch?: boolean; batchParser?: boolean } = {},
 ): KvmodServices {
-    const batch = options.batch ? KvmodBatchModule : undefined;
     const fileSystemProvider = context.fileSystemProvider ?? EmptyFileSystem.fileSystemProvider;
     const shared = inject(createDefaultSharedModule({ ...context, fileSystemProvider }), KvmodGeneratedSharedModule, sharedModule);
-    const Pidm = inject(createDefaultModule({ shared }), PidmGeneratedModule, KvmodParserModule, KvmodTraversalModule, PidmModule, pidmModule, options.batch ? (options.batchParser === false ? KvmodBatchModule : PidmBatchModule) : undefined);
-    const Kvlm = inject(createDefaultModule({ shared }), KvlmGeneratedModule, KvmodParserModule, KvmodTraversalModule, KvlmModule, batch);
+    const Pidm = inject(createDefaultModule({ shared }), PidmGeneratedModule, KvmodParserModule, KvmodTraversalModule, PidmModule, pidmModule);
+    const Kvlm = inject(createDefaultModule({ shared }), KvlmGeneratedModule, KvmodParserModule, KvmodTraversalModule, KvlmModule);
     return registerKvmodLanguages({ shared, Pidm, Kvlm });
 }

@@ -1,6 +1,6 @@
 /** What a batch run can read of a document's CST (lean-cst.test.ts, pidm-batch-parser.test.ts). */
 import { AstUtils, GrammarUtils, isReference, type CstNode, type LangiumDocument } from 'langium';
-import type { KvmodServices } from '../../../src/language/kvmod-module.js';
+import type { KvmodCoreServices } from '../../../src/language/kvmod-core-module.js';
 
 export function rangeOf(node: CstNode | undefined): string {
     if (!node) return '-';
@@ -9,7 +9,7 @@ export function rangeOf(node: CstNode | undefined): string {
 }
 
 /** What a batch run can read of a document's CST, node by node. */
-export function facts(services: KvmodServices, document: LangiumDocument): string[] {
+export function facts(services: KvmodCoreServices, document: LangiumDocument): string[] {
     const names = services.shared.ServiceRegistry.getServices(document.uri).references.NameProvider;
     const lines: string[] = [];
     for (const node of AstUtils.streamAst(document.parseResult.value)) {

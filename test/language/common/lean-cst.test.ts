@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { CstUtils, URI } from 'langium';
-import { createKvmodServices, type KvmodServices } from '../../../src/language/kvmod-module.js';
+import { createKvmodCoreServices, type KvmodCoreServices } from '../../../src/language/kvmod-core-module.js';
+import { createKvmodServices } from '../../../src/language/kvmod-module.js';
 import { facts } from './cst-facts.js';
 
 /**
@@ -9,7 +10,7 @@ import { facts } from './cst-facts.js';
  * node ranges and texts, reference nodes, property nodes, a node's first keyword, and so every diagnostic.
  */
 const editor = createKvmodServices();
-const batch = createKvmodServices({}, undefined, undefined, { batch: true, batchParser: false });
+const batch = createKvmodCoreServices({}, { batch: true, batchParser: false });
 
 const examples = [
     'examples/airflights/airflights.pidm',
@@ -33,7 +34,7 @@ const texts: (readonly [string, string])[] = [
     ['keywords.pidm', 'entity entity { id id text date date ref entity [*] order }\nquery query: select entity.date, order.date from entity include entity.order as by where date = "?"'],
 ];
 
-async function load(services: KvmodServices, path: string, text: string): Promise<{ facts: string[]; diagnostics: string[] }> {
+async function load(services: KvmodCoreServices, path: string, text: string): Promise<{ facts: string[]; diagnostics: string[] }> {
     const document = services.shared.workspace.LangiumDocumentFactory.fromString(text, URI.file(`/lean/${path}`));
     services.shared.workspace.LangiumDocuments.addDocument(document);
     try {
@@ -59,7 +60,7 @@ describe('the lean CST of batch runs', () => {
 
     it('has fewer nodes: no leaf for a dot or comma inside a path list, none nested in a name', () => {
         const text = 'entity A { id k; ref A [1] next }\nquery Q: SELECT A.k, A.next.k FROM A';
-        const count = (services: KvmodServices) =>
+        const count = (services: KvmodCoreServices) =>
             [...CstUtils.streamCst(services.Pidm.parser.LangiumParser.parse(text).value.$cstNode!)].length;
         expect(count(batch)).toBeLessThan(count(editor) * 0.8);
     });

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AstUtils, URI, isReference, type AstNode, type CstNode } from 'langium';
-import { createKvmodServices } from '../../../src/language/kvmod-module.js';
+import { createKvmodCoreServices } from '../../../src/language/kvmod-core-module.js';
 import { BatchCstNode } from '../../../src/language/common/batch-cst.js';
 import { ReleasedCstNode, releaseSyntaxTree } from '../../../src/language/common/syntax-release.js';
 import { formatDiagnostic, loadWorkspace } from '../../../src/pipeline/load.js';
@@ -38,7 +38,7 @@ function where(node: CstNode | undefined): string {
 describe('releaseSyntaxTree', () => {
     // Langium's (lean) CST: what the batch parser's fallback builds (a valid text gets stand-ins from the batch parser itself).
     it.each(texts)('keeps every node position and text of %s', async (name, text) => {
-        const services = createKvmodServices({}, undefined, undefined, { batch: true, batchParser: false });
+        const services = createKvmodCoreServices({}, { batch: true, batchParser: false });
         const document = services.shared.workspace.LangiumDocumentFactory.fromString(text, URI.file(`/release/${name}`));
         services.shared.workspace.LangiumDocuments.addDocument(document);
         await services.shared.workspace.DocumentBuilder.build([document], { validation: true });

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { URI, isAstNode, isReference, type AstNode, type LangiumDocument } from 'langium';
 import { BatchCstNode } from '../../../src/language/common/batch-cst.js';
-import { createKvmodServices, type KvmodServices } from '../../../src/language/kvmod-module.js';
+import { createKvmodCoreServices, type KvmodCoreServices } from '../../../src/language/kvmod-core-module.js';
+import { createKvmodServices } from '../../../src/language/kvmod-module.js';
 import { CHUNKING, chunkStarts } from '../../../src/language/pidm/pidm-batch-parser.js';
 import { PidmLexer } from '../../../src/language/pidm/pidm-lexer.js';
 import { printPidm } from '../../../src/language/pidm/pidm-printer.js';
@@ -16,8 +17,8 @@ import { BASE, CASES } from './pidm-issue-cases.js';
  * it must leave the text to Langium's parser.
  */
 const editor = createKvmodServices();
-const lean = createKvmodServices({}, undefined, undefined, { batch: true, batchParser: false });
-const batch = createKvmodServices({}, undefined, undefined, { batch: true });
+const lean = createKvmodCoreServices({}, { batch: true, batchParser: false });
+const batch = createKvmodCoreServices({}, { batch: true });
 
 const files = [
     'examples/airflights/airflights.pidm',
@@ -103,7 +104,7 @@ function tree(root: AstNode): string[] {
     return lines;
 }
 
-async function load(services: KvmodServices, path: string, text: string): Promise<{ document: LangiumDocument; facts: string[]; diagnostics: string[] }> {
+async function load(services: KvmodCoreServices, path: string, text: string): Promise<{ document: LangiumDocument; facts: string[]; diagnostics: string[] }> {
     const document = services.shared.workspace.LangiumDocumentFactory.fromString(text, URI.file(`/batch/${path}`));
     services.shared.workspace.LangiumDocuments.addDocument(document);
     try {
@@ -196,18 +197,19 @@ describe('the batch PIDM parser', () => {
 
     it("builds Langium's parser and the PIDM lexer only for a text it leaves to Langium", () => {
         const built: string[] = [];
-        const counted = createKvmodServices(
+        const counted = createKvmodCoreServices(
             {},
-            undefined,
             {
-                parser: {
-                    Lexer: (services) => {
-                        built.push('lexer');
-                        return new PidmLexer(services);
+                batch: true,
+                pidmModule: {
+                    parser: {
+                        Lexer: (services) => {
+                            built.push('lexer');
+                            return new PidmLexer(services);
+                        },
                     },
                 },
             },
-            { batch: true },
         );
         const parser = counted.Pidm.parser.LangiumParser;
         const clean = parser.parse('entity A { id k; text name }\nquery Q: SELECT A.k FROM A WHERE A.name = "x"');
