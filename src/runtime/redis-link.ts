@@ -5,16 +5,6 @@
  */
 import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
-// The client alone: `redis` would also load its module packages (search, JSON, bloom, time series), unused here.
-import {
-    ConnectionTimeoutError,
-    ErrorReply,
-    RedisClient,
-    type RedisFunctions,
-    type RedisModules,
-    type RedisScripts,
-    type TypeMapping,
-} from '@redis/client';
 import type { RedisDialect } from '../generation/redis/redis-view-model.js';
 import type { EngineFailure } from './engine.js';
 import { KvmodError } from '../pipeline/errors.js';
@@ -39,9 +29,9 @@ export interface RedisLink {
     /**
      * Sends many commands at once, pipelined, and settles each: its reply, an error reply, or a
      * RedisConnectionLost. Optional (a link may only `send`); what the loader uses when present, because
-     * per command it costs far less than `send`: the batch goes out as one RESP buffer on a second connection
-     * (`openPipe`), the way `redis-cli --pipe` writes, and every reply is counted and checked. A batch is not
-     * ordered with commands `send` has not yet seen answered: await those first.
+     * per command it costs far less than `send`: the batch goes out as one RESP buffer (`openPipe`), the way
+     * `redis-cli --pipe` writes, and every reply is counted and checked. Batches and single commands share the
+     * link's one connection, in the order they are sent.
      */
     sendBatch?(batch: RespBatch): Promise<PromiseSettledResult<unknown>[]>;
     close(): Promise<void>;
@@ -65,73 +55,80 @@ export class RedisConnectionLost extends Error {
     }
 }
 
+/** An error reply of the server (`-ERR …`, `-WRONGPASS …`): the command was refused; the connection is fine. */
+export class RedisErrorReply extends Error {}
+
 /** True for an error reply of the server (the command was refused; the connection is fine). */
 export function isErrorReply(error: unknown): error is Error {
-    return error instanceof ErrorReply;
+    return error instanceof RedisErrorReply;
 }
 
-/** Opens a connection; a server that cannot be reached, is silent or refuses the login is a KvmodError. */
+/** What a Redis URL says: where to connect and how to log in (node-redis's reading of a URL). */
+interface RedisTarget {
+    tls: boolean;
+    host: string;
+    port: number;
+    username: string;
+    password: string;
+    /** The database to SELECT, when the URL names one (`/2`). */
+    database?: number;
+}
+
+/** Reads a `redis://` or `rediss://` URL; throws on anything else (the caller words it). */
+function redisTarget(url: string): RedisTarget {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new Error('not a redis URL');
+    let database: number | undefined;
+    if (parsed.pathname.length > 1) {
+        database = Number(parsed.pathname.slice(1));
+        if (Number.isNaN(database)) throw new Error('not a database number');
+    }
+    return {
+        tls: parsed.protocol === 'rediss:',
+        host: parsed.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1',
+        port: Number(parsed.port || 6379),
+        username: decodeURIComponent(parsed.username),
+        password: decodeURIComponent(parsed.password),
+        database,
+    };
+}
+
+/**
+ * Opens a connection; a server that cannot be reached, is silent or refuses the login is a KvmodError. One
+ * connection carries everything: single commands (`send`) and pipelined batches (`sendBatch`), in order, written
+ * as RESP and read by `RespReplyReader` (redis-resp.ts) — no client library: node-redis took ~25 ms of every load's
+ * start to set up (its index loads cluster, sentinel and every command definition) for the few commands a run sends.
+ */
 export async function connectRedis(url: string, options: RedisLinkOptions = {}): Promise<RedisLink> {
     const shown = redactRedisUrl(url);
     const seconds = options.timeoutSeconds ?? DEFAULT_REDIS_TIMEOUT_SECONDS;
     const timeout = Math.max(1, Math.round(seconds * 1000));
-    let client: RedisClient<RedisModules, RedisFunctions, RedisScripts, 2, TypeMapping>;
+    let target: RedisTarget;
     try {
-        const parsed = new URL(url);
-        if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new Error('not a redis URL');
-        // node-redis reads the rest (a database number as the path) and throws on what it cannot. The client class
-        // itself, not `createClient`'s: that one first makes a subclass with a method per Redis command (~15 ms of a
-        // load's CPU), and the link only sends argv (`sendCommand`).
-        client = new RedisClient({
-            url,
-            RESP: 2,
-            disableOfflineQueue: true,
-            socket: { reconnectStrategy: false, connectTimeout: timeout },
-            // node-redis's own 5 s per-command timeout (an AbortSignal per command: the loader's largest
-            // client-side cost) only limits the wait to be written; the watchdog below bounds replies.
-            commandOptions: { timeout: 0 },
-        });
+        target = redisTarget(url);
     } catch {
         throw new KvmodError(
             `not a Redis URL: ${shown} (expected redis://host:port or rediss://host:port, optionally user:password@ before the host and /db after it)`,
             { code: 'redis.url' },
         );
     }
-    let lastError: unknown;
-    let socketOpen = false;
-    client.on('error', (error: unknown) => {
-        lastError = error;
-    });
-    client.on('connect', () => {
-        socketOpen = true;
-    });
-    // node-redis times out the TCP connect only; a listener that accepts and never answers (a paused server, a
-    // proxy, a port that is not Redis) would hold the handshake forever.
-    let timer: NodeJS.Timeout | undefined;
-    const silent = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new HandshakeTimeout()), timeout);
-    });
-    try {
-        await Promise.race([client.connect(), silent]);
-    } catch (error) {
-        client.destroy();
-        throw connectFailure(shown, error, socketOpen, seconds);
-    } finally {
-        clearTimeout(timer);
-    }
     let closed = false;
-    // The reply timeout. node-redis's per-command `timeout` covers only the wait to be written, not the reply,
-    // so a watchdog does it: while replies are awaited, the server must answer one within the limit (a long
-    // pipelined batch that keeps answering never times out). A silent server gets the connection destroyed:
-    // every waiting command then fails with the same error, naming the oldest command left unanswered.
+    // The reply timeout: while replies are awaited, the server must answer one within the limit (a long pipelined
+    // batch that keeps answering never times out). A silent server gets the connection destroyed: every waiting
+    // command then fails with the same error, naming the oldest command left unanswered.
     const waiting = new Set<readonly string[]>();
     let lastReply = 0;
     let watchdog: NodeJS.Timeout | undefined;
     let stalled: readonly string[] | undefined;
-    let pipe: Promise<Pipe> | undefined;
     const replied = (): void => {
         lastReply = Date.now();
     };
+    let connection: Pipe;
+    try {
+        connection = await openPipe(target, timeout, replied);
+    } catch (error) {
+        throw connectFailure(shown, error, seconds);
+    }
     const watch = () => {
         watchdog = undefined;
         if (waiting.size === 0) return;
@@ -142,11 +139,7 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
         }
         stalled = waiting.values().next().value;
         closed = true;
-        client.destroy();
-        pipe?.then(
-            (opened) => opened.destroy(),
-            () => undefined,
-        );
+        connection.destroy();
     };
     const lost = (error: unknown): RedisConnectionLost => {
         if (stalled)
@@ -155,87 +148,62 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
                 { cause: error, code: 'redis.timeout' },
             );
         return new RedisConnectionLost(
-            `lost the connection to ${shown}: ${(error as Error | undefined)?.message || String(lastError ?? 'the connection was closed')}`,
+            `lost the connection to ${shown}: ${(error as Error | undefined)?.message || 'the connection was closed'}`,
             { cause: error },
         );
+    };
+    /** Sends a batch with the watchdog on, the batch waiting as its first command (the watchdog names it). */
+    const sendWatched = async (batch: RespBatch, first: readonly string[]) => {
+        if (waiting.size === 0) lastReply = Date.now();
+        waiting.add(first);
+        watchdog ??= setTimeout(watch, timeout);
+        try {
+            return await connection.send(batch);
+        } finally {
+            waiting.delete(first);
+            lastReply = Date.now();
+            if (waiting.size === 0 && watchdog) {
+                clearTimeout(watchdog);
+                watchdog = undefined;
+            }
+        }
     };
     return {
         url: shown,
         async send(argv) {
-            if (stalled) throw lost(undefined);
-            if (waiting.size === 0) lastReply = Date.now();
-            waiting.add(argv);
-            watchdog ??= setTimeout(watch, timeout);
-            try {
-                return await client.sendCommand([...argv]);
-            } catch (error) {
-                if (isErrorReply(error)) throw authFailure(shown, error) ?? error;
-                throw lost(error);
-            } finally {
-                waiting.delete(argv);
-                lastReply = Date.now();
-                if (waiting.size === 0 && watchdog) {
-                    clearTimeout(watchdog);
-                    watchdog = undefined;
-                }
-            }
+            if (stalled || closed) throw lost(undefined);
+            const [reply] = await sendWatched(respBatch([argv]), argv);
+            if (reply.status === 'fulfilled') return reply.value;
+            if (isErrorReply(reply.reason)) throw authFailure(shown, reply.reason) ?? reply.reason;
+            throw lost(reply.reason);
         },
         async sendBatch(batch) {
-            const each = <T>(reply: T): T[] => Array.from({ length: batch.count }, () => reply);
             // Like `send`, every command settles on its own, even on a connection already given up.
-            if (stalled || closed) return each({ status: 'rejected', reason: lost(undefined) });
+            if (stalled || closed)
+                return Array.from({ length: batch.count }, () => ({ status: 'rejected', reason: lost(undefined) }));
             if (batch.count === 0) return [];
-            if (waiting.size === 0) lastReply = Date.now();
-            // The batch waits as its first command: the watchdog names it if the server falls silent.
-            const first = [batch.first];
-            waiting.add(first);
-            watchdog ??= setTimeout(watch, timeout);
-            try {
-                pipe ??= openPipe(url, timeout, replied);
-                let opened: Pipe;
-                try {
-                    opened = await pipe;
-                } catch (error) {
-                    const reason = isErrorReply(error) ? (authFailure(shown, error) ?? error) : lost(error);
-                    return each({ status: 'rejected', reason });
-                }
-                const replies = await opened.send(batch);
-                return replies.map((reply) =>
-                    reply.status === 'fulfilled'
-                        ? reply
-                        : {
-                              status: 'rejected',
-                              reason: isErrorReply(reply.reason)
-                                  ? (authFailure(shown, reply.reason) ?? reply.reason)
-                                  : lost(reply.reason),
-                          },
-                );
-            } finally {
-                waiting.delete(first);
-                if (waiting.size === 0 && watchdog) {
-                    clearTimeout(watchdog);
-                    watchdog = undefined;
-                }
-            }
+            const replies = await sendWatched(batch, [batch.first]);
+            return replies.map((reply) =>
+                reply.status === 'fulfilled'
+                    ? reply
+                    : {
+                          status: 'rejected',
+                          reason: isErrorReply(reply.reason)
+                              ? (authFailure(shown, reply.reason) ?? reply.reason)
+                              : lost(reply.reason),
+                      },
+            );
         },
         async close() {
             if (watchdog) clearTimeout(watchdog);
-            pipe?.then(
-                (opened) => opened.close(),
-                () => undefined,
-            );
             if (closed) return;
             closed = true;
-            try {
-                if (client.isOpen) await client.close();
-            } catch {
-                client.destroy();
-            }
+            connection.close();
         },
     };
 }
 
-/** The loader's second connection: batches of commands written as one RESP buffer each, replies counted in order. */
+/** A link's connection: batches of commands written as one RESP buffer each, replies counted in order. */
 interface Pipe {
     /** Writes the commands at once; settles each with its reply, its error reply, or the connection's failure. */
     send(batch: RespBatch): Promise<PromiseSettledResult<unknown>[]>;
@@ -280,16 +248,13 @@ const FULFILLED_OK: PromiseFulfilledResult<unknown> = Object.freeze({ status: 'f
 const PIPE_SLICE = 1 << 14;
 
 /**
- * Opens the bulk connection of a link (see `RedisLink.sendBatch`): the same server, TLS, user, password and
- * database as the URL the link connected with, replies read by `RespReplyReader` (redis-resp.ts). `replied` is called
- * on every chunk of replies (the link's watchdog). Any failure to open it rejects; the link turns it into a lost
- * connection (the first connection to the same server worked a moment ago).
+ * Opens a link's connection: the server, TLS, user, password and database the URL gives, replies read by
+ * `RespReplyReader` (redis-resp.ts). `replied` is called on every chunk of replies (the link's watchdog). A failure to
+ * open it rejects with the socket's error, the refused login's error reply, `ConnectTimeout` or `HandshakeTimeout`
+ * (`connectFailure` words them).
  */
-function openPipe(url: string, timeout: number, replied: () => void): Promise<Pipe> {
-    const parsed = new URL(url);
-    const tls = parsed.protocol === 'rediss:';
-    const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1';
-    const port = Number(parsed.port || 6379);
+function openPipe(target: RedisTarget, timeout: number, replied: () => void): Promise<Pipe> {
+    const { tls, host, port } = target;
     // Replies are read in gulps: while a batch that may block waits, the socket rests a millisecond after each read,
     // so that the replies of a blocking command (1.2's FT.ADD answers each row on its own) arrive many to a read instead of
     // one read, one event and one chunk each. Plain TCP reads into one reused buffer (the reply reader copies
@@ -382,8 +347,8 @@ function openPipe(url: string, timeout: number, replied: () => void): Promise<Pi
     };
     const reader = new RespReplyReader(
         (value) => settle(value === 'OK' ? FULFILLED_OK : { status: 'fulfilled', value }),
-        (message) => settle({ status: 'rejected', reason: new ErrorReply(message) }),
-        (message) => new ErrorReply(message),
+        (message) => settle({ status: 'rejected', reason: new RedisErrorReply(message) }),
+        (message) => new RedisErrorReply(message),
     );
     socket.on('error', fail);
     socket.on('close', () => fail(new Error('the server closed the connection')));
@@ -411,17 +376,19 @@ function openPipe(url: string, timeout: number, replied: () => void): Promise<Pi
         close: () => socket.end(),
         destroy: () => socket.destroy(),
     };
-    // The login the URL gives (node-redis's reading of it: user and password percent-decoded, the database as the path).
-    const handshake: string[][] = [];
-    const password = decodeURIComponent(parsed.password);
-    const username = decodeURIComponent(parsed.username);
-    if (password) handshake.push(username ? ['AUTH', username, password] : ['AUTH', password]);
-    const database = parsed.pathname.replace(/^\//, '');
-    if (database) handshake.push(['SELECT', database]);
+    // The login the URL gives, then the client's name for CLIENT LIST (as node-redis names itself): its reply, or an
+    // error reply from a server that does not know CLIENT SETINFO (before 7.2) or wants a password first (the first
+    // command then says so), only shows the server answers — one that accepts and never answers fails here.
+    const login: string[][] = [];
+    if (target.password)
+        login.push(target.username ? ['AUTH', target.username, target.password] : ['AUTH', target.password]);
+    if (target.database !== undefined) login.push(['SELECT', String(target.database)]);
+    const handshake = [...login, ['CLIENT', 'SETINFO', 'LIB-NAME', 'kvmod']];
     return new Promise<Pipe>((resolve, reject) => {
+        let open = false;
         const timer = setTimeout(() => {
             socket.destroy();
-            reject(new Error(`no connection within ${timeout} ms`));
+            reject(open ? new HandshakeTimeout() : new ConnectTimeout());
         }, timeout);
         const opened = tls ? 'secureConnect' : 'connect';
         socket.once('error', (error) => {
@@ -429,9 +396,14 @@ function openPipe(url: string, timeout: number, replied: () => void): Promise<Pi
             reject(error);
         });
         socket.once(opened, () => {
+            open = true;
             void pipe.send(respBatch(handshake)).then((replies) => {
                 clearTimeout(timer);
-                const refused = replies.find((reply) => reply.status === 'rejected');
+                // A login refused, or the connection lost during the handshake, fails the connection.
+                const refused = replies.find(
+                    (reply, i): reply is PromiseRejectedResult =>
+                        reply.status === 'rejected' && (i < login.length || !isErrorReply(reply.reason)),
+                );
                 if (refused) {
                     socket.destroy();
                     reject(refused.reason);
@@ -441,23 +413,27 @@ function openPipe(url: string, timeout: number, replied: () => void): Promise<Pi
     });
 }
 
-/** Raised by kvmod's own handshake timer. */
+/** The server accepted the connection and did not answer the handshake in time. */
 class HandshakeTimeout extends Error {}
 
+/** The connection (TCP, or TLS) did not open in time. */
+class ConnectTimeout extends Error {}
+
 /** The one-line error of a connection that could not be opened. */
-function connectFailure(shown: string, error: unknown, socketOpen: boolean, seconds: number): KvmodError {
+function connectFailure(shown: string, error: unknown, seconds: number): KvmodError {
     const tls = shown.startsWith('rediss:');
     const auth = isErrorReply(error) ? authFailure(shown, error) : undefined;
     if (auth) return auth;
     let reason: string;
     let code = 'redis.connect';
-    if (error instanceof HandshakeTimeout || error instanceof ConnectionTimeoutError) {
+    if (error instanceof HandshakeTimeout || error instanceof ConnectTimeout) {
         code = 'redis.timeout';
-        reason = socketOpen
-            ? `it accepted the connection but did not answer the handshake within ${formatSeconds(seconds)} (is it a Redis server, and not paused?)`
-            : tls
-              ? `no TLS connection within ${formatSeconds(seconds)} (is the port serving TLS? a firewall dropping packets, or a wrong host?)`
-              : `no connection within ${formatSeconds(seconds)} (a firewall dropping packets, or a wrong host?)`;
+        reason =
+            error instanceof HandshakeTimeout
+                ? `it accepted the connection but did not answer the handshake within ${formatSeconds(seconds)} (is it a Redis server, and not paused?)`
+                : tls
+                  ? `no TLS connection within ${formatSeconds(seconds)} (is the port serving TLS? a firewall dropping packets, or a wrong host?)`
+                  : `no connection within ${formatSeconds(seconds)} (a firewall dropping packets, or a wrong host?)`;
     } else {
         const errno = (error as NodeJS.ErrnoException).code;
         if (errno === 'ECONNREFUSED') reason = 'connection refused';

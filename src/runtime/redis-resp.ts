@@ -525,12 +525,20 @@ const CR = 0x0d;
  * value (`+` status and `$` bulk replies as strings, `:` integers as numbers, `*` arrays as arrays, nil as null) or
  * an error reply's message. Made for the loader's bulk connection, where almost every reply is one short line
  * (`:3` to an HSET, `+OK` to an FT.ADD): those are read where they lie, in the chunk as it came from the socket,
- * without a decoder object per reply. A chunk is read before the call returns (the caller may reuse its buffer);
- * only a reply cut by the chunk's end is copied, and read again whole with the next chunk. A byte that starts no
- * reply throws.
+ * without a decoder object per reply. A chunk is read before the call returns (the caller may reuse its buffer).
+ * A reply cut by a chunk's end is read on from where it stopped: the elements of an array read so far are kept
+ * (`open`), and only the element cut in two is copied and read again whole — once enough bytes have come for it
+ * (`needed`), so a long reply costs time in proportion to its length however many chunks bring it. A byte that starts
+ * no reply throws.
  */
 export class RespReplyReader {
-    private pending: Buffer | undefined;
+    /** The bytes of an element cut by a chunk's end, chunk by chunk (joined when `needed` bytes have come). */
+    private pending: Buffer[] = [];
+    private pendingLength = 0;
+    /** The fewest bytes the cut element needs before it is worth reading again. */
+    private needed = 0;
+    /** The arrays being read, outermost first: the elements read so far and how many are still to come. */
+    private readonly open: { items: unknown[]; remaining: number }[] = [];
 
     constructor(
         private readonly onReply: (value: unknown) => void,
@@ -540,14 +548,23 @@ export class RespReplyReader {
     ) {}
 
     write(chunk: Buffer): void {
-        const bytes = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk]);
-        this.pending = undefined;
+        let bytes = chunk;
+        if (this.pendingLength > 0) {
+            this.pending.push(Buffer.from(chunk)); // the caller may reuse its buffer
+            this.pendingLength += chunk.length;
+            if (this.pendingLength < this.needed) return;
+            bytes = Buffer.concat(this.pending, this.pendingLength);
+            this.pending = [];
+            this.pendingLength = 0;
+        }
+        this.needed = 0;
         const length = bytes.length;
+        const open = this.open;
         let at = 0;
         while (at < length) {
             const type = bytes[at];
-            if (type === 0x3a || type === 0x2b || type === 0x2d) {
-                // `:`, `+`, `-`: one line.
+            if (open.length === 0 && (type === 0x3a || type === 0x2b || type === 0x2d)) {
+                // A whole reply on one line: `:`, `+`, `-`.
                 const end = bytes.indexOf(CR, at + 1);
                 if (end < 0 || end + 1 >= length) break;
                 if (type === 0x3a) this.onReply(integerAt(bytes, at + 1, end));
@@ -562,51 +579,69 @@ export class RespReplyReader {
                 at = end + 2;
                 continue;
             }
-            const read = this.value(bytes, at);
-            if (read === undefined) break;
-            this.onReply(read.value);
-            at = read.next;
-        }
-        if (at < length) this.pending = Buffer.from(bytes.subarray(at));
-    }
-
-    /** The reply at `at` and where the next begins, or undefined when it is not all there yet. */
-    private value(bytes: Buffer, at: number): { value: unknown; next: number } | undefined {
-        const type = bytes[at];
-        const end = bytes.indexOf(CR, at + 1);
-        if (end < 0 || end + 1 >= bytes.length) return undefined;
-        const next = end + 2;
-        switch (type) {
-            case 0x2b: // +
-                return { value: bytes.toString('utf8', at + 1, end), next };
-            case 0x2d: // -
-                return { value: this.nestedError(bytes.toString('utf8', at + 1, end)), next };
-            case 0x3a: // :
-                return { value: integerAt(bytes, at + 1, end), next };
-            case 0x24: {
-                // $
-                const size = integerAt(bytes, at + 1, end);
-                if (size < 0) return { value: null, next };
-                if (next + size + 2 > bytes.length) return undefined;
-                return { value: bytes.toString('utf8', next, next + size), next: next + size + 2 };
+            const end = bytes.indexOf(CR, at + 1);
+            if (end < 0 || end + 1 >= length) {
+                this.needed = length - at + 1;
+                break;
             }
-            case 0x2a: {
-                // *
-                const count = integerAt(bytes, at + 1, end);
-                if (count < 0) return { value: null, next };
-                const items: unknown[] = [];
-                let from = next;
-                for (let i = 0; i < count; i++) {
-                    if (from >= bytes.length) return undefined;
-                    const item = this.value(bytes, from);
-                    if (item === undefined) return undefined;
-                    items.push(item.value);
-                    from = item.next;
+            let next = end + 2;
+            let value: unknown;
+            switch (type) {
+                case 0x2b: // +
+                    value = bytes.toString('utf8', at + 1, end);
+                    break;
+                case 0x2d: // - (inside an array: a top-level one is read above)
+                    value = this.nestedError(bytes.toString('utf8', at + 1, end));
+                    break;
+                case 0x3a: // :
+                    value = integerAt(bytes, at + 1, end);
+                    break;
+                case 0x24: {
+                    // $
+                    const size = integerAt(bytes, at + 1, end);
+                    if (size < 0) value = null;
+                    else if (next + size + 2 > length) {
+                        this.needed = next + size + 2 - at;
+                        next = -1;
+                    } else {
+                        value = bytes.toString('utf8', next, next + size);
+                        next += size + 2;
+                    }
+                    break;
                 }
-                return { value: items, next: from };
+                case 0x2a: {
+                    // *
+                    const count = integerAt(bytes, at + 1, end);
+                    if (count > 0) {
+                        open.push({ items: [], remaining: count });
+                        at = next;
+                        continue;
+                    }
+                    value = count < 0 ? null : [];
+                    break;
+                }
+                default:
+                    throw new Error(`not a RESP reply: byte ${type} at ${at}`);
             }
-            default:
-                throw new Error(`not a RESP reply: byte ${type} at ${at}`);
+            if (next < 0) break; // a bulk string cut by the chunk's end
+            at = next;
+            // The value completes the arrays it ends, innermost first; the outermost one completed is a reply.
+            for (;;) {
+                const array = open.at(-1);
+                if (array === undefined) {
+                    this.onReply(value);
+                    break;
+                }
+                array.items.push(value);
+                if (--array.remaining > 0) break;
+                open.pop();
+                value = array.items;
+            }
+        }
+        if (at < length) {
+            this.pending.push(Buffer.from(bytes.subarray(at)));
+            this.pendingLength = length - at;
+            this.needed = Math.max(this.needed, this.pendingLength + 1);
         }
     }
 }

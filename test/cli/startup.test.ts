@@ -4,7 +4,9 @@
  * module resolution trace), not by timing.
  */
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { modulesResolvedBy, REPO_ROOT } from './run-kvmod.js';
 
 const HEAVY = ['langium', 'chevrotain', 'handlebars', 'redis', '@redis', 'ajv', 'cli-progress', 'tinyglobby'];
@@ -69,5 +71,27 @@ describe('kvmod start-up', () => {
         // editor providers.
         expect(packages).not.toContain('vscode-languageserver');
         expect(modules.filter((m) => m.startsWith('src/language/lsp/') || /formatter|code-actions/.test(m))).toEqual([]);
+    });
+
+    it('a load on one server connects without node-redis (the link speaks RESP itself; node-redis is for a cluster)', () => {
+        const dir = mkdtempSync(join(tmpdir(), 'kvmod-startup-'));
+        try {
+            const data = join(dir, 'data.json');
+            writeFileSync(data, '{}');
+            const { status, packages, modules } = modulesLoadedBy([
+                'load',
+                'examples/airflights/airflights.pidm',
+                '--data',
+                data,
+                '--redis',
+                'redis://127.0.0.1:1',
+            ]);
+            expect(status).toBe(1); // connection refused, after the link's code ran
+            expect(modules).toContain('src/runtime/redis-link.js');
+            expect(packages).toContain('langium');
+            expect([...packages].filter((p) => p === 'redis' || p.startsWith('@redis/'))).toEqual([]);
+        } finally {
+            rmSync(dir, { recursive: true, force: true });
+        }
     });
 });

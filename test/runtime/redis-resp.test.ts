@@ -223,7 +223,7 @@ describe('sort keys', () => {
     });
 });
 
-describe('the bulk connection reply reader', () => {
+describe("the link's reply reader", () => {
     // Replies of every RESP2 kind a pipelined batch can get, UTF-8 included.
     const stream = Buffer.from(
         [
@@ -243,8 +243,8 @@ describe('the bulk connection reply reader', () => {
         'utf8',
     );
     type Seen = ['value', unknown] | ['error', string];
-    /** What node-redis's own decoder (RESP2, no type mapping: the link's other connection) makes of the stream. */
-    const expected = (): Seen[] => {
+    /** What node-redis's own decoder (RESP2, no type mapping: what the link used before) makes of a stream. */
+    const expected = (bytes: Buffer = stream): Seen[] => {
         const seen: Seen[] = [];
         const decoder = new Decoder({
             onReply: (value: unknown) => seen.push(['value', value]),
@@ -252,7 +252,7 @@ describe('the bulk connection reply reader', () => {
             onPush: () => undefined,
             getTypeMapping: () => ({}),
         });
-        decoder.write(stream);
+        decoder.write(bytes);
         return seen;
     };
     const read = (chunks: Buffer[]): Seen[] => {
@@ -282,6 +282,26 @@ describe('the bulk connection reply reader', () => {
             expect(normalise(read([stream.subarray(0, cut), stream.subarray(cut)]))).toEqual(want);
         // One byte at a time.
         expect(normalise(read([...stream].map((byte) => Buffer.of(byte))))).toEqual(want);
+    });
+
+    test('a long reply (an FT.SEARCH answer) cut into many chunks: nested arrays and bulk strings read on across chunks', () => {
+        const rows = Array.from(
+            { length: 5_000 },
+            (_, i) =>
+                `$${`k:${i}`.length}\r\nk:${i}\r\n*4\r\n$4\r\nname\r\n$${Buffer.byteLength(`Müller ${i}`)}\r\nMüller ${i}\r\n$3\r\nage\r\n:${i}\r\n`,
+        );
+        const big = 'x'.repeat(300_000);
+        const long = Buffer.from(
+            `*${1 + 2 * rows.length}\r\n:${rows.length}\r\n${rows.join('')}$${big.length}\r\n${big}\r\n+OK\r\n*1\r\n*1\r\n*0\r\n`,
+            'utf8',
+        );
+        const want = normalise(expected(long));
+        expect((want as unknown[]).length).toBe(4);
+        for (const size of [1_000, 4_096, 65_536]) {
+            const chunks: Buffer[] = [];
+            for (let at = 0; at < long.length; at += size) chunks.push(long.subarray(at, at + size));
+            expect(normalise(read(chunks))).toEqual(want);
+        }
     });
 
     test('a byte that starts no reply throws', () => {

@@ -5,9 +5,9 @@
  * node, written on the node's bulk connection as `redis-cli --pipe` writes), the masters (to load the function
  * library on each and to scan them), and close. A lost node is a `RedisConnectionLost`, never a retry loop.
  */
-import { createCluster, ErrorReply } from 'redis';
+import type { createCluster as CreateCluster } from 'redis';
 import { KvmodError } from '../../pipeline/errors.js';
-import { connectRedis, isErrorReply, RedisConnectionLost, type RedisLink } from '../redis-link.js';
+import { connectRedis, isErrorReply, RedisConnectionLost, RedisErrorReply, type RedisLink } from '../redis-link.js';
 import { argvOfResp, RespWriter } from '../redis-resp.js';
 import { DEFAULT_REDIS_TIMEOUT_SECONDS, redactRedisUrl } from '../redis-url.js';
 
@@ -87,6 +87,13 @@ async function connectCluster(seeds: readonly string[], seconds: number): Promis
             });
         }
     }
+    // node-redis only for a cluster (its routing and slot map): a single server's link needs none of it, and loading
+    // it costs ~25 ms of a start. `redis` is CommonJS: its `module.exports` is the default export under Node and in
+    // the CLI bundle alike (a named export of a dynamic import exists only where Node's lexer finds it).
+    const { createCluster, ErrorReply } = (await import('redis')).default;
+    /** node-redis's error replies as the link's, so that `isErrorReply` knows them whichever connection answered. */
+    const reply = (error: unknown): unknown =>
+        error instanceof ErrorReply ? new RedisErrorReply(error.message, { cause: error }) : error;
     const first = new URL(seeds[0]);
     const cluster = createCluster({
         rootNodes: seeds.map((seed) => ({ url: seed })),
@@ -103,7 +110,7 @@ async function connectCluster(seeds: readonly string[], seconds: number): Promis
             },
         },
         maxCommandRedirections: 8,
-    } as Parameters<typeof createCluster>[0]);
+    } as Parameters<typeof CreateCluster>[0]);
     let lastError: unknown;
     cluster.on('error', (error: unknown) => {
         lastError = error;
@@ -143,7 +150,7 @@ async function connectCluster(seeds: readonly string[], seconds: number): Promis
         });
     }
     const lost = (error: unknown): unknown => {
-        if (error instanceof ErrorReply || isErrorReply(error) || error instanceof RedisConnectionLost) return error;
+        if (isErrorReply(error) || error instanceof RedisConnectionLost) return error;
         return new RedisConnectionLost(
             `lost a node of the cluster (${shown}): ${(error as Error)?.message || String(lastError ?? error)}`,
             { cause: error },
@@ -154,7 +161,8 @@ async function connectCluster(seeds: readonly string[], seconds: number): Promis
     const call = async (key: string | undefined, argv: readonly string[], readonly = false): Promise<unknown> => {
         try {
             return await withTimeout(cluster.sendCommand(key, readonly, [...argv]), argv[0] ?? 'a command');
-        } catch (error) {
+        } catch (thrown) {
+            const error = reply(thrown);
             // A cluster whose node is gone answers CLUSTERDOWN or a socket error: the run cannot go on.
             if (isErrorReply(error) && /^(CLUSTERDOWN|TRYAGAIN)/.test(error.message)) throw down(error);
             throw lost(error);
@@ -267,7 +275,7 @@ async function connectCluster(seeds: readonly string[], seconds: number): Promis
                         try {
                             return await withTimeout(client.sendCommand([...argv]), argv[0] ?? 'a command');
                         } catch (error) {
-                            throw lost(error);
+                            throw lost(reply(error));
                         }
                     },
                 });
