@@ -29,7 +29,10 @@
 //   blocked FT.ADD leaves the rest of the pipe in the server's query buffer, moved down after every command), so the
 //   baseline sends pipes of `--batch` commands one after the other; `--deep-pipe` adds the deep pipe (minutes).
 //
-// Each whole process runs with KVMOD_TIMING=1; under its line, the phases of that (fastest) run, in wall seconds.
+// Each whole process runs with KVMOD_TIMING=1; under its line, the phases of that (fastest) run, in wall seconds, and
+// (on Linux, from /proc/<pid>/task/<pid>/schedstat) what the server's main thread did meanwhile: on a CPU, runnable
+// but waiting for one (the machine's cores taken by the client's threads), or idle (nothing to do: the client has
+// not sent the next command yet). The same for the redis-cli pipes.
 // `--profile DIR` also runs `kvmod load` (FT.ADD) once under `node --cpu-prof --cpu-prof-dir DIR` and prints where
 // its time went (scripts/cpu-profile-summary.mjs). Needs redis-server, redis-cli and
 // /usr/lib/redis/modules/redisearch.so.
@@ -126,15 +129,30 @@ try {
         prepare();
         server.pipe(files[0]);
         let seconds = 0;
+        const before = server.scheduled();
         for (const file of files.slice(1)) seconds += server.pipe(file);
-        return { seconds };
+        return { seconds, server: serverTime(before, server.scheduled(), seconds) };
     };
     const timeKvmod = (server, target) => {
         server.cli('FLUSHALL');
         const argv = [join(root, 'bin/kvmod.js'), 'load', model, '--data', data, '--redis', server.url];
         argv.push(...target, '--batch', String(batch));
-        return timeProcess('kvmod load', argv, true);
+        const before = server.scheduled();
+        const result = timeProcess('kvmod load', argv, true);
+        return { ...result, server: serverTime(before, server.scheduled(), result.seconds) };
     };
+    /**
+     * What the server's main thread did while a process ran: seconds on a CPU, waiting for one (runnable, the cores
+     * taken), and neither (idle: nothing to read yet, or the connection's set-up and the last reply's way back).
+     */
+    const serverTime = (before, after, seconds) =>
+        before && after
+            ? {
+                  cpu: after.cpu - before.cpu,
+                  waiting: after.waiting - before.waiting,
+                  idle: Math.max(0, seconds - (after.cpu - before.cpu) - (after.waiting - before.waiting)),
+              }
+            : undefined;
     // scripts/load-floor.mjs: Node started, the JSON data parsed, the prepared commands written (indexes untimed).
     const timeFloor = (server, files) => {
         server.cli('FLUSHALL');
@@ -235,6 +253,7 @@ try {
         rowsPerSecond: Math.round(rows / result.seconds),
         share: baseline ? Number((baseline.seconds / result.seconds).toFixed(2)) : undefined,
         phases: result.phases,
+        server: result.server && Object.fromEntries(Object.entries(result.server).map(([k, v]) => [k, Number(v.toFixed(2))])),
     });
 
     const results = [];
@@ -339,6 +358,11 @@ try {
                 const phases = (line.phases ?? []).filter((p) => p.wall >= 0.005);
                 if (phases.length > 0)
                     console.log(`    phases, s wall: ${phases.map((p) => `${p.phase} ${p.wall.toFixed(2)}`).join(' · ')}`);
+                // The server's main thread meanwhile (Linux): what the process's wall time holds beside its work.
+                if (line.server)
+                    console.log(
+                        `    server, s: ${line.server.cpu.toFixed(2)} on a CPU · ${line.server.waiting.toFixed(2)} waiting for one · ${line.server.idle.toFixed(2)} idle`,
+                    );
             }
         }
         if (profile) console.log(`\nkvmod load under --cpu-prof (${profileDir}):\n${profile}`);

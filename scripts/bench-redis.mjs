@@ -2,7 +2,7 @@
 // the way /work/shared/design/REDIS.md says (a free loopback port, its own directory, RediSearch 1.2 with
 // `SAFEMODE TIMEOUT 0`; stopped by pid), `redis-cli` on it, and commands as the RESP text `redis-cli --pipe` replays.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -70,7 +70,21 @@ export async function startBenchServer(dir, { safemode = true } = {}) {
             closeSync(input);
         }
     };
-    return { port, url: `redis://127.0.0.1:${port}`, cli, pipe, stop };
+    /**
+     * The server's main thread (where Redis runs commands) so far, from Linux's schedstat: seconds on a CPU, and
+     * seconds runnable but waiting for one (the machine's cores taken by other threads); undefined elsewhere.
+     */
+    const scheduled = () => {
+        try {
+            const [cpu, waiting] = readFileSync(`/proc/${server.pid}/task/${server.pid}/schedstat`, 'utf8')
+                .split(' ')
+                .map(Number);
+            return { cpu: cpu / 1e9, waiting: waiting / 1e9 };
+        } catch {
+            return undefined;
+        }
+    };
+    return { port, url: `redis://127.0.0.1:${port}`, cli, pipe, stop, scheduled };
 }
 
 /** The RESP text of argv (what `redis-cli --pipe` reads). */
