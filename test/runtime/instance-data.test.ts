@@ -3,6 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { loadTexts } from '../../src/pipeline/load.js';
 import {
     instanceDataSchema,
+    modelCheck,
     parseInstanceData,
     schemaCheck,
     validateInstanceData,
@@ -210,6 +211,13 @@ describe('instance data', () => {
                 .filter(([, value]) => plain!(value) !== ajv(value))
                 .map(([label, value]) => `${label}: plain ${plain!(value)}, ajv ${ajv(value)}`);
             expect(disagreements).toEqual([]);
+            // The check the data check makes on its pass over the objects, read from the model, agrees too.
+            const fromModel = modelCheck(runtime);
+            expect(fromModel).toBeDefined();
+            const modelDisagreements = cases
+                .filter(([, value]) => fromModel!(value) !== ajv(value))
+                .map(([label, value]) => `${label}: model ${fromModel!(value)}, ajv ${ajv(value)}`);
+            expect(modelDisagreements).toEqual([]);
             accepted += cases.filter(([, value]) => ajv(value)).length;
             expect(cases.length).toBeGreaterThan(500);
         }
@@ -221,9 +229,11 @@ describe('instance data', () => {
         const text = (width: string) =>
             `{"Gate":[{"number":1,"width":${width},"open":true,"at":"2020-02-29T12:00:00","lanes":[1]}],"Lane":[{"n":1,"name":"a"}]}`;
         expect(schemaCheck(instanceDataSchema(runtime))!(JSON.parse(text('1e308')))).toBe(true);
+        expect(modelCheck(runtime)!(JSON.parse(text('1e308')))).toBe(true);
         expect(await validateInstanceData(runtime, JSON.parse(text('1e308')), 'd.json')).toEqual([]);
         for (const width of ['1e400', '-1e400']) {
             expect(schemaCheck(instanceDataSchema(runtime))!(JSON.parse(text(width)))).toBe(false);
+            expect(modelCheck(runtime)!(JSON.parse(text(width)))).toBe(false);
             expect(await validateInstanceData(runtime, JSON.parse(text(width)), 'd.json')).toEqual([
                 'd.json: Gate[0] (id "1").width: must be a finite number (this one is too large for a float)',
             ]);
