@@ -734,13 +734,20 @@ export interface IndexedInstanceData {
 
 /** `readInstanceData`, with the data's index (`indexInstanceData`). */
 export async function readIndexedInstanceData(path: string, model: RuntimeModel): Promise<IndexedInstanceData> {
-    let text: string;
+    return await parseIndexedInstanceData(await readInstanceText(path), model, path);
+}
+
+/**
+ * The text of a data file (what `readIndexedInstanceData` parses and checks): a file that cannot be read is a
+ * KvmodError (`io.unreadable`). A load reads it while the model is loaded.
+ */
+export async function readInstanceText(path: string): Promise<string> {
     try {
         // Decoded at once, not as `readFile(path, 'utf8')` does (chunk by chunk, joined into a string JSON.parse must
         // flatten first): ~10 ms less of a 14 MB file.
         const bytes = await readFile(path);
         try {
-            text = bytes.toString('utf8');
+            return bytes.toString('utf8');
         } catch {
             // Longer than V8's longest string (2^29 - 24 characters).
             throw new Error(
@@ -754,7 +761,6 @@ export async function readIndexedInstanceData(path: string, model: RuntimeModel)
             path,
         });
     }
-    return await parseIndexedInstanceData(text, model, path);
 }
 
 /** Parses and checks data text (as `readInstanceData`, for in-memory use). */
@@ -762,7 +768,12 @@ export async function parseInstanceData(text: string, model: RuntimeModel, path 
     return (await parseIndexedInstanceData(text, model, path)).data;
 }
 
-async function parseIndexedInstanceData(text: string, model: RuntimeModel, path: string): Promise<IndexedInstanceData> {
+/** `parseInstanceData`, with the data's index (`indexInstanceData`). */
+export async function parseIndexedInstanceData(
+    text: string,
+    model: RuntimeModel,
+    path: string,
+): Promise<IndexedInstanceData> {
     let data: unknown;
     try {
         data = JSON.parse(text);
