@@ -738,6 +738,22 @@ export async function readIndexedInstanceData(path: string, model: RuntimeModel)
 }
 
 /**
+ * Starts reading a data file now, to parse and check it when the model is there (a load reads it while the model
+ * loads): `readIndexedInstanceData` in two steps. A failure to read is reported by the check only, never unhandled
+ * (a model error comes first). The text is not kept once the check has it (it is twice the file's size).
+ */
+export function readInstanceDataAhead(path: string): (model: RuntimeModel) => Promise<IndexedInstanceData> {
+    let reading: Promise<string> | undefined = readInstanceText(path);
+    reading.catch(() => undefined);
+    return async (model) => {
+        const text = reading;
+        reading = undefined;
+        if (text === undefined) throw new Error(`${path} was read ahead once and is checked once`);
+        return await parseIndexedInstanceData(await text, model, path);
+    };
+}
+
+/**
  * The text of a data file (what `readIndexedInstanceData` parses and checks): a file that cannot be read is a
  * KvmodError (`io.unreadable`). A load reads it while the model is loaded.
  */
