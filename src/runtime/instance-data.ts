@@ -4,7 +4,7 @@
  * schema, referential checks find dangling, duplicate and repeated identifiers. Every problem names the
  * entity, the object (index and id) and the field, so a user can find it in a file of thousands of rows.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { startsWithCalendarDate } from '../language/common/calendar-date.js';
 import type { LogicalType } from '../language/pidm/pidm-semantics.js';
@@ -265,6 +265,186 @@ function typeTest(type: unknown): SchemaCheck {
     }
 }
 
+/** How `fitsValue` checks one field of an object (a schema of `objectSchema`, read from the model). */
+const TEXT = 0;
+const INT = 1;
+const FLOAT = 2;
+const BOOLEAN = 3;
+const PATTERN = 4;
+const ID = 5;
+const OPTIONAL_ID = 6;
+const ID_LIST = 7;
+
+/** One field of an entity's objects as its schema (`objectSchema`) describes it. */
+interface FieldShape {
+    name: string;
+    kind: number;
+    required: boolean;
+    /** Date, time and datetime strings (`TEMPORAL_PATTERNS`). */
+    pattern: RegExp | undefined;
+    /** Identifiers of a numeric target may be numbers too. */
+    numericIds: boolean;
+    /** Elements of a list of identifiers. */
+    minItems: number;
+    maxItems: number;
+}
+
+/** The model's schema (`instanceDataSchema`) as per-entity field lists, checked on the objects' one pass. */
+interface ModelShapes {
+    /** True when the top level fits: an object whose keys are entities, each an array (its objects are not looked at). */
+    fitsTop(data: unknown): boolean;
+    fields: Map<string, FieldShape[]>;
+}
+
+/**
+ * `instanceDataSchema`'s schema read from the model, as `fitsObject` checks it: true exactly where ajv finds an
+ * object valid against its entity's schema (the test compares them, as `schemaCheck`'s), false where it does not or
+ * may not (ajv then decides). Undefined for a model whose schema it cannot read (a field named twice): `schemaCheck`.
+ */
+function modelShapes(model: RuntimeModel): ModelShapes | undefined {
+    const fields = new Map<string, FieldShape[]>();
+    const shape = (name: string, kind: number, required: boolean, more: Partial<FieldShape> = {}): FieldShape => ({
+        name,
+        kind,
+        required,
+        pattern: undefined,
+        numericIds: false,
+        minItems: 0,
+        maxItems: Infinity,
+        ...more,
+    });
+    for (const entity of model.entities.values()) {
+        const list: FieldShape[] = [];
+        for (const attribute of entity.attributes) {
+            const type = attribute.type;
+            const kind =
+                type === 'int'
+                    ? INT
+                    : type === 'float'
+                      ? FLOAT
+                      : type === 'boolean'
+                        ? BOOLEAN
+                        : type === 'date' || type === 'time' || type === 'datetime'
+                          ? PATTERN
+                          : TEXT;
+            const pattern = kind === PATTERN ? new RegExp(TEMPORAL_PATTERNS[type as 'date'], 'u') : undefined;
+            list.push(shape(attribute.name, kind, true, { pattern }));
+        }
+        for (const reference of entity.references) {
+            const target = model.entities.get(reference.target);
+            const numericIds = target !== undefined && isNumeric(target.idType);
+            if (reference.kind === 'one') list.push(shape(reference.name, ID, true, { numericIds }));
+            else if (reference.kind === 'optional')
+                list.push(shape(reference.name, OPTIONAL_ID, false, { numericIds }));
+            else
+                list.push(
+                    shape(reference.name, ID_LIST, reference.minItems > 0, {
+                        numericIds,
+                        minItems: reference.minItems,
+                        maxItems: reference.maxItems ?? Infinity,
+                    }),
+                );
+        }
+        if (new Set(list.map((field) => field.name)).size !== list.length) return undefined;
+        fields.set(entity.name, list);
+    }
+    const names = [...fields.keys()];
+    return {
+        fields,
+        fitsTop(data) {
+            if (typeof data !== 'object' || data === null || Array.isArray(data)) return false;
+            const top = data as Record<string, unknown>;
+            let present = 0;
+            for (let e = 0; e < names.length; e++) {
+                const objects = top[names[e]];
+                if (objects === undefined) continue;
+                if (!Array.isArray(objects)) return false;
+                present++;
+            }
+            return present === keyCount(top);
+        },
+    };
+}
+
+/**
+ * The model's schema (`instanceDataSchema`) checked as the data check does on its one pass over the objects: true
+ * exactly when ajv finds the data valid (the test compares them). Undefined where `schemaCheck` checks instead.
+ */
+export function modelCheck(model: RuntimeModel): SchemaCheck | undefined {
+    const shapes = modelShapes(model);
+    if (shapes === undefined) return undefined;
+    return (data) => {
+        if (!shapes.fitsTop(data)) return false;
+        for (const [entity, fields] of shapes.fields) {
+            const objects = (data as InstanceData)[entity] ?? [];
+            for (let index = 0; index < objects.length; index++) if (!fitsObject(objects[index], fields)) return false;
+        }
+        return true;
+    };
+}
+
+/** The enumerable keys of an object (as ajv's `additionalProperties` sees them). */
+function keyCount(object: object): number {
+    let count = 0;
+    for (const _key in object) count++;
+    return count;
+}
+
+/**
+ * True when an object fits its entity's fields: a plain object holding every required field, no other key, and
+ * values as `fitsValue` checks them. A key whose value is undefined (not from JSON) is left to ajv.
+ */
+function fitsObject(object: unknown, fields: readonly FieldShape[]): boolean {
+    if (typeof object !== 'object' || object === null || Array.isArray(object)) return false;
+    const values = object as Record<string, unknown>;
+    let present = 0;
+    for (let f = 0; f < fields.length; f++) {
+        const field = fields[f];
+        const value = values[field.name];
+        if (value === undefined) {
+            if (field.required) return false;
+            continue;
+        }
+        if (!fitsValue(value, field)) return false;
+        present++;
+    }
+    // Every key present was a field's: an inherited value (`toString`) fits no field, so it is not counted.
+    return present === keyCount(values);
+}
+
+/** `objectSchema`'s schema of one field, as ajv reads it with `strict: false` (see `typeTest`). */
+function fitsValue(value: unknown, field: FieldShape): boolean {
+    switch (field.kind) {
+        case TEXT:
+            return typeof value === 'string';
+        case INT:
+            return (
+                typeof value === 'number' &&
+                !(value % 1) &&
+                value >= Number.MIN_SAFE_INTEGER &&
+                value <= Number.MAX_SAFE_INTEGER
+            );
+        case FLOAT:
+            return typeof value === 'number' && value >= -Number.MAX_VALUE && value <= Number.MAX_VALUE;
+        case BOOLEAN:
+            return typeof value === 'boolean';
+        case PATTERN:
+            return typeof value === 'string' && field.pattern!.test(value);
+        case ID:
+            return typeof value === 'string' || (field.numericIds && typeof value === 'number');
+        case OPTIONAL_ID:
+            return value === null || typeof value === 'string' || (field.numericIds && typeof value === 'number');
+        default: {
+            if (!Array.isArray(value) || value.length < field.minItems || value.length > field.maxItems) return false;
+            for (let i = 0; i < value.length; i++) {
+                const element: unknown = value[i];
+                if (typeof element !== 'string' && !(field.numericIds && typeof element === 'number')) return false;
+            }
+            return true;
+        }
+    }
+}
+
 /**
  * Checks instance data against the model: the schema first, then (when the shapes are right)
  * calendar validity, duplicate identifiers, dangling references and repeated elements of one reference.
@@ -283,126 +463,173 @@ async function checkInstanceData(
     data: unknown,
     file: string,
 ): Promise<{ problems: string[]; index: InstanceIndex }> {
-    const schema = instanceDataSchema(model);
-    const problems: string[] = [];
-    // Data that fits needs no ajv (see `schemaCheck`); data that does not is checked by ajv, which finds the errors.
-    // ajv is loaded then only: valid data never pays for loading it (~40 ms of a load's start-up).
-    if (schemaCheck(schema)?.(data) !== true) {
-        // ajv is CommonJS: its `module.exports` (the default export, under Node and in the CLI bundle alike) carries
-        // the class; a named export of a dynamic import exists only where Node's lexer finds it, not in a bundle.
-        const { Ajv2020 } = (await import('ajv/dist/2020.js')).default;
-        const validate = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
-        if (!validate(data)) {
-            for (const error of validate.errors ?? [])
-                problems.push(`${file}: ${describeSchemaError(error, data, model)}`);
-            return { problems: cap(dedupe(problems)), index: new Map() };
-        }
+    // Data that fits needs no ajv: the model's shapes are checked on the objects' one pass (`modelShapes`), or by
+    // `schemaCheck` where they cannot be. Data that does not fit is checked by ajv, which finds the errors. ajv is
+    // loaded then only: valid data never pays for loading it (~40 ms of a load's start-up).
+    const shapes = modelShapes(model);
+    if (shapes !== undefined && shapes.fitsTop(data)) {
+        const checked = checkObjects(model, data as InstanceData, file, shapes);
+        if (checked !== undefined) return checked;
+    } else if (shapes === undefined && schemaCheck(instanceDataSchema(model))?.(data) === true) {
+        return checkObjects(model, data as InstanceData, file, undefined)!;
     }
-    const typed = data as InstanceData;
+    const schema = instanceDataSchema(model);
+    // ajv is CommonJS: its `module.exports` (the default export, under Node and in the CLI bundle alike) carries
+    // the class; a named export of a dynamic import exists only where Node's lexer finds it, not in a bundle.
+    const { Ajv2020 } = (await import('ajv/dist/2020.js')).default;
+    const validate = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
+    if (!validate(data)) {
+        const problems: string[] = [];
+        for (const error of validate.errors ?? []) problems.push(`${file}: ${describeSchemaError(error, data, model)}`);
+        return { problems: cap(dedupe(problems)), index: new Map() };
+    }
+    return checkObjects(model, data as InstanceData, file, undefined)!;
+}
+
+/**
+ * The checks after the schema: duplicate identifiers, calendar dates, dangling references and repeated elements
+ * of one reference, with the index of the objects by identity. Given `shapes`, each object's shape is checked on
+ * the same pass, and undefined is returned at the first that does not fit (ajv then finds the errors).
+ */
+function checkObjects(
+    model: RuntimeModel,
+    typed: InstanceData,
+    file: string,
+    shapes: ModelShapes | undefined,
+): { problems: string[]; index: InstanceIndex } | undefined {
+    const problems: string[] = [];
     // The objects of each entity by identity: the identifiers seen, and the index a load follows references with.
     const ids: InstanceIndex = new Map();
-    // Index loops, not `entries()`: these run once per object of a data file of hundreds of thousands.
+    // One function per entity's loop: a loop nested in the entities' one leaves its optimized code at each entity's end.
     for (const entity of model.entities.values()) {
-        const seen = new Map<string, InstanceObject>();
+        const fields = shapes === undefined ? undefined : shapes.fields.get(entity.name);
+        const seen = indexObjects(entity, typed[entity.name] ?? [], fields, file, problems);
+        if (seen === undefined) return undefined;
         ids.set(entity.name, seen);
-        // Only dates carry a check the schema's pattern cannot make (the day exists in its month).
-        const dated = entity.attributes
-            .filter((attribute) => attribute.type === 'date' || attribute.type === 'datetime')
-            .map((attribute) => attribute.name);
-        const objects = typed[entity.name] ?? [];
-        let firsts: Map<string, number> | undefined;
-        for (let index = 0; index < objects.length; index++) {
-            const object = objects[index];
-            const id = identityOf(object[entity.idName]);
-            // One lookup per object: an id seen before leaves the set's size as it was. Where each id first appears
-            // is worked out only from the first duplicate on (they are rare).
-            const before = seen.size;
-            seen.set(id, object);
-            if (seen.size === before || firsts !== undefined) {
-                if (firsts === undefined) {
-                    firsts = new Map<string, number>();
-                    for (let earlier = 0; earlier < index; earlier++) {
-                        const other = identityOf(objects[earlier][entity.idName]);
-                        if (!firsts.has(other)) firsts.set(other, earlier);
-                    }
-                }
-                const first = firsts.get(id);
-                if (first === undefined) firsts.set(id, index);
-                else
-                    problems.push(
-                        `${file}: ${objectLocation(entity.name, index, id)}.${entity.idName}: duplicate id ${JSON.stringify(id)} (first at ${entity.name}[${first}])`,
-                    );
-            }
-            for (let d = 0; d < dated.length; d++) {
-                const name = dated[d];
-                const value = object[name];
-                if (typeof value === 'string' && mayNotBeCalendarDate(value) && !startsWithCalendarDate(value)) {
-                    problems.push(
-                        `${file}: ${objectLocation(entity.name, index, object[entity.idName])}.${name}: ${JSON.stringify(value)} is not a calendar date`,
-                    );
-                }
-            }
-        }
     }
     for (const entity of model.entities.values()) {
-        if (entity.references.length === 0) continue;
-        const objects = typed[entity.name] ?? [];
-        const references = entity.references.map((reference) => ({
-            name: reference.name,
-            target: reference.target,
-            targets: ids.get(reference.target) ?? new Map<string, InstanceObject>(),
-        }));
-        // Only a problem needs the object's location (it quotes the id): not worked out for every object.
-        const where = (index: number): string => objectLocation(entity.name, index, objects[index][entity.idName]);
-        for (let index = 0; index < objects.length; index++) {
-            const object = objects[index];
-            for (let r = 0; r < references.length; r++) {
-                const reference = references[r];
-                const targets = reference.targets;
-                const value = object[reference.name];
-                if (value === undefined || value === null) continue;
-                if (Array.isArray(value)) {
-                    // Repeated elements are rare: a short list (most are) is searched before each element, a map
-                    // of the ids seen is made only for a long one.
-                    const length = value.length;
-                    const listed = length > SHORT_LIST ? new Map<string, number>() : undefined;
-                    for (let position = 0; position < length; position++) {
-                        const element = value[position];
-                        const id = identityOf(element);
-                        if (!targets.has(id))
-                            problems.push(
-                                `${file}: ${where(index)}.${reference.name}[${position}]: unknown ${reference.target} ${JSON.stringify(id)}`,
-                            );
-                        let earlier: number | undefined;
-                        if (listed === undefined) {
-                            for (let before = 0; before < position; before++) {
-                                const other = value[before];
-                                if (other === element || identityOf(other) === id) {
-                                    earlier = before;
-                                    break;
-                                }
-                            }
-                        } else {
-                            earlier = listed.get(id);
-                            if (earlier === undefined) listed.set(id, position);
-                        }
-                        if (earlier !== undefined) {
-                            problems.push(
-                                `${file}: ${where(index)}.${reference.name}[${position}]: ${reference.target} ${JSON.stringify(id)} is listed twice (first at ${reference.name}[${earlier}])`,
-                            );
-                        }
-                    }
-                } else {
-                    const id = identityOf(value);
-                    if (!targets.has(id))
-                        problems.push(
-                            `${file}: ${where(index)}.${reference.name}: unknown ${reference.target} ${JSON.stringify(id)}`,
-                        );
-                }
-            }
-        }
+        if (entity.references.length > 0) checkReferences(entity, typed[entity.name] ?? [], ids, file, problems);
     }
     return { problems: cap(problems), index: ids };
+}
+
+/**
+ * An entity's objects by identity, with the problems of their identifiers and dates; given `fields`, undefined at
+ * the first object whose shape does not fit them.
+ */
+function indexObjects(
+    entity: RuntimeEntity,
+    objects: InstanceObject[],
+    fields: readonly FieldShape[] | undefined,
+    file: string,
+    problems: string[],
+): Map<string, InstanceObject> | undefined {
+    const seen = new Map<string, InstanceObject>();
+    // Only dates carry a check the schema's pattern cannot make (the day exists in its month).
+    const dated = entity.attributes
+        .filter((attribute) => attribute.type === 'date' || attribute.type === 'datetime')
+        .map((attribute) => attribute.name);
+    const idName = entity.idName;
+    let firsts: Map<string, number> | undefined;
+    // Index loops, not `entries()`: these run once per object of a data file of hundreds of thousands.
+    for (let index = 0; index < objects.length; index++) {
+        const object = objects[index];
+        if (fields !== undefined && !fitsObject(object, fields)) return undefined;
+        const id = identityOf(object[idName]);
+        // One lookup per object: an id seen before leaves the set's size as it was. Where each id first appears
+        // is worked out only from the first duplicate on (they are rare).
+        const before = seen.size;
+        seen.set(id, object);
+        if (seen.size === before || firsts !== undefined) {
+            if (firsts === undefined) {
+                firsts = new Map<string, number>();
+                for (let earlier = 0; earlier < index; earlier++) {
+                    const other = identityOf(objects[earlier][idName]);
+                    if (!firsts.has(other)) firsts.set(other, earlier);
+                }
+            }
+            const first = firsts.get(id);
+            if (first === undefined) firsts.set(id, index);
+            else
+                problems.push(
+                    `${file}: ${objectLocation(entity.name, index, id)}.${idName}: duplicate id ${JSON.stringify(id)} (first at ${entity.name}[${first}])`,
+                );
+        }
+        for (let d = 0; d < dated.length; d++) {
+            const name = dated[d];
+            const value = object[name];
+            if (typeof value === 'string' && mayNotBeCalendarDate(value) && !startsWithCalendarDate(value)) {
+                problems.push(
+                    `${file}: ${objectLocation(entity.name, index, object[idName])}.${name}: ${JSON.stringify(value)} is not a calendar date`,
+                );
+            }
+        }
+    }
+    return seen;
+}
+
+/** The problems of an entity's references: identifiers of no object of the target, and repeated elements of a list. */
+function checkReferences(
+    entity: RuntimeEntity,
+    objects: InstanceObject[],
+    ids: InstanceIndex,
+    file: string,
+    problems: string[],
+): void {
+    const references = entity.references.map((reference) => ({
+        name: reference.name,
+        target: reference.target,
+        targets: ids.get(reference.target) ?? new Map<string, InstanceObject>(),
+    }));
+    // Only a problem needs the object's location (it quotes the id): not worked out for every object.
+    const where = (index: number): string => objectLocation(entity.name, index, objects[index][entity.idName]);
+    for (let index = 0; index < objects.length; index++) {
+        const object = objects[index];
+        for (let r = 0; r < references.length; r++) {
+            const reference = references[r];
+            const targets = reference.targets;
+            const value = object[reference.name];
+            if (value === undefined || value === null) continue;
+            if (Array.isArray(value)) {
+                // Repeated elements are rare: a short list (most are) is searched before each element, a map
+                // of the ids seen is made only for a long one.
+                const length = value.length;
+                const listed = length > SHORT_LIST ? new Map<string, number>() : undefined;
+                for (let position = 0; position < length; position++) {
+                    const element = value[position];
+                    const id = identityOf(element);
+                    if (!targets.has(id))
+                        problems.push(
+                            `${file}: ${where(index)}.${reference.name}[${position}]: unknown ${reference.target} ${JSON.stringify(id)}`,
+                        );
+                    let earlier: number | undefined;
+                    if (listed === undefined) {
+                        for (let before = 0; before < position; before++) {
+                            const other = value[before];
+                            if (other === element || identityOf(other) === id) {
+                                earlier = before;
+                                break;
+                            }
+                        }
+                    } else {
+                        earlier = listed.get(id);
+                        if (earlier === undefined) listed.set(id, position);
+                    }
+                    if (earlier !== undefined) {
+                        problems.push(
+                            `${file}: ${where(index)}.${reference.name}[${position}]: ${reference.target} ${JSON.stringify(id)} is listed twice (first at ${reference.name}[${earlier}])`,
+                        );
+                    }
+                }
+            } else {
+                const id = identityOf(value);
+                if (!targets.has(id))
+                    problems.push(
+                        `${file}: ${where(index)}.${reference.name}: unknown ${reference.target} ${JSON.stringify(id)}`,
+                    );
+            }
+        }
+    }
 }
 
 /** Lists of at most this many identifiers are searched for a repeated one without a map. */
@@ -507,13 +734,36 @@ export interface IndexedInstanceData {
 
 /** `readInstanceData`, with the data's index (`indexInstanceData`). */
 export async function readIndexedInstanceData(path: string, model: RuntimeModel): Promise<IndexedInstanceData> {
-    let text: string;
+    return await parseIndexedInstanceData(await readInstanceText(path), model, path);
+}
+
+/**
+ * Starts reading a data file now, to parse and check it when the model is there (a load reads it while the model
+ * loads): `readIndexedInstanceData` in two steps. A failure to read is reported by the check only, never unhandled
+ * (a model error comes first). The text is not kept once the check has it (it is twice the file's size).
+ */
+export function readInstanceDataAhead(path: string): (model: RuntimeModel) => Promise<IndexedInstanceData> {
+    let reading: Promise<string> | undefined = readInstanceText(path);
+    reading.catch(() => undefined);
+    return async (model) => {
+        const text = reading;
+        reading = undefined;
+        if (text === undefined) throw new Error(`${path} was read ahead once and is checked once`);
+        return await parseIndexedInstanceData(await text, model, path);
+    };
+}
+
+/**
+ * The text of a data file (what `readIndexedInstanceData` parses and checks): a file that cannot be read is a
+ * KvmodError (`io.unreadable`). A load reads it while the model is loaded.
+ */
+export async function readInstanceText(path: string): Promise<string> {
     try {
         // Decoded at once, not as `readFile(path, 'utf8')` does (chunk by chunk, joined into a string JSON.parse must
         // flatten first): ~10 ms less of a 14 MB file.
-        const bytes = await readFile(path);
+        const bytes = await readWhole(path);
         try {
-            text = bytes.toString('utf8');
+            return bytes.toString('utf8');
         } catch {
             // Longer than V8's longest string (2^29 - 24 characters).
             throw new Error(
@@ -527,15 +777,48 @@ export async function readIndexedInstanceData(path: string, model: RuntimeModel)
             path,
         });
     }
-    return await parseIndexedInstanceData(text, model, path);
 }
+
+/**
+ * The bytes of a file, in one read where it is a regular file: `readFile` reads 512 KB at a time, each read waiting
+ * for the event loop, so a file read while the model loads (a load's start) finished only after it. Anything else
+ * (a pipe, a file larger than one read can take, one that changed size while read) is read by the handle's
+ * `readFile`, whose errors are the messages.
+ */
+async function readWhole(path: string): Promise<Buffer> {
+    const handle = await open(path, 'r');
+    try {
+        const stats = await handle.stat();
+        if (!stats.isFile() || stats.size === 0 || stats.size > MAX_SINGLE_READ) return await handle.readFile();
+        const bytes = Buffer.allocUnsafe(stats.size);
+        let filled = 0;
+        while (filled < bytes.length) {
+            const { bytesRead } = await handle.read(bytes, filled, bytes.length - filled, filled);
+            if (bytesRead === 0) break;
+            filled += bytesRead;
+        }
+        const more = filled === bytes.length ? (await handle.read(Buffer.alloc(1), 0, 1, filled)).bytesRead : 0;
+        // Reads at a position leave the handle's at the start: `readFile` reads it all again.
+        return filled === bytes.length && more === 0 ? bytes : await handle.readFile();
+    } finally {
+        await handle.close();
+    }
+}
+
+/** The largest file `readWhole` reads itself (`readFile` refuses a larger one with its own message). */
+const MAX_SINGLE_READ = 2 ** 31 - 1;
 
 /** Parses and checks data text (as `readInstanceData`, for in-memory use). */
 export async function parseInstanceData(text: string, model: RuntimeModel, path = 'data'): Promise<InstanceData> {
     return (await parseIndexedInstanceData(text, model, path)).data;
 }
 
-async function parseIndexedInstanceData(text: string, model: RuntimeModel, path: string): Promise<IndexedInstanceData> {
+/** `parseInstanceData`, with the data's index (`indexInstanceData`). */
+export async function parseIndexedInstanceData(
+    text: string,
+    model: RuntimeModel,
+    path: string,
+): Promise<IndexedInstanceData> {
     let data: unknown;
     try {
         data = JSON.parse(text);

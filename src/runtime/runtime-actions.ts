@@ -13,7 +13,7 @@ import { checkedTarget } from '../pipeline/generate.js';
 import { phaseDone } from '../pipeline/phase-timing.js';
 import type { EngineRuntime, EngineSession, SchemaOutcome, WriteResult } from './engine.js';
 import { engineOf } from './engine-registry.js';
-import { readIndexedInstanceData, type InstanceData, type InstanceIndex } from './instance-data.js';
+import { readInstanceDataAhead, type InstanceData, type InstanceIndex } from './instance-data.js';
 import { streamModel } from './materialize.js';
 import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from './runtime-design.js';
 import type { RuntimeModel } from './runtime-model.js';
@@ -119,8 +119,11 @@ async function prepare<O extends OptionDeclarations, D>(
 ): Promise<Prepared<D>> {
     const given = designOptions(engine, options.targetOptions ?? {});
     phaseDone('start');
+    // The data file is read while the model loads (its reading waits on the disk, the model's work on the CPU).
+    // A model error is reported first, as without the overlap: a failure to read the data then goes unreported.
+    const checkData = readInstanceDataAhead(options.dataPath);
     const design = await loadRuntimeDesign(options.modelPath, options);
-    const { data, index } = await readIndexedInstanceData(options.dataPath, design.model);
+    const { data, index } = await checkData(design.model);
     phaseDone('read and check data');
     const urls = typeof options.server === 'string' ? [options.server] : options.server;
     const session = await engine.connect({ urls, timeoutSeconds: options.timeoutSeconds });

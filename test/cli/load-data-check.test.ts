@@ -80,4 +80,18 @@ describe('the data check of load and verify', () => {
         expect(run.stderr).toMatch(/error in the model/);
         expect(run.stderr).not.toMatch(/does not fit the model/);
     });
+
+    // The data file is read while the model loads: its failure to read must neither come first nor go unhandled.
+    it.each([['load'], ['verify']])('kvmod %s reports a model error before a data file it cannot read', (command) => {
+        const broken = join(dir, 'broken.pidm');
+        writeFileSync(broken, 'x\n');
+        const missing = join(dir, 'missing.json');
+        const run = runKvmod([command, broken, '--data', missing, '--redis', NO_SERVER]);
+        expect(run.status).toBe(1);
+        expect(run.stderr).toMatch(/^kvmod: 1 error in the model:\n.*broken\.pidm:1:1: /);
+        expect(run.stderr).not.toMatch(/cannot read|internal error/);
+        const good = runKvmod([command, MODEL, '--data', missing, '--redis', NO_SERVER]);
+        expect(good.status).toBe(1);
+        expect(good.stderr).toBe(`kvmod: cannot read ${missing}: no such file\n`);
+    });
 });

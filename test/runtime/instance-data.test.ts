@@ -1,9 +1,15 @@
 import { describe, expect, test } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadTexts } from '../../src/pipeline/load.js';
 import {
     instanceDataSchema,
+    modelCheck,
     parseInstanceData,
+    readInstanceText,
     schemaCheck,
     validateInstanceData,
 } from '../../src/runtime/instance-data.js';
@@ -210,6 +216,13 @@ describe('instance data', () => {
                 .filter(([, value]) => plain!(value) !== ajv(value))
                 .map(([label, value]) => `${label}: plain ${plain!(value)}, ajv ${ajv(value)}`);
             expect(disagreements).toEqual([]);
+            // The check the data check makes on its pass over the objects, read from the model, agrees too.
+            const fromModel = modelCheck(runtime);
+            expect(fromModel).toBeDefined();
+            const modelDisagreements = cases
+                .filter(([, value]) => fromModel!(value) !== ajv(value))
+                .map(([label, value]) => `${label}: model ${fromModel!(value)}, ajv ${ajv(value)}`);
+            expect(modelDisagreements).toEqual([]);
             accepted += cases.filter(([, value]) => ajv(value)).length;
             expect(cases.length).toBeGreaterThan(500);
         }
@@ -221,9 +234,11 @@ describe('instance data', () => {
         const text = (width: string) =>
             `{"Gate":[{"number":1,"width":${width},"open":true,"at":"2020-02-29T12:00:00","lanes":[1]}],"Lane":[{"n":1,"name":"a"}]}`;
         expect(schemaCheck(instanceDataSchema(runtime))!(JSON.parse(text('1e308')))).toBe(true);
+        expect(modelCheck(runtime)!(JSON.parse(text('1e308')))).toBe(true);
         expect(await validateInstanceData(runtime, JSON.parse(text('1e308')), 'd.json')).toEqual([]);
         for (const width of ['1e400', '-1e400']) {
             expect(schemaCheck(instanceDataSchema(runtime))!(JSON.parse(text(width)))).toBe(false);
+            expect(modelCheck(runtime)!(JSON.parse(text(width)))).toBe(false);
             expect(await validateInstanceData(runtime, JSON.parse(text(width)), 'd.json')).toEqual([
                 'd.json: Gate[0] (id "1").width: must be a finite number (this one is too large for a float)',
             ]);
@@ -272,6 +287,32 @@ describe('instance data', () => {
             'g.json: Gate[1] (id "2").lanes[1]: Lane "3" is listed twice (first at lanes[0])',
             'g.json: Gate[1] (id "2").lanes[2]: Lane "3" is listed twice (first at lanes[0])',
         ]);
+    });
+
+    test('a data file is read whole: a regular file, an empty one, a pipe; what cannot be read is io.unreadable', async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'kvmod-instance-text-'));
+        try {
+            const file = join(dir, 'data.json');
+            const text = `{"Airport": [{"codeCAO": "é\u{1F600}"}]}${' '.repeat(600 * 1024)}`; // more than one 512 KB chunk
+            writeFileSync(file, text);
+            expect(await readInstanceText(file)).toBe(text);
+            writeFileSync(join(dir, 'empty.json'), '');
+            expect(await readInstanceText(join(dir, 'empty.json'))).toBe('');
+            // A pipe has no size to read at once: it is read to its end (the writer is a child process).
+            const pipe = join(dir, 'pipe.json');
+            execFileSync('mkfifo', [pipe]);
+            const writer = spawn('sh', ['-c', `printf '%s' '{"A": []}' > "${pipe}"`]);
+            expect(await readInstanceText(pipe)).toBe('{"A": []}');
+            writer.kill();
+            await expect(readInstanceText(join(dir, 'missing.json'))).rejects.toThrow(
+                `cannot read ${join(dir, 'missing.json')}: no such file`,
+            );
+            await expect(readInstanceText(dir)).rejects.toThrow(
+                `cannot read ${dir}: EISDIR: illegal operation on a directory, read`,
+            );
+        } finally {
+            rmSync(dir, { recursive: true, force: true });
+        }
     });
 
     test('text that is not JSON is reported with the file name', async () => {
