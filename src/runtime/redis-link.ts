@@ -4,7 +4,6 @@
  * RediSearch dialect the server speaks.
  */
 import { connect as connectTcp, type Socket } from 'node:net';
-import { connect as connectTls } from 'node:tls';
 import type { RedisDialect } from '../generation/redis/redis-view-model.js';
 import type { EngineFailure } from './engine.js';
 import { KvmodError } from '../pipeline/errors.js';
@@ -253,8 +252,10 @@ const PIPE_SLICE = 1 << 14;
  * open it rejects with the socket's error, the refused login's error reply, `ConnectTimeout` or `HandshakeTimeout`
  * (`connectFailure` words them).
  */
-function openPipe(target: RedisTarget, timeout: number, replied: () => void): Promise<Pipe> {
+async function openPipe(target: RedisTarget, timeout: number, replied: () => void): Promise<Pipe> {
     const { tls, host, port } = target;
+    // node:tls (and its secure contexts) only for rediss://.
+    const connectTls = tls ? (await import('node:tls')).connect : undefined;
     // Replies are read in gulps: while a batch that may block waits, the socket rests a millisecond after each read,
     // so that the replies of a blocking command (1.2's FT.ADD answers each row on its own) arrive many to a read instead of
     // one read, one event and one chunk each. Plain TCP reads into one reused buffer (the reply reader copies
@@ -281,7 +282,7 @@ function openPipe(target: RedisTarget, timeout: number, replied: () => void): Pr
         rest();
     };
     const readBuffer = Buffer.allocUnsafe(1 << 16);
-    const socket: Socket = tls
+    const socket: Socket = connectTls
         ? connectTls({ host, port, servername: /^[\d.]+$|:/.test(host) ? undefined : host })
         : connectTcp({
               host,
