@@ -44,6 +44,13 @@ export interface RedisLink {
      * ordered with commands `send` has not yet seen answered: await those first.
      */
     sendBatch?(batch: RespBatch): Promise<PromiseSettledResult<unknown>[]>;
+    /**
+     * Opens the connection `sendBatch` writes on, if it is not open yet; resolves when it is open, or when opening it
+     * failed (the next `sendBatch` then settles every command with the failure). A writer calls it before making its
+     * first batch: once the connection is open, `sendBatch` writes a batch before it returns, so the server starts on
+     * it while the writer makes the next.
+     */
+    openBatches?(): Promise<void>;
     close(): Promise<void>;
 }
 
@@ -129,6 +136,10 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
     let watchdog: NodeJS.Timeout | undefined;
     let stalled: readonly string[] | undefined;
     let pipe: Promise<Pipe> | undefined;
+    /** The pipe once open (`sendBatch` then writes without waiting a turn for the promise). */
+    let openedPipe: Pipe | undefined;
+    const openBatches = (): Promise<Pipe> =>
+        (pipe ??= openPipe(url, timeout, replied).then((opened) => (openedPipe = opened)));
     const replied = (): void => {
         lastReply = Date.now();
     };
@@ -191,14 +202,16 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
             waiting.add(first);
             watchdog ??= setTimeout(watch, timeout);
             try {
-                pipe ??= openPipe(url, timeout, replied);
-                let opened: Pipe;
-                try {
-                    opened = await pipe;
-                } catch (error) {
-                    const reason = isErrorReply(error) ? (authFailure(shown, error) ?? error) : lost(error);
-                    return each({ status: 'rejected', reason });
+                let opened = openedPipe;
+                if (opened === undefined) {
+                    try {
+                        opened = await openBatches();
+                    } catch (error) {
+                        const reason = isErrorReply(error) ? (authFailure(shown, error) ?? error) : lost(error);
+                        return each({ status: 'rejected', reason });
+                    }
                 }
+                // Written now when the pipe is open (no await before this line): see `openBatches`.
                 const replies = await opened.send(batch);
                 return replies.map((reply) =>
                     reply.status === 'fulfilled'
@@ -217,6 +230,10 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
                     watchdog = undefined;
                 }
             }
+        },
+        async openBatches() {
+            if (stalled || closed) return;
+            await openBatches().catch(() => undefined);
         },
         async close() {
             if (watchdog) clearTimeout(watchdog);

@@ -182,6 +182,8 @@ export async function loadIntoRedis(
             { code: error.code, cause: error },
         );
     };
+    // The rows' connection opens while the indexes are made: the first batch is then written the moment it is made.
+    let opening = link.sendBatch ? link.openBatches?.() : undefined;
     try {
         for (const { collection } of options.skipIndexes ? [] : work)
             indexes.push(await ensureIndex(link, view, collection, options.recreate ?? false, options.fresh ?? false));
@@ -241,7 +243,14 @@ export async function loadIntoRedis(
                 if (link.sendBatch) {
                     // The key parts go beside the values (no copy of a row's values with them: `rowParameters`).
                     for (let i = 0; i < batch.length; i++) write(writer, batch[i].values, batch[i].keyParts);
-                    replies = link.sendBatch(writer.take(name, blocking));
+                    const commands = writer.take(name, blocking);
+                    if (opening) {
+                        // Opened by now unless the indexes were made elsewhere (`skipIndexes`): the first batch was
+                        // made meanwhile.
+                        await opening;
+                        opening = undefined;
+                    }
+                    replies = link.sendBatch(commands);
                 } else {
                     const commands = batch.map((row) => bindRedisCommand(collection.insert, parameters(row)));
                     replies = Promise.allSettled(commands.map((argv) => link.send(argv)));

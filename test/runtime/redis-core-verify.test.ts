@@ -3,6 +3,7 @@
  * keys, two data seeds, verified against the oracle through the generated function library.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,6 +135,42 @@ describe('redis-core batched writes', () => {
             ),
         ).rejects.toThrow(/^the server refused row 1 of collection \S+: .*Function not found/);
     });
+});
+
+describe('the redis-core writer writes each batch as soon as it is made', () => {
+    test('the first batch is on the server when the writer asks for the second', async () => {
+        const runtime = await loadRuntimeDesign(EXAMPLES[0], { merge: 'safe', keyStrategy: 'natural' });
+        const { design, library } = await buildCoreDesign(runtime.kvlm);
+        const data = generateInstanceData(runtime.model, { scale: 2000, seed: 1 });
+        const [first, ...rest] = materializeModel(runtime.kvlm, data, indexInstanceData(runtime.model, data));
+        await prepareCore(connection, design, library, true);
+        // Keys on the server, counted by another process: this one does not turn its event loop between sending a
+        // batch and asking for the next.
+        const keys = (): number =>
+            Number(spawnSync('redis-cli', ['-p', String(server.port), 'DBSIZE'], { encoding: 'utf8' }).stdout.trim());
+        const before = keys();
+        const seen: number[] = [];
+        const watched = {
+            ...first!,
+            rows: {
+                get length() {
+                    return first!.rows.length;
+                },
+                slice(start: number, end: number) {
+                    if (start > 0 && seen.length === 0) seen.push(keys());
+                    return first!.rows.slice(start, end);
+                },
+            },
+        };
+        const fresh = await connectCore(server.url);
+        try {
+            await writeCoreRows(fresh, design, [watched, ...rest], { batchSize: 1000 });
+        } finally {
+            await fresh.close();
+        }
+        expect(seen).toHaveLength(1);
+        expect(seen[0]).toBeGreaterThan(before);
+    }, 60_000);
 });
 
 describe('how far ahead of its replies the redis-core writer writes, through a proxy that holds them back', () => {

@@ -205,6 +205,37 @@ describe('authentication on a real redis-server with requirepass', () => {
         }
     });
 
+    test('once openBatches has opened the pipe, sendBatch writes a batch before it returns (not a turn of the event loop later)', async () => {
+        const link = await connectRedis(`redis://:${SECRET}@127.0.0.1:${redis.port}/6`);
+        try {
+            await link.openBatches!();
+            const replies = link.sendBatch!(respBatch([['SET', 'written:at-once', 'yes']]));
+            // Another process reads the key while this one has not turned its event loop since the call.
+            const seen = spawnSync(
+                'redis-cli',
+                ['-p', String(redis.port), '-a', SECRET, '--no-auth-warning', '-n', '6', 'GET', 'written:at-once'],
+                { encoding: 'utf8' },
+            );
+            expect(seen.stdout.trim()).toBe('yes');
+            expect(await replies).toEqual([{ status: 'fulfilled', value: 'OK' }]);
+        } finally {
+            await link.close();
+        }
+    });
+
+    test('openBatches on a link whose pipe cannot log in resolves; the batch after it reports the refusal', async () => {
+        const link = await connectRedis(`redis://:${SECRET}@127.0.0.1:${redis.port}`);
+        try {
+            await link.send(['CONFIG', 'SET', 'requirepass', `${SECRET}-new`]);
+            await link.openBatches!();
+            const [reply] = await link.sendBatch!(respBatch([['SET', 'never', 'x']]));
+            expect(reply.status).toBe('rejected');
+        } finally {
+            await link.send(['CONFIG', 'SET', 'requirepass', SECRET]).catch(() => undefined);
+            await link.close();
+        }
+    });
+
     test('a batch far larger than the pipe’s window (written in slices as replies come back): every reply in its place', async () => {
         const link = await connectRedis(`redis://:${SECRET}@127.0.0.1:${redis.port}/5`);
         try {

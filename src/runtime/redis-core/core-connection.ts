@@ -31,6 +31,11 @@ export interface CoreConnection {
      * ordered with `call`s not yet answered (await those first).
      */
     callMany(batch: CoreBatch): Promise<PromiseSettledResult<unknown>[]>;
+    /**
+     * Opens what `callMany` writes on, where it can be opened ahead (a single server's bulk connection: see
+     * `RedisLink.openBatches`); resolves when it is open or failed to open (`callMany` then reports the failure).
+     */
+    openBatches?(): Promise<void>;
     /** The masters: the one server, or every master of the cluster. */
     masters(): Promise<CoreNode[]>;
     close(): Promise<void>;
@@ -66,6 +71,9 @@ export async function connectCore(url: string, options: CoreConnectOptions = {})
                 if (!link.sendBatch) return Promise.allSettled(commands.map((text) => link.send(argvOfResp(text))));
                 for (const text of commands) writer.append(text);
                 return link.sendBatch(writer.take(first));
+            },
+            openBatches: async () => {
+                if (link.sendBatch) await link.openBatches?.();
             },
             masters: async () => [node],
             close: () => link.close(),

@@ -204,6 +204,8 @@ export async function writeCoreRows(
     // Batches sent and not yet acknowledged, oldest first (as the RediSearch loader keeps them: redis-loader.ts).
     const inFlight: Sent[] = [];
     let sent = 0;
+    // The bulk connection opens while the first batch is made, which is then written the moment it is made.
+    let opening = connection.openBatches?.();
     try {
         for (const { collection, rows } of work) {
             const cluster = connection.cluster;
@@ -296,6 +298,10 @@ export async function writeCoreRows(
                         keys[i * perRow + 1] = collection.recordKey;
                         commands[i * perRow + 1] = index(row, encoded[i]);
                     }
+                }
+                if (opening) {
+                    await opening;
+                    opening = undefined;
                 }
                 inFlight.push({
                     collection,
