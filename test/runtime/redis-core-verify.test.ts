@@ -118,6 +118,39 @@ describe('kvmod load and verify --target redis-core', () => {
 });
 
 describe('redis-core batched writes', () => {
+    test('a value or key part that cannot be encoded stops the load naming the collection, a value before a key part', async () => {
+        const runtime = await loadRuntimeDesign(EXAMPLES[0], {});
+        const { design, library } = await buildCoreDesign(runtime.kvlm);
+        const data = generateInstanceData(runtime.model, { scale: 5, seed: 1 });
+        await prepareCore(connection, design, library, true);
+        const rows = () => materializeModel(runtime.kvlm, data, indexInstanceData(runtime.model, data));
+        const collection = design.collections.find(
+            (c) => c.key.kind === 'natural' && c.fields.some((field) => field.type === 'text'),
+        )!;
+        const text = collection.fields.find((field) => field.type === 'text')!.name;
+        const spoil = (spoilValue: boolean, spoilKey: boolean) => {
+            const all = rows();
+            const row = all.find((c) => c.name === collection.name)!.rows[2]!;
+            if (spoilValue) row.values[text] = { not: 'text' } as never;
+            if (spoilKey) row.keyParts[0] = { not: 'a key' } as never;
+            return all;
+        };
+        const failure = async (collections: ReturnType<typeof rows>) => {
+            try {
+                await writeCoreRows(connection, design, collections, { batchSize: 2 });
+            } catch (error) {
+                return error as Error & { code?: string };
+            }
+            throw new Error('expected the write to fail');
+        };
+        const value = await failure(spoil(true, true));
+        expect(value.message).toBe(`collection ${collection.name}: a text value must be a string, got {"not":"text"}`);
+        expect(value.code).toBe('data.unencodable');
+        const key = await failure(spoil(false, true));
+        expect(key.message).toMatch(new RegExp(`^collection ${collection.name}: an? \\w+ value must be`));
+        expect(key.code).toBe('data.unencodable');
+    });
+
     test('a refused write stops the load with the row and the reason', async () => {
         const runtime = await loadRuntimeDesign(EXAMPLES[0], {});
         const { design, library } = await buildCoreDesign(runtime.kvlm);
