@@ -8,7 +8,7 @@ import { isNaturalKey, type Collection, type KvlmModel } from '../language/gener
 import type { LogicalType } from '../language/pidm/pidm-semantics.js';
 import type { TypedValue } from './collation.js';
 import { identityOf, type InstanceData, type InstanceIndex } from './instance-data.js';
-import { bindNodes, type Binding } from './oracle.js';
+import { bindNodes, nodeBinder, type Binding } from './oracle.js';
 
 /** One row of a collection: its key and the typed value of every field. */
 export interface MaterializedRow {
@@ -138,11 +138,11 @@ function rowMaker(collection: Collection, data: InstanceData, index: InstanceInd
     const roots = data[rootEntity] ?? [];
     let found: Binding[] = [];
     let bound = 0;
+    const bind = nodeBinder(nodes, index);
     const bindingsUpTo = (count: number): Binding[] => {
         while (found.length < count && bound < roots.length) {
             const to = Math.min(roots.length, bound + ROOTS_PER_CHUNK);
-            const chunk = bindNodes(nodes, { [rootEntity]: roots.slice(bound, to) }, index);
-            for (let i = 0; i < chunk.length; i++) found.push(chunk[i]);
+            bind(roots, bound, to, found);
             bound = to;
         }
         return found;

@@ -31,34 +31,71 @@ export function bindNodes(
     data: InstanceData,
     index: InstanceIndex,
 ): Binding[] {
-    const positions = new Map(nodes.map((node, position) => [node.key, position]));
-    let bindings: Binding[] = (data[nodes[0].entity] ?? []).map((object) => [object]);
-    for (const node of nodes.slice(1)) {
-        const parentPosition = positions.get(node.parent!);
-        if (parentPosition === undefined) throw new Error(`node ${node.key} has no parent ${node.parent}`);
-        const targets = index.get(node.entity) ?? new Map<string, InstanceObject>();
-        const reference = node.reference!;
-        const next: Binding[] = [];
-        // Index loops and a copy of each binding made at its size: a load binds ~100,000 rows in code not optimized
-        // yet, where `for…of` and a spread make objects per step (a third of a load's garbage).
-        const extend = (binding: Binding, target: InstanceObject | undefined): void => {
-            if (!target) return;
-            const extended: Binding = new Array<InstanceObject>(binding.length + 1);
-            for (let position = 0; position < binding.length; position++) extended[position] = binding[position];
-            extended[binding.length] = target;
-            next.push(extended);
-        };
-        for (let at = 0; at < bindings.length; at++) {
-            const binding = bindings[at];
-            const value = binding[parentPosition][reference];
-            if (value === undefined || value === null) continue;
-            if (Array.isArray(value))
-                for (let i = 0; i < value.length; i++) extend(binding, targets.get(identityOf(value[i])));
-            else extend(binding, targets.get(identityOf(value)));
-        }
-        bindings = next;
-    }
+    const roots = data[nodes[0].entity] ?? [];
+    const bindings: Binding[] = [];
+    nodeBinder(nodes, index)(roots, 0, roots.length, bindings);
     return bindings;
+}
+
+/**
+ * Adds to `into` every binding of a tree of nodes whose root is one of `roots[from..to)`, in the order `bindNodes`
+ * gives them: by root, then by the first child's object (in its list's order), then the next child's, and so on.
+ */
+export type NodeBinder = (roots: readonly InstanceObject[], from: number, to: number, into: Binding[]) => void;
+
+/**
+ * The binder of a tree of nodes (see `NodeBinder`): depth first, each binding made once, when its last node is bound
+ * (a load binds ~100,000 rows: an array per node per row was a third of its garbage). Index loops: this runs in code
+ * not optimized yet, where `for…of` makes objects per step.
+ */
+export function nodeBinder(
+    nodes: readonly Pick<PlanNode, 'key' | 'entity' | 'parent' | 'reference' | 'kind'>[],
+    index: InstanceIndex,
+): NodeBinder {
+    const positions = new Map(nodes.map((node, position) => [node.key, position]));
+    const steps = nodes.slice(1).map((node) => {
+        const parent = positions.get(node.parent!);
+        if (parent === undefined) throw new Error(`node ${node.key} has no parent ${node.parent}`);
+        return {
+            parent,
+            reference: node.reference!,
+            targets: index.get(node.entity) ?? new Map<string, InstanceObject>(),
+        };
+    });
+    const size = nodes.length;
+    return (roots, from, to, into) => {
+        if (size === 1) {
+            for (let at = from; at < to; at++) into.push([roots[at]]);
+            return;
+        }
+        const current: Binding = new Array<InstanceObject>(size);
+        const last = size - 1;
+        /** Binds the node at `position` (≥ 1) and those after it, the ones before bound in `current`. */
+        const bind = (position: number): void => {
+            const step = steps[position - 1];
+            const value = current[step.parent][step.reference];
+            if (value === undefined || value === null) return;
+            if (Array.isArray(value)) {
+                for (let i = 0; i < value.length; i++) {
+                    const target = step.targets.get(identityOf(value[i]));
+                    if (!target) continue;
+                    current[position] = target;
+                    if (position === last) into.push(current.slice());
+                    else bind(position + 1);
+                }
+                return;
+            }
+            const target = step.targets.get(identityOf(value));
+            if (!target) return;
+            current[position] = target;
+            if (position === last) into.push(current.slice());
+            else bind(position + 1);
+        };
+        for (let at = from; at < to; at++) {
+            current[0] = roots[at];
+            bind(1);
+        }
+    };
 }
 
 /** A query's plan with its bindings computed once, to be evaluated for many parameter sets. */

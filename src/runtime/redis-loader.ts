@@ -241,6 +241,8 @@ export async function loadIntoRedis(
                 if (link.sendBatch) {
                     // The key parts go beside the values (no copy of a row's values with them: `rowParameters`).
                     for (let i = 0; i < batch.length; i++) write(writer, batch[i].values, batch[i].keyParts);
+                    // Written before sendBatch returns (the link's connection is open): the server starts on a
+                    // batch while the next is made.
                     replies = link.sendBatch(writer.take(name, blocking));
                 } else {
                     const commands = batch.map((row) => bindRedisCommand(collection.insert, parameters(row)));

@@ -3,6 +3,7 @@
  * keys, two data seeds, verified against the oracle through the generated function library.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,6 +118,39 @@ describe('kvmod load and verify --target redis-core', () => {
 });
 
 describe('redis-core batched writes', () => {
+    test('a value or key part that cannot be encoded stops the load naming the collection, a value before a key part', async () => {
+        const runtime = await loadRuntimeDesign(EXAMPLES[0], {});
+        const { design, library } = await buildCoreDesign(runtime.kvlm);
+        const data = generateInstanceData(runtime.model, { scale: 5, seed: 1 });
+        await prepareCore(connection, design, library, true);
+        const rows = () => materializeModel(runtime.kvlm, data, indexInstanceData(runtime.model, data));
+        const collection = design.collections.find(
+            (c) => c.key.kind === 'natural' && c.fields.some((field) => field.type === 'text'),
+        )!;
+        const text = collection.fields.find((field) => field.type === 'text')!.name;
+        const spoil = (spoilValue: boolean, spoilKey: boolean) => {
+            const all = rows();
+            const row = all.find((c) => c.name === collection.name)!.rows[2]!;
+            if (spoilValue) row.values[text] = { not: 'text' } as never;
+            if (spoilKey) row.keyParts[0] = { not: 'a key' } as never;
+            return all;
+        };
+        const failure = async (collections: ReturnType<typeof rows>) => {
+            try {
+                await writeCoreRows(connection, design, collections, { batchSize: 2 });
+            } catch (error) {
+                return error as Error & { code?: string };
+            }
+            throw new Error('expected the write to fail');
+        };
+        const value = await failure(spoil(true, true));
+        expect(value.message).toBe(`collection ${collection.name}: a text value must be a string, got {"not":"text"}`);
+        expect(value.code).toBe('data.unencodable');
+        const key = await failure(spoil(false, true));
+        expect(key.message).toMatch(new RegExp(`^collection ${collection.name}: an? \\w+ value must be`));
+        expect(key.code).toBe('data.unencodable');
+    });
+
     test('a refused write stops the load with the row and the reason', async () => {
         const runtime = await loadRuntimeDesign(EXAMPLES[0], {});
         const { design, library } = await buildCoreDesign(runtime.kvlm);
@@ -134,6 +168,42 @@ describe('redis-core batched writes', () => {
             ),
         ).rejects.toThrow(/^the server refused row 1 of collection \S+: .*Function not found/);
     });
+});
+
+describe('the redis-core writer writes each batch as soon as it is made', () => {
+    test('the first batch is on the server when the writer asks for the second', async () => {
+        const runtime = await loadRuntimeDesign(EXAMPLES[0], { merge: 'safe', keyStrategy: 'natural' });
+        const { design, library } = await buildCoreDesign(runtime.kvlm);
+        const data = generateInstanceData(runtime.model, { scale: 2000, seed: 1 });
+        const [first, ...rest] = materializeModel(runtime.kvlm, data, indexInstanceData(runtime.model, data));
+        await prepareCore(connection, design, library, true);
+        // Keys on the server, counted by another process: this one does not turn its event loop between sending a
+        // batch and asking for the next.
+        const keys = (): number =>
+            Number(spawnSync('redis-cli', ['-p', String(server.port), 'DBSIZE'], { encoding: 'utf8' }).stdout.trim());
+        const before = keys();
+        const seen: number[] = [];
+        const watched = {
+            ...first!,
+            rows: {
+                get length() {
+                    return first!.rows.length;
+                },
+                slice(start: number, end: number) {
+                    if (start > 0 && seen.length === 0) seen.push(keys());
+                    return first!.rows.slice(start, end);
+                },
+            },
+        };
+        const fresh = await connectCore(server.url);
+        try {
+            await writeCoreRows(fresh, design, [watched, ...rest], { batchSize: 1000 });
+        } finally {
+            await fresh.close();
+        }
+        expect(seen).toHaveLength(1);
+        expect(seen[0]).toBeGreaterThan(before);
+    }, 60_000);
 });
 
 describe('how far ahead of its replies the redis-core writer writes, through a proxy that holds them back', () => {

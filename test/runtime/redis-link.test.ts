@@ -205,6 +205,23 @@ describe('authentication on a real redis-server with requirepass', () => {
         }
     });
 
+    test('sendBatch writes a batch before it returns (not a turn of the event loop later)', async () => {
+        const link = await connectRedis(`redis://:${SECRET}@127.0.0.1:${redis.port}/6`);
+        try {
+            const replies = link.sendBatch!(respBatch([['SET', 'written:at-once', 'yes']]));
+            // Another process reads the key while this one has not turned its event loop since the call.
+            const seen = spawnSync(
+                'redis-cli',
+                ['-p', String(redis.port), '-a', SECRET, '--no-auth-warning', '-n', '6', 'GET', 'written:at-once'],
+                { encoding: 'utf8' },
+            );
+            expect(seen.stdout.trim()).toBe('yes');
+            expect(await replies).toEqual([{ status: 'fulfilled', value: 'OK' }]);
+        } finally {
+            await link.close();
+        }
+    });
+
     test('a batch far larger than the pipe’s window (written in slices as replies come back): every reply in its place', async () => {
         const link = await connectRedis(`redis://:${SECRET}@127.0.0.1:${redis.port}/5`);
         try {

@@ -5,6 +5,7 @@
  * server without SAFEMODE, so the blocking write path is loaded here end to end.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { transformPidmToKvlm } from '../../transformations/pidm-to-kvlm/index.js';
 import { buildRedisViewModel } from '../../src/generation/redis/redis-view-model.js';
 import { loadWorkspace } from '../../src/pipeline/load.js';
@@ -149,6 +150,42 @@ describe('loading through the engine', () => {
         const docs = await withLink(server().url, (link) => indexedDocs(link, names, indexes));
         expect(docs).toEqual(counts);
     });
+});
+
+describe('a load writes each batch as soon as it is made', () => {
+    test('the first batch is on the server when the loader asks for the second (the bulk connection was opened before)', async () => {
+        const { view, collections } = await design(2000);
+        const [first, ...rest] = collections;
+        const index = view.collections[0]!.physicalIndex;
+        // How many documents the first index holds, read by another process: this one does not turn its event loop
+        // between sending a batch and asking for the next.
+        const docs = (): number => {
+            const info = spawnSync('redis-cli', ['-p', String(safe.port), 'FT.INFO', index], { encoding: 'utf8' });
+            const lines = info.stdout.split('\n').map((line) => line.trim());
+            return Number(lines[lines.indexOf('num_docs') + 1]);
+        };
+        const seen: number[] = [];
+        const watched = {
+            ...first!,
+            rows: {
+                get length() {
+                    return first!.rows.length;
+                },
+                slice(start: number, end: number) {
+                    if (start > 0 && seen.length === 0) seen.push(docs());
+                    return first!.rows.slice(start, end);
+                },
+            },
+        };
+        const result = await withLink(safe.url, (link) =>
+            loadIntoRedis(link, view, [watched, ...rest], { fresh: true, batchSize: 1000, rowWritesBlock: false }),
+        );
+        expect(result.rows).toBe(collections.reduce((sum, c) => sum + c.rows.length, 0));
+        // The first batch has 250 rows; the server has had the time of starting redis-cli to index some of them.
+        expect(seen).toHaveLength(1);
+        expect(seen[0]).toBeGreaterThan(0);
+        expect(seen[0]).toBeLessThanOrEqual(250);
+    }, 60_000);
 });
 
 describe('how far ahead of its replies a load writes, through a proxy that holds them back', () => {

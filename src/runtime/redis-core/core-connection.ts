@@ -8,7 +8,7 @@
 import type { createCluster as CreateCluster } from 'redis';
 import { KvmodError } from '../../pipeline/errors.js';
 import { connectRedis, isErrorReply, RedisConnectionLost, RedisErrorReply, type RedisLink } from '../redis-link.js';
-import { argvOfResp, RespWriter } from '../redis-resp.js';
+import { argvOfResp, RespWriter, type RespBatch } from '../redis-resp.js';
 import { DEFAULT_REDIS_TIMEOUT_SECONDS, redactRedisUrl } from '../redis-url.js';
 
 /** A node the engine addresses directly (a master of a cluster, or the one server). */
@@ -31,6 +31,11 @@ export interface CoreConnection {
      * ordered with `call`s not yet answered (await those first).
      */
     callMany(batch: CoreBatch): Promise<PromiseSettledResult<unknown>[]>;
+    /**
+     * A single server's pipelined batch of commands already in RESP (`RedisLink.sendBatch`), settled in order: what the
+     * row writer uses when present (every command to the one server, no key to route by).
+     */
+    sendBatch?(batch: RespBatch): Promise<PromiseSettledResult<unknown>[]>;
     /** The masters: the one server, or every master of the cluster. */
     masters(): Promise<CoreNode[]>;
     close(): Promise<void>;
@@ -67,6 +72,7 @@ export async function connectCore(url: string, options: CoreConnectOptions = {})
                 for (const text of commands) writer.append(text);
                 return link.sendBatch(writer.take(first));
             },
+            sendBatch: link.sendBatch ? (batch) => link.sendBatch!(batch) : undefined,
             masters: async () => [node],
             close: () => link.close(),
         };

@@ -6,7 +6,12 @@
  * own slot). Every command is the one `calls.redis` documents.
  */
 import { formatCliCommand } from '../../generation/redis/redis-escaping.js';
-import { decodeRedisValue, encodeRedisValue, RedisEncodingError } from '../../generation/redis/redis-encoding.js';
+import {
+    decodeRedisValue,
+    encodeRedisValue,
+    RedisEncodingError,
+    type RedisLogicalType,
+} from '../../generation/redis/redis-encoding.js';
 import {
     escapeCoreKeyPart,
     type CoreCollection,
@@ -22,6 +27,7 @@ import type { CollectionRows, MaterializedRow } from '../materialize.js';
 import type { ParameterValues } from '../oracle.js';
 import { BATCHES_IN_FLIGHT, FIRST_BATCH_ROWS, formatCount } from '../redis-loader.js';
 import { isErrorReply, RedisConnectionLost } from '../redis-link.js';
+import { ISO_FORMS, RespWriter } from '../redis-resp.js';
 import type { CoreConnection } from './core-connection.js';
 
 /** The design of a KVLM model for this engine, and its function library's source (as `generate` writes it). */
@@ -159,6 +165,78 @@ function respCommand(
         rowKey ? `${head}${bulk(row)}${tail}${encoded}` : `${head}${tail}${encoded}`;
 }
 
+/** A value or key part that cannot be encoded, as the error naming the collection (other errors as they are). */
+function unencodable(error: unknown, collection: CoreCollection): unknown {
+    if (error instanceof RedisEncodingError)
+        return new KvmodError(`collection ${collection.name}: ${error.message}`, {
+            code: 'data.unencodable',
+            cause: error,
+        });
+    return error;
+}
+
+/**
+ * A row write compiled once per collection straight into a batch's RESP bytes (redis-resp.ts `RespWriter`): the bytes
+ * `respCommand` makes of `constantHead`, the row key (`rowKey`, when given), `constantTail` and the row's values,
+ * each value encoded as `encodeRedisValue` encodes it. The common cases skip it, as the RediSearch row writer does: a
+ * text that is a string is itself, an int or a float without an exponent its `String`, a plain ISO date, time or
+ * datetime its digits. A value or key part that cannot be encoded throws the encoding's error (a value's first, as
+ * the string path checks them).
+ */
+function respRowWriter(
+    constantHead: readonly string[],
+    rowKey: ((row: MaterializedRow) => string) | undefined,
+    types: readonly RedisLogicalType[],
+    names: readonly string[],
+    constantTail: readonly string[] = [],
+): (writer: RespWriter, row: MaterializedRow) => void {
+    const argc = constantHead.length + (rowKey ? 1 : 0) + constantTail.length + types.length;
+    const head = Buffer.from(constantHead.map(bulk).join(''), 'utf8');
+    const tail = Buffer.from(constantTail.map(bulk).join(''), 'utf8');
+    const forms = types.map((type) =>
+        Object.hasOwn(ISO_FORMS, type) ? ISO_FORMS[type as keyof typeof ISO_FORMS] : undefined,
+    );
+    return (writer, row) => {
+        let key: string | undefined;
+        let keyError: unknown;
+        if (rowKey) {
+            try {
+                key = rowKey(row);
+            } catch (error) {
+                keyError = error;
+            }
+        }
+        writer.begin(argc);
+        writer.raw(head);
+        if (key !== undefined) writer.argument(key);
+        if (tail.length > 0) writer.raw(tail);
+        const values = row.values;
+        for (let v = 0; v < types.length; v++) {
+            const type = types[v];
+            const value = values[names[v]];
+            if (typeof value === 'string') {
+                if (type === 'text') {
+                    writer.argument(value);
+                    continue;
+                }
+                const form = forms[v];
+                if (form !== undefined && writer.isoDigits(value, form)) continue;
+            } else if (typeof value === 'number') {
+                if (type === 'int' ? Number.isSafeInteger(value) : type === 'float' && Number.isFinite(value)) {
+                    const text = String(value);
+                    if (!text.includes('e')) {
+                        writer.argument(text);
+                        continue;
+                    }
+                }
+            }
+            writer.argument(encodeRedisValue(type, value));
+        }
+        if (keyError !== undefined) throw keyError;
+        writer.end();
+    };
+}
+
 /**
  * Writes every row of every collection through the library, pipelined: each batch is one RESP buffer per node
  * (`CoreConnection.callMany`), and the next batches are encoded and sent while the server works through those
@@ -204,6 +282,7 @@ export async function writeCoreRows(
     // Batches sent and not yet acknowledged, oldest first (as the RediSearch loader keeps them: redis-loader.ts).
     const inFlight: Sent[] = [];
     let sent = 0;
+    const writer = new RespWriter();
     try {
         for (const { collection, rows } of work) {
             const cluster = connection.cluster;
@@ -237,6 +316,29 @@ export async function writeCoreRows(
             const keyParts = collection.key.kind === 'natural' ? collection.key.parts : [];
             const types = collection.fields.map((field) => field.type);
             const names = collection.fields.map((field) => field.name);
+            const rowKeyOf = (row: MaterializedRow): string => {
+                let key = collection.rowPrefix;
+                for (let p = 0; p < keyParts.length; p++) {
+                    if (p > 0) key += ':';
+                    key += escapeCoreKeyPart(encodeRedisValue(keyParts[p].type, row.keyParts[p]));
+                }
+                return key;
+            };
+            // On a single server the rows go straight into RESP bytes (`put`'s command, without a string per row).
+            const direct =
+                !cluster && connection.sendBatch
+                    ? counter !== undefined
+                        ? respRowWriter(
+                              ['FCALL', f.add, '2', counter, collection.recordKey, collection.name],
+                              undefined,
+                              types,
+                              names,
+                          )
+                        : respRowWriter(['FCALL', f.put, '2'], rowKeyOf, types, names, [
+                              collection.recordKey,
+                              collection.name,
+                          ])
+                    : undefined;
             // Until a slice is empty (rows made on demand find their bindings batch by batch), a small first batch.
             for (let start = 0, count = 0; ; start += count) {
                 const batch = rows.slice(
@@ -246,6 +348,22 @@ export async function writeCoreRows(
                 count = batch.length;
                 if (count === 0) break;
                 sent++;
+                if (direct) {
+                    try {
+                        for (let i = 0; i < count; i++) direct(writer, batch[i]);
+                    } catch (error) {
+                        throw unencodable(error, collection);
+                    }
+                    inFlight.push({
+                        collection,
+                        start,
+                        rows: count,
+                        perRow,
+                        replies: connection.sendBatch!(writer.take('FCALL')),
+                    });
+                    if (inFlight.length >= BATCHES_IN_FLIGHT) await acknowledge(inFlight.shift()!);
+                    continue;
+                }
                 let rowKeys: string[];
                 const encoded: string[] = new Array(count);
                 try {
@@ -256,22 +374,10 @@ export async function writeCoreRows(
                         for (let v = 0; v < types.length; v++)
                             values += bulk(encodeRedisValue(types[v], row.values[names[v]]));
                         encoded[i] = values;
-                        if (counter === undefined) {
-                            let key = collection.rowPrefix;
-                            for (let p = 0; p < keyParts.length; p++) {
-                                if (p > 0) key += ':';
-                                key += escapeCoreKeyPart(encodeRedisValue(keyParts[p].type, row.keyParts[p]));
-                            }
-                            rowKeys[i] = key;
-                        }
+                        if (counter === undefined) rowKeys[i] = rowKeyOf(row);
                     }
                 } catch (error) {
-                    if (error instanceof RedisEncodingError)
-                        throw new KvmodError(`collection ${collection.name}: ${error.message}`, {
-                            code: 'data.unencodable',
-                            cause: error,
-                        });
-                    throw error;
+                    throw unencodable(error, collection);
                 }
                 if (counter !== undefined && cluster) {
                     // The ids first (the counter's slot), then the writes: the row key holds the id.
