@@ -20,6 +20,7 @@ import { loadRuntimeDesign } from '../../src/runtime/runtime-design.js';
 import { EXAMPLES, liveRows, MATRIX, updatesAndDeletesCase, verifyCase } from './redis-core-cases.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
 import { startReplyHoldingProxy } from '../support/silent-servers.js';
+import { watchSecondBatch } from '../support/watched-rows.js';
 
 let server: RedisTestServer;
 let connection: CoreConnection;
@@ -182,19 +183,7 @@ describe('the redis-core writer writes each batch as soon as it is made', () => 
         const keys = (): number =>
             Number(spawnSync('redis-cli', ['-p', String(server.port), 'DBSIZE'], { encoding: 'utf8' }).stdout.trim());
         const before = keys();
-        const seen: number[] = [];
-        const watched = {
-            ...first!,
-            rows: {
-                get length() {
-                    return first!.rows.length;
-                },
-                slice(start: number, end: number) {
-                    if (start > 0 && seen.length === 0) seen.push(keys());
-                    return first!.rows.slice(start, end);
-                },
-            },
-        };
+        const { watched, seen } = watchSecondBatch(first!, keys);
         const fresh = await connectCore(server.url);
         try {
             await writeCoreRows(fresh, design, [watched, ...rest], { batchSize: 1000 });

@@ -18,6 +18,7 @@ import { redisEngine } from '../../src/runtime/redis/redis-engine.js';
 import { buildRuntimeModel } from '../../src/runtime/runtime-model.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
 import { startReplyHoldingProxy } from '../support/silent-servers.js';
+import { watchSecondBatch } from '../support/watched-rows.js';
 
 let safe: RedisTestServer;
 let threaded: RedisTestServer;
@@ -153,7 +154,7 @@ describe('loading through the engine', () => {
 });
 
 describe('a load writes each batch as soon as it is made', () => {
-    test('the first batch is on the server when the loader asks for the second (the bulk connection was opened before)', async () => {
+    test('the first batch is on the server when the loader asks for the second', async () => {
         const { view, collections } = await design(2000);
         const [first, ...rest] = collections;
         const index = view.collections[0]!.physicalIndex;
@@ -164,19 +165,7 @@ describe('a load writes each batch as soon as it is made', () => {
             const lines = info.stdout.split('\n').map((line) => line.trim());
             return Number(lines[lines.indexOf('num_docs') + 1]);
         };
-        const seen: number[] = [];
-        const watched = {
-            ...first!,
-            rows: {
-                get length() {
-                    return first!.rows.length;
-                },
-                slice(start: number, end: number) {
-                    if (start > 0 && seen.length === 0) seen.push(docs());
-                    return first!.rows.slice(start, end);
-                },
-            },
-        };
+        const { watched, seen } = watchSecondBatch(first!, docs);
         const result = await withLink(safe.url, (link) =>
             loadIntoRedis(link, view, [watched, ...rest], { fresh: true, batchSize: 1000, rowWritesBlock: false }),
         );
