@@ -4,6 +4,7 @@
  * schema, referential checks find dangling, duplicate and repeated identifiers. Every problem names the
  * entity, the object (index and id) and the field, so a user can find it in a file of thousands of rows.
  */
+import { statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { startsWithCalendarDate } from '../language/common/calendar-date.js';
@@ -743,14 +744,22 @@ export async function readIndexedInstanceData(path: string, model: RuntimeModel)
  * (a model error comes first). The text is not kept once the check has it (it is twice the file's size).
  */
 export function readInstanceDataAhead(path: string): (model: RuntimeModel) => Promise<IndexedInstanceData> {
-    let reading: Promise<string> | undefined = readInstanceText(path);
-    reading.catch(() => undefined);
+    // Only a regular file is read ahead: opening a FIFO or a terminal waits for whoever writes it, and a model error
+    // must end the run at once; anything else is read when the model is there, as `readIndexedInstanceData` does.
+    let reading: Promise<string> | undefined = isRegularFile(path) ? readInstanceText(path) : undefined;
+    reading?.catch(() => undefined);
+    let checked = false;
     return async (model) => {
-        const text = reading;
+        if (checked) throw new Error(`${path} was read ahead once and is checked once`);
+        checked = true;
+        const text = reading ?? readInstanceText(path);
         reading = undefined;
-        if (text === undefined) throw new Error(`${path} was read ahead once and is checked once`);
         return await parseIndexedInstanceData(await text, model, path);
     };
+}
+
+function isRegularFile(path: string): boolean {
+    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
 }
 
 /**

@@ -279,8 +279,8 @@ async function openPipe(target: RedisTarget, timeout: number, replied: () => voi
         replied();
         try {
             reader.write(chunk);
-        } catch (error) {
-            socket.destroy(error as Error);
+        } catch {
+            socket.destroy(new NotResp());
             return;
         }
         pump();
@@ -338,7 +338,11 @@ async function openPipe(target: RedisTarget, timeout: number, replied: () => voi
     };
     const settle = (reply: PromiseSettledResult<unknown>): void => {
         const batch = waiting[0];
-        if (!batch || batch.replies.length >= batch.written) return fail(new Error('a reply to no command'));
+        if (!batch || batch.replies.length >= batch.written) {
+            // Replies no longer match their commands: nothing after this could be trusted.
+            socket.destroy();
+            return fail(new Error('a reply to no command'));
+        }
         const position = batch.replies.length;
         unanswered -= batch.ends
             ? batch.ends[position] - (position === 0 ? 0 : batch.ends[position - 1])
@@ -357,7 +361,7 @@ async function openPipe(target: RedisTarget, timeout: number, replied: () => voi
         (message) => new RedisErrorReply(message),
     );
     socket.on('error', fail);
-    socket.on('close', () => fail(new Error('the server closed the connection')));
+    socket.on('close', () => fail(new Error('Socket closed unexpectedly')));
     const pipe: Pipe = {
         send(batch) {
             if (batch.count === 0) return Promise.resolve([]);
@@ -385,10 +389,12 @@ async function openPipe(target: RedisTarget, timeout: number, replied: () => voi
     // The login the URL gives, then the client's name for CLIENT LIST (as node-redis names itself): its reply, or an
     // error reply from a server that does not know CLIENT SETINFO (before 7.2) or wants a password first (the first
     // command then says so), only shows the server answers — one that accepts and never answers fails here.
+    // As node-redis logged in: AUTH when the URL names a user or a password (a user without one is an ACL user with
+    // `nopass`), SELECT for a database other than 0 (a user may be denied SELECT).
     const login: string[][] = [];
-    if (target.password)
+    if (target.username || target.password)
         login.push(target.username ? ['AUTH', target.username, target.password] : ['AUTH', target.password]);
-    if (target.database !== undefined) login.push(['SELECT', String(target.database)]);
+    if (target.database) login.push(['SELECT', String(target.database)]);
     const handshake = [...login, ['CLIENT', 'SETINFO', 'LIB-NAME', 'kvmod']];
     return new Promise<Pipe>((resolve, reject) => {
         let open = false;
@@ -424,6 +430,13 @@ class HandshakeTimeout extends Error {}
 
 /** The connection (TCP, or TLS) did not open in time. */
 class ConnectTimeout extends Error {}
+
+/** The server answered with bytes that are no RESP reply (not a Redis server: an HTTP port, say). */
+class NotResp extends Error {
+    constructor() {
+        super('it answered, but not in the Redis protocol (is it a Redis server?)');
+    }
+}
 
 /** The one-line error of a connection that could not be opened. */
 function connectFailure(shown: string, error: unknown, seconds: number): KvmodError {

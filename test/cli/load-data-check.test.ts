@@ -3,6 +3,7 @@
  * connection error (the compiled command, as a user runs it): exactly the problems `validateInstanceData` finds.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,5 +94,16 @@ describe('the data check of load and verify', () => {
         const good = runKvmod([command, MODEL, '--data', missing, '--redis', NO_SERVER]);
         expect(good.status).toBe(1);
         expect(good.stderr).toBe(`kvmod: cannot read ${missing}: no such file\n`);
+    });
+
+    // Opening a FIFO waits for its writer: read ahead, it would keep the process alive after the model's error.
+    it.each([['load'], ['verify']])('kvmod %s with a broken model and a FIFO as data ends at once', (command) => {
+        const broken = join(dir, 'broken.pidm');
+        writeFileSync(broken, 'x\n');
+        const fifo = join(dir, `data-${command}.fifo`);
+        expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+        const run = runKvmod([command, broken, '--data', fifo, '--redis', NO_SERVER], { timeoutMs: 15_000 });
+        expect(run.status).toBe(1);
+        expect(run.stderr).toMatch(/^kvmod: 1 error in the model:\n.*broken\.pidm:1:1: /);
     });
 });

@@ -19,12 +19,12 @@ export interface KvmodRun {
 }
 
 /** Runs `kvmod <args>` in the repository root (or `cwd`) and waits for it. */
-export function runKvmod(args: string[], options: { cwd?: string; input?: string } = {}): KvmodRun {
+export function runKvmod(args: string[], options: { cwd?: string; input?: string; timeoutMs?: number } = {}): KvmodRun {
     const result = spawnSync(process.execPath, [`${REPO_ROOT}bin/kvmod.js`, ...args], {
         cwd: options.cwd ?? REPO_ROOT,
         input: options.input ?? '',
         encoding: 'utf8',
-        timeout: 50_000,
+        timeout: options.timeoutMs ?? 50_000,
         env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
     });
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };

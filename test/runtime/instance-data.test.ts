@@ -223,6 +223,13 @@ describe('instance data', () => {
                 .filter(([, value]) => fromModel!(value) !== ajv(value))
                 .map(([label, value]) => `${label}: model ${fromModel!(value)}, ajv ${ajv(value)}`);
             expect(modelDisagreements).toEqual([]);
+            // And the data check itself (the shapes checked on its pass over the objects, ajv only where they do not
+            // fit) refuses what ajv refuses: nothing the schema refuses gets past its fast path. (One refused variant
+            // in eight: each costs the check an ajv compilation.)
+            const passed: string[] = [];
+            for (const [label, value] of cases.filter(([, v]) => !ajv(v)).filter((_, i) => i % 8 === 0))
+                if ((await validateInstanceData(runtime, value, 'd.json')).length === 0) passed.push(label);
+            expect(passed).toEqual([]);
             accepted += cases.filter(([, value]) => ajv(value)).length;
             expect(cases.length).toBeGreaterThan(500);
         }

@@ -12,7 +12,7 @@ import { connectRedis, RedisConnectionLost } from '../../src/runtime/redis-link.
 import { respBatch } from '../../src/runtime/redis-resp.js';
 import { redactRedisUrl } from '../../src/runtime/redis-url.js';
 import { addAclUser, redisCli, startRedis, type RedisTestServer } from '../support/redis-server.js';
-import { startHandshakeOnlyServer, startSilentServer } from '../support/silent-servers.js';
+import { startHandshakeOnlyServer, startHttpServer, startSilentServer } from '../support/silent-servers.js';
 
 const SECRET = 'hunter2-s3cret';
 
@@ -109,6 +109,19 @@ describe('timeouts', () => {
         }
     });
 
+    test('a port that answers in another protocol (HTTP) is a clear error at once, not a timeout', async () => {
+        const server = await startHttpServer();
+        try {
+            const error = await rejection(connectRedis(`redis://127.0.0.1:${server.port}`, { timeoutSeconds: 30 }));
+            expect(error.code).toBe('redis.connect');
+            expect(error.message).toBe(
+                `cannot connect to redis://127.0.0.1:${server.port}: it answered, but not in the Redis protocol (is it a Redis server?)`,
+            );
+        } finally {
+            await server.close();
+        }
+    });
+
     test('a refused connection is a clear error', async () => {
         const server = await startSilentServer();
         const port = server.port;
@@ -167,7 +180,27 @@ describe('authentication on a real redis-server with requirepass', () => {
         );
     });
 
-    test('a pipelined batch (sendBatch, its own connection) logs in as the URL says and writes into its database; each command settles with its own reply', async () => {
+    test('logs in as node-redis did: a user without a password (an ACL user with nopass), and no SELECT for /0', async () => {
+        const admin = ['-a', SECRET, '--no-auth-warning'];
+        await redisCli(redis.port, [...admin, 'ACL', 'SETUSER', 'bob', 'on', 'nopass', '+@all', '~*']);
+        await redisCli(redis.port, [...admin, 'ACL', 'SETUSER', 'carol', 'on', '>c', '+@all', '-select', '~*']);
+        for (const [url, user] of [
+            [`redis://bob@127.0.0.1:${redis.port}`, 'bob'],
+            [`redis://carol:c@127.0.0.1:${redis.port}/0`, 'carol'],
+        ]) {
+            const link = await connectRedis(url);
+            try {
+                expect(await link.send(['ACL', 'WHOAMI'])).toBe(user);
+            } finally {
+                await link.close();
+            }
+        }
+        // A database other than 0 is selected, and refused to a user denied SELECT.
+        const error = await rejection(connectRedis(`redis://carol:c@127.0.0.1:${redis.port}/1`));
+        expect(error.message).toMatch(/^cannot connect to redis:\/\/carol:\*\*\*@127\.0\.0\.1:\d+\/1: NOPERM /);
+    });
+
+    test('a pipelined batch (sendBatch) logs in as the URL says and writes into its database; each command settles with its own reply', async () => {
         const urls = [`${redis.url}/3`, `redis://alice:${SECRET}-alice@127.0.0.1:${redis.port}/4`];
         for (const [position, url] of urls.entries()) {
             const link = await connectRedis(url);

@@ -1,7 +1,8 @@
 /**
  * Listeners that are not a working Redis, for timeout tests: one that accepts connections and never answers
  * (a paused server, a blackholing proxy, a port that is not Redis), and one that answers node-redis's
- * connection handshake (`CLIENT SETINFO`) and then falls silent (a server that hangs mid-session).
+ * connection handshake (`CLIENT SETINFO`) and then falls silent (a server that hangs mid-session), and one that
+ * answers in another protocol (an HTTP port).
  */
 import { connect as connectTcp, createServer, type Server, type Socket } from 'node:net';
 
@@ -21,6 +22,13 @@ export function startHandshakeOnlyServer(): Promise<SilentServer> {
     return listen((socket, chunk) => {
         const handshakes = chunk.toString('latin1').match(/\r\nCLIENT\r\n/gi)?.length ?? 0;
         for (let i = 0; i < handshakes; i++) socket.write('+OK\r\n');
+    });
+}
+
+/** Answers whatever it reads with an HTTP error, as a web server on the port would. */
+export function startHttpServer(): Promise<SilentServer> {
+    return listen((socket) => {
+        socket.write('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n');
     });
 }
 

@@ -289,21 +289,16 @@ export async function writeCoreRows(
             const counter = collection.key.kind === 'counter' ? collection.key.counterKey! : undefined;
             // The commands `writeCommands` gives, compiled: on a server one FCALL per row (`add` with a counter: the
             // library INCRs it); on a cluster the row's FCALL, then the index's.
-            const put = !cluster
+            const rowCall = !cluster
                 ? counter !== undefined
-                    ? respCommand(
-                          ['FCALL', f.add, '2', counter, collection.recordKey, collection.name],
-                          false,
-                          [],
-                          collection.fields.length,
-                      )
-                    : respCommand(
-                          ['FCALL', f.put, '2'],
-                          true,
-                          [collection.recordKey, collection.name],
-                          collection.fields.length,
-                      )
-                : respCommand(['FCALL', f.rowPut, '1'], true, [collection.name], collection.fields.length);
+                    ? {
+                          head: ['FCALL', f.add, '2', counter, collection.recordKey, collection.name],
+                          keyed: false,
+                          tail: [],
+                      }
+                    : { head: ['FCALL', f.put, '2'], keyed: true, tail: [collection.recordKey, collection.name] }
+                : { head: ['FCALL', f.rowPut, '1'], keyed: true, tail: [collection.name] };
+            const put = respCommand(rowCall.head, rowCall.keyed, rowCall.tail, collection.fields.length);
             const index = cluster
                 ? respCommand(
                       ['FCALL', f.indexPut, '1', collection.recordKey, collection.name],
@@ -327,17 +322,7 @@ export async function writeCoreRows(
             // On a single server the rows go straight into RESP bytes (`put`'s command, without a string per row).
             const direct =
                 !cluster && connection.sendBatch
-                    ? counter !== undefined
-                        ? respRowWriter(
-                              ['FCALL', f.add, '2', counter, collection.recordKey, collection.name],
-                              undefined,
-                              types,
-                              names,
-                          )
-                        : respRowWriter(['FCALL', f.put, '2'], rowKeyOf, types, names, [
-                              collection.recordKey,
-                              collection.name,
-                          ])
+                    ? respRowWriter(rowCall.head, rowCall.keyed ? rowKeyOf : undefined, types, names, rowCall.tail)
                     : undefined;
             // Until a slice is empty (rows made on demand find their bindings batch by batch), a small first batch.
             for (let start = 0, count = 0; ; start += count) {
