@@ -117,155 +117,6 @@ export function objectLocation(entity: string, index: number, id: unknown): stri
 /** A compiled check of one schema: true when the value fits it. */
 type SchemaCheck = (value: unknown) => boolean;
 
-/** Keywords `schemaCheck` reads (annotations, which check nothing, included); a schema using any other has no check. */
-const CHECKED_KEYWORDS = new Set([
-    '$schema',
-    'title',
-    'description',
-    '$defs',
-    '$ref',
-    'type',
-    'minimum',
-    'maximum',
-    'pattern',
-    'anyOf',
-    'items',
-    'minItems',
-    'maxItems',
-    'properties',
-    'required',
-    'additionalProperties',
-]);
-
-/**
- * A plain check of a schema `instanceDataSchema` makes: true exactly when ajv finds the data valid (the test compares
- * them), false when it does not, without ajv's compilation of the schema (~0.1 s, a tenth of a load's client time)
- * and faster per value. Data that fits needs nothing more; when it does not, ajv finds the errors to report, so the
- * messages are ajv's. It reads only the keywords that schema uses (`CHECKED_KEYWORDS`, each as JSON Schema 2020-12
- * and ajv with `strict: false` reads it: see `typeTest`; patterns are Unicode regular expressions); given any other
- * it returns undefined and ajv checks everything.
- */
-export function schemaCheck(schema: Record<string, unknown>): SchemaCheck | undefined {
-    const defs = (schema.$defs ?? {}) as Record<string, Record<string, unknown>>;
-    const compiled = new Map<string, SchemaCheck | undefined>();
-    const unsupported = (): never => {
-        throw new UnsupportedSchema();
-    };
-    const refCheck = (ref: unknown): SchemaCheck => {
-        const name = typeof ref === 'string' && ref.startsWith('#/$defs/') ? ref.slice('#/$defs/'.length) : undefined;
-        if (name === undefined || !Object.hasOwn(defs, name) || name.includes('/') || name.includes('~'))
-            return unsupported();
-        if (!compiled.has(name)) {
-            compiled.set(name, undefined); // a recursive reference is resolved when called
-            compiled.set(name, compile(defs[name]));
-        }
-        return (value) => compiled.get(name)!(value);
-    };
-    const compile = (node: unknown): SchemaCheck => {
-        if (typeof node !== 'object' || node === null || Array.isArray(node)) return unsupported();
-        const s = node as Record<string, unknown>;
-        for (const keyword of Object.keys(s)) if (!CHECKED_KEYWORDS.has(keyword)) unsupported();
-        const checks: SchemaCheck[] = [];
-        if (s.$ref !== undefined) checks.push(refCheck(s.$ref));
-        if (s.type !== undefined) {
-            const types = Array.isArray(s.type) ? s.type : [s.type];
-            const tests = types.map(typeTest);
-            checks.push(tests.length === 1 ? tests[0] : (value) => tests.some((test) => test(value)));
-        }
-        if (s.minimum !== undefined || s.maximum !== undefined) {
-            const min = s.minimum ?? -Infinity;
-            const max = s.maximum ?? Infinity;
-            if (typeof min !== 'number' || typeof max !== 'number') unsupported();
-            checks.push((value) => typeof value !== 'number' || (value >= (min as number) && value <= (max as number)));
-        }
-        if (s.pattern !== undefined) {
-            if (typeof s.pattern !== 'string') unsupported();
-            const pattern = new RegExp(s.pattern as string, 'u');
-            checks.push((value) => typeof value !== 'string' || pattern.test(value));
-        }
-        if (s.anyOf !== undefined) {
-            if (!Array.isArray(s.anyOf) || s.anyOf.length === 0) unsupported();
-            const options = (s.anyOf as unknown[]).map(compile);
-            checks.push((value) => options.some((option) => option(value)));
-        }
-        if (s.items !== undefined || s.minItems !== undefined || s.maxItems !== undefined) {
-            const item = s.items === undefined ? undefined : compile(s.items);
-            const min = s.minItems ?? 0;
-            const max = s.maxItems ?? Infinity;
-            if (typeof min !== 'number' || typeof max !== 'number') unsupported();
-            checks.push((value) => {
-                if (!Array.isArray(value)) return true;
-                if (value.length < (min as number) || value.length > (max as number)) return false;
-                if (item !== undefined) for (let i = 0; i < value.length; i++) if (!item(value[i])) return false;
-                return true;
-            });
-        }
-        if (s.properties !== undefined || s.required !== undefined || s.additionalProperties !== undefined) {
-            // Only the closed objects the instance schema describes: every key named in `properties`.
-            if (s.additionalProperties !== false) unsupported();
-            const properties = (s.properties ?? {}) as Record<string, unknown>;
-            const required = (s.required ?? []) as unknown[];
-            if (!Array.isArray(required) || !required.every((name) => typeof name === 'string')) unsupported();
-            const byName = new Map<string, SchemaCheck>();
-            for (const name of Object.keys(properties)) byName.set(name, compile(properties[name]));
-            const mandatory = new Set(required as string[]);
-            checks.push((value) => {
-                if (typeof value !== 'object' || value === null || Array.isArray(value)) return true;
-                const object = value as Record<string, unknown>;
-                // Each key once: a named property that fits (no other is allowed), counting the required ones seen.
-                let present = 0;
-                for (const key in object) {
-                    const check = byName.get(key);
-                    if (check === undefined || !check(object[key])) return false;
-                    if (mandatory.has(key)) present++;
-                }
-                return present === mandatory.size;
-            });
-        }
-        if (checks.length === 0) return () => true;
-        if (checks.length === 1) return checks[0];
-        if (checks.length === 2) {
-            const [first, second] = checks;
-            return (value) => first(value) && second(value);
-        }
-        return (value) => checks.every((check) => check(value));
-    };
-    try {
-        return compile(schema);
-    } catch (error) {
-        if (error instanceof UnsupportedSchema) return undefined;
-        throw error;
-    }
-}
-
-/** A schema `schemaCheck` does not read (ajv checks the data alone). */
-class UnsupportedSchema extends Error {}
-
-/**
- * The test of one JSON Schema type, as ajv's with `strict: false` (no `strictNumbers`): any number is a `number`
- * (`1e400` parses to Infinity), an `integer` has no fraction (Infinity too: the int schema's bounds refuse it).
- */
-function typeTest(type: unknown): SchemaCheck {
-    switch (type) {
-        case 'string':
-            return (value) => typeof value === 'string';
-        case 'number':
-            return (value) => typeof value === 'number';
-        case 'integer':
-            return (value) => typeof value === 'number' && !(value % 1) && !Number.isNaN(value);
-        case 'boolean':
-            return (value) => typeof value === 'boolean';
-        case 'null':
-            return (value) => value === null;
-        case 'array':
-            return (value) => Array.isArray(value);
-        case 'object':
-            return (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
-        default:
-            throw new UnsupportedSchema();
-    }
-}
-
 /** How `fitsValue` checks one field of an object (a schema of `objectSchema`, read from the model). */
 const TEXT = 0;
 const INT = 1;
@@ -299,8 +150,9 @@ interface ModelShapes {
 
 /**
  * `instanceDataSchema`'s schema read from the model, as `fitsObject` checks it: true exactly where ajv finds an
- * object valid against its entity's schema (the test compares them, as `schemaCheck`'s), false where it does not or
- * may not (ajv then decides). Undefined for a model whose schema it cannot read (a field named twice): `schemaCheck`.
+ * object valid against its entity's schema (the test compares them), false where it does not or may not (ajv then
+ * decides). Undefined for a model whose schema it cannot read (a field named twice, which validation refuses:
+ * `pidm.duplicate-member`): ajv checks such data alone.
  */
 function modelShapes(model: RuntimeModel): ModelShapes | undefined {
     const fields = new Map<string, FieldShape[]>();
@@ -369,7 +221,7 @@ function modelShapes(model: RuntimeModel): ModelShapes | undefined {
 
 /**
  * The model's schema (`instanceDataSchema`) checked as the data check does on its one pass over the objects: true
- * exactly when ajv finds the data valid (the test compares them). Undefined where `schemaCheck` checks instead.
+ * exactly when ajv finds the data valid (the test compares them). Undefined where `modelShapes` is.
  */
 export function modelCheck(model: RuntimeModel): SchemaCheck | undefined {
     const shapes = modelShapes(model);
@@ -413,7 +265,10 @@ function fitsObject(object: unknown, fields: readonly FieldShape[]): boolean {
     return present === keyCount(values);
 }
 
-/** `objectSchema`'s schema of one field, as ajv reads it with `strict: false` (see `typeTest`). */
+/**
+ * `objectSchema`'s schema of one field, as ajv reads it with `strict: false` (no `strictNumbers`): any number is a
+ * `number` (`1e400` parses to Infinity, which the float bounds refuse), an `integer` has no fraction.
+ */
 function fitsValue(value: unknown, field: FieldShape): boolean {
     switch (field.kind) {
         case TEXT:
@@ -464,15 +319,13 @@ async function checkInstanceData(
     data: unknown,
     file: string,
 ): Promise<{ problems: string[]; index: InstanceIndex }> {
-    // Data that fits needs no ajv: the model's shapes are checked on the objects' one pass (`modelShapes`), or by
-    // `schemaCheck` where they cannot be. Data that does not fit is checked by ajv, which finds the errors. ajv is
-    // loaded then only: valid data never pays for loading it (~40 ms of a load's start-up).
+    // Data that fits needs no ajv: the model's shapes are checked on the objects' one pass (`modelShapes`). Data that
+    // does not fit is checked by ajv, which finds the errors. ajv is loaded then only: valid data never pays for
+    // loading it (~40 ms of a load's start-up).
     const shapes = modelShapes(model);
     if (shapes !== undefined && shapes.fitsTop(data)) {
         const checked = checkObjects(model, data as InstanceData, file, shapes);
         if (checked !== undefined) return checked;
-    } else if (shapes === undefined && schemaCheck(instanceDataSchema(model))?.(data) === true) {
-        return checkObjects(model, data as InstanceData, file, undefined)!;
     }
     const schema = instanceDataSchema(model);
     // ajv is CommonJS: its `module.exports` (the default export, under Node and in the CLI bundle alike) carries
