@@ -55,6 +55,16 @@ export function formatCount(n: number): string {
 export { schemaOfCreate, schemaOfInfo };
 
 /**
+ * What preparing a collection's index reads before it writes anything: the physical index its stable name serves
+ * (`servedIndex`) and its physical index's FT.INFO (`indexInfo`). `ensureIndexes` sends them ahead, for every
+ * collection at once.
+ */
+interface IndexReads {
+    serving: Promise<string | undefined>;
+    info: Promise<unknown>;
+}
+
+/**
  * Creates a collection's physical index, keeps an identical one, or (with `recreate`) replaces a different one, then
  * points the stable name at it. A stable name serving another physical index (another design of the collection) is
  * an error naming `kvmod migrate`, or with `recreate`/`fresh` that index is dropped with its rows.
@@ -65,10 +75,11 @@ export async function ensureIndex(
     collection: RedisCollection,
     recreate: boolean,
     fresh = false,
+    reads?: IndexReads,
 ): Promise<IndexOutcome> {
     const index = collection.physicalIndex;
     const create = bindRedisCommand(collection.create, {});
-    const serving = await servedIndex(link, collection);
+    const serving = await (reads?.serving ?? servedIndex(link, collection));
     let replaced = false;
     if (serving !== undefined && serving !== index) {
         if (!recreate && !fresh) {
@@ -80,9 +91,62 @@ export async function ensureIndex(
         }
         replaced = await dropPhysicalIndex(link, view, serving);
     }
-    const outcome = await ensurePhysicalIndex(link, view, collection, create, recreate, fresh);
+    // A drop changed the server since the reads were sent: the physical index is read again, as without them.
+    const info = replaced || !reads ? indexInfo(link, index) : reads.info;
+    const outcome = await ensurePhysicalIndex(link, view, collection, create, recreate, fresh, info);
     await pointStableName(link, collection);
     return replaced ? { index, action: 'recreated' } : outcome;
+}
+
+/**
+ * `ensureIndex` for each collection in turn, with the same commands written in the same order, the same outcomes
+ * and the same errors; only the reads are sent ahead. Each collection's two first reads (`IndexReads`) do not depend
+ * on what the earlier collections write (other keys and indexes), so all of them go in one round trip before the
+ * first write, instead of two round trips per collection between the writes. A read's answer is used only while
+ * nothing written since it was sent could have changed it: after a drop (`recreated`), or when an earlier
+ * collection wrote a name this one reads (names are distinct in a design), the collection reads again when its
+ * turn comes. Reads left unused (a failure stops the loop) only read.
+ */
+export async function ensureIndexes(
+    link: RedisLink,
+    view: RedisViewModel,
+    collections: readonly RedisCollection[],
+    recreate: boolean,
+    fresh = false,
+): Promise<IndexOutcome[]> {
+    const namesRead = (collection: RedisCollection) => [
+        collection.pointerKey ?? collection.index,
+        collection.physicalIndex,
+    ];
+    const ahead = collections.map((collection): IndexReads => {
+        const reads = { serving: servedIndex(link, collection), info: indexInfo(link, collection.physicalIndex) };
+        // Awaited in their turn (or never, after a failure): no rejection is left unhandled meanwhile.
+        reads.serving.catch(() => undefined);
+        reads.info.catch(() => undefined);
+        return reads;
+    });
+    // Every read answered before the first write: a write never waits behind a read in the pipeline.
+    await Promise.allSettled(ahead.flatMap((reads) => [reads.serving, reads.info]));
+    const written = new Set<string>();
+    let dropped = false;
+    const outcomes: IndexOutcome[] = [];
+    for (const [position, collection] of collections.entries()) {
+        const current = !dropped && namesRead(collection).every((name) => !written.has(name));
+        const outcome = await ensureIndex(
+            link,
+            view,
+            collection,
+            recreate,
+            fresh,
+            current ? ahead[position] : undefined,
+        );
+        outcomes.push(outcome);
+        // What this collection's commands may have changed: its physical index (created) and its stable name.
+        if (outcome.action === 'recreated') dropped = true;
+        for (const name of namesRead(collection)) written.add(name);
+        written.add(collection.index);
+    }
+    return outcomes;
 }
 
 async function ensurePhysicalIndex(
@@ -92,9 +156,10 @@ async function ensurePhysicalIndex(
     create: string[],
     recreate: boolean,
     fresh: boolean,
+    read: Promise<unknown>,
 ): Promise<IndexOutcome> {
     const index = collection.physicalIndex;
-    const info = await indexInfo(link, index);
+    const info = await read;
     if (info !== undefined && fresh) {
         await dropPhysicalIndex(link, view, index);
         await link.send(create);

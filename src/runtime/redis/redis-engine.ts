@@ -17,7 +17,7 @@ import {
     type EngineRuntime,
     type EngineSession,
 } from '../engine.js';
-import { ensureIndex, formatCount, loadIntoRedis } from '../redis-loader.js';
+import { ensureIndexes, formatCount, loadIntoRedis } from '../redis-loader.js';
 import {
     connectRedis,
     detectDialect,
@@ -87,11 +87,18 @@ function session(link: RedisLink, { found, search }: Probed): EngineSession<Redi
         },
         async prepareSchema(view, mode) {
             try {
-                const outcomes = [];
-                for (const collection of view.collections) {
-                    const outcome = await ensureIndex(link, view, collection, mode === 'recreate', mode === 'fresh');
-                    outcomes.push({ object: 'index', name: outcome.index, action: outcome.action });
-                }
+                const indexes = await ensureIndexes(
+                    link,
+                    view,
+                    view.collections,
+                    mode === 'recreate',
+                    mode === 'fresh',
+                );
+                const outcomes = indexes.map((outcome) => ({
+                    object: 'index',
+                    name: outcome.index,
+                    action: outcome.action,
+                }));
                 // What the server now serves, for `kvmod plan --redis` (see redis-stable-names.ts).
                 await link.send(designRecordArgv(view));
                 return outcomes;
