@@ -119,6 +119,24 @@ describe('values the design cannot serve', () => {
         );
     });
 
+    test("several values are listed object by object, each object's fields in the order of the model", async () => {
+        const path = await dataWith('several', (data) => {
+            data.Airport![3]!.country = 'c\u001fd';
+            data.Airport![1]!.city = 'Paris\u0000x';
+            data.Airport![1]!.country = 'a\u001fb';
+        });
+        const io = memoryIo();
+        expect(await main(['data', 'check', MODEL, '--data', path], io)).toBe(1);
+        const id = (index: number) => JSON.stringify(base.Airport![index]!.codeCAO);
+        expect(io.stderr.split('\n').map((line) => line.split(': redisearch2 cannot serve')[0])).toEqual([
+            `kvmod: ${path} holds values no query could find on redisearch2; kvmod stores nothing it cannot serve: fix or remove them:`,
+            `${path}: Airport[1] (id ${id(1)}).country`,
+            `${path}: Airport[1] (id ${id(1)}).city`,
+            `${path}: Airport[3] (id ${id(3)}).country`,
+            '',
+        ]);
+    });
+
     test('the same values in a projected-only text are stored and returned intact (verify on the real engine)', async () => {
         const path = await dataWith('projected', (data) => {
             for (const [i, airport] of data.Airport!.entries())
