@@ -12,7 +12,8 @@
 // back to src/*.ts (bin/kvmod.js enables them under KVMOD_DEBUG); the npm package ships no maps.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { buildInPlace, nodeBundleOptions, root } from './esbuild-common.mjs';
 
 const entry = 'out/src/cli/main.js';
@@ -173,6 +174,45 @@ const fdirLazyPicomatch = {
 };
 
 /**
+ * Langium's core imports five names from the language server protocol package (vscode-languageserver-protocol), whose
+ * entry module loads the whole protocol and JSON-RPC connection (~40 CommonJS modules, ~220 KB of the bundle that
+ * every command compiled and ran at start-up, ~6 ms on Node 20): `CancellationToken`, `CancellationTokenSource` and
+ * `Emitter` (langium/lib/utils/cancellation.js, event.js), `ResponseError` and `LSPErrorCodes`
+ * (workspace/document-builder.js). The protocol package only re-exports the first four from vscode-jsonrpc's
+ * modules: in the bundle those three Langium files import them from those modules (the very objects, as the
+ * protocol's copy of vscode-jsonrpc is the one bundled), and `LSPErrorCodes` is the protocol's own constant, copied
+ * from the installed package when the bundle is built. esbuild refuses the build if Langium imports a name the
+ * stand-in lacks. The editor's language server (build-extension.mjs) keeps the whole protocol.
+ */
+const protocolEntry = createRequire(join(root, 'package.json')).resolve('vscode-languageserver-protocol');
+const leanProtocol = {
+    name: 'lean-protocol',
+    setup(plugin) {
+        plugin.onResolve({ filter: /^vscode-languageserver-protocol$/ }, (args) => {
+            if (!/[\\/]node_modules[\\/]langium[\\/]lib[\\/](utils|workspace)[\\/]/.test(args.importer))
+                return undefined;
+            return applied('lean-protocol', { path: protocolEntry, namespace: 'kvmod-lean-protocol' });
+        });
+        plugin.onLoad({ filter: /.*/, namespace: 'kvmod-lean-protocol' }, (args) => {
+            const protocol = createRequire(args.path);
+            const jsonrpc = dirname(protocol.resolve('vscode-jsonrpc'));
+            const { LSPErrorCodes } = protocol(args.path);
+            return {
+                // vscode-jsonrpc's main module (lib/node/main.js) sits beside lib/common, where the three modules are.
+                resolveDir: join(jsonrpc, '..', 'common'),
+                loader: 'js',
+                contents: [
+                    "export { CancellationToken, CancellationTokenSource } from './cancellation.js';",
+                    "export { Emitter } from './events.js';",
+                    "export { ResponseError } from './messages.js';",
+                    `export const LSPErrorCodes = ${JSON.stringify(LSPErrorCodes)};`,
+                ].join('\n'),
+            };
+        });
+    },
+};
+
+/**
  * Each plugin below must patch at least one file of the build: one whose file moved (a new version of the package)
  * would otherwise match nothing and leave the bundle without its edit, silently. Counted by plugin name.
  */
@@ -181,7 +221,7 @@ const applied = (name, result) => {
     patched.set(name, (patched.get(name) ?? 0) + 1);
     return result;
 };
-const patchingPlugins = [yargsShimLocation, yargsLazyHelpText, lazyStringWidth, fdirLazyPicomatch];
+const patchingPlugins = [yargsShimLocation, yargsLazyHelpText, lazyStringWidth, fdirLazyPicomatch, leanProtocol];
 
 if (!existsSync(join(root, entry))) {
     process.stderr.write(`build-cli-bundle: ${entry} is missing: compile first (npm run build:ts)\n`);

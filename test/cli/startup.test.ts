@@ -70,6 +70,10 @@ describe('kvmod start-up', () => {
         // The languages without the editor's services (kvmod-core-module.ts): no language server library, no
         // editor providers.
         expect(packages).not.toContain('vscode-languageserver');
+        // Nor the protocol package: Langium's core takes its five names from vscode-jsonrpc's modules in the bundle
+        // (scripts/build-cli-bundle.mjs, lean-protocol).
+        expect(packages).not.toContain('vscode-languageserver-protocol');
+        expect(packages).toContain('vscode-jsonrpc');
         expect(modules.filter((m) => m.startsWith('src/language/lsp/') || /formatter|code-actions/.test(m))).toEqual([]);
     });
 
@@ -90,6 +94,7 @@ describe('kvmod start-up', () => {
             expect(modules).toContain('src/runtime/redis-link.js');
             expect(packages).toContain('langium');
             expect([...packages].filter((p) => p === 'redis' || p.startsWith('@redis/'))).toEqual([]);
+            expect(packages).not.toContain('vscode-languageserver-protocol');
         } finally {
             rmSync(dir, { recursive: true, force: true });
         }
