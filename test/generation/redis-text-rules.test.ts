@@ -86,42 +86,6 @@ describe('the text rules of the two dialects', () => {
         expect(REDIS_TEXT_RULES.redisearch2.queryTag('a\\,b', 'params')).toBe('a\\\\,b');
     });
 
-    test('the length limit counts UTF-8 bytes of the trimmed text, at and around 4096 bytes and 4096 / 3 characters', () => {
-        const long = (bytes: number) =>
-            `it is ${bytes} bytes long: the engine indexes only the first 4096 bytes of a tag`;
-        for (const dialect of ['redisearch1', 'redisearch2'] as const) {
-            const rules = REDIS_TEXT_RULES[dialect];
-            // 3 bytes a character (U+20AC): 1365 characters are 4095 bytes, 1366 are 4098.
-            expect(rules.unservable('\u20ac'.repeat(1365))).toBeNull();
-            expect(rules.unservable('\u20ac'.repeat(1366))).toBe(long(4098));
-            expect(rules.unservable(`a${'\u20ac'.repeat(1365)}`)).toBeNull();
-            expect(rules.unservable(`ab${'\u20ac'.repeat(1365)}`)).toBe(long(4097));
-            // A lone surrogate is written as U+FFFD (3 bytes); a pair is 4 bytes for 2 characters.
-            expect(rules.unservable('\ud800'.repeat(1366))).toBe(long(4098));
-            expect(rules.unservable('\ud83d\ude00'.repeat(1024))).toBeNull();
-            expect(rules.unservable(`x${'\ud83d\ude00'.repeat(1024)}`)).toBe(long(4097));
-            // ASCII: 1 byte a character; the white space the engine trims does not count.
-            expect(rules.unservable('x'.repeat(MAX_TAG_BYTES))).toBeNull();
-            expect(rules.unservable('x'.repeat(MAX_TAG_BYTES + 1))).toBe(long(4097));
-            expect(rules.unservable(` ${'x'.repeat(MAX_TAG_BYTES)}\t`)).toBeNull();
-            // Short texts with a character some reason looks for, at each end and inside.
-            for (const at of [(c: string) => `${c}ab`, (c: string) => `a${c}b`, (c: string) => `ab${c}`]) {
-                expect(rules.unservable(at(TAG_SEPARATOR))).toMatch(/U\+001F, the TAG separator/);
-                expect(rules.unservable(at('\0'))).toMatch(/NUL byte/);
-                expect(rules.unservable(at('\t'))).toBeNull();
-            }
-        }
-        const rs1 = REDIS_TEXT_RULES.redisearch1;
-        for (const control of ['\x01', '\x08', '\x0e', '\x1e', '\x7f']) {
-            expect(rs1.unservable(`a${control}b`)).toMatch(/control character, which RediSearch 1\.2 cannot match/);
-            expect(REDIS_TEXT_RULES.redisearch2.unservable(`a${control}b`)).toBeNull();
-        }
-        expect(rs1.unservable('a\\,b')).toMatch(/backslash before a space, punctuation or another backslash/);
-        expect(rs1.unservable('a\\\\')).toMatch(/backslash before a space, punctuation or another backslash/);
-        expect(rs1.unservable('a\\b')).toBeNull();
-        expect(rs1.unservable(' a\\')).toBeNull();
-    });
-
     test('both dialects index a text alike, and the oracle compares with that indexed form', () => {
         fc.assert(
             fc.property(hostileText, (text) => {

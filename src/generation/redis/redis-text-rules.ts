@@ -65,27 +65,8 @@ function indexedTag(text: string): string {
     return trimTagSpace(text).replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 
-/**
- * The longest text whose tag cannot exceed `MAX_TAG_BYTES`, whatever it holds: a UTF-16 code unit is at most 3 bytes
- * of UTF-8 (a surrogate pair, 2 units, is 4 bytes; a lone surrogate is written as U+FFFD, 3 bytes).
- */
-const ALWAYS_SHORT_ENOUGH = Math.floor(MAX_TAG_BYTES / 3);
-
-/**
- * A character that some reason of `commonUnservable` looks for: NUL, the separator. A text short enough without any
- * is servable in every dialect: the quick answer for the usual text (a load asks for each searched value of the data).
- */
-const COMMON_SUSPECT = /[\x00\x1f]/;
-
-/**
- * The same for RediSearch 1.2: the characters of `COMMON_SUSPECT`, backslash (`RS1_BACKSLASH_PAIR`) and the control
- * characters other than white space (`RS1_CONTROL`).
- */
-const RS1_SUSPECT = /[\x00-\x08\x0e-\x1f\x7f\\]/;
-
 /** The reasons that hold in every dialect: separator, NUL, length. */
 function commonUnservable(text: string): string | null {
-    if (text.length <= ALWAYS_SHORT_ENOUGH && !COMMON_SUSPECT.test(text)) return null;
     if (text.includes(TAG_SEPARATOR))
         return 'it holds the character U+001F, the TAG separator: the engine would index it as several tags';
     if (text.includes('\0'))
@@ -117,7 +98,6 @@ const RS1_TEXT_RULES: RedisTextRules = {
     indexedTag,
     unsortable,
     unservable(text) {
-        if (text.length <= ALWAYS_SHORT_ENOUGH && !RS1_SUSPECT.test(text)) return null;
         const common = commonUnservable(text);
         if (common !== null) return common;
         const trimmed = trimTagSpace(text);

@@ -30,6 +30,7 @@ import {
 import { runEngineQuery } from '../redis-query.js';
 import { designRecordArgv } from '../redis-stable-names.js';
 import { redisearchCollation } from './redis-collation.js';
+import { screenedUnservable } from './redis-servable-screen.js';
 
 /** The failure each of the Redis runtime's error codes means. */
 const FAILURES: Readonly<Record<string, EngineFailure>> = {
@@ -145,7 +146,7 @@ export const redisEngine: EngineRuntime<typeof redisTargetOptions, RedisViewMode
         const rules = REDIS_TEXT_RULES[dialect];
         return {
             name: dialect,
-            unservable: (text) => rules.unservable(text),
+            unservable: screenedUnservable(dialect),
             unsortable: (text) => rules.unsortable(text),
         };
     },
