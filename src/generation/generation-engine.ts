@@ -61,11 +61,18 @@ const validators = new Map<string, ValidateFunction>();
 
 /**
  * The validator of a view-model schema: the one compiled at build time for a built-in schema
- * (scripts/build-view-model-validators.mjs, same options), else the schema compiled now (Ajv loaded on first need).
+ * (scripts/build-view-model-validators.mjs, same options; its module loaded on first need), else the schema compiled
+ * now (Ajv loaded on first need).
  */
 async function viewModelValidator(schemaFile: string): Promise<ValidateFunction> {
-    let validate = VIEW_MODEL_VALIDATORS.get(schemaFile) ?? validators.get(schemaFile);
+    let validate = validators.get(schemaFile);
     if (!validate) {
+        const prebuilt = VIEW_MODEL_VALIDATORS.get(schemaFile);
+        if (prebuilt) {
+            validate = await prebuilt();
+            validators.set(schemaFile, validate);
+            return validate;
+        }
         // ajv is CommonJS: its `module.exports` (the default export, under Node and in the CLI bundle alike) carries
         // the class; a named export of a dynamic import exists only where Node's lexer finds it, not in a bundle.
         const { Ajv2020 } = (await import('ajv/dist/2020.js')).default;
