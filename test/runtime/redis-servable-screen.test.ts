@@ -7,6 +7,7 @@
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { MAX_TAG_BYTES, REDIS_TEXT_RULES, TAG_SEPARATOR } from '../../src/generation/redis/redis-text-rules.js';
+import { DEFAULT_REDIS_OPTIONS } from '../../src/generation/redis/redis-view-model-types.js';
 import { redisEngine } from '../../src/runtime/redis/redis-engine.js';
 import { screenedUnservable } from '../../src/runtime/redis/redis-servable-screen.js';
 import { HOSTILE_CHARACTERS, hostileText } from '../generation/redis-samples.js';
@@ -61,7 +62,7 @@ describe("the servable screen gives the dialect rule's answer", () => {
         });
 
         test(`${dialect}: the engine's text rules for a load use the screen, with the rule's reasons`, () => {
-            const rules = redisEngine.textRules({ dialect });
+            const rules = redisEngine.textRules({ ...DEFAULT_REDIS_OPTIONS, dialect });
             expect(rules.name).toBe(dialect);
             expect(rules.unservable('Paris')).toBeNull();
             expect(rules.unservable('\u20ac'.repeat(1366))).toBe(long(4098));
