@@ -342,7 +342,7 @@ try {
         const summary = [join(root, 'scripts/cpu-profile-summary.mjs'), file, '--top', '25'];
         profile = spawnSync(process.execPath, summary, { encoding: 'utf8' }).stdout;
     }
-    const header = `${model.slice(root.length)} --scale ${scale}: ${rows.toLocaleString('en-US')} rows, batches of ${batch}, fastest of ${repeat}; load average ${load()}`;
+    const header = `Node ${process.versions.node}; ${model.slice(root.length)} --scale ${scale}: ${rows.toLocaleString('en-US')} rows, batches of ${batch}, fastest of ${repeat}; load average ${load()}`;
     if (json) console.log(JSON.stringify({ model: model.slice(root.length), scale, rows, batch, results }, null, 2));
     else {
         console.log(header);

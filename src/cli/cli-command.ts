@@ -78,6 +78,15 @@ export function reportFailure(error: unknown, io: CliIo): number {
         io.err(`kvmod: ${error.message}\n`);
         return ExitCode.Failure;
     }
+    // A server's error reply no caller worded (redis-link.ts `RedisErrorReply`, told apart by name: this module does
+    // not load the runtime): which server refused which command, and the server's reply.
+    const refused = error as { name?: unknown; server?: unknown; command?: unknown; message?: unknown };
+    if (error instanceof Error && refused.name === 'RedisErrorReply' && typeof refused.command === 'string') {
+        io.err(
+            `kvmod: ${String(refused.server ?? 'the server')} refused ${refused.command}: ${error.message.trim()}\n`,
+        );
+        return ExitCode.Failure;
+    }
     const message = error instanceof Error ? error.message : String(error);
     io.err(`kvmod: internal error: ${message}\n`);
     // A developer chasing the bug can ask for the stack; users never see one.

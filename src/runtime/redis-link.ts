@@ -55,8 +55,28 @@ export class RedisConnectionLost extends Error {
     }
 }
 
-/** An error reply of the server (`-ERR …`, `-WRONGPASS …`): the command was refused; the connection is fine. */
-export class RedisErrorReply extends Error {}
+/**
+ * An error reply of the server (`-ERR …`, `-WRONGPASS …`): the command was refused; the connection is fine. Its message
+ * is the server's; a link's `send` adds which server refused which command, for a refusal no caller words itself
+ * (the command line reports it as `kvmod: <server> refused <command>: <reply>`, not as an internal error).
+ */
+export class RedisErrorReply extends Error {
+    /** The server as messages print it (its password hidden). */
+    server?: string;
+    /** The refused command as messages may print it: its name and first argument (a key or an index, no data). */
+    command?: string;
+
+    constructor(message: string, options?: { cause?: unknown }) {
+        super(message, options);
+        this.name = 'RedisErrorReply';
+    }
+}
+
+/** The refused command as an error reply names it: its name and first argument, at most 200 characters. */
+function shownCommand(argv: readonly string[]): string {
+    const shown = argv.slice(0, 2).join(' ');
+    return shown.length > 200 ? `${shown.slice(0, 200)}…` : shown;
+}
 
 /** True for an error reply of the server (the command was refused; the connection is fine). */
 export function isErrorReply(error: unknown): error is Error {
@@ -174,7 +194,11 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
             if (stalled || closed) throw lost(undefined);
             const [reply] = await sendWatched(respBatch([argv]), argv);
             if (reply.status === 'fulfilled') return reply.value;
-            if (isErrorReply(reply.reason)) throw authFailure(shown, reply.reason) ?? reply.reason;
+            if (reply.reason instanceof RedisErrorReply) {
+                reply.reason.server ??= shown;
+                reply.reason.command ??= shownCommand(argv);
+                throw authFailure(shown, reply.reason) ?? reply.reason;
+            }
             throw lost(reply.reason);
         },
         async sendBatch(batch) {

@@ -236,3 +236,32 @@ describe('the KVLM loader on the text that crashed it', () => {
         }
     }, 60_000);
 });
+
+describe('a key of the design holding something else', () => {
+    let redis: RedisTestServer;
+
+    beforeAll(async () => {
+        redis = await startRedis();
+    });
+    afterAll(async () => {
+        await redis?.stop();
+    });
+
+    test('the pointer key of a stable name holding a hash: the server and the refused command, not an internal error', async () => {
+        const cli = (...argv: string[]) =>
+            spawnSync('redis-cli', ['-p', String(redis.port), ...argv], { encoding: 'utf8' }).stdout.trim();
+        const loaded = await runKvmodAsync(['load', TOURNAMENT, '--data', data, '--redis', redis.url]);
+        expect(loaded.status).toBe(0);
+        const pointer = cli('--scan', '--pattern', 'kvmod:index:*').split('\n').sort()[0]!;
+        expect(pointer).toMatch(/^kvmod:index:\w+$/);
+        expect(cli('DEL', pointer)).toBe('1');
+        expect(cli('HSET', pointer, 'not', 'kvmod')).toBe('1');
+        for (const command of ['load', 'verify'])
+            expectOneLineFailure(
+                await runKvmodAsync([command, TOURNAMENT, '--data', data, '--redis', redis.url]),
+                `kvmod: ${redis.url} refused GET ${pointer}: WRONGTYPE Operation against a key holding the wrong kind of value`,
+            );
+        // Nothing of the design's was changed on its account: the hash is still there.
+        expect(cli('TYPE', pointer)).toBe('hash');
+    }, 120_000);
+});
