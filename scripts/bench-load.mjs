@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench:load [-- --scale 10000] [--model examples/airflights/airflights.pidm] [--batch 2000] [--repeat 3]
-//  [--no-blocking] [--deep-pipe] [--profile DIR] [--json]`
+//  [--no-blocking] [--deep-pipe] [--whole-only] [--profile DIR] [--json]`
 //
 // Every write path `kvmod load` has against `redis-cli --pipe` replaying exactly the same commands, side by side in
 // one run, on scratch redis-servers with the RediSearch 1.2 module (started here on free loopback ports, stopped by
@@ -33,6 +33,8 @@
 // (on Linux, from /proc/<pid>/task/<pid>/schedstat) what the server's main thread did meanwhile: on a CPU, runnable
 // but waiting for one (the machine's cores taken by the client's threads), or idle (nothing to do: the client has
 // not sent the next command yet). The same for the redis-cli pipes.
+// `--whole-only` times only the whole processes and their pipes (FT.ADD with SAFEMODE, FCALL), as
+// scripts/bench-load-steady.mjs needs at two scales.
 // `--profile DIR` also runs `kvmod load` (FT.ADD) once under `node --cpu-prof --cpu-prof-dir DIR` and prints where
 // its time went (scripts/cpu-profile-summary.mjs). Needs redis-server, redis-cli and
 // /usr/lib/redis/modules/redisearch.so.
@@ -55,6 +57,8 @@ const profileDir = option('profile', undefined);
 const deepPipe = flag('deep-pipe');
 const blocking = !flag('no-blocking');
 const json = flag('json');
+/** Only the whole-process lines and their pipes (FT.ADD with SAFEMODE, FCALL): what `bench-load-steady.mjs` reads. */
+const wholeOnly = flag('whole-only');
 const TIME = '/usr/bin/time'; // GNU time, for the CPU seconds of a child process (optional)
 
 const { loadRuntimeDesign } = await import(`${root}out/src/runtime/runtime-design.js`);
@@ -270,13 +274,17 @@ try {
                 baseline,
             ),
         );
-        lines.push(
-            figure('write path only', await fastest(() => timeWritePath(server, views.redisearch1, true)), baseline),
-        );
-        lines.push(figure('floor: node, JSON.parse, replay', await fastest(() => timeFloor(server, deep)), baseline));
+        if (!wholeOnly) {
+            lines.push(
+                figure('write path only', await fastest(() => timeWritePath(server, views.redisearch1, true)), baseline),
+            );
+            lines.push(
+                figure('floor: node, JSON.parse, replay', await fastest(() => timeFloor(server, deep)), baseline),
+            );
+        }
         results.push({ comparison: 'FT.ADD (redisearch1 design, indexed by the server; SAFEMODE)', lines });
     }
-    {
+    if (!wholeOnly) {
         const deep = writeResp('hset', Infinity, [], rowCommands(views.redisearch2));
         const baseline = await fastest(() => timeCli(server, deep));
         const lines = [figure('redis-cli --pipe, one pipe', baseline)];
@@ -297,10 +305,10 @@ try {
                 baseline,
             ),
         );
-        lines.push(figure('write path only', await fastest(() => timeCoreWritePath(server)), baseline));
+        if (!wholeOnly) lines.push(figure('write path only', await fastest(() => timeCoreWritePath(server)), baseline));
         results.push({ comparison: 'FCALL (redis-core design: plain Redis, its function library)', lines });
     }
-    if (blocking) {
+    if (blocking && !wholeOnly) {
         const slow = await startBenchServer(dir, { safemode: false });
         servers.push(slow);
         const chunked = writeResp(
