@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench:load [-- --scale 10000] [--model examples/airflights/airflights.pidm] [--batch 2000] [--repeat 3]
-//  [--no-blocking] [--deep-pipe] [--whole-only] [--profile DIR] [--json]`
+//  [--no-blocking] [--deep-pipe] [--steady N | --no-steady] [--whole-only] [--profile DIR] [--json]`
 //
 // Every write path `kvmod load` has against `redis-cli --pipe` replaying exactly the same commands, side by side in
 // one run, on scratch redis-servers with the RediSearch 1.2 module (started here on free loopback ports, stopped by
@@ -33,8 +33,9 @@
 // (on Linux, from /proc/<pid>/task/<pid>/schedstat) what the server's main thread did meanwhile: on a CPU, runnable
 // but waiting for one (the machine's cores taken by the client's threads), or idle (nothing to do: the client has
 // not sent the next command yet). The same for the redis-cli pipes.
-// `--whole-only` times only the whole processes and their pipes (FT.ADD with SAFEMODE, FCALL), as
-// scripts/bench-load-steady.mjs needs at two scales.
+// Then the steady state (scripts/bench-load-steady.mjs): the whole processes and their pipes again at `--steady N`
+// (default five times `--scale`), in a second run of this script with `--whole-only` (only those lines), and kvmod's
+// throughput from the difference of the two runs, where what a load costs once cancels; `--no-steady` skips it.
 // `--profile DIR` also runs `kvmod load` (FT.ADD) once under `node --cpu-prof --cpu-prof-dir DIR` and prints where
 // its time went (scripts/cpu-profile-summary.mjs). Needs redis-server, redis-cli and
 // /usr/lib/redis/modules/redisearch.so.
@@ -45,6 +46,7 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { steadyState } from './bench-load-steady.mjs';
 import { benchOptions, coreWriteCommands, removeDir, respText, scratchDir, startBenchServer } from './bench-redis.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -59,6 +61,9 @@ const blocking = !flag('no-blocking');
 const json = flag('json');
 /** Only the whole-process lines and their pipes (FT.ADD with SAFEMODE, FCALL): what `bench-load-steady.mjs` reads. */
 const wholeOnly = flag('whole-only');
+const steadyScale = flag('no-steady') || wholeOnly ? undefined : Number(option('steady', String(scale * 5)));
+if (steadyScale !== undefined && !(Number.isInteger(steadyScale) && steadyScale > scale))
+    throw new Error(`--steady takes a whole number of the data's scale larger than --scale (${scale})`);
 const TIME = '/usr/bin/time'; // GNU time, for the CPU seconds of a child process (optional)
 
 const { loadRuntimeDesign } = await import(`${root}out/src/runtime/runtime-design.js`);
@@ -351,7 +356,18 @@ try {
         profile = spawnSync(process.execPath, summary, { encoding: 'utf8' }).stdout;
     }
     const header = `Node ${process.versions.node}; ${model.slice(root.length)} --scale ${scale}: ${rows.toLocaleString('en-US')} rows, batches of ${batch}, fastest of ${repeat}; load average ${load()}`;
-    if (json) console.log(JSON.stringify({ model: model.slice(root.length), scale, rows, batch, results }, null, 2));
+    const measured = { model: model.slice(root.length), scale, rows, batch, results };
+    for (const server of servers.splice(0)) server.stop();
+    // The steady state: this script again at the larger scale, whole processes and pipes only.
+    let steady;
+    if (steadyScale !== undefined) {
+        const argv = [fileURLToPath(import.meta.url), '--whole-only', '--json', '--no-blocking'];
+        argv.push('--scale', String(steadyScale), '--repeat', String(repeat), '--batch', String(batch), '--model', model);
+        const run = spawnSync(process.execPath, argv, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+        if (run.status !== 0) throw new Error(`bench-load --scale ${steadyScale}: ${run.stderr}`);
+        steady = steadyState(measured, JSON.parse(run.stdout));
+    }
+    if (json) console.log(JSON.stringify({ ...measured, steady: steady?.figures }, null, 2));
     else {
         console.log(header);
         for (const { comparison, lines } of results) {
@@ -373,6 +389,7 @@ try {
                     );
             }
         }
+        if (steady) console.log(steady.lines.join('\n'));
         if (profile) console.log(`\nkvmod load under --cpu-prof (${profileDir}):\n${profile}`);
     }
 } finally {
