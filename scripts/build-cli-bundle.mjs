@@ -182,32 +182,46 @@ const fdirLazyPicomatch = {
  * modules: in the bundle those three Langium files import them from those modules (the very objects, as the
  * protocol's copy of vscode-jsonrpc is the one bundled), and `LSPErrorCodes` is the protocol's own constant, copied
  * from the installed package when the bundle is built. esbuild refuses the build if Langium imports a name the
- * stand-in lacks. The editor's language server (build-extension.mjs) keeps the whole protocol.
+ * stand-in lacks; the build also stops unless each re-exported name is, in vscode-jsonrpc's module, the very object
+ * the protocol exports (esbuild cannot check names a CommonJS module exports: a renamed one would be `undefined`).
+ * The protocol is the one Langium resolves (a nested copy would win over the top-level one). The editor's language
+ * server (build-extension.mjs) keeps the whole protocol.
  */
-const protocolEntry = createRequire(join(root, 'package.json')).resolve('vscode-languageserver-protocol');
+const LEAN_PROTOCOL_MODULES = {
+    'cancellation.js': ['CancellationToken', 'CancellationTokenSource'],
+    'events.js': ['Emitter'],
+    'messages.js': ['ResponseError'],
+};
 const leanProtocol = {
     name: 'lean-protocol',
     setup(plugin) {
         plugin.onResolve({ filter: /^vscode-languageserver-protocol$/ }, (args) => {
             if (!/[\\/]node_modules[\\/]langium[\\/]lib[\\/](utils|workspace)[\\/]/.test(args.importer))
                 return undefined;
-            return applied('lean-protocol', { path: protocolEntry, namespace: 'kvmod-lean-protocol' });
+            const path = createRequire(args.importer).resolve('vscode-languageserver-protocol');
+            return applied('lean-protocol', { path, namespace: 'kvmod-lean-protocol' });
         });
         plugin.onLoad({ filter: /.*/, namespace: 'kvmod-lean-protocol' }, (args) => {
-            const protocol = createRequire(args.path);
-            const jsonrpc = dirname(protocol.resolve('vscode-jsonrpc'));
-            const { LSPErrorCodes } = protocol(args.path);
-            return {
-                // vscode-jsonrpc's main module (lib/node/main.js) sits beside lib/common, where the three modules are.
-                resolveDir: join(jsonrpc, '..', 'common'),
-                loader: 'js',
-                contents: [
-                    "export { CancellationToken, CancellationTokenSource } from './cancellation.js';",
-                    "export { Emitter } from './events.js';",
-                    "export { ResponseError } from './messages.js';",
-                    `export const LSPErrorCodes = ${JSON.stringify(LSPErrorCodes)};`,
-                ].join('\n'),
-            };
+            const require = createRequire(args.path);
+            const protocol = require(args.path);
+            // vscode-jsonrpc's main module (lib/node/main.js) sits beside lib/common, where the three modules are.
+            const common = join(dirname(require.resolve('vscode-jsonrpc')), '..', 'common');
+            const contents = [];
+            for (const [file, names] of Object.entries(LEAN_PROTOCOL_MODULES)) {
+                const module = require(join(common, file));
+                for (const name of names)
+                    if (module[name] === undefined || module[name] !== protocol[name])
+                        throw new Error(
+                            `vscode-jsonrpc's ${file} no longer exports the protocol's ${name}: review the lean-protocol plugin`,
+                        );
+                contents.push(`export { ${names.join(', ')} } from './${file}';`);
+            }
+            if (typeof protocol.LSPErrorCodes !== 'object' || protocol.LSPErrorCodes === null)
+                throw new Error(
+                    'vscode-languageserver-protocol exports no LSPErrorCodes: review the lean-protocol plugin',
+                );
+            contents.push(`export const LSPErrorCodes = ${JSON.stringify(protocol.LSPErrorCodes)};`);
+            return { resolveDir: common, loader: 'js', contents: contents.join('\n') };
         });
     },
 };
