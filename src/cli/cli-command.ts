@@ -6,7 +6,7 @@
  */
 import type { CommandModule } from 'yargs';
 import type { KvmodConfig } from '../pipeline/config.js';
-import { isKvmodError } from '../pipeline/errors.js';
+import { isKvmodError, refusalMessage } from '../pipeline/errors.js';
 import type { CliIo } from './cli-io.js';
 
 /** Exit codes: 0 success, 1 errors in the input or a failed run, 2 bad usage. */
@@ -78,13 +78,12 @@ export function reportFailure(error: unknown, io: CliIo): number {
         io.err(`kvmod: ${error.message}\n`);
         return ExitCode.Failure;
     }
-    // A server's error reply no caller worded (redis-link.ts `RedisErrorReply`, told apart by name: this module does
-    // not load the runtime): which server refused which command, and the server's reply.
-    const refused = error as { name?: unknown; server?: unknown; command?: unknown; message?: unknown };
-    if (error instanceof Error && refused.name === 'RedisErrorReply' && typeof refused.command === 'string') {
-        io.err(
-            `kvmod: ${String(refused.server ?? 'the server')} refused ${refused.command}: ${error.message.trim()}\n`,
-        );
+    // A server's error reply no caller worded: which server refused which command, and the reply (a stack for a
+    // developer: it may be kvmod's own command that is wrong).
+    const refused = refusalMessage(error);
+    if (refused !== undefined) {
+        io.err(`kvmod: ${refused}\n`);
+        if (process.env.KVMOD_DEBUG && error instanceof Error && error.stack) io.err(`${error.stack}\n`);
         return ExitCode.Failure;
     }
     const message = error instanceof Error ? error.message : String(error);

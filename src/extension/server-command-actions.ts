@@ -18,6 +18,7 @@ import { formatDiagnostic, type KvmodDiagnostic } from '../pipeline/index.js';
 import { explainDecisions, transformFiles, type TransformFilesOptions } from '../pipeline/transform.js';
 import { writeFileAtomically } from '../generation/generation-writer.js';
 import { loadConfig } from '../pipeline/config.js';
+import { refusalMessage } from '../pipeline/errors.js';
 import { generateModels } from '../pipeline/generate.js';
 import { DEFAULT_TARGET, generationTargets } from '../generation/generation-targets.js';
 import { loadIntoConfiguredServer, verifyOnConfiguredServer } from './server-runtime-actions.js';
@@ -147,7 +148,7 @@ async function guarded<T extends KvmodCommandResult>(run: () => Promise<T>): Pro
         return await run();
     } catch (error) {
         if (error instanceof Error) {
-            return { ok: false, messages: [`kvmod: ${error.message}`], written: [] };
+            return { ok: false, messages: [`kvmod: ${refusalMessage(error) ?? error.message}`], written: [] };
         }
         throw error;
     }

@@ -22,3 +22,15 @@ export class KvmodError extends Error {
 export function isKvmodError(error: unknown): error is KvmodError {
     return error instanceof KvmodError || (error instanceof Error && error.name === 'KvmodError');
 }
+
+/**
+ * `<server> refused <command>: <reply>` for a server's error reply no caller worded (runtime/redis-link.ts
+ * `RedisErrorReply`, whose link recorded the server and the command), else undefined. Told apart by name: this
+ * module loads no runtime code (the command line and the editor's commands word such a refusal alike).
+ */
+export function refusalMessage(error: unknown): string | undefined {
+    if (!(error instanceof Error) || error.name !== 'RedisErrorReply') return undefined;
+    const { server, command } = error as Error & { server?: unknown; command?: unknown };
+    if (typeof command !== 'string') return undefined;
+    return `${typeof server === 'string' ? server : 'the server'} refused ${command}: ${error.message.trim()}`;
+}

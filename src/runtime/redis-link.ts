@@ -63,7 +63,7 @@ export class RedisConnectionLost extends Error {
 export class RedisErrorReply extends Error {
     /** The server as messages print it (its password hidden). */
     server?: string;
-    /** The refused command as messages may print it: its name and first argument (a key or an index, no data). */
+    /** The refused command as messages may print it (`describeCommand`: its name and first key, no values). */
     command?: string;
 
     constructor(message: string, options?: { cause?: unknown }) {
@@ -72,10 +72,22 @@ export class RedisErrorReply extends Error {
     }
 }
 
-/** The refused command as an error reply names it: its name and first argument, at most 200 characters. */
-function shownCommand(argv: readonly string[]): string {
-    const shown = argv.slice(0, 2).join(' ');
-    return shown.length > 200 ? `${shown.slice(0, 200)}…` : shown;
+/**
+ * A command as a refusal names it (`RedisErrorReply.command`): its name and its first key — for EVAL/EVALSHA and
+ * FCALL/FCALL_RO the function (not a script's text) and the first key — never the values written. An argument with a
+ * space, a quote or a control character is quoted as JSON (one line); at most 200 characters, cut between code points.
+ */
+export function describeCommand(argv: readonly string[]): string {
+    const name = argv[0] ?? '';
+    const upper = name.toUpperCase();
+    const scripted = upper === 'EVAL' || upper === 'EVALSHA' || upper === 'FCALL' || upper === 'FCALL_RO';
+    const shown = scripted
+        ? [upper === 'EVAL' ? '<script>' : (argv[1] ?? ''), ...(Number(argv[2]) > 0 ? [argv[3] ?? ''] : [])]
+        : argv.slice(1, 2);
+    const quoted = shown.map((arg) => (/[\s"\\\x00-\x1f\x7f]/.test(arg) ? JSON.stringify(arg) : arg));
+    const text = [name, ...quoted].join(' ');
+    const points = Array.from(text);
+    return points.length > 200 ? `${points.slice(0, 200).join('')}…` : text;
 }
 
 /** True for an error reply of the server (the command was refused; the connection is fine). */
@@ -196,7 +208,7 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
             if (reply.status === 'fulfilled') return reply.value;
             if (reply.reason instanceof RedisErrorReply) {
                 reply.reason.server ??= shown;
-                reply.reason.command ??= shownCommand(argv);
+                reply.reason.command ??= describeCommand(argv);
                 throw authFailure(shown, reply.reason) ?? reply.reason;
             }
             throw lost(reply.reason);

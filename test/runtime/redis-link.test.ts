@@ -7,8 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KvmodError } from '../../src/pipeline/errors.js';
-import { connectRedis, RedisConnectionLost } from '../../src/runtime/redis-link.js';
+import { KvmodError, refusalMessage } from '../../src/pipeline/errors.js';
+import { connectRedis, describeCommand, RedisConnectionLost, RedisErrorReply } from '../../src/runtime/redis-link.js';
 import { respBatch } from '../../src/runtime/redis-resp.js';
 import { redactRedisUrl } from '../../src/runtime/redis-url.js';
 import { addAclUser, redisCli, startRedis, type RedisTestServer } from '../support/redis-server.js';
@@ -345,5 +345,36 @@ describe('TLS (rediss://) on a real redis-server with a self-signed certificate'
                 `^cannot connect to rediss://127\\.0\\.0\\.1:${plain.port}: (TLS failed: .+|no TLS connection within 1 s \\(is the port serving TLS\\? .+\\))$`,
             ),
         );
+    });
+});
+
+describe('a refusal no caller words', () => {
+    test('names the command by its name and first key, never a script or the values written', () => {
+        expect(describeCommand(['GET', 'kvmod:index:Q1'])).toBe('GET kvmod:index:Q1');
+        expect(describeCommand(['HSET', 'row:1', 'name', 'secret value'])).toBe('HSET row:1');
+        expect(
+            describeCommand(['EVAL', 'return redis.call("GET", KEYS[1])\nlocal x', '1', 'kvmod:index:Q2', 'a']),
+        ).toBe('EVAL <script> kvmod:index:Q2');
+        expect(describeCommand(['FCALL', 'kvmod_write_Q1', '1', 'Q1:FL001', 'v1', 'v2'])).toBe(
+            'FCALL kvmod_write_Q1 Q1:FL001',
+        );
+        expect(describeCommand(['EVALSHA', 'abc123', '0', 'arg'])).toBe('EVALSHA abc123');
+        // One line: a key with a line break, a space or a quote is quoted as JSON.
+        expect(describeCommand(['GET', 'user:ann\nsecond line'])).toBe('GET "user:ann\\nsecond line"');
+        // At most 200 characters, cut between code points (a surrogate pair stays whole).
+        const long = describeCommand(['GET', `${'k'.repeat(194)}😀😀😀`]);
+        expect(Array.from(long)).toHaveLength(201);
+        expect(long.endsWith('😀😀…')).toBe(true);
+    });
+
+    test('the command line and the editor word it alike: `<server> refused <command>: <reply>`', () => {
+        const reply = new RedisErrorReply('WRONGTYPE Operation against a key holding the wrong kind of value');
+        expect(refusalMessage(reply)).toBeUndefined(); // no command recorded: not this wording
+        reply.server = 'redis://:***@127.0.0.1:6379';
+        reply.command = 'GET kvmod:index:Q1';
+        expect(refusalMessage(reply)).toBe(
+            'redis://:***@127.0.0.1:6379 refused GET kvmod:index:Q1: WRONGTYPE Operation against a key holding the wrong kind of value',
+        );
+        expect(refusalMessage(new Error('WRONGTYPE'))).toBeUndefined();
     });
 });
