@@ -4,7 +4,7 @@
  * the edges of the screen: the length at which a text may exceed 4096 bytes of UTF-8, each character a reason looks
  * for, at each end and inside.
  */
-import { describe, expect, test } from '@jest/globals';
+import { describe, expect, jest, test } from '@jest/globals';
 import fc from 'fast-check';
 import { MAX_TAG_BYTES, REDIS_TEXT_RULES, TAG_SEPARATOR } from '../../src/generation/redis/redis-text-rules.js';
 import { DEFAULT_REDIS_OPTIONS } from '../../src/generation/redis/redis-view-model-types.js';
@@ -49,6 +49,19 @@ describe("the servable screen gives the dialect rule's answer", () => {
             for (const text of edgeTexts()) expect([text, screened(text)]).toEqual([text, rule.unservable(text)]);
         });
 
+        test(`${dialect}: the same answer as the rule for every UTF-16 code unit, at each end and inside`, () => {
+            // A rule that comes to look for a character the screen's classes do not list fails here.
+            const screened = screenedUnservable(dialect);
+            const rule = REDIS_TEXT_RULES[dialect];
+            const differing: string[] = [];
+            for (let code = 0; code <= 0xffff; code++) {
+                const c = String.fromCharCode(code);
+                for (const text of [`${c}ab`, `a${c}b`, `ab${c}`, `${c}\\`, `\\${c}`])
+                    if (screened(text) !== rule.unservable(text)) differing.push(JSON.stringify(text));
+            }
+            expect(differing).toEqual([]);
+        });
+
         test(`${dialect}: the same answer as the rule for hostile texts`, () => {
             const screened = screenedUnservable(dialect);
             const rule = REDIS_TEXT_RULES[dialect];
@@ -65,6 +78,18 @@ describe("the servable screen gives the dialect rule's answer", () => {
             const rules = redisEngine.textRules({ ...DEFAULT_REDIS_OPTIONS, dialect });
             expect(rules.name).toBe(dialect);
             expect(rules.unservable('Paris')).toBeNull();
+            // The screen answers the usual text itself: the rule is not asked (the engine's rules would pass the
+            // answers above without the screen; this does not).
+            const rule = REDIS_TEXT_RULES[dialect];
+            const asked = jest.spyOn(rule, 'unservable');
+            try {
+                expect(rules.unservable('Lyon')).toBeNull();
+                expect(asked).not.toHaveBeenCalled();
+                rules.unservable('a\0b');
+                expect(asked).toHaveBeenCalledTimes(1);
+            } finally {
+                asked.mockRestore();
+            }
             expect(rules.unservable('\u20ac'.repeat(1366))).toBe(long(4098));
             expect(rules.unservable(`a${TAG_SEPARATOR}b`)).toMatch(/U\+001F, the TAG separator/);
             expect(rules.unservable('a\0b')).toMatch(/NUL byte/);
