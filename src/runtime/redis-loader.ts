@@ -248,8 +248,16 @@ export async function loadIntoRedis(
         );
     };
     try {
-        for (const { collection } of options.skipIndexes ? [] : work)
-            indexes.push(await ensureIndex(link, view, collection, options.recreate ?? false, options.fresh ?? false));
+        if (!options.skipIndexes)
+            indexes.push(
+                ...(await ensureIndexes(
+                    link,
+                    view,
+                    work.map(({ collection }) => collection),
+                    options.recreate ?? false,
+                    options.fresh ?? false,
+                )),
+            );
     } catch (error) {
         if (error instanceof RedisConnectionLost) lost(error);
         throw error;
