@@ -28,8 +28,15 @@ export function steadyState(small, large) {
         const pipe = [line(comparison, 'redis-cli'), line(other, 'redis-cli')];
         const kvmod = [line(comparison, 'kvmod load'), line(other, 'kvmod load')];
         if (pipe.includes(undefined) || kvmod.includes(undefined)) continue;
-        const rate = ([a, b]) => rows / (b.seconds - a.seconds);
+        const seconds = (l) => l.exactSeconds ?? l.seconds;
         lines.push(comparison.comparison);
+        if (![pipe, kvmod].every(([a, b]) => seconds(b) > seconds(a))) {
+            lines.push(
+                '  no steady state: a run of the larger data was not slower than the smaller one (a busy machine?)',
+            );
+            continue;
+        }
+        const rate = ([a, b]) => rows / (seconds(b) - seconds(a));
         for (const [name, pair] of [
             ['redis-cli --pipe', pipe],
             ['kvmod load (whole process)', kvmod],
@@ -37,8 +44,8 @@ export function steadyState(small, large) {
             const times = pair.map((l) => `${l.seconds.toFixed(2)} s`).join(' → ');
             lines.push(`  ${name.padEnd(28)} ${times.padEnd(17)} steady ${count(rate(pair)).padStart(9)} rows/s`);
         }
-        const share = (pipe[1].seconds - pipe[0].seconds) / (kvmod[1].seconds - kvmod[0].seconds);
-        const beyond = [kvmod[0].seconds - pipe[0].seconds, kvmod[1].seconds - pipe[1].seconds];
+        const share = (seconds(pipe[1]) - seconds(pipe[0])) / (seconds(kvmod[1]) - seconds(kvmod[0]));
+        const beyond = [seconds(kvmod[0]) - seconds(pipe[0]), seconds(kvmod[1]) - seconds(pipe[1])];
         const perRow = (beyond[1] - beyond[0]) / rows;
         const once = beyond[0] - perRow * small.rows;
         lines.push(

@@ -258,6 +258,8 @@ try {
     const figure = (name, result, baseline) => ({
         name,
         seconds: Number(result.seconds.toFixed(2)),
+        // Unrounded, for the steady state's differences (bench-load-steady.mjs).
+        exactSeconds: result.seconds,
         cpuSeconds: result.cpu === undefined ? undefined : Number(result.cpu.toFixed(2)),
         rowsPerSecond: Math.round(rows / result.seconds),
         share: baseline ? Number((baseline.seconds / result.seconds).toFixed(2)) : undefined,
