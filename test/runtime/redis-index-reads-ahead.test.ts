@@ -80,7 +80,12 @@ async function run(
         } catch (error) {
             result.error = (error as Error).message;
         }
-        result.keys = ((await link.send(['KEYS', '*'])) as string[]).sort();
+        // Not RediSearch 1.2's own index structures (numeric ranges, tags, geo, terms): after FT.DROP it frees them in
+        // the background, so one may still be there when the keys are listed (seen in CI: `nm:<index>/<field>`). The
+        // writes that made and dropped them are compared (`compare`).
+        result.keys = ((await link.send(['KEYS', '*'])) as string[])
+            .filter((key) => !/^(nm|tag|geo|ft):/.test(key))
+            .sort();
         return result;
     } finally {
         await link.close();
