@@ -90,6 +90,13 @@ export function describeCommand(argv: readonly string[]): string {
     return points.length > 200 ? `${points.slice(0, 200).join('')}…` : text;
 }
 
+/** `error` with the server (as messages print it) and the refused command recorded, unless a link recorded them first. */
+export function refusedBy(error: RedisErrorReply, server: string, argv: readonly string[]): RedisErrorReply {
+    error.server ??= server;
+    error.command ??= describeCommand(argv);
+    return error;
+}
+
 /** True for an error reply of the server (the command was refused; the connection is fine). */
 export function isErrorReply(error: unknown): error is Error {
     return error instanceof RedisErrorReply;
@@ -206,11 +213,8 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
             if (stalled || closed) throw lost(undefined);
             const [reply] = await sendWatched(respBatch([argv]), argv);
             if (reply.status === 'fulfilled') return reply.value;
-            if (reply.reason instanceof RedisErrorReply) {
-                reply.reason.server ??= shown;
-                reply.reason.command ??= describeCommand(argv);
-                throw authFailure(shown, reply.reason) ?? reply.reason;
-            }
+            if (reply.reason instanceof RedisErrorReply)
+                throw authFailure(shown, reply.reason) ?? refusedBy(reply.reason, shown, argv);
             throw lost(reply.reason);
         },
         async sendBatch(batch) {

@@ -76,34 +76,26 @@ export function unservableValues(model: RuntimeModel, data: InstanceData, rules:
     for (const [entityName, searched] of model.searched ?? []) {
         const entity = model.entities.get(entityName);
         if (!entity) continue;
+        // Index loops: they run once per object of the data, in code not optimized yet (`for…of` makes objects).
+        const attributes = [...searched.keys()];
+        const uses = [...searched.values()];
         const objects = data[entityName] ?? [];
-        // Attribute by attribute: the inner loop reads one property of every object (~2 ms less than every searched
-        // attribute of one object at a time on the airflights data at scale 10,000, 40,000 values). The problems are
-        // then put back in the order of objects, then attributes. Index loops: they run once per object of the data,
-        // in code not optimized yet (`for…of` makes objects).
-        const found: { index: number; attribute: number; line: string }[] = [];
-        let a = 0;
-        for (const [attribute, use] of searched) {
-            const compares = use.compared.length > 0;
-            const sorts = use.sorted.length > 0;
-            for (let index = 0; index < objects.length; index++) {
-                const value = objects[index][attribute];
+        for (let index = 0; index < objects.length; index++) {
+            const object = objects[index];
+            for (let a = 0; a < attributes.length; a++) {
+                const attribute = attributes[a];
+                const use = uses[a];
+                const value = object[attribute];
                 if (typeof value !== 'string') continue;
-                const compared = compares ? rules.unservable(value) : null;
-                const why = compared ?? (sorts ? rules.unsortable(value) : null);
+                const compared = use.compared.length > 0 ? rules.unservable(value) : null;
+                const why = compared ?? (use.sorted.length > 0 ? rules.unsortable(value) : null);
                 if (why === null) continue;
                 const queries = compared !== null ? use.compared : use.sorted;
-                const object = objects[index];
-                found.push({
-                    index,
-                    attribute: a,
-                    line: `${file}: ${objectLocation(entityName, index, object[entity.idName])}.${attribute}: ${rules.name} cannot serve this text to ${queries.join(', ')}: ${why}`,
-                });
+                problems.push(
+                    `${file}: ${objectLocation(entityName, index, object[entity.idName])}.${attribute}: ${rules.name} cannot serve this text to ${queries.join(', ')}: ${why}`,
+                );
             }
-            a++;
         }
-        found.sort((x, y) => x.index - y.index || x.attribute - y.attribute);
-        for (const problem of found) problems.push(problem.line);
     }
     return problems;
 }

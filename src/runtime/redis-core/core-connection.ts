@@ -9,10 +9,10 @@ import type { createCluster as CreateCluster } from 'redis';
 import { KvmodError } from '../../pipeline/errors.js';
 import {
     connectRedis,
-    describeCommand,
     isErrorReply,
     RedisConnectionLost,
     RedisErrorReply,
+    refusedBy,
     type RedisLink,
 } from '../redis-link.js';
 import { argvOfResp, RespWriter, type RespBatch } from '../redis-resp.js';
@@ -176,10 +176,7 @@ async function connectCluster(seeds: readonly string[], seconds: number): Promis
             return await withTimeout(cluster.sendCommand(key, readonly, [...argv]), argv[0] ?? 'a command');
         } catch (thrown) {
             const error = reply(thrown);
-            if (error instanceof RedisErrorReply) {
-                error.server ??= shown;
-                error.command ??= describeCommand(argv);
-            }
+            if (error instanceof RedisErrorReply) refusedBy(error, shown, argv);
             // A cluster whose node is gone answers CLUSTERDOWN or a socket error: the run cannot go on.
             if (isErrorReply(error) && /^(CLUSTERDOWN|TRYAGAIN)/.test(error.message)) throw down(error);
             throw lost(error);
