@@ -8,8 +8,10 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { createClient } from 'redis';
 import { bindRedisCommand } from '../../src/generation/redis/redis-commands.js';
+import { unservableNumber } from '../../src/generation/redis/redis-number-rules.js';
 import { buildRedisViewModel } from '../../src/generation/redis/redis-view-model.js';
 import { compares } from '../../src/runtime/oracle.js';
+import { redisEngine } from '../../src/runtime/redis/redis-engine.js';
 import { redisearchCollation } from '../../src/runtime/redis/redis-collation.js';
 import { parseKvlm } from '../generation/generation-fixtures.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
@@ -187,6 +189,110 @@ describe('RediSearch 1.2 answers generated numeric conditions as the oracle does
                 },
             ),
             { numRuns: 150, seed: 27 },
+        );
+    });
+});
+
+/** The next double above (`step` 1) or below (-1) a finite one. */
+function adjacent(value: number, step: 1 | -1): number {
+    if (value === 0) return step * Number.MIN_VALUE;
+    const view = new DataView(new ArrayBuffer(8));
+    view.setFloat64(0, value);
+    view.setBigInt64(0, view.getBigInt64(0) + BigInt(value > 0 ? step : -step));
+    return view.getFloat64(0);
+}
+
+const OPERATORS = ['=', '!=', '<', '<=', '>', '>='] as const;
+
+/** One collection with a query per operator on the float `a`; rows written with the design's own commands. */
+async function loadFloats(rows: { id: string; a: number }[]) {
+    const kvlm = await parseKvlm(`database f
+collection C {
+    key C_id natural(E.id)
+    from E as E
+    field a: float = E.a projected(${OPERATORS.map((_, i) => `Q${i}`).join(', ')}) filtered(Q0, Q1) ranged(Q2, Q3, Q4, Q5)
+${OPERATORS.map((o, i) => `    query Q${i} {\n        param x: float\n        where a ${o} ?x\n        select a\n    }`).join('\n')}
+}
+`);
+    const collection = buildRedisViewModel(kvlm, { dialect: 'redisearch1' }).collections[0]!;
+    await client.sendCommand(['FLUSHALL']);
+    await client.sendCommand(bindRedisCommand(collection.create, {}));
+    await client.sendCommand(bindRedisCommand(collection.point, {}));
+    for (const r of rows) await client.sendCommand(bindRedisCommand(collection.insert, { E_id: r.id, a: r.a }));
+    return async (operator: number, x: number): Promise<string[]> => {
+        const reply = (await client.sendCommand(
+            bindRedisCommand(collection.queries[operator]!.command, { x }),
+        )) as unknown[];
+        return reply
+            .slice(1)
+            .filter((_, i) => i % 2 === 0)
+            .map((key) => String(key).slice(collection.keyPrefix.length))
+            .sort();
+    };
+}
+
+/** Doubles of every kind: any bit pattern, short decimals (prices), quarters, integers, tiny and huge magnitudes. */
+const anyFloat = fc.oneof(
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.integer({ min: -10_000_000, max: 10_000_000 }).map((n) => n / 100),
+    fc.integer({ min: -400_000, max: 400_000 }).map((n) => n / 4),
+    fc.integer({ min: -1e9, max: 1e9 }),
+    fc.constantFrom(0.1, 323.55, 1e-7, 5e-324, 2.2250738585072014e-308, 123456789.123, 1e300, -0),
+);
+
+describe('RediSearch 1.2 numbers: what data check passes, the engine serves', () => {
+    test('the check refuses what the issue found (0.1, 323.55, 1e-7, a denormal) and nothing on redisearch2', () => {
+        const rules = redisEngine.textRules({ dialect: 'redisearch1', dbPrefix: false, limit: 10000 });
+        const refused = [0.1, 323.55, 1e-7, 5e-324, 19.99, -0.3].map((v) => rules.unservableNumber!(v));
+        expect(refused.every((why) => why !== null)).toBe(true);
+        expect(rules.unservableNumber!(0.1)).toBe(
+            'RediSearch 1.2 indexes it as the 32-bit float 0.10000000149011612, so comparisons with it answer wrongly; use a value a 32-bit float holds exactly (a whole number, 0.25, 19.75) or the redisearch2 dialect',
+        );
+        for (const v of [0, -7, 0.25, -12.25, 19.75, 123456789.123, 1e300, 2 ** 70, Number.MAX_VALUE])
+            expect([v, rules.unservableNumber!(v)]).toEqual([v, null]);
+        for (const v of [0.1, 5e-324]) expect(unservableNumber('redisearch2', v)).toBeNull();
+    });
+
+    test('the values the check refuses are the ones the engine misses by equality on themselves', async () => {
+        const values = [0.1, 0.25, 323.55, 1e-7, 5e-324, 19.99, 19.75, 123456789.123, -0.3, 7];
+        const query = await loadFloats(values.map((a, i) => ({ id: `r${i}`, a })));
+        const missed: number[] = [];
+        for (const [i, v] of values.entries()) if (!(await query(0, v)).includes(`r${i}`)) missed.push(v);
+        expect(missed).toEqual(values.filter((v) => unservableNumber('redisearch1', v) !== null));
+    });
+
+    test('every float the check passes is found by each comparison with itself and its neighbours, as the oracle says', async () => {
+        await fc.assert(
+            fc.asyncProperty(
+                fc.array(anyFloat, { minLength: 1, maxLength: 25 }),
+                fc.array(anyFloat, { maxLength: 3 }),
+                async (drawn, others) => {
+                    const values = drawn.filter((v) => unservableNumber('redisearch1', v) === null);
+                    fc.pre(values.length > 0);
+                    const rows = values.map((a, i) => ({ id: `r${i}`, a }));
+                    const query = await loadFloats(rows);
+                    // Parameters: each stored value, the doubles beside it, its 32-bit float, and values of their own
+                    // (which the check does not restrict: a parameter is read exactly).
+                    const params = [
+                        ...values.flatMap((v) => [v, adjacent(v, 1), adjacent(v, -1), Math.fround(v)]),
+                        ...others,
+                    ].filter((x) => Number.isFinite(x));
+                    const wrong: string[] = [];
+                    for (const x of params) {
+                        for (const [o, operator] of OPERATORS.entries()) {
+                            const expected = rows
+                                .filter((r) => compares(redisearchCollation, 'float', r.a, operator, x))
+                                .map((r) => r.id)
+                                .sort();
+                            const answer = await query(o, x);
+                            if (JSON.stringify(answer) !== JSON.stringify(expected))
+                                wrong.push(`a ${operator} ${x}: ${answer.join(',')} instead of ${expected.join(',')}`);
+                        }
+                    }
+                    expect(wrong).toEqual([]);
+                },
+            ),
+            { numRuns: 40, seed: 2027 },
         );
     });
 });
