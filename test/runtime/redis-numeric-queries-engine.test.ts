@@ -190,7 +190,7 @@ describe('RediSearch 1.2 answers generated numeric conditions as the oracle does
             ),
             { numRuns: 150, seed: 27 },
         );
-    });
+    }, 240_000);
 });
 
 /** The next double above (`step` 1) or below (-1) a finite one. */
@@ -294,5 +294,5 @@ describe('RediSearch 1.2 numbers: what data check passes, the engine serves', ()
             ),
             { numRuns: 40, seed: 2027 },
         );
-    });
+    }, 240_000);
 });
