@@ -36,7 +36,7 @@ const generate = (context: CliContext): CommandModule<object, DataGenerateArgs> 
 const check = (context: CliContext): CommandModule<object, DataCheckArgs> => ({
     command: 'check <model>',
     describe:
-        'Check a data file against a model (schema, dangling and duplicate identifiers, texts no query could find)',
+        'Check a data file against a model (schema, dangling and duplicate identifiers, values no query could find)',
     builder: (yargs: Argv<object>) =>
         // The target's design decides which values a query can find (schemas/instance-data.md).
         targetOptions(yargs, 'engine')

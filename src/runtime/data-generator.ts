@@ -203,8 +203,8 @@ function freshValue(
         case 'int':
             return ordinal === 0 ? 0 : ordinal === 1 ? -7 : random.int(-50, 2000);
         case 'float':
-            // Quarters: RediSearch 1.2 parses query numbers that have no exact binary form (0.1, 323.55) one ulp
-            // off the stored value, so `=` and range bounds on them fail; see schemas/instance-data.md.
+            // Quarters: RediSearch 1.2 indexes most other decimals (0.1, 323.55) as a nearby 32-bit float, so `=` and
+            // range bounds on them fail and `data check` refuses them; see schemas/instance-data.md.
             return ordinal === 0 ? 0 : ordinal === 1 ? -12.25 : random.int(-40000, 40000) / 4;
         case 'boolean':
             return ordinal % 2 === 0;

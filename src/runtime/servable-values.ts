@@ -3,8 +3,8 @@
  * the engine could ever find a value, so that nothing is stored where no query can find it. A text attribute that
  * some query compares (`=`, `!=`) becomes a TAG field in every design; one that a query sorts on becomes SORTABLE.
  * Whether the engine can serve a text there is the engine's text rule for the options in effect (its
- * `EngineRuntime.textRules`, e.g. a RediSearch dialect's); every other value (projected only, numbers, dates)
- * is stored and returned as it is.
+ * `EngineRuntime.textRules`, e.g. a RediSearch dialect's). A compared float is asked about too: RediSearch 1.2 indexes
+ * many of them as a nearby 32-bit float. Every other value (projected only, ints, dates) is stored and returned as it is.
  */
 import type { PidmModel } from '../language/generated/ast.js';
 import { KvmodError } from '../pipeline/errors.js';
@@ -20,6 +20,8 @@ export interface TextRules {
     unservable(text: string): string | null;
     /** Why the engine could not sort on the text, or null when it can. */
     unsortable(text: string): string | null;
+    /** Why a comparison with a stored float could answer wrongly, or null when it cannot (absent: every float). */
+    unservableNumber?(value: number): string | null;
 }
 
 /** How queries use one text attribute: the queries comparing it and those sorting on it. */
@@ -28,10 +30,10 @@ export interface SearchedText {
     sorted: string[];
 }
 
-/** Text attributes the queries compare or sort on: entity name → attribute name → the queries. */
+/** Text attributes the queries compare or sort on, and floats they compare: entity → attribute → the queries. */
 export type SearchedTexts = Map<string, Map<string, SearchedText>>;
 
-/** Reads from the PIDM queries which text attributes the engine will index. */
+/** Reads from the PIDM queries which text (and compared float) attributes the engine will index. */
 export function searchedTexts(models: readonly PidmModel[]): SearchedTexts {
     const searched: SearchedTexts = new Map();
     const note = (entity: string, attribute: string, query: string, role: keyof SearchedText) => {
@@ -52,7 +54,8 @@ export function searchedTexts(models: readonly PidmModel[]): SearchedTexts {
         const walk = (expression: PlanExpression | undefined): void => {
             if (!expression) return;
             if (expression.kind === 'compare') {
-                if (expression.value.type === 'text')
+                // Floats too: an engine may index some of them as another number (`TextRules.unservableNumber`).
+                if (expression.value.type === 'text' || expression.value.type === 'float')
                     note(entityOf.get(expression.value.node)!, expression.value.attribute, plan.name, 'compared');
             } else if (expression.kind === 'not') walk(expression.operand);
             else {
@@ -86,6 +89,14 @@ export function unservableValues(model: RuntimeModel, data: InstanceData, rules:
                 const attribute = attributes[a];
                 const use = uses[a];
                 const value = object[attribute];
+                if (typeof value === 'number') {
+                    const why = use.compared.length > 0 ? (rules.unservableNumber?.(value) ?? null) : null;
+                    if (why !== null)
+                        problems.push(
+                            `${file}: ${objectLocation(entityName, index, object[entity.idName])}.${attribute}: ${rules.name} cannot serve this number (${value}) to ${use.compared.join(', ')}: ${why}`,
+                        );
+                    continue;
+                }
                 if (typeof value !== 'string') continue;
                 const compared = use.compared.length > 0 ? rules.unservable(value) : null;
                 const why = compared ?? (use.sorted.length > 0 ? rules.unsortable(value) : null);

@@ -333,6 +333,18 @@ collection C {
         );
     });
 
+    test('RediSearch 1.2 queries negate only single TAG clauses, after the positive ones: its NOT drops rows', async () => {
+        const vm = buildRedisViewModel(await edge(), { dialect: 'redisearch1' });
+        const filter = (name: string) => vm.collections[0]!.queries.find((q) => q.name === name)!.filter;
+        // `not city != "in"` is `city = "in"`; a numeric `!=` is the two ranges around the value.
+        expect(filter('Q_byRef')).toBe(
+            '((@ref:{$ref}) | (@city:{Saint\\-Étienne\\,\\ \\"Loire\\"\\ \\{x\\}\\ \\|\\ y})) @paid:[1 1] @city:{in}',
+        );
+        expect(filter('Q_range')).toBe(
+            '@total:[$low +inf] @total:[-inf ($high] @placed:[($since +inf] ((@day:[-inf (20240229]) | (@day:[(20240229 +inf])) @qty:[-inf 10] @qty:[(-1 +inf]',
+        );
+    });
+
     test('a range over a text field cannot be expressed and is an error naming the field and the query', async () => {
         const kvlm = await parseKvlm(`database d
 collection C {

@@ -175,3 +175,39 @@ describe('values the design cannot serve', () => {
         }
     });
 });
+
+describe('floats RediSearch 1.2 indexes as another number', () => {
+    const BOOKS = 'examples/book-ratings/book-ratings.pidm';
+
+    test('a compared price the 1.2 index keeps as a 32-bit float is refused by data check and load; 2.x takes it', async () => {
+        const generated = join(dir, 'books.json');
+        await runDataGenerate({ model: BOOKS, scale: 6, seed: 3, output: generated }, memoryIo());
+        const data = JSON.parse(await readFile(generated, 'utf8')) as InstanceData;
+        data.Book![2]!.price = 0.1;
+        data.Book![4]!.price = 19.75; // a 32-bit float holds it: served
+        const path = join(dir, 'books-0.1.json');
+        await writeFile(path, JSON.stringify(data));
+        const id = JSON.stringify(data.Book![2]!.isbn);
+        const io = memoryIo();
+        expect(await main(['data', 'check', BOOKS, '--data', path, '--dialect', 'redisearch1'], io)).toBe(1);
+        expect(io.stderr).toBe(
+            `kvmod: ${path} holds values no query could find on redisearch1; kvmod stores nothing it cannot serve: fix or remove them:\n` +
+                `${path}: Book[2] (id ${id}).price: redisearch1 cannot serve this number (0.1) to Q5_booksAbovePrice, Q7_bargainsOrTopRanked: ` +
+                'RediSearch 1.2 indexes it as the 32-bit float 0.10000000149011612, so comparisons with it answer wrongly; use a value a 32-bit float holds exactly (a whole number, 0.25, 19.75) or the redisearch2 dialect\n',
+        );
+        expect(await main(['data', 'check', BOOKS, '--data', path, '--dialect', 'redisearch2'], memoryIo())).toBe(0);
+        // The test server runs RediSearch 1.2: load detects it, refuses, and writes nothing.
+        const link = await connectRedis(server.url);
+        try {
+            await link.send(['FLUSHALL']);
+            const loadIo = memoryIo();
+            expect(await main(['load', BOOKS, '--data', path, '--redis', server.url], loadIo)).toBe(1);
+            expect(loadIo.stderr).toContain(
+                `${path}: Book[2] (id ${id}).price: redisearch1 cannot serve this number (0.1)`,
+            );
+            expect(await link.send(['DBSIZE'])).toBe(0);
+        } finally {
+            await link.close();
+        }
+    });
+});

@@ -31,6 +31,13 @@ export interface RedisDialectStrategy {
     counterInsertHead(counterKey: string, index: string, keyPrefix: string, idField: string): RedisArgPart[][];
     /** Deletes one row from the keyspace and the index. */
     deleteArgv(index: string, rowKey: RedisArgPart[]): RedisArgPart[][];
+    /**
+     * How a query string negates: `operator` writes `-` before the negated clause (2.x); `push-down` (RediSearch 1.2,
+     * whose NOT drops rows over a numeric clause, or as the first operand of an intersection: measured) moves every
+     * negation down to single TAG clauses, turns a negated numeric comparison into its complementary ranges (`!=` into
+     * two), and puts the negated clauses of an intersection after its other operands.
+     */
+    negation: 'operator' | 'push-down';
     /** A parameter compared with a field inside the query string. */
     queryValue(name: string, type: RedisLogicalType, kind: 'tag' | 'number'): RedisArgPart[];
     /** What ends a query after its LIMIT: the parameters it uses as PARAMS, and the dialect. */
@@ -87,6 +94,7 @@ const REDISEARCH2: RedisDialectStrategy = {
     counterInsertHead: (counterKey, _index, keyPrefix, idField) =>
         lit('EVAL', COUNTER_INSERT_LUA_2, '1', counterKey, keyPrefix, idField),
     deleteArgv: (_index, rowKey) => [['DEL'], rowKey],
+    negation: 'operator',
     queryValue: (name) => [`$${name}`],
     queryHead: (cmd, stable) => lit(cmd, stable),
     pointArgv: (stable, physical) => ['FT.ALIASUPDATE', stable, physical],
@@ -114,6 +122,7 @@ const REDISEARCH1: RedisDialectStrategy = {
     counterInsertHead: (counterKey, index, keyPrefix, idField) =>
         lit('EVAL', COUNTER_INSERT_LUA_1, '1', counterKey, index, keyPrefix, idField),
     deleteArgv: (index, rowKey) => [['FT.DEL'], [index], rowKey, ['DD']],
+    negation: 'push-down',
     queryValue: (name, type, kind) => [slot(name, type, kind === 'tag' ? 'tag' : 'value')],
     queryTail: () => [],
     queryHead: (cmd, stable) => lit('EVAL', POINTER_QUERY_LUA, '1', pointerKeyOf(stable), cmd),

@@ -3,7 +3,14 @@
  * operands are parenthesised), FT.SEARCH or FT.AGGREGATE by its sort keys, the paging slots `LIMIT $offset $count`,
  * and what the dialect strategy adds (PARAMS and DIALECT 2, or values escaped into the query string).
  */
-import type { Collection, Field, KExpression, KValue, ServedQuery } from '../../language/generated/ast.js';
+import type {
+    Collection,
+    Field,
+    KComparisonOperator,
+    KExpression,
+    KValue,
+    ServedQuery,
+} from '../../language/generated/ast.js';
 import { GenerationError } from '../generation-errors.js';
 import { encodeRedisValue, isNumericType, RedisEncodingError, type RedisLogicalType } from './redis-encoding.js';
 import { escapeQueryFieldName } from './redis-escaping.js';
@@ -26,7 +33,16 @@ export function buildQuery(
     const paramTypes = new Map<string, RedisLogicalType>();
     const paramFields = new Map<string, string>();
     const filterParts: RedisArgPart[] = query.where
-        ? translate(query.where, { collection, query, strategy, usedParams, paramTypes, paramFields, top: true })
+        ? translate(query.where, {
+              collection,
+              query,
+              strategy,
+              usedParams,
+              paramTypes,
+              paramFields,
+              top: true,
+              negated: false,
+          })
         : ['*'];
     const filter = mergeLiterals(filterParts);
     const params = query.params.map((p) => ({
@@ -122,6 +138,8 @@ interface TranslateContext {
     paramTypes: Map<string, RedisLogicalType>;
     paramFields: Map<string, string>;
     top: boolean;
+    /** True inside an odd number of NOTs that the strategy pushes down (`negation: 'push-down'`). */
+    negated: boolean;
 }
 
 /**
@@ -134,18 +152,25 @@ function translate(expr: KExpression, ctx: TranslateContext): RedisArgPart[] {
         case 'KGroupExpression':
             return translate(expr.inner, ctx);
         case 'KNotExpression':
+            if (ctx.strategy.negation === 'push-down')
+                return translate(expr.operand, { ...ctx, negated: !ctx.negated });
             return ['-(', ...translate(expr.operand, inner), ')'];
         case 'KBinaryExpression': {
-            const operands = flatten(expr, expr.operator);
+            // De Morgan: a pushed-down NOT turns an intersection into a union and back.
+            const operator = ctx.negated ? (expr.operator === 'and' ? 'or' : 'and') : expr.operator;
             const wrap = (e: KExpression): RedisArgPart[] => {
                 const parts = translate(e, inner);
-                const plain = unwrapGroups(e).$type === 'KComparison';
-                return expr.operator === 'and' && plain ? parts : ['(', ...parts, ')'];
+                let clause = unwrapGroups(e);
+                // A pushed-down NOT leaves a single clause.
+                while (ctx.strategy.negation === 'push-down' && clause.$type === 'KNotExpression')
+                    clause = unwrapGroups(clause.operand);
+                const plain = clause.$type === 'KComparison';
+                return operator === 'and' && plain ? parts : ['(', ...parts, ')'];
             };
-            return operands.flatMap((operand, i) => [
-                ...(i > 0 ? [expr.operator === 'and' ? ' ' : ' | '] : []),
-                ...wrap(operand),
-            ]);
+            let operands = flatten(expr, expr.operator).map(wrap);
+            if (operator === 'and' && ctx.strategy.negation === 'push-down')
+                operands = [...operands.filter((p) => p[0] !== '-'), ...operands.filter((p) => p[0] === '-')];
+            return operands.flatMap((parts, i) => [...(i > 0 ? [operator === 'and' ? ' ' : ' | '] : []), ...parts]);
         }
         case 'KComparison':
             return comparison(expr, ctx);
@@ -168,7 +193,8 @@ function comparison(expr: Extract<KExpression, { $type: 'KComparison' }>, ctx: T
     const field = fieldOf(expr.field, ctx.collection);
     const type = field.type as RedisLogicalType;
     const at = `@${escapeQueryFieldName(field.name)}:`;
-    const negate = expr.operator === '!=';
+    const operator = ctx.negated ? COMPLEMENT[expr.operator] : expr.operator;
+    const negate = operator === '!=';
     if (!isNumericType(type)) {
         if (expr.operator !== '=' && expr.operator !== '!=') {
             throw new GenerationError(
@@ -180,10 +206,12 @@ function comparison(expr: Extract<KExpression, { $type: 'KComparison' }>, ctx: T
         return [negate ? '-' : '', at, '{', ...value, '}'];
     }
     const value = valueParts(expr.value, type, 'number', ctx, field);
-    switch (expr.operator) {
+    switch (operator) {
         case '=':
             return [at, '[', ...value, ' ', ...value, ']'];
         case '!=':
+            if (ctx.strategy.negation === 'push-down')
+                return ['((', at, '[-inf (', ...value, ']) | (', at, '[(', ...value, ' +inf]))'];
             return ['-', at, '[', ...value, ' ', ...value, ']'];
         case '<':
             return [at, '[-inf (', ...value, ']'];
@@ -195,6 +223,16 @@ function comparison(expr: Extract<KExpression, { $type: 'KComparison' }>, ctx: T
             return [at, '[', ...value, ' +inf]'];
     }
 }
+
+/** The comparison that holds exactly where another does not (every stored row has a value of every field). */
+const COMPLEMENT: Readonly<Record<KComparisonOperator, KComparisonOperator>> = {
+    '=': '!=',
+    '!=': '=',
+    '<': '>=',
+    '<=': '>',
+    '>': '<=',
+    '>=': '<',
+};
 
 /** A comparison's right-hand side inside the query string: a literal, or a parameter. */
 function valueParts(

@@ -5,6 +5,7 @@
  * same messages and codes.
  */
 import { formatCliCommand } from '../../generation/redis/redis-escaping.js';
+import { unservableNumber } from '../../generation/redis/redis-number-rules.js';
 import { redisTarget, type redisTargetOptions } from '../../generation/redis/redis-target.js';
 import { REDIS_TEXT_RULES } from '../../generation/redis/redis-text-rules.js';
 import type { RedisViewModel } from '../../generation/redis/redis-view-model.js';
@@ -148,6 +149,7 @@ export const redisEngine: EngineRuntime<typeof redisTargetOptions, RedisViewMode
             name: dialect,
             unservable: screenedUnservable(dialect),
             unsortable: (text) => rules.unsortable(text),
+            unservableNumber: (value) => unservableNumber(dialect, value),
         };
     },
     variantOf: (view) => view.dialect,

@@ -573,9 +573,9 @@ const QUERIES = {
                     { param: 'maxPrice', type: 'float', use: 'value', nullable: false },
                     ']) | (@rank:[',
                     { param: 'minRank', type: 'int', use: 'value', nullable: false },
-                    ' +inf])) (-(@author:{',
+                    ' +inf])) -@author:{',
                     { param: 'excludedAuthor', type: 'text', use: 'tag', nullable: false },
-                    '}))',
+                    '}',
                 ],
                 ['RETURN'],
                 ['4'],
@@ -901,7 +901,7 @@ export interface Q7_bargainsOrTopRankedResult {
     readonly price: number | null;
 }
 
-/** Q7_bargainsOrTopRanked on Q1_booksByRank_Q7_bargainsOrTopRanked (FT.SEARCH `((@price:[-inf ($maxPrice]) | (@rank:[$minRank +inf])) (-(@author:{$excludedAuthor}))`), ordered by title ASC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
+/** Q7_bargainsOrTopRanked on Q1_booksByRank_Q7_bargainsOrTopRanked (FT.SEARCH `((@price:[-inf ($maxPrice]) | (@rank:[$minRank +inf])) -@author:{$excludedAuthor}`), ordered by title ASC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
 export function Q7_bargainsOrTopRanked(client: kvmod.CommandClient, params: Q7_bargainsOrTopRankedParams, options: kvmod.PageOptions = {}): Promise<kvmod.Page<Q7_bargainsOrTopRankedResult>> {
     return kvmod.readPage<Q7_bargainsOrTopRankedResult>(client, QUERIES.Q7_bargainsOrTopRanked, params, options);
 }
