@@ -21,6 +21,11 @@ export interface RedisDialectStrategy {
     legacy: boolean;
     /** How the engine indexes texts and how queries must write them. */
     text: RedisTextRules;
+    /**
+     * True when a compared text is searched in an equality companion holding `text.storedTag` of the value (2.x,
+     * whose builds fold case in two ways), false when the field itself is searched (1.2).
+     */
+    equalityCompanion: boolean;
     /** The Lua script of counter-key inserts. */
     counterInsertLua: string;
     /** `FT.CREATE <index>` and what makes the index follow its rows (2.x: `ON HASH PREFIX 1 <prefix>`). */
@@ -81,6 +86,7 @@ const REDISEARCH2: RedisDialectStrategy = {
     engine: 'RediSearch 2.x and later: Redis Stack, Redis 8',
     legacy: false,
     text: REDIS_TEXT_RULES.redisearch2,
+    equalityCompanion: true,
     counterInsertLua: COUNTER_INSERT_LUA_2,
     createHead: (index, keyPrefix) => lit('FT.CREATE', index, 'ON', 'HASH', 'PREFIX', '1', keyPrefix),
     insertHead: (_index, rowKey) => [['HSET'], rowKey],
@@ -108,6 +114,7 @@ const REDISEARCH1: RedisDialectStrategy = {
     engine: 'RediSearch 1.2: the 1.x module on Redis 5–7, e.g. Debian 12',
     legacy: true,
     text: REDIS_TEXT_RULES.redisearch1,
+    equalityCompanion: false,
     counterInsertLua: COUNTER_INSERT_LUA_1,
     createHead: (index) => lit('FT.CREATE', index),
     insertHead: (index, rowKey) => [['FT.ADD'], [index], rowKey, ['1.0'], ['REPLACE'], ['FIELDS']],

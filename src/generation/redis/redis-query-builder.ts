@@ -26,7 +26,16 @@ export function buildQuery(
     const paramTypes = new Map<string, RedisLogicalType>();
     const paramFields = new Map<string, string>();
     const filterParts: RedisArgPart[] = query.where
-        ? translate(query.where, { collection, query, strategy, usedParams, paramTypes, paramFields, top: true })
+        ? translate(query.where, {
+              collection,
+              query,
+              strategy,
+              fieldByName,
+              usedParams,
+              paramTypes,
+              paramFields,
+              top: true,
+          })
         : ['*'];
     const filter = mergeLiterals(filterParts);
     const params = query.params.map((p) => ({
@@ -118,6 +127,7 @@ interface TranslateContext {
     collection: Collection;
     query: ServedQuery;
     strategy: RedisDialectStrategy;
+    fieldByName: ReadonlyMap<string, RedisField>;
     usedParams: string[];
     paramTypes: Map<string, RedisLogicalType>;
     paramFields: Map<string, string>;
@@ -170,6 +180,9 @@ function comparison(expr: Extract<KExpression, { $type: 'KComparison' }>, ctx: T
     const at = `@${escapeQueryFieldName(field.name)}:`;
     const negate = expr.operator === '!=';
     if (!isNumericType(type)) {
+        // On 2.x the clause searches the equality companion, which holds the form the query binds.
+        const companion = ctx.fieldByName.get(field.name)?.equalityKey ?? null;
+        const tagAt = companion !== null ? `@${escapeQueryFieldName(companion)}:` : at;
         if (expr.operator !== '=' && expr.operator !== '!=') {
             throw new GenerationError(
                 `query '${ctx.query.name}': '${field.name}' is text; RediSearch cannot range over text`,
@@ -177,7 +190,7 @@ function comparison(expr: Extract<KExpression, { $type: 'KComparison' }>, ctx: T
             );
         }
         const value = valueParts(expr.value, type, 'tag', ctx, field);
-        return [negate ? '-' : '', at, '{', ...value, '}'];
+        return [negate ? '-' : '', tagAt, '{', ...value, '}'];
     }
     const value = valueParts(expr.value, type, 'number', ctx, field);
     switch (expr.operator) {

@@ -177,7 +177,12 @@ function slotTypes(command: RedisCommand): Map<string, RedisLogicalType> {
     const types = new Map<string, RedisLogicalType>();
     for (const arg of command.argv)
         for (const part of arg)
-            if (typeof part !== 'string' && part.use !== 'sort-key' && !types.has(part.param))
+            if (
+                typeof part !== 'string' &&
+                part.use !== 'sort-key' &&
+                part.use !== 'equality-key' &&
+                !types.has(part.param)
+            )
                 types.set(part.param, part.type);
     return types;
 }
