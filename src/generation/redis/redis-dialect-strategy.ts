@@ -38,7 +38,11 @@ export interface RedisDialectStrategy {
     deleteArgv(index: string, rowKey: RedisArgPart[]): RedisArgPart[][];
     /** A parameter compared with a field inside the query string. */
     queryValue(name: string, type: RedisLogicalType, kind: 'tag' | 'number'): RedisArgPart[];
-    /** What ends a query after its LIMIT: the parameters it uses as PARAMS, and the dialect. */
+    /**
+     * What ends a query after its LIMIT: on 2.x `TIMEOUT 0` (no time limit for this query), the parameters it uses as
+     * PARAMS, and the dialect. Nothing on 1.2, which has no per-query timeout (an unknown token makes its FT.AGGREGATE
+     * drop every option after it).
+     */
     queryTail(used: readonly { name: string; type: RedisLogicalType }[]): RedisArgPart[][];
     /**
      * The head of a query up to its query string: `FT.SEARCH <stable name>` on 2.x (the alias), and on 1.2 a Lua
@@ -98,7 +102,9 @@ const REDISEARCH2: RedisDialectStrategy = {
     pointArgv: (stable, physical) => ['FT.ALIASUPDATE', stable, physical],
     dropArgv: (physical) => ['FT.DROPINDEX', physical, 'DD'],
     queryTail(used) {
-        const argv: RedisArgPart[][] = [];
+        // The server's TIMEOUT (500 ms by default) with ON_TIMEOUT RETURN answers a long query with part of its rows
+        // and no error, its total cut too: every query turns the timeout off for itself.
+        const argv: RedisArgPart[][] = lit('TIMEOUT', '0');
         if (used.length > 0) {
             argv.push(...lit('PARAMS', String(used.length * 2)));
             for (const { name, type } of used)
