@@ -30,6 +30,8 @@ export interface DoctorReport {
     searchVersion: number;
     /** The dialect to generate for. */
     dialect: string;
+    /** What to fix on the server (a query timeout that cuts answers silently), a sentence each. */
+    warnings: string[];
 }
 
 /** Checks the server and prints what it runs; resolves to 0 (a missing module or server is a KvmodError). */
@@ -45,6 +47,7 @@ export async function runDoctor(args: DoctorArgs, io: CliIo = processIo): Promis
         redisVersion: probe.serverVersion,
         searchVersion: probe.module?.version ?? 0,
         dialect: probe.variant,
+        warnings: probe.warnings ?? [],
     };
     if (args.format === 'json') {
         io.out(JSON.stringify(report, null, 2) + '\n');
@@ -55,6 +58,7 @@ export async function runDoctor(args: DoctorArgs, io: CliIo = processIo): Promis
         io.out(`search module: ${moduleLabel(probe.module)} -> dialect ${probe.variant}\n`);
     } else io.out(`engine: ${probe.variant}\n`);
     io.out(`${advice}\n`);
+    for (const warning of report.warnings) io.out(`warning: ${warning}\n`);
     return 0;
 }
 

@@ -37,6 +37,13 @@ export interface EngineProbe {
     variant: string;
     /** The target option values the server implies (`{ dialect: 'redisearch1' }`): used where none is given. */
     options: RawOptionValues;
+    /** What the user should know of the server's settings (a timeout that cuts answers silently), a sentence each. */
+    warnings?: string[];
+    /**
+     * Why an answer of the design's queries may come back cut with no error on this server (a query timeout the
+     * queries cannot turn off), when it may: `verify` then refuses, as it could not trust an answer.
+     */
+    answersMayBeCut?: string;
 }
 
 /** Why an engine could not do what was asked; the engine's own `code` says it more precisely. */
@@ -132,11 +139,7 @@ export interface EngineSession<Design> {
     /** Creates the design's schema (indexes…), keeping or replacing existing objects as `mode` says. */
     prepareSchema(design: Design, mode: SchemaMode): Promise<SchemaOutcome[]>;
     /** Writes every row of every collection of the design, pipelined in batches, with progress. */
-    writeRows(
-        design: Design,
-        collections: readonly CollectionRows[],
-        options?: WriteOptions,
-    ): Promise<WriteResult>;
+    writeRows(design: Design, collections: readonly CollectionRows[], options?: WriteOptions): Promise<WriteResult>;
     /**
      * Runs a served query of the design with bound parameters (typed as instance data types them) and reads the
      * whole answer: its rows, projected columns in order, and the command, as the engine's client takes it.

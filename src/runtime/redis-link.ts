@@ -538,6 +538,8 @@ export interface SearchModule {
      * 2.x's HSET never blocks.
      */
     rowWritesBlock: boolean;
+    /** The module's load arguments as MODULE LIST gives them (Redis 7 and later); undefined when it does not say. */
+    args?: string[];
 }
 
 /** The RediSearch module the server runs: its dialect, version and whether its row writes may block. */
@@ -557,8 +559,9 @@ export async function detectDialect(link: RedisLink): Promise<SearchModule> {
         if (name === 'ft' || name === 'search' || name === 'searchlight') {
             const version = Number(info.ver ?? 0);
             const dialect = version > 0 && version < 20000 ? 'redisearch1' : 'redisearch2';
-            const args = Array.isArray(info.args) ? info.args.map((arg) => String(arg).toUpperCase()) : undefined;
-            return { dialect, version, rowWritesBlock: dialect === 'redisearch1' && !args?.includes('SAFEMODE') };
+            const args = Array.isArray(info.args) ? info.args.map((arg) => String(arg)) : undefined;
+            const safe = args?.some((arg) => arg.toUpperCase() === 'SAFEMODE') ?? false;
+            return { dialect, version, rowWritesBlock: dialect === 'redisearch1' && !safe, args };
         }
     }
     throw new KvmodError(

@@ -6,6 +6,7 @@
  */
 import { bindRedisCommand, type RedisParamValues } from '../generation/redis/redis-commands.js';
 import { encodeRedisValue, encodeSortKey, escapeKeyPart } from '../generation/redis/redis-encoding.js';
+import { equalityForm } from '../generation/redis/redis-text-rules.js';
 import type { RedisCommand, RedisParamSlot } from '../generation/redis/redis-view-model.js';
 import { isCalendarDate } from '../language/common/calendar-date.js';
 
@@ -65,7 +66,7 @@ const VALUE_CACHE_SIZE = 1 << 16;
 const CACHED_TYPES = new Set(['date', 'time', 'datetime']);
 
 /** The slot uses a row write has (the others, query-only, take `bindRedisCommand`'s general path). */
-const ROW_USES = new Set(['value', 'key-part', 'sort-key']);
+const ROW_USES = new Set(['value', 'key-part', 'sort-key', 'equality-key']);
 
 /**
  * The encoder of a command: per row, the same arguments `bindRedisCommand` binds (an optional value that is null
@@ -120,7 +121,8 @@ export function compileRespRowWriter(command: RedisCommand, keyParams: readonly 
         arg.parts = arg.parts.map((part): string | CompiledSlot => {
             if (typeof part === 'string') return part;
             const slot: CompiledSlot = { ...part };
-            if (CACHED_TYPES.has(part.type) || part.use === 'sort-key') slot.cache = new Map<unknown, string>();
+            if (CACHED_TYPES.has(part.type) || part.use === 'sort-key' || part.use === 'equality-key')
+                slot.cache = new Map<unknown, string>();
             const keyPart = keyParams.indexOf(part.param);
             if (keyPart >= 0) slot.keyPart = keyPart;
             return slot;
@@ -168,7 +170,9 @@ export function compileRespRowWriter(command: RedisCommand, keyParams: readonly 
                     : encoded
                 : slot.use === 'sort-key'
                   ? encodeSortKey(encoded)
-                  : encoded;
+                  : slot.use === 'equality-key'
+                    ? equalityForm(encoded)
+                    : encoded;
         if (cache !== undefined && typeof value === 'string') {
             if (cache.size >= VALUE_CACHE_SIZE) cache.clear();
             cache.set(value, text);

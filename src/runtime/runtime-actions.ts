@@ -129,7 +129,7 @@ async function prepare<O extends OptionDeclarations, D>(
     const session = await engine.connect({ urls, timeoutSeconds: options.timeoutSeconds });
     phaseDone('connect and probe');
     try {
-        const warnings = [...design.warnings, ...session.contradictions(given)];
+        const warnings = [...design.warnings, ...session.contradictions(given), ...(session.probe.warnings ?? [])];
         const values = { ...session.probe.options, ...given };
         let view: D;
         try {
@@ -239,6 +239,12 @@ export function verifyOnEngine(options: VerifyActionOptions): Promise<VerifyActi
     return withEngine(options, async (engine, target) => {
         const prepared = await prepare(engine, target, options);
         try {
+            const cut = prepared.session.probe.answersMayBeCut;
+            if (cut !== undefined) {
+                throw new KvmodError(`verify cannot trust an answer: ${cut}`, {
+                    code: 'verify.answers-may-be-cut',
+                });
+            }
             const loaded = await load(prepared, options, true);
             const { design, data, index, session, view } = prepared;
             const execute: QueryExecutor = (collection, query, parameters) =>

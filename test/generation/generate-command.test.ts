@@ -84,7 +84,7 @@ describe('kvmod generate', () => {
         expect(await main(['generate', AIRFLIGHTS, '-o', dir, '--db-prefix'], io)).toBe(0);
         const indexes = await readFile(join(dir, 'airflights', 'redis', 'redisearch2', 'indexes.redis'), 'utf8');
         expect(indexes.split('\n')[0]).toMatch(
-            /^FT\.CREATE airflights_Q3_passengersOfGivenFlight_92960a ON HASH PREFIX 1 airflights_Q3_passengersOfGivenFlight_92960a: /,
+            /^FT\.CREATE airflights_Q3_passengersOfGivenFlight_05b099 ON HASH PREFIX 1 airflights_Q3_passengersOfGivenFlight_05b099: /,
         );
     });
 

@@ -43,15 +43,19 @@ function build(builder: Builder, ...args: unknown[]): string[] {
 const marker = (name: string) => `$${name}`;
 
 function clientCreate(c: RedisCollection): string[] {
-    const indexed = c.fields.filter((f) => f.index);
+    const indexed = c.fields.filter((f) => f.index || f.equalityKey !== null);
     const schema: Record<string, unknown> = {};
     if (indexed.length === 0) schema[c.idField] = { type: 'TAG', SEPARATOR: '\u001f' };
     for (const f of indexed) {
-        schema[f.name] = {
-            type: f.index!.type,
-            ...(f.index!.separator !== null ? { SEPARATOR: f.index!.separator } : {}),
-            ...(f.index!.sortable ? { SORTABLE: true } : {}),
-        };
+        if (f.index) {
+            schema[f.name] = {
+                type: f.index.type,
+                ...(f.index.separator !== null ? { SEPARATOR: f.index.separator } : {}),
+                ...(f.index.sortable ? { SORTABLE: true } : {}),
+            };
+        }
+        // The equality companion that equality clauses search (2.x).
+        if (f.equalityKey !== null) schema[f.equalityKey] = { type: 'TAG', SEPARATOR: '\u001f' };
     }
     return build(CREATE, c.physicalIndex, schema, { ON: 'HASH', PREFIX: c.keyPrefix, STOPWORDS: [] });
 }
@@ -65,10 +69,23 @@ function rowKey(c: RedisCollection): string {
     return c.keyPrefix + c.key.parts.map((p) => marker(p.param)).join(':');
 }
 
-/** A field and its value marker, then its sort companion (the case-folded value) when it has one. */
+/** A field and its value marker, then its sort and equality companions when it has them. */
 function fieldValues(f: RedisCollection['fields'][number]): [string, string][] {
-    const pair: [string, string] = [f.name, marker(f.name)];
-    return f.sortKey !== null ? [pair, [f.sortKey, `sortKey(${marker(f.name)})`]] : [pair];
+    const pairs: [string, string][] = [[f.name, marker(f.name)]];
+    if (f.sortKey !== null) pairs.push([f.sortKey, `sortKey(${marker(f.name)})`]);
+    if (f.equalityKey !== null) pairs.push([f.equalityKey, `equalityKey(${marker(f.name)})`]);
+    return pairs;
+}
+
+/**
+ * `TIMEOUT 0` moved from where the client writes it to just before PARAMS, where kvmod writes it: RediSearch 2.x reads
+ * these options in any order (`handleCommonArgs`), and kvmod keeps them in one tail that counting an aggregate reuses.
+ */
+function timeoutInTail(argv: string[]): string[] {
+    const at = argv.indexOf('TIMEOUT');
+    const rest = [...argv.slice(0, at), ...argv.slice(at + 2)];
+    const tail = rest.findIndex((arg) => arg === 'PARAMS' || arg === 'DIALECT');
+    return [...rest.slice(0, tail), 'TIMEOUT', '0', ...rest.slice(tail)];
 }
 
 function clientInsert(c: RedisCollection, lua: string | null): string[] {
@@ -87,29 +104,35 @@ function clientQuery(c: RedisCollection, q: RedisQuery): string[] {
     const params = queryParams.length > 0 ? Object.fromEntries(queryParams.map((p) => [p, marker(p)])) : undefined;
     const limit = { from: marker(q.page.offset) as unknown as number, size: marker(q.page.count) as unknown as number };
     if (q.kind === 'search') {
-        return build(SEARCH, c.index, q.filter, {
-            RETURN: q.projections.map((p) => p.field),
-            ...(q.sortKeys.length === 1
-                ? { SORTBY: { BY: q.sortKeys[0]!.field, DIRECTION: q.sortKeys[0]!.direction } }
-                : {}),
-            LIMIT: limit,
-            ...(params ? { PARAMS: params } : {}),
-            DIALECT: 2,
-        });
+        return timeoutInTail(
+            build(SEARCH, c.index, q.filter, {
+                TIMEOUT: 0,
+                RETURN: q.projections.map((p) => p.field),
+                ...(q.sortKeys.length === 1
+                    ? { SORTBY: { BY: q.sortKeys[0]!.field, DIRECTION: q.sortKeys[0]!.direction } }
+                    : {}),
+                LIMIT: limit,
+                ...(params ? { PARAMS: params } : {}),
+                DIALECT: 2,
+            }),
+        );
     }
     const applies = q.sortKeys
         .filter((k) => k.numeric)
         .map((k) => ({ type: 'APPLY', expression: `@${k.field} + 0`, AS: k.property.slice(1) }));
-    return build(AGGREGATE, c.index, q.filter, {
-        LOAD: q.load.map((name) => `@${name}`),
-        STEPS: [
-            ...applies,
-            { type: 'SORTBY', BY: q.sortKeys.map((k) => ({ BY: k.property, DIRECTION: k.direction })) },
-            { type: 'LIMIT', ...limit },
-        ],
-        ...(params ? { PARAMS: params } : {}),
-        DIALECT: 2,
-    });
+    return timeoutInTail(
+        build(AGGREGATE, c.index, q.filter, {
+            TIMEOUT: 0,
+            LOAD: q.load.map((name) => `@${name}`),
+            STEPS: [
+                ...applies,
+                { type: 'SORTBY', BY: q.sortKeys.map((k) => ({ BY: k.property, DIRECTION: k.direction })) },
+                { type: 'LIMIT', ...limit },
+            ],
+            ...(params ? { PARAMS: params } : {}),
+            DIALECT: 2,
+        }),
+    );
 }
 
 function lines(text: string): string[][] {
@@ -136,7 +159,9 @@ describe.each(MODELS)('redisearch2 scripts of %s', (path) => {
     test('every FT.CREATE line is the argv @redis/search builds for the planned schema', async () => {
         for (const options of [{}, { dbPrefix: true }]) {
             const { vm, file } = await generated(options);
-            expect(lines(file('indexes.redis'))).toEqual(vm.collections.flatMap((c) => [clientCreate(c), clientPoint(c)]));
+            expect(lines(file('indexes.redis'))).toEqual(
+                vm.collections.flatMap((c) => [clientCreate(c), clientPoint(c)]),
+            );
         }
     });
 
@@ -158,7 +183,7 @@ describe.each(MODELS)('redisearch2 scripts of %s', (path) => {
         }
     });
 
-    test('every query line is the argv @redis/search builds for FT.SEARCH or FT.AGGREGATE with PARAMS and DIALECT 2', async () => {
+    test('every query line is the argv @redis/search builds for FT.SEARCH or FT.AGGREGATE with TIMEOUT 0, PARAMS and DIALECT 2', async () => {
         const { vm, file } = await generated();
         expect(lines(file('queries.redis'))).toEqual(
             vm.collections.flatMap((c) => c.queries.map((q) => clientQuery(c, q))),

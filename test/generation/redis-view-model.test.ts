@@ -19,33 +19,40 @@ const Q45 = 'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPerio
 
 function schemaOf(vm: RedisViewModel, collection: string): string[] {
     const c = vm.collections.find((x) => x.name === collection)!;
-    return c.fields
-        .filter((f) => f.index)
-        .map((f) => `${f.name} ${f.index!.type}${f.index!.sortable ? ' SORTABLE' : ''}`);
+    return c.fields.flatMap((f) => [
+        ...(f.index ? [`${f.name} ${f.index.type}${f.index.sortable ? ' SORTABLE' : ''}`] : []),
+        ...(f.equalityKey !== null ? [`${f.equalityKey} TAG`] : []),
+    ]);
 }
 
 describe('the Redis view model', () => {
     test('text equality is TAG, dates and times NUMERIC, sorted fields SORTABLE, projection-only fields not indexed', async () => {
         const vm = buildRedisViewModel(await airflights());
-        expect(schemaOf(vm, 'Q3_passengersOfGivenFlight')).toEqual(['FL_code TAG']);
+        // 2.x: a compared text is searched in its equality companion; the field keeps a TAG only to be sorted.
+        expect(schemaOf(vm, 'Q3_passengersOfGivenFlight')).toEqual(['FL_code__eq TAG']);
         expect(schemaOf(vm, Q45)).toEqual([
             'Origin_city TAG SORTABLE',
             'FL_departureTime NUMERIC SORTABLE',
             'FL_departureDate NUMERIC',
             'Origin_country TAG SORTABLE',
+            'Origin_country__eq TAG',
         ]);
-        const tag = vm.collections[0]!.fields.find((f) => f.name === 'FL_code')!.index!;
+        expect(vm.collections[0]!.create.argv.flat().slice(-4)).toEqual(['FL_code__eq', 'TAG', 'SEPARATOR', '\u001f']);
+        const legacy = buildRedisViewModel(await airflights(), { dialect: 'redisearch1' });
+        expect(schemaOf(legacy, 'Q3_passengersOfGivenFlight')).toEqual(['FL_code TAG']);
+        expect(schemaOf(legacy, Q45).at(-1)).toBe('Origin_country TAG SORTABLE');
+        const tag = legacy.collections[0]!.fields.find((f) => f.name === 'FL_code')!.index!;
         expect(tag.separator).toBe('\u001f');
     });
 
     test('keys are the physical index prefix and the natural key parts; with dbPrefix the database name leads', async () => {
         const plain = buildRedisViewModel(await airflights());
         expect(plain.collections[0]!.index).toBe('Q3_passengersOfGivenFlight');
-        expect(plain.collections[0]!.physicalIndex).toBe('Q3_passengersOfGivenFlight_92960a');
-        expect(plain.collections[0]!.key.pattern).toBe('Q3_passengersOfGivenFlight_92960a:<idPassport>:<FL_code>');
+        expect(plain.collections[0]!.physicalIndex).toBe('Q3_passengersOfGivenFlight_05b099');
+        expect(plain.collections[0]!.key.pattern).toBe('Q3_passengersOfGivenFlight_05b099:<idPassport>:<FL_code>');
         const prefixed = buildRedisViewModel(await airflights(), { dbPrefix: true });
         expect(prefixed.collections[0]!.index).toBe('airflights_Q3_passengersOfGivenFlight');
-        expect(prefixed.collections[0]!.keyPrefix).toBe('airflights_Q3_passengersOfGivenFlight_92960a:');
+        expect(prefixed.collections[0]!.keyPrefix).toBe('airflights_Q3_passengersOfGivenFlight_05b099:');
         expect(
             insertArgv(prefixed, 'Q3_passengersOfGivenFlight', {
                 firstName: 'A',
@@ -55,7 +62,7 @@ describe('the Redis view model', () => {
             }),
         ).toEqual([
             'HSET',
-            'airflights_Q3_passengersOfGivenFlight_92960a:P%3A1:AF 1',
+            'airflights_Q3_passengersOfGivenFlight_05b099:P%3A1:AF 1',
             'Q3_passengersOfGivenFlight_id',
             'P%3A1:AF 1',
             'firstName',
@@ -66,6 +73,8 @@ describe('the Redis view model', () => {
             'P:1',
             'FL_code',
             'AF 1',
+            'FL_code__eq',
+            'af 1',
         ]);
     });
 
@@ -95,7 +104,7 @@ describe('the Redis view model', () => {
         expect(two).toEqual([
             'FT.SEARCH',
             'Q3_passengersOfGivenFlight',
-            '@FL_code:{$code}',
+            '@FL_code__eq:{$code}',
             'RETURN',
             '3',
             'firstName',
@@ -104,10 +113,12 @@ describe('the Redis view model', () => {
             'LIMIT',
             '0',
             '10000',
+            'TIMEOUT',
+            '0',
             'PARAMS',
             '2',
             'code',
-            'AF 1',
+            'af 1',
             'DIALECT',
             '2',
         ]);
@@ -258,7 +269,7 @@ collection C {
         ).toEqual(['FT.DEL', 'Q3_passengersOfGivenFlight_92960a', 'Q3_passengersOfGivenFlight_92960a:P1:F1', 'DD']);
         expect(deleteArgv(buildRedisViewModel(kvlm), 'Q3_passengersOfGivenFlight', row)).toEqual([
             'DEL',
-            'Q3_passengersOfGivenFlight_92960a:P1:F1',
+            'Q3_passengersOfGivenFlight_05b099:P1:F1',
         ]);
     });
 
@@ -325,6 +336,10 @@ collection C {
         const vm = buildRedisViewModel(await edge());
         const byRef = vm.collections[0]!.queries.find((q) => q.name === 'Q_byRef')!;
         expect(byRef.filter).toBe(
+            '((@ref__eq:{$ref}) | (@city__eq:{saint\\-\\%c3\\%89tienne\\,\\ \\"loire\\"\\ \\{x\\}\\ \\|\\ y})) @paid:[1 1] (-(-@city__eq:{in}))',
+        );
+        const legacy = buildRedisViewModel(await edge(), { dialect: 'redisearch1' });
+        expect(legacy.collections[0]!.queries.find((q) => q.name === 'Q_byRef')!.filter).toBe(
             '((@ref:{$ref}) | (@city:{Saint\\-Étienne\\,\\ \\"Loire\\"\\ \\{x\\}\\ \\|\\ y})) @paid:[1 1] (-(-@city:{in}))',
         );
         const range = vm.collections[0]!.queries.find((q) => q.name === 'Q_range')!;
@@ -381,6 +396,7 @@ describe('the storage signature', () => {
                 source: f.source,
                 index: f.index && { type: f.index.type, sortable: f.index.sortable, separator: f.index.separator },
                 sortKey: f.sortKey,
+                ...(f.equalityKey !== null ? { equalityKey: f.equalityKey } : {}),
             })),
             idField: shape.idField,
             key: { kind: shape.key.kind, parts: shape.key.parts.map((p) => [p.source, p.param, p.type]) },
@@ -401,6 +417,7 @@ describe('the storage signature', () => {
             index:
                 i % 3 === 0 ? null : { type: 'TAG' as const, sortable: i % 2 === 0, separator: '\u001f', reason: 'r' },
             sortKey: i % 7 === 0 ? `${i}__sort` : null,
+            equalityKey: i % 5 === 0 ? `${i}__eq` : null,
         }));
         const shape = { ...vm.collections[0]!, fields };
         expect(storageSignature(shape)).toBe(reference(shape));

@@ -141,6 +141,7 @@ describe('the RediSearch engine (target redis) behind the engine interface', () 
                 module: { name: 'RediSearch', version: expect.any(Number) },
                 variant: 'redisearch1',
                 options: { dialect: 'redisearch1' },
+                warnings: [],
             });
             expect(probe.module!.version).toBeGreaterThanOrEqual(10200);
             expect(collation).toBe('redisearch');

@@ -79,7 +79,7 @@ describe('engine replies', () => {
     });
 
     test('answers larger than two pages are read to their end and match the oracle row for row', async () => {
-        const { pidm, model, data, kvlm, view, link } = await loadedDesign(120, 4);
+        const { pidm, model, data, kvlm, view, link } = await loadedDesign(120, 5);
         const PAGE = 3;
         // The most rows and requests seen per kind of query: unsorted FT.SEARCH, sorted FT.SEARCH, FT.AGGREGATE.
         const seen = new Map<string, { rows: number; pages: number }>();
@@ -156,8 +156,7 @@ describe('engine replies', () => {
                             '20',
                             '2',
                         ])) as string[];
-                        for (const key of keys.slice(1))
-                            await link.send(['FT.DEL', c1.physicalIndex, key, 'DD']);
+                        for (const key of keys.slice(1)) await link.send(['FT.DEL', c1.physicalIndex, key, 'DD']);
                     }
                     return reply;
                 },

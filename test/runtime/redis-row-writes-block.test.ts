@@ -69,11 +69,13 @@ describe('detecting whether row writes block', () => {
             dialect: 'redisearch1',
             version: 10200,
             rowWritesBlock: false,
+            args: ['SAFEMODE', 'TIMEOUT', '0'],
         });
         expect(await withLink(threaded.url, detectDialect)).toEqual({
             dialect: 'redisearch1',
             version: 10200,
             rowWritesBlock: true,
+            args: ['TIMEOUT', '0'],
         });
     });
 

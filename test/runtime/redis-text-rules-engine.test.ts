@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { createClient } from 'redis';
-import { REDIS_TEXT_RULES, TAG_SEPARATOR } from '../../src/generation/redis/redis-text-rules.js';
+import { escapeTagValue } from '../../src/generation/redis/redis-escaping.js';
+import { equalityForm, REDIS_TEXT_RULES, TAG_SEPARATOR } from '../../src/generation/redis/redis-text-rules.js';
 import { tagForm } from '../../src/runtime/redis/redis-collation.js';
 import { hostileText } from '../generation/redis-samples.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
@@ -66,6 +67,55 @@ describe('RediSearch 1.2 text rules on the real engine', () => {
                 'FT.SEARCH',
                 'hostile',
                 `@t:{${rules.queryTag(value, 'query-string')}}`,
+                'NOCONTENT',
+                'LIMIT',
+                '0',
+                '1000',
+            ])) as unknown[];
+            const found = reply.slice(1).map(String).sort();
+            const expected = values.flatMap((v, i) => (tagForm(v) === tagForm(value) ? [`d${i}`] : [])).sort();
+            if (JSON.stringify(found) !== JSON.stringify(expected))
+                wrong.push(`${JSON.stringify(value)}: found ${found.join(',')}, expected ${expected.join(',')}`);
+        }
+        expect(wrong).toEqual([]);
+    });
+
+    test("the redisearch2 equality forms, on an engine that lower-cases ASCII letters byte by byte, find exactly the oracle's equals", async () => {
+        // RediSearch 1.2 folds tags as the 2.x builds before 2025 did: the forms the redisearch2 design stores and
+        // binds run here for real (escaped into the query string, as 1.2 has no PARAMS).
+        const rules = REDIS_TEXT_RULES.redisearch2;
+        const values = [
+            ...new Set([
+                ...fc.sample(hostileText, { numRuns: 300, seed: 27 }),
+                ...['ΕΛΛΗΝΙΚΆ', 'ελληνικά', 'Ελληνικά', 'İSTANBUL ABC', 'İstanbul abc', 'İstanbul ABC'],
+                ...['Élan', 'élan', 'ÉLAN', 'ẞ', 'ß', 'SS', 'МОСКВА', 'Москва', 'москва', 'Ⱥ', 'ⱥ', '100%', '100%25'],
+            ]),
+        ].filter(
+            (v) =>
+                rules.unservable(v) === null &&
+                REDIS_TEXT_RULES.redisearch1.unservable(rules.storedTag(v)) === null &&
+                tagForm(v) !== '',
+        );
+        await client.sendCommand([
+            'FT.CREATE',
+            'forms2',
+            'STOPWORDS',
+            '0',
+            'SCHEMA',
+            't',
+            'TAG',
+            'SEPARATOR',
+            TAG_SEPARATOR,
+        ]);
+        for (const [i, value] of values.entries())
+            await client.sendCommand(['FT.ADD', 'forms2', `d${i}`, '1.0', 'FIELDS', 't', rules.storedTag(value)]);
+        expect(values.length).toBeGreaterThan(150);
+        const wrong: string[] = [];
+        for (const value of values) {
+            const reply = (await client.sendCommand([
+                'FT.SEARCH',
+                'forms2',
+                `@t:{${escapeTagValue(equalityForm(value))}}`,
                 'NOCONTENT',
                 'LIMIT',
                 '0',

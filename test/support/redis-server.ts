@@ -32,6 +32,8 @@ export interface StartRedisOptions {
     search?: boolean;
     /** With `search`: pass `SAFEMODE` (default true); false starts 1.2 with its default indexing threads. */
     safeMode?: boolean;
+    /** With `search`: the module's query TIMEOUT in ms (default 0, none); null leaves the stock 500 ms. */
+    queryTimeout?: number | null;
     /** The redis-server binary (default `redis-server` on the PATH). */
     binary?: string;
     /** Require this password (`--requirepass`); `url` then carries it (`redis://:password@…`). */
@@ -87,8 +89,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
                 '--loadmodule',
                 REDISEARCH_MODULE,
                 ...(options.safeMode === false ? [] : ['SAFEMODE']),
-                'TIMEOUT',
-                '0',
+                ...(options.queryTimeout === null ? [] : ['TIMEOUT', String(options.queryTimeout ?? 0)]),
             );
         const started = await run(binary, args);
         if (started.code !== 0) {

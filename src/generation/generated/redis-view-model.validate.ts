@@ -5,11 +5,11 @@
 "use strict";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/redis-view-model.schema.json","title":"kvmod Redis view model","description":"Exactly what the Redis templates receive (print it with `kvmod generate --dump-view-model`). Commands are argv arrays; each argument is a list of parts: literal strings and parameter slots.","$defs":{"type":{"enum":["text","int","float","boolean","date","time","datetime"],"description":"A logical KVLM type."},"slot":{"type":"object","additionalProperties":false,"required":["param","type","use","nullable"],"properties":{"param":{"type":"string","description":"The parameter (query parameter or row field) whose value goes here."},"type":{"$ref":"#/$defs/type"},"use":{"enum":["value","key-part","tag","tag-param","sort-key"],"description":"value: stored encoding; key-part: stored encoding with % and : escaped; tag: a text compared with a TAG field, escaped into a RediSearch 1.2 query string; tag-param: a text compared with a TAG field, passed as a PARAMS value (trimmed, backslashes doubled); sort-key: the text's sort form (full Unicode case folding), stored in a field's sort companion."},"nullable":{"type":"boolean","description":"When true and the value is null or missing, this argument and the one before it are left out."},"default":{"type":"string","description":"The value bound when none is given (the paging slots: offset 0, count = the page size)."}},"description":"A parameter slot inside an argument."},"command":{"type":"object","additionalProperties":false,"required":["argv","params"],"properties":{"argv":{"type":"array","minItems":1,"description":"The arguments, command name first; each argument is its parts concatenated.","items":{"type":"array","minItems":1,"items":{"oneOf":[{"type":"string"},{"$ref":"#/$defs/slot"}]}}},"params":{"type":"array","items":{"type":"string"},"description":"The distinct parameters used, in order of first use."}},"description":"One Redis command with parameter slots."},"field":{"type":"object","additionalProperties":false,"required":["name","label","type","source","indexed","roles","index","sortKey"],"properties":{"name":{"type":"string"},"label":{"type":"string"},"type":{"$ref":"#/$defs/type"},"source":{"type":"string","description":"node.attribute"},"indexed":{"type":"boolean","description":"The paper's flag: some query sorts on it."},"roles":{"type":"object","additionalProperties":false,"required":["projected","filtered","ranged","sorted"],"properties":{"projected":{"type":"array","items":{"type":"string"}},"filtered":{"type":"array","items":{"type":"string"}},"ranged":{"type":"array","items":{"type":"string"}},"sorted":{"type":"array","items":{"type":"string"}}}},"index":{"oneOf":[{"type":"null"},{"type":"object","additionalProperties":false,"required":["type","sortable","separator","reason"],"properties":{"type":{"enum":["TAG","NUMERIC"]},"sortable":{"type":"boolean"},"separator":{"type":["string","null"]},"reason":{"type":"string"}}}]},"sortKey":{"type":["string","null"],"description":"The companion hash field (`<name>__sort`) that stores the value's sort form, written with every row, when an FT.AGGREGATE query sorts on this text field (FT.AGGREGATE compares LOADed strings byte-wise); null otherwise. Stored only, not indexed."}}},"query":{"type":"object","additionalProperties":false,"required":["name","params","kind","filter","sortKeys","projections","load","limit","page","rowIdentity","command"],"properties":{"name":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","field"],"properties":{"name":{"type":"string"},"type":{"$ref":"#/$defs/type"},"field":{"type":["string","null"],"description":"The field the parameter is first compared with; null when the filter does not use it."}}}},"kind":{"enum":["search","aggregate"]},"filter":{"type":"string","description":"The query string with $param markers."},"sortKeys":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","direction","property","numeric"],"properties":{"field":{"type":"string"},"direction":{"enum":["ASC","DESC"]},"property":{"type":"string","description":"What the engine sorts on: the field (FT.SEARCH); in FT.AGGREGATE `@<field>_num` for numbers and the text field's sort companion `@<field>__sort`."},"numeric":{"type":"boolean"}}}},"projections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","label","type"],"properties":{"field":{"type":"string"},"label":{"type":"string"},"type":{"$ref":"#/$defs/type"}}}},"load":{"type":"array","items":{"type":"string"},"description":"Hash fields an FT.AGGREGATE LOADs: the id field, the projected fields, then what the sort keys need (numbers: the field; text: its sort companion). Empty for FT.SEARCH."},"limit":{"type":"integer","minimum":1,"description":"The page size: the default count of LIMIT $offset $count."},"rowIdentity":{"enum":["document-key","id-field"]},"command":{"$ref":"#/$defs/command"},"page":{"type":"object","additionalProperties":false,"required":["offset","count"],"properties":{"offset":{"type":"string"},"count":{"type":"string"}},"description":"The parameter names of the paging slots of LIMIT $offset $count (offset and count, with _ appended on a clash with a query parameter)."}}},"collection":{"type":"object","additionalProperties":false,"required":["name","index","physicalIndex","pointerKey","keyPrefix","idField","key","root","nodes","fields","schemaFields","rowParams","create","insert","delete","point","drop","queries"],"properties":{"name":{"type":"string"},"index":{"type":"string"},"physicalIndex":{"type":"string"},"pointerKey":{"type":["string","null"]},"keyPrefix":{"type":"string"},"idField":{"type":"string"},"key":{"type":"object","additionalProperties":false,"required":["kind","parts","counterKey","pattern"],"properties":{"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","param","type"],"properties":{"source":{"type":"string"},"param":{"type":"string"},"type":{"$ref":"#/$defs/type"}}}},"counterKey":{"type":["string","null"]},"pattern":{"type":"string"}}},"root":{"type":"object","additionalProperties":false,"required":["name","entity"],"properties":{"name":{"type":"string"},"entity":{"type":"string"}}},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","parent","reference","entity","cardinality"],"properties":{"name":{"type":"string"},"parent":{"type":"string"},"reference":{"type":"string"},"entity":{"type":"string"},"cardinality":{"enum":["one","optional","many"]}}}},"fields":{"type":"array","items":{"$ref":"#/$defs/field"}},"schemaFields":{"type":"array","items":{"type":"string"}},"rowParams":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","keyOnly"],"properties":{"name":{"type":"string"},"type":{"$ref":"#/$defs/type"},"source":{"type":"string"},"keyOnly":{"type":"boolean"}}}},"create":{"$ref":"#/$defs/command"},"insert":{"$ref":"#/$defs/command"},"delete":{"$ref":"#/$defs/command"},"point":{"$ref":"#/$defs/command"},"drop":{"$ref":"#/$defs/command"},"queries":{"type":"array","items":{"$ref":"#/$defs/query"}}}}},"type":"object","additionalProperties":false,"required":["target","dialect","engine","legacy","database","source","options","tagSeparator","counterInsertLua","collections"],"properties":{"target":{"const":"redis"},"dialect":{"enum":["redisearch2","redisearch1"]},"engine":{"type":"string"},"legacy":{"type":"boolean"},"database":{"type":"string"},"source":{"type":["string","null"]},"options":{"type":"object","additionalProperties":false,"required":["dbPrefix","limit"],"properties":{"dbPrefix":{"type":"boolean"},"limit":{"type":"integer","minimum":1,"maximum":1000000}}},"tagSeparator":{"type":"string"},"counterInsertLua":{"type":["string","null"]},"collections":{"type":"array","items":{"$ref":"#/$defs/collection"}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/redis-view-model.schema.json","title":"kvmod Redis view model","description":"Exactly what the Redis templates receive (print it with `kvmod generate --dump-view-model`). Commands are argv arrays; each argument is a list of parts: literal strings and parameter slots.","$defs":{"type":{"enum":["text","int","float","boolean","date","time","datetime"],"description":"A logical KVLM type."},"slot":{"type":"object","additionalProperties":false,"required":["param","type","use","nullable"],"properties":{"param":{"type":"string","description":"The parameter (query parameter or row field) whose value goes here."},"type":{"$ref":"#/$defs/type"},"use":{"enum":["value","key-part","tag","tag-param","sort-key","equality-key"],"description":"value: stored encoding; key-part: stored encoding with % and : escaped; tag: a text compared with a TAG field, escaped into a RediSearch 1.2 query string; tag-param: a text compared with a TAG field, passed as a PARAMS value (trimmed, backslashes doubled); sort-key: the text's sort form (full Unicode case folding), stored in a field's sort companion; equality-key: the text's equality form (trimmed, ASCII letters lower-cased, % and non-ASCII characters as %xx of their UTF-8 bytes), stored in a field's equality companion."},"nullable":{"type":"boolean","description":"When true and the value is null or missing, this argument and the one before it are left out."},"default":{"type":"string","description":"The value bound when none is given (the paging slots: offset 0, count = the page size)."}},"description":"A parameter slot inside an argument."},"command":{"type":"object","additionalProperties":false,"required":["argv","params"],"properties":{"argv":{"type":"array","minItems":1,"description":"The arguments, command name first; each argument is its parts concatenated.","items":{"type":"array","minItems":1,"items":{"oneOf":[{"type":"string"},{"$ref":"#/$defs/slot"}]}}},"params":{"type":"array","items":{"type":"string"},"description":"The distinct parameters used, in order of first use."}},"description":"One Redis command with parameter slots."},"field":{"type":"object","additionalProperties":false,"required":["name","label","type","source","indexed","roles","index","sortKey","equalityKey"],"properties":{"name":{"type":"string"},"label":{"type":"string"},"type":{"$ref":"#/$defs/type"},"source":{"type":"string","description":"node.attribute"},"indexed":{"type":"boolean","description":"The paper's flag: some query sorts on it."},"roles":{"type":"object","additionalProperties":false,"required":["projected","filtered","ranged","sorted"],"properties":{"projected":{"type":"array","items":{"type":"string"}},"filtered":{"type":"array","items":{"type":"string"}},"ranged":{"type":"array","items":{"type":"string"}},"sorted":{"type":"array","items":{"type":"string"}}}},"index":{"oneOf":[{"type":"null"},{"type":"object","additionalProperties":false,"required":["type","sortable","separator","reason"],"properties":{"type":{"enum":["TAG","NUMERIC"]},"sortable":{"type":"boolean"},"separator":{"type":["string","null"]},"reason":{"type":"string"}}}]},"sortKey":{"type":["string","null"],"description":"The companion hash field (`<name>__sort`) that stores the value's sort form, written with every row, when an FT.AGGREGATE query sorts on this text field (FT.AGGREGATE compares LOADed strings byte-wise); null otherwise. Stored only, not indexed."},"equalityKey":{"type":["string","null"],"description":"RediSearch 2.x: the companion hash field (`<name>__eq`) that stores the value's equality form, written with every row and indexed as a TAG, when a query compares this text field; equality clauses search it, so no build's case folding changes what they find. The field itself is then indexed only when a query sorts on it. Null otherwise (always on 1.2)."}}},"query":{"type":"object","additionalProperties":false,"required":["name","params","kind","filter","sortKeys","projections","load","limit","page","rowIdentity","command"],"properties":{"name":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","field"],"properties":{"name":{"type":"string"},"type":{"$ref":"#/$defs/type"},"field":{"type":["string","null"],"description":"The field the parameter is first compared with; null when the filter does not use it."}}}},"kind":{"enum":["search","aggregate"]},"filter":{"type":"string","description":"The query string with $param markers."},"sortKeys":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","direction","property","numeric"],"properties":{"field":{"type":"string"},"direction":{"enum":["ASC","DESC"]},"property":{"type":"string","description":"What the engine sorts on: the field (FT.SEARCH); in FT.AGGREGATE `@<field>_num` for numbers and the text field's sort companion `@<field>__sort`."},"numeric":{"type":"boolean"}}}},"projections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","label","type"],"properties":{"field":{"type":"string"},"label":{"type":"string"},"type":{"$ref":"#/$defs/type"}}}},"load":{"type":"array","items":{"type":"string"},"description":"Hash fields an FT.AGGREGATE LOADs: the id field, the projected fields, then what the sort keys need (numbers: the field; text: its sort companion). Empty for FT.SEARCH."},"limit":{"type":"integer","minimum":1,"description":"The page size: the default count of LIMIT $offset $count."},"rowIdentity":{"enum":["document-key","id-field"]},"command":{"$ref":"#/$defs/command"},"page":{"type":"object","additionalProperties":false,"required":["offset","count"],"properties":{"offset":{"type":"string"},"count":{"type":"string"}},"description":"The parameter names of the paging slots of LIMIT $offset $count (offset and count, with _ appended on a clash with a query parameter)."}}},"collection":{"type":"object","additionalProperties":false,"required":["name","index","physicalIndex","pointerKey","keyPrefix","idField","key","root","nodes","fields","schemaFields","rowParams","create","insert","delete","point","drop","queries"],"properties":{"name":{"type":"string"},"index":{"type":"string"},"physicalIndex":{"type":"string"},"pointerKey":{"type":["string","null"]},"keyPrefix":{"type":"string"},"idField":{"type":"string"},"key":{"type":"object","additionalProperties":false,"required":["kind","parts","counterKey","pattern"],"properties":{"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","param","type"],"properties":{"source":{"type":"string"},"param":{"type":"string"},"type":{"$ref":"#/$defs/type"}}}},"counterKey":{"type":["string","null"]},"pattern":{"type":"string"}}},"root":{"type":"object","additionalProperties":false,"required":["name","entity"],"properties":{"name":{"type":"string"},"entity":{"type":"string"}}},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","parent","reference","entity","cardinality"],"properties":{"name":{"type":"string"},"parent":{"type":"string"},"reference":{"type":"string"},"entity":{"type":"string"},"cardinality":{"enum":["one","optional","many"]}}}},"fields":{"type":"array","items":{"$ref":"#/$defs/field"}},"schemaFields":{"type":"array","items":{"type":"string"}},"rowParams":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","keyOnly"],"properties":{"name":{"type":"string"},"type":{"$ref":"#/$defs/type"},"source":{"type":"string"},"keyOnly":{"type":"boolean"}}}},"create":{"$ref":"#/$defs/command"},"insert":{"$ref":"#/$defs/command"},"delete":{"$ref":"#/$defs/command"},"point":{"$ref":"#/$defs/command"},"drop":{"$ref":"#/$defs/command"},"queries":{"type":"array","items":{"$ref":"#/$defs/query"}}}}},"type":"object","additionalProperties":false,"required":["target","dialect","engine","legacy","database","source","options","tagSeparator","counterInsertLua","collections"],"properties":{"target":{"const":"redis"},"dialect":{"enum":["redisearch2","redisearch1"]},"engine":{"type":"string"},"legacy":{"type":"boolean"},"database":{"type":"string"},"source":{"type":["string","null"]},"options":{"type":"object","additionalProperties":false,"required":["dbPrefix","limit"],"properties":{"dbPrefix":{"type":"boolean"},"limit":{"type":"integer","minimum":1,"maximum":1000000}}},"tagSeparator":{"type":"string"},"counterInsertLua":{"type":["string","null"]},"collections":{"type":"array","items":{"$ref":"#/$defs/collection"}}}};
 const func1 = Object.prototype.hasOwnProperty;
 const schema32 = {"type":"object","additionalProperties":false,"required":["name","index","physicalIndex","pointerKey","keyPrefix","idField","key","root","nodes","fields","schemaFields","rowParams","create","insert","delete","point","drop","queries"],"properties":{"name":{"type":"string"},"index":{"type":"string"},"physicalIndex":{"type":"string"},"pointerKey":{"type":["string","null"]},"keyPrefix":{"type":"string"},"idField":{"type":"string"},"key":{"type":"object","additionalProperties":false,"required":["kind","parts","counterKey","pattern"],"properties":{"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","param","type"],"properties":{"source":{"type":"string"},"param":{"type":"string"},"type":{"$ref":"#/$defs/type"}}}},"counterKey":{"type":["string","null"]},"pattern":{"type":"string"}}},"root":{"type":"object","additionalProperties":false,"required":["name","entity"],"properties":{"name":{"type":"string"},"entity":{"type":"string"}}},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","parent","reference","entity","cardinality"],"properties":{"name":{"type":"string"},"parent":{"type":"string"},"reference":{"type":"string"},"entity":{"type":"string"},"cardinality":{"enum":["one","optional","many"]}}}},"fields":{"type":"array","items":{"$ref":"#/$defs/field"}},"schemaFields":{"type":"array","items":{"type":"string"}},"rowParams":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","keyOnly"],"properties":{"name":{"type":"string"},"type":{"$ref":"#/$defs/type"},"source":{"type":"string"},"keyOnly":{"type":"boolean"}}}},"create":{"$ref":"#/$defs/command"},"insert":{"$ref":"#/$defs/command"},"delete":{"$ref":"#/$defs/command"},"point":{"$ref":"#/$defs/command"},"drop":{"$ref":"#/$defs/command"},"queries":{"type":"array","items":{"$ref":"#/$defs/query"}}}};
 const schema33 = {"enum":["text","int","float","boolean","date","time","datetime"],"description":"A logical KVLM type."};
-const schema34 = {"type":"object","additionalProperties":false,"required":["name","label","type","source","indexed","roles","index","sortKey"],"properties":{"name":{"type":"string"},"label":{"type":"string"},"type":{"$ref":"#/$defs/type"},"source":{"type":"string","description":"node.attribute"},"indexed":{"type":"boolean","description":"The paper's flag: some query sorts on it."},"roles":{"type":"object","additionalProperties":false,"required":["projected","filtered","ranged","sorted"],"properties":{"projected":{"type":"array","items":{"type":"string"}},"filtered":{"type":"array","items":{"type":"string"}},"ranged":{"type":"array","items":{"type":"string"}},"sorted":{"type":"array","items":{"type":"string"}}}},"index":{"oneOf":[{"type":"null"},{"type":"object","additionalProperties":false,"required":["type","sortable","separator","reason"],"properties":{"type":{"enum":["TAG","NUMERIC"]},"sortable":{"type":"boolean"},"separator":{"type":["string","null"]},"reason":{"type":"string"}}}]},"sortKey":{"type":["string","null"],"description":"The companion hash field (`<name>__sort`) that stores the value's sort form, written with every row, when an FT.AGGREGATE query sorts on this text field (FT.AGGREGATE compares LOADed strings byte-wise); null otherwise. Stored only, not indexed."}}};
+const schema34 = {"type":"object","additionalProperties":false,"required":["name","label","type","source","indexed","roles","index","sortKey","equalityKey"],"properties":{"name":{"type":"string"},"label":{"type":"string"},"type":{"$ref":"#/$defs/type"},"source":{"type":"string","description":"node.attribute"},"indexed":{"type":"boolean","description":"The paper's flag: some query sorts on it."},"roles":{"type":"object","additionalProperties":false,"required":["projected","filtered","ranged","sorted"],"properties":{"projected":{"type":"array","items":{"type":"string"}},"filtered":{"type":"array","items":{"type":"string"}},"ranged":{"type":"array","items":{"type":"string"}},"sorted":{"type":"array","items":{"type":"string"}}}},"index":{"oneOf":[{"type":"null"},{"type":"object","additionalProperties":false,"required":["type","sortable","separator","reason"],"properties":{"type":{"enum":["TAG","NUMERIC"]},"sortable":{"type":"boolean"},"separator":{"type":["string","null"]},"reason":{"type":"string"}}}]},"sortKey":{"type":["string","null"],"description":"The companion hash field (`<name>__sort`) that stores the value's sort form, written with every row, when an FT.AGGREGATE query sorts on this text field (FT.AGGREGATE compares LOADed strings byte-wise); null otherwise. Stored only, not indexed."},"equalityKey":{"type":["string","null"],"description":"RediSearch 2.x: the companion hash field (`<name>__eq`) that stores the value's equality form, written with every row and indexed as a TAG, when a query compares this text field; equality clauses search it, so no build's case folding changes what they find. The field itself is then indexed only when a query sorts on it. Null otherwise (always on 1.2)."}}};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -102,9 +102,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((((((((key0 === "name") || (key0 === "label")) || (key0 === "type")) || (key0 === "source")) || (key0 === "indexed")) || (key0 === "roles")) || (key0 === "index")) || (key0 === "sortKey"))){
-const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.equalityKey === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "equalityKey"},message:"must have required property '"+"equalityKey"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -113,10 +112,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema34.properties, key0))){
+const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -126,9 +124,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.label !== undefined){
-if(typeof data.label !== "string"){
-const err10 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err10 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -138,10 +136,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.type !== undefined){
-let data2 = data.type;
-if(!(((((((data2 === "text") || (data2 === "int")) || (data2 === "float")) || (data2 === "boolean")) || (data2 === "date")) || (data2 === "time")) || (data2 === "datetime"))){
-const err11 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/type/enum",keyword:"enum",params:{allowedValues: schema33.enum},message:"must be equal to one of the allowed values"};
+if(data.label !== undefined){
+if(typeof data.label !== "string"){
+const err11 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -151,9 +148,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.source !== undefined){
-if(typeof data.source !== "string"){
-const err12 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.type !== undefined){
+let data2 = data.type;
+if(!(((((((data2 === "text") || (data2 === "int")) || (data2 === "float")) || (data2 === "boolean")) || (data2 === "date")) || (data2 === "time")) || (data2 === "datetime"))){
+const err12 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/type/enum",keyword:"enum",params:{allowedValues: schema33.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -163,9 +161,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.indexed !== undefined){
-if(typeof data.indexed !== "boolean"){
-const err13 = {instancePath:instancePath+"/indexed",schemaPath:"#/properties/indexed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.source !== undefined){
+if(typeof data.source !== "string"){
+const err13 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -175,11 +173,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.roles !== undefined){
-let data5 = data.roles;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.projected === undefined){
-const err14 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/required",keyword:"required",params:{missingProperty: "projected"},message:"must have required property '"+"projected"+"'"};
+if(data.indexed !== undefined){
+if(typeof data.indexed !== "boolean"){
+const err14 = {instancePath:instancePath+"/indexed",schemaPath:"#/properties/indexed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -188,8 +184,12 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data5.filtered === undefined){
-const err15 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/required",keyword:"required",params:{missingProperty: "filtered"},message:"must have required property '"+"filtered"+"'"};
+}
+if(data.roles !== undefined){
+let data5 = data.roles;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.projected === undefined){
+const err15 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/required",keyword:"required",params:{missingProperty: "projected"},message:"must have required property '"+"projected"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -198,8 +198,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data5.ranged === undefined){
-const err16 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/required",keyword:"required",params:{missingProperty: "ranged"},message:"must have required property '"+"ranged"+"'"};
+if(data5.filtered === undefined){
+const err16 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/required",keyword:"required",params:{missingProperty: "filtered"},message:"must have required property '"+"filtered"+"'"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -208,8 +208,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data5.sorted === undefined){
-const err17 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/required",keyword:"required",params:{missingProperty: "sorted"},message:"must have required property '"+"sorted"+"'"};
+if(data5.ranged === undefined){
+const err17 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/required",keyword:"required",params:{missingProperty: "ranged"},message:"must have required property '"+"ranged"+"'"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -218,14 +218,24 @@ vErrors.push(err17);
 }
 errors++;
 }
-for(const key1 in data5){
-if(!((((key1 === "projected") || (key1 === "filtered")) || (key1 === "ranged")) || (key1 === "sorted"))){
-const err18 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data5.sorted === undefined){
+const err18 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/required",keyword:"required",params:{missingProperty: "sorted"},message:"must have required property '"+"sorted"+"'"};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+for(const key1 in data5){
+if(!((((key1 === "projected") || (key1 === "filtered")) || (key1 === "ranged")) || (key1 === "sorted"))){
+const err19 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
 }
 errors++;
 }
@@ -236,24 +246,24 @@ if(Array.isArray(data6)){
 const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data6[i0] !== "string"){
-const err19 = {instancePath:instancePath+"/roles/projected/" + i0,schemaPath:"#/properties/roles/properties/projected/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err20 = {instancePath:instancePath+"/roles/projected/" + i0,schemaPath:"#/properties/roles/properties/projected/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err20];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err20);
 }
 errors++;
 }
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/roles/projected",schemaPath:"#/properties/roles/properties/projected/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err21 = {instancePath:instancePath+"/roles/projected",schemaPath:"#/properties/roles/properties/projected/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err21];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err21);
 }
 errors++;
 }
@@ -264,24 +274,24 @@ if(Array.isArray(data8)){
 const len1 = data8.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data8[i1] !== "string"){
-const err21 = {instancePath:instancePath+"/roles/filtered/" + i1,schemaPath:"#/properties/roles/properties/filtered/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err22 = {instancePath:instancePath+"/roles/filtered/" + i1,schemaPath:"#/properties/roles/properties/filtered/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err21];
+vErrors = [err22];
 }
 else {
-vErrors.push(err21);
+vErrors.push(err22);
 }
 errors++;
 }
 }
 }
 else {
-const err22 = {instancePath:instancePath+"/roles/filtered",schemaPath:"#/properties/roles/properties/filtered/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err23 = {instancePath:instancePath+"/roles/filtered",schemaPath:"#/properties/roles/properties/filtered/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err22];
+vErrors = [err23];
 }
 else {
-vErrors.push(err22);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -292,24 +302,24 @@ if(Array.isArray(data10)){
 const len2 = data10.length;
 for(let i2=0; i2<len2; i2++){
 if(typeof data10[i2] !== "string"){
-const err23 = {instancePath:instancePath+"/roles/ranged/" + i2,schemaPath:"#/properties/roles/properties/ranged/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err24 = {instancePath:instancePath+"/roles/ranged/" + i2,schemaPath:"#/properties/roles/properties/ranged/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err24];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err24);
 }
 errors++;
 }
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/roles/ranged",schemaPath:"#/properties/roles/properties/ranged/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err25 = {instancePath:instancePath+"/roles/ranged",schemaPath:"#/properties/roles/properties/ranged/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err25];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err25);
 }
 errors++;
 }
@@ -320,19 +330,7 @@ if(Array.isArray(data12)){
 const len3 = data12.length;
 for(let i3=0; i3<len3; i3++){
 if(typeof data12[i3] !== "string"){
-const err25 = {instancePath:instancePath+"/roles/sorted/" + i3,schemaPath:"#/properties/roles/properties/sorted/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-}
-else {
-const err26 = {instancePath:instancePath+"/roles/sorted",schemaPath:"#/properties/roles/properties/sorted/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err26 = {instancePath:instancePath+"/roles/sorted/" + i3,schemaPath:"#/properties/roles/properties/sorted/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -344,12 +342,24 @@ errors++;
 }
 }
 else {
-const err27 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err27 = {instancePath:instancePath+"/roles/sorted",schemaPath:"#/properties/roles/properties/sorted/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err27];
 }
 else {
 vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/roles",schemaPath:"#/properties/roles/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
 }
 errors++;
 }
@@ -361,12 +371,12 @@ let valid11 = false;
 let passing0 = null;
 const _errs33 = errors;
 if(data14 !== null){
-const err28 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err29 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err28];
+vErrors = [err29];
 }
 else {
-vErrors.push(err28);
+vErrors.push(err29);
 }
 errors++;
 }
@@ -378,17 +388,7 @@ passing0 = 0;
 const _errs35 = errors;
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 if(data14.type === undefined){
-const err29 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/oneOf/1/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-if(data14.sortable === undefined){
-const err30 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/oneOf/1/required",keyword:"required",params:{missingProperty: "sortable"},message:"must have required property '"+"sortable"+"'"};
+const err30 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/oneOf/1/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -397,8 +397,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(data14.separator === undefined){
-const err31 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/oneOf/1/required",keyword:"required",params:{missingProperty: "separator"},message:"must have required property '"+"separator"+"'"};
+if(data14.sortable === undefined){
+const err31 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/oneOf/1/required",keyword:"required",params:{missingProperty: "sortable"},message:"must have required property '"+"sortable"+"'"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -407,8 +407,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(data14.reason === undefined){
-const err32 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/oneOf/1/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
+if(data14.separator === undefined){
+const err32 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/oneOf/1/required",keyword:"required",params:{missingProperty: "separator"},message:"must have required property '"+"separator"+"'"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -417,9 +417,8 @@ vErrors.push(err32);
 }
 errors++;
 }
-for(const key2 in data14){
-if(!((((key2 === "type") || (key2 === "sortable")) || (key2 === "separator")) || (key2 === "reason"))){
-const err33 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(data14.reason === undefined){
+const err33 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/oneOf/1/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -428,11 +427,9 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-if(data14.type !== undefined){
-let data15 = data14.type;
-if(!((data15 === "TAG") || (data15 === "NUMERIC"))){
-const err34 = {instancePath:instancePath+"/index/type",schemaPath:"#/properties/index/oneOf/1/properties/type/enum",keyword:"enum",params:{allowedValues: schema34.properties.index.oneOf[1].properties.type.enum},message:"must be equal to one of the allowed values"};
+for(const key2 in data14){
+if(!((((key2 === "type") || (key2 === "sortable")) || (key2 === "separator")) || (key2 === "reason"))){
+const err34 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -442,9 +439,10 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data14.sortable !== undefined){
-if(typeof data14.sortable !== "boolean"){
-const err35 = {instancePath:instancePath+"/index/sortable",schemaPath:"#/properties/index/oneOf/1/properties/sortable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data14.type !== undefined){
+let data15 = data14.type;
+if(!((data15 === "TAG") || (data15 === "NUMERIC"))){
+const err35 = {instancePath:instancePath+"/index/type",schemaPath:"#/properties/index/oneOf/1/properties/type/enum",keyword:"enum",params:{allowedValues: schema34.properties.index.oneOf[1].properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -454,10 +452,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data14.separator !== undefined){
-let data17 = data14.separator;
-if((typeof data17 !== "string") && (data17 !== null)){
-const err36 = {instancePath:instancePath+"/index/separator",schemaPath:"#/properties/index/oneOf/1/properties/separator/type",keyword:"type",params:{type: schema34.properties.index.oneOf[1].properties.separator.type},message:"must be string,null"};
+if(data14.sortable !== undefined){
+if(typeof data14.sortable !== "boolean"){
+const err36 = {instancePath:instancePath+"/index/sortable",schemaPath:"#/properties/index/oneOf/1/properties/sortable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -467,9 +464,10 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data14.reason !== undefined){
-if(typeof data14.reason !== "string"){
-const err37 = {instancePath:instancePath+"/index/reason",schemaPath:"#/properties/index/oneOf/1/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data14.separator !== undefined){
+let data17 = data14.separator;
+if((typeof data17 !== "string") && (data17 !== null)){
+const err37 = {instancePath:instancePath+"/index/separator",schemaPath:"#/properties/index/oneOf/1/properties/separator/type",keyword:"type",params:{type: schema34.properties.index.oneOf[1].properties.separator.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -479,14 +477,26 @@ vErrors.push(err37);
 errors++;
 }
 }
-}
-else {
-const err38 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data14.reason !== undefined){
+if(typeof data14.reason !== "string"){
+const err38 = {instancePath:instancePath+"/index/reason",schemaPath:"#/properties/index/oneOf/1/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
 else {
 vErrors.push(err38);
+}
+errors++;
+}
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
 }
 errors++;
 }
@@ -502,12 +512,12 @@ passing0 = 1;
 }
 }
 if(!valid11){
-const err39 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err40 = {instancePath:instancePath+"/index",schemaPath:"#/properties/index/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err39];
+vErrors = [err40];
 }
 else {
-vErrors.push(err39);
+vErrors.push(err40);
 }
 errors++;
 }
@@ -526,24 +536,37 @@ vErrors = null;
 if(data.sortKey !== undefined){
 let data19 = data.sortKey;
 if((typeof data19 !== "string") && (data19 !== null)){
-const err40 = {instancePath:instancePath+"/sortKey",schemaPath:"#/properties/sortKey/type",keyword:"type",params:{type: schema34.properties.sortKey.type},message:"must be string,null"};
+const err41 = {instancePath:instancePath+"/sortKey",schemaPath:"#/properties/sortKey/type",keyword:"type",params:{type: schema34.properties.sortKey.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err40];
+vErrors = [err41];
 }
 else {
-vErrors.push(err40);
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data.equalityKey !== undefined){
+let data20 = data.equalityKey;
+if((typeof data20 !== "string") && (data20 !== null)){
+const err42 = {instancePath:instancePath+"/equalityKey",schemaPath:"#/properties/equalityKey/type",keyword:"type",params:{type: schema34.properties.equalityKey.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
 }
 errors++;
 }
 }
 }
 else {
-const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err43 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err41];
+vErrors = [err43];
 }
 else {
-vErrors.push(err41);
+vErrors.push(err43);
 }
 errors++;
 }
@@ -553,7 +576,7 @@ return errors === 0;
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema37 = {"type":"object","additionalProperties":false,"required":["argv","params"],"properties":{"argv":{"type":"array","minItems":1,"description":"The arguments, command name first; each argument is its parts concatenated.","items":{"type":"array","minItems":1,"items":{"oneOf":[{"type":"string"},{"$ref":"#/$defs/slot"}]}}},"params":{"type":"array","items":{"type":"string"},"description":"The distinct parameters used, in order of first use."}},"description":"One Redis command with parameter slots."};
-const schema38 = {"type":"object","additionalProperties":false,"required":["param","type","use","nullable"],"properties":{"param":{"type":"string","description":"The parameter (query parameter or row field) whose value goes here."},"type":{"$ref":"#/$defs/type"},"use":{"enum":["value","key-part","tag","tag-param","sort-key"],"description":"value: stored encoding; key-part: stored encoding with % and : escaped; tag: a text compared with a TAG field, escaped into a RediSearch 1.2 query string; tag-param: a text compared with a TAG field, passed as a PARAMS value (trimmed, backslashes doubled); sort-key: the text's sort form (full Unicode case folding), stored in a field's sort companion."},"nullable":{"type":"boolean","description":"When true and the value is null or missing, this argument and the one before it are left out."},"default":{"type":"string","description":"The value bound when none is given (the paging slots: offset 0, count = the page size)."}},"description":"A parameter slot inside an argument."};
+const schema38 = {"type":"object","additionalProperties":false,"required":["param","type","use","nullable"],"properties":{"param":{"type":"string","description":"The parameter (query parameter or row field) whose value goes here."},"type":{"$ref":"#/$defs/type"},"use":{"enum":["value","key-part","tag","tag-param","sort-key","equality-key"],"description":"value: stored encoding; key-part: stored encoding with % and : escaped; tag: a text compared with a TAG field, escaped into a RediSearch 1.2 query string; tag-param: a text compared with a TAG field, passed as a PARAMS value (trimmed, backslashes doubled); sort-key: the text's sort form (full Unicode case folding), stored in a field's sort companion; equality-key: the text's equality form (trimmed, ASCII letters lower-cased, % and non-ASCII characters as %xx of their UTF-8 bytes), stored in a field's equality companion."},"nullable":{"type":"boolean","description":"When true and the value is null or missing, this argument and the one before it are left out."},"default":{"type":"string","description":"The value bound when none is given (the paging slots: offset 0, count = the page size)."}},"description":"A parameter slot inside an argument."};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -645,7 +668,7 @@ errors++;
 }
 if(data.use !== undefined){
 let data2 = data.use;
-if(!(((((data2 === "value") || (data2 === "key-part")) || (data2 === "tag")) || (data2 === "tag-param")) || (data2 === "sort-key"))){
+if(!((((((data2 === "value") || (data2 === "key-part")) || (data2 === "tag")) || (data2 === "tag-param")) || (data2 === "sort-key")) || (data2 === "equality-key"))){
 const err7 = {instancePath:instancePath+"/use",schemaPath:"#/properties/use/enum",keyword:"enum",params:{allowedValues: schema38.properties.use.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];

@@ -1,6 +1,6 @@
 /**
  * A KVLM collection as a Redis design: its index (which fields, TAG or NUMERIC, SORTABLE), its keys (natural or
- * counter), its sort companions, and the commands that create the index and write and delete a row. The queries
+ * counter), its sort and equality companions, and the commands that create the index and write and delete a row. The queries
  * are lowered by `redis-query-builder.ts`; what differs between dialects comes from the dialect strategy.
  */
 import type { Collection, Field, KExpression, KvlmModel, ServedQuery } from '../../language/generated/ast.js';
@@ -82,10 +82,15 @@ export function buildCollection(
             roles,
             index: indexOf(field, roles, collection),
             sortKey: null,
+            equalityKey: null,
         };
     });
-    const schemaFields = fields.filter((f) => f.index).map((f) => f.name);
     assignSortCompanions(collection, fields);
+    if (strategy.equalityCompanion) assignEqualityCompanions(collection, fields);
+    const schemaFields = fields.flatMap((f) => [
+        ...(f.index ? [f.name] : []),
+        ...(f.equalityKey !== null ? [f.equalityKey] : []),
+    ]);
 
     // The id field is stored in every row; it is indexed only when nothing else is, so the index is never empty.
     const idField = collection.keyField;
@@ -186,6 +191,30 @@ function assignSortCompanions(collection: Collection, fields: RedisField[]): voi
             taken.add(name);
             field.sortKey = name;
         }
+    }
+}
+
+/**
+ * Gives every compared text field an equality companion, named `<field>__eq` (with `_` appended until no field, id
+ * field or other companion has the name), which the equality clauses search; the field itself keeps an index only
+ * when a query sorts on it (SORTABLE).
+ */
+function assignEqualityCompanions(collection: Collection, fields: RedisField[]): void {
+    const taken = new Set([
+        ...fields.map((f) => f.name),
+        ...fields.flatMap((f) => (f.sortKey !== null ? [f.sortKey] : [])),
+        collection.keyField,
+    ]);
+    for (const field of fields) {
+        if (isNumericType(field.type) || field.roles.filtered.length === 0) continue;
+        let name = `${field.name}__eq`;
+        while (taken.has(name)) name += '_';
+        taken.add(name);
+        field.equalityKey = name;
+        field.index =
+            field.roles.sorted.length > 0
+                ? { ...field.index!, reason: `sort in ${field.roles.sorted.join(', ')}` }
+                : null;
     }
 }
 
@@ -334,13 +363,16 @@ function createCommand(
 ): RedisCommand {
     const argv = strategy.createHead(index, keyPrefix);
     argv.push(...lit('STOPWORDS', '0', 'SCHEMA'));
-    const indexed = fields.filter((f) => f.index);
+    const indexed = fields.filter((f) => f.index || f.equalityKey !== null);
     if (indexed.length === 0) argv.push(...lit(idField, 'TAG', 'SEPARATOR', TAG_SEPARATOR));
     for (const field of indexed) {
-        const ix = field.index!;
-        argv.push(...lit(field.name, ix.type));
-        if (ix.type === 'TAG') argv.push(...lit('SEPARATOR', ix.separator!));
-        if (ix.sortable) argv.push(...lit('SORTABLE'));
+        const ix = field.index;
+        if (ix) {
+            argv.push(...lit(field.name, ix.type));
+            if (ix.type === 'TAG') argv.push(...lit('SEPARATOR', ix.separator!));
+            if (ix.sortable) argv.push(...lit('SORTABLE'));
+        }
+        if (field.equalityKey !== null) argv.push(...lit(field.equalityKey, 'TAG', 'SEPARATOR', TAG_SEPARATOR));
     }
     return command(argv);
 }
@@ -358,11 +390,12 @@ function keyParts(keyPrefix: string, idField: string, key: RedisKeyStrategy, wit
     return parts;
 }
 
-/** The field/value pairs of a write: each field, then its sort companion (derived from the same row value). */
+/** The field/value pairs of a write: each field, then its companions (derived from the same row value). */
 function pushFieldPairs(argv: RedisArgPart[][], fields: RedisField[]): RedisArgPart[][] {
     for (const f of fields) {
         argv.push([f.name], [slot(f.name, f.type, 'value', true)]);
         if (f.sortKey !== null) argv.push([f.sortKey], [slot(f.name, 'text', 'sort-key', true)]);
+        if (f.equalityKey !== null) argv.push([f.equalityKey], [slot(f.name, 'text', 'equality-key', true)]);
     }
     return argv;
 }

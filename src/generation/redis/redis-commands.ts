@@ -4,7 +4,7 @@
  */
 import { encodeRedisValue, encodeSortKey, escapeKeyPart, RedisEncodingError } from './redis-encoding.js';
 import { formatCliCommand } from './redis-escaping.js';
-import { REDIS_TEXT_RULES } from './redis-text-rules.js';
+import { equalityForm, REDIS_TEXT_RULES } from './redis-text-rules.js';
 import type { RedisCollection, RedisCommand, RedisParamSlot, RedisQuery, RedisViewModel } from './redis-view-model.js';
 
 /** Parameter values by name: logical values (ISO strings for dates), null for an absent optional value. */
@@ -46,6 +46,7 @@ function bindSlot(slot: RedisParamSlot, values: RedisParamValues): string {
     }
     if (slot.use === 'key-part') return escapeKeyPart(encoded);
     if (slot.use === 'sort-key') return encodeSortKey(encoded);
+    if (slot.use === 'equality-key') return equalityForm(encoded);
     if (slot.use === 'tag' || slot.use === 'tag-param') {
         // 1.2 substitutes the value into the query string; 2.x passes it as a PARAMS value.
         const rules = REDIS_TEXT_RULES[slot.use === 'tag' ? 'redisearch1' : 'redisearch2'];
@@ -74,7 +75,8 @@ export function isEmptyAggregateError(error: unknown): boolean {
 
 /**
  * The argv of a command with each slot shown as `$param`: what the scripts print. A sort companion's value
- * shows as `sortKey($param)`: it is derived from the row value, not supplied separately.
+ * shows as `sortKey($param)`, an equality companion's as `equalityKey($param)`: they are derived from the row value,
+ * not supplied separately.
  */
 export function displayRedisCommand(command: RedisCommand): string[] {
     return command.argv.map((arg) => arg.map((part) => (typeof part === 'string' ? part : slotMarker(part))).join(''));
@@ -82,7 +84,8 @@ export function displayRedisCommand(command: RedisCommand): string[] {
 
 /** The placeholder text of one slot. */
 function slotMarker(slot: RedisParamSlot): string {
-    return slot.use === 'sort-key' ? `sortKey($${slot.param})` : `$${slot.param}`;
+    if (slot.use === 'sort-key') return `sortKey($${slot.param})`;
+    return slot.use === 'equality-key' ? `equalityKey($${slot.param})` : `$${slot.param}`;
 }
 
 /** The redis-cli line of a command with `$param` markers. */

@@ -21,6 +21,11 @@ export interface RedisDialectStrategy {
     legacy: boolean;
     /** How the engine indexes texts and how queries must write them. */
     text: RedisTextRules;
+    /**
+     * True when a compared text is searched in an equality companion holding `text.storedTag` of the value (2.x,
+     * whose builds fold case in two ways), false when the field itself is searched (1.2).
+     */
+    equalityCompanion: boolean;
     /** The Lua script of counter-key inserts. */
     counterInsertLua: string;
     /** `FT.CREATE <index>` and what makes the index follow its rows (2.x: `ON HASH PREFIX 1 <prefix>`). */
@@ -40,7 +45,11 @@ export interface RedisDialectStrategy {
     negation: 'operator' | 'push-down';
     /** A parameter compared with a field inside the query string. */
     queryValue(name: string, type: RedisLogicalType, kind: 'tag' | 'number'): RedisArgPart[];
-    /** What ends a query after its LIMIT: the parameters it uses as PARAMS, and the dialect. */
+    /**
+     * What ends a query after its LIMIT: on 2.x `TIMEOUT 0` (no time limit for this query), the parameters it uses as
+     * PARAMS, and the dialect. Nothing on 1.2, which has no per-query timeout (an unknown token makes its FT.AGGREGATE
+     * drop every option after it).
+     */
     queryTail(used: readonly { name: string; type: RedisLogicalType }[]): RedisArgPart[][];
     /**
      * The head of a query up to its query string: `FT.SEARCH <stable name>` on 2.x (the alias), and on 1.2 a Lua
@@ -88,6 +97,7 @@ const REDISEARCH2: RedisDialectStrategy = {
     engine: 'RediSearch 2.x and later: Redis Stack, Redis 8',
     legacy: false,
     text: REDIS_TEXT_RULES.redisearch2,
+    equalityCompanion: true,
     counterInsertLua: COUNTER_INSERT_LUA_2,
     createHead: (index, keyPrefix) => lit('FT.CREATE', index, 'ON', 'HASH', 'PREFIX', '1', keyPrefix),
     insertHead: (_index, rowKey) => [['HSET'], rowKey],
@@ -100,7 +110,9 @@ const REDISEARCH2: RedisDialectStrategy = {
     pointArgv: (stable, physical) => ['FT.ALIASUPDATE', stable, physical],
     dropArgv: (physical) => ['FT.DROPINDEX', physical, 'DD'],
     queryTail(used) {
-        const argv: RedisArgPart[][] = [];
+        // The server's TIMEOUT (500 ms by default) with ON_TIMEOUT RETURN answers a long query with part of its rows
+        // and no error, its total cut too: every query turns the timeout off for itself.
+        const argv: RedisArgPart[][] = lit('TIMEOUT', '0');
         if (used.length > 0) {
             argv.push(...lit('PARAMS', String(used.length * 2)));
             for (const { name, type } of used)
@@ -116,6 +128,7 @@ const REDISEARCH1: RedisDialectStrategy = {
     engine: 'RediSearch 1.2: the 1.x module on Redis 5–7, e.g. Debian 12',
     legacy: true,
     text: REDIS_TEXT_RULES.redisearch1,
+    equalityCompanion: false,
     counterInsertLua: COUNTER_INSERT_LUA_1,
     createHead: (index) => lit('FT.CREATE', index),
     insertHead: (index, rowKey) => [['FT.ADD'], [index], rowKey, ['1.0'], ['REPLACE'], ['FIELDS']],

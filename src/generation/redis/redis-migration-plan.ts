@@ -209,8 +209,10 @@ function fieldChanges(prev: RedisField[], next: RedisField[]): FieldChange[] {
         if (old.type !== f.type) changes.push({ field: f.name, change: 'retyped', from: old.type, to: f.type });
         if (old.source !== f.source)
             changes.push({ field: f.name, change: 're-sourced', from: old.source, to: f.source });
-        const was = indexSpec(old) + (old.sortKey ? ' + sort companion' : '');
-        const is = indexSpec(f) + (f.sortKey ? ' + sort companion' : '');
+        const companions = (g: RedisField): string =>
+            (g.sortKey ? ' + sort companion' : '') + (g.equalityKey ? ' + equality companion' : '');
+        const was = indexSpec(old) + companions(old);
+        const is = indexSpec(f) + companions(f);
         if (was !== is) changes.push({ field: f.name, change: 're-indexed', from: was, to: is });
     }
     for (const f of prev) {

@@ -18,14 +18,14 @@ export const POINTER_KEY_PREFIX = 'kvmod:index:';
 export type StorageShape = Pick<RedisCollection, 'fields' | 'idField' | 'key' | 'root' | 'nodes'>;
 
 /**
- * A short hash (6 hex digits) of what a collection stores: field names, types, sources, index specs and sort
- * companions, the id field, the key parts and the row grain. Query names and reasons are left out: a query added
+ * A short hash (6 hex digits) of what a collection stores: field names, types, sources, index specs, sort and
+ * equality companions, the id field, the key parts and the row grain. Query names and reasons are left out: a query added
  * or removed without changing the fields keeps the rows where they are.
  */
 export function storageSignature(shape: StorageShape): string {
     // The JSON of the canonical form below, written piece by piece into the hash: the same bytes as
     // `JSON.stringify({ fields, idField, key, root, nodes })` with each field reduced to
-    // `{ name, type, source, index: index && { type, sortable, separator }, sortKey }`, without building a
+    // `{ name, type, source, index: index && { type, sortable, separator }, sortKey[, equalityKey] }`, without building a
     // thousand objects and a 100 kB string per collection (it was a quarter of a 1000 × 1000 model's design).
     const hash = createHash('sha256');
     const json = JSON.stringify;
@@ -33,7 +33,9 @@ export function storageSignature(shape: StorageShape): string {
     shape.fields.forEach((f, i) => {
         const ix = f.index;
         const index = ix ? json({ type: ix.type, sortable: ix.sortable, separator: ix.separator }) : json(ix);
-        text += `${i > 0 ? ',' : ''}{"name":${json(f.name)},"type":${json(f.type)},"source":${json(f.source)},"index":${index},"sortKey":${json(f.sortKey)}}`;
+        // An equality companion is named only where there is one: a design without any keeps its signature.
+        const equality = f.equalityKey !== null ? `,"equalityKey":${json(f.equalityKey)}` : '';
+        text += `${i > 0 ? ',' : ''}{"name":${json(f.name)},"type":${json(f.type)},"source":${json(f.source)},"index":${index},"sortKey":${json(f.sortKey)}${equality}}`;
         if (text.length > 16384) {
             hash.update(text);
             text = '';

@@ -21,8 +21,9 @@ interface TableField {
     type: string;
     source: string;
     index: { type: string; sortable: boolean; reason: string } | null;
-    roles: { projected: unknown[] };
+    roles: { projected: unknown[]; filtered: unknown[] };
     sortKey: string | null;
+    equalityKey: string | null;
 }
 
 /** The properties the field table reads. */
@@ -32,9 +33,11 @@ const TABLE_PROPERTIES = [
     'type',
     'source',
     'sortKey',
+    'equalityKey',
     'index',
     'roles',
     'projected',
+    'filtered',
     'sortable',
     'reason',
 ];
@@ -54,11 +57,11 @@ function isTableField(o: unknown): o is TableField {
     if (typeof o.name !== 'string' || typeof o.label !== 'string') return false;
     if (typeof o.type !== 'string' || typeof o.source !== 'string') return false;
     if (o.sortKey !== null && typeof o.sortKey !== 'string') return false;
+    if (o.equalityKey !== null && typeof o.equalityKey !== 'string') return false;
+    const roles = o.roles;
+    if (o.equalityKey !== null && !(isPlain(roles) && Array.isArray(roles.filtered))) return false;
     const index = o.index;
-    if (index === null) {
-        const roles = o.roles;
-        return isPlain(roles) && Array.isArray(roles.projected);
-    }
+    if (index === null) return o.equalityKey !== null || (isPlain(roles) && Array.isArray(roles.projected));
     return (
         isPlain(index) &&
         typeof index.type === 'string' &&
@@ -67,9 +70,9 @@ function isTableField(o: unknown): o is TableField {
     );
 }
 
-/** `partials/field-table.hbs`: the Markdown table of a collection's fields, each sort companion after its field. */
+/** `partials/field-table.hbs`: the Markdown table of a collection's fields, each companion after its field. */
 const fieldTable: PartialRenderer = {
-    sha256: '363f3b8a352543f755bcd15f0707b8e322c755651ea37af285e73276318e3978',
+    sha256: 'dd6299fd2bc0e784435dafaca884daef70fb0ee0f8eebe085218008e9eb928e8',
     render(context: unknown): string | undefined {
         if (!isPlain(context) || !hasOwn(context, 'fields')) return undefined;
         if (TABLE_PROPERTIES.some((name) => name in Object.prototype)) return undefined;
@@ -80,10 +83,17 @@ const fieldTable: PartialRenderer = {
         for (const f of fields as TableField[]) {
             const index = f.index;
             const spec = index ? (index.sortable ? `${index.type} SORTABLE` : index.type) : 'stored only';
-            const why = index ? index.reason : `projected by ${f.roles.projected.map(String).join(', ')}`;
+            const why = index
+                ? index.reason
+                : f.equalityKey
+                  ? `compared through ${mdCode(f.equalityKey)}`
+                  : `projected by ${f.roles.projected.map(String).join(', ')}`;
             let row = `| ${mdCode(f.name)} | ${mdCode(f.label)} | ${f.type} | ${mdCode(f.source)} | ${spec} | ${why} |\n`;
             if (f.sortKey) {
                 row += `| ${mdCode(f.sortKey)} | — | text | \`sortKey($${f.name})\` | stored only | sort companion of ${mdCode(f.name)}: what \`FT.AGGREGATE\` sorts on |\n`;
+            }
+            if (f.equalityKey) {
+                row += `| ${mdCode(f.equalityKey)} | — | text | \`equalityKey($${f.name})\` | TAG | equality companion of ${mdCode(f.name)}: what equality in ${f.roles.filtered.map(String).join(', ')} searches |\n`;
             }
             text += row;
         }

@@ -37,6 +37,7 @@ export function buildQuery(
               collection,
               query,
               strategy,
+              fieldByName,
               usedParams,
               paramTypes,
               paramFields,
@@ -134,6 +135,7 @@ interface TranslateContext {
     collection: Collection;
     query: ServedQuery;
     strategy: RedisDialectStrategy;
+    fieldByName: ReadonlyMap<string, RedisField>;
     usedParams: string[];
     paramTypes: Map<string, RedisLogicalType>;
     paramFields: Map<string, string>;
@@ -196,6 +198,9 @@ function comparison(expr: Extract<KExpression, { $type: 'KComparison' }>, ctx: T
     const operator = ctx.negated ? COMPLEMENT[expr.operator] : expr.operator;
     const negate = operator === '!=';
     if (!isNumericType(type)) {
+        // On 2.x the clause searches the equality companion, which holds the form the query binds.
+        const companion = ctx.fieldByName.get(field.name)?.equalityKey ?? null;
+        const tagAt = companion !== null ? `@${escapeQueryFieldName(companion)}:` : at;
         if (expr.operator !== '=' && expr.operator !== '!=') {
             throw new GenerationError(
                 `query '${ctx.query.name}': '${field.name}' is text; RediSearch cannot range over text`,
@@ -203,7 +208,7 @@ function comparison(expr: Extract<KExpression, { $type: 'KComparison' }>, ctx: T
             );
         }
         const value = valueParts(expr.value, type, 'tag', ctx, field);
-        return [negate ? '-' : '', at, '{', ...value, '}'];
+        return [negate ? '-' : '', tagAt, '{', ...value, '}'];
     }
     const value = valueParts(expr.value, type, 'number', ctx, field);
     switch (operator) {

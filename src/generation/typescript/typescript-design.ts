@@ -64,7 +64,10 @@ export interface TsQuery {
      * breaks ties by document id in every sorter, 1.2 does in FT.AGGREGATE's and in the score order).
      */
     paging: 'offset' | 'whole';
-    /** The position of the PARAMS / DIALECT arguments of its command (the argv's length when it has none). */
+    /**
+     * The position of the TIMEOUT / PARAMS / DIALECT arguments of its command (the argv's length when it has none):
+     * the count of an aggregate's rows sends them too.
+     */
     countTail: number;
 }
 
@@ -177,7 +180,12 @@ function slotTypes(command: RedisCommand): Map<string, RedisLogicalType> {
     const types = new Map<string, RedisLogicalType>();
     for (const arg of command.argv)
         for (const part of arg)
-            if (typeof part !== 'string' && part.use !== 'sort-key' && !types.has(part.param))
+            if (
+                typeof part !== 'string' &&
+                part.use !== 'sort-key' &&
+                part.use !== 'equality-key' &&
+                !types.has(part.param)
+            )
                 types.set(part.param, part.type);
     return types;
 }
@@ -242,7 +250,7 @@ function buildQuery(query: RedisQuery, collection: TsCollection, dialect: string
         doc: `column "${projection.label}" (field ${projection.field})`,
     }));
     const tail = query.command.argv.findIndex(
-        (arg) => arg.length === 1 && (arg[0] === 'PARAMS' || arg[0] === 'DIALECT'),
+        (arg) => arg.length === 1 && (arg[0] === 'TIMEOUT' || arg[0] === 'PARAMS' || arg[0] === 'DIALECT'),
     );
     return {
         redis: query,

@@ -31,6 +31,7 @@ import {
 import { runEngineQuery } from '../redis-query.js';
 import { designRecordArgv } from '../redis-stable-names.js';
 import { redisearchCollation } from './redis-collation.js';
+import { cutsAnswers, queryTimeoutWarning, readQueryTimeout } from './redis-query-timeout.js';
 import { screenedUnservable } from './redis-servable-screen.js';
 
 /** The failure each of the Redis runtime's error codes means. */
@@ -66,6 +67,8 @@ interface Probed {
 async function probe(link: RedisLink): Promise<Probed> {
     const search = await detectDialect(link);
     const { dialect, version } = search;
+    const timeout = await readQueryTimeout(link, search);
+    const warning = queryTimeoutWarning(link.url, dialect, timeout);
     const found: EngineProbe = {
         server: link.url,
         product: 'Redis',
@@ -73,7 +76,11 @@ async function probe(link: RedisLink): Promise<Probed> {
         module: { name: 'RediSearch', version },
         variant: dialect,
         options: { dialect },
+        warnings: warning !== null ? [warning] : [],
     };
+    // 2.x queries carry TIMEOUT 0; on 1.2 nothing turns a cutting timeout off.
+    if (dialect === 'redisearch1' && warning !== null && timeout !== null && cutsAnswers(timeout))
+        found.answersMayBeCut = warning;
     return { found, search };
 }
 

@@ -47,12 +47,12 @@ export const INDEXES = {
 /** The key prefix of each collection. */
 export const KEY_PREFIXES = {
     Q1_aircraftsCapacityWithin: 'Q1_aircraftsCapacityWithin_117106:',
-    Q2_airportsGivenCountrySortedByCities: 'Q2_airportsGivenCountrySortedByCities_9cea6f:',
-    Q3_passengersOfGivenFlight: 'Q3_passengersOfGivenFlight_92960a:',
-    Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod: 'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61:',
-    Q6_websitesAccessedOnGivenFlight: 'Q6_websitesAccessedOnGivenFlight_8290e8:',
-    Q7_aircraftsDepartedFromAirportDuringPeriod: 'Q7_aircraftsDepartedFromAirportDuringPeriod_4889b3:',
-    Q8_localizationsOfFlightAircraft: 'Q8_localizationsOfFlightAircraft_d7bbd0:',
+    Q2_airportsGivenCountrySortedByCities: 'Q2_airportsGivenCountrySortedByCities_126e4c:',
+    Q3_passengersOfGivenFlight: 'Q3_passengersOfGivenFlight_05b099:',
+    Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod: 'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_70770d:',
+    Q6_websitesAccessedOnGivenFlight: 'Q6_websitesAccessedOnGivenFlight_43da32:',
+    Q7_aircraftsDepartedFromAirportDuringPeriod: 'Q7_aircraftsDepartedFromAirportDuringPeriod_3dadad:',
+    Q8_localizationsOfFlightAircraft: 'Q8_localizationsOfFlightAircraft_73a06b:',
     Q9_flightsOnGivenDateByLevel: 'Q9_flightsOnGivenDateByLevel_80fd3c:',
 } as const;
 /** A date: 'YYYY-MM-DD'. */
@@ -127,19 +127,19 @@ const COLLECTIONS = {
     Q2_airportsGivenCountrySortedByCities: {
         name: 'Q2_airportsGivenCountrySortedByCities',
         index: 'Q2_airportsGivenCountrySortedByCities',
-        physicalIndex: 'Q2_airportsGivenCountrySortedByCities_9cea6f',
-        keyPrefix: 'Q2_airportsGivenCountrySortedByCities_9cea6f:',
+        physicalIndex: 'Q2_airportsGivenCountrySortedByCities_126e4c',
+        keyPrefix: 'Q2_airportsGivenCountrySortedByCities_126e4c:',
         keyParts: [{ prop: 'codeCAO', param: 'codeCAO', type: 'text' }],
         counterKey: null,
         create: {
             argv: [
                 ['FT.CREATE'],
-                ['Q2_airportsGivenCountrySortedByCities_9cea6f'],
+                ['Q2_airportsGivenCountrySortedByCities_126e4c'],
                 ['ON'],
                 ['HASH'],
                 ['PREFIX'],
                 ['1'],
-                ['Q2_airportsGivenCountrySortedByCities_9cea6f:'],
+                ['Q2_airportsGivenCountrySortedByCities_126e4c:'],
                 ['STOPWORDS'],
                 ['0'],
                 ['SCHEMA'],
@@ -148,7 +148,7 @@ const COLLECTIONS = {
                 ['SEPARATOR'],
                 ['\u001f'],
                 ['SORTABLE'],
-                ['country'],
+                ['country__eq'],
                 ['TAG'],
                 ['SEPARATOR'],
                 ['\u001f'],
@@ -159,16 +159,16 @@ const COLLECTIONS = {
             argv: [
                 ['FT.ALIASUPDATE'],
                 ['Q2_airportsGivenCountrySortedByCities'],
-                ['Q2_airportsGivenCountrySortedByCities_9cea6f'],
+                ['Q2_airportsGivenCountrySortedByCities_126e4c'],
             ],
             params: [],
         },
-        drop: { argv: [['FT.DROPINDEX'], ['Q2_airportsGivenCountrySortedByCities_9cea6f'], ['DD']], params: [] },
+        drop: { argv: [['FT.DROPINDEX'], ['Q2_airportsGivenCountrySortedByCities_126e4c'], ['DD']], params: [] },
         insert: {
             argv: [
                 ['HSET'],
                 [
-                    'Q2_airportsGivenCountrySortedByCities_9cea6f:',
+                    'Q2_airportsGivenCountrySortedByCities_126e4c:',
                     { param: 'codeCAO', type: 'text', use: 'key-part', nullable: false },
                 ],
                 ['Q2_airportsGivenCountrySortedByCities_id'],
@@ -181,6 +181,8 @@ const COLLECTIONS = {
                 [{ param: 'city', type: 'text', use: 'value', nullable: true }],
                 ['country'],
                 [{ param: 'country', type: 'text', use: 'value', nullable: true }],
+                ['country__eq'],
+                [{ param: 'country', type: 'text', use: 'equality-key', nullable: true }],
             ],
             params: ['codeCAO', 'nameAirport', 'city', 'country'],
         },
@@ -188,7 +190,7 @@ const COLLECTIONS = {
             argv: [
                 ['DEL'],
                 [
-                    'Q2_airportsGivenCountrySortedByCities_9cea6f:',
+                    'Q2_airportsGivenCountrySortedByCities_126e4c:',
                     { param: 'codeCAO', type: 'text', use: 'key-part', nullable: false },
                 ],
             ],
@@ -205,8 +207,8 @@ const COLLECTIONS = {
     Q3_passengersOfGivenFlight: {
         name: 'Q3_passengersOfGivenFlight',
         index: 'Q3_passengersOfGivenFlight',
-        physicalIndex: 'Q3_passengersOfGivenFlight_92960a',
-        keyPrefix: 'Q3_passengersOfGivenFlight_92960a:',
+        physicalIndex: 'Q3_passengersOfGivenFlight_05b099',
+        keyPrefix: 'Q3_passengersOfGivenFlight_05b099:',
         keyParts: [
             { prop: 'idPassport', param: 'idPassport', type: 'text' },
             { prop: 'FL_code', param: 'FL_code', type: 'text' },
@@ -215,16 +217,16 @@ const COLLECTIONS = {
         create: {
             argv: [
                 ['FT.CREATE'],
-                ['Q3_passengersOfGivenFlight_92960a'],
+                ['Q3_passengersOfGivenFlight_05b099'],
                 ['ON'],
                 ['HASH'],
                 ['PREFIX'],
                 ['1'],
-                ['Q3_passengersOfGivenFlight_92960a:'],
+                ['Q3_passengersOfGivenFlight_05b099:'],
                 ['STOPWORDS'],
                 ['0'],
                 ['SCHEMA'],
-                ['FL_code'],
+                ['FL_code__eq'],
                 ['TAG'],
                 ['SEPARATOR'],
                 ['\u001f'],
@@ -232,15 +234,15 @@ const COLLECTIONS = {
             params: [],
         },
         point: {
-            argv: [['FT.ALIASUPDATE'], ['Q3_passengersOfGivenFlight'], ['Q3_passengersOfGivenFlight_92960a']],
+            argv: [['FT.ALIASUPDATE'], ['Q3_passengersOfGivenFlight'], ['Q3_passengersOfGivenFlight_05b099']],
             params: [],
         },
-        drop: { argv: [['FT.DROPINDEX'], ['Q3_passengersOfGivenFlight_92960a'], ['DD']], params: [] },
+        drop: { argv: [['FT.DROPINDEX'], ['Q3_passengersOfGivenFlight_05b099'], ['DD']], params: [] },
         insert: {
             argv: [
                 ['HSET'],
                 [
-                    'Q3_passengersOfGivenFlight_92960a:',
+                    'Q3_passengersOfGivenFlight_05b099:',
                     { param: 'idPassport', type: 'text', use: 'key-part', nullable: false },
                     ':',
                     { param: 'FL_code', type: 'text', use: 'key-part', nullable: false },
@@ -259,6 +261,8 @@ const COLLECTIONS = {
                 [{ param: 'idPassport', type: 'text', use: 'value', nullable: true }],
                 ['FL_code'],
                 [{ param: 'FL_code', type: 'text', use: 'value', nullable: true }],
+                ['FL_code__eq'],
+                [{ param: 'FL_code', type: 'text', use: 'equality-key', nullable: true }],
             ],
             params: ['idPassport', 'FL_code', 'firstName', 'lastName'],
         },
@@ -266,7 +270,7 @@ const COLLECTIONS = {
             argv: [
                 ['DEL'],
                 [
-                    'Q3_passengersOfGivenFlight_92960a:',
+                    'Q3_passengersOfGivenFlight_05b099:',
                     { param: 'idPassport', type: 'text', use: 'key-part', nullable: false },
                     ':',
                     { param: 'FL_code', type: 'text', use: 'key-part', nullable: false },
@@ -285,8 +289,8 @@ const COLLECTIONS = {
     Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod: {
         name: 'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod',
         index: 'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod',
-        physicalIndex: 'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61',
-        keyPrefix: 'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61:',
+        physicalIndex: 'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_70770d',
+        keyPrefix: 'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_70770d:',
         keyParts: [
             { prop: 'idPassport', param: 'idPassport', type: 'text' },
             { prop: 'FL_code', param: 'FL_code', type: 'text' },
@@ -295,12 +299,12 @@ const COLLECTIONS = {
         create: {
             argv: [
                 ['FT.CREATE'],
-                ['Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61'],
+                ['Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_70770d'],
                 ['ON'],
                 ['HASH'],
                 ['PREFIX'],
                 ['1'],
-                ['Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61:'],
+                ['Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_70770d:'],
                 ['STOPWORDS'],
                 ['0'],
                 ['SCHEMA'],
@@ -319,6 +323,10 @@ const COLLECTIONS = {
                 ['SEPARATOR'],
                 ['\u001f'],
                 ['SORTABLE'],
+                ['Origin_country__eq'],
+                ['TAG'],
+                ['SEPARATOR'],
+                ['\u001f'],
             ],
             params: [],
         },
@@ -326,14 +334,14 @@ const COLLECTIONS = {
             argv: [
                 ['FT.ALIASUPDATE'],
                 ['Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod'],
-                ['Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61'],
+                ['Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_70770d'],
             ],
             params: [],
         },
         drop: {
             argv: [
                 ['FT.DROPINDEX'],
-                ['Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61'],
+                ['Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_70770d'],
                 ['DD'],
             ],
             params: [],
@@ -342,7 +350,7 @@ const COLLECTIONS = {
             argv: [
                 ['HSET'],
                 [
-                    'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61:',
+                    'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_70770d:',
                     { param: 'idPassport', type: 'text', use: 'key-part', nullable: false },
                     ':',
                     { param: 'FL_code', type: 'text', use: 'key-part', nullable: false },
@@ -379,6 +387,8 @@ const COLLECTIONS = {
                 [{ param: 'Origin_country', type: 'text', use: 'value', nullable: true }],
                 ['Origin_country__sort'],
                 [{ param: 'Origin_country', type: 'text', use: 'sort-key', nullable: true }],
+                ['Origin_country__eq'],
+                [{ param: 'Origin_country', type: 'text', use: 'equality-key', nullable: true }],
                 ['FL_code'],
                 [{ param: 'FL_code', type: 'text', use: 'value', nullable: true }],
             ],
@@ -401,7 +411,7 @@ const COLLECTIONS = {
             argv: [
                 ['DEL'],
                 [
-                    'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61:',
+                    'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_70770d:',
                     { param: 'idPassport', type: 'text', use: 'key-part', nullable: false },
                     ':',
                     { param: 'FL_code', type: 'text', use: 'key-part', nullable: false },
@@ -428,19 +438,19 @@ const COLLECTIONS = {
     Q6_websitesAccessedOnGivenFlight: {
         name: 'Q6_websitesAccessedOnGivenFlight',
         index: 'Q6_websitesAccessedOnGivenFlight',
-        physicalIndex: 'Q6_websitesAccessedOnGivenFlight_8290e8',
-        keyPrefix: 'Q6_websitesAccessedOnGivenFlight_8290e8:',
+        physicalIndex: 'Q6_websitesAccessedOnGivenFlight_43da32',
+        keyPrefix: 'Q6_websitesAccessedOnGivenFlight_43da32:',
         keyParts: [{ prop: 'WebSiteAccess__id', param: 'WebSiteAccess__id', type: 'text' }],
         counterKey: null,
         create: {
             argv: [
                 ['FT.CREATE'],
-                ['Q6_websitesAccessedOnGivenFlight_8290e8'],
+                ['Q6_websitesAccessedOnGivenFlight_43da32'],
                 ['ON'],
                 ['HASH'],
                 ['PREFIX'],
                 ['1'],
-                ['Q6_websitesAccessedOnGivenFlight_8290e8:'],
+                ['Q6_websitesAccessedOnGivenFlight_43da32:'],
                 ['STOPWORDS'],
                 ['0'],
                 ['SCHEMA'],
@@ -455,7 +465,7 @@ const COLLECTIONS = {
                 ['accessTime'],
                 ['NUMERIC'],
                 ['SORTABLE'],
-                ['F_code'],
+                ['F_code__eq'],
                 ['TAG'],
                 ['SEPARATOR'],
                 ['\u001f'],
@@ -466,16 +476,16 @@ const COLLECTIONS = {
             argv: [
                 ['FT.ALIASUPDATE'],
                 ['Q6_websitesAccessedOnGivenFlight'],
-                ['Q6_websitesAccessedOnGivenFlight_8290e8'],
+                ['Q6_websitesAccessedOnGivenFlight_43da32'],
             ],
             params: [],
         },
-        drop: { argv: [['FT.DROPINDEX'], ['Q6_websitesAccessedOnGivenFlight_8290e8'], ['DD']], params: [] },
+        drop: { argv: [['FT.DROPINDEX'], ['Q6_websitesAccessedOnGivenFlight_43da32'], ['DD']], params: [] },
         insert: {
             argv: [
                 ['HSET'],
                 [
-                    'Q6_websitesAccessedOnGivenFlight_8290e8:',
+                    'Q6_websitesAccessedOnGivenFlight_43da32:',
                     { param: 'WebSiteAccess__id', type: 'text', use: 'key-part', nullable: false },
                 ],
                 ['Q6_websitesAccessedOnGivenFlight_id'],
@@ -492,6 +502,8 @@ const COLLECTIONS = {
                 [{ param: 'accessTime', type: 'time', use: 'value', nullable: true }],
                 ['F_code'],
                 [{ param: 'F_code', type: 'text', use: 'value', nullable: true }],
+                ['F_code__eq'],
+                [{ param: 'F_code', type: 'text', use: 'equality-key', nullable: true }],
             ],
             params: ['WebSiteAccess__id', 'P_idPassport', 'url', 'accessDate', 'accessTime', 'F_code'],
         },
@@ -499,7 +511,7 @@ const COLLECTIONS = {
             argv: [
                 ['DEL'],
                 [
-                    'Q6_websitesAccessedOnGivenFlight_8290e8:',
+                    'Q6_websitesAccessedOnGivenFlight_43da32:',
                     { param: 'WebSiteAccess__id', type: 'text', use: 'key-part', nullable: false },
                 ],
             ],
@@ -518,25 +530,25 @@ const COLLECTIONS = {
     Q7_aircraftsDepartedFromAirportDuringPeriod: {
         name: 'Q7_aircraftsDepartedFromAirportDuringPeriod',
         index: 'Q7_aircraftsDepartedFromAirportDuringPeriod',
-        physicalIndex: 'Q7_aircraftsDepartedFromAirportDuringPeriod_4889b3',
-        keyPrefix: 'Q7_aircraftsDepartedFromAirportDuringPeriod_4889b3:',
+        physicalIndex: 'Q7_aircraftsDepartedFromAirportDuringPeriod_3dadad',
+        keyPrefix: 'Q7_aircraftsDepartedFromAirportDuringPeriod_3dadad:',
         keyParts: [{ prop: 'Flight_code', param: 'Flight_code', type: 'text' }],
         counterKey: null,
         create: {
             argv: [
                 ['FT.CREATE'],
-                ['Q7_aircraftsDepartedFromAirportDuringPeriod_4889b3'],
+                ['Q7_aircraftsDepartedFromAirportDuringPeriod_3dadad'],
                 ['ON'],
                 ['HASH'],
                 ['PREFIX'],
                 ['1'],
-                ['Q7_aircraftsDepartedFromAirportDuringPeriod_4889b3:'],
+                ['Q7_aircraftsDepartedFromAirportDuringPeriod_3dadad:'],
                 ['STOPWORDS'],
                 ['0'],
                 ['SCHEMA'],
                 ['departureDate'],
                 ['NUMERIC'],
-                ['O_codeCAO'],
+                ['O_codeCAO__eq'],
                 ['TAG'],
                 ['SEPARATOR'],
                 ['\u001f'],
@@ -547,19 +559,19 @@ const COLLECTIONS = {
             argv: [
                 ['FT.ALIASUPDATE'],
                 ['Q7_aircraftsDepartedFromAirportDuringPeriod'],
-                ['Q7_aircraftsDepartedFromAirportDuringPeriod_4889b3'],
+                ['Q7_aircraftsDepartedFromAirportDuringPeriod_3dadad'],
             ],
             params: [],
         },
         drop: {
-            argv: [['FT.DROPINDEX'], ['Q7_aircraftsDepartedFromAirportDuringPeriod_4889b3'], ['DD']],
+            argv: [['FT.DROPINDEX'], ['Q7_aircraftsDepartedFromAirportDuringPeriod_3dadad'], ['DD']],
             params: [],
         },
         insert: {
             argv: [
                 ['HSET'],
                 [
-                    'Q7_aircraftsDepartedFromAirportDuringPeriod_4889b3:',
+                    'Q7_aircraftsDepartedFromAirportDuringPeriod_3dadad:',
                     { param: 'Flight_code', type: 'text', use: 'key-part', nullable: false },
                 ],
                 ['Q7_aircraftsDepartedFromAirportDuringPeriod_id'],
@@ -572,6 +584,8 @@ const COLLECTIONS = {
                 [{ param: 'departureTime', type: 'time', use: 'value', nullable: true }],
                 ['O_codeCAO'],
                 [{ param: 'O_codeCAO', type: 'text', use: 'value', nullable: true }],
+                ['O_codeCAO__eq'],
+                [{ param: 'O_codeCAO', type: 'text', use: 'equality-key', nullable: true }],
             ],
             params: ['Flight_code', 'A_registrationNumber', 'departureDate', 'departureTime', 'O_codeCAO'],
         },
@@ -579,7 +593,7 @@ const COLLECTIONS = {
             argv: [
                 ['DEL'],
                 [
-                    'Q7_aircraftsDepartedFromAirportDuringPeriod_4889b3:',
+                    'Q7_aircraftsDepartedFromAirportDuringPeriod_3dadad:',
                     { param: 'Flight_code', type: 'text', use: 'key-part', nullable: false },
                 ],
             ],
@@ -597,19 +611,19 @@ const COLLECTIONS = {
     Q8_localizationsOfFlightAircraft: {
         name: 'Q8_localizationsOfFlightAircraft',
         index: 'Q8_localizationsOfFlightAircraft',
-        physicalIndex: 'Q8_localizationsOfFlightAircraft_d7bbd0',
-        keyPrefix: 'Q8_localizationsOfFlightAircraft_d7bbd0:',
+        physicalIndex: 'Q8_localizationsOfFlightAircraft_73a06b',
+        keyPrefix: 'Q8_localizationsOfFlightAircraft_73a06b:',
         keyParts: [{ prop: 'code', param: 'code', type: 'text' }, { prop: 'L__id', param: 'L__id', type: 'text' }],
         counterKey: null,
         create: {
             argv: [
                 ['FT.CREATE'],
-                ['Q8_localizationsOfFlightAircraft_d7bbd0'],
+                ['Q8_localizationsOfFlightAircraft_73a06b'],
                 ['ON'],
                 ['HASH'],
                 ['PREFIX'],
                 ['1'],
-                ['Q8_localizationsOfFlightAircraft_d7bbd0:'],
+                ['Q8_localizationsOfFlightAircraft_73a06b:'],
                 ['STOPWORDS'],
                 ['0'],
                 ['SCHEMA'],
@@ -619,7 +633,7 @@ const COLLECTIONS = {
                 ['L_crossingTime'],
                 ['NUMERIC'],
                 ['SORTABLE'],
-                ['code'],
+                ['code__eq'],
                 ['TAG'],
                 ['SEPARATOR'],
                 ['\u001f'],
@@ -630,16 +644,16 @@ const COLLECTIONS = {
             argv: [
                 ['FT.ALIASUPDATE'],
                 ['Q8_localizationsOfFlightAircraft'],
-                ['Q8_localizationsOfFlightAircraft_d7bbd0'],
+                ['Q8_localizationsOfFlightAircraft_73a06b'],
             ],
             params: [],
         },
-        drop: { argv: [['FT.DROPINDEX'], ['Q8_localizationsOfFlightAircraft_d7bbd0'], ['DD']], params: [] },
+        drop: { argv: [['FT.DROPINDEX'], ['Q8_localizationsOfFlightAircraft_73a06b'], ['DD']], params: [] },
         insert: {
             argv: [
                 ['HSET'],
                 [
-                    'Q8_localizationsOfFlightAircraft_d7bbd0:',
+                    'Q8_localizationsOfFlightAircraft_73a06b:',
                     { param: 'code', type: 'text', use: 'key-part', nullable: false },
                     ':',
                     { param: 'L__id', type: 'text', use: 'key-part', nullable: false },
@@ -662,6 +676,8 @@ const COLLECTIONS = {
                 [{ param: 'L_crossingTime', type: 'time', use: 'value', nullable: true }],
                 ['code'],
                 [{ param: 'code', type: 'text', use: 'value', nullable: true }],
+                ['code__eq'],
+                [{ param: 'code', type: 'text', use: 'equality-key', nullable: true }],
             ],
             params: [
                 'code',
@@ -677,7 +693,7 @@ const COLLECTIONS = {
             argv: [
                 ['DEL'],
                 [
-                    'Q8_localizationsOfFlightAircraft_d7bbd0:',
+                    'Q8_localizationsOfFlightAircraft_73a06b:',
                     { param: 'code', type: 'text', use: 'key-part', nullable: false },
                     ':',
                     { param: 'L__id', type: 'text', use: 'key-part', nullable: false },
@@ -788,6 +804,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['4'],
                 ['capacity'],
@@ -817,7 +835,7 @@ const QUERIES = {
             argv: [
                 ['FT.SEARCH'],
                 ['Q2_airportsGivenCountrySortedByCities'],
-                ['@country:{$country}'],
+                ['@country__eq:{$country}'],
                 ['RETURN'],
                 ['3'],
                 ['nameAirport'],
@@ -829,6 +847,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['2'],
                 ['country'],
@@ -857,7 +877,7 @@ const QUERIES = {
             argv: [
                 ['FT.SEARCH'],
                 ['Q3_passengersOfGivenFlight'],
-                ['@FL_code:{$code}'],
+                ['@FL_code__eq:{$code}'],
                 ['RETURN'],
                 ['3'],
                 ['firstName'],
@@ -866,6 +886,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['2'],
                 ['code'],
@@ -894,7 +916,7 @@ const QUERIES = {
             argv: [
                 ['FT.AGGREGATE'],
                 ['Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod'],
-                ['@FL_departureDate:[$departureDate $departureDate] @Origin_country:{$country}'],
+                ['@FL_departureDate:[$departureDate $departureDate] @Origin_country__eq:{$country}'],
                 ['LOAD'],
                 ['11'],
                 ['@Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_id'],
@@ -921,6 +943,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['4'],
                 ['departureDate'],
@@ -982,6 +1006,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['2'],
                 ['departureDate'],
@@ -1017,7 +1043,7 @@ const QUERIES = {
             argv: [
                 ['FT.AGGREGATE'],
                 ['Q6_websitesAccessedOnGivenFlight'],
-                ['@F_code:{$code}'],
+                ['@F_code__eq:{$code}'],
                 ['LOAD'],
                 ['6'],
                 ['@Q6_websitesAccessedOnGivenFlight_id'],
@@ -1045,6 +1071,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['2'],
                 ['code'],
@@ -1075,7 +1103,7 @@ const QUERIES = {
                 ['FT.SEARCH'],
                 ['Q7_aircraftsDepartedFromAirportDuringPeriod'],
                 [
-                    '@O_codeCAO:{$codeCAO} @departureDate:[$departureDate +inf] @departureDate:[-inf $departureDate_2]',
+                    '@O_codeCAO__eq:{$codeCAO} @departureDate:[$departureDate +inf] @departureDate:[-inf $departureDate_2]',
                 ],
                 ['RETURN'],
                 ['3'],
@@ -1085,6 +1113,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['6'],
                 ['codeCAO'],
@@ -1121,7 +1151,7 @@ const QUERIES = {
             argv: [
                 ['FT.AGGREGATE'],
                 ['Q8_localizationsOfFlightAircraft'],
-                ['@code:{$code}'],
+                ['@code__eq:{$code}'],
                 ['LOAD'],
                 ['6'],
                 ['@Q8_localizationsOfFlightAircraft_id'],
@@ -1147,6 +1177,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['2'],
                 ['code'],
@@ -1190,6 +1222,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['2'],
                 ['departureDate'],
@@ -1302,13 +1336,13 @@ export interface Q2_airportsGivenCountrySortedByCitiesRow {
     country?: string | null;
 }
 
-/** What identifies a row of Q2_airportsGivenCountrySortedByCities: key `Q2_airportsGivenCountrySortedByCities_9cea6f:<codeCAO>`. */
+/** What identifies a row of Q2_airportsGivenCountrySortedByCities: key `Q2_airportsGivenCountrySortedByCities_126e4c:<codeCAO>`. */
 export interface Q2_airportsGivenCountrySortedByCitiesKey {
     /** Airport.codeCAO */
     codeCAO: string;
 }
 
-/** The Redis key of a row of Q2_airportsGivenCountrySortedByCities: `Q2_airportsGivenCountrySortedByCities_9cea6f:<codeCAO>`, each part encoded and escaped. */
+/** The Redis key of a row of Q2_airportsGivenCountrySortedByCities: `Q2_airportsGivenCountrySortedByCities_126e4c:<codeCAO>`, each part encoded and escaped. */
 export function keyOfQ2_airportsGivenCountrySortedByCities(key: Q2_airportsGivenCountrySortedByCitiesKey): string {
     return kvmod.rowKey(COLLECTIONS.Q2_airportsGivenCountrySortedByCities, key);
 }
@@ -1339,7 +1373,7 @@ export interface Q2_airportsGivenCountrySortedByCitiesResult {
     readonly city: string | null;
 }
 
-/** Q2_airportsGivenCountrySortedByCities on Q2_airportsGivenCountrySortedByCities (FT.SEARCH `@country:{$country}`), ordered by city ASC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
+/** Q2_airportsGivenCountrySortedByCities on Q2_airportsGivenCountrySortedByCities (FT.SEARCH `@country__eq:{$country}`), ordered by city ASC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
 export function Q2_airportsGivenCountrySortedByCities(client: kvmod.CommandClient, params: Q2_airportsGivenCountrySortedByCitiesParams, options: kvmod.PageOptions = {}): Promise<kvmod.Page<Q2_airportsGivenCountrySortedByCitiesResult>> {
     return kvmod.readPage<Q2_airportsGivenCountrySortedByCitiesResult>(client, QUERIES.Q2_airportsGivenCountrySortedByCities, params, options);
 }
@@ -1361,7 +1395,7 @@ export interface Q3_passengersOfGivenFlightRow {
     FL_code: string;
 }
 
-/** What identifies a row of Q3_passengersOfGivenFlight: key `Q3_passengersOfGivenFlight_92960a:<idPassport>:<FL_code>`. */
+/** What identifies a row of Q3_passengersOfGivenFlight: key `Q3_passengersOfGivenFlight_05b099:<idPassport>:<FL_code>`. */
 export interface Q3_passengersOfGivenFlightKey {
     /** Passenger.idPassport */
     idPassport: string;
@@ -1369,7 +1403,7 @@ export interface Q3_passengersOfGivenFlightKey {
     FL_code: string;
 }
 
-/** The Redis key of a row of Q3_passengersOfGivenFlight: `Q3_passengersOfGivenFlight_92960a:<idPassport>:<FL_code>`, each part encoded and escaped. */
+/** The Redis key of a row of Q3_passengersOfGivenFlight: `Q3_passengersOfGivenFlight_05b099:<idPassport>:<FL_code>`, each part encoded and escaped. */
 export function keyOfQ3_passengersOfGivenFlight(key: Q3_passengersOfGivenFlightKey): string {
     return kvmod.rowKey(COLLECTIONS.Q3_passengersOfGivenFlight, key);
 }
@@ -1400,7 +1434,7 @@ export interface Q3_passengersOfGivenFlightResult {
     readonly idPassport: string;
 }
 
-/** Q3_passengersOfGivenFlight on Q3_passengersOfGivenFlight (FT.SEARCH `@FL_code:{$code}`), in no particular order: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
+/** Q3_passengersOfGivenFlight on Q3_passengersOfGivenFlight (FT.SEARCH `@FL_code__eq:{$code}`), in no particular order: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
 export function Q3_passengersOfGivenFlight(client: kvmod.CommandClient, params: Q3_passengersOfGivenFlightParams, options: kvmod.PageOptions = {}): Promise<kvmod.Page<Q3_passengersOfGivenFlightResult>> {
     return kvmod.readPage<Q3_passengersOfGivenFlightResult>(client, QUERIES.Q3_passengersOfGivenFlight, params, options);
 }
@@ -1438,7 +1472,7 @@ export interface Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenP
     FL_code: string;
 }
 
-/** What identifies a row of Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod: key `Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61:<idPassport>:<FL_code>`. */
+/** What identifies a row of Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod: key `Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_70770d:<idPassport>:<FL_code>`. */
 export interface Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriodKey {
     /** Passenger.idPassport */
     idPassport: string;
@@ -1446,7 +1480,7 @@ export interface Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenP
     FL_code: string;
 }
 
-/** The Redis key of a row of Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod: `Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61:<idPassport>:<FL_code>`, each part encoded and escaped. */
+/** The Redis key of a row of Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod: `Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_70770d:<idPassport>:<FL_code>`, each part encoded and escaped. */
 export function keyOfQ4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod(key: Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriodKey): string {
     return kvmod.rowKey(COLLECTIONS.Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod, key);
 }
@@ -1491,7 +1525,7 @@ export interface Q4_passengersDepartingGivenCountryResult {
     readonly nationality: string | null;
 }
 
-/** Q4_passengersDepartingGivenCountry on Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod (FT.AGGREGATE `@FL_departureDate:[$departureDate $departureDate] @Origin_country:{$country}`), ordered by Origin_city ASC, FL_departureTime ASC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
+/** Q4_passengersDepartingGivenCountry on Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod (FT.AGGREGATE `@FL_departureDate:[$departureDate $departureDate] @Origin_country__eq:{$country}`), ordered by Origin_city ASC, FL_departureTime ASC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
 export function Q4_passengersDepartingGivenCountry(client: kvmod.CommandClient, params: Q4_passengersDepartingGivenCountryParams, options: kvmod.PageOptions = {}): Promise<kvmod.Page<Q4_passengersDepartingGivenCountryResult>> {
     return kvmod.readPage<Q4_passengersDepartingGivenCountryResult>(client, QUERIES.Q4_passengersDepartingGivenCountry, params, options);
 }
@@ -1557,13 +1591,13 @@ export interface Q6_websitesAccessedOnGivenFlightRow {
     F_code?: string | null;
 }
 
-/** What identifies a row of Q6_websitesAccessedOnGivenFlight: key `Q6_websitesAccessedOnGivenFlight_8290e8:<WebSiteAccess__id>`. */
+/** What identifies a row of Q6_websitesAccessedOnGivenFlight: key `Q6_websitesAccessedOnGivenFlight_43da32:<WebSiteAccess__id>`. */
 export interface Q6_websitesAccessedOnGivenFlightKey {
     /** WebSiteAccess._id */
     WebSiteAccess__id: string;
 }
 
-/** The Redis key of a row of Q6_websitesAccessedOnGivenFlight: `Q6_websitesAccessedOnGivenFlight_8290e8:<WebSiteAccess__id>`, each part encoded and escaped. */
+/** The Redis key of a row of Q6_websitesAccessedOnGivenFlight: `Q6_websitesAccessedOnGivenFlight_43da32:<WebSiteAccess__id>`, each part encoded and escaped. */
 export function keyOfQ6_websitesAccessedOnGivenFlight(key: Q6_websitesAccessedOnGivenFlightKey): string {
     return kvmod.rowKey(COLLECTIONS.Q6_websitesAccessedOnGivenFlight, key);
 }
@@ -1596,7 +1630,7 @@ export interface Q6_websitesAccessedOnGivenFlightResult {
     readonly accessTime: IsoTime | null;
 }
 
-/** Q6_websitesAccessedOnGivenFlight on Q6_websitesAccessedOnGivenFlight (FT.AGGREGATE `@F_code:{$code}`), ordered by P_idPassport ASC, accessDate DESC, accessTime DESC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
+/** Q6_websitesAccessedOnGivenFlight on Q6_websitesAccessedOnGivenFlight (FT.AGGREGATE `@F_code__eq:{$code}`), ordered by P_idPassport ASC, accessDate DESC, accessTime DESC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
 export function Q6_websitesAccessedOnGivenFlight(client: kvmod.CommandClient, params: Q6_websitesAccessedOnGivenFlightParams, options: kvmod.PageOptions = {}): Promise<kvmod.Page<Q6_websitesAccessedOnGivenFlightResult>> {
     return kvmod.readPage<Q6_websitesAccessedOnGivenFlightResult>(client, QUERIES.Q6_websitesAccessedOnGivenFlight, params, options);
 }
@@ -1620,13 +1654,13 @@ export interface Q7_aircraftsDepartedFromAirportDuringPeriodRow {
     O_codeCAO?: string | null;
 }
 
-/** What identifies a row of Q7_aircraftsDepartedFromAirportDuringPeriod: key `Q7_aircraftsDepartedFromAirportDuringPeriod_4889b3:<Flight_code>`. */
+/** What identifies a row of Q7_aircraftsDepartedFromAirportDuringPeriod: key `Q7_aircraftsDepartedFromAirportDuringPeriod_3dadad:<Flight_code>`. */
 export interface Q7_aircraftsDepartedFromAirportDuringPeriodKey {
     /** Flight.code */
     Flight_code: string;
 }
 
-/** The Redis key of a row of Q7_aircraftsDepartedFromAirportDuringPeriod: `Q7_aircraftsDepartedFromAirportDuringPeriod_4889b3:<Flight_code>`, each part encoded and escaped. */
+/** The Redis key of a row of Q7_aircraftsDepartedFromAirportDuringPeriod: `Q7_aircraftsDepartedFromAirportDuringPeriod_3dadad:<Flight_code>`, each part encoded and escaped. */
 export function keyOfQ7_aircraftsDepartedFromAirportDuringPeriod(key: Q7_aircraftsDepartedFromAirportDuringPeriodKey): string {
     return kvmod.rowKey(COLLECTIONS.Q7_aircraftsDepartedFromAirportDuringPeriod, key);
 }
@@ -1661,7 +1695,7 @@ export interface Q7_aircraftsDepartedFromAirportDuringPeriodResult {
     readonly departureTime: IsoTime | null;
 }
 
-/** Q7_aircraftsDepartedFromAirportDuringPeriod on Q7_aircraftsDepartedFromAirportDuringPeriod (FT.SEARCH `@O_codeCAO:{$codeCAO} @departureDate:[$departureDate +inf] @departureDate:[-inf $departureDate_2]`), in no particular order: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
+/** Q7_aircraftsDepartedFromAirportDuringPeriod on Q7_aircraftsDepartedFromAirportDuringPeriod (FT.SEARCH `@O_codeCAO__eq:{$codeCAO} @departureDate:[$departureDate +inf] @departureDate:[-inf $departureDate_2]`), in no particular order: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
 export function Q7_aircraftsDepartedFromAirportDuringPeriod(client: kvmod.CommandClient, params: Q7_aircraftsDepartedFromAirportDuringPeriodParams, options: kvmod.PageOptions = {}): Promise<kvmod.Page<Q7_aircraftsDepartedFromAirportDuringPeriodResult>> {
     return kvmod.readPage<Q7_aircraftsDepartedFromAirportDuringPeriodResult>(client, QUERIES.Q7_aircraftsDepartedFromAirportDuringPeriod, params, options);
 }
@@ -1689,7 +1723,7 @@ export interface Q8_localizationsOfFlightAircraftRow {
     code: string;
 }
 
-/** What identifies a row of Q8_localizationsOfFlightAircraft: key `Q8_localizationsOfFlightAircraft_d7bbd0:<code>:<L__id>`. */
+/** What identifies a row of Q8_localizationsOfFlightAircraft: key `Q8_localizationsOfFlightAircraft_73a06b:<code>:<L__id>`. */
 export interface Q8_localizationsOfFlightAircraftKey {
     /** Flight.code */
     code: string;
@@ -1697,7 +1731,7 @@ export interface Q8_localizationsOfFlightAircraftKey {
     L__id: string;
 }
 
-/** The Redis key of a row of Q8_localizationsOfFlightAircraft: `Q8_localizationsOfFlightAircraft_d7bbd0:<code>:<L__id>`, each part encoded and escaped. */
+/** The Redis key of a row of Q8_localizationsOfFlightAircraft: `Q8_localizationsOfFlightAircraft_73a06b:<code>:<L__id>`, each part encoded and escaped. */
 export function keyOfQ8_localizationsOfFlightAircraft(key: Q8_localizationsOfFlightAircraftKey): string {
     return kvmod.rowKey(COLLECTIONS.Q8_localizationsOfFlightAircraft, key);
 }
@@ -1732,7 +1766,7 @@ export interface Q8_localizationsOfFlightAircraftResult {
     readonly L_crossingTime: IsoTime | null;
 }
 
-/** Q8_localizationsOfFlightAircraft on Q8_localizationsOfFlightAircraft (FT.AGGREGATE `@code:{$code}`), ordered by L_crossingDate DESC, L_crossingTime DESC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
+/** Q8_localizationsOfFlightAircraft on Q8_localizationsOfFlightAircraft (FT.AGGREGATE `@code__eq:{$code}`), ordered by L_crossingDate DESC, L_crossingTime DESC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
 export function Q8_localizationsOfFlightAircraft(client: kvmod.CommandClient, params: Q8_localizationsOfFlightAircraftParams, options: kvmod.PageOptions = {}): Promise<kvmod.Page<Q8_localizationsOfFlightAircraftResult>> {
     return kvmod.readPage<Q8_localizationsOfFlightAircraftResult>(client, QUERIES.Q8_localizationsOfFlightAircraft, params, options);
 }

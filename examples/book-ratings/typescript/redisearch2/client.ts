@@ -44,12 +44,12 @@ export const INDEXES = {
 } as const;
 /** The key prefix of each collection. */
 export const KEY_PREFIXES = {
-    Q1_booksByRank_Q7_bargainsOrTopRanked: 'Q1_booksByRank_Q7_bargainsOrTopRanked_cd6626:',
-    Q2_authorsOfTag: 'Q2_authorsOfTag_382a71:',
-    Q3_booksWithTag: 'Q3_booksWithTag_274b33:',
-    Q4_commentsOfBook: 'Q4_commentsOfBook_946967:',
+    Q1_booksByRank_Q7_bargainsOrTopRanked: 'Q1_booksByRank_Q7_bargainsOrTopRanked_fafaaf:',
+    Q2_authorsOfTag: 'Q2_authorsOfTag_911032:',
+    Q3_booksWithTag: 'Q3_booksWithTag_746b51:',
+    Q4_commentsOfBook: 'Q4_commentsOfBook_71b488:',
     Q5_booksAbovePrice: 'Q5_booksAbovePrice_d81774:',
-    Q6_booksOfAuthor: 'Q6_booksOfAuthor_472595:',
+    Q6_booksOfAuthor: 'Q6_booksOfAuthor_ea8b1e:',
 } as const;
 /** A date: 'YYYY-MM-DD'. */
 export type IsoDate = string;
@@ -62,19 +62,19 @@ const COLLECTIONS = {
     Q1_booksByRank_Q7_bargainsOrTopRanked: {
         name: 'Q1_booksByRank_Q7_bargainsOrTopRanked',
         index: 'Q1_booksByRank_Q7_bargainsOrTopRanked',
-        physicalIndex: 'Q1_booksByRank_Q7_bargainsOrTopRanked_cd6626',
-        keyPrefix: 'Q1_booksByRank_Q7_bargainsOrTopRanked_cd6626:',
+        physicalIndex: 'Q1_booksByRank_Q7_bargainsOrTopRanked_fafaaf',
+        keyPrefix: 'Q1_booksByRank_Q7_bargainsOrTopRanked_fafaaf:',
         keyParts: [{ prop: 'isbn', param: 'isbn', type: 'text' }],
         counterKey: null,
         create: {
             argv: [
                 ['FT.CREATE'],
-                ['Q1_booksByRank_Q7_bargainsOrTopRanked_cd6626'],
+                ['Q1_booksByRank_Q7_bargainsOrTopRanked_fafaaf'],
                 ['ON'],
                 ['HASH'],
                 ['PREFIX'],
                 ['1'],
-                ['Q1_booksByRank_Q7_bargainsOrTopRanked_cd6626:'],
+                ['Q1_booksByRank_Q7_bargainsOrTopRanked_fafaaf:'],
                 ['STOPWORDS'],
                 ['0'],
                 ['SCHEMA'],
@@ -83,7 +83,7 @@ const COLLECTIONS = {
                 ['SEPARATOR'],
                 ['\u001f'],
                 ['SORTABLE'],
-                ['author'],
+                ['author__eq'],
                 ['TAG'],
                 ['SEPARATOR'],
                 ['\u001f'],
@@ -99,16 +99,16 @@ const COLLECTIONS = {
             argv: [
                 ['FT.ALIASUPDATE'],
                 ['Q1_booksByRank_Q7_bargainsOrTopRanked'],
-                ['Q1_booksByRank_Q7_bargainsOrTopRanked_cd6626'],
+                ['Q1_booksByRank_Q7_bargainsOrTopRanked_fafaaf'],
             ],
             params: [],
         },
-        drop: { argv: [['FT.DROPINDEX'], ['Q1_booksByRank_Q7_bargainsOrTopRanked_cd6626'], ['DD']], params: [] },
+        drop: { argv: [['FT.DROPINDEX'], ['Q1_booksByRank_Q7_bargainsOrTopRanked_fafaaf'], ['DD']], params: [] },
         insert: {
             argv: [
                 ['HSET'],
                 [
-                    'Q1_booksByRank_Q7_bargainsOrTopRanked_cd6626:',
+                    'Q1_booksByRank_Q7_bargainsOrTopRanked_fafaaf:',
                     { param: 'isbn', type: 'text', use: 'key-part', nullable: false },
                 ],
                 ['Q1_booksByRank_Q7_bargainsOrTopRanked_id'],
@@ -119,6 +119,8 @@ const COLLECTIONS = {
                 [{ param: 'title', type: 'text', use: 'value', nullable: true }],
                 ['author'],
                 [{ param: 'author', type: 'text', use: 'value', nullable: true }],
+                ['author__eq'],
+                [{ param: 'author', type: 'text', use: 'equality-key', nullable: true }],
                 ['rank'],
                 [{ param: 'rank', type: 'int', use: 'value', nullable: true }],
                 ['price'],
@@ -130,7 +132,7 @@ const COLLECTIONS = {
             argv: [
                 ['DEL'],
                 [
-                    'Q1_booksByRank_Q7_bargainsOrTopRanked_cd6626:',
+                    'Q1_booksByRank_Q7_bargainsOrTopRanked_fafaaf:',
                     { param: 'isbn', type: 'text', use: 'key-part', nullable: false },
                 ],
             ],
@@ -148,8 +150,8 @@ const COLLECTIONS = {
     Q2_authorsOfTag: {
         name: 'Q2_authorsOfTag',
         index: 'Q2_authorsOfTag',
-        physicalIndex: 'Q2_authorsOfTag_382a71',
-        keyPrefix: 'Q2_authorsOfTag_382a71:',
+        physicalIndex: 'Q2_authorsOfTag_911032',
+        keyPrefix: 'Q2_authorsOfTag_911032:',
         keyParts: [
             { prop: 'Book_isbn', param: 'Book_isbn', type: 'text' },
             { prop: 'T_name', param: 'T_name', type: 'text' },
@@ -158,29 +160,29 @@ const COLLECTIONS = {
         create: {
             argv: [
                 ['FT.CREATE'],
-                ['Q2_authorsOfTag_382a71'],
+                ['Q2_authorsOfTag_911032'],
                 ['ON'],
                 ['HASH'],
                 ['PREFIX'],
                 ['1'],
-                ['Q2_authorsOfTag_382a71:'],
+                ['Q2_authorsOfTag_911032:'],
                 ['STOPWORDS'],
                 ['0'],
                 ['SCHEMA'],
-                ['T_name'],
+                ['T_name__eq'],
                 ['TAG'],
                 ['SEPARATOR'],
                 ['\u001f'],
             ],
             params: [],
         },
-        point: { argv: [['FT.ALIASUPDATE'], ['Q2_authorsOfTag'], ['Q2_authorsOfTag_382a71']], params: [] },
-        drop: { argv: [['FT.DROPINDEX'], ['Q2_authorsOfTag_382a71'], ['DD']], params: [] },
+        point: { argv: [['FT.ALIASUPDATE'], ['Q2_authorsOfTag'], ['Q2_authorsOfTag_911032']], params: [] },
+        drop: { argv: [['FT.DROPINDEX'], ['Q2_authorsOfTag_911032'], ['DD']], params: [] },
         insert: {
             argv: [
                 ['HSET'],
                 [
-                    'Q2_authorsOfTag_382a71:',
+                    'Q2_authorsOfTag_911032:',
                     { param: 'Book_isbn', type: 'text', use: 'key-part', nullable: false },
                     ':',
                     { param: 'T_name', type: 'text', use: 'key-part', nullable: false },
@@ -197,6 +199,8 @@ const COLLECTIONS = {
                 [{ param: 'title', type: 'text', use: 'value', nullable: true }],
                 ['T_name'],
                 [{ param: 'T_name', type: 'text', use: 'value', nullable: true }],
+                ['T_name__eq'],
+                [{ param: 'T_name', type: 'text', use: 'equality-key', nullable: true }],
             ],
             params: ['Book_isbn', 'T_name', 'author', 'title'],
         },
@@ -204,7 +208,7 @@ const COLLECTIONS = {
             argv: [
                 ['DEL'],
                 [
-                    'Q2_authorsOfTag_382a71:',
+                    'Q2_authorsOfTag_911032:',
                     { param: 'Book_isbn', type: 'text', use: 'key-part', nullable: false },
                     ':',
                     { param: 'T_name', type: 'text', use: 'key-part', nullable: false },
@@ -223,39 +227,39 @@ const COLLECTIONS = {
     Q3_booksWithTag: {
         name: 'Q3_booksWithTag',
         index: 'Q3_booksWithTag',
-        physicalIndex: 'Q3_booksWithTag_274b33',
-        keyPrefix: 'Q3_booksWithTag_274b33:',
+        physicalIndex: 'Q3_booksWithTag_746b51',
+        keyPrefix: 'Q3_booksWithTag_746b51:',
         keyParts: [{ prop: 'isbn', param: 'isbn', type: 'text' }, { prop: 'T_name', param: 'T_name', type: 'text' }],
         counterKey: null,
         create: {
             argv: [
                 ['FT.CREATE'],
-                ['Q3_booksWithTag_274b33'],
+                ['Q3_booksWithTag_746b51'],
                 ['ON'],
                 ['HASH'],
                 ['PREFIX'],
                 ['1'],
-                ['Q3_booksWithTag_274b33:'],
+                ['Q3_booksWithTag_746b51:'],
                 ['STOPWORDS'],
                 ['0'],
                 ['SCHEMA'],
                 ['rank'],
                 ['NUMERIC'],
                 ['SORTABLE'],
-                ['T_name'],
+                ['T_name__eq'],
                 ['TAG'],
                 ['SEPARATOR'],
                 ['\u001f'],
             ],
             params: [],
         },
-        point: { argv: [['FT.ALIASUPDATE'], ['Q3_booksWithTag'], ['Q3_booksWithTag_274b33']], params: [] },
-        drop: { argv: [['FT.DROPINDEX'], ['Q3_booksWithTag_274b33'], ['DD']], params: [] },
+        point: { argv: [['FT.ALIASUPDATE'], ['Q3_booksWithTag'], ['Q3_booksWithTag_746b51']], params: [] },
+        drop: { argv: [['FT.DROPINDEX'], ['Q3_booksWithTag_746b51'], ['DD']], params: [] },
         insert: {
             argv: [
                 ['HSET'],
                 [
-                    'Q3_booksWithTag_274b33:',
+                    'Q3_booksWithTag_746b51:',
                     { param: 'isbn', type: 'text', use: 'key-part', nullable: false },
                     ':',
                     { param: 'T_name', type: 'text', use: 'key-part', nullable: false },
@@ -276,6 +280,8 @@ const COLLECTIONS = {
                 [{ param: 'rank', type: 'int', use: 'value', nullable: true }],
                 ['T_name'],
                 [{ param: 'T_name', type: 'text', use: 'value', nullable: true }],
+                ['T_name__eq'],
+                [{ param: 'T_name', type: 'text', use: 'equality-key', nullable: true }],
             ],
             params: ['isbn', 'T_name', 'title', 'author', 'rank'],
         },
@@ -283,7 +289,7 @@ const COLLECTIONS = {
             argv: [
                 ['DEL'],
                 [
-                    'Q3_booksWithTag_274b33:',
+                    'Q3_booksWithTag_746b51:',
                     { param: 'isbn', type: 'text', use: 'key-part', nullable: false },
                     ':',
                     { param: 'T_name', type: 'text', use: 'key-part', nullable: false },
@@ -303,39 +309,39 @@ const COLLECTIONS = {
     Q4_commentsOfBook: {
         name: 'Q4_commentsOfBook',
         index: 'Q4_commentsOfBook',
-        physicalIndex: 'Q4_commentsOfBook_946967',
-        keyPrefix: 'Q4_commentsOfBook_946967:',
+        physicalIndex: 'Q4_commentsOfBook_71b488',
+        keyPrefix: 'Q4_commentsOfBook_71b488:',
         keyParts: [{ prop: 'isbn', param: 'isbn', type: 'text' }, { prop: 'C__id', param: 'C__id', type: 'text' }],
         counterKey: null,
         create: {
             argv: [
                 ['FT.CREATE'],
-                ['Q4_commentsOfBook_946967'],
+                ['Q4_commentsOfBook_71b488'],
                 ['ON'],
                 ['HASH'],
                 ['PREFIX'],
                 ['1'],
-                ['Q4_commentsOfBook_946967:'],
+                ['Q4_commentsOfBook_71b488:'],
                 ['STOPWORDS'],
                 ['0'],
                 ['SCHEMA'],
                 ['C_postedAt'],
                 ['NUMERIC'],
                 ['SORTABLE'],
-                ['isbn'],
+                ['isbn__eq'],
                 ['TAG'],
                 ['SEPARATOR'],
                 ['\u001f'],
             ],
             params: [],
         },
-        point: { argv: [['FT.ALIASUPDATE'], ['Q4_commentsOfBook'], ['Q4_commentsOfBook_946967']], params: [] },
-        drop: { argv: [['FT.DROPINDEX'], ['Q4_commentsOfBook_946967'], ['DD']], params: [] },
+        point: { argv: [['FT.ALIASUPDATE'], ['Q4_commentsOfBook'], ['Q4_commentsOfBook_71b488']], params: [] },
+        drop: { argv: [['FT.DROPINDEX'], ['Q4_commentsOfBook_71b488'], ['DD']], params: [] },
         insert: {
             argv: [
                 ['HSET'],
                 [
-                    'Q4_commentsOfBook_946967:',
+                    'Q4_commentsOfBook_71b488:',
                     { param: 'isbn', type: 'text', use: 'key-part', nullable: false },
                     ':',
                     { param: 'C__id', type: 'text', use: 'key-part', nullable: false },
@@ -354,6 +360,8 @@ const COLLECTIONS = {
                 [{ param: 'W_username', type: 'text', use: 'value', nullable: true }],
                 ['isbn'],
                 [{ param: 'isbn', type: 'text', use: 'value', nullable: true }],
+                ['isbn__eq'],
+                [{ param: 'isbn', type: 'text', use: 'equality-key', nullable: true }],
             ],
             params: ['isbn', 'C__id', 'C_text', 'C_postedAt', 'W_username'],
         },
@@ -361,7 +369,7 @@ const COLLECTIONS = {
             argv: [
                 ['DEL'],
                 [
-                    'Q4_commentsOfBook_946967:',
+                    'Q4_commentsOfBook_71b488:',
                     { param: 'isbn', type: 'text', use: 'key-part', nullable: false },
                     ':',
                     { param: 'C__id', type: 'text', use: 'key-part', nullable: false },
@@ -441,38 +449,38 @@ const COLLECTIONS = {
     Q6_booksOfAuthor: {
         name: 'Q6_booksOfAuthor',
         index: 'Q6_booksOfAuthor',
-        physicalIndex: 'Q6_booksOfAuthor_472595',
-        keyPrefix: 'Q6_booksOfAuthor_472595:',
+        physicalIndex: 'Q6_booksOfAuthor_ea8b1e',
+        keyPrefix: 'Q6_booksOfAuthor_ea8b1e:',
         keyParts: [{ prop: 'Book_isbn', param: 'Book_isbn', type: 'text' }],
         counterKey: null,
         create: {
             argv: [
                 ['FT.CREATE'],
-                ['Q6_booksOfAuthor_472595'],
+                ['Q6_booksOfAuthor_ea8b1e'],
                 ['ON'],
                 ['HASH'],
                 ['PREFIX'],
                 ['1'],
-                ['Q6_booksOfAuthor_472595:'],
+                ['Q6_booksOfAuthor_ea8b1e:'],
                 ['STOPWORDS'],
                 ['0'],
                 ['SCHEMA'],
                 ['published'],
                 ['NUMERIC'],
                 ['SORTABLE'],
-                ['author'],
+                ['author__eq'],
                 ['TAG'],
                 ['SEPARATOR'],
                 ['\u001f'],
             ],
             params: [],
         },
-        point: { argv: [['FT.ALIASUPDATE'], ['Q6_booksOfAuthor'], ['Q6_booksOfAuthor_472595']], params: [] },
-        drop: { argv: [['FT.DROPINDEX'], ['Q6_booksOfAuthor_472595'], ['DD']], params: [] },
+        point: { argv: [['FT.ALIASUPDATE'], ['Q6_booksOfAuthor'], ['Q6_booksOfAuthor_ea8b1e']], params: [] },
+        drop: { argv: [['FT.DROPINDEX'], ['Q6_booksOfAuthor_ea8b1e'], ['DD']], params: [] },
         insert: {
             argv: [
                 ['HSET'],
-                ['Q6_booksOfAuthor_472595:', { param: 'Book_isbn', type: 'text', use: 'key-part', nullable: false }],
+                ['Q6_booksOfAuthor_ea8b1e:', { param: 'Book_isbn', type: 'text', use: 'key-part', nullable: false }],
                 ['Q6_booksOfAuthor_id'],
                 [{ param: 'Book_isbn', type: 'text', use: 'key-part', nullable: false }],
                 ['title'],
@@ -483,13 +491,15 @@ const COLLECTIONS = {
                 [{ param: 'rank', type: 'int', use: 'value', nullable: true }],
                 ['author'],
                 [{ param: 'author', type: 'text', use: 'value', nullable: true }],
+                ['author__eq'],
+                [{ param: 'author', type: 'text', use: 'equality-key', nullable: true }],
             ],
             params: ['Book_isbn', 'title', 'published', 'rank', 'author'],
         },
         delete: {
             argv: [
                 ['DEL'],
-                ['Q6_booksOfAuthor_472595:', { param: 'Book_isbn', type: 'text', use: 'key-part', nullable: false }],
+                ['Q6_booksOfAuthor_ea8b1e:', { param: 'Book_isbn', type: 'text', use: 'key-part', nullable: false }],
             ],
             params: ['Book_isbn'],
         },
@@ -527,6 +537,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['DIALECT'],
                 ['2'],
             ],
@@ -553,7 +565,7 @@ const QUERIES = {
             argv: [
                 ['FT.SEARCH'],
                 ['Q1_booksByRank_Q7_bargainsOrTopRanked'],
-                ['((@price:[-inf ($maxPrice]) | (@rank:[$minRank +inf])) (-(@author:{$excludedAuthor}))'],
+                ['((@price:[-inf ($maxPrice]) | (@rank:[$minRank +inf])) (-(@author__eq:{$excludedAuthor}))'],
                 ['RETURN'],
                 ['4'],
                 ['title'],
@@ -566,6 +578,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['6'],
                 ['maxPrice'],
@@ -603,7 +617,7 @@ const QUERIES = {
             argv: [
                 ['FT.SEARCH'],
                 ['Q2_authorsOfTag'],
-                ['@T_name:{$tag}'],
+                ['@T_name__eq:{$tag}'],
                 ['RETURN'],
                 ['2'],
                 ['author'],
@@ -611,6 +625,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['2'],
                 ['tag'],
@@ -635,7 +651,7 @@ const QUERIES = {
             argv: [
                 ['FT.SEARCH'],
                 ['Q3_booksWithTag'],
-                ['@T_name:{$tag}'],
+                ['@T_name__eq:{$tag}'],
                 ['RETURN'],
                 ['4'],
                 ['isbn'],
@@ -648,6 +664,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['2'],
                 ['tag'],
@@ -677,7 +695,7 @@ const QUERIES = {
             argv: [
                 ['FT.SEARCH'],
                 ['Q4_commentsOfBook'],
-                ['@isbn:{$isbn}'],
+                ['@isbn__eq:{$isbn}'],
                 ['RETURN'],
                 ['3'],
                 ['C_text'],
@@ -689,6 +707,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['2'],
                 ['isbn'],
@@ -728,6 +748,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['2'],
                 ['price'],
@@ -752,7 +774,7 @@ const QUERIES = {
             argv: [
                 ['FT.SEARCH'],
                 ['Q6_booksOfAuthor'],
-                ['@author:{$author}'],
+                ['@author__eq:{$author}'],
                 ['RETURN'],
                 ['3'],
                 ['title'],
@@ -764,6 +786,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['2'],
                 ['author'],
@@ -822,13 +846,13 @@ export interface Q1_booksByRank_Q7_bargainsOrTopRankedRow {
     price?: number | null;
 }
 
-/** What identifies a row of Q1_booksByRank_Q7_bargainsOrTopRanked: key `Q1_booksByRank_Q7_bargainsOrTopRanked_cd6626:<isbn>`. */
+/** What identifies a row of Q1_booksByRank_Q7_bargainsOrTopRanked: key `Q1_booksByRank_Q7_bargainsOrTopRanked_fafaaf:<isbn>`. */
 export interface Q1_booksByRank_Q7_bargainsOrTopRankedKey {
     /** Book.isbn */
     isbn: string;
 }
 
-/** The Redis key of a row of Q1_booksByRank_Q7_bargainsOrTopRanked: `Q1_booksByRank_Q7_bargainsOrTopRanked_cd6626:<isbn>`, each part encoded and escaped. */
+/** The Redis key of a row of Q1_booksByRank_Q7_bargainsOrTopRanked: `Q1_booksByRank_Q7_bargainsOrTopRanked_fafaaf:<isbn>`, each part encoded and escaped. */
 export function keyOfQ1_booksByRank_Q7_bargainsOrTopRanked(key: Q1_booksByRank_Q7_bargainsOrTopRankedKey): string {
     return kvmod.rowKey(COLLECTIONS.Q1_booksByRank_Q7_bargainsOrTopRanked, key);
 }
@@ -893,7 +917,7 @@ export interface Q7_bargainsOrTopRankedResult {
     readonly price: number | null;
 }
 
-/** Q7_bargainsOrTopRanked on Q1_booksByRank_Q7_bargainsOrTopRanked (FT.SEARCH `((@price:[-inf ($maxPrice]) | (@rank:[$minRank +inf])) (-(@author:{$excludedAuthor}))`), ordered by title ASC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
+/** Q7_bargainsOrTopRanked on Q1_booksByRank_Q7_bargainsOrTopRanked (FT.SEARCH `((@price:[-inf ($maxPrice]) | (@rank:[$minRank +inf])) (-(@author__eq:{$excludedAuthor}))`), ordered by title ASC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
 export function Q7_bargainsOrTopRanked(client: kvmod.CommandClient, params: Q7_bargainsOrTopRankedParams, options: kvmod.PageOptions = {}): Promise<kvmod.Page<Q7_bargainsOrTopRankedResult>> {
     return kvmod.readPage<Q7_bargainsOrTopRankedResult>(client, QUERIES.Q7_bargainsOrTopRanked, params, options);
 }
@@ -915,7 +939,7 @@ export interface Q2_authorsOfTagRow {
     T_name: string;
 }
 
-/** What identifies a row of Q2_authorsOfTag: key `Q2_authorsOfTag_382a71:<Book_isbn>:<T_name>`. */
+/** What identifies a row of Q2_authorsOfTag: key `Q2_authorsOfTag_911032:<Book_isbn>:<T_name>`. */
 export interface Q2_authorsOfTagKey {
     /** Book.isbn */
     Book_isbn: string;
@@ -923,7 +947,7 @@ export interface Q2_authorsOfTagKey {
     T_name: string;
 }
 
-/** The Redis key of a row of Q2_authorsOfTag: `Q2_authorsOfTag_382a71:<Book_isbn>:<T_name>`, each part encoded and escaped. */
+/** The Redis key of a row of Q2_authorsOfTag: `Q2_authorsOfTag_911032:<Book_isbn>:<T_name>`, each part encoded and escaped. */
 export function keyOfQ2_authorsOfTag(key: Q2_authorsOfTagKey): string {
     return kvmod.rowKey(COLLECTIONS.Q2_authorsOfTag, key);
 }
@@ -952,7 +976,7 @@ export interface Q2_authorsOfTagResult {
     readonly title: string | null;
 }
 
-/** Q2_authorsOfTag on Q2_authorsOfTag (FT.SEARCH `@T_name:{$tag}`), in no particular order: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
+/** Q2_authorsOfTag on Q2_authorsOfTag (FT.SEARCH `@T_name__eq:{$tag}`), in no particular order: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
 export function Q2_authorsOfTag(client: kvmod.CommandClient, params: Q2_authorsOfTagParams, options: kvmod.PageOptions = {}): Promise<kvmod.Page<Q2_authorsOfTagResult>> {
     return kvmod.readPage<Q2_authorsOfTagResult>(client, QUERIES.Q2_authorsOfTag, params, options);
 }
@@ -976,7 +1000,7 @@ export interface Q3_booksWithTagRow {
     T_name: string;
 }
 
-/** What identifies a row of Q3_booksWithTag: key `Q3_booksWithTag_274b33:<isbn>:<T_name>`. */
+/** What identifies a row of Q3_booksWithTag: key `Q3_booksWithTag_746b51:<isbn>:<T_name>`. */
 export interface Q3_booksWithTagKey {
     /** Book.isbn */
     isbn: string;
@@ -984,7 +1008,7 @@ export interface Q3_booksWithTagKey {
     T_name: string;
 }
 
-/** The Redis key of a row of Q3_booksWithTag: `Q3_booksWithTag_274b33:<isbn>:<T_name>`, each part encoded and escaped. */
+/** The Redis key of a row of Q3_booksWithTag: `Q3_booksWithTag_746b51:<isbn>:<T_name>`, each part encoded and escaped. */
 export function keyOfQ3_booksWithTag(key: Q3_booksWithTagKey): string {
     return kvmod.rowKey(COLLECTIONS.Q3_booksWithTag, key);
 }
@@ -1017,7 +1041,7 @@ export interface Q3_booksWithTagResult {
     readonly rank: number | null;
 }
 
-/** Q3_booksWithTag on Q3_booksWithTag (FT.SEARCH `@T_name:{$tag}`), ordered by rank DESC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
+/** Q3_booksWithTag on Q3_booksWithTag (FT.SEARCH `@T_name__eq:{$tag}`), ordered by rank DESC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
 export function Q3_booksWithTag(client: kvmod.CommandClient, params: Q3_booksWithTagParams, options: kvmod.PageOptions = {}): Promise<kvmod.Page<Q3_booksWithTagResult>> {
     return kvmod.readPage<Q3_booksWithTagResult>(client, QUERIES.Q3_booksWithTag, params, options);
 }
@@ -1041,7 +1065,7 @@ export interface Q4_commentsOfBookRow {
     isbn: string;
 }
 
-/** What identifies a row of Q4_commentsOfBook: key `Q4_commentsOfBook_946967:<isbn>:<C__id>`. */
+/** What identifies a row of Q4_commentsOfBook: key `Q4_commentsOfBook_71b488:<isbn>:<C__id>`. */
 export interface Q4_commentsOfBookKey {
     /** Book.isbn */
     isbn: string;
@@ -1049,7 +1073,7 @@ export interface Q4_commentsOfBookKey {
     C__id: string;
 }
 
-/** The Redis key of a row of Q4_commentsOfBook: `Q4_commentsOfBook_946967:<isbn>:<C__id>`, each part encoded and escaped. */
+/** The Redis key of a row of Q4_commentsOfBook: `Q4_commentsOfBook_71b488:<isbn>:<C__id>`, each part encoded and escaped. */
 export function keyOfQ4_commentsOfBook(key: Q4_commentsOfBookKey): string {
     return kvmod.rowKey(COLLECTIONS.Q4_commentsOfBook, key);
 }
@@ -1080,7 +1104,7 @@ export interface Q4_commentsOfBookResult {
     readonly W_username: string | null;
 }
 
-/** Q4_commentsOfBook on Q4_commentsOfBook (FT.SEARCH `@isbn:{$isbn}`), ordered by C_postedAt ASC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
+/** Q4_commentsOfBook on Q4_commentsOfBook (FT.SEARCH `@isbn__eq:{$isbn}`), ordered by C_postedAt ASC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
 export function Q4_commentsOfBook(client: kvmod.CommandClient, params: Q4_commentsOfBookParams, options: kvmod.PageOptions = {}): Promise<kvmod.Page<Q4_commentsOfBookResult>> {
     return kvmod.readPage<Q4_commentsOfBookResult>(client, QUERIES.Q4_commentsOfBook, params, options);
 }
@@ -1159,13 +1183,13 @@ export interface Q6_booksOfAuthorRow {
     author?: string | null;
 }
 
-/** What identifies a row of Q6_booksOfAuthor: key `Q6_booksOfAuthor_472595:<Book_isbn>`. */
+/** What identifies a row of Q6_booksOfAuthor: key `Q6_booksOfAuthor_ea8b1e:<Book_isbn>`. */
 export interface Q6_booksOfAuthorKey {
     /** Book.isbn */
     Book_isbn: string;
 }
 
-/** The Redis key of a row of Q6_booksOfAuthor: `Q6_booksOfAuthor_472595:<Book_isbn>`, each part encoded and escaped. */
+/** The Redis key of a row of Q6_booksOfAuthor: `Q6_booksOfAuthor_ea8b1e:<Book_isbn>`, each part encoded and escaped. */
 export function keyOfQ6_booksOfAuthor(key: Q6_booksOfAuthorKey): string {
     return kvmod.rowKey(COLLECTIONS.Q6_booksOfAuthor, key);
 }
@@ -1196,7 +1220,7 @@ export interface Q6_booksOfAuthorResult {
     readonly rank: number | null;
 }
 
-/** Q6_booksOfAuthor on Q6_booksOfAuthor (FT.SEARCH `@author:{$author}`), ordered by published ASC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
+/** Q6_booksOfAuthor on Q6_booksOfAuthor (FT.SEARCH `@author__eq:{$author}`), ordered by published ASC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
 export function Q6_booksOfAuthor(client: kvmod.CommandClient, params: Q6_booksOfAuthorParams, options: kvmod.PageOptions = {}): Promise<kvmod.Page<Q6_booksOfAuthorResult>> {
     return kvmod.readPage<Q6_booksOfAuthorResult>(client, QUERIES.Q6_booksOfAuthor, params, options);
 }

@@ -43,8 +43,8 @@ export const INDEXES = {
 } as const;
 /** The key prefix of each collection. */
 export const KEY_PREFIXES = {
-    Q1_playerOverview: 'Q1_playerOverview_1cf253:',
-    Q2_gameRounds: 'Q2_gameRounds_a6ff53:',
+    Q1_playerOverview: 'Q1_playerOverview_237041:',
+    Q2_gameRounds: 'Q2_gameRounds_4b1ae2:',
     Q3_leaderboard: 'Q3_leaderboard_c0ebfa:',
     Q4_openGamesStartedBetween: 'Q4_openGamesStartedBetween_a735ab:',
     Q5_roundsPlayedOn: 'Q5_roundsPlayedOn_a9be19:',
@@ -60,8 +60,8 @@ const COLLECTIONS = {
     Q1_playerOverview: {
         name: 'Q1_playerOverview',
         index: 'Q1_playerOverview',
-        physicalIndex: 'Q1_playerOverview_1cf253',
-        keyPrefix: 'Q1_playerOverview_1cf253:',
+        physicalIndex: 'Q1_playerOverview_237041',
+        keyPrefix: 'Q1_playerOverview_237041:',
         keyParts: [
             { prop: 'username', param: 'username', type: 'text' },
             { prop: 'G_code', param: 'G_code', type: 'text' },
@@ -70,16 +70,16 @@ const COLLECTIONS = {
         create: {
             argv: [
                 ['FT.CREATE'],
-                ['Q1_playerOverview_1cf253'],
+                ['Q1_playerOverview_237041'],
                 ['ON'],
                 ['HASH'],
                 ['PREFIX'],
                 ['1'],
-                ['Q1_playerOverview_1cf253:'],
+                ['Q1_playerOverview_237041:'],
                 ['STOPWORDS'],
                 ['0'],
                 ['SCHEMA'],
-                ['username'],
+                ['username__eq'],
                 ['TAG'],
                 ['SEPARATOR'],
                 ['\u001f'],
@@ -89,13 +89,13 @@ const COLLECTIONS = {
             ],
             params: [],
         },
-        point: { argv: [['FT.ALIASUPDATE'], ['Q1_playerOverview'], ['Q1_playerOverview_1cf253']], params: [] },
-        drop: { argv: [['FT.DROPINDEX'], ['Q1_playerOverview_1cf253'], ['DD']], params: [] },
+        point: { argv: [['FT.ALIASUPDATE'], ['Q1_playerOverview'], ['Q1_playerOverview_237041']], params: [] },
+        drop: { argv: [['FT.DROPINDEX'], ['Q1_playerOverview_237041'], ['DD']], params: [] },
         insert: {
             argv: [
                 ['HSET'],
                 [
-                    'Q1_playerOverview_1cf253:',
+                    'Q1_playerOverview_237041:',
                     { param: 'username', type: 'text', use: 'key-part', nullable: false },
                     ':',
                     { param: 'G_code', type: 'text', use: 'key-part', nullable: false },
@@ -108,6 +108,8 @@ const COLLECTIONS = {
                 ],
                 ['username'],
                 [{ param: 'username', type: 'text', use: 'value', nullable: true }],
+                ['username__eq'],
+                [{ param: 'username', type: 'text', use: 'equality-key', nullable: true }],
                 ['firstName'],
                 [{ param: 'firstName', type: 'text', use: 'value', nullable: true }],
                 ['lastName'],
@@ -129,7 +131,7 @@ const COLLECTIONS = {
             argv: [
                 ['DEL'],
                 [
-                    'Q1_playerOverview_1cf253:',
+                    'Q1_playerOverview_237041:',
                     { param: 'username', type: 'text', use: 'key-part', nullable: false },
                     ':',
                     { param: 'G_code', type: 'text', use: 'key-part', nullable: false },
@@ -152,23 +154,23 @@ const COLLECTIONS = {
     Q2_gameRounds: {
         name: 'Q2_gameRounds',
         index: 'Q2_gameRounds',
-        physicalIndex: 'Q2_gameRounds_a6ff53',
-        keyPrefix: 'Q2_gameRounds_a6ff53:',
+        physicalIndex: 'Q2_gameRounds_4b1ae2',
+        keyPrefix: 'Q2_gameRounds_4b1ae2:',
         keyParts: [{ prop: 'code', param: 'code', type: 'text' }, { prop: 'R__id', param: 'R__id', type: 'text' }],
         counterKey: null,
         create: {
             argv: [
                 ['FT.CREATE'],
-                ['Q2_gameRounds_a6ff53'],
+                ['Q2_gameRounds_4b1ae2'],
                 ['ON'],
                 ['HASH'],
                 ['PREFIX'],
                 ['1'],
-                ['Q2_gameRounds_a6ff53:'],
+                ['Q2_gameRounds_4b1ae2:'],
                 ['STOPWORDS'],
                 ['0'],
                 ['SCHEMA'],
-                ['code'],
+                ['code__eq'],
                 ['TAG'],
                 ['SEPARATOR'],
                 ['\u001f'],
@@ -178,13 +180,13 @@ const COLLECTIONS = {
             ],
             params: [],
         },
-        point: { argv: [['FT.ALIASUPDATE'], ['Q2_gameRounds'], ['Q2_gameRounds_a6ff53']], params: [] },
-        drop: { argv: [['FT.DROPINDEX'], ['Q2_gameRounds_a6ff53'], ['DD']], params: [] },
+        point: { argv: [['FT.ALIASUPDATE'], ['Q2_gameRounds'], ['Q2_gameRounds_4b1ae2']], params: [] },
+        drop: { argv: [['FT.DROPINDEX'], ['Q2_gameRounds_4b1ae2'], ['DD']], params: [] },
         insert: {
             argv: [
                 ['HSET'],
                 [
-                    'Q2_gameRounds_a6ff53:',
+                    'Q2_gameRounds_4b1ae2:',
                     { param: 'code', type: 'text', use: 'key-part', nullable: false },
                     ':',
                     { param: 'R__id', type: 'text', use: 'key-part', nullable: false },
@@ -197,6 +199,8 @@ const COLLECTIONS = {
                 ],
                 ['code'],
                 [{ param: 'code', type: 'text', use: 'value', nullable: true }],
+                ['code__eq'],
+                [{ param: 'code', type: 'text', use: 'equality-key', nullable: true }],
                 ['finished'],
                 [{ param: 'finished', type: 'boolean', use: 'value', nullable: true }],
                 ['R_number'],
@@ -212,7 +216,7 @@ const COLLECTIONS = {
             argv: [
                 ['DEL'],
                 [
-                    'Q2_gameRounds_a6ff53:',
+                    'Q2_gameRounds_4b1ae2:',
                     { param: 'code', type: 'text', use: 'key-part', nullable: false },
                     ':',
                     { param: 'R__id', type: 'text', use: 'key-part', nullable: false },
@@ -453,7 +457,7 @@ const QUERIES = {
             argv: [
                 ['FT.SEARCH'],
                 ['Q1_playerOverview'],
-                ['@username:{$username}'],
+                ['@username__eq:{$username}'],
                 ['RETURN'],
                 ['8'],
                 ['username'],
@@ -470,6 +474,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['2'],
                 ['username'],
@@ -503,7 +509,7 @@ const QUERIES = {
             argv: [
                 ['FT.SEARCH'],
                 ['Q2_gameRounds'],
-                ['@code:{$code}'],
+                ['@code__eq:{$code}'],
                 ['RETURN'],
                 ['5'],
                 ['code'],
@@ -517,6 +523,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['2'],
                 ['code'],
@@ -569,6 +577,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['2'],
                 ['score'],
@@ -611,6 +621,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['4'],
                 ['from'],
@@ -651,6 +663,8 @@ const QUERIES = {
                 ['LIMIT'],
                 [{ param: 'offset', type: 'int', use: 'value', nullable: false, default: '0' }],
                 [{ param: 'count', type: 'int', use: 'value', nullable: false, default: '10000' }],
+                ['TIMEOUT'],
+                ['0'],
                 ['PARAMS'],
                 ['2'],
                 ['playedOn'],
@@ -715,7 +729,7 @@ export interface Q1_playerOverviewRow {
     S_username?: string | null;
 }
 
-/** What identifies a row of Q1_playerOverview: key `Q1_playerOverview_1cf253:<username>:<G_code>`. */
+/** What identifies a row of Q1_playerOverview: key `Q1_playerOverview_237041:<username>:<G_code>`. */
 export interface Q1_playerOverviewKey {
     /** Player.username */
     username: string;
@@ -723,7 +737,7 @@ export interface Q1_playerOverviewKey {
     G_code: string;
 }
 
-/** The Redis key of a row of Q1_playerOverview: `Q1_playerOverview_1cf253:<username>:<G_code>`, each part encoded and escaped. */
+/** The Redis key of a row of Q1_playerOverview: `Q1_playerOverview_237041:<username>:<G_code>`, each part encoded and escaped. */
 export function keyOfQ1_playerOverview(key: Q1_playerOverviewKey): string {
     return kvmod.rowKey(COLLECTIONS.Q1_playerOverview, key);
 }
@@ -764,7 +778,7 @@ export interface Q1_playerOverviewResult {
     readonly S_username: string | null;
 }
 
-/** Q1_playerOverview on Q1_playerOverview (FT.SEARCH `@username:{$username}`), ordered by G_startedAt DESC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
+/** Q1_playerOverview on Q1_playerOverview (FT.SEARCH `@username__eq:{$username}`), ordered by G_startedAt DESC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
 export function Q1_playerOverview(client: kvmod.CommandClient, params: Q1_playerOverviewParams, options: kvmod.PageOptions = {}): Promise<kvmod.Page<Q1_playerOverviewResult>> {
     return kvmod.readPage<Q1_playerOverviewResult>(client, QUERIES.Q1_playerOverview, params, options);
 }
@@ -790,7 +804,7 @@ export interface Q2_gameRoundsRow {
     R_comments?: string | null;
 }
 
-/** What identifies a row of Q2_gameRounds: key `Q2_gameRounds_a6ff53:<code>:<R__id>`. */
+/** What identifies a row of Q2_gameRounds: key `Q2_gameRounds_4b1ae2:<code>:<R__id>`. */
 export interface Q2_gameRoundsKey {
     /** Game.code */
     code: string;
@@ -798,7 +812,7 @@ export interface Q2_gameRoundsKey {
     R__id: string;
 }
 
-/** The Redis key of a row of Q2_gameRounds: `Q2_gameRounds_a6ff53:<code>:<R__id>`, each part encoded and escaped. */
+/** The Redis key of a row of Q2_gameRounds: `Q2_gameRounds_4b1ae2:<code>:<R__id>`, each part encoded and escaped. */
 export function keyOfQ2_gameRounds(key: Q2_gameRoundsKey): string {
     return kvmod.rowKey(COLLECTIONS.Q2_gameRounds, key);
 }
@@ -833,7 +847,7 @@ export interface Q2_gameRoundsResult {
     readonly R_comments: string | null;
 }
 
-/** Q2_gameRounds on Q2_gameRounds (FT.SEARCH `@code:{$code}`), ordered by R_number ASC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
+/** Q2_gameRounds on Q2_gameRounds (FT.SEARCH `@code__eq:{$code}`), ordered by R_number ASC: the page at `options.offset` (default 0) of `options.pageSize` rows (default 10000); `next()` reads the next one. */
 export function Q2_gameRounds(client: kvmod.CommandClient, params: Q2_gameRoundsParams, options: kvmod.PageOptions = {}): Promise<kvmod.Page<Q2_gameRoundsResult>> {
     return kvmod.readPage<Q2_gameRoundsResult>(client, QUERIES.Q2_gameRounds, params, options);
 }

@@ -10,6 +10,11 @@
  * rules come from its documentation and source: `TagIndex_SepString` / `tokenizeTagString` (src/tag_index.c) trim
  * and split at index time, and `tag_strtolower` (src/query.c) runs at query time on the tag text *after* PARAMS
  * were substituted: it drops a backslash before punctuation or white space and lower-cases, but never trims.
+ *
+ * How 2.x lower-cases depends on the build: up to v2.6.26 byte by byte (ASCII letters only); from v2.6.27, v2.8.24,
+ * v2.10.13 and in every Redis 8 release with Unicode rules, except that a text holding a character whose lower case
+ * takes more bytes (`İ`, `Ⱥ`, `Ⱦ`) is not lower-cased at all. So the redisearch2 design never lets the engine fold:
+ * a compared text is stored and bound in its equality form (`equalityForm`), which neither behaviour changes.
  */
 import { escapeTagValue } from './redis-escaping.js';
 import { RedisEncodingError } from './redis-encoding.js';
@@ -44,6 +49,11 @@ export interface RedisTextRules {
      * texts are equal for a TAG clause when their indexed tags are equal. Empty: the engine indexes nothing.
      */
     indexedTag(text: string): string;
+    /**
+     * The text the design stores in the TAG field that equality clauses search: on 1.2 the text itself (the engine
+     * folds ASCII letters only, as the oracle does), on 2.x its `equalityForm`, held in the field's equality companion.
+     */
+    storedTag(text: string): string;
     /** Why the engine cannot find this stored text by TAG equality, or null when it can (see the README's table). */
     unservable(text: string): string | null;
     /** Why the engine cannot sort this stored text as the oracle does (SORTABLE), or null when it can. */
@@ -66,13 +76,36 @@ function indexedTag(text: string): string {
     return trimTagSpace(text).replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 
-/** The reasons that hold in every dialect: separator, NUL, length. */
-function commonUnservable(text: string): string | null {
+/** A character outside ASCII, or `%` (the escape character itself): what `equalityForm` writes as hex. */
+const ESCAPED_IN_EQUALITY_FORM = /[^\x00-\x24\x26-\x7f]/gu;
+
+/** A UTF-16 code unit that is half of a surrogate pair without its other half: UTF-8 cannot write it. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+const UTF8 = new TextEncoder();
+
+/**
+ * The equality form of a text (redisearch2): its indexed tag (trimmed, ASCII letters lower-cased), then `%` and every
+ * character outside ASCII written as `%` and the lower-case hex digits of each of its UTF-8 bytes (`Élan` →
+ * `%c3%89lan`, `ß` → `%c3%9f`). It is plain ASCII without an upper-case letter, so lower-casing it byte by byte or
+ * with Unicode rules leaves it as it is, and two texts have the same form exactly when their indexed tags are equal,
+ * which is the oracle's equality.
+ */
+export function equalityForm(text: string): string {
+    return indexedTag(text).replace(ESCAPED_IN_EQUALITY_FORM, (char) => {
+        let hex = '';
+        for (const byte of UTF8.encode(char)) hex += `%${byte.toString(16).padStart(2, '0')}`;
+        return hex;
+    });
+}
+
+/** The reasons that hold in every dialect: separator, NUL, length (of what the TAG field holds: `stored`). */
+function commonUnservable(text: string, stored: (text: string) => string): string | null {
     if (text.includes(TAG_SEPARATOR))
         return 'it holds the character U+001F, the TAG separator: the engine would index it as several tags';
     if (text.includes('\0'))
         return 'it holds a NUL byte: the engine cuts a tag at a NUL, so it would equal a shorter text';
-    const bytes = Buffer.byteLength(trimTagSpace(text), 'utf8');
+    const bytes = Buffer.byteLength(trimTagSpace(stored(text)), 'utf8');
     if (bytes > MAX_TAG_BYTES)
         return `it is ${bytes} bytes long: the engine indexes only the first ${MAX_TAG_BYTES} bytes of a tag`;
     return null;
@@ -97,9 +130,10 @@ function checkedQueryText(rules: RedisTextRules, text: string): string {
 const RS1_TEXT_RULES: RedisTextRules = {
     dialect: 'redisearch1',
     indexedTag,
+    storedTag: (text) => text,
     unsortable,
     unservable(text) {
-        const common = commonUnservable(text);
+        const common = commonUnservable(text, (stored) => stored);
         if (common !== null) return common;
         const trimmed = trimTagSpace(text);
         if (RS1_BACKSLASH_PAIR.test(trimmed))
@@ -118,19 +152,26 @@ const RS1_TEXT_RULES: RedisTextRules = {
 const RS2_TEXT_RULES: RedisTextRules = {
     dialect: 'redisearch2',
     indexedTag,
-    unservable: commonUnservable,
+    storedTag: equalityForm,
+    unservable(text) {
+        if (LONE_SURROGATE.test(text))
+            return 'it holds half of a surrogate pair, which UTF-8 cannot write: the engine would store U+FFFD instead';
+        return commonUnservable(text, equalityForm);
+    },
     unsortable,
     queryTag(text, via) {
+        // The equality form is trimmed, as the engine trims a tag when it indexes it but not a parameter: ' 49' finds
+        // '49'. The engine drops one backslash before punctuation or white space of the substituted value, so every
+        // backslash is doubled.
         const trimmed = checkedQueryText(RS2_TEXT_RULES, text);
-        // The engine trims a tag when it indexes it, not a parameter: trimming here makes ' 49' find '49'. It drops
-        // one backslash before punctuation or white space of the substituted value, so every backslash is doubled.
-        if (via === 'params') return trimmed.replace(/\\/g, '\\\\');
+        const form = equalityForm(trimmed);
+        if (via === 'params') return form.replace(/\\/g, '\\\\');
         if (/[\x00-\x08\x0e-\x1f\x7f]/.test(trimmed)) {
             throw new RedisEncodingError(
                 `the text ${JSON.stringify(trimmed)} holds a control character, which a query string cannot carry; compare with a parameter instead`,
             );
         }
-        return trimmed.replace(/[ \t\n\v\f\r!-/:-@[-^`{-~]/g, (char) => `\\${char}`);
+        return form.replace(/[ \t\n\v\f\r!-/:-@[-^`{-~]/g, (char) => `\\${char}`);
     },
 };
 

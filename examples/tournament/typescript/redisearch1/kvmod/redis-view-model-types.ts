@@ -28,9 +28,10 @@ export const DEFAULT_REDIS_OPTIONS: RedisGenerationOptions = { dialect: 'redisea
  * `redis-encoding.ts`); `key-part` = stored encoding with `%` and `:` escaped (natural keys);
  * `tag` = a text compared with a TAG field, written into a RediSearch 1.2 query string (1.2 has no PARAMS);
  * `tag-param` = a text compared with a TAG field, passed as a PARAMS value (2.x); both as `redis-text-rules.ts`
- * says; `sort-key` = the text's sort form (`encodeSortKey`), stored in a field's sort companion.
+ * says; `sort-key` = the text's sort form (`encodeSortKey`), stored in a field's sort companion; `equality-key` = the
+ * text's equality form (`equalityForm`), stored in a field's equality companion (2.x).
  */
-export type RedisSlotUse = 'value' | 'key-part' | 'tag' | 'tag-param' | 'sort-key';
+export type RedisSlotUse = 'value' | 'key-part' | 'tag' | 'tag-param' | 'sort-key' | 'equality-key';
 
 /** A place in an argument where a parameter's value goes. */
 export interface RedisParamSlot {
@@ -82,6 +83,13 @@ export interface RedisField {
      * case-folded companion to order text as FT.SEARCH does. Null otherwise. Stored only, never indexed.
      */
     sortKey: string | null;
+    /**
+     * The companion hash field holding the value's equality form (`<name>__eq`), written with every row and indexed as
+     * a TAG, when a query compares this text field (`=`, `!=`) on RediSearch 2.x: the 2.x builds lower-case tags in two
+     * ways (ASCII only, or Unicode), so equality clauses search a form neither changes. The field itself is then
+     * indexed only when a query sorts on it. Null otherwise (always on 1.2, which folds ASCII letters only).
+     */
+    equalityKey: string | null;
 }
 
 /** How a field is indexed. */
