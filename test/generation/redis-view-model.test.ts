@@ -338,10 +338,6 @@ collection C {
         expect(byRef.filter).toBe(
             '((@ref__eq:{$ref}) | (@city__eq:{saint\\-\\%c3\\%89tienne\\,\\ \\"loire\\"\\ \\{x\\}\\ \\|\\ y})) @paid:[1 1] (-(-@city__eq:{in}))',
         );
-        const legacy = buildRedisViewModel(await edge(), { dialect: 'redisearch1' });
-        expect(legacy.collections[0]!.queries.find((q) => q.name === 'Q_byRef')!.filter).toBe(
-            '((@ref:{$ref}) | (@city:{Saint\\-Étienne\\,\\ \\"Loire\\"\\ \\{x\\}\\ \\|\\ y})) @paid:[1 1] (-(-@city:{in}))',
-        );
         const range = vm.collections[0]!.queries.find((q) => q.name === 'Q_range')!;
         expect(range.filter).toBe(
             '@total:[$low +inf] @total:[-inf ($high] @placed:[($since +inf] -@day:[20240229 20240229] @qty:[-inf 10] @qty:[(-1 +inf]',
