@@ -92,6 +92,15 @@ export async function main(argv: string[], io: CliIo = processIo, options: MainO
                 const text = message || String(error ?? 'invalid usage');
                 throw new UsageError(unknownCommandPrefix(argv, text) + withoutCamelCaseTwins(text), usage);
             });
+        // Called by a handler whose action found a bad option value: yargs is then inside the command, so its
+        // help is the command's (`kvmod plan <old> [new]` …).
+        context.usage = () => {
+            let help = '';
+            cli.showHelp((text: string) => {
+                help = text;
+            });
+            return help;
+        };
         for (const command of commands) {
             const module = withConfig(command(context), configValues);
             const name = typeof module.command === 'string' ? module.command.split(' ')[0] : '';
