@@ -36,6 +36,8 @@ export interface CliContext {
      * (`generate --redis` without a URL); the rest reaches the commands as option values (cli-config.ts).
      */
     config?: KvmodConfig;
+    /** The config file read (none found, or `--no-config`: absent), which watch mode watches. */
+    configPath?: string;
 }
 
 /** A command module, made for one run of `main`. */

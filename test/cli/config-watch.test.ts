@@ -4,7 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { memoryIo } from '../../src/cli/cli-io.js';
@@ -173,6 +173,44 @@ describe('kvmod.config.json', () => {
             expect(wrong.stderr).not.toContain('hunter2');
         });
 
+        test('load, verify and doctor take the models folder of the config, and a target that runs on the engine of the Redis design', async () => {
+            const data = join(project, 'folder-data.json');
+            expect(
+                (await kvmod(['data', 'generate', join(project, 'models/ride.pidm'), '--scale', '10', '-o', data]))
+                    .status,
+            ).toBe(0);
+            await writeConfig(
+                `{ "models": ["models"], "data": "folder-data.json", "target": "typescript", "redis": "${server.url}" }`,
+            );
+            const loaded = await kvmod(['load']);
+            expect(loaded.stderr).toMatch(
+                new RegExp(`^loaded \\d+ rows into ${server.url} \\(redisearch1, detected\\)$`, 'm'),
+            );
+            expect(loaded.status).toBe(0);
+            const verified = await kvmod(['verify', '--format', 'json']);
+            expect(verified.status).toBe(0);
+            // The config's paths are relative to its folder; the commands see them from the working folder.
+            const models = relative(process.cwd(), join(project, 'models'));
+            expect(JSON.parse(verified.stdout)).toMatchObject({
+                model: `${models}/ride.pidm`,
+                target: 'typescript',
+                ok: true,
+            });
+            const doctor = await kvmod(['doctor']);
+            expect(doctor.status).toBe(0);
+            expect(doctor.stdout).toContain('-> dialect redisearch1');
+            await cp(RIDE, join(project, 'models', 'second.pidm'));
+            try {
+                const two = await kvmod(['load']);
+                expect(two.status).toBe(2);
+                expect(two.stderr.split('\n')[0]).toBe(
+                    `kvmod: '${models}' holds 2 models (${models}/ride.pidm, ${models}/second.pidm): name the one to use`,
+                );
+            } finally {
+                await rm(join(project, 'models', 'second.pidm'));
+            }
+        });
+
         test("the config's redis is used by generate only when --redis is given without a URL", async () => {
             await writeConfig('{ "models": ["models"], "output": "out-probe", "redis": "redis://127.0.0.1:1" }');
             const plain = await kvmod(['generate']);
@@ -293,6 +331,60 @@ describe('--watch', () => {
                 err,
                 /0 generated, 1 failed[\s\S]*running again[\s\S]*1 model: 1 generated, 0 failed\nkvmod: watching/,
             );
+        } finally {
+            controller.abort();
+        }
+        expect(await finished).toBe(0);
+    });
+
+    test('validate --watch on the models folder sees every kind of save: rename-saves, in-place saves, new and deleted files and folders', async () => {
+        const folder = join(project, 'watched');
+        await rm(folder, { recursive: true, force: true });
+        await mkdir(folder);
+        const model = join(folder, 'ride.pidm');
+        await cp(RIDE, model);
+        const good = await readFile(model, 'utf8');
+        const bad = `${good}query QX: SELECT bad FROM Ride\n`;
+        await writeConfig('{ "models": ["watched"], "output": "out" }');
+        const io = memoryIo();
+        const controller = new AbortController();
+        const finished = main(['validate', '--watch'], io, { cwd: sub, signal: controller.signal });
+        // The summary of the n-th run (each run ends with the line saying the watch goes on).
+        const runs = () => io.stderr.split('kvmod: watching for changes (Ctrl-C to stop)\n');
+        const run = async (n: number) => {
+            const end = Date.now() + 20_000;
+            while (runs().length - 1 < n) {
+                if (Date.now() > end) throw new Error(`timed out waiting for run ${n} in:\n${io.stderr}`);
+                await new Promise((resolve) => setTimeout(resolve, 50));
+            }
+            const summary = runs()[n - 1].trim().split('\n');
+            return summary[summary.length - 1];
+        };
+        /** Writes a new file and renames it over the old one, as `sed -i` and many editors save. */
+        const renameSave = async (text: string) => {
+            await writeFile(`${model}.tmp`, text);
+            await rename(`${model}.tmp`, model);
+        };
+        try {
+            expect(await run(1)).toBe('1 file checked: 0 errors, 0 warnings, 1 info');
+            await renameSave(bad);
+            expect(await run(2)).toBe('1 file checked: 1 error, 0 warnings, 1 info');
+            await writeFile(model, good); // in place, after a rename-save: the save that went unseen
+            expect(await run(3)).toBe('1 file checked: 0 errors, 0 warnings, 1 info');
+            await renameSave(bad);
+            expect(await run(4)).toBe('1 file checked: 1 error, 0 warnings, 1 info');
+            await renameSave(good);
+            expect(await run(5)).toBe('1 file checked: 0 errors, 0 warnings, 1 info');
+            await writeFile(join(folder, 'second.pidm'), good);
+            expect(await run(6)).toBe('2 files checked: 0 errors, 0 warnings, 2 infos');
+            await rm(join(folder, 'second.pidm'));
+            expect(await run(7)).toBe('1 file checked: 0 errors, 0 warnings, 1 info');
+            await mkdir(join(folder, 'later'));
+            await new Promise((resolve) => setTimeout(resolve, 300)); // the new folder is watched
+            await writeFile(join(folder, 'later', 'third.pidm'), good);
+            expect(await run(8)).toBe('2 files checked: 0 errors, 0 warnings, 2 infos');
+            await writeFile(join(folder, 'later', 'third.pidm'), bad);
+            expect(await run(9)).toBe('2 files checked: 1 error, 0 warnings, 2 infos');
         } finally {
             controller.abort();
         }
