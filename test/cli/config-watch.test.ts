@@ -291,6 +291,53 @@ describe('kvmod.config.ts', () => {
         );
     });
 
+    test("what a script throws is printed without a URL's password", async () => {
+        const shown = relative(process.cwd(), tsConfig());
+        await writeFile(
+            tsConfig(),
+            "throw new Error('cannot reach redis://admin:hunter2@db:6379 nor redis://db:6380/0?password=hunter2');\n",
+        );
+        expect((await kvmod(['validate'])).stderr).toBe(
+            `kvmod: ${shown}: the config failed to load: cannot reach redis://admin:***@db:6379 nor redis://db:6380/0?password=***\n`,
+        );
+    });
+
+    test('the search stops at the project root; --config names a file, --no-config reads none', async () => {
+        const model = join(project, 'models', 'ride.pidm');
+        // A script above the project (here: above the folder with package.json) is code the project does not hold.
+        await writeFile(tsConfig(), "throw new Error('the config above the project ran');\n");
+        await writeFile(join(project, 'deep', 'package.json'), '{ "name": "inner", "private": true }\n');
+        try {
+            const inside = await kvmod(['validate', model]);
+            expect([inside.status, inside.stderr]).toEqual([0, '1 file checked: 0 errors, 0 warnings, 1 info\n']);
+        } finally {
+            await rm(join(project, 'deep', 'package.json'));
+        }
+        const found = await kvmod(['validate', model]);
+        expect(found.status).toBe(1);
+        expect(found.stderr).toContain('the config above the project ran');
+        const none = await kvmod(['validate', model, '--no-config']);
+        expect([none.status, none.stderr]).toEqual([0, '1 file checked: 0 errors, 0 warnings, 1 info\n']);
+        const other = join(project, 'other.config.json');
+        await writeFile(other, '{ "models": ["models"], "output": "out-named" }\n');
+        try {
+            const named = await kvmod(['generate', '--config', other]);
+            expect(named.status).toBe(0);
+            expect(existsSync(join(project, 'out-named', 'ride', 'redis', 'redisearch2'))).toBe(true);
+        } finally {
+            await rm(other);
+        }
+        const missing = await kvmod(['validate', model, '--config', join(project, 'nowhere.json')]);
+        expect(missing).toEqual({
+            status: 1,
+            stdout: '',
+            stderr: `kvmod: ${relative(process.cwd(), join(project, 'nowhere.json'))}: no such config file\n`,
+        });
+        const both = await kvmod(['validate', model, '--no-config', '--config', other]);
+        expect(both.status).toBe(2);
+        expect(both.stderr.split('\n')[0]).toBe('kvmod: give --config <file> or --no-config, once and not both');
+    });
+
     test('its timeout is the --timeout of load (a server that never answers is given up after it)', async () => {
         const silent = await startSilentServer();
         try {

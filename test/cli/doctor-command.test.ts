@@ -55,6 +55,8 @@ describe('kvmod doctor', () => {
         const gone = await kvmod(['doctor', '--redis', 'redis://127.0.0.1:1']);
         expect(gone.status).toBe(1);
         expect(gone.stderr).toMatch(/^kvmod: cannot connect to redis:\/\/127\.0\.0\.1:1/);
+        const secret = await kvmod(['doctor', '--redis', 'redis://127.0.0.1:1/?password=hunter2']);
+        expect(secret.stderr).toBe('kvmod: cannot connect to redis://127.0.0.1:1/?password=***: connection refused\n');
     });
 
     test('a server that never answers is given up after --timeout, with one line naming it', async () => {
