@@ -75,8 +75,9 @@ export async function watchAndRun(folders: string[], run: () => Promise<void>, c
     };
     const relevant = (file: string) =>
         WATCHED_EXTENSIONS.has(extname(file)) || CONFIG_FILE_NAMES.some((name) => file.endsWith(name));
-    const tree = new FolderWatchers((file) => {
-        if (relevant(file)) schedule(file);
+    // A folder made, moved in or deleted may bring or take models: a run too.
+    const tree = new FolderWatchers((file, folder) => {
+        if (folder || relevant(file)) schedule(file);
     });
     for (const folder of folders) {
         const info = await stat(folder).catch(() => undefined);
@@ -104,8 +105,11 @@ export async function watchAndRun(folders: string[], run: () => Promise<void>, c
 class FolderWatchers {
     private readonly watchers = new Map<string, FSWatcher>();
 
-    /** `changed` gets each changed entry, as a path relative to the folder watched. */
-    constructor(private readonly changed: (file: string) => void) {}
+    /**
+     * `changed` gets each changed entry, as a path relative to the folder watched, and whether it is a folder
+     * that appeared or vanished below a tree.
+     */
+    constructor(private readonly changed: (file: string, folder: boolean) => void) {}
 
     /** Watches `root` and the folders below it (those made later too); tool folders are skipped. */
     async watchTree(root: string): Promise<void> {
@@ -117,34 +121,44 @@ class FolderWatchers {
         }
     }
 
-    /** Watches one folder; with `root`, a folder made in it is watched too (and named from `root`). */
+    /** Watches one folder; with `root`, the folders made in it, moved in or deleted are followed. */
     watchFolder(folder: string, root?: string): void {
         if (this.watchers.has(folder)) return;
         try {
             const watcher = watch(folder, (_event, name) => {
                 if (!name) return;
                 const path = join(folder, String(name));
-                this.changed(relative(root ?? folder, path));
-                if (root && !this.watchers.has(path) && !skipped(relative(root, path))) {
-                    void stat(path).then(
-                        (info) => {
-                            if (info.isDirectory()) void this.watchTree(path).catch(() => undefined);
-                        },
-                        () => this.forget(path),
-                    );
-                }
+                const shown = relative(root ?? folder, path);
+                if (!root || skipped(relative(root, path))) return this.changed(shown, false);
+                void stat(path).then(
+                    (info) => {
+                        if (!info.isDirectory()) return this.changed(shown, false);
+                        // A folder made (or deleted and made again: its old watcher is dead): watched anew.
+                        this.forgetTree(path);
+                        void this.watchTree(path).catch(() => undefined);
+                        this.changed(shown, true);
+                    },
+                    () => this.changed(shown, this.forgetTree(path)),
+                );
             });
-            // A folder deleted while watched: its watcher ends; the parent's sees the deletion.
-            watcher.on('error', () => this.forget(folder));
+            // A folder deleted while watched: its watcher may end with an error; the parent's sees the deletion.
+            watcher.on('error', () => this.forgetTree(folder));
             this.watchers.set(folder, watcher);
         } catch {
             // A folder that vanished is not watched; the others are.
         }
     }
 
-    private forget(folder: string): void {
-        this.watchers.get(folder)?.close();
-        this.watchers.delete(folder);
+    /** Stops watching a folder and the folders below it; whether it was watched. */
+    private forgetTree(folder: string): boolean {
+        let watched = false;
+        for (const [path, watcher] of this.watchers) {
+            if (path !== folder && !path.startsWith(folder + sep)) continue;
+            watcher.close();
+            this.watchers.delete(path);
+            watched = true;
+        }
+        return watched;
     }
 
     close(): void {

@@ -426,12 +426,23 @@ describe('--watch', () => {
             expect(await run(6)).toBe('2 files checked: 0 errors, 0 warnings, 2 infos');
             await rm(join(folder, 'second.pidm'));
             expect(await run(7)).toBe('1 file checked: 0 errors, 0 warnings, 1 info');
-            await mkdir(join(folder, 'later'));
-            await new Promise((resolve) => setTimeout(resolve, 300)); // the new folder is watched
+            await mkdir(join(folder, 'later')); // a folder made is a run too, and is watched from then on
+            expect(await run(8)).toBe('1 file checked: 0 errors, 0 warnings, 1 info');
             await writeFile(join(folder, 'later', 'third.pidm'), good);
-            expect(await run(8)).toBe('2 files checked: 0 errors, 0 warnings, 2 infos');
+            expect(await run(9)).toBe('2 files checked: 0 errors, 0 warnings, 2 infos');
             await writeFile(join(folder, 'later', 'third.pidm'), bad);
-            expect(await run(9)).toBe('2 files checked: 1 error, 0 warnings, 2 infos');
+            expect(await run(10)).toBe('2 files checked: 1 error, 0 warnings, 2 infos');
+            await rm(join(folder, 'later'), { recursive: true });
+            expect(await run(11)).toBe('1 file checked: 0 errors, 0 warnings, 1 info');
+            // A folder with a model moved in (made elsewhere, then renamed into the watched folder).
+            const outside = join(project, 'moving');
+            await rm(outside, { recursive: true, force: true });
+            await mkdir(outside);
+            await writeFile(join(outside, 'fourth.pidm'), good);
+            await rename(outside, join(folder, 'later'));
+            expect(await run(12)).toBe('2 files checked: 0 errors, 0 warnings, 2 infos');
+            await writeFile(join(folder, 'later', 'fourth.pidm'), bad);
+            expect(await run(13)).toBe('2 files checked: 1 error, 0 warnings, 2 infos');
         } finally {
             controller.abort();
         }
