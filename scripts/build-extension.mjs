@@ -59,6 +59,10 @@ if (packaging) {
     const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
     // The npm package's entry points are the library (lib/); the extension's is the client bundle.
     manifest.main = './dist/extension.cjs';
+    // The lowest VS Code the extension runs on: the API it is compiled against (vsce refuses an @types/vscode
+    // newer than it). An engine of the extension only: in the npm package's manifest npm would check it, and
+    // warn EBADENGINE on every install of the command line.
+    manifest.engines = { ...manifest.engines, vscode: `^${manifest.devDependencies['@types/vscode']}` };
     delete manifest.types;
     delete manifest.exports;
     delete manifest.files;

@@ -27,10 +27,17 @@ export interface CliContext {
     /** Ends a `--watch` run. */
     readonly signal?: AbortSignal;
     /**
+     * The help of the command that is running (set when yargs has picked it), for a bad option value its
+     * action finds after parsing: reported like yargs' own complaints, with the command's synopsis.
+     */
+    usage?: () => string;
+    /**
      * The config's settings (with REDIS_URL), for what a command takes from it only when asked
      * (`generate --redis` without a URL); the rest reaches the commands as option values (cli-config.ts).
      */
     config?: KvmodConfig;
+    /** The config file read (none found, or `--no-config`: absent), which watch mode watches. */
+    configPath?: string;
 }
 
 /** A command module, made for one run of `main`. */
@@ -60,18 +67,21 @@ export async function runAction(context: CliContext, action: (io: CliIo) => Prom
     try {
         context.exitCode = await action(context.io);
     } catch (error) {
-        context.exitCode = reportFailure(error, context.io);
+        context.exitCode = reportFailure(error, context.io, context.usage);
     }
 }
 
-/** Prints a failure the way a user should see it, never a stack trace; returns the exit code. */
-export function reportFailure(error: unknown, io: CliIo): number {
+/**
+ * Prints a failure the way a user should see it, never a stack trace; returns the exit code. `usage` gives
+ * the help of the command that failed, for a bad option value.
+ */
+export function reportFailure(error: unknown, io: CliIo, usage?: () => string): number {
     if (error instanceof UsageError) {
         io.err(shortUsage(error.message, error.usage));
         return ExitCode.Usage;
     }
     if (isKvmodError(error) && error.code !== undefined && OPTION_ERROR_CODES.has(error.code)) {
-        io.err(`kvmod: ${error.message}\nRun 'kvmod --help' for usage.\n`);
+        io.err(usage ? shortUsage(error.message, usage()) : `kvmod: ${error.message}\nRun 'kvmod --help' for usage.\n`);
         return ExitCode.Usage;
     }
     if (isKvmodError(error)) {

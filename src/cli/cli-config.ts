@@ -28,6 +28,38 @@ export const ASKED_CONFIG_OPTIONS: Readonly<Record<string, ReadonlySet<string>>>
     generate: new Set(['redis']),
 };
 
+/**
+ * The config file named on the command line: its path (`--config <file>`), `false` for `--no-config`, or
+ * undefined (the file found upward applies). Read before yargs parses, since the config gives yargs its
+ * defaults; yargs then checks the same options (`configFileOptions`).
+ */
+export function configArgument(argv: readonly string[]): string | false | undefined {
+    let file: string | undefined;
+    let none = false;
+    for (let i = 0; i < argv.length && argv[i] !== '--'; i++) {
+        const arg = argv[i];
+        if (arg === '--no-config') none = true;
+        else if (arg.startsWith('--config=')) file = arg.slice('--config='.length);
+        else if (arg === '--config' && i + 1 < argv.length && !argv[i + 1].startsWith('-')) file = argv[++i];
+    }
+    // Both: no config is read, and yargs reports the contradiction as bad usage.
+    return none ? false : file;
+}
+
+/** `--config <file>` and `--no-config`, for the commands that read the config. */
+export function configFileOptions(yargs: Argv): Argv {
+    return yargs
+        .option('config', {
+            describe:
+                'The config file to use (default: kvmod.config.* in the working folder or above, up to the project root); --no-config: none',
+            type: 'string',
+            requiresArg: true,
+        })
+        .check((argv) =>
+            Array.isArray(argv.config) ? 'give --config <file> or --no-config, once and not both' : true,
+        );
+}
+
 /** The option values the config gives, by option name, with paths relative to the working folder. */
 export function configOptionValues(config: KvmodConfig, cwd = process.cwd()): Record<string, unknown> {
     const path = (absolute: string | undefined) =>
@@ -62,7 +94,8 @@ export function configOptionValues(config: KvmodConfig, cwd = process.cwd()): Re
 export function withConfig(module: CommandModule<any, any>, values: Record<string, unknown>): CommandModule<any, any> {
     const builder = module.builder;
     if (typeof module.command !== 'string' || typeof builder !== 'function') return module;
-    const asked = ASKED_CONFIG_OPTIONS[module.command.split(' ')[0]];
+    const name = module.command.split(' ')[0];
+    const asked = ASKED_CONFIG_OPTIONS[name];
     if (asked) values = Object.fromEntries(Object.entries(values).filter(([name]) => !asked.has(name)));
     const given = (name: string) => values[name] !== undefined;
     return {
@@ -72,7 +105,8 @@ export function withConfig(module: CommandModule<any, any>, values: Record<strin
             given(name) ? `[${name}${dots}]` : whole,
         ),
         builder: (yargs: Argv) => {
-            const built = (builder(yargs) ?? yargs) as Argv;
+            let built = (builder(yargs) ?? yargs) as Argv;
+            if (CONFIGURED_COMMANDS.has(name)) built = configFileOptions(built);
             // yargs' own list of the options and positionals declared so far (not in its type declarations).
             const declared = (built as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key;
             return built.config(Object.fromEntries(Object.entries(values).filter(([name]) => name in declared)));

@@ -46,6 +46,22 @@ async function expandGlob(pattern: string, cwd: string): Promise<string[]> {
     return matches.sort();
 }
 
+/**
+ * The model of a command that takes one (`load`, `verify`): a file passes through; a folder or a glob (a
+ * project's config names its models so: `"models": ["models"]`) stands for the one model it holds, and
+ * holding several is a `KvmodError` naming them.
+ */
+export async function singleModelArgument(arg: string, cwd: string = process.cwd()): Promise<string> {
+    if (!isDynamicPattern(arg) && !isDirectory(arg, cwd)) return arg;
+    const models = await expandFileArguments([arg], cwd);
+    if (models.length === 1) return models[0];
+    const shown = models.length > 3 ? [...models.slice(0, 3), '…'] : models;
+    throw new KvmodError(`'${arg}' holds ${models.length} models (${shown.join(', ')}): name the one to use`, {
+        code: 'cli.option',
+        path: arg,
+    });
+}
+
 function isDirectory(path: string, cwd: string): boolean {
     try {
         return statSync(isAbsolute(path) ? path : `${cwd}/${path}`).isDirectory();

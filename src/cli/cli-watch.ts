@@ -1,11 +1,12 @@
 /**
  * `--watch` for `validate` and `generate`: run once, then again whenever a model, a template or the config
- * file changes (fs.watch on their folders, recursive; bursts of events are one run). A model error is printed
- * like any run's and the watch goes on; only Ctrl-C (or the run's AbortSignal, in tests) ends it, with exit 0.
+ * file changes (a watcher on their folders and on every folder below them; bursts of events are one run). A
+ * model error is printed like any run's and the watch goes on; only Ctrl-C (or the run's AbortSignal, in tests)
+ * ends it, with exit 0.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { dirname, extname, resolve } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
+import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import type { ArgumentsCamelCase, Argv, CommandModule } from 'yargs';
 import type { CliContext } from './cli-command.js';
 
@@ -34,22 +35,20 @@ export function withWatch(module: CommandModule<any, any>, context: CliContext):
             }),
         handler: async (args: ArgumentsCamelCase<Record<string, unknown>>) => {
             if (!args.watch) return handler(args);
-            await watchAndRun(await watchedFolders(args), () => Promise.resolve(handler(args)), context);
+            await watchAndRun(watchedFolders(args, context.configPath), () => Promise.resolve(handler(args)), context);
             context.exitCode = 0;
         },
     };
 }
 
-/** What to watch: the model arguments (a glob's fixed prefix), the templates folder, the config file. */
-async function watchedFolders(args: Record<string, unknown>): Promise<string[]> {
+/** What to watch: the model arguments (a glob's fixed prefix), the templates folder, the config file read. */
+function watchedFolders(args: Record<string, unknown>, config: string | undefined): string[] {
     const inputs = [args.files, args.inputs].flatMap((value) => (Array.isArray(value) ? value.map(String) : []));
     const folders = inputs.map((input) => {
         const fixed = input.split(/[*?[{]/)[0];
         return fixed === input ? input : dirname(`${fixed}x`);
     });
     if (typeof args.templates === 'string') folders.push(args.templates);
-    const { findConfigFile } = await import('../pipeline/config.js');
-    const config = findConfigFile(process.cwd());
     if (config) folders.push(config);
     return [...new Set(folders.map((folder) => resolve(folder)))];
 }
@@ -74,21 +73,16 @@ export async function watchAndRun(folders: string[], run: () => Promise<void>, c
             running = running.then(() => runOnce(changed));
         }, SETTLE_MS);
     };
-    const watchers: FSWatcher[] = [];
+    const relevant = (file: string) =>
+        WATCHED_EXTENSIONS.has(extname(file)) || CONFIG_FILE_NAMES.some((name) => file.endsWith(name));
+    // A folder made, moved in or deleted may bring or take models: a run too.
+    const tree = new FolderWatchers((file, folder) => {
+        if (folder || relevant(file)) schedule(file);
+    });
     for (const folder of folders) {
         const info = await stat(folder).catch(() => undefined);
-        const target = info?.isDirectory() ? folder : dirname(folder);
-        try {
-            const watcher = watch(target, { recursive: info?.isDirectory() ?? false }, (_event, name) => {
-                const file = name ? String(name) : '';
-                if (WATCHED_EXTENSIONS.has(extname(file)) || CONFIG_FILE_NAMES.some((name) => file.endsWith(name)))
-                    schedule(file);
-            });
-            watcher.on('error', () => undefined);
-            watchers.push(watcher);
-        } catch {
-            // A folder that vanished is not watched; the others are.
-        }
+        if (info?.isDirectory()) await tree.watchTree(folder);
+        else tree.watchFolder(dirname(folder));
     }
     await runOnce();
     await new Promise<void>((done) => {
@@ -97,6 +91,83 @@ export async function watchAndRun(folders: string[], run: () => Promise<void>, c
         if (!signal) process.once('SIGINT', () => done());
     });
     clearTimeout(pending);
-    for (const watcher of watchers) watcher.close();
+    tree.close();
     await running;
+}
+
+/**
+ * One non-recursive watcher per folder, for a folder and every folder below it, a folder made later included.
+ * Not `fs.watch(…, { recursive: true })`: on Linux, Node (20) emulates it with a watcher per file, on the
+ * file's inode, so a save that writes a new file and renames it over the old one (`sed -i`, many editors)
+ * leaves the watcher on the replaced file, and no later change to that file is ever seen. A folder's own
+ * watcher sees every entry written, renamed, made or deleted in it, whichever way.
+ */
+class FolderWatchers {
+    private readonly watchers = new Map<string, FSWatcher>();
+
+    /**
+     * `changed` gets each changed entry, as a path relative to the folder watched, and whether it is a folder
+     * that appeared or vanished below a tree.
+     */
+    constructor(private readonly changed: (file: string, folder: boolean) => void) {}
+
+    /** Watches `root` and the folders below it (those made later too); tool folders are skipped. */
+    async watchTree(root: string): Promise<void> {
+        this.watchFolder(root, root);
+        const entries = await readdir(root, { withFileTypes: true, recursive: true }).catch(() => []);
+        for (const entry of entries) {
+            const folder = join(entry.parentPath, entry.name);
+            if (entry.isDirectory() && !skipped(relative(root, folder))) this.watchFolder(folder, root);
+        }
+    }
+
+    /** Watches one folder; with `root`, the folders made in it, moved in or deleted are followed. */
+    watchFolder(folder: string, root?: string): void {
+        if (this.watchers.has(folder)) return;
+        try {
+            const watcher = watch(folder, (_event, name) => {
+                if (!name) return;
+                const path = join(folder, String(name));
+                const shown = relative(root ?? folder, path);
+                if (!root || skipped(relative(root, path))) return this.changed(shown, false);
+                void stat(path).then(
+                    (info) => {
+                        if (!info.isDirectory()) return this.changed(shown, false);
+                        // A folder made (or deleted and made again: its old watcher is dead): watched anew.
+                        this.forgetTree(path);
+                        void this.watchTree(path).catch(() => undefined);
+                        this.changed(shown, true);
+                    },
+                    () => this.changed(shown, this.forgetTree(path)),
+                );
+            });
+            // A folder deleted while watched: its watcher may end with an error; the parent's sees the deletion.
+            watcher.on('error', () => this.forgetTree(folder));
+            this.watchers.set(folder, watcher);
+        } catch {
+            // A folder that vanished is not watched; the others are.
+        }
+    }
+
+    /** Stops watching a folder and the folders below it; whether it was watched. */
+    private forgetTree(folder: string): boolean {
+        let watched = false;
+        for (const [path, watcher] of this.watchers) {
+            if (path !== folder && !path.startsWith(folder + sep)) continue;
+            watcher.close();
+            this.watchers.delete(path);
+            watched = true;
+        }
+        return watched;
+    }
+
+    close(): void {
+        for (const watcher of this.watchers.values()) watcher.close();
+        this.watchers.clear();
+    }
+}
+
+/** Folders no model lives in, whose churn would only cost watchers. */
+function skipped(path: string): boolean {
+    return path.split(sep).some((part) => part === 'node_modules' || part === '.git');
 }

@@ -192,8 +192,8 @@ async function probeServer(args: GenerateArgs, configRedis: string | undefined):
         );
     }
     const target = getGenerationTarget(args.target);
-    // A target that runs nowhere itself (a client of the Redis design) is asked through the default engine,
-    // for the options it shares with that engine's target (the dialect).
+    // A target that runs nowhere itself is asked through the default engine, for the options it shares with
+    // that engine's target (none, for a report: refused below).
     const engine = runsOnEngine(target) ? await engineOf(target) : await defaultEngine();
     const engineOptions = new Set(getGenerationTarget(engine.target).options.map((option) => option.name));
     const shared = new Set(target.options.map((option) => option.name).filter((name) => engineOptions.has(name)));

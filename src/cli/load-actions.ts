@@ -5,6 +5,7 @@
  */
 import { formatCount } from '../runtime/redis-loader.js';
 import { loadIntoEngine } from '../runtime/runtime-actions.js';
+import { singleModelArgument } from './cli-files.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { givenTargetOptions, type TargetArgs } from './target-options.js';
 import { transformOptionsOf, warnUnusedTransformOptions, type TransformOptionArgs } from './transform-options.js';
@@ -69,6 +70,8 @@ export async function progressReporter(
 
 /** Loads the data; resolves to the exit code (failures are thrown as KvmodError). */
 export async function runLoad(args: LoadArgs, io: CliIo = processIo): Promise<number> {
+    // A folder or glob (the config's `models`) stands for the one model in it.
+    args = { ...args, model: await singleModelArgument(args.model) };
     warnUnusedTransformOptions([args.model], args, io);
     const progress = await progressReporter(io, 'loading');
     let result;

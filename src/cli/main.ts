@@ -5,11 +5,11 @@
  * by adding its module to `commands`.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import yargs from 'yargs';
 import { packageRoot } from '../generation/generation-paths.js';
 import { ExitCode, reportFailure, UsageError, type CliCommand, type CliContext } from './cli-command.js';
-import { CONFIGURED_COMMANDS, configOptionValues, withConfig } from './cli-config.js';
+import { configArgument, CONFIGURED_COMMANDS, configOptionValues, withConfig } from './cli-config.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { WATCHABLE_COMMANDS, withWatch } from './cli-watch.js';
 import { conformanceCommand } from './conformance-command.js';
@@ -62,7 +62,15 @@ export async function main(argv: string[], io: CliIo = processIo, options: MainO
             !argv.some((arg) => ['--help', '-h', '--version'].includes(arg))
         ) {
             const { loadConfig } = await import('../pipeline/config.js');
-            context.config = (await loadConfig(options.cwd ?? process.cwd(), options.env)).config;
+            const cwd = options.cwd ?? process.cwd();
+            const named = configArgument(argv);
+            const loaded = await loadConfig(
+                cwd,
+                options.env,
+                named === undefined ? undefined : named && resolve(cwd, named),
+            );
+            context.config = loaded.config;
+            context.configPath = loaded.path;
             configValues = configOptionValues(context.config);
         }
         const cli = yargs(argv)
@@ -92,6 +100,15 @@ export async function main(argv: string[], io: CliIo = processIo, options: MainO
                 const text = message || String(error ?? 'invalid usage');
                 throw new UsageError(unknownCommandPrefix(argv, text) + withoutCamelCaseTwins(text), usage);
             });
+        // Called by a handler whose action found a bad option value: yargs is then inside the command, so its
+        // help is the command's (`kvmod plan <old> [new]` …).
+        context.usage = () => {
+            let help = '';
+            cli.showHelp((text: string) => {
+                help = text;
+            });
+            return help;
+        };
         for (const command of commands) {
             const module = withConfig(command(context), configValues);
             const name = typeof module.command === 'string' ? module.command.split(' ')[0] : '';

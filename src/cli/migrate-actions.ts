@@ -51,11 +51,12 @@ export async function runMigrate(args: MigrateArgs, io: CliIo = processIo): Prom
         progress.stop();
     }
     for (const step of result.performed) io.out(`${describePerformedStep(step)}\n`);
-    const server = redactRedisUrl(args.redis);
-    io.err(
-        result.performed.length === 0
-            ? `nothing to do: ${server} already serves ${options.toPath} (${result.engine})\n`
-            : `migrated ${server} to ${options.toPath} (${result.engine}): ${result.performed.length} steps\n`,
-    );
+    io.err(`${migrationSummary(redactRedisUrl(args.redis), options.toPath, result.engine, result.performed.length)}\n`);
     return 0;
+}
+
+/** The last line of a migration: nothing to do, or how many steps moved the server to the design. */
+export function migrationSummary(server: string, toPath: string, engine: string, steps: number): string {
+    if (steps === 0) return `nothing to do: ${server} already serves ${toPath} (${engine})`;
+    return `migrated ${server} to ${toPath} (${engine}): ${formatCount(steps)} step${steps === 1 ? '' : 's'}`;
 }

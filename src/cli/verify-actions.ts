@@ -5,6 +5,7 @@
  */
 import { verifyOnEngine } from '../runtime/runtime-actions.js';
 import { formatVerdicts, verdictStatus, type QueryVerdict } from '../runtime/verify.js';
+import { singleModelArgument } from './cli-files.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { givenTargetOptions } from './target-options.js';
 import { progressReporter, type RuntimeArgs } from './load-actions.js';
@@ -41,6 +42,8 @@ export interface VerifyReport {
 
 /** Verifies; prints one table line per query; resolves to 0 when every query matches, 1 otherwise. */
 export async function runVerify(args: VerifyArgs, io: CliIo = processIo): Promise<number> {
+    // A folder or glob (the config's `models`) stands for the one model in it.
+    args = { ...args, model: await singleModelArgument(args.model) };
     warnUnusedTransformOptions([args.model], args, io);
     const samples = args.samples ?? 10;
     const progress = await progressReporter(io, 'loading');

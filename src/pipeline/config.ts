@@ -1,7 +1,8 @@
 /**
  * The config file (`kvmod.config.ts`, `.mts`, `.mjs`, `.js` or `.json`): the settings every command and the
  * editor read, so that a project does not repeat its models, output folder, target options and Redis URL on
- * every run. Found upward from the working folder (like Prisma's and graphql-codegen's config). A JSON file
+ * every run. Found upward from the working folder up to the project's root (like Prisma's and graphql-codegen's
+ * config), or named (`--config`). A JSON file
  * is checked by `schemas/kvmod-config.schema.json` with problems at file:line:col; a script's default export
  * (loaded with jiti, which strips TypeScript on every Node version in `engines`) by the same schema, with
  * problems at the property path. Paths in it are relative to its folder; `load` returns them absolute.
@@ -10,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { KvmodError } from './errors.js';
+import { KvmodError, redactUrlsIn } from './errors.js';
 
 /** The JSON config's file name (the first kind of config file kvmod read). */
 export const CONFIG_FILE_NAME = 'kvmod.config.json';
@@ -56,9 +57,14 @@ export function defineConfig(config: KvmodConfig): KvmodConfig {
     return config;
 }
 
+/** What marks the root folder of a project: the config search goes no higher. */
+export const PROJECT_ROOT_MARKERS: readonly string[] = ['package.json', '.git'];
+
 /**
- * The nearest config file in `start` or a folder above it. Two config files in one folder are a
- * `KvmodError` (`config.ambiguous`): which one wins would be a guess.
+ * The nearest config file in `start` or a folder above it, up to the project's root (the nearest folder
+ * with a `package.json` or `.git`): a script config runs code, and one in a folder above the project, that
+ * the project does not hold, must not run. Two config files in one folder are a `KvmodError`
+ * (`config.ambiguous`): which one wins would be a guess.
  */
 export function findConfigFile(start: string): string | undefined {
     let dir = resolve(start);
@@ -71,6 +77,7 @@ export function findConfigFile(start: string): string | undefined {
             );
         }
         if (found.length === 1) return join(dir, found[0]);
+        if (PROJECT_ROOT_MARKERS.some((marker) => existsSync(join(dir, marker)))) return undefined;
         const parent = dirname(dir);
         if (parent === dir) return undefined;
         dir = parent;
@@ -78,15 +85,22 @@ export function findConfigFile(start: string): string | undefined {
 }
 
 /**
- * Loads the config that applies in `start` (the nearest file upward, or an explicit `file`), with the
- * environment's `REDIS_URL`. Throws a `KvmodError` (`config.invalid`) listing problems at file:line:col.
+ * Loads the config that applies in `start` (the nearest file upward, an explicit `file`, or none with
+ * `false`), with the environment's `REDIS_URL`. Throws a `KvmodError` (`config.invalid`) listing problems at
+ * file:line:col, or (`config.missing`) for an explicit file that is not there.
  */
 export async function loadConfig(
     start: string,
     env: Record<string, string | undefined> = process.env,
-    file: string | undefined = findConfigFile(start),
+    file: string | false | undefined = findConfigFile(start),
 ): Promise<LoadedConfig> {
     let config: KvmodConfig = {};
+    if (file && !existsSync(file)) {
+        throw new KvmodError(`${relative(process.cwd(), file) || file}: no such config file`, {
+            code: 'config.missing',
+            path: file,
+        });
+    }
     if (file) {
         // Read through its path from the working folder: that is how problems name it (file:line:col).
         const shown = relative(process.cwd(), file) || file;
@@ -102,7 +116,7 @@ export async function loadConfig(
         };
     }
     if (env.REDIS_URL) config = { ...config, redis: env.REDIS_URL };
-    return { path: file, config };
+    return { path: file || undefined, config };
 }
 
 /** The JSON Schema of the config (loaded only when there is a file: runs without a config never pay for it). */
@@ -159,5 +173,6 @@ function scriptFailure(error: unknown, file: string, shown: string): string {
     const syntax = /^ParseError: (.*?)\s*\n\s*(.*):(\d+):(\d+)\s*$/s.exec(message);
     if (syntax && resolve(syntax[2]) === resolve(file))
         return `${shown}:${syntax[3]}:${Number(syntax[4]) + 1}: syntax error: ${syntax[1]}`;
-    return `${shown}: the config failed to load: ${message.split('\n')[0]}`;
+    // What the script threw may name a server with its password (it is the user's code, not kvmod's message).
+    return `${shown}: the config failed to load: ${redactUrlsIn(message.split('\n')[0])}`;
 }

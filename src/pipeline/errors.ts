@@ -34,3 +34,31 @@ export function refusalMessage(error: unknown): string | undefined {
     if (typeof command !== 'string') return undefined;
     return `${typeof server === 'string' ? server : 'the server'} refused ${command}: ${error.message.trim()}`;
 }
+
+// Secrets out of what kvmod prints: a URL's password (`redis://alice:***@host`, `?password=***`), alone or
+// inside a message (what a config script threw may name the server it meant to reach). Here, with the error
+// type, because every front end prints failures through this module and it loads nothing else.
+
+/** Query parameters that carry a secret (`?password=`, `&auth=`, `?token=`…), by a part of their name. */
+const SECRET_PARAMETER = /([?&;][^=&#;\s]*(?:pass|secret|token|auth|key)[^=&#;\s]*=)[^&#;\s]*/gi;
+
+/**
+ * A URL with its secrets replaced by `***`: the password of its user information (the user name kept: it says
+ * which ACL user was tried) and the value of any query parameter named like a secret. Works on text that is
+ * not a valid URL too, so that a malformed URL in an error message does not leak its secret either.
+ */
+export function redactUrl(url: string): string {
+    // By position rather than by URL parsing: a password holding '/', '@' or '#' makes the URL invalid, and
+    // the message saying so must not print it either. The user information ends at the last '@'.
+    const at = url.lastIndexOf('@');
+    const slashes = url.indexOf('//');
+    const start = slashes >= 0 && slashes < at ? slashes + 2 : 0;
+    const colon = url.indexOf(':', start);
+    const withoutPassword = at < 0 || colon < 0 || colon > at ? url : `${url.slice(0, colon + 1)}***${url.slice(at)}`;
+    return withoutPassword.replace(SECRET_PARAMETER, '$1***');
+}
+
+/** A message with every URL in it (`scheme://…` up to a space or quote) redacted. */
+export function redactUrlsIn(text: string): string {
+    return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>]+/gi, (url) => redactUrl(url));
+}

@@ -542,6 +542,13 @@ export interface SearchModule {
     args?: string[];
 }
 
+/**
+ * What to do on a server without the module: load it, or use the target made for plain Redis (whose name the
+ * user would otherwise have to know already).
+ */
+const WITHOUT_SEARCH =
+    'load redisearch.so or use Redis Stack / Redis 8, or use the design for Redis without a module: --target redis-core (Redis 7 or later)';
+
 /** The RediSearch module the server runs: its dialect, version and whether its row writes may block. */
 export async function detectDialect(link: RedisLink): Promise<SearchModule> {
     let modules: unknown[];
@@ -564,10 +571,9 @@ export async function detectDialect(link: RedisLink): Promise<SearchModule> {
             return { dialect, version, rowWritesBlock: dialect === 'redisearch1' && !safe, args };
         }
     }
-    throw new KvmodError(
-        `${link.url} has no RediSearch module (MODULE LIST shows none); load redisearch.so or use Redis Stack / Redis 8`,
-        { code: 'redis.no-search' },
-    );
+    throw new KvmodError(`${link.url} has no RediSearch module (MODULE LIST shows none); ${WITHOUT_SEARCH}`, {
+        code: 'redis.no-search',
+    });
 }
 
 /** Without MODULE LIST: FT._LIST exists from RediSearch 2.0 on; FT.INFO exists in every version. */
@@ -583,9 +589,12 @@ async function probeDialect(link: RedisLink): Promise<SearchModule> {
     } catch (error) {
         if (!isErrorReply(error)) throw error;
         if (/unknown command/i.test(error.message)) {
-            throw new KvmodError(`${link.url} has no RediSearch module (FT.INFO is an unknown command)`, {
-                code: 'redis.no-search',
-            });
+            throw new KvmodError(
+                `${link.url} has no RediSearch module (FT.INFO is an unknown command); ${WITHOUT_SEARCH}`,
+                {
+                    code: 'redis.no-search',
+                },
+            );
         }
     }
     return { dialect: 'redisearch1', version: 0, rowWritesBlock: true };

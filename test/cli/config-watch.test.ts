@@ -4,7 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { memoryIo } from '../../src/cli/cli-io.js';
@@ -173,6 +173,44 @@ describe('kvmod.config.json', () => {
             expect(wrong.stderr).not.toContain('hunter2');
         });
 
+        test('load, verify and doctor take the models folder of the config, and a target that runs on the engine of the Redis design', async () => {
+            const data = join(project, 'folder-data.json');
+            expect(
+                (await kvmod(['data', 'generate', join(project, 'models/ride.pidm'), '--scale', '10', '-o', data]))
+                    .status,
+            ).toBe(0);
+            await writeConfig(
+                `{ "models": ["models"], "data": "folder-data.json", "target": "typescript", "redis": "${server.url}" }`,
+            );
+            const loaded = await kvmod(['load']);
+            expect(loaded.stderr).toMatch(
+                new RegExp(`^loaded \\d+ rows into ${server.url} \\(redisearch1, detected\\)$`, 'm'),
+            );
+            expect(loaded.status).toBe(0);
+            const verified = await kvmod(['verify', '--format', 'json']);
+            expect(verified.status).toBe(0);
+            // The config's paths are relative to its folder; the commands see them from the working folder.
+            const models = relative(process.cwd(), join(project, 'models'));
+            expect(JSON.parse(verified.stdout)).toMatchObject({
+                model: `${models}/ride.pidm`,
+                target: 'typescript',
+                ok: true,
+            });
+            const doctor = await kvmod(['doctor']);
+            expect(doctor.status).toBe(0);
+            expect(doctor.stdout).toContain('-> dialect redisearch1');
+            await cp(RIDE, join(project, 'models', 'second.pidm'));
+            try {
+                const two = await kvmod(['load']);
+                expect(two.status).toBe(2);
+                expect(two.stderr.split('\n')[0]).toBe(
+                    `kvmod: '${models}' holds 2 models (${models}/ride.pidm, ${models}/second.pidm): name the one to use`,
+                );
+            } finally {
+                await rm(join(project, 'models', 'second.pidm'));
+            }
+        });
+
         test("the config's redis is used by generate only when --redis is given without a URL", async () => {
             await writeConfig('{ "models": ["models"], "output": "out-probe", "redis": "redis://127.0.0.1:1" }');
             const plain = await kvmod(['generate']);
@@ -253,6 +291,53 @@ describe('kvmod.config.ts', () => {
         );
     });
 
+    test("what a script throws is printed without a URL's password", async () => {
+        const shown = relative(process.cwd(), tsConfig());
+        await writeFile(
+            tsConfig(),
+            "throw new Error('cannot reach redis://admin:hunter2@db:6379 nor redis://db:6380/0?password=hunter2');\n",
+        );
+        expect((await kvmod(['validate'])).stderr).toBe(
+            `kvmod: ${shown}: the config failed to load: cannot reach redis://admin:***@db:6379 nor redis://db:6380/0?password=***\n`,
+        );
+    });
+
+    test('the search stops at the project root; --config names a file, --no-config reads none', async () => {
+        const model = join(project, 'models', 'ride.pidm');
+        // A script above the project (here: above the folder with package.json) is code the project does not hold.
+        await writeFile(tsConfig(), "throw new Error('the config above the project ran');\n");
+        await writeFile(join(project, 'deep', 'package.json'), '{ "name": "inner", "private": true }\n');
+        try {
+            const inside = await kvmod(['validate', model]);
+            expect([inside.status, inside.stderr]).toEqual([0, '1 file checked: 0 errors, 0 warnings, 1 info\n']);
+        } finally {
+            await rm(join(project, 'deep', 'package.json'));
+        }
+        const found = await kvmod(['validate', model]);
+        expect(found.status).toBe(1);
+        expect(found.stderr).toContain('the config above the project ran');
+        const none = await kvmod(['validate', model, '--no-config']);
+        expect([none.status, none.stderr]).toEqual([0, '1 file checked: 0 errors, 0 warnings, 1 info\n']);
+        const other = join(project, 'other.config.json');
+        await writeFile(other, '{ "models": ["models"], "output": "out-named" }\n');
+        try {
+            const named = await kvmod(['generate', '--config', other]);
+            expect(named.status).toBe(0);
+            expect(existsSync(join(project, 'out-named', 'ride', 'redis', 'redisearch2'))).toBe(true);
+        } finally {
+            await rm(other);
+        }
+        const missing = await kvmod(['validate', model, '--config', join(project, 'nowhere.json')]);
+        expect(missing).toEqual({
+            status: 1,
+            stdout: '',
+            stderr: `kvmod: ${relative(process.cwd(), join(project, 'nowhere.json'))}: no such config file\n`,
+        });
+        const both = await kvmod(['validate', model, '--no-config', '--config', other]);
+        expect(both.status).toBe(2);
+        expect(both.stderr.split('\n')[0]).toBe('kvmod: give --config <file> or --no-config, once and not both');
+    });
+
     test('its timeout is the --timeout of load (a server that never answers is given up after it)', async () => {
         const silent = await startSilentServer();
         try {
@@ -293,6 +378,71 @@ describe('--watch', () => {
                 err,
                 /0 generated, 1 failed[\s\S]*running again[\s\S]*1 model: 1 generated, 0 failed\nkvmod: watching/,
             );
+        } finally {
+            controller.abort();
+        }
+        expect(await finished).toBe(0);
+    });
+
+    test('validate --watch on the models folder sees every kind of save: rename-saves, in-place saves, new and deleted files and folders', async () => {
+        const folder = join(project, 'watched');
+        await rm(folder, { recursive: true, force: true });
+        await mkdir(folder);
+        const model = join(folder, 'ride.pidm');
+        await cp(RIDE, model);
+        const good = await readFile(model, 'utf8');
+        const bad = `${good}query QX: SELECT bad FROM Ride\n`;
+        await writeConfig('{ "models": ["watched"], "output": "out" }');
+        const io = memoryIo();
+        const controller = new AbortController();
+        const finished = main(['validate', '--watch'], io, { cwd: sub, signal: controller.signal });
+        // The summary of the n-th run (each run ends with the line saying the watch goes on).
+        const runs = () => io.stderr.split('kvmod: watching for changes (Ctrl-C to stop)\n');
+        const run = async (n: number) => {
+            const end = Date.now() + 20_000;
+            while (runs().length - 1 < n) {
+                if (Date.now() > end) throw new Error(`timed out waiting for run ${n} in:\n${io.stderr}`);
+                await new Promise((resolve) => setTimeout(resolve, 50));
+            }
+            const summary = runs()[n - 1].trim().split('\n');
+            return summary[summary.length - 1];
+        };
+        /** Writes a new file and renames it over the old one, as `sed -i` and many editors save. */
+        const renameSave = async (text: string) => {
+            await writeFile(`${model}.tmp`, text);
+            await rename(`${model}.tmp`, model);
+        };
+        try {
+            expect(await run(1)).toBe('1 file checked: 0 errors, 0 warnings, 1 info');
+            await renameSave(bad);
+            expect(await run(2)).toBe('1 file checked: 1 error, 0 warnings, 1 info');
+            await writeFile(model, good); // in place, after a rename-save: the save that went unseen
+            expect(await run(3)).toBe('1 file checked: 0 errors, 0 warnings, 1 info');
+            await renameSave(bad);
+            expect(await run(4)).toBe('1 file checked: 1 error, 0 warnings, 1 info');
+            await renameSave(good);
+            expect(await run(5)).toBe('1 file checked: 0 errors, 0 warnings, 1 info');
+            await writeFile(join(folder, 'second.pidm'), good);
+            expect(await run(6)).toBe('2 files checked: 0 errors, 0 warnings, 2 infos');
+            await rm(join(folder, 'second.pidm'));
+            expect(await run(7)).toBe('1 file checked: 0 errors, 0 warnings, 1 info');
+            await mkdir(join(folder, 'later')); // a folder made is a run too, and is watched from then on
+            expect(await run(8)).toBe('1 file checked: 0 errors, 0 warnings, 1 info');
+            await writeFile(join(folder, 'later', 'third.pidm'), good);
+            expect(await run(9)).toBe('2 files checked: 0 errors, 0 warnings, 2 infos');
+            await writeFile(join(folder, 'later', 'third.pidm'), bad);
+            expect(await run(10)).toBe('2 files checked: 1 error, 0 warnings, 2 infos');
+            await rm(join(folder, 'later'), { recursive: true });
+            expect(await run(11)).toBe('1 file checked: 0 errors, 0 warnings, 1 info');
+            // A folder with a model moved in (made elsewhere, then renamed into the watched folder).
+            const outside = join(project, 'moving');
+            await rm(outside, { recursive: true, force: true });
+            await mkdir(outside);
+            await writeFile(join(outside, 'fourth.pidm'), good);
+            await rename(outside, join(folder, 'later'));
+            expect(await run(12)).toBe('2 files checked: 0 errors, 0 warnings, 2 infos');
+            await writeFile(join(folder, 'later', 'fourth.pidm'), bad);
+            expect(await run(13)).toBe('2 files checked: 1 error, 0 warnings, 2 infos');
         } finally {
             controller.abort();
         }

@@ -116,10 +116,14 @@ describe('kvmod doctor', () => {
     test('a server without the module and a server that is not there are clear errors, exit 1', async () => {
         const bare = await kvmod(['doctor', '--redis', plain.url]);
         expect(bare.status).toBe(1);
-        expect(bare.stderr).toContain('has no RediSearch module');
+        expect(bare.stderr).toBe(
+            `kvmod: ${plain.url} has no RediSearch module (MODULE LIST shows none); load redisearch.so or use Redis Stack / Redis 8, or use the design for Redis without a module: --target redis-core (Redis 7 or later)\n`,
+        );
         const gone = await kvmod(['doctor', '--redis', 'redis://127.0.0.1:1']);
         expect(gone.status).toBe(1);
         expect(gone.stderr).toMatch(/^kvmod: cannot connect to redis:\/\/127\.0\.0\.1:1/);
+        const secret = await kvmod(['doctor', '--redis', 'redis://127.0.0.1:1/?password=hunter2']);
+        expect(secret.stderr).toBe('kvmod: cannot connect to redis://127.0.0.1:1/?password=***: connection refused\n');
     });
 
     test('a server that never answers is given up after --timeout, with one line naming it', async () => {

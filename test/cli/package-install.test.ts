@@ -160,6 +160,14 @@ describe('the npm package', () => {
         if (semver.satisfies(process.version, claims)) expect(install.stderr).not.toContain('EBADENGINE');
     });
 
+    it("claims no engine but Node: the editor's engine belongs to the extension's manifest", () => {
+        const installed = JSON.parse(readFileSync(join(project, 'node_modules/kvmod/package.json'), 'utf8')) as {
+            engines: Record<string, string>;
+        };
+        expect(installed.engines).toEqual({ node: manifest.engines.node });
+        expect(install.stderr).not.toMatch(/vscode/);
+    });
+
     it('runs every command through npx', () => {
         const runs: [string[], RegExp][] = [
             [['--version'], new RegExp(`^${manifest.version.replace(/\./g, '\\.')}$`, 'm')],

@@ -118,12 +118,32 @@ describe('usage errors exit 2 with the usage and one message', () => {
         );
     });
 
-    it('an option value found bad after parsing: a scale of 0', () => {
-        for (const args of [['data', 'generate', MODEL, '--scale', '0']]) {
-            const run = runKvmod(args);
-            expect(run.status).toBe(2);
-            expect(run.stderr).toMatch(/^kvmod: .+\nRun 'kvmod --help' for usage\.\n$/);
-        }
+    it("an option value its action finds bad, with the command's usage like yargs' own complaints", () => {
+        usageError(
+            ['data', 'generate', MODEL, '--scale', '0'],
+            /^kvmod data generate <model>\n/,
+            '--scale must be a positive integer, got 0',
+        );
+        usageError(
+            ['conformance', '--redis', 'redis://127.0.0.1:1', '--scale', '0'],
+            /^kvmod conformance\n/,
+            '--scale must be a positive integer, got 0',
+        );
+        usageError(
+            ['conformance', '--redis', 'redis://127.0.0.1:1', '--seeds', 'x'],
+            /^kvmod conformance\n/,
+            '--seeds must be integers, got NaN',
+        );
+        usageError(
+            ['plan', MODEL, MODEL, '--target', 'redis-core'],
+            /^kvmod plan <old> \[new\]\n/,
+            'plan and migrate work with the redis target, not redis-core',
+        );
+        usageError(
+            ['migrate', MODEL, MODEL, '--data', 'd.json', '--redis', 'redis://127.0.0.1:1', '--target', 'redis-core'],
+            /^kvmod migrate <old> \[new\]\n/,
+            'plan and migrate work with the redis target, not redis-core',
+        );
     });
 
     it('no command at all', () => {

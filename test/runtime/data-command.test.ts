@@ -70,6 +70,8 @@ describe('kvmod data', () => {
     test('a non-positive scale is a usage error of the command, not a crash', async () => {
         const io = memoryIo();
         expect(await main(['data', 'generate', MODEL, '--scale', '0'], io)).toBe(2);
-        expect(io.stderr).toBe("kvmod: --scale must be a positive integer, got 0\nRun 'kvmod --help' for usage.\n");
+        expect(io.stderr).toBe(
+            "kvmod: --scale must be a positive integer, got 0\nusage: kvmod data generate <model>\nRun 'kvmod data generate --help' for usage.\n",
+        );
     });
 });

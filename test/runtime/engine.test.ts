@@ -154,7 +154,7 @@ describe('the RediSearch engine (target redis) behind the engine interface', () 
                 'connect: cannot connect to redis://127.0.0.1:1: connection refused',
             );
             expect(await failure(connect([bare.url]))).toBe(
-                `missing-module: ${bare.url} has no RediSearch module (MODULE LIST shows none); load redisearch.so or use Redis Stack / Redis 8`,
+                `missing-module: ${bare.url} has no RediSearch module (MODULE LIST shows none); load redisearch.so or use Redis Stack / Redis 8, or use the design for Redis without a module: --target redis-core (Redis 7 or later)`,
             );
             expect(await failure(connect([server.url, bare.url]))).toBe(
                 'url: RediSearch runs on one server: give one URL, not 2',

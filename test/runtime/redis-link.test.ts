@@ -35,6 +35,9 @@ describe('redacting URLs', () => {
         ['redis://alice@host:6379', 'redis://alice@host:6379'],
         ['redis//:s3cret@host', 'redis//:***@host'],
         ['redis://:a/b#c@host', 'redis://:***@host'],
+        ['redis://127.0.0.1:6379?password=s3cret', 'redis://127.0.0.1:6379?password=***'],
+        ['redis://host:6379/0?user=alice&password=s3cret&db=2', 'redis://host:6379/0?user=alice&password=***&db=2'],
+        ['redis://host:6379/?Password=s3cret', 'redis://host:6379/?Password=***'],
     ])('%s is printed as %s', (url, shown) => {
         expect(redactRedisUrl(url)).toBe(shown);
     });

@@ -15,7 +15,9 @@ export const typescriptTarget: GenerationTarget<typeof typescriptTargetOptions, 
     name: 'typescript',
     description:
         'A typed TypeScript client for node-redis: row and parameter types, writes, paged queries, index creation',
-    // No engine of its own: `load` and `verify` run the Redis design, which this client shares.
+    // The client runs the Redis design on RediSearch: `load`, `verify` and `doctor` with this target (as a
+    // project's config names it) work through that engine, which loads and queries the Redis design.
+    engine: 'redisearch',
     options: typescriptTargetOptions,
     // Imported when it runs: the design reaches the language layer and the emitter loads ts-morph.
     buildDesign: async ({ kvlm }, options) =>
