@@ -3,7 +3,7 @@
  * built-in `templates/<target>/`. Every override is reported so a user always knows which file produced an
  * output. Partials are the templates under `partials/`; entry templates sit at the top level.
  */
-import { copyFile, mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { GenerationError } from './generation-errors.js';
 import { builtInTemplateDir, packageRoot } from './generation-paths.js';
@@ -28,15 +28,38 @@ export interface TemplateSet {
     notices: string[];
 }
 
-/** Lists the `.hbs` files under a folder, as relative names with `/` separators, sorted. */
+/**
+ * Lists the `.hbs` files under a folder, as relative names with `/` separators, sorted. Symbolic links are
+ * followed (a user may link a shared template or folder in): a link to a file counts as that file, a link to a
+ * folder is walked once (a link back to a folder above is not walked again); a `.hbs` link to nothing is a
+ * `template.link` error rather than a template silently left out.
+ */
 export async function listTemplateFiles(dir: string): Promise<string[]> {
     const out: string[] = [];
+    const walked = new Set<string>();
     async function walk(current: string): Promise<void> {
+        const real = await realpath(current);
+        if (walked.has(real)) return;
+        walked.add(real);
         const entries = await readdir(current, { withFileTypes: true });
         for (const entry of entries) {
             const path = join(current, entry.name);
-            if (entry.isDirectory()) await walk(path);
-            else if (entry.isFile() && entry.name.endsWith('.hbs')) out.push(relative(dir, path).split(sep).join('/'));
+            let folder = entry.isDirectory();
+            let file = entry.isFile();
+            if (entry.isSymbolicLink()) {
+                const target = await stat(path).catch(() => undefined);
+                if (target === undefined) {
+                    if (!entry.name.endsWith('.hbs')) continue;
+                    throw new GenerationError(`the template is a symbolic link to a file that does not exist`, {
+                        code: 'template.link',
+                        where: path,
+                    });
+                }
+                folder = target.isDirectory();
+                file = target.isFile();
+            }
+            if (folder) await walk(path);
+            else if (file && entry.name.endsWith('.hbs')) out.push(relative(dir, path).split(sep).join('/'));
         }
     }
     await walk(dir);

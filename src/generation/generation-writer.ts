@@ -4,7 +4,7 @@
  * old contents or the new ones, never a half-written mix (and no stale files from an earlier run).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, open, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import { isChunkedFile, type GeneratedFile } from './generation-target.js';
 
@@ -38,7 +38,7 @@ export async function writeOutputs(
     if (Array.isArray(files)) for (const file of files as GeneratedFile[]) checkOutputPath(file.path);
     const parent = dirname(dir);
     await mkdir(parent, { recursive: true });
-    const staging = await mkdtemp(join(parent, `.${basename(dir)}.staging-`));
+    const staging = await makeStagingFolder(parent, basename(dir));
     const written: string[] = [];
     let backup: string | undefined;
     try {
@@ -69,6 +69,23 @@ export async function writeOutputs(
     }
     if (backup) await rm(backup, { recursive: true, force: true });
     return written;
+}
+
+/**
+ * Creates the folder that becomes `name` once renamed: with `mkdir`, whose mode the umask decides as for any
+ * folder the user makes (`mkdtemp` makes it 0700 whatever the umask, and the rename keeps that mode). A fresh
+ * random name, created exclusively (`mkdir` fails on an existing one), keeps two runs apart.
+ */
+async function makeStagingFolder(parent: string, name: string): Promise<string> {
+    for (;;) {
+        const staging = join(parent, `.${name}.staging-${process.pid}-${randomBytes(6).toString('hex')}`);
+        try {
+            await mkdir(staging);
+            return staging;
+        } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        }
+    }
 }
 
 /** Writes a file's chunks in order (a file in the staging folder: atomic as the folder is). */

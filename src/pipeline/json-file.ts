@@ -13,6 +13,7 @@ import {
     type ParseError,
 } from 'jsonc-parser';
 import { KvmodError } from './errors.js';
+import { escapeControls } from './json-text.js';
 
 /** One problem in a hand-written JSON file, 1-based. */
 export interface JsonProblem {
@@ -38,6 +39,8 @@ const compiled = new WeakMap<object, ValidateFunction>();
  * problem as `file:line:col: message` (the syntax errors, else the schema's).
  */
 export function parseJsonDocument(text: string, file: string, schema: object, code: string): JsonDocument {
+    // A byte-order mark is no part of the JSON (json-text.ts); jsonc-parser would call it an invalid symbol.
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     const errors: ParseError[] = [];
     const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
     const lineStarts = [0];
@@ -64,6 +67,16 @@ export function parseJsonDocument(text: string, file: string, schema: object, co
                 : [{ line: 1, column: 1, message: 'the file is empty: expected a JSON object' }],
         );
     }
+    // JSON keeps the last of a repeated key: the first would be ignored without a word.
+    const repeated = repeatedKeys(tree!).map(({ second, first }) => {
+        const { line, column } = at(first.offset);
+        const key = escapeControls(String(second.value));
+        return {
+            ...at(second.offset),
+            message: `the key '${key}' is given twice in this object, and JSON keeps only the last (first at ${line}:${column})`,
+        };
+    });
+    if (repeated.length > 0) fail(repeated);
     const node = (path: readonly (string | number)[]): JsonNode | undefined =>
         tree ? findNodeAtLocation(tree, [...path]) : undefined;
     const positionOf = (path: readonly (string | number)[], key = false) => {
@@ -120,6 +133,26 @@ function syntaxMessage(error: ParseError): string {
     return `not valid JSON: ${words}`;
 }
 
+/** The keys of the tree's objects given a second time, with the first. */
+function repeatedKeys(node: JsonNode): { first: JsonNode; second: JsonNode }[] {
+    const found: { first: JsonNode; second: JsonNode }[] = [];
+    const walk = (current: JsonNode): void => {
+        if (current.type === 'object') {
+            const seen = new Map<string, JsonNode>();
+            for (const property of current.children ?? []) {
+                const key = property.children?.[0];
+                if (key === undefined) continue;
+                const first = seen.get(String(key.value));
+                if (first) found.push({ first, second: key });
+                else seen.set(String(key.value), key);
+            }
+        }
+        for (const child of current.children ?? []) walk(child);
+    };
+    walk(node);
+    return found;
+}
+
 /** The plain value of a parse tree node (jsonc-parser's getNodeValue, without its prototype-less objects). */
 function nodeValue(node: JsonNode): unknown {
     switch (node.type) {
@@ -145,10 +178,10 @@ function schemaProblem(error: ErrorObject): { path: (string | number)[]; key: bo
         .slice(1)
         .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
         .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
-    const where = path.length === 0 ? 'the file' : `'${path.join('.')}'`;
+    const where = path.length === 0 ? 'the file' : `'${escapeControls(path.join('.'))}'`;
     if (error.keyword === 'additionalProperties') {
         const key = String((error.params as { additionalProperty: string }).additionalProperty);
-        return { path: [...path, key], key: true, message: `unknown property '${key}' in ${where}` };
+        return { path: [...path, key], key: true, message: `unknown property '${escapeControls(key)}' in ${where}` };
     }
     if (error.keyword === 'enum') {
         const allowed = (error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v));

@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
+import { NodeFileSystem } from 'langium/node';
 import { URI, type LangiumDocument, type ValidationAcceptor, type AstNode } from 'langium';
 import { isKvlmModel, isPidmModel, type KvlmModel, type PidmModel } from '../language/generated/ast.js';
 import { createKvmodCoreServices, type KvmodCoreServices } from '../language/kvmod-core-module.js';
@@ -166,7 +167,8 @@ async function buildWorkspace(
         memory.scale,
         memory.purpose,
     );
-    const services = createBatchServices();
+    // Reading files, the workspace can tell a `.kvlm`'s missing `source` (kvlm-source-check.ts); given texts only, it cannot.
+    const services = createBatchServices(readContext !== undefined);
     const factory = services.shared.workspace.LangiumDocumentFactory;
     const diagnostics: KvmodDiagnostic[] = [];
     const loaded: { path: string; document: LangiumDocument }[] = [];
@@ -228,8 +230,8 @@ async function buildWorkspace(
  * it costs about 45% of the build time and nothing in a batch run reads it. Linking still runs eagerly,
  * so unresolved names are reported.
  */
-function createBatchServices(): KvmodCoreServices {
-    const services = createKvmodCoreServices({}, { batch: true });
+function createBatchServices(readsFiles = false): KvmodCoreServices {
+    const services = createKvmodCoreServices(readsFiles ? NodeFileSystem : {}, { batch: true });
     services.shared.workspace.IndexManager.updateReferences = async () => {};
     // Langium logs a crashing check's stack to the console; report it as a diagnostic instead, stack-free.
     for (const language of [services.Pidm, services.Kvlm]) {

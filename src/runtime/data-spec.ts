@@ -8,6 +8,7 @@ import { didYouMean, didYouMeanSentence } from '../language/common/did-you-mean.
 import { startsWithCalendarDate } from '../language/common/calendar-date.js';
 import { KvmodError } from '../pipeline/errors.js';
 import { readJsonDocument, type JsonDocument } from '../pipeline/json-file.js';
+import { escapeControls, quoteText } from '../pipeline/json-text.js';
 import { TEMPORAL_PATTERNS } from './instance-data.js';
 import type { RuntimeAttribute, RuntimeModel } from './runtime-model.js';
 
@@ -57,7 +58,11 @@ function checkDataSpec(document: JsonDocument, model: RuntimeModel): string[] {
         const entity = model.entities.get(entityName);
         if (!entity) {
             const hint = didYouMeanSentence(didYouMean(entityName, model.entities.keys()));
-            report(['entities', entityName], `unknown entity '${entityName}'.${hint ? ` ${hint.trim()}` : ''}`, true);
+            report(
+                ['entities', entityName],
+                `unknown entity '${escapeControls(entityName)}'.${hint ? ` ${hint.trim()}` : ''}`,
+                true,
+            );
             continue;
         }
         for (const [attributeName, domain] of Object.entries(entitySpec.attributes ?? {})) {
@@ -68,7 +73,7 @@ function checkDataSpec(document: JsonDocument, model: RuntimeModel): string[] {
                 const hint = didYouMeanSentence(didYouMean(attributeName, names));
                 report(
                     path,
-                    `entity ${entityName} has no attribute '${attributeName}'.${hint ? ` ${hint.trim()}` : ''}`,
+                    `entity ${entityName} has no attribute '${escapeControls(attributeName)}'.${hint ? ` ${hint.trim()}` : ''}`,
                     true,
                 );
                 continue;
@@ -104,7 +109,7 @@ function domainProblems(
         if (!fitsType(value, attribute)) {
             problems.push({
                 key: ['values', index],
-                message: `value ${index + 1} of '${attribute.name}', ${JSON.stringify(value)}, is not ${kind}`,
+                message: `value ${index + 1} of '${attribute.name}', ${quoteText(value)}, is not ${kind}`,
             });
         }
     });
@@ -119,7 +124,7 @@ function domainProblems(
         } else if (!fitsType(value, attribute)) {
             problems.push({
                 key: [bound],
-                message: `${bound} of '${attribute.name}', ${JSON.stringify(value)}, is not ${kind}`,
+                message: `${bound} of '${attribute.name}', ${quoteText(value)}, is not ${kind}`,
             });
         }
     }

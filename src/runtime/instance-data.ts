@@ -10,6 +10,16 @@ import type { ErrorObject } from 'ajv/dist/2020.js';
 import { startsWithCalendarDate } from '../language/common/calendar-date.js';
 import type { LogicalType } from '../language/pidm/pidm-semantics.js';
 import { KvmodError } from '../pipeline/errors.js';
+import {
+    decodeUtf8,
+    findJsonSyntaxError,
+    findJsonTextProblems,
+    formatTextProblems,
+    locateJsonValue,
+    nonUtf8Message,
+    quoteText,
+    textPosition,
+} from '../pipeline/json-text.js';
 import type { RuntimeEntity, RuntimeModel } from './runtime-model.js';
 
 /** A value of an attribute (ISO strings for date/time/datetime) or a reference (identifiers). */
@@ -111,8 +121,11 @@ export function identityOf(value: unknown): string {
 export function objectLocation(entity: string, index: number, id: unknown): string {
     return id === undefined || id === null
         ? `${entity}[${index}]`
-        : `${entity}[${index}] (id ${JSON.stringify(identityOf(id))})`;
+        : `${entity}[${index}] (id ${quoteText(identityOf(id))})`;
 }
+
+/** Where a value of the data is, for a message: `file:line:col` given the text, else `file`. */
+type Locate = (path: readonly (string | number)[]) => string;
 
 /** A compiled check of one schema: true when the value fits it. */
 type SchemaCheck = (value: unknown) => boolean;
@@ -318,13 +331,14 @@ async function checkInstanceData(
     model: RuntimeModel,
     data: unknown,
     file: string,
+    locate: Locate = () => file,
 ): Promise<{ problems: string[]; index: InstanceIndex }> {
     // Data that fits needs no ajv: the model's shapes are checked on the objects' one pass (`modelShapes`). Data that
     // does not fit is checked by ajv, which finds the errors. ajv is loaded then only: valid data never pays for
     // loading it (~40 ms of a load's start-up).
     const shapes = modelShapes(model);
     if (shapes !== undefined && shapes.fitsTop(data)) {
-        const checked = checkObjects(model, data as InstanceData, file, shapes);
+        const checked = checkObjects(model, data as InstanceData, file, shapes, locate);
         if (checked !== undefined) return checked;
     }
     const schema = instanceDataSchema(model);
@@ -337,7 +351,7 @@ async function checkInstanceData(
         for (const error of validate.errors ?? []) problems.push(`${file}: ${describeSchemaError(error, data, model)}`);
         return { problems: cap(dedupe(problems)), index: new Map() };
     }
-    return checkObjects(model, data as InstanceData, file, undefined)!;
+    return checkObjects(model, data as InstanceData, file, undefined, locate)!;
 }
 
 /**
@@ -350,6 +364,7 @@ function checkObjects(
     typed: InstanceData,
     file: string,
     shapes: ModelShapes | undefined,
+    locate: Locate,
 ): { problems: string[]; index: InstanceIndex } | undefined {
     const problems: string[] = [];
     // The objects of each entity by identity: the identifiers seen, and the index a load follows references with.
@@ -357,7 +372,7 @@ function checkObjects(
     // One function per entity's loop: a loop nested in the entities' one leaves its optimized code at each entity's end.
     for (const entity of model.entities.values()) {
         const fields = shapes === undefined ? undefined : shapes.fields.get(entity.name);
-        const seen = indexObjects(entity, typed[entity.name] ?? [], fields, file, problems);
+        const seen = indexObjects(entity, typed[entity.name] ?? [], fields, file, problems, locate);
         if (seen === undefined) return undefined;
         ids.set(entity.name, seen);
     }
@@ -377,6 +392,7 @@ function indexObjects(
     fields: readonly FieldShape[] | undefined,
     file: string,
     problems: string[],
+    locate: Locate,
 ): Map<string, InstanceObject> | undefined {
     const seen = new Map<string, InstanceObject>();
     // Only dates carry a check the schema's pattern cannot make (the day exists in its month).
@@ -390,6 +406,11 @@ function indexObjects(
         const object = objects[index];
         if (fields !== undefined && !fitsObject(object, fields)) return undefined;
         const id = identityOf(object[idName]);
+        // An empty identifier makes keys that end at their prefix (and no RediSearch document): refused for every target.
+        if (id === '')
+            problems.push(
+                `${locate([entity.name, index, idName])}: ${objectLocation(entity.name, index, undefined)}.${idName}: the identifier is empty; every object needs one (its keys and the references to it are made of it)`,
+            );
         // One lookup per object: an id seen before leaves the set's size as it was. Where each id first appears
         // is worked out only from the first duplicate on (they are rare).
         const before = seen.size;
@@ -406,7 +427,7 @@ function indexObjects(
             if (first === undefined) firsts.set(id, index);
             else
                 problems.push(
-                    `${file}: ${objectLocation(entity.name, index, id)}.${idName}: duplicate id ${JSON.stringify(id)} (first at ${entity.name}[${first}])`,
+                    `${file}: ${objectLocation(entity.name, index, id)}.${idName}: duplicate id ${quoteText(id)} (first at ${entity.name}[${first}])`,
                 );
         }
         for (let d = 0; d < dated.length; d++) {
@@ -414,7 +435,7 @@ function indexObjects(
             const value = object[name];
             if (typeof value === 'string' && mayNotBeCalendarDate(value) && !startsWithCalendarDate(value)) {
                 problems.push(
-                    `${file}: ${objectLocation(entity.name, index, object[idName])}.${name}: ${JSON.stringify(value)} is not a calendar date`,
+                    `${file}: ${objectLocation(entity.name, index, object[idName])}.${name}: ${quoteText(value)} is not a calendar date`,
                 );
             }
         }
@@ -454,7 +475,7 @@ function checkReferences(
                     const id = identityOf(element);
                     if (!targets.has(id))
                         problems.push(
-                            `${file}: ${where(index)}.${reference.name}[${position}]: unknown ${reference.target} ${JSON.stringify(id)}`,
+                            `${file}: ${where(index)}.${reference.name}[${position}]: unknown ${reference.target} ${quoteText(id)}`,
                         );
                     let earlier: number | undefined;
                     if (listed === undefined) {
@@ -471,7 +492,7 @@ function checkReferences(
                     }
                     if (earlier !== undefined) {
                         problems.push(
-                            `${file}: ${where(index)}.${reference.name}[${position}]: ${reference.target} ${JSON.stringify(id)} is listed twice (first at ${reference.name}[${earlier}])`,
+                            `${file}: ${where(index)}.${reference.name}[${position}]: ${reference.target} ${quoteText(id)} is listed twice (first at ${reference.name}[${earlier}])`,
                         );
                     }
                 }
@@ -479,7 +500,7 @@ function checkReferences(
                 const id = identityOf(value);
                 if (!targets.has(id))
                     problems.push(
-                        `${file}: ${where(index)}.${reference.name}: unknown ${reference.target} ${JSON.stringify(id)}`,
+                        `${file}: ${where(index)}.${reference.name}: unknown ${reference.target} ${quoteText(id)}`,
                     );
             }
         }
@@ -532,8 +553,8 @@ function schemaMessage(error: ErrorObject): string {
     switch (error.keyword) {
         case 'additionalProperties':
             return error.instancePath === ''
-                ? `unknown entity ${JSON.stringify(params.additionalProperty)}`
-                : `unknown field ${JSON.stringify(params.additionalProperty)}`;
+                ? `unknown entity ${quoteText(String(params.additionalProperty))}`
+                : `unknown field ${quoteText(String(params.additionalProperty))}`;
         case 'type':
             return `must be ${String(params.type).replace(',', ' or ')}`;
         case 'pattern':
@@ -624,15 +645,24 @@ export async function readInstanceText(path: string): Promise<string> {
         // Decoded at once, not as `readFile(path, 'utf8')` does (chunk by chunk, joined into a string JSON.parse must
         // flatten first): ~10 ms less of a 14 MB file.
         const bytes = await readWhole(path);
+        let decoded: ReturnType<typeof decodeUtf8>;
         try {
-            return bytes.toString('utf8');
+            decoded = decodeUtf8(bytes);
         } catch {
             // Longer than V8's longest string (2^29 - 24 characters).
             throw new Error(
                 `too large (${Math.round(bytes.length / 1024 ** 2)} MB): a data file is read as one string, at most about 512 MB`,
             );
         }
+        if ('text' in decoded) return decoded.text;
+        // Decoded anyway, the bytes would be stored as U+FFFD: refused where the first one is.
+        const { line, column } = textPosition(decoded.before, decoded.before.length);
+        throw new KvmodError(`${path}:${line}:${column}: ${nonUtf8Message(bytes[decoded.badByte])}`, {
+            code: 'data.encoding',
+            path,
+        });
     } catch (error) {
+        if (error instanceof KvmodError) throw error;
         const code = (error as NodeJS.ErrnoException).code;
         throw new KvmodError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`, {
             code: 'io.unreadable',
@@ -681,13 +711,24 @@ export async function parseIndexedInstanceData(
     model: RuntimeModel,
     path: string,
 ): Promise<IndexedInstanceData> {
+    // A byte-order mark is no data (json-text.ts); one read from a file is gone already.
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     let data: unknown;
     try {
         data = JSON.parse(text);
-    } catch (error) {
-        throw new KvmodError(`${path}: not valid JSON: ${(error as Error).message}`, { code: 'data.syntax', path });
+    } catch {
+        const error = findJsonSyntaxError(text);
+        throw new KvmodError(formatTextProblems(text, path, [error]), { code: error.code, path });
     }
-    const { problems, index } = await checkInstanceData(model, data, path);
+    // What JSON.parse takes but alters (a lone surrogate) or drops (a repeated key), refused before anything is written.
+    const altered = findJsonTextProblems(text);
+    if (altered.length > 0)
+        throw new KvmodError(formatTextProblems(text, path, altered), { code: altered[0].code, path });
+    const locate: Locate = (at) => {
+        const { line, column } = textPosition(text, locateJsonValue(text, at));
+        return `${path}:${line}:${column}`;
+    };
+    const { problems, index } = await checkInstanceData(model, data, path, locate);
     if (problems.length > 0)
         throw new KvmodError(`${path} does not fit the model:\n${problems.join('\n')}`, { code: 'data.invalid', path });
     return { data: data as InstanceData, index };

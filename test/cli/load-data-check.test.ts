@@ -66,6 +66,60 @@ describe('the data check of load and verify', () => {
         expect(run.stderr).toBe(`kvmod: ${huge} does not fit the model:\n${problems.join('\n')}\n`);
     });
 
+    // The text's problems and an empty identifier are found by `data check` and refused by `load` before it connects
+    // (redis-core wrote 34 keys before refusing an empty identifier with a confusing message).
+    it.each([
+        [
+            'an escaped lone surrogate',
+            (text: string) => text.replace(/"firstname": "[^"]*"/, '"firstname": "Wil\\ud800son"'),
+            'data.lone-surrogate',
+            /:\d+:\d+: \\ud800 is a high surrogate without the low one after it: /,
+        ],
+        [
+            'a byte that is not UTF-8',
+            (text: string) => text.replace(/"firstname": "/, '"firstname": "\u0000'),
+            'data.encoding',
+            /:\d+:\d+: the file is not UTF-8 text: byte 0xff /,
+        ],
+        [
+            'a repeated key',
+            (text: string) => text.replace(/"firstname":/, '"sex": "F", "firstname":'),
+            'data.duplicate-key',
+            /:\d+:\d+: the key "sex" is given twice in this object/,
+        ],
+        [
+            'an empty identifier',
+            (text: string) => text.replace(/"idPassport": "[^"]*"/, '"idPassport": ""'),
+            'data.invalid',
+            /:\d+:\d+: Passenger\[0\]\.idPassport: the identifier is empty; /,
+        ],
+    ])('%s is refused by data check and before load connects, on every target', (_label, edit, _code, message) => {
+        const path = join(dir, `edited-${_code}.json`);
+        // The NUL placeholder becomes a byte 0xff, which no UTF-8 text holds.
+        const text = edit(readFileSync(good, 'utf8'));
+        const bytes = Buffer.from(text, 'utf8');
+        const nul = bytes.indexOf(0);
+        if (nul !== -1) bytes[nul] = 0xff;
+        writeFileSync(path, bytes);
+        for (const target of ['redis', 'redis-core']) {
+            const check = runKvmod(['data', 'check', MODEL, '--data', path, '--target', target]);
+            expect(check.status).toBe(1);
+            expect(check.stderr).toMatch(message);
+            expect(check.stderr.startsWith(`kvmod: ${path}`)).toBe(true);
+            const load = runKvmod(['load', MODEL, '--data', path, '--redis', NO_SERVER, '--target', target]);
+            expect(load.status).toBe(1);
+            expect(load.stderr).toBe(check.stderr);
+        }
+    });
+
+    it('a data file with a byte-order mark is read as without it', () => {
+        const path = join(dir, 'bom.json');
+        writeFileSync(path, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(good)]));
+        const check = runKvmod(['data', 'check', MODEL, '--data', path]);
+        expect(check.stderr).toBe(`${path}: 120 objects fit ${MODEL}\n`);
+        expect(check.status).toBe(0);
+    });
+
     it('good data on a refused connection is the connection error', () => {
         const run = runKvmod(['load', MODEL, '--data', good, '--redis', NO_SERVER, '--dialect', 'redisearch1']);
         expect(run.status).toBe(1);

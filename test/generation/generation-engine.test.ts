@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from '@jest/globals';
-import { mkdtemp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -114,6 +114,44 @@ describe('layered templates', () => {
         const error = await failure(generateTarget(redisTarget, await fixture(), { templatesDir: dir }));
         expect(error.where).toBe(`${join(dir, 'writes.redis.hbs')}:2:1`);
         expect(error.message).toMatch(/redisCommand expects a command/);
+    });
+
+    test('a template that is a symbolic link, or inside a linked folder, overrides the built-in as a file would', async () => {
+        const shared = await mkdtemp(join(tmpdir(), 'kvmod-shared-'));
+        try {
+            await writeFile(
+                join(shared, 'queries.hbs'),
+                '{{#each collections}}{{#each queries}}# {{name}}\n{{/each}}{{/each}}',
+            );
+            await mkdir(join(shared, 'partials'));
+            await writeFile(join(shared, 'partials', 'command.hbs'), 'CMD {{redisCommand this}}\n');
+            await symlink(join(shared, 'queries.hbs'), join(dir, 'queries.redis.hbs'));
+            await symlink(join(shared, 'partials'), join(dir, 'partials'));
+            await symlink(dir, join(shared, 'partials', 'loop')); // a cycle is walked once
+            const log: string[] = [];
+            const { files } = await generateTarget(redisTarget, await fixture(), {
+                templatesDir: dir,
+                log: (m) => log.push(m),
+            });
+            expect(files.find((f) => f.path === 'queries.redis')!.content.split('\n')[0]).toBe(
+                '# Q3_passengersOfGivenFlight',
+            );
+            expect(files.find((f) => f.path === 'indexes.redis')!.content.startsWith('CMD FT.CREATE ')).toBe(true);
+            expect(log).toEqual([
+                `templates from ${dir}: 2 override built-ins (partials/command.hbs, queries.redis.hbs)`,
+            ]);
+        } finally {
+            await rm(shared, { recursive: true, force: true });
+        }
+    });
+
+    test('a template that is a symbolic link to nothing is an error naming it', async () => {
+        await symlink(join(dir, 'gone.hbs'), join(dir, 'queries.redis.hbs'));
+        const error = await failure(generateTarget(redisTarget, await fixture(), { templatesDir: dir }));
+        expect(error.code).toBe('template.link');
+        expect(error.message).toBe(
+            `${join(dir, 'queries.redis.hbs')}: the template is a symbolic link to a file that does not exist`,
+        );
     });
 
     test('eject copies every built-in template and keeps files a user already has', async () => {
@@ -238,6 +276,18 @@ describe('writeOutputs', () => {
         }
         expect(await writeOutputs(out, fine())).toEqual(['b.redis', 'c/d.md']);
         expect((await readdir(out)).sort()).toEqual(['b.redis', 'c']);
+    });
+
+    test('the output folder gets the mode the umask gives any new folder, not a private one', async () => {
+        const out = join(dir, 'model', 'redis');
+        const previous = process.umask(0o022);
+        try {
+            await writeOutputs(out, [{ path: 'a.redis', content: 'A' }]);
+        } finally {
+            process.umask(previous);
+        }
+        expect((await stat(out)).mode & 0o777).toBe(0o755);
+        expect((await stat(join(dir, 'model'))).mode & 0o777).toBe(0o755);
     });
 
     test('a path escaping the output folder is refused before anything is written', async () => {

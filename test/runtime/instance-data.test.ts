@@ -305,9 +305,9 @@ describe('instance data', () => {
         }
     });
 
-    test('text that is not JSON is reported with the file name', async () => {
+    test('text that is not JSON is reported with the file name, line and column', async () => {
         await expect(parseInstanceData('{"Passenger": [', { entities: new Map() }, 'data.json')).rejects.toThrow(
-            /^data\.json: not valid JSON/,
+            /^data\.json:1:16: not valid JSON: [a-z ]+$/,
         );
     });
 });

@@ -6,7 +6,7 @@
  * The check runs when the source PIDM is a document of the same workspace (the editor's folder, or the
  * files a command loads); a KVLM without a reachable source is checked on its own only.
  */
-import { UriUtils, type ValidationAcceptor, type ValidationChecks } from 'langium';
+import { EmptyFileSystemProvider, UriUtils, type ValidationAcceptor, type ValidationChecks } from 'langium';
 import { isPidmModel, isReference, type Attribute, type Collection, type Entity, type IdAttribute, type KvlmModel, type KvmodAstType, type Node, type PidmModel } from '../generated/ast.js';
 import { didYouMean, didYouMeanSentence } from '../common/did-you-mean.js';
 import { attributeType, cardinalityKind, identifierOf, SURROGATE_ID } from '../pidm/pidm-semantics.js';
@@ -22,12 +22,17 @@ export const KvlmSourceIssueCodes = {
     UnknownAttribute: 'kvlm.source-unknown-attribute',
     /** A field whose type is not the attribute's type. */
     TypeMismatch: 'kvlm.source-type-mismatch',
+    /** A `source` naming a file that does not exist (the model cannot be checked against it, nor loaded). */
+    Missing: 'kvlm.source-missing',
 } as const;
 
 /** Registers the source checks on KVLM models. */
 export function registerKvlmSourceChecks(services: KvlmCoreServices): void {
     const checks: ValidationChecks<KvmodAstType> = {
-        KvlmModel: (model, accept) => checkAgainstSource(services, model, accept),
+        KvlmModel: async (model, accept) => {
+            checkAgainstSource(services, model, accept);
+            await checkSourceExists(services, model, accept);
+        },
     };
     services.validation.ValidationRegistry.register(checks);
 }
@@ -61,6 +66,25 @@ function checkAgainstSource(services: KvlmCoreServices, model: KvlmModel, accept
     if (!pidm) return;
     const entities = new Map((pidm.entities ?? []).filter((e) => typeof e.name === 'string').map((e) => [e.name, e]));
     for (const collection of model.collections ?? []) checkCollection(collection, entities, model.source!, accept);
+}
+
+/**
+ * A `source` naming no file is a warning on its line: without it the model is checked on its own only, and
+ * `load` and `verify` need it. Asked of the workspace's file system only when it has one (services reading no
+ * files, such as an in-memory check of texts, cannot tell a missing file from one they were not given).
+ */
+async function checkSourceExists(services: KvlmCoreServices, model: KvlmModel, accept: ValidationAcceptor): Promise<void> {
+    const uri = model.$document?.uri;
+    if (!model.source || !uri || builtFromSource.has(model)) return;
+    const sourceUri = UriUtils.resolvePath(UriUtils.dirname(uri), model.source);
+    if (services.shared.workspace.LangiumDocuments.hasDocument(sourceUri)) return;
+    const files = services.shared.workspace.FileSystemProvider;
+    if (files instanceof EmptyFileSystemProvider || (await files.exists(sourceUri))) return;
+    accept(
+        'warning',
+        `The source file '${model.source}' does not exist (looked for ${sourceUri.fsPath}): the collections are not checked against a PIDM model, and load and verify need it.`,
+        { node: model, property: 'source', code: KvlmSourceIssueCodes.Missing },
+    );
 }
 
 function checkCollection(collection: Collection, entities: Map<string, Entity>, source: string, accept: ValidationAcceptor): void {

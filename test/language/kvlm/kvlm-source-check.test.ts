@@ -57,6 +57,23 @@ describe('KVLM checked against its source PIDM', () => {
         expect(transformed.kvlmText).toContain('round-trip.pidm');
     });
 
+    it('warns on the source line when the source file does not exist', async () => {
+        const path = join(dir, 'orphan.kvlm');
+        writeFileSync(path, KVLM.replace('source "airflights.pidm"', 'source "nowhere.pidm"'));
+        const workspace = await loadWorkspace([path]);
+        expect(workspace.hasErrors).toBe(false);
+        expect(workspace.diagnostics).toEqual([
+            expect.objectContaining({
+                path,
+                line: 2,
+                column: 8,
+                severity: 'warning',
+                code: 'kvlm.source-missing',
+                message: `The source file 'nowhere.pidm' does not exist (looked for ${join(dir, 'nowhere.pidm')}): the collections are not checked against a PIDM model, and load and verify need it.`,
+            }),
+        ]);
+    });
+
     it('reports an attribute the entity does not have, with a did-you-mean', async () => {
         expect(await errorsOf(KVLM.replace('= Aircraft.capacity label', '= Aircraft.capacityy label'))).toEqual([
             {
