@@ -1,12 +1,14 @@
 /**
  * Parameter sets for checking a query: most are read from one binding of the query's tree (so an
  * equality filter matches at least that row, usually several), a few are values found nowhere in the
- * data (so the query should return nothing). Deterministic for a seed.
+ * data (so the query should return nothing). The bindings read are those the query's literal comparisons
+ * let through: with `status = "cancelled" and clinic = ?c`, a clinic read from any row would mostly be one
+ * without a cancelled row, and the query would answer nothing. Deterministic for a seed.
  */
 import type { Collation, TypedValue } from './collation.js';
 import { SeededRandom } from './data-generator.js';
-import type { ParameterValues, PreparedQuery } from './oracle.js';
-import type { PlanParameter } from './query-plan.js';
+import { compares, type Binding, type ParameterValues, type PreparedQuery } from './oracle.js';
+import type { PlanExpression, PlanParameter } from './query-plan.js';
 
 /** A parameter set and whether it was drawn from the data or made up to match nothing. */
 export interface SampledParameters {
@@ -49,6 +51,37 @@ function orderBounds(parameters: readonly PlanParameter[], values: ParameterValu
 }
 
 /**
+ * The WHERE of a binding with only its literal comparisons known: true or false when they decide it, undefined when
+ * it depends on parameter values (Kleene's three-valued logic: `false and ?` is false, `true or ?` is true).
+ */
+function fixedPart(prepared: PreparedQuery, binding: Binding, expression: PlanExpression): boolean | undefined {
+    switch (expression.kind) {
+        case 'and': {
+            const left = fixedPart(prepared, binding, expression.left);
+            if (left === false) return false;
+            const right = fixedPart(prepared, binding, expression.right);
+            return right === false ? false : left && right;
+        }
+        case 'or': {
+            const left = fixedPart(prepared, binding, expression.left);
+            if (left === true) return true;
+            const right = fixedPart(prepared, binding, expression.right);
+            return right === true ? true : left === false && right === false ? false : undefined;
+        }
+        case 'not': {
+            const operand = fixedPart(prepared, binding, expression.operand);
+            return operand === undefined ? undefined : !operand;
+        }
+        case 'compare': {
+            if (expression.parameter !== undefined) return undefined;
+            const { node, attribute, type } = expression.value;
+            const value = binding[prepared.positions.get(node)!][attribute] as TypedValue;
+            return compares(prepared.collation, type, value, expression.operator, expression.literal!);
+        }
+    }
+}
+
+/**
  * Up to `count` distinct parameter sets drawn from the query's bindings, plus one made-up set when
  * `absent` > 0; a query without parameters gets one empty set.
  */
@@ -58,8 +91,12 @@ export function sampleParameters(
     absent: number,
     seed: number,
 ): SampledParameters[] {
-    const { plan, bindings, positions, collation } = prepared;
+    const { plan, positions, collation } = prepared;
     if (plan.parameters.length === 0) return [{ values: {}, kind: 'from data' }];
+    // The bindings some parameter values would return; all of them when the literals let none through (the query
+    // then answers nothing whatever the values).
+    const open = plan.where ? prepared.bindings.filter((b) => fixedPart(prepared, b, plan.where!) !== false) : [];
+    const bindings = open.length > 0 ? open : prepared.bindings;
     const random = new SeededRandom(seed);
     const sets: SampledParameters[] = [];
     const seen = new Set<string>();

@@ -59,15 +59,15 @@ describe('kvmod generate --target report', () => {
                         'examples/airflights/airflights.pidm',
                         '--target',
                         'report',
-                        '--dialect',
-                        'redisearch1',
+                        '--limit',
+                        '5',
                         '-o',
                         dir,
                     ],
                     wrong,
                 ),
             ).toBe(2);
-            expect(wrong.stderr).toContain('target report has no option --dialect (its options: none)');
+            expect(wrong.stderr).toContain('target report has no option --limit (its options: --dialect, --db-prefix)');
             const load = memoryIo();
             expect(
                 await main(
@@ -85,6 +85,46 @@ describe('kvmod generate --target report', () => {
                 ),
             ).toBe(2);
             expect(load.stderr).toContain('Choices: "redis"');
+        } finally {
+            await rm(dir, { recursive: true, force: true });
+        }
+    });
+
+    test('--dialect redisearch1 --db-prefix: the access paths and keys of the redis target’s design with those options', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'kvmod-report-'));
+        try {
+            const options = ['--dialect', 'redisearch1', '--db-prefix', '-o', dir];
+            for (const target of ['report', 'redis'])
+                expect(
+                    await main(
+                        ['generate', 'examples/airflights/airflights.pidm', '--target', target, ...options],
+                        memoryIo(),
+                    ),
+                ).toBe(0);
+            const report = await readFile(join(dir, 'airflights', 'report', 'report.md'), 'utf8');
+            const redis = join(dir, 'airflights', 'redis', 'redisearch1');
+            const queries = (await readFile(join(redis, 'queries.redis'), 'utf8')).split('\n');
+            const writes = await readFile(join(redis, 'writes.redis'), 'utf8');
+            expect(report).toContain(
+                'On Redis with RediSearch (RediSearch 1.2: the 1.x module on Redis 5–7, e.g. Debian 12), the redis target’s redisearch1 dialect with --db-prefix:'.replace(
+                    '’',
+                    "'",
+                ),
+            );
+            // Each command shown is the one the 1.2 scripts send (through the index's pointer key, no PARAMS).
+            const commands = [...report.matchAll(/^```redis\n(.*)\n```$/gm)].map((match) => match[1]);
+            expect(commands).toHaveLength(9);
+            for (const command of commands) {
+                expect(command).not.toMatch(/PARAMS|DIALECT/);
+                expect([command, queries.includes(command)]).toEqual([command, true]);
+            }
+            // Each key as the rows are stored: the prefixed physical index (with its storage signature), then the parts.
+            const keys = [...report.matchAll(/^- Key: .*: `([^`:]+):[^`]*`\.$/gm)].map((match) => match[1]);
+            expect(keys).toHaveLength(8);
+            for (const prefix of keys) {
+                expect(prefix).toMatch(/^airflights_Q\d.*_[0-9a-f]{6}$/);
+                expect([prefix, writes.includes(` ${prefix}:$`)]).toEqual([prefix, true]);
+            }
         } finally {
             await rm(dir, { recursive: true, force: true });
         }

@@ -50,6 +50,17 @@ describe('verify tests what it claims', () => {
         expect(report.summary).toEqual({ queries: 3, match: 3, differ: 0, untested: 0 });
     });
 
+    test('status = "cancelled" and clinic = ?c: its parameter sets are clinics with a cancelled appointment', async () => {
+        const model = 'test/fixtures/pidm/clinic-literals.pidm';
+        const data = join(dir, 'clinic.json');
+        expect((await kvmod('data', 'generate', model, '-o', data)).status).toBe(0);
+        const run = await kvmod('verify', model, '--data', data, '--redis', server.url, '--format', 'json', '--strict');
+        const report = JSON.parse(run.stdout) as VerifyReport;
+        expect([run.status, report.summary]).toEqual([0, { queries: 1, match: 1, differ: 0, untested: 0 }]);
+        // Every set drawn from the data finds rows (the made-up one none): more rows than sets drawn.
+        expect(report.queries[0].rowsCompared).toBeGreaterThanOrEqual(report.queries[0].parameterSets - 1);
+    });
+
     test('a query whose filter matches no data is untested: a warning, and a failure with --strict', async () => {
         const spec = join(dir, 'spec.json');
         await writeFile(

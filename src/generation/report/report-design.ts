@@ -11,7 +11,12 @@ import { referencedName } from '../../language/kvlm/kvlm-semantics.js';
 import { attributeType, cardinalityKind, identifierOf, SURROGATE_ID } from '../../language/pidm/pidm-semantics.js';
 import type { DesignInput } from '../generation-target.js';
 import { formatRedisCommand } from '../redis/redis-commands.js';
-import { buildRedisViewModel, DEFAULT_REDIS_OPTIONS, type RedisQuery } from '../redis/redis-view-model.js';
+import {
+    buildRedisViewModel,
+    DEFAULT_REDIS_OPTIONS,
+    type RedisGenerationOptions,
+    type RedisQuery,
+} from '../redis/redis-view-model.js';
 
 /** One end of a relationship, as Mermaid's erDiagram spells cardinalities. */
 export type ErCardinality = 'exactly-one' | 'zero-or-one' | 'zero-or-more' | 'one-or-more';
@@ -31,7 +36,7 @@ export interface ReportViewModel {
     merges: ReportMerges | null;
     /** Every served query with its collection and access path, in KVLM order. */
     queries: ReportQuery[];
-    /** The engine the access paths are given for. */
+    /** The engine and dialect the access paths are given for. */
     engine: string;
 }
 
@@ -84,7 +89,7 @@ export interface ReportMerges {
     }[];
 }
 
-/** A served query and how the default engine answers it. */
+/** A served query and how the redis target's design (in the chosen dialect) answers it. */
 export interface ReportQuery {
     name: string;
     collection: string;
@@ -95,20 +100,26 @@ export interface ReportQuery {
     access: { index: string; operation: string; filter: string; sort: string; command: string };
 }
 
-/** Builds the report's view model. Pure. */
-export function buildReportViewModel(input: DesignInput): ReportViewModel {
+/** Builds the report's view model for a dialect (and database prefix) of the redis target. Pure. */
+export function buildReportViewModel(
+    input: DesignInput,
+    options: Pick<RedisGenerationOptions, 'dialect' | 'dbPrefix'> = DEFAULT_REDIS_OPTIONS,
+): ReportViewModel {
     const { kvlm } = input;
-    // The access paths on the default engine: the same design `kvmod generate --target redis` writes.
-    const redis = buildRedisViewModel(kvlm, DEFAULT_REDIS_OPTIONS);
+    // The access paths and keys of the design `kvmod generate --target redis` writes with the same options.
+    const redis = buildRedisViewModel(kvlm, { dialect: options.dialect, dbPrefix: options.dbPrefix });
     const redisQueries = new Map<string, { index: string; query: RedisQuery }>();
     for (const collection of redis.collections)
         for (const query of collection.queries) redisQueries.set(query.name, { index: collection.index, query });
+    const keyPrefixes = new Map(redis.collections.map((collection) => [collection.name, collection.keyPrefix]));
     return {
         target: 'report',
         database: kvlm.name,
         source: kvlm.source ?? null,
         pidm: input.pidm && input.pidm.length > 0 ? reportPidm(input.pidm) : null,
-        collections: kvlm.collections.map(reportCollection),
+        collections: kvlm.collections.map((collection) =>
+            reportCollection(collection, keyPrefixes.get(collection.name)!),
+        ),
         merges: input.transform
             ? {
                   policy: input.transform.options.merge,
@@ -142,7 +153,7 @@ export function buildReportViewModel(input: DesignInput): ReportViewModel {
                 };
             }),
         ),
-        engine: `Redis with RediSearch (${redis.engine}), the redis target's default dialect`,
+        engine: `Redis with RediSearch (${redis.engine}), the redis target's ${options.dialect} dialect${options.dbPrefix ? ' with --db-prefix' : ''}`,
     };
 }
 
@@ -185,7 +196,8 @@ function reportPidm(models: readonly PidmModel[]): ReportPidm {
     };
 }
 
-function reportCollection(collection: Collection): ReportCollection {
+/** A collection's section; `keyPrefix` is its rows' key prefix as stored (with the storage signature). */
+function reportCollection(collection: Collection, keyPrefix: string): ReportCollection {
     const nodes = [
         { id: 'n0', name: collection.root.name, entity: collection.root.entity, root: true },
         ...collection.nodes.map((node, index) => ({
@@ -221,8 +233,8 @@ function reportCollection(collection: Collection): ReportCollection {
             parts,
             pattern:
                 strategy.$type === 'NaturalKey'
-                    ? `${collection.name}:${parts.map((p) => `<${p}>`).join(':')}`
-                    : `${collection.name}:<counter>`,
+                    ? `${keyPrefix}${parts.map((p) => `<${p}>`).join(':')}`
+                    : `${keyPrefix}<counter>`,
         },
         fields: collection.fields.map((field) => ({
             name: field.name,

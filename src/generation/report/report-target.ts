@@ -1,15 +1,28 @@
 /**
  * The report target: a design report in Markdown with Mermaid diagrams (the PIDM as an ER diagram, each
- * collection's row grain, key, fields and queries, the merge decisions, each query's access path on the
- * default engine). Template-only, so users restyle it with `kvmod templates eject report`. It runs on no
- * engine and declares no options.
+ * collection's row grain, key, fields and queries, the merge decisions, each query's access path). Template-only,
+ * so users restyle it with `kvmod templates eject report`. It runs on no engine; its options are the redis
+ * target's that change what the report shows (the dialect of the access paths, the names of indexes and keys).
  */
+import { booleanOption, choiceOption } from '../generation-options.js';
 import type { GenerationTarget } from '../generation-target.js';
+import { REDIS_DIALECTS } from '../redis/redis-dialects.js';
+import { DEFAULT_REDIS_OPTIONS } from '../redis/redis-view-model-types.js';
 import type { ReportViewModel } from './report-design.js';
 import { reportHelpers } from './report-helpers.js';
 
-/** The report target's option declarations: none. */
-export const reportTargetOptions = {};
+/** The report target's option declarations. */
+export const reportTargetOptions = {
+    dialect: choiceOption(
+        REDIS_DIALECTS,
+        DEFAULT_REDIS_OPTIONS.dialect,
+        'The RediSearch dialect whose access paths the report shows (as `--target redis --dialect` generates them)',
+    ),
+    dbPrefix: booleanOption(
+        DEFAULT_REDIS_OPTIONS.dbPrefix,
+        'Show index names and keys prefixed with the database name, as `--target redis --db-prefix` stores them',
+    ),
+};
 
 /** The design-report generation target. */
 export const reportTarget: GenerationTarget<typeof reportTargetOptions, ReportViewModel> = {
@@ -19,7 +32,7 @@ export const reportTarget: GenerationTarget<typeof reportTargetOptions, ReportVi
     usesSourceModel: true,
     options: reportTargetOptions,
     // Imported when it runs: the design code reaches the language layer, which `kvmod --help` must not load.
-    buildDesign: async (input) => (await import('./report-design.js')).buildReportViewModel(input),
+    buildDesign: async (input, options) => (await import('./report-design.js')).buildReportViewModel(input, options),
     templates: {
         viewModelSchema: 'schemas/report-view-model.schema.json',
         entries: [{ template: 'report.md.hbs' }],

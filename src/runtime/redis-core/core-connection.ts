@@ -103,7 +103,7 @@ async function connectCluster(seeds: readonly string[], seconds: number): Promis
     // node-redis only for a cluster (its routing and slot map): a single server's link needs none of it, and loading
     // it costs ~25 ms of a start. `redis` is CommonJS: its `module.exports` is the default export under Node and in
     // the CLI bundle alike (a named export of a dynamic import exists only where Node's lexer finds it).
-    const { createCluster, ErrorReply } = (await import('redis')).default;
+    const { createCluster, ErrorReply, RootNodesUnavailableError } = (await import('redis')).default;
     /** node-redis's error replies as the link's, so that `isErrorReply` knows them whichever connection answered. */
     const reply = (error: unknown): unknown =>
         error instanceof ErrorReply ? new RedisErrorReply(error.message, { cause: error }) : error;
@@ -128,6 +128,13 @@ async function connectCluster(seeds: readonly string[], seconds: number): Promis
     cluster.on('error', (error: unknown) => {
         lastError = error;
     });
+    // The masters that refused a connection while the client started (node-redis names only "the root nodes").
+    const unreachable = new Map<string, string>();
+    cluster.on('node-error', (error: unknown, node?: { host?: string; port?: number }) => {
+        const address = `${node?.host}:${node?.port}`;
+        if (node && !unreachable.has(address)) unreachable.set(address, (error as Error)?.message || String(error));
+    });
+    const deadline = Date.now() + timeout;
     const withTimeout = async <T>(work: Promise<T>, what: string): Promise<T> => {
         let timer: NodeJS.Timeout | undefined;
         try {
@@ -155,8 +162,13 @@ async function connectCluster(seeds: readonly string[], seconds: number): Promis
     try {
         await withTimeout(cluster.connect(), 'the connection');
     } catch (error) {
-        cluster.destroy();
-        const reason = error instanceof Error ? error.message : String(error ?? lastError);
+        destroyStarting(cluster);
+        let reason = error instanceof Error ? error.message : String(error ?? lastError);
+        // node-redis's reason is the same whichever seed or master failed, and one master down fails every seed.
+        const failed = await downMasters(seeds, unreachable, deadline);
+        if (failed) reason = failed;
+        else if (error instanceof RootNodesUnavailableError && lastError instanceof Error)
+            reason = `every seed node failed: ${lastError.message}`;
         throw new KvmodError(`cannot connect to the Redis Cluster at ${shown}: ${reason}`, {
             code: 'redis.connect',
             cause: error,
@@ -305,6 +317,77 @@ async function connectCluster(seeds: readonly string[], seconds: number): Promis
             }
         },
     };
+}
+
+type Cluster = ReturnType<typeof CreateCluster>;
+
+/**
+ * Destroys a cluster client whose start failed, with the node clients still connecting: node-redis's `destroy` skips a
+ * socket not yet open, which then opens, stays open and keeps the process alive (a master down fails the start at
+ * once while the other masters' connections are still under way).
+ */
+function destroyStarting(cluster: Cluster): void {
+    const connecting = [...cluster.nodeByAddress.values()].map((node) => node.connectPromise);
+    cluster.destroy();
+    for (const connected of connecting)
+        connected?.then(
+            (client) => client.destroy(),
+            () => undefined,
+        );
+}
+
+/**
+ * Why a cluster would not start, when a master is down: the masters that refused a connection, and those the
+ * cluster marks failed (`CLUSTER NODES` of the first seed that answers before `deadline`), with their slots and the
+ * cluster's state. Undefined when no master is known down.
+ */
+async function downMasters(
+    seeds: readonly string[],
+    unreachable: ReadonlyMap<string, string>,
+    deadline: number,
+): Promise<string | undefined> {
+    let nodes = '';
+    let state: string | undefined;
+    for (const seed of seeds) {
+        const seconds = (deadline - Date.now()) / 1000;
+        if (seconds < 0.1) break;
+        const parsed = new URL(seed);
+        if (unreachable.has(`${parsed.hostname}:${parsed.port || 6379}`)) continue;
+        let link: RedisLink | undefined;
+        try {
+            link = await connectRedis(seed, { timeoutSeconds: seconds });
+            nodes = String(await link.send(['CLUSTER', 'NODES']));
+            state = /cluster_state:(\w+)/.exec(String(await link.send(['CLUSTER', 'INFO'])))?.[1];
+            break;
+        } catch {
+            // Another seed may answer.
+        } finally {
+            await link?.close().catch(() => undefined);
+        }
+    }
+    // `<id> <host:port@cport[,hostname]> <flags> <master> <ping> <pong> <epoch> <link> <slot>…`
+    const masters = new Map<string, { slots: string; flags: string[] }>();
+    for (const line of nodes.split('\n')) {
+        const fields = line.trim().split(' ');
+        const flags = fields[2]?.split(',') ?? [];
+        if (!flags.includes('master')) continue;
+        const slots = fields.slice(8).filter((slot) => !slot.startsWith('['));
+        masters.set(fields[1].replace(/[@,].*/, ''), { slots: slots.join(' '), flags });
+    }
+    const down = new Set(unreachable.keys());
+    for (const [address, { flags }] of masters)
+        if (flags.includes('fail') || flags.includes('fail?')) down.add(address);
+    if (down.size === 0) return undefined;
+    const clauses = [...down].map((address) => {
+        const master = masters.get(address);
+        const why: string[] = [];
+        if (unreachable.has(address)) why.push(`does not answer (${unreachable.get(address)})`);
+        if (master?.flags.includes('fail')) why.push('the cluster marks it failed');
+        else if (master?.flags.includes('fail?')) why.push('the seed node cannot reach it');
+        return `${address}${master?.slots ? ` (slots ${master.slots})` : ''} ${why.join(' and ')}`;
+    });
+    const which = clauses.length === 1 ? `master ${clauses[0]}` : `masters ${clauses.join('; ')}`;
+    return `${which}${state ? ` (cluster_state:${state})` : ''}; start it again or fail its slots over to a replica, then run again`;
 }
 
 /** CRC16 (XMODEM), the hash of Redis Cluster's key slots. */
