@@ -103,6 +103,16 @@ const CASES: Case[] = [
             "'JOIN' is SQL, not PIDM: use INCLUDE with a reference path (FROM Patient INCLUDE Patient.clinic AS C).",
         ],
     ],
+    [
+        'a parameter compared as a date and as a text is an error at the second use',
+        `${CLINIC}query Q7: SELECT pid FROM Patient WHERE born >= "?x" and name = "?x"\n`,
+        [
+            16,
+            65,
+            'pidm.parameter-type-conflict',
+            'Parameter "?x" is compared with \'name\' (text) here and with \'born\' (date) before: one parameter is one value of one type. Give one of them a name of its own (for example "?x_text").',
+        ],
+    ],
 ];
 
 describe("a new user's stumbles get one error in their own words", () => {
