@@ -157,7 +157,14 @@ export class PidmDocumentValidator extends GuardedDocumentValidator {
         const similar = didYouMean(refText, candidates);
         // An attribute another alias of the query has: the path through that alias is the likelier fix.
         const elsewhere = context && expectation === 'attribute' ? aliasesWithAttribute(context.query, context.entity, refText) : [];
-        const hint = elsewhere.length > 0 ? `: ${elsewhereSentence(elsewhere, refText)}` : context && expectation !== 'attribute' ? oneWaySentence(refText, context.entity, this.entities(context.query)) : '';
+        // A reference walked the wrong way, unless the name is a slip of one that exists.
+        const backwards = context && expectation !== 'attribute' && similar.length === 0 ? context : undefined;
+        const hint =
+            elsewhere.length > 0
+                ? `: ${elsewhereSentence(elsewhere, refText)}`
+                : backwards
+                  ? oneWaySentence(refText, backwards.entity, this.entities(backwards.query))
+                  : '';
         const suggestions = [...elsewhere.map((found) => `${found.alias}.${refText}`), ...similar];
         const data: UnknownNameData = { code: PidmIssueCodes.UnknownName, refText, suggestions };
         return this.toDiagnostic('error', `${unknownWhat(expectation)} '${refText}'${where}${hint || because}.${didYouMeanSentence(similar)}`, {

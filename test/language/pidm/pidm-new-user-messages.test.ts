@@ -59,6 +59,11 @@ const CASES: Case[] = [
         ],
     ],
     [
+        'a slip of a reference name is a did-you-mean, not a one-way lesson',
+        `${CLINIC}query Q8: SELECT num FROM Appointment INCLUDE Appointment.patinet AS P2\n`,
+        [16, 59, 'pidm.unknown-name', "Unknown reference 'patinet' of entity Appointment. Did you mean 'patient'?"],
+    ],
+    [
         'a wrong type word is one error, on that word (not again on the next line)',
         CLINIC.replace('name text', 'name txt'),
         [
