@@ -92,9 +92,11 @@ const steps = [
         // The M2M: <name>.kvlm, and explain.txt as `kvmod transform <model> --explain` prints it.
         name: 'transform',
         run: async (example) => {
-            const { explainDecisions, transformFiles } = await import('../out/src/pipeline/transform.js');
+            const { EXPLAINED_NEAR_MISSES, explainDecisions, transformFiles } =
+                await import('../out/src/pipeline/transform.js');
             const result = await transformFiles(example.models, {
                 sourceName: relative(example.dir, example.models[0]),
+                closestPairs: EXPLAINED_NEAR_MISSES,
             });
             if (result.kvlmText === undefined) {
                 throw new StepError(
@@ -105,7 +107,11 @@ const steps = [
                 );
             }
             await writeOutput(example, `${example.name}.kvlm`, result.kvlmText);
-            await writeOutput(example, 'explain.txt', explainDecisions(result.decisions, result.options));
+            await writeOutput(
+                example,
+                'explain.txt',
+                explainDecisions(result.decisions, result.options, result.nearMisses),
+            );
         },
     },
     {

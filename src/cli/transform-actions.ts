@@ -7,7 +7,7 @@ import { basename, dirname, extname, join, relative } from 'node:path';
 import { kvlmToJson } from '../language/kvlm/kvlm-json.js';
 import { formatDiagnostic } from '../pipeline/load.js';
 import { writeFileAtomically } from '../generation/generation-writer.js';
-import { explainDecisions, transformFiles } from '../pipeline/transform.js';
+import { EXPLAINED_NEAR_MISSES, explainDecisions, transformFiles } from '../pipeline/transform.js';
 import { expandFileArguments } from './cli-files.js';
 import { groupModelFiles, sourceFiles } from '../pipeline/model-files.js';
 import { KvmodError } from '../pipeline/errors.js';
@@ -47,7 +47,11 @@ export async function runTransform(args: TransformArgs, io: CliIo = processIo): 
     const target = join(outDir, `${basename(first, extname(first))}.${format === 'json' ? 'kvlm.json' : 'kvlm'}`);
     // `source` is read relative to the .kvlm file (the runtime finds the PIDM through it).
     const sourceName = relative(outDir, first).split('\\').join('/');
-    const result = await transformFiles(paths, { ...transformOptionsOf(args), sourceName });
+    const result = await transformFiles(paths, {
+        ...transformOptionsOf(args),
+        sourceName,
+        ...(args.explain ? { closestPairs: EXPLAINED_NEAR_MISSES } : {}),
+    });
     // Diagnostics on standard output like every command's, unless it carries the --explain table.
     const report = args.explain ? io.err : io.out;
     for (const diagnostic of result.diagnostics) report(formatDiagnostic(diagnostic) + '\n');
@@ -59,7 +63,7 @@ export async function runTransform(args: TransformArgs, io: CliIo = processIo): 
     for (const warning of result.warnings) io.err(`kvmod: warning: ${warning}\n`);
     const text = format === 'json' ? JSON.stringify(kvlmToJson(result.kvlm), null, 2) + '\n' : result.kvlmText;
     await writeFileAtomically(target, text);
-    if (args.explain) io.out(explainDecisions(result.decisions, result.options));
+    if (args.explain) io.out(explainDecisions(result.decisions, result.options, result.nearMisses));
     const merges = result.decisions.filter((decision) => decision.result !== undefined).length;
     const refused = result.decisions.length - merges;
     io.err(

@@ -28,7 +28,8 @@ export function transformCommand(context: CliContext): CommandModule<object, Tra
                     }),
             )
                 .option('explain', {
-                    describe: 'Print the merge decisions as a table on stdout',
+                    describe:
+                        'Print the merge decisions, and the closest pairs below the threshold, as tables on stdout',
                     type: 'boolean',
                     default: false,
                 })

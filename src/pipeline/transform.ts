@@ -18,6 +18,7 @@ import {
     databaseNameFromPath,
     transformPidmToKvlm,
     type MergeDecisionInfo,
+    type NearMisses,
     type TransformOptions,
 } from '../../transformations/pidm-to-kvlm/index.js';
 import { KvmodError } from './errors.js';
@@ -70,6 +71,8 @@ export interface TransformFilesResult {
     querySites: ReadonlyMap<string, QuerySite>;
     /** Every pair of collections that passed the threshold: merged or refused. */
     decisions: MergeDecisionInfo[];
+    /** The closest pairs below the threshold, when `closestPairs` asked for them. */
+    nearMisses?: NearMisses;
     /** The transformation's warnings (e.g. merges the paper policy made although answers may change). */
     warnings: string[];
     /** The PIDM diagnostics (errors stop the run), then any warnings on the printed KVLM. */
@@ -101,6 +104,7 @@ export async function transformFiles(
         keyStrategy: options.keyStrategy ?? 'natural',
         databaseName,
         sourceName: options.sourceName ?? (paths[0] !== undefined ? basename(paths[0]) : undefined),
+        ...(options.closestPairs !== undefined ? { closestPairs: options.closestPairs } : {}),
     };
     const loaded = await loadAndTransform(paths, effective, options.keepSource === true);
     if (loaded.kvlm === undefined)
@@ -136,6 +140,7 @@ export async function transformFiles(
         pidm,
         querySites: loaded.querySites,
         decisions: loaded.decisions,
+        ...(loaded.nearMisses ? { nearMisses: loaded.nearMisses } : {}),
         warnings: loaded.warnings,
         diagnostics,
         options: effective,
@@ -147,6 +152,7 @@ interface LoadedAndTransformed {
     /** Absent when the PIDM has errors. */
     kvlm?: KvlmModel;
     decisions: MergeDecisionInfo[];
+    nearMisses?: NearMisses;
     warnings: string[];
     querySites: ReadonlyMap<string, QuerySite>;
     /** The diagnostics of loading the PIDM. */
@@ -203,6 +209,7 @@ async function loadAndTransform(
     return {
         kvlm: result.model,
         decisions: result.decisions,
+        ...(result.nearMisses ? { nearMisses: result.nearMisses } : {}),
         warnings: result.warnings,
         querySites: querySitesOf(workspace.pidm),
         loadDiagnostics: workspace.diagnostics,
@@ -230,40 +237,93 @@ export function querySitesOf(entries: readonly { path: string; model: PidmModel 
     return sites;
 }
 
+/** How many of the closest pairs below the threshold `transform --explain` shows. */
+export const EXPLAINED_NEAR_MISSES = 5;
+
 /**
  * The merge decisions as an aligned table for people: the pair, common fields, both sizes, both
- * ratios, and what happened (merged into what, or refused and why).
+ * ratios, and what happened (merged into what, or refused and why); then, when the transformation looked
+ * for them (`closestPairs`), the closest pairs below the threshold with the highest threshold each passes.
  */
 export function explainDecisions(
     decisions: readonly MergeDecisionInfo[],
     options: Pick<TransformOptions, 'merge' | 'threshold'>,
+    nearMisses?: NearMisses,
 ): string {
     const header = `Merge decisions (policy ${options.merge}, threshold ${options.threshold}; common = non-key fields with the same resolved attribute path)`;
     if (options.merge === 'none') return `${header}\nMerging is off (--merge none): one collection per query.\n`;
-    if (decisions.length === 0) return `${header}\nNo pair of collections passed the threshold.\n`;
-    const rows = decisions.map((decision) => [
-        decision.left,
-        decision.right,
-        String(decision.common),
-        String(decision.leftSize),
-        String(decision.rightSize),
-        (decision.common / decision.leftSize).toFixed(2),
-        (decision.common / decision.rightSize).toFixed(2),
-        decision.result !== undefined ? `merged -> ${decision.result}` : `refused: ${decision.refusedBecause ?? ''}`,
-    ]);
-    const titles = ['left', 'right', 'common', 'n1', 'n2', 'common/n1', 'common/n2', 'decision'];
-    const numeric = [false, false, true, true, true, true, true, false];
+    const ratios = (common: number, leftSize: number, rightSize: number) => [
+        String(common),
+        String(leftSize),
+        String(rightSize),
+        (common / leftSize).toFixed(2),
+        (common / rightSize).toFixed(2),
+    ];
+    const lines = [header];
+    if (decisions.length === 0) lines.push('No pair of collections passed the threshold.');
+    else
+        lines.push(
+            ...alignedTable(
+                ['left', 'right', 'common', 'n1', 'n2', 'common/n1', 'common/n2', 'decision'],
+                decisions.map((decision) => [
+                    decision.left,
+                    decision.right,
+                    ...ratios(decision.common, decision.leftSize, decision.rightSize),
+                    decision.result !== undefined
+                        ? `merged -> ${decision.result}`
+                        : `refused: ${decision.refusedBecause ?? ''}`,
+                ]),
+            ),
+        );
+    if (nearMisses) lines.push(...explainNearMisses(nearMisses, options));
+    return lines.join('\n') + '\n';
+}
+
+/** The near misses' lines of `explainDecisions`. */
+function explainNearMisses(nearMisses: NearMisses, options: Pick<TransformOptions, 'merge' | 'threshold'>): string[] {
+    const lines: string[] = [];
+    if (nearMisses.pairs.length === 0) {
+        const grains =
+            options.merge === 'safe' ? ' (pairs whose grains differ left out: no threshold merges them)' : '';
+        lines.push(`No pair below the threshold shares a field${grains}.`);
+    } else {
+        lines.push('Closest pairs below the threshold, with the highest --threshold at which each pair passes:');
+        lines.push(
+            ...alignedTable(
+                ['left', 'right', 'common', 'n1', 'n2', 'common/n1', 'common/n2', 'passes at'],
+                nearMisses.pairs.map((pair) => [
+                    pair.left,
+                    pair.right,
+                    String(pair.common),
+                    String(pair.leftSize),
+                    String(pair.rightSize),
+                    (pair.common / pair.leftSize).toFixed(2),
+                    (pair.common / pair.rightSize).toFixed(2),
+                    `--threshold ${pair.passesAt.toFixed(2)}`,
+                ]),
+            ),
+        );
+    }
+    if (!nearMisses.complete)
+        lines.push('(too many pairs share fields to compare them all: these are the closest among those compared)');
+    return lines;
+}
+
+/** Rows under their titles, columns aligned (the figures to the right), the last column as is. */
+function alignedTable(titles: string[], rows: string[][]): string[] {
+    // Both tables: two names, five figures, and a last column of text.
+    const alignRight = titles.map((_, column) => column >= 2 && column < titles.length - 1);
     const widths = titles.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
     const line = (cells: string[]) =>
         cells
             .map((cell, column) =>
                 column === cells.length - 1
                     ? cell
-                    : numeric[column]
+                    : alignRight[column]
                       ? cell.padStart(widths[column])
                       : cell.padEnd(widths[column]),
             )
             .join('  ')
             .trimEnd();
-    return [header, line(titles), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n') + '\n';
+    return [line(titles), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)];
 }

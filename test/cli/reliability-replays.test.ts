@@ -229,7 +229,7 @@ describe('the KVLM loader on the text that crashed it', () => {
             expect(run.status).toBe(1);
             const output = run.stdout + run.stderr;
             expect(output).toContain(
-                `${path}:1:1: error: Expecting token of type 'database' but found \`tournament\`. [syntax.parser]`,
+                `${path}:1:1: error: Expecting 'database' but found 'tournament'. [syntax.parser]`,
             );
             expect(output).not.toMatch(STACK_TRACE);
             expect(output).not.toMatch(/internal|undefined/);

@@ -91,4 +91,30 @@ describe('kvmod transform', () => {
             expect(run.stdout).toBe(example('explain.txt'));
             expect(existsSync(join(dir, 'airflights.kvlm'))).toBe(true);
         }));
+    test('--explain shows the closest pairs below the threshold with their figures, and the threshold that merges them', () =>
+        withTempDir(async (dir) => {
+            const model = join(dir, 'visits.pidm');
+            writeFileSync(
+                model,
+                'entity Visit { id num  a text  b text  c text  d text  e text  f text  g text }\n' +
+                    'query Q1: SELECT a, b, c, d, e FROM Visit\nquery Q2: SELECT a, b, c, d, e, f, g FROM Visit\n',
+            );
+            const io = memoryIo();
+            expect(await runTransform({ models: [model], explain: true }, io)).toBe(0);
+            expect(io.stdout).toBe(
+                [
+                    'Merge decisions (policy safe, threshold 0.8; common = non-key fields with the same resolved attribute path)',
+                    'No pair of collections passed the threshold.',
+                    'Closest pairs below the threshold, with the highest --threshold at which each pair passes:',
+                    'left  right  common  n1  n2  common/n1  common/n2  passes at',
+                    '----  -----  ------  --  --  ---------  ---------  ----------------',
+                    'Q1    Q2          5   5   7       1.00       0.71  --threshold 0.71',
+                    '',
+                ].join('\n'),
+            );
+            const lower = memoryIo();
+            expect(await runTransform({ models: [model], explain: true, threshold: 0.71 }, lower)).toBe(0);
+            expect(lower.stdout).toContain('Q1    Q2          5   5   7       1.00       0.71  merged -> Q1_Q2');
+            expect(lower.stdout).toContain('No pair below the threshold shares a field');
+        }));
 });

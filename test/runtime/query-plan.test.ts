@@ -19,7 +19,10 @@ query Q_typeClash: SELECT title FROM Book WHERE price = "?x" or published = "?x"
 describe('the oracle names query parameters as the KVLM design does', () => {
     test('a named parameter compared twice is one parameter; anonymous ones and type clashes get _2', async () => {
         const workspace = await loadTexts([{ path: 'params.pidm', text: MODEL }]);
-        expect(workspace.hasErrors).toBe(false);
+        // A type clash is an error for the modeler (pidm.parameter-type-conflict); design and oracle still name it alike.
+        expect(workspace.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code)).toEqual([
+            'pidm.parameter-type-conflict',
+        ]);
         const model = workspace.pidm[0].model;
         const kvlm = transformPidmToKvlm([model], { merge: 'none' }).model;
         const designParams = Object.fromEntries(

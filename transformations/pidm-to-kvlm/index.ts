@@ -11,6 +11,7 @@ import { optimizeSchemaReference } from './optimize-schema-reference.js';
 import { databaseNameFromPath, resolveTransformOptions, type TransformOptions } from './options.js';
 import { queryToCollection } from './query-to-collection.js';
 import type { MergeDecisionInfo } from './trace.js';
+import { closestPairs, type NearMisses } from './near-misses.js';
 
 export {
     checkTransformOptions,
@@ -21,12 +22,15 @@ export {
 } from './options.js';
 export type { KeyStrategyKind, MergePolicy, OptimizerKind, TransformOptions } from './options.js';
 export type { MergeDecisionInfo } from './trace.js';
+export type { NearMiss, NearMisses } from './near-misses.js';
 
 /** The transformation's result: the KVLM AST, the merge trace, and warnings about the input. */
 export interface TransformResult {
     model: KvlmModel;
     decisions: MergeDecisionInfo[];
     warnings: string[];
+    /** The closest pairs below the threshold, when `closestPairs` asked for them. */
+    nearMisses?: NearMisses;
 }
 
 /**
@@ -46,7 +50,15 @@ export function transformPidmToKvlm(models: PidmModel[], options: Partial<Transf
         threshold: resolved.threshold,
         keyStrategy: resolved.keyStrategy,
     });
-    return { model, decisions: optimized.decisions, warnings: [...warnings, ...optimized.warnings] };
+    const wanted = resolved.closestPairs ?? 0;
+    const nearMisses =
+        wanted > 0 ? closestPairs(optimized.collections, resolved.threshold, resolved.merge, wanted) : undefined;
+    return {
+        model,
+        decisions: optimized.decisions,
+        warnings: [...warnings, ...optimized.warnings],
+        ...(nearMisses ? { nearMisses } : {}),
+    };
 }
 
 /** Algorithm 1 over every query; a query whose name was already used is skipped with a warning. */

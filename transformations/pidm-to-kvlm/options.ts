@@ -25,6 +25,8 @@ export interface TransformOptions {
     sourceName?: string;
     /** Algorithm 3 implementation; `reference` is the literal O(m²·n²) one kept for tests and the bench. Default `fast`. */
     optimizer?: OptimizerKind;
+    /** How many of the closest pairs below the threshold to report (`TransformResult.nearMisses`). Default 0: none looked for. */
+    closestPairs?: number;
 }
 
 /** The defaults; `databaseName` is filled from the input when the caller gives none. */
@@ -43,7 +45,7 @@ export const KEY_STRATEGIES: readonly KeyStrategyKind[] = ['natural', 'counter']
 
 /** Why an option value is unacceptable, in a user's words; undefined when it is fine. */
 export function checkTransformOptions(options: Partial<TransformOptions>): string | undefined {
-    const { threshold, merge, keyStrategy, databaseName, optimizer } = options;
+    const { threshold, merge, keyStrategy, databaseName, optimizer, closestPairs } = options;
     if (
         threshold !== undefined &&
         !(typeof threshold === 'number' && Number.isFinite(threshold) && threshold > 0 && threshold <= 1)
@@ -61,6 +63,9 @@ export function checkTransformOptions(options: Partial<TransformOptions>): strin
     }
     if (optimizer !== undefined && optimizer !== 'fast' && optimizer !== 'reference') {
         return `the optimizer must be fast or reference, got ${String(optimizer)}`;
+    }
+    if (closestPairs !== undefined && !(Number.isInteger(closestPairs) && closestPairs >= 0)) {
+        return `the number of closest pairs must be a whole number >= 0, got ${String(closestPairs)}`;
     }
     return undefined;
 }

@@ -7,6 +7,7 @@ import type { LangiumCoreServices, Module, PartialLangiumCoreServices } from 'la
 import { KvlmDocumentValidator } from './kvlm-document-validator.js';
 import { KvlmScopeProvider } from './kvlm-scope-provider.js';
 import { KvlmValidator } from './kvlm-validator.js';
+import { KvlmParserErrorMessageProvider } from './kvlm-parser-messages.js';
 
 /** Services the KVLM language adds to Langium's core services. */
 export type KvlmAddedServices = {
@@ -20,6 +21,9 @@ export type KvlmCoreServices = LangiumCoreServices & KvlmAddedServices;
 
 /** Overrides and additions of the KVLM language, but the editor's (the checks are registered by `registerKvlmValidationChecks`). */
 export const KvlmCoreModule: Module<KvlmCoreServices, PartialLangiumCoreServices & KvlmAddedServices> = {
+    parser: {
+        ParserErrorMessageProvider: () => new KvlmParserErrorMessageProvider(),
+    },
     references: {
         ScopeProvider: (services) => new KvlmScopeProvider(services),
     },

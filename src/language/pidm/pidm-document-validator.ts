@@ -8,13 +8,16 @@ import {
     DocumentValidator,
     type AstNode,
     type LangiumDocument,
+    type LangiumDocuments,
     type LinkingError,
+    type ParseResult,
     type ReferenceInfo,
     type ScopeProvider,
     type ValidationOptions,
 } from 'langium';
 import type { CancellationToken, Diagnostic } from 'vscode-languageserver';
 import { codeSyntaxDiagnostics } from '../common/syntax-codes.js';
+import { grammarRuleName } from '../common/syntax-messages.js';
 import { sqlHabitAt } from './pidm-parser-messages.js';
 import {
     isAttribute,
@@ -26,15 +29,21 @@ import {
     isPath,
     isProjection,
     isReference,
+    isEntity,
+    isPidmModel,
     isSegment,
+    type Cardinality,
+    type Entity,
     type Path,
+    type Query,
+    type Reference,
     type Segment,
 } from '../generated/ast.js';
-import { didYouMean, didYouMeanSentence } from '../common/did-you-mean.js';
+import { didYouMean, didYouMeanSentence, editDistance } from '../common/did-you-mean.js';
 import { nameOf } from '../common/partial-nodes.js';
 import { GuardedDocumentValidator } from '../common/parse-guards.js';
 import { CaseFallbackScope } from './pidm-scope-provider.js';
-import { containingQuery, entityOfElement } from './pidm-semantics.js';
+import { containingQuery, entityOfElement, includeAlias } from './pidm-semantics.js';
 import type { PidmCoreServices } from './pidm-core-module.js';
 import { PidmIssueCodes } from './pidm-issue-codes.js';
 
@@ -54,14 +63,29 @@ export interface UnknownNameData {
 export class PidmDocumentValidator extends GuardedDocumentValidator {
     private readonly scopeProvider: ScopeProvider;
 
+    private readonly documents: () => LangiumDocuments;
+
     constructor(services: PidmCoreServices) {
         super(services);
         this.scopeProvider = services.references.ScopeProvider;
+        // Resolved lazily: the shared services are still being built when the language's are.
+        this.documents = () => services.shared.workspace.LangiumDocuments;
     }
 
     /** Langium's validation, then every syntax diagnostic gets its code (and SQL habits their advice). */
     override async validateDocument(document: LangiumDocument, options: ValidationOptions = {}, cancelToken?: CancellationToken): Promise<Diagnostic[]> {
-        return codeSyntaxDiagnostics(document, await super.validateDocument(document, options, cancelToken), sqlHabitAt);
+        const diagnostics = await super.validateDocument(document, options, cancelToken);
+        // Looked up only for an advised syntax error: most documents have none.
+        let entities: Entity[] | undefined;
+        const model = { entities: () => (entities ??= this.habitEntities(document)) };
+        return codeSyntaxDiagnostics(document, diagnostics, (text, offset) => sqlHabitAt(text, offset, model));
+    }
+
+    /** Langium's parsing diagnostics, without the echoes of a wrong type word (`typeWordEchoes`). */
+    protected override processParsingErrors(parseResult: ParseResult, diagnostics: Diagnostic[], options: ValidationOptions): void {
+        const echoes = typeWordEchoes(parseResult.parserErrors);
+        if (echoes.size === 0) return super.processParsingErrors(parseResult, diagnostics, options);
+        super.processParsingErrors({ ...parseResult, parserErrors: parseResult.parserErrors.filter((error) => !echoes.has(error)) }, diagnostics, options);
     }
 
     protected override processLinkingErrors(document: LangiumDocument, diagnostics: Diagnostic[], _options: ValidationOptions): void {
@@ -96,8 +120,9 @@ export class PidmDocumentValidator extends GuardedDocumentValidator {
         let expectation: Expectation;
         let where = '';
         let because = '';
+        let context: SegmentContext | undefined;
         if (isSegment(container)) {
-            const context = this.segmentContext(container);
+            context = this.segmentContext(container);
             if (!context) return undefined;
             ({ expectation, where, because } = context);
         } else if ((isReference(container) && info.property === 'target') || (isFromClause(container) && info.property === 'entity')) {
@@ -129,9 +154,20 @@ export class PidmDocumentValidator extends GuardedDocumentValidator {
             .filter((description) => fitsExpectation(description.node, description.type, expectation))
             .map((description) => description.name)
             .toArray();
-        const suggestions = didYouMean(refText, candidates);
+        const similar = didYouMean(refText, candidates);
+        // An attribute another alias of the query has: the path through that alias is the likelier fix.
+        const elsewhere = context && expectation === 'attribute' ? aliasesWithAttribute(context.query, context.entity, refText) : [];
+        // A reference walked the wrong way, unless the name is a slip of one that exists.
+        const backwards = context && expectation !== 'attribute' && similar.length === 0 ? context : undefined;
+        const hint =
+            elsewhere.length > 0
+                ? `: ${elsewhereSentence(elsewhere, refText)}`
+                : backwards
+                  ? oneWaySentence(refText, backwards.entity, this.entities(backwards.query))
+                  : '';
+        const suggestions = [...elsewhere.map((found) => `${found.alias}.${refText}`), ...similar];
         const data: UnknownNameData = { code: PidmIssueCodes.UnknownName, refText, suggestions };
-        return this.toDiagnostic('error', `${unknownWhat(expectation)} '${refText}'${where}${because}.${didYouMeanSentence(suggestions)}`, {
+        return this.toDiagnostic('error', `${unknownWhat(expectation)} '${refText}'${where}${hint || because}.${didYouMeanSentence(similar)}`, {
             node: container,
             range,
             property: info.property,
@@ -140,11 +176,33 @@ export class PidmDocumentValidator extends GuardedDocumentValidator {
         });
     }
 
+    /** The entities the SQL-habit advice may quote: the document's own, then those of the other PIDM files. */
+    private habitEntities(document: LangiumDocument): Entity[] {
+        const own = isPidmModel(document.parseResult?.value) ? document.parseResult.value.entities : [];
+        const others = this.documents()
+            .all.filter((other) => other !== document)
+            .flatMap((other) => (isPidmModel(other.parseResult?.value) ? other.parseResult.value.entities : []))
+            .toArray();
+        return [...own, ...others];
+    }
+
+    /** The entities a query's FROM clause can name (the model's, as the scope provider sees them). */
+    private entities(query: Query): Entity[] {
+        const from = query.from;
+        if (!from?.entity) return [];
+        const scope = this.scopeProvider.getScope({ container: from, property: 'entity', reference: from.entity });
+        return scope
+            .getAllElements()
+            .map((description) => description.node)
+            .filter(isEntity)
+            .toArray();
+    }
+
     /**
      * What a path step should have been, where it was looked up (` of entity E`, ` in query Q`) and, for a
      * first step, why nothing matched; undefined when an earlier failure explains it.
      */
-    private segmentContext(segment: Segment): { expectation: Expectation; where: string; because: string } | undefined {
+    private segmentContext(segment: Segment): SegmentContext | undefined {
         const path = segment.$container;
         const query = containingQuery(segment);
         const fromEntity = query?.from?.entity?.ref;
@@ -158,15 +216,108 @@ export class PidmDocumentValidator extends GuardedDocumentValidator {
             // An unresolved earlier step, a reference to an unknown entity, or a step through an attribute
             // is reported where it happens.
             if (!entity) return undefined;
-            return { expectation: wantsAttribute ? 'attribute' : 'reference', where: ` of entity ${entity.name}`, because: '' };
+            return { expectation: wantsAttribute ? 'attribute' : 'reference', where: ` of entity ${entity.name}`, because: '', entity, query };
         }
-        if (wantsAttribute) return { expectation: 'attribute', where: ` of entity ${fromEntity.name}`, because: '' };
+        if (wantsAttribute) return { expectation: 'attribute', where: ` of entity ${fromEntity.name}`, because: '', entity: fromEntity, query };
         return {
             expectation: 'alias-or-member',
             where: nameOf(query) ? ` in query ${nameOf(query)}` : '',
             because: `: it is neither an alias nor a reference of entity ${fromEntity.name}`,
+            entity: fromEntity,
+            query,
         };
     }
+}
+
+/** Where a path step was looked up: what it should have been, the entity it was looked up in, its query. */
+interface SegmentContext {
+    expectation: Expectation;
+    where: string;
+    because: string;
+    entity: Entity;
+    query: Query;
+}
+
+/** An alias of a query whose entity has a member of some name. */
+interface AliasWithMember {
+    alias: string;
+    entity: Entity;
+}
+
+/** The aliases of a query (FROM and INCLUDE) whose entity, other than `entity`, has an attribute named `name`. */
+function aliasesWithAttribute(query: Query, entity: Entity, name: string): AliasWithMember[] {
+    const found: AliasWithMember[] = [];
+    const consider = (alias: string | undefined, other: Entity | undefined) => {
+        if (!alias || !other || other === entity || found.some((entry) => entry.alias === alias)) return;
+        if (other.members.some((member) => (isAttribute(member) || isIdAttribute(member)) && member.name === name)) found.push({ alias, entity: other });
+    };
+    const from = query.from?.entity?.ref;
+    consider(query.from?.alias ?? from?.name, from);
+    for (const include of query.includes ?? []) consider(includeAlias(include), entityOfElement(include));
+    return found;
+}
+
+/** `Prescription has it, included as RX; write RX.dosage` (or several such aliases). */
+function elsewhereSentence(found: readonly AliasWithMember[], name: string): string {
+    const [first, ...others] = found;
+    const also = others.map((entry) => `, or ${entry.alias}.${name} (${entry.entity.name})`).join('');
+    return `${first.entity.name} has it, included as ${first.alias}; write ${first.alias}.${name}${also}`;
+}
+
+/**
+ * Why no reference `name` leads on from `entity` when some entity refers to it: references go one way, from the
+ * entity that declares them. Names the declared reference (the one whose entity's name is closest to `name`:
+ * `appointments` for Appointment) and both ways out; empty when no entity refers to `entity`.
+ */
+function oneWaySentence(name: string, entity: Entity, entities: readonly Entity[]): string {
+    const reverse: { owner: Entity; reference: Reference }[] = [];
+    for (const owner of entities) {
+        for (const member of owner.members ?? []) {
+            if (isReference(member) && member.target?.ref === entity && owner !== entity) reverse.push({ owner, reference: member });
+        }
+    }
+    if (reverse.length === 0) return '';
+    const lowered = name.toLowerCase();
+    const closeness = (owner: Entity) => editDistance(lowered.slice(0, owner.name.length), owner.name.toLowerCase());
+    const { owner, reference } = reverse.reduce((best, next) => (closeness(next.owner) < closeness(best.owner) ? next : best));
+    const declared = `ref ${entity.name}${cardinalitySpelling(reference.cardinality)} ${reference.name}`;
+    return (
+        `: references go one way, from the entity that declares them; ${owner.name} declares ${declared}, to ${entity.name}. ` +
+        `Query FROM ${owner.name}, or declare ref ${owner.name}[*] ${name} in ${entity.name}`
+    );
+}
+
+/** A cardinality as written in brackets: `[1]`, `[0..1]`, `[*]`, `[1..*]`. */
+function cardinalitySpelling(cardinality: Cardinality | undefined): string {
+    if (!cardinality || cardinality.many) return '[*]';
+    const upper = cardinality.upperMany ? '..*' : cardinality.upper !== undefined ? `..${cardinality.upper}` : '';
+    return `[${cardinality.lower ?? ''}${upper}]`;
+}
+
+type ParserError = ParseResult['parserErrors'][number];
+
+/** Whether a parser error is a missing type of an attribute: `name txt`, where `txt` is no type. */
+function isTypeWordError(error: ParserError): boolean {
+    const stack = (error as { context?: { ruleStack?: string[] } }).context?.ruleStack ?? [];
+    return stack.length >= 2 && grammarRuleName(stack.at(-1)) === 'DataType' && grammarRuleName(stack.at(-2)) === 'Attribute';
+}
+
+/**
+ * The parser errors that only echo a wrong type word. After `name txt` the parser's recovery reads `txt` again as the
+ * name of the next attribute, which then "lacks" its type: the next line's `born date` errors at `born`. An error at
+ * the word right after a reported type-word error, that again wants a type, is that echo; an echo reports nothing
+ * itself, so the word after it is checked as usual (`name txt` then `born dte`: two errors, at `txt` and `dte`).
+ */
+function typeWordEchoes(errors: readonly ParserError[]): Set<ParserError> {
+    const echoes = new Set<ParserError>();
+    const reportedAt = new Set<number>();
+    for (const error of errors) {
+        if (!isTypeWordError(error)) continue;
+        const previous = (error as { previousToken?: { startOffset: number } }).previousToken;
+        if (previous && reportedAt.has(previous.startOffset)) echoes.add(error);
+        else reportedAt.add(error.token.startOffset);
+    }
+    return echoes;
 }
 
 /** Whether a path is read for a value (SELECT, WHERE, ORDER BY) rather than walked (INCLUDE). */

@@ -31,6 +31,8 @@ export const PidmIssueCodes = {
     IncludeNotReference: 'pidm.include-not-reference',
     /** A comparison between an attribute and a literal of another type. */
     TypeMismatch: 'pidm.type-mismatch',
+    /** A named parameter compared with attributes of two types (a date in one place, a text in another). */
+    ParameterTypeConflict: 'pidm.parameter-type-conflict',
     /** A parameter string that is neither `"?"` nor `"?name"`. */
     InvalidParameter: 'pidm.invalid-parameter',
     /** A path walks a single-valued reference no INCLUDE covers: it is included implicitly. */

@@ -50,6 +50,7 @@ import {
     identifierOf,
     includeAlias,
     isMultiValued,
+    parameterName,
     resolvePath,
 } from './pidm-semantics.js';
 
@@ -80,6 +81,7 @@ export function registerPidmValidationChecks(services: PidmCoreServices): void {
             validator.checkIncludesEndInReferences,
             validator.checkPathsAreIncluded,
             validator.checkSortKeysAreUnique,
+            validator.checkParametersHaveOneType,
         ],
         Comparison: validator.checkComparedValueFitsAttributeType,
         StringValue: validator.checkParameterSyntax,
@@ -393,6 +395,38 @@ export class PidmValidator {
             case 'text':
                 if (!isStringValue(value)) mismatch('warning', 'a string: write it in quotes');
                 break;
+        }
+    }
+
+    /**
+     * A named parameter is one value, so the attributes it is compared with have one type. The application binds
+     * `"?x"` once; compared with a date here and a text there, it cannot be both, and the design would silently get
+     * two parameters (`x` and `x_2`, pidm-parameters.ts) that the generated client asks for apart. An error, as
+     * SQL engines refuse a parameter deduced with two types (PostgreSQL: "inconsistent types deduced for
+     * parameter"); marked at the use that disagrees with the first.
+     */
+    checkParametersHaveOneType(query: Query, accept: ValidationAcceptor): void {
+        if (!query.where) return;
+        const first = new Map<string, { type: string; path: string }>();
+        for (const node of AstUtils.streamAst(query.where)) {
+            if (!isComparison(node)) continue;
+            const name = parameterName(node.value);
+            if (!name || !/^[_a-zA-Z]\w*$/.test(name)) continue;
+            const attribute = node.path ? resolvePath(node.path)?.attribute : undefined;
+            if (!attribute) continue;
+            const type = attributeType(attribute);
+            const path = pathText(node.path);
+            const earlier = first.get(name);
+            if (!earlier) {
+                first.set(name, { type, path });
+            } else if (earlier.type !== type) {
+                accept(
+                    'error',
+                    `Parameter "?${name}" is compared with '${path}' (${type}) here and with '${earlier.path}' (${earlier.type}) before: ` +
+                        `one parameter is one value of one type. Give one of them a name of its own (for example "?${name}_${type}").`,
+                    { node: node.value!, code: PidmIssueCodes.ParameterTypeConflict, data: { code: PidmIssueCodes.ParameterTypeConflict } },
+                );
+            }
         }
     }
 

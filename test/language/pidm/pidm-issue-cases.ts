@@ -37,6 +37,7 @@ export const CASES: [string, Severity, string, string, string][] = [
     [PidmIssueCodes.ReferenceNotAttribute, 'error', 'query R: select age from Passenger include Passenger.current as C order by C', 'C', 'query R: select age from Passenger include Passenger.current as C order by C.code'],
     [PidmIssueCodes.IncludeNotReference, 'error', 'query I: select age from Passenger include Passenger.firstname as F', 'firstname', 'query I: select age from Passenger include Passenger.current as F'],
     [PidmIssueCodes.TypeMismatch, 'error', 'query T: select age from Passenger where age > "old"', '"old"', 'query T: select age from Passenger where age > 30'],
+    [PidmIssueCodes.ParameterTypeConflict, 'error', 'query T: select age from Passenger where birthdate >= "?x" and firstname = "?x"', '"?x"', 'query T: select age from Passenger where birthdate >= "?x" and firstname = "?name"'],
     [PidmIssueCodes.InvalidParameter, 'warning', 'query T: select age from Passenger where age > "?min age"', '"?min age"', 'query T: select age from Passenger where age > "?min_age"'],
     [PidmIssueCodes.ImplicitInclude, 'warning', 'query J: select current.code from Passenger', 'current', 'query J: select C.code from Passenger include Passenger.current as C'],
     [PidmIssueCodes.PathNotIncluded, 'error', 'query J: select flights.code from Passenger', 'flights', 'query J: select flights.code from Passenger include Passenger.flights'],

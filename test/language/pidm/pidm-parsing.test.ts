@@ -212,7 +212,7 @@ ORDER BY Origin.city ASC,FL.departureTime ASC`);
 describe('syntax errors say what kind of thing was expected', () => {
     test.each([
         ['a missing type', 'entity A {\n  id k\n  name ref\n}', "Expecting a type (text, int, float, boolean, date, time or datetime) but found 'ref'."],
-        ['a reference without cardinality', 'entity A { id k  ref A y }', "Expecting '[' or '(' but found 'y'."],
+        ['a reference without cardinality', 'entity A { id k  ref A y }', "Expecting a cardinality after 'A' but found 'y': write ref A[1] y (exactly one), [0..1] (at most one) or [*] (many)."],
         ['an unclosed cardinality', 'entity A { id k  ref A[1 y }', "Expecting ']' or ')' but found 'y'."],
         ['text after the last declaration', 'entity A { id k } garbage', "Expecting 'entity' or 'query' but found 'garbage'."],
         ['an empty SELECT list', 'entity A { id k } query q: select from A', "Expecting a name but found 'from'."],
