@@ -236,7 +236,7 @@ describe('the bundled language server over stdio', () => {
         expect(hoverText(hover)).toBe(
             'query **Q3_passengersOfGivenFlight**: 2 projection(s) from **Passenger**\n\n' +
                 'served by KVLM collection **Q3_passengersOfGivenFlight** (3 field(s); merge policy safe)\n\n' +
-                'Redis: index `Q3_passengersOfGivenFlight`, keys `Q3_passengersOfGivenFlight_ed67b9:…` (redisearch2)',
+                'Redis: index `Q3_passengersOfGivenFlight`, keys `Q3_passengersOfGivenFlight_3afb2e:…` (redisearch2)',
         );
     });
 

@@ -76,6 +76,8 @@ describe('the packaged .vsix', () => {
             'kvmod.redis.dbPrefix',
             'kvmod.redis.dialect',
             'kvmod.redis.limit',
+            'kvmod.report.dbPrefix',
+            'kvmod.report.dialect',
             'kvmod.runtime.dataFile',
             'kvmod.runtime.redisUrl',
             'kvmod.templates.folder',

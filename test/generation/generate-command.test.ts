@@ -121,7 +121,19 @@ describe('kvmod generate', () => {
             status: 'generated',
             outputDir: join(out, 'airflights', 'redis', 'redisearch2'),
             files: ['indexes.redis', 'writes.redis', 'queries.redis', 'README.md'],
-            diagnostics: [],
+            // The fixture names a source model that is not beside it: a warning, which the report carries.
+            diagnostics: [
+                {
+                    code: 'kvlm.source-missing',
+                    path: AIRFLIGHTS,
+                    line: 3,
+                    column: 8,
+                    endLine: 3,
+                    endColumn: 25,
+                    severity: 'warning',
+                    message: `The source file 'airflights.pidm' does not exist (looked for ${join(repoRoot, 'test/fixtures/kvlm/airflights.pidm')}): the collections are not checked against a PIDM model, and load and verify need it.`,
+                },
+            ],
         });
         expect(report.models[1]).toMatchObject({ input: broken, status: 'failed', files: [] });
         expect(report.models[1].error).toMatch(/^\d+ errors? in the model/);

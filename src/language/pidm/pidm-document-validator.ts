@@ -273,7 +273,10 @@ function oneWaySentence(name: string, entity: Entity, entities: readonly Entity[
     const reverse: { owner: Entity; reference: Reference }[] = [];
     for (const owner of entities) {
         for (const member of owner.members ?? []) {
-            if (isReference(member) && member.target?.ref === entity && owner !== entity) reverse.push({ owner, reference: member });
+            // A reference or entity a syntax error left without its name cannot be quoted.
+            if (isReference(member) && member.name && owner.name && member.target?.ref === entity && owner !== entity) {
+                reverse.push({ owner, reference: member });
+            }
         }
     }
     if (reverse.length === 0) return '';

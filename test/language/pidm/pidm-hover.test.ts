@@ -67,7 +67,7 @@ describe('PIDM hover', () => {
             hover: [
                 'query **Q1_ridesOfRider**: 2 projection(s) from **Ride**',
                 'served by KVLM collection **Q1_ridesOfRider** (4 field(s); merge policy safe)',
-                'Redis: index `Q1_ridesOfRider`, keys `Q1_ridesOfRider_c5ed32:…` (redisearch2)',
+                'Redis: index `Q1_ridesOfRider`, keys `Q1_ridesOfRider_cb7ae0:…` (redisearch2)',
             ].join('\n\n'),
             disposeAfterCheck: true,
         });
