@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:validate [-- --json] [--only big|many|files] [--repeat 3] [--editor]`
+// `npm run bench:validate [-- --json] [--only big|many|files|entities] [--repeat 3] [--editor]`
 //
 // Measures how PIDM validation scales, in-process against the compiled code in `out/` (`npm run build:ts`
 // first), with the services `kvmod validate` uses (lean CST, compact references), or with `--editor` those
@@ -10,7 +10,19 @@
 // Each case is parsed and linked first (timed apart), then validated; the ratios divide a case's times by
 // those of the smallest size of its family measured in the same run, next to the size ratio, so linear
 // scaling reads as "time ratio ≈ size ratio". Each case runs `--repeat` times; the fastest validation counts.
+//
+//   entities  N entities, each with a `[1]` reference to the next and two `[*]` references to entities drawn at
+//             random, read by N/4 queries of four entities each, written to a file and checked by the real
+//             command, `node bin/kvmod.js validate FILE`, once per size: its wall time and CPU time (user +
+//             system, which a busy machine inflates less). The same file by hand:
+//               node scripts/pidm-grid.mjs --entities N --span 4 --queries N/4 --fields 4 --attributes 3 \
+//                   --references 2 --out entities.pidm && node bin/kvmod.js validate entities.pidm
 import './polyfills.mjs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
@@ -18,6 +30,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 process.chdir(root);
 const { URI } = await import('langium');
 const { createKvmodServices } = await import('../out/src/language/kvmod-module.js');
+const { generateGridPidm } = await import('../out/src/testing/random-pidm.js');
+const { pidmChunks } = await import('../out/src/language/pidm/pidm-printer.js');
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -124,6 +138,68 @@ const FAMILIES = [
     { name: 'files', unit: 'queries', sizes: [1_000, 5_000, 10_000], make: queriesInFiles },
 ];
 
+/** The `entities` family's sizes, checked by the command line. */
+const ENTITY_COUNTS = [5_000, 10_000, 20_000, 40_000];
+
+/** Writes the `entities` model of `count` entities to `path` (as `scripts/pidm-grid.mjs` would). */
+async function writeEntitiesModel(count, path) {
+    const model = generateGridPidm({
+        queries: Math.ceil(count / 4),
+        fieldsPerQuery: 4,
+        seed: 2024,
+        entities: count,
+        attributesPerEntity: 3,
+        span: 4,
+        referencesPerEntity: 2,
+    });
+    const stream = createWriteStream(path);
+    for (const chunk of pidmChunks(model)) {
+        if (!stream.write(chunk)) await once(stream, 'drain');
+    }
+    stream.end();
+    await once(stream, 'finish');
+}
+
+/**
+ * Makes every node process of the command (bin/kvmod.js may start a second one with more memory) add its CPU time to
+ * `cpuFile` when it exits: a child's usage is not reported to its parent.
+ */
+function cpuProbe(folder, cpuFile) {
+    const probe = join(folder, 'cpu-probe.mjs');
+    writeFileSync(
+        probe,
+        `import { appendFileSync } from 'node:fs';\n` +
+            `process.on('exit', () => { const u = process.cpuUsage(); ` +
+            `appendFileSync(${JSON.stringify(cpuFile)}, String((u.user + u.system) / 1000) + '\\n'); });\n`,
+    );
+    return probe;
+}
+
+/** Runs `node bin/kvmod.js validate path`; its wall and CPU times and its summary line. */
+async function runValidate(path, folder) {
+    const cpuFile = join(folder, 'cpu');
+    rmSync(cpuFile, { force: true });
+    const started = performance.now();
+    const child = spawn(
+        process.execPath,
+        [`--import=${cpuProbe(folder, cpuFile)}`, join(root, 'bin/kvmod.js'), 'validate', path],
+        {
+            stdio: ['ignore', 'pipe', 'pipe'],
+        },
+    );
+    let output = '';
+    child.stdout.on('data', (data) => (output += data));
+    child.stderr.on('data', (data) => (output += data));
+    const [code] = await once(child, 'exit');
+    const wall = performance.now() - started;
+    if (code !== 0) throw new Error(`kvmod validate ${path} exited ${code}:\n${output.slice(-2000)}`);
+    const cpu = readFileSync(cpuFile, 'utf8')
+        .trim()
+        .split('\n')
+        .reduce((sum, line) => sum + Number(line), 0);
+    return { wall, cpu, summary: output.trim().split('\n').at(-1) };
+}
+
 /** Parses and links the files as one workspace, then validates every document; returns the timings. */
 async function measure(files) {
     const services = createKvmodServices({}, undefined, undefined, { batch: !editor });
@@ -147,7 +223,12 @@ async function measure(files) {
 }
 
 const results = [];
-if (!json) console.log(editor ? "the language server's services" : "the command line's services (use --editor for the language server's)");
+if (!json)
+    console.log(
+        editor
+            ? "the language server's services"
+            : "the command line's services (use --editor for the language server's)",
+    );
 for (const family of FAMILIES) {
     if (only && family.name !== only) continue;
     let baseline;
@@ -175,6 +256,35 @@ for (const family of FAMILIES) {
                     `   ${String(row.diagnostics).padStart(5)} diagnostics   size x${row.sizeRatio}  validate x${row.timeRatio}  parse+link x${row.buildRatio}`,
             );
         }
+    }
+}
+if (!only || only === 'entities') {
+    const folder = mkdtempSync(join(tmpdir(), 'kvmod-bench-validate-'));
+    try {
+        let baseline;
+        for (const count of ENTITY_COUNTS) {
+            const path = join(folder, `entities-${count}.pidm`);
+            await writeEntitiesModel(count, path);
+            const run = await runValidate(path, folder);
+            baseline ??= { count, ...run };
+            const row = {
+                case: `entities ${count} (kvmod validate)`,
+                wallMs: Math.round(run.wall),
+                cpuMs: Math.round(run.cpu),
+                summary: run.summary,
+                sizeRatio: count / baseline.count,
+                cpuRatio: Number((run.cpu / baseline.cpu).toFixed(2)),
+            };
+            results.push(row);
+            if (!json) {
+                console.log(
+                    `${row.case.padEnd(34)} wall ${String(row.wallMs).padStart(7)} ms   cpu ${String(row.cpuMs).padStart(7)} ms` +
+                        `   size x${row.sizeRatio}  cpu x${row.cpuRatio}   (${row.summary})`,
+                );
+            }
+        }
+    } finally {
+        rmSync(folder, { recursive: true, force: true });
     }
 }
 if (json) console.log(JSON.stringify(results, null, 2));

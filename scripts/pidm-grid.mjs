@@ -1,11 +1,15 @@
 #!/usr/bin/env node
-// `node scripts/pidm-grid.mjs --queries M --fields N [--seed S] [--entities 10] [--attributes 150] [--out FILE]`
+// `node scripts/pidm-grid.mjs --queries M --fields N [--seed S] [--entities 10] [--attributes 150] [--span E]
+//     [--references R] [--out FILE]`
 //
 // Writes a random PIDM model of the issue-14 scale grid as text (stdout without --out): entities E0 … E9
 // of 150 attributes chained by `[1]` references, M queries `FROM E0 INCLUDE` the chain selecting N
 // attributes by path, filtering on one and sorting on one (see generateGridPidm in
-// src/testing/random-pidm.ts). Reads the compiled code in out/ (`npm run build:ts` first). The text is
-// written entity by entity and query by query, so a 10 MB model never sits in memory as one string.
+// src/testing/random-pidm.ts). With `--span E` a query reads E entities of the chain (query q from E(q·E)), so
+// `--entities N --span 4 --queries N/4` makes the entity count the variable (every entity read by one small
+// query); `--references R` adds R `[*]` references per entity to entities drawn at random. Reads the compiled
+// code in out/ (`npm run build:ts` first). The text is written entity by entity and query by query, so a 10 MB
+// model never sits in memory as one string.
 import './polyfills.mjs';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
@@ -35,6 +39,8 @@ const model = generateGridPidm({
     seed: number('seed', 2024),
     entities: number('entities', 10),
     attributesPerEntity: number('attributes', 150),
+    span: args.includes('--span') ? number('span') : undefined,
+    referencesPerEntity: number('references', 0),
 });
 const out = option('out');
 const stream = out ? createWriteStream(out) : process.stdout;

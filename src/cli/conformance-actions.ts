@@ -7,6 +7,7 @@ import { KvmodError } from '../pipeline/errors.js';
 import { formatConformance, runConformance } from '../runtime/conformance.js';
 import { redactRedisUrl } from '../runtime/redis-url.js';
 import { processIo, type CliIo } from './cli-io.js';
+import { numberOptionProblem } from './number-options.js';
 
 /** The arguments of `kvmod conformance`. */
 export interface ConformanceArgs {
@@ -22,11 +23,10 @@ export interface ConformanceArgs {
 /** Runs the matrix; prints the table on standard output and progress on standard error; 0 when all match. */
 export async function runConformanceCommand(args: ConformanceArgs, io: CliIo = processIo): Promise<number> {
     const scale = args.scale ?? 40;
-    if (!Number.isInteger(scale) || scale < 1)
-        throw new KvmodError(`--scale must be a positive integer, got ${args.scale}`, { code: 'cli.option' });
     const seeds = args.seeds ?? [1, 2, 3];
-    if (seeds.length === 0 || seeds.some((seed) => !Number.isInteger(seed)))
-        throw new KvmodError(`--seeds must be integers, got ${seeds.join(' ')}`, { code: 'cli.option' });
+    // The command line checks these when it parses them; a caller of the action may not have.
+    for (const problem of [numberOptionProblem('scale', scale, 'count'), numberOptionProblem('seeds', seeds, 'whole')])
+        if (problem) throw new KvmodError(problem, { code: 'cli.option' });
     const name = (path: string) => basename(path, '.pidm');
     const result = await runConformance({
         server: args.redis,

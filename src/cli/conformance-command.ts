@@ -6,6 +6,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { runAction, type CliContext } from './cli-command.js';
 import type { ConformanceArgs } from './conformance-actions.js';
+import { checkNumberOptions } from './number-options.js';
 import { engineTargetOption } from './target-options.js';
 
 /** The yargs module of `kvmod conformance`. */
@@ -15,7 +16,12 @@ export function conformanceCommand(context: CliContext): CommandModule<object, C
         describe:
             "Check an engine: verify every example (merge safe/none, key natural/counter, three data seeds) on a server, one table; exit 0 only if all match (drops and recreates the examples' indexes: use a scratch server)",
         builder: (yargs: Argv<object>) =>
-            engineTargetOption(yargs)
+            checkNumberOptions(engineTargetOption(yargs), {
+                scale: 'count',
+                seeds: 'whole',
+                samples: 'count',
+                timeout: 'seconds',
+            })
                 .option('redis', {
                     describe:
                         'The server (with RediSearch): redis://host:port, redis://user:password@host:port, rediss://…',

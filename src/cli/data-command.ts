@@ -6,19 +6,26 @@
 import type { Argv, CommandModule } from 'yargs';
 import { runAction, type CliContext } from './cli-command.js';
 import type { DataCheckArgs, DataGenerateArgs } from './data-actions.js';
+import { checkNumberOptions } from './number-options.js';
 import { targetOptions } from './target-options.js';
 
 const generate = (context: CliContext): CommandModule<object, DataGenerateArgs> => ({
     command: 'generate <model>',
     describe: 'Generate consistent synthetic instance data (deterministic for a seed)',
     builder: (yargs: Argv<object>) =>
-        yargs
+        checkNumberOptions(yargs, { scale: 'count', seed: 'whole' })
             .positional('model', { describe: 'The .pidm model', type: 'string', demandOption: true })
             .option('scale', {
-                describe: "Objects per entity (default: the spec's scale, else 100)",
+                describe:
+                    "Objects per entity (default: the spec's scale, else 100); written as they are made, any scale whose value pools fit in memory",
                 type: 'number',
+                requiresArg: true,
             })
-            .option('seed', { describe: "Seed of the generator (default: the spec's seed, else 1)", type: 'number' })
+            .option('seed', {
+                describe: "Seed of the generator (default: the spec's seed, else 1)",
+                type: 'number',
+                requiresArg: true,
+            })
             .option('spec', {
                 describe:
                     'A data spec (JSON): objects per entity, allowed values or ranges per attribute (README: Data spec)',

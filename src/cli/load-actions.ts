@@ -42,12 +42,13 @@ export interface LoadArgs extends RuntimeArgs {
 export async function progressReporter(
     io: CliIo,
     label: string,
+    unit = 'rows',
 ): Promise<{ update?: (done: number, total: number) => void; stop: () => void }> {
     if (io !== processIo || !process.stderr.isTTY) return { update: undefined, stop: () => undefined };
     const { default: cliProgress } = await import('cli-progress');
     const bar = new cliProgress.SingleBar(
         {
-            format: `${label} [{bar}] {value}/{total} rows {percentage}% eta {eta}s`,
+            format: `${label} [{bar}] {value}/{total} ${unit} {percentage}% eta {eta}s`,
             stream: process.stderr,
             hideCursor: true,
         },

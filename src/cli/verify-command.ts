@@ -6,6 +6,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { runAction, type CliContext } from './cli-command.js';
 import { runtimeOptions } from './load-command.js';
+import { checkNumberOptions } from './number-options.js';
 import type { VerifyArgs } from './verify-actions.js';
 
 /** The yargs module of `kvmod verify`. */
@@ -15,13 +16,19 @@ export function verifyCommand(context: CliContext): CommandModule<object, Verify
         describe:
             "Load the data and check every query's generated command against the oracle (drops and recreates the design's indexes: use a scratch server)",
         builder: (yargs: Argv<object>) =>
-            runtimeOptions(yargs)
+            checkNumberOptions(runtimeOptions(yargs), { samples: 'count', seed: 'whole' })
                 .option('samples', {
                     describe: 'Parameter sets per query drawn from the data',
                     type: 'number',
                     default: 10,
+                    requiresArg: true,
                 })
-                .option('seed', { describe: 'Seed of the parameter sampling', type: 'number', default: 1 })
+                .option('seed', {
+                    describe: 'Seed of the parameter sampling',
+                    type: 'number',
+                    default: 1,
+                    requiresArg: true,
+                })
                 .option('strict', {
                     describe: 'Fail (exit 1) when a query is untested: no parameter set gave a row to compare',
                     type: 'boolean',

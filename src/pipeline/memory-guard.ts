@@ -118,3 +118,29 @@ export function checkHeapHeadroom(phase: string): void {
         { code: MEMORY_ISSUE_CODE },
     );
 }
+
+/** Heap this process may still take before a phase boundary would stop it (the headroom limit less what is in use). */
+export function heapBudget(): number {
+    const { heap_size_limit: limit, used_heap_size: used } = getHeapStatistics();
+    return Math.max(0, HEAP_HEADROOM_LIMIT * limit - used);
+}
+
+/**
+ * Throws a `KvmodError` when `what` needs more heap than `heapBudget()` leaves: `needed` bytes (estimated) `forWhat`
+ * (e.g. "for the values objects draw from"); `lower` says how to ask for less with the budget there is (e.g.
+ * "at most --scale 3000000 here").
+ */
+export function checkHeapBudget(
+    what: string,
+    needed: number,
+    forWhat: string,
+    lower?: (budget: number) => string | undefined,
+): void {
+    const budget = heapBudget();
+    if (needed <= budget) return;
+    const instead = lower?.(budget);
+    throw new KvmodError(
+        `${what} needs about ${formatBytes(needed)} of memory ${forWhat}, more than the ${formatBytes(budget)} this process has left: ${instead ? `${instead}, or ` : ''}${advice(needed)}`,
+        { code: MEMORY_ISSUE_CODE },
+    );
+}

@@ -15,26 +15,24 @@ function rowKey(values: readonly TypedValue[]): string {
     return JSON.stringify(values);
 }
 
-function countRows(rows: readonly (readonly TypedValue[])[]): Map<string, number> {
+function countKeys(keys: readonly string[]): Map<string, number> {
     const counts = new Map<string, number>();
-    for (const row of rows) counts.set(rowKey(row), (counts.get(rowKey(row)) ?? 0) + 1);
+    for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
     return counts;
 }
 
-/** Bag difference of two row lists: the first row missing from `actual`, or the first extra one. */
-function bagDifference(
-    expected: readonly (readonly TypedValue[])[],
-    actual: readonly (readonly TypedValue[])[],
-): string | undefined {
-    const want = countRows(expected);
-    const got = countRows(actual);
-    for (const row of expected) {
-        const key = rowKey(row);
+/**
+ * Bag difference of two row lists, given as their rows' keys (`rowKey`, made once per row: a key is as long as
+ * the row's values): the first row missing from `actual`, or the first extra one.
+ */
+function bagDifference(expected: readonly string[], actual: readonly string[]): string | undefined {
+    const want = countKeys(expected);
+    const got = countKeys(actual);
+    for (const key of expected) {
         if ((got.get(key) ?? 0) < want.get(key)!)
             return `missing ${key} (expected ${want.get(key)}×, got ${got.get(key) ?? 0}×)`;
     }
-    for (const row of actual) {
-        const key = rowKey(row);
+    for (const key of actual) {
         if ((want.get(key) ?? 0) < got.get(key)!)
             return `unexpected ${key} (expected ${want.get(key) ?? 0}×, got ${got.get(key)}×)`;
     }
@@ -52,30 +50,32 @@ export function compareWithOracle(
     ordered: boolean,
     equalKeys: (a: OracleRow, b: OracleRow) => boolean,
 ): ComparisonResult {
-    const expectedValues = expected.map((row) => row.values);
+    const expectedKeys = expected.map((row) => rowKey(row.values));
+    const actualKeys = actual.map(rowKey);
     if (expected.length !== actual.length) {
-        const detail = bagDifference(expectedValues, actual);
+        const detail = bagDifference(expectedKeys, actualKeys);
         return {
             matches: false,
             difference: `${actual.length} rows instead of ${expected.length}${detail ? `; ${detail}` : ''}`,
         };
     }
-    const detail = bagDifference(expectedValues, actual);
+    const detail = bagDifference(expectedKeys, actualKeys);
     if (detail) return { matches: false, difference: detail };
     if (!ordered) return { matches: true };
     let start = 0;
     while (start < expected.length) {
         let end = start + 1;
         while (end < expected.length && equalKeys(expected[start], expected[end])) end++;
-        const block = expectedValues.slice(start, end);
-        if (bagDifference(block, actual.slice(start, end))) {
-            const keys = new Set(block.map(rowKey));
-            const offset = actual.slice(start, end).findIndex((row) => !keys.has(rowKey(row)));
+        const block = expectedKeys.slice(start, end);
+        const returned = actualKeys.slice(start, end);
+        if (bagDifference(block, returned)) {
+            const keys = new Set(block);
+            const offset = returned.findIndex((key) => !keys.has(key));
             const position = start + Math.max(offset, 0);
             const rows = end - start === 1 ? `row ${start + 1}` : `rows ${start + 1}–${end}`;
             return {
                 matches: false,
-                difference: `order: ${rows} should have sort key ${JSON.stringify(expected[start].sortKey)}, but row ${position + 1} is ${rowKey(actual[position])}`,
+                difference: `order: ${rows} should have sort key ${JSON.stringify(expected[start].sortKey)}, but row ${position + 1} is ${actualKeys[position]}`,
             };
         }
         start = end;

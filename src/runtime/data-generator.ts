@@ -43,12 +43,24 @@ export class SeededRandom {
     }
     /** `count` distinct elements, in random order. */
     sample<T>(items: readonly T[], count: number): T[] {
-        const copy = [...items];
-        for (let i = 0; i < Math.min(count, copy.length); i++) {
-            const j = i + Math.floor(this.next() * (copy.length - i));
-            [copy[i], copy[j]] = [copy[j], copy[i]];
+        return this.sampleIndexes(items.length, count).map((index) => items[index]);
+    }
+    /**
+     * `count` distinct indexes below `length`, in random order: the first `count` steps of a Fisher–Yates shuffle
+     * of 0 … length-1, with only the moved positions kept, so a draw costs its count, not the length (a list of
+     * references drawn from millions of identifiers).
+     */
+    sampleIndexes(length: number, count: number): number[] {
+        const moved = new Map<number, number>();
+        const drawn: number[] = [];
+        for (let i = 0; i < Math.min(count, length); i++) {
+            const j = i + Math.floor(this.next() * (length - i));
+            const atJ = moved.get(j) ?? j;
+            // Position i is never read again; position j now holds what i held.
+            moved.set(j, moved.get(i) ?? i);
+            drawn.push(atJ);
         }
-        return copy.slice(0, count);
+        return drawn;
     }
 }
 
@@ -329,67 +341,169 @@ function listSize(reference: RuntimeReference, available: number, random: Seeded
     return Math.max(Math.min(wanted, upper), Math.min(reference.minItems, available));
 }
 
+/** The objects of one entity, made as they are read. */
+export interface GeneratedEntity {
+    /** The entity's name. */
+    name: string;
+    /** How many objects `objects` yields. */
+    count: number;
+    /** The objects, in order; read them all before the next entity's (they draw from one random sequence). */
+    objects: Iterable<InstanceObject>;
+}
+
+/** Objects per entity: the spec's count, else the scale. */
+function objectCount(entity: RuntimeEntity, options: GenerateOptions): number {
+    return options.spec?.entities?.[entity.name]?.count ?? Math.max(1, Math.trunc(options.scale));
+}
+
+/**
+ * The data of `generateInstanceData`, entity by entity and object by object, made as it is read: what stays in
+ * memory is the value pools of the entity being made (`estimateGeneratorHeap`), not the data. Identifiers are
+ * computed from their ordinal where a reference needs one.
+ */
+export function* generateInstanceEntities(model: RuntimeModel, options: GenerateOptions): Generator<GeneratedEntity> {
+    const random = new SeededRandom(options.seed);
+    const countOf = (name: string) => {
+        const entity = model.entities.get(name);
+        return entity ? objectCount(entity, options) : 0;
+    };
+    for (const entity of model.entities.values()) {
+        const count = objectCount(entity, options);
+        yield { name: entity.name, count, objects: entityObjects(model, entity, count, countOf, random, options) };
+    }
+}
+
+function* entityObjects(
+    model: RuntimeModel,
+    entity: RuntimeEntity,
+    scale: number,
+    countOf: (name: string) => number,
+    random: SeededRandom,
+    options: GenerateOptions,
+): Generator<InstanceObject> {
+    const domains = options.spec?.entities?.[entity.name]?.attributes ?? {};
+    const pools = new Map<string, SpecValue[]>();
+    const poolOf = (attribute: RuntimeAttribute): SpecValue[] => {
+        let pool = pools.get(attribute.name);
+        if (!pool) {
+            const domain = domains[attribute.name];
+            // A pool a third the size of the entity: each value is shared by about three objects. The
+            // literals the queries filter on join it, so that those queries have rows to compare.
+            const size = poolSize(scale);
+            const literals = (attribute.literals ?? []).filter((value) => inDomain(value, domain));
+            const fresh = domain?.values
+                ? []
+                : Array.from({ length: size }, (_, ordinal) =>
+                      domain
+                          ? rangedValue(attribute.type, domain, random)
+                          : freshValue(attribute.type, attribute.name, random, ordinal),
+                  );
+            // Each literal three times: about one object in ten holds it at the default scale.
+            const wanted = [...new Set(literals)].flatMap((value) => [value, value, value]);
+            pool = [...wanted, ...(domain?.values ?? []), ...fresh];
+            pools.set(attribute.name, pool);
+        }
+        return pool;
+    };
+    const identifierOf = (name: string, ordinal: number) => {
+        const target = model.entities.get(name)!;
+        return identifier(target, target.idType, ordinal);
+    };
+    for (let n = 0; n < scale; n++) {
+        const object: InstanceObject = {};
+        for (const attribute of entity.attributes) {
+            object[attribute.name] = attribute.isId ? identifierOf(entity.name, n) : random.pick(poolOf(attribute));
+        }
+        for (const reference of entity.references) {
+            const targets = countOf(reference.target);
+            const pick = () => String(identifierOf(reference.target, Math.floor(random.next() * targets)));
+            if (reference.kind === 'one') {
+                if (targets > 0) object[reference.name] = pick();
+            } else if (reference.kind === 'optional') {
+                object[reference.name] = targets > 0 && random.next() < 0.75 ? pick() : null;
+            } else {
+                object[reference.name] = random
+                    .sampleIndexes(targets, listSize(reference, targets, random))
+                    .map((ordinal) => String(identifierOf(reference.target, ordinal)));
+            }
+        }
+        yield object;
+    }
+}
+
+/** Values in an attribute's pool of fresh values, for an entity of `count` objects. */
+function poolSize(count: number): number {
+    return Math.max(3, Math.ceil(count / 3));
+}
+
+/**
+ * Heap a pool value takes, by type, with a margin: a text is a short string made of two (a word and an ordinal), a
+ * date or time a string of 8 or 10 characters, a datetime a string made of those two, a float a boxed number, an int
+ * or boolean a slot.
+ */
+const POOL_VALUE_BYTES: Partial<Record<LogicalType, number>> & { text: number } = {
+    text: 96,
+    date: 48,
+    time: 48,
+    datetime: 112,
+    float: 32,
+    int: 16,
+    boolean: 16,
+};
+
+/**
+ * Heap the generator holds at most (the value pools of its largest entity, `generateInstanceEntities`), and that
+ * entity: the data itself is made as it is read.
+ */
+export function estimateGeneratorHeap(
+    model: RuntimeModel,
+    options: GenerateOptions,
+): { bytes: number; entity?: string } {
+    let largest: { bytes: number; entity?: string } = { bytes: 0 };
+    for (const entity of model.entities.values()) {
+        const size = poolSize(objectCount(entity, options));
+        let bytes = 0;
+        for (const attribute of entity.attributes) {
+            if (!attribute.isId) bytes += size * (POOL_VALUE_BYTES[attribute.type] ?? POOL_VALUE_BYTES.text);
+        }
+        if (bytes > largest.bytes) largest = { bytes, entity: entity.name };
+    }
+    return largest;
+}
+
 /** Generates consistent instance data for every entity of a model. */
 export function generateInstanceData(model: RuntimeModel, options: GenerateOptions): InstanceData {
-    const defaultCount = Math.max(1, Math.trunc(options.scale));
-    const countOf = (entity: RuntimeEntity) => options.spec?.entities?.[entity.name]?.count ?? defaultCount;
-    const random = new SeededRandom(options.seed);
-    const ids = new Map<string, (string | number)[]>();
-    for (const entity of model.entities.values()) {
-        ids.set(
-            entity.name,
-            Array.from({ length: countOf(entity) }, (_, n) => identifier(entity, entity.idType, n)),
-        );
-    }
     const data: InstanceData = {};
-    for (const entity of model.entities.values()) {
-        const scale = countOf(entity);
-        const domains = options.spec?.entities?.[entity.name]?.attributes ?? {};
-        const pools = new Map<string, SpecValue[]>();
-        const poolOf = (attribute: RuntimeAttribute): SpecValue[] => {
-            let pool = pools.get(attribute.name);
-            if (!pool) {
-                const domain = domains[attribute.name];
-                // A pool a third the size of the entity: each value is shared by about three objects. The
-                // literals the queries filter on join it, so that those queries have rows to compare.
-                const size = Math.max(3, Math.ceil(scale / 3));
-                const literals = (attribute.literals ?? []).filter((value) => inDomain(value, domain));
-                const fresh = domain?.values
-                    ? []
-                    : Array.from({ length: size }, (_, ordinal) =>
-                          domain
-                              ? rangedValue(attribute.type, domain, random)
-                              : freshValue(attribute.type, attribute.name, random, ordinal),
-                      );
-                // Each literal three times: about one object in ten holds it at the default scale.
-                const wanted = [...new Set(literals)].flatMap((value) => [value, value, value]);
-                pool = [...wanted, ...(domain?.values ?? []), ...fresh];
-                pools.set(attribute.name, pool);
-            }
-            return pool;
-        };
-        const objects: InstanceObject[] = [];
-        for (let n = 0; n < scale; n++) {
-            const object: InstanceObject = {};
-            for (const attribute of entity.attributes) {
-                object[attribute.name] = attribute.isId ? ids.get(entity.name)![n] : random.pick(poolOf(attribute));
-            }
-            for (const reference of entity.references) {
-                const targets = ids.get(reference.target) ?? [];
-                if (reference.kind === 'one') {
-                    if (targets.length > 0) object[reference.name] = String(random.pick(targets));
-                } else if (reference.kind === 'optional') {
-                    object[reference.name] =
-                        targets.length > 0 && random.next() < 0.75 ? String(random.pick(targets)) : null;
-                } else {
-                    object[reference.name] = random
-                        .sample(targets, listSize(reference, targets.length, random))
-                        .map(String);
-                }
-            }
-            objects.push(object);
-        }
-        data[entity.name] = objects;
-    }
+    for (const entity of generateInstanceEntities(model, options)) data[entity.name] = [...entity.objects];
     return data;
+}
+
+/**
+ * The text of `JSON.stringify(data, null, 1) + '\n'` for generated entities, in pieces of about `pieceLength`
+ * characters: a large data set is written as it is made.
+ */
+export function* instanceDataJsonPieces(
+    entities: Iterable<GeneratedEntity>,
+    onObject?: () => void,
+    pieceLength = 1 << 16,
+): Generator<string> {
+    let piece = '{';
+    let firstEntity = true;
+    for (const entity of entities) {
+        piece += `${firstEntity ? '' : ','}\n ${JSON.stringify(entity.name)}: [`;
+        firstEntity = false;
+        let firstObject = true;
+        for (const object of entity.objects) {
+            // JSON escapes a line break inside a string: every line break is the layout's, indented one level more.
+            piece += `${firstObject ? '' : ','}\n  ${JSON.stringify(object, null, 1).replaceAll('\n', '\n  ')}`;
+            firstObject = false;
+            onObject?.();
+            if (piece.length >= pieceLength) {
+                yield piece;
+                piece = '';
+            }
+        }
+        piece += firstObject ? ']' : '\n ]';
+    }
+    yield `${piece}${firstEntity ? '}' : '\n}'}\n`;
 }

@@ -20,6 +20,8 @@ export type ParameterValues = Record<string, TypedValue>;
 export interface OracleRow {
     values: TypedValue[];
     sortKey: TypedValue[];
+    /** The sort key values' order keys in the collation (`Collation.orderKey`), made once, when the rows are sorted. */
+    orderKey?: TypedValue[];
 }
 
 /**
@@ -155,7 +157,10 @@ export function evaluatePrepared(prepared: PreparedQuery, parameters: ParameterV
             sortKey: plan.orderBy.map((key) => read(binding, key)),
         });
     }
-    if (plan.orderBy.length > 0) rows.sort((a, b) => compareSortKeys(plan, collation, a.sortKey, b.sortKey));
+    if (plan.orderBy.length > 0) {
+        for (const row of rows) row.orderKey = orderKeysOf(plan, collation, row.sortKey);
+        rows.sort((a, b) => compareOrderKeys(plan, collation, a.orderKey!, b.orderKey!));
+    }
     return rows;
 }
 
@@ -177,6 +182,28 @@ export function compareSortKeys(plan: QueryPlan, collation: Collation, a: TypedV
         if (order !== 0) return key.descending ? -order : order;
     }
     return 0;
+}
+
+/** A row's sort key values as order keys (`Collation.orderKey`), to be compared by `compareOrderKeys`. */
+export function orderKeysOf(plan: QueryPlan, collation: Collation, sortKey: TypedValue[]): TypedValue[] {
+    return plan.orderBy.map((key, position) => collation.orderKey(key.type, sortKey[position]));
+}
+
+/** `compareSortKeys` of two rows whose order keys are made (`orderKeysOf`). */
+export function compareOrderKeys(plan: QueryPlan, collation: Collation, a: TypedValue[], b: TypedValue[]): number {
+    for (let position = 0; position < plan.orderBy.length; position++) {
+        const key = plan.orderBy[position];
+        const order = collation.compareOrderKeys(key.type, a[position], b[position]);
+        if (order !== 0) return key.descending ? -order : order;
+    }
+    return 0;
+}
+
+/** Whether two rows of `evaluatePrepared` have equal sort keys (their order is free). */
+export function sameSortKeys(plan: QueryPlan, collation: Collation, a: OracleRow, b: OracleRow): boolean {
+    return a.orderKey && b.orderKey
+        ? compareOrderKeys(plan, collation, a.orderKey, b.orderKey) === 0
+        : compareSortKeys(plan, collation, a.sortKey, b.sortKey) === 0;
 }
 
 /** `left op right` for a typed attribute value, in a collation. */

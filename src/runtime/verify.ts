@@ -10,7 +10,7 @@ import { compareWithOracle } from './compare-results.js';
 import { indexInstanceData, type InstanceData, type InstanceIndex } from './instance-data.js';
 import { evaluateServedQuery } from './kvlm-evaluator.js';
 import { materializeCollection, type MaterializedRow } from './materialize.js';
-import { compareSortKeys, evaluatePrepared, prepareQuery, type ParameterValues } from './oracle.js';
+import { evaluatePrepared, prepareQuery, sameSortKeys, type ParameterValues } from './oracle.js';
 import { sampleParameters } from './parameter-sampler.js';
 import { planQuery } from './query-plan.js';
 import type { RuntimeModel } from './runtime-model.js';
@@ -132,11 +132,8 @@ export async function verifyQueries(
                 continue;
             }
             verdict.rowsCompared += Math.max(expected.length, actual.length);
-            const result = compareWithOracle(
-                expected,
-                actual,
-                ordered,
-                (a, b) => compareSortKeys(plan, options.collation, a.sortKey, b.sortKey) === 0,
+            const result = compareWithOracle(expected, actual, ordered, (a, b) =>
+                sameSortKeys(plan, options.collation, a, b),
             );
             if (!result.matches) {
                 verdict.mismatches++;

@@ -190,7 +190,12 @@ function addEntityTo(
     });
     model.entities.push(entity);
     entity.members.push(
-        makeAstNode<IdAttribute>(entity, 'members', 0, { $type: 'IdAttribute', name: idName, type: 'text', unique: true }),
+        makeAstNode<IdAttribute>(entity, 'members', 0, {
+            $type: 'IdAttribute',
+            name: idName,
+            type: 'text',
+            unique: true,
+        }),
     );
     const attributes: Attribute[] = [];
     for (let a = 0; a < attributeCount; a++) {
@@ -382,20 +387,29 @@ export interface GridPidmOptions {
     entities?: number;
     /** Attributes per entity besides its identifier (default 150). */
     attributesPerEntity?: number;
+    /**
+     * Entities a query reads: its FROM entity and the `span - 1` following it along the chain (default all, from
+     * E0). Query q starts at E(q·span) (wrapping), so `entities / span` queries read every entity once: with a small
+     * span the entity count is the variable and the queries stay small.
+     */
+    span?: number;
+    /** Extra `[*]` references each entity makes to entities drawn at random (`r0`, `r1`, …; default 0). */
+    referencesPerEntity?: number;
 }
 
 /**
  * The scale grid of `npm run bench:e2e` (issue 14): entities E0 … E9 of 150 attributes, each with a `[1]`
  * reference `next` to the following one; every query reads `FROM E0 INCLUDE` the whole chain (aliases
- * E1 … E9), selects n distinct attributes by path (`E3.a17`), filters on the first with a parameter and
- * sorts on the second. The paths are drawn at random, so two queries share about n / 1500 of them and
+ * E1 … E9; with `span`, a stretch of it), selects n distinct attributes by path (`E3.a17`), filters on the
+ * first with a parameter and sorts on the second. The paths are drawn at random, so two queries share about n / 1500 of them and
  * no pair reaches the 0.8 merge threshold: the size of the model is the size of the output.
  */
 export function generateGridPidm(options: GridPidmOptions): PidmModel {
     const entityCount = Math.max(1, Math.floor(options.entities ?? 10));
     const attributeCount = Math.max(1, Math.floor(options.attributesPerEntity ?? 150));
     const m = Math.max(0, Math.floor(options.queries));
-    const n = Math.min(entityCount * attributeCount, Math.max(1, Math.floor(options.fieldsPerQuery)));
+    const span = Math.min(entityCount, Math.max(1, Math.floor(options.span ?? entityCount)));
+    const n = Math.min(span * attributeCount, Math.max(1, Math.floor(options.fieldsPerQuery)));
     const random = createRandom(options.seed);
     const model = makeAstNode<PidmModel>(undefined, undefined, undefined, {
         $type: 'PidmModel',
@@ -411,30 +425,38 @@ export function generateGridPidm(options: GridPidmOptions): PidmModel {
     }
     const next: Reference[] = [];
     for (let e = 0; e + 1 < entityCount; e++) next.push(addReferenceTo(entities[e], entities[e + 1], 'next', 'one'));
+    const extra = Math.max(0, Math.floor(options.referencesPerEntity ?? 0));
+    for (let e = 0; e < entityCount && extra > 0; e++) {
+        for (let r = 0; r < extra; r++) {
+            addReferenceTo(entities[e], entities[Math.floor(random() * entityCount)], `r${r}`, 'many');
+        }
+    }
 
     for (let q = 0; q < m; q++) {
-        const { query, from } = makeQuery(model, `Q${q}`, entities[0]);
-        // Alias k names entity k: E0 is the FROM entity itself, E1 … are the includes along the chain.
+        const start = (q * span) % (entityCount - span + 1);
+        const { query, from } = makeQuery(model, `Q${q}`, entities[start]);
+        // Alias k names entity start + k: the FROM entity itself, then the includes along the chain.
         const heads: PathElement[] = [from];
-        for (let e = 1; e < entityCount; e++) {
-            const include = makeAstNode<Include>(query, 'includes', e - 1, {
+        for (let k = 1; k < span; k++) {
+            const e = start + k;
+            const include = makeAstNode<Include>(query, 'includes', k - 1, {
                 $type: 'Include',
                 alias: `E${e}`,
                 path: undefined as unknown as Path,
             });
             (include as Mutable<Include>).path = makePath(include, 'path', [
-                [heads[e - 1], `E${e - 1}`],
+                [heads[k - 1], `E${e - 1}`],
                 [next[e - 1], 'next'],
             ]);
             query.includes.push(include);
             heads.push(include);
         }
-        const chosen = shuffled(entityCount * attributeCount, random).slice(0, n);
+        const chosen = shuffled(span * attributeCount, random).slice(0, n);
         const steps = (slot: number): [PathElement, string][] => {
-            const e = Math.floor(slot / attributeCount);
-            const attribute = attributes[e][slot % attributeCount];
+            const k = Math.floor(slot / attributeCount);
+            const attribute = attributes[start + k][slot % attributeCount];
             return [
-                [heads[e], `E${e}`],
+                [heads[k], `E${start + k}`],
                 [attribute, attribute.name],
             ];
         };

@@ -1,7 +1,7 @@
 /**
  * Bad usage through the real command line: every complaint about the arguments (unknown option, missing
  * argument, invalid choice, a value the option's check rejects, unknown command) and every bad option value
- * found later (a scale of 0) exits 2 with three short lines — the message, the misused command's
+ * found later (a threshold out of range) exits 2 with three short lines — the message, the misused command's
  * synopsis, and where its help is — never the whole help, never an internal error.
  */
 import { describe, expect, it } from '@jest/globals';
@@ -120,21 +120,6 @@ describe('usage errors exit 2 with the usage and one message', () => {
 
     it("an option value its action finds bad, with the command's usage like yargs' own complaints", () => {
         usageError(
-            ['data', 'generate', MODEL, '--scale', '0'],
-            /^kvmod data generate <model>\n/,
-            '--scale must be a positive integer, got 0',
-        );
-        usageError(
-            ['conformance', '--redis', 'redis://127.0.0.1:1', '--scale', '0'],
-            /^kvmod conformance\n/,
-            '--scale must be a positive integer, got 0',
-        );
-        usageError(
-            ['conformance', '--redis', 'redis://127.0.0.1:1', '--seeds', 'x'],
-            /^kvmod conformance\n/,
-            '--seeds must be integers, got NaN',
-        );
-        usageError(
             ['plan', MODEL, MODEL, '--target', 'redis-core'],
             /^kvmod plan <old> \[new\]\n/,
             'plan and migrate work with the redis target, not redis-core',
@@ -144,6 +129,69 @@ describe('usage errors exit 2 with the usage and one message', () => {
             /^kvmod migrate <old> \[new\]\n/,
             'plan and migrate work with the redis target, not redis-core',
         );
+    });
+
+    it('a numeric option given something else than the number it takes: not a number, negative, fractional, 0', () => {
+        // yargs reads `abc` as NaN and takes -3 and 1.5: verify ran `NaN parameter sets` and exited 0.
+        const server = ['--data', 'd.json', '--redis', 'redis://127.0.0.1:1'];
+        const cases: [string[], RegExp, string][] = [
+            [
+                ['verify', MODEL, ...server, '--samples', 'abc'],
+                /^kvmod verify <model>\n/,
+                '--samples must be a whole number from 1, got NaN',
+            ],
+            [
+                ['verify', MODEL, ...server, '--samples', '-3'],
+                /^kvmod verify <model>\n/,
+                '--samples must be a whole number from 1, got -3',
+            ],
+            [
+                ['verify', MODEL, ...server, '--samples', '1.5'],
+                /^kvmod verify <model>\n/,
+                '--samples must be a whole number from 1, got 1.5',
+            ],
+            [
+                ['verify', MODEL, ...server, '--seed', '0.5'],
+                /^kvmod verify <model>\n/,
+                '--seed must be a whole number, got 0.5',
+            ],
+            [
+                ['data', 'generate', MODEL, '--scale', '0'],
+                /^kvmod data generate <model>\n/,
+                '--scale must be a whole number from 1, got 0',
+            ],
+            [
+                ['data', 'generate', MODEL, '--scale', 'many'],
+                /^kvmod data generate <model>\n/,
+                '--scale must be a whole number from 1, got NaN',
+            ],
+            [
+                ['data', 'generate', MODEL, '--seed', '2.5'],
+                /^kvmod data generate <model>\n/,
+                '--seed must be a whole number, got 2.5',
+            ],
+            [
+                ['conformance', '--redis', 'redis://127.0.0.1:1', '--samples', '0'],
+                /^kvmod conformance\n/,
+                '--samples must be a whole number from 1, got 0',
+            ],
+            [
+                ['conformance', '--redis', 'redis://127.0.0.1:1', '--seeds', '1', 'x'],
+                /^kvmod conformance\n/,
+                '--seeds must be a whole number, got NaN',
+            ],
+            [
+                ['conformance', '--redis', 'redis://127.0.0.1:1', '--scale', '-1'],
+                /^kvmod conformance\n/,
+                '--scale must be a whole number from 1, got -1',
+            ],
+            [
+                ['conformance', '--redis', 'redis://127.0.0.1:1', '--timeout', '0'],
+                /^kvmod conformance\n/,
+                '--timeout must be a positive number of seconds, got 0',
+            ],
+        ];
+        for (const [args, usage, message] of cases) usageError(args, usage, message);
     });
 
     it('no command at all', () => {

@@ -74,6 +74,45 @@ describe('value encoding for Redis', () => {
         expect(encodeSortKey('')).toBe('');
     });
 
+    test('the sort form folds each character as it would alone, whatever surrounds it (a final Σ too)', () => {
+        // The definition, one character at a time; the encoder maps whole runs where that gives the same text.
+        const foldEach = (text: string) =>
+            Array.from(text, (c) =>
+                c === 'ı' ? c : Array.from(c.toLowerCase().toUpperCase(), (u) => u.toLowerCase()).join(''),
+            ).join('');
+        const tricky = fc.constantFrom(
+            'Σ',
+            'σ',
+            'ς',
+            'ı',
+            'İ',
+            'ẞ',
+            'ß',
+            'ﬀ',
+            '\u0345',
+            'ΐ',
+            'K',
+            'A',
+            'z',
+            ' ',
+            '.',
+            '😀',
+            '\ud800',
+            '\udc00',
+        );
+        const texts = fc.oneof(
+            fc.array(tricky, { maxLength: 12 }).map((parts) => parts.join('')),
+            fc.string({ unit: 'binary', maxLength: 12 }),
+        );
+        fc.assert(
+            fc.property(texts, (text) => {
+                expect(encodeSortKey(text)).toBe(foldEach(text));
+            }),
+            { numRuns: 3000 },
+        );
+        expect(encodeSortKey('ΟΔΟΣ ΟΔΟΣ.')).toBe('οδοσ οδοσ.');
+    });
+
     test('natural key parts escape % and : so that different part lists never make the same key', () => {
         expect(escapeKeyPart('a:b%c')).toBe('a%3Ab%25c');
         const a = naturalKeySuffix([

@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryIo } from '../../src/cli/cli-io.js';
 import { runDataCheck, runDataGenerate, runDataSchema } from '../../src/cli/data-actions.js';
 import { main } from '../../src/cli/main.js';
+import { heapBudget } from '../../src/pipeline/memory-guard.js';
+import { estimateGeneratorHeap, generateInstanceData } from '../../src/runtime/data-generator.js';
+import { loadRuntimeModel } from '../../src/runtime/runtime-design.js';
 
 const MODEL = 'examples/tournament/tournament.pidm';
 let dir: string;
@@ -71,7 +75,33 @@ describe('kvmod data', () => {
         const io = memoryIo();
         expect(await main(['data', 'generate', MODEL, '--scale', '0'], io)).toBe(2);
         expect(io.stderr).toBe(
-            "kvmod: --scale must be a positive integer, got 0\nusage: kvmod data generate <model>\nRun 'kvmod data generate --help' for usage.\n",
+            "kvmod: --scale must be a whole number from 1, got 0\nusage: kvmod data generate <model>\nRun 'kvmod data generate --help' for usage.\n",
         );
+    });
+
+    test('generate writes, as it makes them, the objects generateInstanceData makes, laid out as JSON.stringify(data, null, 1)', async () => {
+        const model = await loadRuntimeModel(MODEL);
+        const expected = JSON.stringify(generateInstanceData(model, { scale: 400, seed: 9 }), null, 1) + '\n';
+        const path = join(dir, 'streamed.json');
+        expect(await runDataGenerate({ model: MODEL, scale: 400, seed: 9, output: path }, memoryIo())).toBe(0);
+        expect(await readFile(path, 'utf8')).toBe(expected);
+        const io = memoryIo();
+        expect(await runDataGenerate({ model: MODEL, scale: 400, seed: 9 }, io)).toBe(0);
+        expect(io.stdout).toBe(expected);
+    });
+
+    test('a scale whose value pools cannot fit in memory is refused before anything is written, with one that fits', async () => {
+        // V8 aborted (heap out of memory, exit 134) after minutes; a scale of millions wrote nothing for minutes.
+        const path = join(dir, 'never.json');
+        const io = memoryIo();
+        expect(await main(['data', 'generate', MODEL, '--scale', '1000000000', '-o', path], io)).toBe(1);
+        const refusal =
+            /^kvmod: --scale 1000000000 needs about [\d.]+ GB of memory for the values objects draw from \(a third as many per attribute as Round has objects\), more than the [\d.]+ [GM]B this process has left: at most --scale (\d+) here, or run kvmod with NODE_OPTIONS=--max-old-space-size=\d+ on a machine with that much free memory\n$/;
+        expect(io.stderr).toMatch(refusal);
+        expect(existsSync(path)).toBe(false);
+        const fits = Number(refusal.exec(io.stderr)![1]);
+        const model = await loadRuntimeModel(MODEL);
+        expect(estimateGeneratorHeap(model, { scale: fits, seed: 1 }).bytes).toBeLessThanOrEqual(heapBudget());
+        expect(estimateGeneratorHeap(model, { scale: fits * 2, seed: 1 }).bytes).toBeGreaterThan(heapBudget());
     });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { loadWorkspace } from '../../src/pipeline/load.js';
-import { generateInstanceData } from '../../src/runtime/data-generator.js';
+import { generateInstanceData, SeededRandom } from '../../src/runtime/data-generator.js';
 import { indexInstanceData, validateInstanceData } from '../../src/runtime/instance-data.js';
 import { evaluateQuery } from '../../src/runtime/oracle.js';
 import { planQuery } from '../../src/runtime/query-plan.js';
@@ -111,5 +111,32 @@ describe('the data generator', () => {
                 ]).toEqual([query.name, true]);
             }
         }
+    });
+
+    test('a sample is the start of a seeded Fisher–Yates shuffle, drawn at the cost of its size, not of the list', () => {
+        // A copy of the list per draw made `[*]` references quadratic in the scale.
+        const shuffledStart = (random: SeededRandom, length: number, count: number) => {
+            const copy = Array.from({ length }, (_, index) => index);
+            for (let i = 0; i < Math.min(count, length); i++) {
+                const j = i + Math.floor(random.next() * (length - i));
+                [copy[i], copy[j]] = [copy[j], copy[i]];
+            }
+            return copy.slice(0, count);
+        };
+        for (const [length, count] of [
+            [0, 3],
+            [1, 1],
+            [5, 5],
+            [9, 3],
+            [50, 20],
+            [7, 10],
+        ]) {
+            expect(new SeededRandom(length * 31 + count).sampleIndexes(length, count)).toEqual(
+                shuffledStart(new SeededRandom(length * 31 + count), length, count),
+            );
+        }
+        const drawn = new SeededRandom(3).sampleIndexes(2 ** 40, 6);
+        expect(new Set(drawn).size).toBe(6);
+        expect(drawn.every((index) => Number.isInteger(index) && index >= 0 && index < 2 ** 40)).toBe(true);
     });
 });

@@ -7,7 +7,6 @@
  */
 import {
     AstUtils,
-    DefaultScopeProvider,
     MultiMapScope,
     EMPTY_SCOPE,
     MapScope,
@@ -20,8 +19,18 @@ import {
     type Stream,
 } from 'langium';
 import type { LangiumCoreServices, LangiumSharedCoreServices } from 'langium';
+import { IndexedScopeProvider } from '../common/indexed-scope-provider.js';
 import { modelSetIndex } from '../common/model-sets.js';
-import { isInclude, isPath, isReference, isSegment, type Entity, type Include, type Query, type Segment } from '../generated/ast.js';
+import {
+    isInclude,
+    isPath,
+    isReference,
+    isSegment,
+    type Entity,
+    type Include,
+    type Query,
+    type Segment,
+} from '../generated/ast.js';
 import { containingQuery, entityOfElement } from './pidm-semantics.js';
 
 /**
@@ -103,15 +112,23 @@ class ScopeCache<K, V extends object> extends WorkspaceCache<K, V> {
 /** A path step with nothing to see (its previous step stands for no entity). */
 const EMPTY_FALLBACK_SCOPE = new CaseFallbackScope(EMPTY_SCOPE);
 
-/** The PIDM scope provider: aliases and dotted paths, with the case-insensitive fallback. */
-export class PidmScopeProvider extends DefaultScopeProvider {
+/**
+ * The PIDM scope provider: aliases and dotted paths, with the case-insensitive fallback. Entity names (a
+ * reference's target, a FROM clause) are looked up the default way, in scopes indexed by name.
+ */
+export class PidmScopeProvider extends IndexedScopeProvider {
     private readonly memberScopes: WorkspaceCache<Entity, Scope>;
     private readonly aliasScopes: WorkspaceCache<Query, Scope>;
-    private readonly aliasDescriptions: WorkspaceCache<Query, { from: AstNodeDescription[]; includes: (AstNodeDescription | undefined)[] }>;
+    private readonly aliasDescriptions: WorkspaceCache<
+        Query,
+        { from: AstNodeDescription[]; includes: (AstNodeDescription | undefined)[] }
+    >;
     private readonly memberFallbackScopes: WorkspaceCache<Entity, Scope>;
     private readonly firstStepScopes: WorkspaceCache<Query, Scope>;
     private readonly includeScopes: WorkspaceCache<Include, Scope>;
     private readonly modelScopes: WorkspaceCache<string, Scope>;
+    /** The fallback over each (cached) default scope: its case-insensitive index is built once, not per miss. */
+    private readonly fallbackScopes = new WeakMap<Scope, CaseFallbackScope>();
     private readonly shared: LangiumSharedCoreServices;
 
     constructor(services: LangiumCoreServices) {
@@ -132,15 +149,22 @@ export class PidmScopeProvider extends DefaultScopeProvider {
         const uri = context.container.$document?.uri ?? AstUtils.findRootNode(context.container).$document?.uri;
         if (!uri || sets.setCount() <= 1) return super.getGlobalScope(referenceType, context);
         const set = sets.setOf(uri);
-        return this.modelScopes.get(`${set.files[0]} ${referenceType}`, () =>
-            new MultiMapScope(this.indexManager.allElements(referenceType, new Set(set.files))),
+        return this.modelScopes.get(
+            `${set.files[0]} ${referenceType}`,
+            () => new MultiMapScope(this.indexManager.allElements(referenceType, new Set(set.files))),
         );
     }
 
     override getScope(context: ReferenceInfo): Scope {
         if (isSegment(context.container)) return this.getSegmentScope(context.container);
         if (isReference(context.container) || context.property === 'entity') {
-            return new CaseFallbackScope(super.getScope(context));
+            const scope = super.getScope(context);
+            let fallback = this.fallbackScopes.get(scope);
+            if (!fallback) {
+                fallback = new CaseFallbackScope(scope);
+                this.fallbackScopes.set(scope, fallback);
+            }
+            return fallback;
         }
         return super.getScope(context);
     }
@@ -157,12 +181,18 @@ export class PidmScopeProvider extends DefaultScopeProvider {
         const index = at !== undefined && path.segments[at] === segment ? at : path.segments.indexOf(segment);
         if (index > 0) {
             const entity = entityOfElement(path.segments[index - 1]?.element?.ref);
-            return entity ? this.memberFallbackScopes.get(entity, () => new CaseFallbackScope(this.getMemberScope(entity))) : EMPTY_FALLBACK_SCOPE;
+            return entity
+                ? this.memberFallbackScopes.get(entity, () => new CaseFallbackScope(this.getMemberScope(entity)))
+                : EMPTY_FALLBACK_SCOPE;
         }
         const query = containingQuery(segment);
         if (!query) return EMPTY_FALLBACK_SCOPE;
         const include = path.$container;
-        if (isInclude(include)) return this.includeScopes.get(include, () => new CaseFallbackScope(this.getFirstStepLayers(query, include)));
+        if (isInclude(include))
+            return this.includeScopes.get(
+                include,
+                () => new CaseFallbackScope(this.getFirstStepLayers(query, include)),
+            );
         return this.firstStepScopes.get(query, () => new CaseFallbackScope(this.getFirstStepLayers(query, undefined)));
     }
 
@@ -184,12 +214,18 @@ export class PidmScopeProvider extends DefaultScopeProvider {
      */
     private createAliasScope(query: Query, includeCount: number): Scope {
         const { from, includes } = this.aliasDescriptions.get(query, () => this.describeAliases(query));
-        const descriptions = [...from, ...includes.slice(0, includeCount).filter((description) => description !== undefined)];
+        const descriptions = [
+            ...from,
+            ...includes.slice(0, includeCount).filter((description) => description !== undefined),
+        ];
         // MapScope keeps the last description of a name: reversing lets the earliest declaration win.
         return new MapScope(descriptions.reverse());
     }
 
-    private describeAliases(query: Query): { from: AstNodeDescription[]; includes: (AstNodeDescription | undefined)[] } {
+    private describeAliases(query: Query): {
+        from: AstNodeDescription[];
+        includes: (AstNodeDescription | undefined)[];
+    } {
         const from: AstNodeDescription[] = [];
         if (query.from) {
             const clause = query.from;
@@ -208,13 +244,15 @@ export class PidmScopeProvider extends DefaultScopeProvider {
     }
 
     private getMemberScope(entity: Entity): Scope {
-        return this.memberScopes.get(entity, () =>
-            new MapScope(
-                entity.members
-                    .filter((member) => typeof member.name === 'string' && member.name.length > 0)
-                    .map((member) => this.descriptions.createDescription(member, member.name))
-                    .reverse(),
-            ),
+        return this.memberScopes.get(
+            entity,
+            () =>
+                new MapScope(
+                    entity.members
+                        .filter((member) => typeof member.name === 'string' && member.name.length > 0)
+                        .map((member) => this.descriptions.createDescription(member, member.name))
+                        .reverse(),
+                ),
         );
     }
 }

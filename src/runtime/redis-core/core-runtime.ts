@@ -44,6 +44,7 @@ export const redisCoreCollation = collationFor({
     name: 'redis-core',
     equals: (a, b) => coreEqualityForm(a) === coreEqualityForm(b),
     compare: (a, b) => compareCodePoints(coreOrderForm(a), coreOrderForm(b)),
+    orderForm: coreOrderForm,
 });
 
 /** One `INFO` section as fields. */

@@ -28,5 +28,6 @@ export const redisearchCollation: Collation = collationFor({
     name: 'redisearch',
     equals: (a, b) => tagForm(a) === tagForm(b),
     compare: (a, b) => compareCodePoints(sortForm(a), sortForm(b)),
+    orderForm: sortForm,
     searchable: (text) => tagForm(text) !== '',
 });

@@ -113,13 +113,29 @@ export function decodeRedisValue(type: RedisLogicalType, stored: string): string
  * all but `ı` (dotless i folds to itself, not `i`). Measured on RediSearch 1.2 (schemas/instance-data.md).
  */
 export function encodeSortKey(text: string): string {
+    // Case mapping the whole text maps each character as it would alone, but for a sigma (lower-cased by what
+    // follows it: a final one is ς) and the dotless ı (kept): a text without them is mapped in three native
+    // passes, not a character at a time (a string per character: long texts are folded when sorted by).
+    if (!/[Σσςı]/.test(text)) return text.toLowerCase().toUpperCase().toLowerCase();
+    // ASCII folds to its lower case whatever surrounds it: only the other characters go one by one.
+    return text.replace(/[A-Z]+|[^\0-\x7f]+/g, (run) => (run.charCodeAt(0) < 0x80 ? run.toLowerCase() : foldEach(run)));
+}
+
+/** Non-ASCII characters folded so far: a text repeats few distinct ones. */
+const FOLDED = new Map<string, string>();
+
+/** Full case folding of each character of a text that has no ASCII (see `encodeSortKey`). */
+function foldEach(text: string): string {
     let out = '';
     for (const character of text) {
-        if (character === 'ı' || character.codePointAt(0)! < 0x41) {
-            out += character;
-            continue;
+        let folded = FOLDED.get(character);
+        if (folded === undefined) {
+            folded = '';
+            if (character === 'ı') folded = character;
+            else for (const upper of character.toLowerCase().toUpperCase()) folded += upper.toLowerCase();
+            FOLDED.set(character, folded);
         }
-        for (const upper of character.toLowerCase().toUpperCase()) out += upper.toLowerCase();
+        out += folded;
     }
     return out;
 }
