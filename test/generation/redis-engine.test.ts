@@ -2,9 +2,8 @@
  * The redisearch1 output against the real engine: a private redis-server 7 with RediSearch 1.2. Scripts go
  * through `redis-cli` exactly as a user would pipe them; replies are read back through the node client.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
-import { createClient } from 'redis';
 import { glob } from 'tinyglobby';
 import {
     bindRedisCommand,
@@ -19,27 +18,15 @@ import {
     splitCliLine,
     type RedisViewModel,
 } from '../../src/generation/index.js';
-import { redisCli, startRedis, type RedisTestServer } from '../support/redis-server.js';
+import { redisCli, redisForFile } from '../support/redis-server.js';
 import { KVLM_MODELS, loadKvlmFile, repoRoot } from './generation-fixtures.js';
 import { AWKWARD_TAG_TEXT, AWKWARD_TEXT, sampleParam, sampleRow, sampleValue } from './redis-samples.js';
 
-let server: RedisTestServer;
-let client: ReturnType<typeof createClient>;
-
-beforeAll(async () => {
-    server = await startRedis();
-    client = createClient({ url: server.url });
-    await client.connect();
-});
-
-afterAll(async () => {
-    await client?.quit();
-    await server?.stop();
-});
+const redis = redisForFile();
 
 /** Pipes lines through `redis-cli --no-raw` and returns its output lines; fails on any `(error)`. */
 async function pipe(lines: string[]): Promise<string[]> {
-    const result = await redisCli(server.port, ['--no-raw'], lines.join('\n') + '\n');
+    const result = await redisCli(redis.server.port, ['--no-raw'], lines.join('\n') + '\n');
     expect(result.stderr).toBe('');
     const output = result.stdout.split('\n');
     expect(output.filter((l) => /\(error\)/.test(l))).toEqual([]);
@@ -47,7 +34,7 @@ async function pipe(lines: string[]): Promise<string[]> {
 }
 
 async function send(argv: string[]): Promise<unknown> {
-    return client.sendCommand(argv);
+    return redis.client.sendCommand(argv);
 }
 
 async function generate(path: string, options: Record<string, unknown> = {}) {
@@ -136,7 +123,7 @@ describe('redisearch1 scripts on RediSearch 1.2', () => {
                 const rows = keys.filter((k) => k !== collection.key.counterKey);
                 expect(rows).toHaveLength(3);
                 for (const key of rows) {
-                    const hash = (await client.hGetAll(key)) as Record<string, string>;
+                    const hash = (await redis.client.hGetAll(key)) as Record<string, string>;
                     expect(key).toBe(collection.keyPrefix + hash[collection.idField]);
                     const i = [0, 1, 2].find((n) =>
                         collection.fields.every(
@@ -206,7 +193,7 @@ describe('redisearch1 scripts on RediSearch 1.2', () => {
             'é日本🙂',
             '$code',
         ]) {
-            const result = await redisCli(server.port, ['--no-raw'], formatCliCommand(['ECHO', value]) + '\n');
+            const result = await redisCli(redis.server.port, ['--no-raw'], formatCliCommand(['ECHO', value]) + '\n');
             const reply = (await send(['ECHO', value])) as string;
             expect(reply).toBe(value);
             expect(result.stdout).not.toMatch(/\(error\)|Invalid argument/);

@@ -4,9 +4,8 @@
  * over rows of ints, floats, negatives and repeated values. Each condition goes through the KVLM, the Redis design
  * and `bindRedisCommand`, as `kvmod verify` sends it.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import { createClient } from 'redis';
 import { bindRedisCommand } from '../../src/generation/redis/redis-commands.js';
 import { unservableNumber } from '../../src/generation/redis/redis-number-rules.js';
 import { buildRedisViewModel } from '../../src/generation/redis/redis-view-model.js';
@@ -14,21 +13,9 @@ import { compares } from '../../src/runtime/oracle.js';
 import { redisEngine } from '../../src/runtime/redis/redis-engine.js';
 import { redisearchCollation } from '../../src/runtime/redis/redis-collation.js';
 import { parseKvlm } from '../generation/generation-fixtures.js';
-import { startRedis, type RedisTestServer } from '../support/redis-server.js';
+import { redisForFile } from '../support/redis-server.js';
 
-let server: RedisTestServer;
-let client: ReturnType<typeof createClient>;
-
-beforeAll(async () => {
-    server = await startRedis();
-    client = createClient({ url: server.url });
-    await client.connect();
-});
-
-afterAll(async () => {
-    await client?.quit();
-    await server?.stop();
-});
+const redis = redisForFile();
 
 type FieldName = 'a' | 'b' | 't';
 const TYPES = { a: 'float', b: 'int', t: 'text' } as const;
@@ -130,12 +117,12 @@ collection C {
 }
 `);
     const collection = buildRedisViewModel(kvlm, { dialect: 'redisearch1' }).collections[0]!;
-    await client.sendCommand(['FLUSHALL']);
-    await client.sendCommand(bindRedisCommand(collection.create, {}));
-    await client.sendCommand(bindRedisCommand(collection.point, {}));
-    for (const r of rows) await client.sendCommand(bindRedisCommand(collection.insert, { E_id: r.id, ...r }));
+    await redis.client.sendCommand(['FLUSHALL']);
+    await redis.client.sendCommand(bindRedisCommand(collection.create, {}));
+    await redis.client.sendCommand(bindRedisCommand(collection.point, {}));
+    for (const r of rows) await redis.client.sendCommand(bindRedisCommand(collection.insert, { E_id: r.id, ...r }));
     const query = collection.queries[0]!;
-    const reply = (await client.sendCommand(bindRedisCommand(query.command, params))) as unknown[];
+    const reply = (await redis.client.sendCommand(bindRedisCommand(query.command, params))) as unknown[];
     return reply
         .slice(1)
         .filter((_, i) => i % 2 === 0)
@@ -215,12 +202,12 @@ ${OPERATORS.map((o, i) => `    query Q${i} {\n        param x: float\n        wh
 }
 `);
     const collection = buildRedisViewModel(kvlm, { dialect: 'redisearch1' }).collections[0]!;
-    await client.sendCommand(['FLUSHALL']);
-    await client.sendCommand(bindRedisCommand(collection.create, {}));
-    await client.sendCommand(bindRedisCommand(collection.point, {}));
-    for (const r of rows) await client.sendCommand(bindRedisCommand(collection.insert, { E_id: r.id, a: r.a }));
+    await redis.client.sendCommand(['FLUSHALL']);
+    await redis.client.sendCommand(bindRedisCommand(collection.create, {}));
+    await redis.client.sendCommand(bindRedisCommand(collection.point, {}));
+    for (const r of rows) await redis.client.sendCommand(bindRedisCommand(collection.insert, { E_id: r.id, a: r.a }));
     return async (operator: number, x: number): Promise<string[]> => {
-        const reply = (await client.sendCommand(
+        const reply = (await redis.client.sendCommand(
             bindRedisCommand(collection.queries[operator]!.command, { x }),
         )) as unknown[];
         return reply

@@ -3,28 +3,15 @@
  * generated design stores them, then every servable value is looked up with its bound query text. The engine
  * must return exactly the rows the oracle's collation calls equal, no more, no fewer.
  */
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import { createClient } from 'redis';
 import { escapeTagValue } from '../../src/generation/redis/redis-escaping.js';
 import { equalityForm, REDIS_TEXT_RULES, TAG_SEPARATOR } from '../../src/generation/redis/redis-text-rules.js';
 import { tagForm } from '../../src/runtime/redis/redis-collation.js';
 import { hostileText } from '../generation/redis-samples.js';
-import { startRedis, type RedisTestServer } from '../support/redis-server.js';
+import { redisForFile } from '../support/redis-server.js';
 
-let server: RedisTestServer;
-let client: ReturnType<typeof createClient>;
-
-beforeAll(async () => {
-    server = await startRedis();
-    client = createClient({ url: server.url });
-    await client.connect();
-});
-
-afterAll(async () => {
-    await client?.quit();
-    await server?.stop();
-});
+const redis = redisForFile();
 
 describe('RediSearch 1.2 text rules on the real engine', () => {
     test('every servable hostile value is found by its bound query text, together with exactly its equals', async () => {
@@ -46,7 +33,7 @@ describe('RediSearch 1.2 text rules on the real engine', () => {
                 'the',
             ]),
         ].filter((v) => rules.unservable(v) === null);
-        await client.sendCommand([
+        await redis.client.sendCommand([
             'FT.CREATE',
             'hostile',
             'STOPWORDS',
@@ -58,12 +45,12 @@ describe('RediSearch 1.2 text rules on the real engine', () => {
             TAG_SEPARATOR,
         ]);
         for (const [i, value] of values.entries())
-            await client.sendCommand(['FT.ADD', 'hostile', `d${i}`, '1.0', 'FIELDS', 't', value]);
+            await redis.client.sendCommand(['FT.ADD', 'hostile', `d${i}`, '1.0', 'FIELDS', 't', value]);
         const searchable = values.filter((v) => tagForm(v) !== '');
         expect(searchable.length).toBeGreaterThan(200);
         const wrong: string[] = [];
         for (const value of searchable) {
-            const reply = (await client.sendCommand([
+            const reply = (await redis.client.sendCommand([
                 'FT.SEARCH',
                 'hostile',
                 `@t:{${rules.queryTag(value, 'query-string')}}`,
@@ -96,7 +83,7 @@ describe('RediSearch 1.2 text rules on the real engine', () => {
                 REDIS_TEXT_RULES.redisearch1.unservable(rules.storedTag(v)) === null &&
                 tagForm(v) !== '',
         );
-        await client.sendCommand([
+        await redis.client.sendCommand([
             'FT.CREATE',
             'forms2',
             'STOPWORDS',
@@ -108,11 +95,11 @@ describe('RediSearch 1.2 text rules on the real engine', () => {
             TAG_SEPARATOR,
         ]);
         for (const [i, value] of values.entries())
-            await client.sendCommand(['FT.ADD', 'forms2', `d${i}`, '1.0', 'FIELDS', 't', rules.storedTag(value)]);
+            await redis.client.sendCommand(['FT.ADD', 'forms2', `d${i}`, '1.0', 'FIELDS', 't', rules.storedTag(value)]);
         expect(values.length).toBeGreaterThan(150);
         const wrong: string[] = [];
         for (const value of values) {
-            const reply = (await client.sendCommand([
+            const reply = (await redis.client.sendCommand([
                 'FT.SEARCH',
                 'forms2',
                 `@t:{${escapeTagValue(equalityForm(value))}}`,

@@ -8,6 +8,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from '@jest/globals';
+import { createClient } from 'redis';
 
 /** Where Debian's redis-redisearch package puts the module (RediSearch 1.2). */
 export const REDISEARCH_MODULE = '/usr/lib/redis/modules/redisearch.so';
@@ -233,4 +235,25 @@ export async function killAndWait(pid: number, signal: NodeJS.Signals = 'SIGTERM
 /** Waits `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {
     return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A test file's RediSearch server and a node-redis client on it, read once its `beforeAll` has run. */
+export interface RedisForFile {
+    server: RedisTestServer;
+    client: ReturnType<typeof createClient>;
+}
+
+/** Starts a RediSearch server and connects a client before the file's tests; quits and stops both after them. */
+export function redisForFile(): RedisForFile {
+    const redis = {} as RedisForFile;
+    beforeAll(async () => {
+        redis.server = await startRedis();
+        redis.client = createClient({ url: redis.server.url });
+        await redis.client.connect();
+    });
+    afterAll(async () => {
+        await redis.client?.quit();
+        await redis.server?.stop();
+    });
+    return redis;
 }
