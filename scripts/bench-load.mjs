@@ -72,7 +72,7 @@ const { materializeModel } = await import(`${root}out/src/runtime/materialize.js
 const { buildRedisViewModel } = await import(`${root}out/src/generation/redis/redis-view-model.js`);
 const { bindRedisCommand } = await import(`${root}out/src/generation/redis/redis-commands.js`);
 const { rowParameters, loadIntoRedis } = await import(`${root}out/src/runtime/redis-loader.js`);
-const { connectRedis, detectDialect } = await import(`${root}out/src/runtime/redis-link.js`);
+const { connectRedis, detectDialect, RedisErrorReply } = await import(`${root}out/src/runtime/redis-link.js`);
 const { engineOf } = await import(`${root}out/src/runtime/engine-registry.js`);
 const { getGenerationTarget } = await import(`${root}out/src/generation/generation-targets.js`);
 const { buildViewModel } = await import(`${root}out/src/generation/generation-engine.js`);
@@ -232,6 +232,44 @@ try {
             await link.close();
         }
     };
+    // The same write path with every command sent through node-redis's own client (`sendCommand`, one per row, a
+    // batch's commands in one tick: node-redis writes them together, corked, on its next turn of the event loop) —
+    // the loader given a link without the hand-written bulk writer. What decides whether kvmod needs that writer.
+    const timeNodeRedisWritePath = async (server, view, withIndexes) => {
+        server.cli('FLUSHALL');
+        const { createClient, ErrorReply } = (await import('redis')).default;
+        const client = createClient({
+            url: server.url,
+            RESP: 2,
+            disableOfflineQueue: true,
+            socket: { reconnectStrategy: false },
+        });
+        await client.connect();
+        // Error replies as the link's (the loader tells a refused row from a lost server by them).
+        const refused = (error) => {
+            throw error instanceof ErrorReply ? new RedisErrorReply(error.message) : error;
+        };
+        const link = {
+            url: server.url,
+            send: (argv) => client.sendCommand([...argv]).catch(refused),
+            close: () => client.close(),
+        };
+        try {
+            return await timed(
+                () =>
+                    withIndexes &&
+                    loadIntoRedis(
+                        link,
+                        view,
+                        collections.map((c) => ({ ...c, rows: [] })),
+                    ),
+                async () =>
+                    (await loadIntoRedis(link, view, collections, { skipIndexes: true, batchSize: batch })).rows,
+            );
+        } finally {
+            await link.close();
+        }
+    };
     // The redis-core engine's writeRows (what `kvmod load --target redis-core` calls); the library is loaded untimed.
     const coreEngine = await engineOf(getGenerationTarget('redis-core'));
     const timeCoreWritePath = (server) =>
@@ -286,6 +324,13 @@ try {
                 figure('write path only', await fastest(() => timeWritePath(server, views.redisearch1, true)), baseline),
             );
             lines.push(
+                figure(
+                    'write path, node-redis pipelining',
+                    await fastest(() => timeNodeRedisWritePath(server, views.redisearch1, true)),
+                    baseline,
+                ),
+            );
+            lines.push(
                 figure('floor: node, JSON.parse, replay', await fastest(() => timeFloor(server, deep)), baseline),
             );
         }
@@ -297,6 +342,13 @@ try {
         const lines = [figure('redis-cli --pipe, one pipe', baseline)];
         lines.push(
             figure('write path only', await fastest(() => timeWritePath(server, views.redisearch2, false)), baseline),
+        );
+        lines.push(
+            figure(
+                'write path, node-redis pipelining',
+                await fastest(() => timeNodeRedisWritePath(server, views.redisearch2, false)),
+                baseline,
+            ),
         );
         results.push({ comparison: 'HSET (redisearch2 rows, not indexed by 1.2: client and protocol alone)', lines });
     }
@@ -378,7 +430,7 @@ try {
                 const cpu = line.cpuSeconds === undefined ? '' : `${line.cpuSeconds.toFixed(2)} s CPU`;
                 const share = line.share === undefined ? '' : `${Math.round(line.share * 100)}% of redis-cli --pipe`;
                 console.log(
-                    `  ${line.name.padEnd(32)} ${line.seconds.toFixed(2).padStart(6)} s  ${line.rowsPerSecond.toLocaleString('en-US').padStart(9)} rows/s  ${cpu.padEnd(11)}  ${share}`,
+                    `  ${line.name.padEnd(34)} ${line.seconds.toFixed(2).padStart(6)} s  ${line.rowsPerSecond.toLocaleString('en-US').padStart(9)} rows/s  ${cpu.padEnd(11)}  ${share}`,
                 );
                 // Where that run's wall time went (KVMOD_TIMING's phases; those under 5 ms left out).
                 const phases = (line.phases ?? []).filter((p) => p.wall >= 0.005);
