@@ -1,14 +1,15 @@
 /**
- * The runtime's connection to a Redis server: connect (RESP2, no silent reconnects: a lost server must
- * stop a load, not queue commands forever), tell connection failures from error replies, and detect which
- * RediSearch dialect the server speaks.
+ * The runtime's connection to a Redis server, through node-redis: connect (TLS, AUTH, SELECT; RESP2, no silent
+ * reconnects: a lost server must stop a load, not queue commands forever), a deadline for the connection and for
+ * every reply, tell connection failures from error replies, and detect which RediSearch dialect the server speaks.
+ * A load's rows go out on the bulk writer (redis-bulk-writer.ts) behind the same link.
  */
-import { connect as connectTcp, type Socket } from 'node:net';
 import type { RedisDialect } from '../generation/redis/redis-view-model.js';
 import type { EngineFailure } from './engine.js';
 import { KvmodError } from '../pipeline/errors.js';
-import { respBatch, RespReplyReader, type RespBatch } from './redis-resp.js';
-import { DEFAULT_REDIS_TIMEOUT_SECONDS, redactRedisUrl } from './redis-url.js';
+import { BulkTimeout, openBulkPipe, type BulkPipe } from './redis-bulk-writer.js';
+import type { RespBatch } from './redis-resp.js';
+import { DEFAULT_REDIS_TIMEOUT_SECONDS, redactRedisUrl, redisTarget, type RedisTarget } from './redis-url.js';
 
 /** The failure each error code of a Redis link means (the engines built on a link add their own codes). */
 export const REDIS_LINK_FAILURES: Readonly<Record<string, EngineFailure>> = {
@@ -28,10 +29,11 @@ export interface RedisLink {
     /**
      * Sends many commands at once, pipelined, and settles each: its reply, an error reply, or a
      * RedisConnectionLost. Optional (a link may only `send`); what the loader uses when present, because
-     * per command it costs far less than `send`: the batch goes out as one RESP buffer (`openPipe`), the way
-     * `redis-cli --pipe` writes, and every reply is counted and checked. Batches and single commands share the
-     * link's one connection, in the order they are sent; a batch is written before `sendBatch` returns, so the server
-     * starts on it while the caller makes the next.
+     * per command it costs far less than `send`: the batch goes out as one RESP buffer on the link's bulk connection
+     * (redis-bulk-writer.ts, opened by the first batch with the login of the link's own), the way `redis-cli --pipe`
+     * writes, and every reply is counted and checked. Batches keep their order among themselves, not with `send`s
+     * not yet answered (await those first); once the bulk connection is open, a batch is written before `sendBatch`
+     * returns, so the server starts on it while the caller makes the next.
      */
     sendBatch?(batch: RespBatch): Promise<PromiseSettledResult<unknown>[]>;
     close(): Promise<void>;
@@ -102,41 +104,15 @@ export function isErrorReply(error: unknown): error is Error {
     return error instanceof RedisErrorReply;
 }
 
-/** What a Redis URL says: where to connect and how to log in (node-redis's reading of a URL). */
-interface RedisTarget {
-    tls: boolean;
-    host: string;
-    port: number;
-    username: string;
-    password: string;
-    /** The database to SELECT, when the URL names one (`/2`). */
-    database?: number;
-}
-
-/** Reads a `redis://` or `rediss://` URL; throws on anything else (the caller words it). */
-function redisTarget(url: string): RedisTarget {
-    const parsed = new URL(url);
-    if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new Error('not a redis URL');
-    let database: number | undefined;
-    if (parsed.pathname.length > 1) {
-        database = Number(parsed.pathname.slice(1));
-        if (Number.isNaN(database)) throw new Error('not a database number');
-    }
-    return {
-        tls: parsed.protocol === 'rediss:',
-        host: parsed.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1',
-        port: Number(parsed.port || 6379),
-        username: decodeURIComponent(parsed.username),
-        password: decodeURIComponent(parsed.password),
-        database,
-    };
-}
+/** The part of node-redis a link uses (loaded on the first connection: the command line's start does without it). */
+type NodeRedis = typeof import('redis');
+type NodeRedisClient = ReturnType<NodeRedis['createClient']>;
 
 /**
- * Opens a connection; a server that cannot be reached, is silent or refuses the login is a KvmodError. One
- * connection carries everything: single commands (`send`) and pipelined batches (`sendBatch`), in order, written
- * as RESP and read by `RespReplyReader` (redis-resp.ts) — no client library: node-redis took ~25 ms of every load's
- * start to set up (its index loads cluster, sentinel and every command definition) for the few commands a run sends.
+ * Opens a connection; a server that cannot be reached, is silent or refuses the login is a KvmodError. The
+ * connection is node-redis's (`createClient`: TLS, AUTH, SELECT, RESP2, no offline queue, no reconnection — a lost
+ * server must stop a load, not queue commands forever); the link adds the deadline of the connection and of every
+ * reply, and the errors a user can act on.
  */
 export async function connectRedis(url: string, options: RedisLinkOptions = {}): Promise<RedisLink> {
     const shown = redactRedisUrl(url);
@@ -151,7 +127,19 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
             { code: 'redis.url' },
         );
     }
+    // `redis` is CommonJS: its `module.exports` is the default export under Node and in the CLI bundle alike.
+    const redis = (await import('redis')).default as unknown as NodeRedis;
+    let opened: OpenClient;
+    try {
+        opened = await openClient(redis, target, timeout);
+    } catch (error) {
+        throw connectFailure(shown, fromNodeRedis(redis, error), seconds);
+    }
+    const { client } = opened;
     let closed = false;
+    /** The bulk connection (`sendBatch`), opened by the first batch. */
+    let bulk: Promise<BulkPipe> | undefined;
+    let bulkPipe: BulkPipe | undefined;
     // The reply timeout: while replies are awaited, the server must answer one within the limit (a long pipelined
     // batch that keeps answering never times out). A silent server gets the connection destroyed: every waiting
     // command then fails with the same error, naming the oldest command left unanswered.
@@ -159,15 +147,6 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
     let lastReply = 0;
     let watchdog: NodeJS.Timeout | undefined;
     let stalled: readonly string[] | undefined;
-    const replied = (): void => {
-        lastReply = Date.now();
-    };
-    let connection: Pipe;
-    try {
-        connection = await openPipe(target, timeout, replied);
-    } catch (error) {
-        throw connectFailure(shown, error, seconds);
-    }
     const watch = () => {
         watchdog = undefined;
         if (waiting.size === 0) return;
@@ -178,7 +157,11 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
         }
         stalled = waiting.values().next().value;
         closed = true;
-        connection.destroy();
+        destroyClient(client);
+        void bulk?.then(
+            (pipe) => pipe.destroy(),
+            () => undefined,
+        );
     };
     const lost = (error: unknown): RedisConnectionLost => {
         if (stalled)
@@ -186,283 +169,194 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
                 `${shown} did not answer ${stalled[0] ?? 'a command'} within ${formatSeconds(seconds)} (busy, paused, or not Redis? --timeout sets the limit)`,
                 { cause: error, code: 'redis.timeout' },
             );
+        // The socket's own failure says more than the client's "closed" that follows it.
+        const cause = opened.failure ?? error;
         return new RedisConnectionLost(
-            `lost the connection to ${shown}: ${(error as Error | undefined)?.message || 'the connection was closed'}`,
-            { cause: error },
+            `lost the connection to ${shown}: ${(cause as Error | undefined)?.message || 'the connection was closed'}`,
+            { cause },
         );
     };
-    /** Sends a batch with the watchdog on, the batch waiting as its first command (the watchdog names it). */
-    const sendWatched = async (batch: RespBatch, first: readonly string[]) => {
+    /** A command's reply, or its failure as the link's errors; every reply (or error reply) feeds the watchdog. */
+    const settled = (reply: Promise<unknown>, argv: readonly string[]): Promise<unknown> =>
+        reply.then(
+            (value) => {
+                lastReply = Date.now();
+                return fromNodeRedis(redis, value);
+            },
+            (error: unknown) => {
+                lastReply = Date.now();
+                const failure = fromNodeRedis(redis, error);
+                if (failure instanceof RedisErrorReply)
+                    throw authFailure(shown, failure) ?? refusedBy(failure, shown, argv);
+                throw lost(failure);
+            },
+        );
+    /** Runs `work` with the watchdog on, `first` waiting as its first command (the watchdog names it). */
+    const watched = async <T>(first: readonly string[], work: () => Promise<T>): Promise<T> => {
         if (waiting.size === 0) lastReply = Date.now();
         waiting.add(first);
         watchdog ??= setTimeout(watch, timeout);
         try {
-            return await connection.send(batch);
+            return await work();
         } finally {
             waiting.delete(first);
-            lastReply = Date.now();
             if (waiting.size === 0 && watchdog) {
                 clearTimeout(watchdog);
                 watchdog = undefined;
             }
         }
     };
+    const sendNow = (argv: readonly string[]): Promise<unknown> =>
+        stalled || closed ? Promise.reject(lost(undefined)) : settled(client.sendCommand([...argv]), argv);
     return {
         url: shown,
-        async send(argv) {
-            if (stalled || closed) throw lost(undefined);
-            const [reply] = await sendWatched(respBatch([argv]), argv);
-            if (reply.status === 'fulfilled') return reply.value;
-            if (reply.reason instanceof RedisErrorReply)
-                throw authFailure(shown, reply.reason) ?? refusedBy(reply.reason, shown, argv);
-            throw lost(reply.reason);
-        },
-        async sendBatch(batch) {
+        send: (argv) => watched(argv, () => sendNow(argv)),
+        sendBatch(batch) {
             // Like `send`, every command settles on its own, even on a connection already given up.
-            if (stalled || closed)
-                return Array.from({ length: batch.count }, () => ({ status: 'rejected', reason: lost(undefined) }));
-            if (batch.count === 0) return [];
-            const replies = await sendWatched(batch, [batch.first]);
-            return replies.map((reply) =>
-                reply.status === 'fulfilled'
-                    ? reply
-                    : {
-                          status: 'rejected',
-                          reason: isErrorReply(reply.reason)
-                              ? (authFailure(shown, reply.reason) ?? reply.reason)
-                              : lost(reply.reason),
-                      },
-            );
+            const failed = (reason: unknown): PromiseSettledResult<unknown>[] =>
+                Array.from({ length: batch.count }, () => ({ status: 'rejected', reason }));
+            if (stalled || closed) return Promise.resolve(failed(lost(undefined)));
+            if (batch.count === 0) return Promise.resolve([]);
+            const answers = (replies: PromiseSettledResult<unknown>[]): PromiseSettledResult<unknown>[] =>
+                replies.map((reply) =>
+                    reply.status === 'fulfilled'
+                        ? reply
+                        : {
+                              status: 'rejected',
+                              reason: isErrorReply(reply.reason)
+                                  ? (authFailure(shown, reply.reason) ?? reply.reason)
+                                  : lost(reply.reason),
+                          },
+                );
+            return watched([batch.first], async () => {
+                // Once the bulk connection is open, the batch is written before this call returns.
+                if (bulkPipe) return answers(await bulkPipe.send(batch));
+                bulk ??= openBulkPipe(target, timeout, () => (lastReply = Date.now()), RedisErrorReply);
+                try {
+                    bulkPipe = await bulk;
+                } catch (error) {
+                    return failed(bulkFailure(shown, error, seconds));
+                }
+                if (stalled || closed) return failed(lost(undefined));
+                return answers(await bulkPipe.send(batch));
+            });
         },
         async close() {
             if (watchdog) clearTimeout(watchdog);
             if (closed) return;
             closed = true;
-            connection.close();
-        },
-    };
-}
-
-/** A link's connection: batches of commands written as one RESP buffer each, replies counted in order. */
-interface Pipe {
-    /** Writes the commands at once; settles each with its reply, its error reply, or the connection's failure. */
-    send(batch: RespBatch): Promise<PromiseSettledResult<unknown>[]>;
-    /** Ends the connection after what was sent is answered. */
-    close(): void;
-    /** Ends the connection now: every command waiting for a reply fails. */
-    destroy(): void;
-}
-
-/** One batch waiting for its replies. */
-interface PipeBatch {
-    replies: PromiseSettledResult<unknown>[];
-    count: number;
-    done: (replies: PromiseSettledResult<unknown>[]) => void;
-    bytes: Uint8Array;
-    ends?: Uint32Array;
-    /** Bytes written ahead of the replies at most (`PIPE_WINDOW` for commands that may block). */
-    window: number;
-    blocking: boolean;
-    /** Commands written to the socket so far. */
-    written: number;
-}
-
-/**
- * At most this many bytes of commands that may block (`RespBatch.blocking`) are written and not yet answered; a batch
- * goes out in slices as replies come back. The server keeps what it has read and not yet run in its query buffer,
- * and a command that blocks (1.2's FT.ADD without SAFEMODE) makes it move the rest of that buffer down after every
- * command: a deep pipe costs it time in proportion to its depth for every command. A window keeps the buffer small
- * while the server never waits.
- */
-const PIPE_WINDOW = 1 << 18;
-/**
- * The window of other commands (HSET, FCALL): the server reads them 16 KB at a time and runs each at once, so the
- * depth costs it nothing, and a small window left it idle while the client encoded the next batch (a 2000-row batch
- * of HSETs is about 0.5 MB, of 1.2's FT.ADDs about 0.9 MB). The loader's four batches in flight fit in it.
- */
-const PIPE_WINDOW_NONBLOCKING = 1 << 22;
-/** The settled reply `OK` (every FT.ADD's), one object for all. */
-const FULFILLED_OK: PromiseFulfilledResult<unknown> = Object.freeze({ status: 'fulfilled', value: 'OK' });
-
-/**
- * The size of a slice of commands that may block written at once (more than one command when they are small). Other
- * commands go out as far as the window allows in one write: a slice per 16 KB was ~60 writes per batch, each a
- * system call and a write request (~15 ms of a load's client time at scale 10,000), for the same bytes on the wire.
- */
-const PIPE_SLICE = 1 << 14;
-
-/**
- * Opens a link's connection: the server, TLS, user, password and database the URL gives, replies read by
- * `RespReplyReader` (redis-resp.ts). `replied` is called on every chunk of replies (the link's watchdog). A failure to
- * open it rejects with the socket's error, the refused login's error reply, `ConnectTimeout` or `HandshakeTimeout`
- * (`connectFailure` words them).
- */
-async function openPipe(target: RedisTarget, timeout: number, replied: () => void): Promise<Pipe> {
-    const { tls, host, port } = target;
-    // node:tls (and its secure contexts) only for rediss://.
-    const connectTls = tls ? (await import('node:tls')).connect : undefined;
-    // Replies are read in gulps: while a batch that may block waits, the socket rests a millisecond after each read,
-    // so that the replies of a blocking command (1.2's FT.ADD answers each row on its own) arrive many to a read instead of
-    // one read, one event and one chunk each. Plain TCP reads into one reused buffer (the reply reader copies
-    // only a reply split across reads); TLS takes the stream's chunks.
-    let resting = false;
-    const rest = (): void => {
-        if (resting || waiting.length === 0 || !waiting[0].blocking) return;
-        resting = true;
-        socket.pause();
-        setTimeout(() => {
-            resting = false;
-            socket.resume();
-        }, 1);
-    };
-    const received = (chunk: Buffer): void => {
-        replied();
-        try {
-            reader.write(chunk);
-        } catch {
-            socket.destroy(new NotResp());
-            return;
-        }
-        pump();
-        rest();
-    };
-    const readBuffer = Buffer.allocUnsafe(1 << 16);
-    const socket: Socket = connectTls
-        ? connectTls({ host, port, servername: /^[\d.]+$|:/.test(host) ? undefined : host })
-        : connectTcp({
-              host,
-              port,
-              onread: {
-                  buffer: readBuffer,
-                  callback: (bytes, buffer) => {
-                      received(buffer.subarray(0, bytes) as Buffer);
-                      return true;
-                  },
-              },
-          });
-    if (tls) socket.on('data', received);
-    socket.setNoDelay(true);
-    const waiting: PipeBatch[] = [];
-    /** Bytes written whose replies have not all come back. */
-    let unanswered = 0;
-    /** Writes what the window allows, in slices of whole commands. */
-    const pump = (): void => {
-        if (failure !== undefined) return;
-        for (const batch of waiting) {
-            const { ends, bytes, window } = batch;
-            while (batch.written < batch.count) {
-                if (unanswered >= window) return;
-                if (!ends) {
-                    socket.write(bytes);
-                    unanswered += bytes.length;
-                    batch.written = batch.count;
-                    break;
-                }
-                const from = batch.written === 0 ? 0 : ends[batch.written - 1];
-                const most = from + (batch.blocking ? Math.min(PIPE_SLICE, window - unanswered) : window - unanswered);
-                let to = batch.written + 1;
-                while (to < batch.count && ends[to] <= most) to++;
-                socket.write(bytes.subarray(from, ends[to - 1]));
-                unanswered += ends[to - 1] - from;
-                batch.written = to;
+            void bulk?.then(
+                (pipe) => pipe.close(),
+                () => undefined,
+            );
+            try {
+                await client.close();
+            } catch {
+                destroyClient(client);
             }
-        }
-    };
-    let failure: unknown;
-    const fail = (error: unknown): void => {
-        failure ??= error;
-        for (const batch of waiting.splice(0)) {
-            while (batch.replies.length < batch.count) batch.replies.push({ status: 'rejected', reason: failure });
-            batch.done(batch.replies);
-        }
-    };
-    const settle = (reply: PromiseSettledResult<unknown>): void => {
-        const batch = waiting[0];
-        if (!batch || batch.replies.length >= batch.written) {
-            // Replies no longer match their commands: nothing after this could be trusted.
-            socket.destroy();
-            return fail(new Error('a reply to no command'));
-        }
-        const position = batch.replies.length;
-        unanswered -= batch.ends
-            ? batch.ends[position] - (position === 0 ? 0 : batch.ends[position - 1])
-            : position === batch.count - 1
-              ? batch.bytes.length
-              : 0;
-        batch.replies.push(reply);
-        if (batch.replies.length === batch.count) {
-            waiting.shift();
-            batch.done(batch.replies);
-        }
-    };
-    const reader = new RespReplyReader(
-        (value) => settle(value === 'OK' ? FULFILLED_OK : { status: 'fulfilled', value }),
-        (message) => settle({ status: 'rejected', reason: new RedisErrorReply(message) }),
-        (message) => new RedisErrorReply(message),
-    );
-    socket.on('error', fail);
-    socket.on('close', () => fail(new Error('Socket closed unexpectedly')));
-    const pipe: Pipe = {
-        send(batch) {
-            if (batch.count === 0) return Promise.resolve([]);
-            if (failure !== undefined || socket.destroyed)
-                return Promise.resolve(
-                    Array.from({ length: batch.count }, () => ({ status: 'rejected', reason: failure })),
-                );
-            return new Promise((done) => {
-                waiting.push({
-                    replies: [],
-                    count: batch.count,
-                    done,
-                    bytes: batch.bytes,
-                    ends: batch.ends,
-                    window: batch.blocking ? PIPE_WINDOW : PIPE_WINDOW_NONBLOCKING,
-                    blocking: batch.blocking ?? false,
-                    written: 0,
-                });
-                pump();
-            });
         },
-        close: () => socket.end(),
-        destroy: () => socket.destroy(),
     };
-    // The login the URL gives, then the client's name for CLIENT LIST (as node-redis names itself): its reply, or an
-    // error reply from a server that does not know CLIENT SETINFO (before 7.2) or wants a password first (the first
-    // command then says so), only shows the server answers — one that accepts and never answers fails here.
-    // As node-redis logged in: AUTH when the URL names a user or a password (a user without one is an ACL user with
-    // `nopass`), SELECT for a database other than 0 (a user may be denied SELECT).
-    const login: string[][] = [];
-    if (target.username || target.password)
-        login.push(target.username ? ['AUTH', target.username, target.password] : ['AUTH', target.password]);
-    if (target.database) login.push(['SELECT', String(target.database)]);
-    const handshake = [...login, ['CLIENT', 'SETINFO', 'LIB-NAME', 'kvmod']];
-    return new Promise<Pipe>((resolve, reject) => {
-        let open = false;
-        const timer = setTimeout(() => {
-            socket.destroy();
-            reject(open ? new HandshakeTimeout() : new ConnectTimeout());
-        }, timeout);
-        const opened = tls ? 'secureConnect' : 'connect';
-        socket.once('error', (error) => {
+}
+
+/** A node-redis client, connected and logged in, and the first failure of its socket since (for messages). */
+interface OpenClient {
+    client: NodeRedisClient;
+    failure?: Error;
+}
+
+/**
+ * Connects a node-redis client as the URL says: the server, TLS, user, password and database. Rejects with the
+ * socket's error, the refused login's error reply, `ConnectTimeout`, `HandshakeTimeout` or `NotResp`
+ * (`connectFailure` words them).
+ *
+ * Giving up while it connects goes through the socket's AbortSignal as well as `destroy()`: node-redis's `destroy()`
+ * does not reach a socket still opening (TCP or TLS), which then stays open until its connect timeout and keeps the
+ * process alive.
+ */
+function openClient(redis: NodeRedis, target: RedisTarget, timeout: number): Promise<OpenClient> {
+    const abort = new AbortController();
+    const client = redis.createClient({
+        RESP: 2,
+        username: target.username || undefined,
+        password: target.password || undefined,
+        database: target.database,
+        disableOfflineQueue: true,
+        clientInfoTag: 'kvmod',
+        socket: {
+            host: target.host,
+            port: target.port,
+            ...(target.tls
+                ? { tls: true as const, servername: /^[\d.]+$|:/.test(target.host) ? undefined : target.host }
+                : {}),
+            // A backstop only: the link's own deadline (below) gives up first, through `abort` as well.
+            connectTimeout: timeout * 4,
+            reconnectStrategy: false,
+            signal: abort.signal,
+        },
+    } as Parameters<NodeRedis['createClient']>[0]) as NodeRedisClient;
+    const opened: OpenClient = { client };
+    let ready = false;
+    let connected = false;
+    return new Promise<OpenClient>((resolve, reject) => {
+        let settled = false;
+        const giveUp = (error: unknown): void => {
+            if (settled) return;
+            settled = true;
             clearTimeout(timer);
+            abort.abort();
+            destroyClient(client);
             reject(error);
+        };
+        const timer = setTimeout(() => giveUp(connected ? new HandshakeTimeout() : new ConnectTimeout()), timeout);
+        client.on('connect', () => {
+            connected = true;
         });
-        socket.once(opened, () => {
-            open = true;
-            void pipe.send(respBatch(handshake)).then((replies) => {
+        // node-redis emits the socket's errors (and a reply it cannot read) here; without a listener they would throw.
+        client.on('error', (error: Error) => {
+            if (!ready) {
+                // The first failure is the reason: a port that answers another protocol fails at once, not at the timeout.
+                giveUp(error instanceof Error && /^Unknown RESP type/.test(error.message) ? new NotResp() : error);
+                return;
+            }
+            opened.failure ??= error;
+            // A reply that cannot be read leaves the replies out of step with their commands: nothing after it could be trusted.
+            destroyClient(client);
+        });
+        client.connect().then(
+            () => {
+                if (settled) return;
+                settled = true;
+                ready = true;
                 clearTimeout(timer);
-                // A login refused, or the connection lost during the handshake, fails the connection.
-                const refused = replies.find(
-                    (reply, i): reply is PromiseRejectedResult =>
-                        reply.status === 'rejected' && (i < login.length || !isErrorReply(reply.reason)),
-                );
-                if (refused) {
-                    socket.destroy();
-                    reject(refused.reason);
-                } else resolve(pipe);
-            });
-        });
+                resolve(opened);
+            },
+            (error: unknown) => giveUp(error),
+        );
     });
+}
+
+/** Closes a client at once (its waiting commands fail); a client already closed is left as it is. */
+function destroyClient(client: NodeRedisClient): void {
+    try {
+        client.destroy();
+    } catch {
+        // Closed already.
+    }
+}
+
+/**
+ * A reply or failure of node-redis as the link's: its error replies as `RedisErrorReply` (inside arrays too), so that
+ * `isErrorReply` knows them whichever client answered.
+ */
+function fromNodeRedis(redis: NodeRedis, value: unknown): unknown {
+    if (value instanceof redis.ErrorReply) return new RedisErrorReply((value as Error).message, { cause: value });
+    if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+            const item: unknown = value[i];
+            if (Array.isArray(item) || item instanceof redis.ErrorReply) value[i] = fromNodeRedis(redis, item);
+        }
+    }
+    return value;
 }
 
 /** The server accepted the connection and did not answer the handshake in time. */
@@ -478,6 +372,20 @@ class NotResp extends Error {
     }
 }
 
+/** The bulk connection's failure to open, as a lost connection (the link's own connection is open and logged in). */
+function bulkFailure(shown: string, error: unknown, seconds: number): RedisConnectionLost {
+    const reason =
+        error instanceof BulkTimeout
+            ? `its bulk connection did not open within ${formatSeconds(seconds)}`
+            : isErrorReply(error)
+              ? `its bulk connection's login was refused: ${error.message}`
+              : `its bulk connection failed: ${(error as Error)?.message || String(error)}`;
+    return new RedisConnectionLost(`lost the connection to ${shown}: ${reason}`, {
+        cause: error,
+        code: error instanceof BulkTimeout ? 'redis.timeout' : 'redis.connection-lost',
+    });
+}
+
 /** The one-line error of a connection that could not be opened. */
 function connectFailure(shown: string, error: unknown, seconds: number): KvmodError {
     const tls = shown.startsWith('rediss:');
@@ -485,7 +393,8 @@ function connectFailure(shown: string, error: unknown, seconds: number): KvmodEr
     if (auth) return auth;
     let reason: string;
     let code = 'redis.connect';
-    if (error instanceof HandshakeTimeout || error instanceof ConnectTimeout) {
+    const connectTimeout = error instanceof ConnectTimeout || (error as Error)?.name === 'ConnectionTimeoutError';
+    if (error instanceof HandshakeTimeout || connectTimeout) {
         code = 'redis.timeout';
         reason =
             error instanceof HandshakeTimeout

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,6 +123,32 @@ describe('timeouts', () => {
             );
         } finally {
             await server.close();
+        }
+    });
+
+    test('a connection given up while it opens is closed at once (node-redis alone would leave it to its connect timeout)', async () => {
+        // A TLS handshake that never comes: the socket is still opening when the link gives up, where node-redis's
+        // destroy() does not reach it.
+        const closed: number[] = [];
+        const listener = createServer((socket) => {
+            socket.on('data', () => undefined);
+            socket.on('close', () => closed.push(Date.now()));
+        });
+        await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+        const port = (listener.address() as AddressInfo).port;
+        try {
+            const started = Date.now();
+            const error = await rejection(connectRedis(`rediss://127.0.0.1:${port}`, { timeoutSeconds: 1 }));
+            expect(error.code).toBe('redis.timeout');
+            expect(error.message).toBe(
+                `cannot connect to rediss://127.0.0.1:${port}: no TLS connection within 1 s (is the port serving TLS? a firewall dropping packets, or a wrong host?)`,
+            );
+            // The socket is closed with the failure, well before node-redis's own connect timeout (4 s).
+            await new Promise((resolve) => setTimeout(resolve, 200));
+            expect(closed).toHaveLength(1);
+            expect(closed[0] - started).toBeLessThan(3_000);
+        } finally {
+            listener.close();
         }
     });
 
@@ -244,6 +271,8 @@ describe('authentication on a real redis-server with requirepass', () => {
     test('sendBatch writes a batch before it returns (not a turn of the event loop later)', async () => {
         const link = await connectRedis(`redis://:${SECRET}@127.0.0.1:${redis.port}/6`);
         try {
+            // The first batch opens the bulk connection; the next goes out at once.
+            expect(await link.sendBatch!(respBatch([['PING']]))).toEqual([{ status: 'fulfilled', value: 'PONG' }]);
             const replies = link.sendBatch!(respBatch([['SET', 'written:at-once', 'yes']]));
             // Another process reads the key while this one has not turned its event loop since the call.
             const seen = spawnSync(

@@ -2,7 +2,7 @@
  * How the core-Redis engine talks to its server: one server (the runtime's RedisLink) or a Redis Cluster (node-redis
  * `createCluster`, which routes each command to the node serving its first key and follows MOVED/ASK). Both expose
  * the same four things: a command routed by key, many commands pipelined (the loader's batches: one RESP buffer per
- * node, written on the node's bulk connection as `redis-cli --pipe` writes), the masters (to load the function
+ * node, written by the bulk writer of that node's link, redis-bulk-writer.ts), the masters (to load the function
  * library on each and to scan them), and close. A lost node is a `RedisConnectionLost`, never a retry loop.
  */
 import type { createCluster as CreateCluster } from 'redis';
@@ -100,9 +100,9 @@ async function connectCluster(seeds: readonly string[], seconds: number): Promis
             });
         }
     }
-    // node-redis only for a cluster (its routing and slot map): a single server's link needs none of it, and loading
-    // it costs ~25 ms of a start. `redis` is CommonJS: its `module.exports` is the default export under Node and in
-    // the CLI bundle alike (a named export of a dynamic import exists only where Node's lexer finds it).
+    // node-redis's cluster client: its routing, slot map and redirections. `redis` is CommonJS: its `module.exports`
+    // is the default export under Node and in the CLI bundle alike (a named export of a dynamic import exists only
+    // where Node's lexer finds it).
     const { createCluster, ErrorReply, RootNodesUnavailableError } = (await import('redis')).default;
     /** node-redis's error replies as the link's, so that `isErrorReply` knows them whichever connection answered. */
     const reply = (error: unknown): unknown =>
