@@ -30,12 +30,17 @@ export interface RedisLink {
      * Sends many commands at once, pipelined, and settles each: its reply, an error reply, or a
      * RedisConnectionLost. Optional (a link may only `send`); what the loader uses when present, because
      * per command it costs far less than `send`: the batch goes out as one RESP buffer on the link's bulk connection
-     * (redis-bulk-writer.ts, opened by the first batch with the login of the link's own), the way `redis-cli --pipe`
+     * (redis-bulk-writer.ts, opened by `openBulk` or the first batch, with the login of the link's own), the way `redis-cli --pipe`
      * writes, and every reply is counted and checked. Batches keep their order among themselves, not with `send`s
      * not yet answered (await those first); once the bulk connection is open, a batch is written before `sendBatch`
      * returns, so the server starts on it while the caller makes the next.
      */
     sendBatch?(batch: RespBatch): Promise<PromiseSettledResult<unknown>[]>;
+    /**
+     * Opens the bulk connection of `sendBatch` now (the first batch opens it otherwise, and is written a turn of the
+     * event loop later): what a load does before its first batch. Throws a RedisConnectionLost.
+     */
+    openBulk?(): Promise<void>;
     close(): Promise<void>;
 }
 
@@ -206,11 +211,21 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
             }
         }
     };
+    /** Opens the bulk connection (once); throws its failure as a RedisConnectionLost. */
+    const openBulk = async (): Promise<void> => {
+        bulk ??= openBulkPipe(target, timeout, () => (lastReply = Date.now()), RedisErrorReply);
+        try {
+            bulkPipe = await bulk;
+        } catch (error) {
+            throw bulkFailure(shown, error, seconds);
+        }
+    };
     const sendNow = (argv: readonly string[]): Promise<unknown> =>
         stalled || closed ? Promise.reject(lost(undefined)) : settled(client.sendCommand([...argv]), argv);
     return {
         url: shown,
         send: (argv) => watched(argv, () => sendNow(argv)),
+        openBulk: () => watched(['the bulk connection'], openBulk),
         sendBatch(batch) {
             // Like `send`, every command settles on its own, even on a connection already given up.
             const failed = (reason: unknown): PromiseSettledResult<unknown>[] =>
@@ -230,14 +245,14 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
                 );
             return watched([batch.first], async () => {
                 // Once the bulk connection is open, the batch is written before this call returns.
-                if (bulkPipe) return answers(await bulkPipe.send(batch));
-                bulk ??= openBulkPipe(target, timeout, () => (lastReply = Date.now()), RedisErrorReply);
-                try {
-                    bulkPipe = await bulk;
-                } catch (error) {
-                    return failed(bulkFailure(shown, error, seconds));
+                if (!bulkPipe) {
+                    try {
+                        await openBulk();
+                    } catch (error) {
+                        return failed(error);
+                    }
                 }
-                if (stalled || closed) return failed(lost(undefined));
+                if (stalled || closed || !bulkPipe) return failed(lost(undefined));
                 return answers(await bulkPipe.send(batch));
             });
         },

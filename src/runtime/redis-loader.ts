@@ -294,6 +294,13 @@ export async function loadIntoRedis(
     let sent = 0;
     const writer = new RespWriter();
     try {
+        // Open before the first batch, so that each batch is written as soon as it is made.
+        await link.openBulk?.();
+    } catch (error) {
+        if (error instanceof RedisConnectionLost) lost(error);
+        throw error;
+    }
+    try {
         for (const { collection, rows, parameters } of work) {
             // Compiled once per collection: each row goes straight into the batch's RESP bytes (see redis-resp.ts).
             const write = compileRespRowWriter(

@@ -43,6 +43,8 @@ export interface CoreConnection {
      * row writer uses when present (every command to the one server, no key to route by).
      */
     sendBatch?(batch: RespBatch): Promise<PromiseSettledResult<unknown>[]>;
+    /** Opens the bulk connection of `sendBatch` now (`RedisLink.openBulk`). */
+    openBulk?(): Promise<void>;
     /** The masters: the one server, or every master of the cluster. */
     masters(): Promise<CoreNode[]>;
     close(): Promise<void>;
@@ -80,6 +82,7 @@ export async function connectCore(url: string, options: CoreConnectOptions = {})
                 return link.sendBatch(writer.take(first));
             },
             sendBatch: link.sendBatch ? (batch) => link.sendBatch!(batch) : undefined,
+            openBulk: link.openBulk ? () => link.openBulk!() : undefined,
             masters: async () => [node],
             close: () => link.close(),
         };

@@ -284,6 +284,13 @@ export async function writeCoreRows(
     let sent = 0;
     const writer = new RespWriter();
     try {
+        // Open before the first batch, so that each batch is written as soon as it is made.
+        await connection.openBulk?.();
+    } catch (error) {
+        if (error instanceof RedisConnectionLost) lost(error);
+        throw error;
+    }
+    try {
         for (const { collection, rows } of work) {
             const cluster = connection.cluster;
             const counter = collection.key.kind === 'counter' ? collection.key.counterKey! : undefined;
