@@ -9,7 +9,10 @@
 // each); throughput is rows per second; a ratio is kvmod's share of redis-cli's throughput. CPU seconds are given
 // beside wall time because the machine may be shared (the load average is printed). "write path only" is what the
 // command calls to write (in this process, on rows already materialized: encoding, pipelined batches, every reply
-// checked; no start-up, model or JSON); "kvmod load (whole process)" adds start-up, reading and transforming the
+// checked; no start-up, model or JSON); "write path, node-redis pipelining" is the same write path with every row
+// sent through node-redis's own client (a `sendCommand` per row, a batch's commands in one tick) instead of the bulk
+// writer (src/runtime/redis-bulk-writer.ts), which stays only while node-redis misses 70% of redis-cli --pipe;
+// "kvmod load (whole process)" adds start-up, reading and transforming the
 // model, reading and checking the JSON data and materializing. "floor" (FT.ADD) is scripts/load-floor.mjs: a Node
 // process that only parses the JSON data and writes the prepared commands — the least any Node loader reading this
 // JSON can take; what kvmod load takes beyond it is the model, the check before any write, and making the rows.
