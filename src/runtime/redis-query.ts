@@ -3,7 +3,7 @@
  * (the projected columns, in order), so that it can be compared with the oracle.
  */
 import { bindRedisCommand } from '../generation/redis/redis-commands.js';
-import { decodeRedisValue } from '../generation/redis/redis-encoding.js';
+import { decodeRedisValue } from '../generation/shared/redis-encoding.js';
 import type { RedisQuery } from '../generation/redis/redis-view-model.js';
 import type { TypedValue } from './collation.js';
 import type { ParameterValues } from './oracle.js';

@@ -5,8 +5,8 @@
  * collects a batch's text as the bytes written to the socket. This is where most of a load's client time went.
  */
 import { bindRedisCommand, type RedisParamValues } from '../generation/redis/redis-commands.js';
-import { encodeRedisValue, encodeSortKey, escapeKeyPart } from '../generation/redis/redis-encoding.js';
-import { equalityForm } from '../generation/redis/redis-text-rules.js';
+import { encodeRedisValue, encodeSortKey, escapeKeyPart } from '../generation/shared/redis-encoding.js';
+import { equalityForm } from '../generation/shared/redis-text-rules.js';
 import type { RedisCommand, RedisParamSlot } from '../generation/redis/redis-view-model.js';
 import { isCalendarDate } from '../language/common/calendar-date.js';
 

@@ -7,7 +7,7 @@
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { bindRedisCommand } from '../../src/generation/redis/redis-commands.js';
-import { unservableNumber } from '../../src/generation/redis/redis-number-rules.js';
+import { unservableNumber } from '../../src/generation/shared/redis-number-rules.js';
 import { buildRedisViewModel } from '../../src/generation/redis/redis-view-model.js';
 import { compares } from '../../src/runtime/oracle.js';
 import { redisEngine } from '../../src/runtime/redis/redis-engine.js';

@@ -26,7 +26,7 @@ import {
     RespReplyReader,
     RespWriter,
 } from '../../src/runtime/redis-resp.js';
-import { encodeRedisValue, encodeSortKey } from '../../src/generation/redis/redis-encoding.js';
+import { encodeRedisValue, encodeSortKey } from '../../src/generation/shared/redis-encoding.js';
 import { Decoder } from '@redis/client/dist/lib/RESP/decoder.js';
 import { buildRuntimeModel } from '../../src/runtime/runtime-model.js';
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, jest, test } from '@jest/globals';
 import fc from 'fast-check';
-import { MAX_TAG_BYTES, REDIS_TEXT_RULES, TAG_SEPARATOR } from '../../src/generation/redis/redis-text-rules.js';
+import { MAX_TAG_BYTES, REDIS_TEXT_RULES, TAG_SEPARATOR } from '../../src/generation/shared/redis-text-rules.js';
 import { DEFAULT_REDIS_OPTIONS } from '../../src/generation/redis/redis-view-model-types.js';
 import { redisEngine } from '../../src/runtime/redis/redis-engine.js';
 import { screenedUnservable } from '../../src/runtime/redis/redis-servable-screen.js';

@@ -5,13 +5,13 @@
  * served query through its read function (on a cluster: the row keys from the index slot, then each row from its
  * own slot). Every command is the one `calls.redis` documents.
  */
-import { formatCliCommand } from '../../generation/redis/redis-escaping.js';
+import { formatCliCommand } from '../../generation/shared/redis-escaping.js';
 import {
     decodeRedisValue,
     encodeRedisValue,
     RedisEncodingError,
     type RedisLogicalType,
-} from '../../generation/redis/redis-encoding.js';
+} from '../../generation/shared/redis-encoding.js';
 import {
     escapeCoreKeyPart,
     type CoreCollection,

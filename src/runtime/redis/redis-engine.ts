@@ -4,10 +4,10 @@
  * (redis-query.ts) the runtime has always used, and turns their failures into typed `EngineError`s with the
  * same messages and codes.
  */
-import { formatCliCommand } from '../../generation/redis/redis-escaping.js';
-import { unservableNumber } from '../../generation/redis/redis-number-rules.js';
+import { formatCliCommand } from '../../generation/shared/redis-escaping.js';
+import { unservableNumber } from '../../generation/shared/redis-number-rules.js';
 import { redisTarget, type redisTargetOptions } from '../../generation/redis/redis-target.js';
-import { REDIS_TEXT_RULES } from '../../generation/redis/redis-text-rules.js';
+import { REDIS_TEXT_RULES } from '../../generation/shared/redis-text-rules.js';
 import type { RedisViewModel } from '../../generation/redis/redis-view-model.js';
 import {
     EngineError,

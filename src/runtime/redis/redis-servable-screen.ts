@@ -6,7 +6,7 @@
  * rule's answer, so every answer and message is the rule's. (The rules module itself is shipped verbatim inside
  * every generated TypeScript client: the screen stays out of it.)
  */
-import { MAX_TAG_BYTES, REDIS_TEXT_RULES, type RedisDialect } from '../../generation/redis/redis-text-rules.js';
+import { MAX_TAG_BYTES, REDIS_TEXT_RULES, type RedisDialect } from '../../generation/shared/redis-text-rules.js';
 
 /**
  * The longest text whose tag cannot exceed `MAX_TAG_BYTES`, whatever it holds. 1.2 stores the text: a UTF-16 code unit
