@@ -12,7 +12,12 @@ import type {
     ServedQuery,
 } from '../../language/generated/ast.js';
 import { GenerationError } from '../generation-errors.js';
-import { encodeRedisValue, isNumericType, RedisEncodingError, type RedisLogicalType } from '../shared/redis-encoding.js';
+import {
+    encodeRedisValue,
+    isNumericType,
+    RedisEncodingError,
+    type RedisLogicalType,
+} from '../shared/redis-encoding.js';
 import { escapeQueryFieldName } from '../shared/redis-escaping.js';
 import { command, fieldOf, lit, mergeLiterals, slot } from './redis-command-parts.js';
 import type { RedisDialectStrategy } from './redis-dialect-strategy.js';
