@@ -19,7 +19,7 @@ const HEAVY = ['langium', 'chevrotain', 'handlebars', 'redis', '@redis', 'ajv', 
  */
 const LIGHT = new Set([
     'src/language/common/calendar-date.js',
-    'src/runtime/redis-url.js',
+    'src/runtime/redis-connection/redis-url.js',
     'src/runtime/engine-registry.js',
     'src/runtime/engine.js',
 ]);
@@ -91,7 +91,7 @@ describe('kvmod start-up', () => {
                 'redis://127.0.0.1:1',
             ]);
             expect(status).toBe(1); // connection refused, after the link's code ran
-            expect(modules).toContain('src/runtime/redis-link.js');
+            expect(modules).toContain('src/runtime/redis-connection/redis-link.js');
             expect(packages).toContain('langium');
             expect([...packages].filter((p) => p === 'redis' || p.startsWith('@redis/'))).toEqual([]);
             expect(packages).not.toContain('vscode-languageserver-protocol');

@@ -17,7 +17,7 @@ import {
     REDIS_TEXT_RULES,
     TAG_SEPARATOR,
 } from '../../src/generation/shared/redis-text-rules.js';
-import { tagForm } from '../../src/runtime/redis/redis-collation.js';
+import { tagForm } from '../../src/runtime/redisearch/redis-collation.js';
 import { loadKvlmFile } from './generation-fixtures.js';
 import { hostileText } from './redis-samples.js';
 

@@ -10,7 +10,7 @@ import { memoryIo } from '../../src/cli/cli-io.js';
 import { runDataGenerate } from '../../src/cli/data-actions.js';
 import { main } from '../../src/cli/main.js';
 import { isKvmodError } from '../../src/pipeline/errors.js';
-import { connectRedis } from '../../src/runtime/redis-link.js';
+import { connectRedis } from '../../src/runtime/redis-connection/redis-link.js';
 import { loadIntoEngine } from '../../src/runtime/runtime-actions.js';
 import { startRedis } from '../support/redis-server.js';
 

@@ -14,9 +14,9 @@ import {
     RedisErrorReply,
     refusedBy,
     type RedisLink,
-} from '../redis-link.js';
-import { argvOfResp, RespWriter, type RespBatch } from '../redis-resp.js';
-import { DEFAULT_REDIS_TIMEOUT_SECONDS, redactRedisUrl } from '../redis-url.js';
+} from '../redis-connection/redis-link.js';
+import { argvOfResp, RespWriter, type RespBatch } from '../redis-connection/redis-resp.js';
+import { DEFAULT_REDIS_TIMEOUT_SECONDS, redactRedisUrl } from '../redis-connection/redis-url.js';
 
 /** A node the engine addresses directly (a master of a cluster, or the one server). */
 export interface CoreNode {

@@ -25,9 +25,9 @@ import { KvmodError } from '../../pipeline/errors.js';
 import type { TypedValue } from '../collation.js';
 import type { CollectionRows, MaterializedRow } from '../materialize.js';
 import type { ParameterValues } from '../oracle.js';
-import { BATCHES_IN_FLIGHT, FIRST_BATCH_ROWS, formatCount } from '../redis-loader.js';
-import { isErrorReply, RedisConnectionLost } from '../redis-link.js';
-import { ISO_FORMS, RespWriter } from '../redis-resp.js';
+import { BATCHES_IN_FLIGHT, FIRST_BATCH_ROWS, formatCount } from '../redisearch/redis-loader.js';
+import { isErrorReply, RedisConnectionLost } from '../redis-connection/redis-link.js';
+import { ISO_FORMS, RespWriter } from '../redis-connection/redis-resp.js';
 import type { CoreConnection } from './core-connection.js';
 
 /** The design of a KVLM model for this engine, and its function library's source (as `generate` writes it). */

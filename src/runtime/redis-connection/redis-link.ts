@@ -4,9 +4,9 @@
  * RediSearch dialect the server speaks.
  */
 import { connect as connectTcp, type Socket } from 'node:net';
-import type { RedisDialect } from '../generation/redis/redis-view-model.js';
-import type { EngineFailure } from './engine.js';
-import { KvmodError } from '../pipeline/errors.js';
+import type { RedisDialect } from '../../generation/redis/redis-view-model.js';
+import type { EngineFailure } from '../engine.js';
+import { KvmodError } from '../../pipeline/errors.js';
 import { respBatch, RespReplyReader, type RespBatch } from './redis-resp.js';
 import { DEFAULT_REDIS_TIMEOUT_SECONDS, redactRedisUrl } from './redis-url.js';
 

@@ -4,13 +4,13 @@
  * recreation when it differs), then every row, pipelined in batches. Natural keys with REPLACE make a
  * second run leave the same data; a lost server stops the load with how far it got.
  */
-import { schemaOfCreate, schemaOfInfo } from '../generation/redis/redis-index-schema.js';
-import { bindRedisCommand, displayRedisCommand, type RedisParamValues } from '../generation/redis/redis-commands.js';
-import type { RedisCollection, RedisViewModel } from '../generation/redis/redis-view-model.js';
-import { KvmodError } from '../pipeline/errors.js';
-import type { CollectionRows, MaterializedRow, RowBatches } from './materialize.js';
-import { RedisConnectionLost, type RedisLink } from './redis-link.js';
-import { compileRespRowWriter, RespWriter } from './redis-resp.js';
+import { schemaOfCreate, schemaOfInfo } from '../../generation/redis/redis-index-schema.js';
+import { bindRedisCommand, displayRedisCommand, type RedisParamValues } from '../../generation/redis/redis-commands.js';
+import type { RedisCollection, RedisViewModel } from '../../generation/redis/redis-view-model.js';
+import { KvmodError } from '../../pipeline/errors.js';
+import type { CollectionRows, MaterializedRow, RowBatches } from '../materialize.js';
+import { RedisConnectionLost, type RedisLink } from '../redis-connection/redis-link.js';
+import { compileRespRowWriter, RespWriter } from '../redis-connection/redis-resp.js';
 import { dropPhysicalIndex, indexInfo, pointStableName, servedIndex } from './redis-stable-names.js';
 
 /** Options of `loadIntoRedis`. */

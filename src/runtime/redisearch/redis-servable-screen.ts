@@ -1,5 +1,5 @@
 /**
- * A quick answer for the usual text, before a dialect's text rule (generation/redis/redis-text-rules.ts) is asked why
+ * A quick answer for the usual text, before a dialect's text rule (generation/shared/redis-text-rules.ts) is asked why
  * the engine could not serve it: a load asks for every searched value of its data (40,000 on the airflights data at
  * scale 10,000). The rules trim the text twice, count its UTF-8 bytes and search it three times; most texts are short
  * and hold none of the characters a reason looks for, which one regular expression tells. Any other text gets the

@@ -18,7 +18,7 @@ import {
     type EngineRuntime,
     type EngineSession,
 } from '../engine.js';
-import { ensureIndexes, formatCount, loadIntoRedis } from '../redis-loader.js';
+import { ensureIndexes, formatCount, loadIntoRedis } from './redis-loader.js';
 import {
     connectRedis,
     detectDialect,
@@ -27,9 +27,9 @@ import {
     REDIS_LINK_FAILURES,
     RedisConnectionLost,
     type RedisLink,
-} from '../redis-link.js';
-import { runEngineQuery } from '../redis-query.js';
-import { designRecordArgv } from '../redis-stable-names.js';
+} from '../redis-connection/redis-link.js';
+import { runEngineQuery } from './redis-query.js';
+import { designRecordArgv } from './redis-stable-names.js';
 import { redisearchCollation } from './redis-collation.js';
 import { cutsAnswers, queryTimeoutWarning, readQueryTimeout } from './redis-query-timeout.js';
 import { screenedUnservable } from './redis-servable-screen.js';
