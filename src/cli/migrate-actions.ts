@@ -2,7 +2,7 @@
  * The action of `kvmod migrate`: runs the migration and reports each step it performed (or that there was nothing
  * to do). Loaded only when the command runs.
  */
-import { formatCount } from '../runtime/redisearch/redis-loader.js';
+import { formatCount } from '../runtime/format-count.js';
 import { migrateOnRedis, type MigrationStepEvent } from '../runtime/redisearch/migration/migration-run.js';
 import { redactRedisUrl } from '../runtime/redis-connection/redis-url.js';
 import { processIo, type CliIo } from './cli-io.js';

@@ -25,7 +25,8 @@ import { KvmodError } from '../../pipeline/errors.js';
 import type { TypedValue } from '../collation.js';
 import type { CollectionRows, MaterializedRow } from '../materialize.js';
 import type { ParameterValues } from '../oracle.js';
-import { BATCHES_IN_FLIGHT, FIRST_BATCH_ROWS, formatCount } from '../redisearch/redis-loader.js';
+import { formatCount } from '../format-count.js';
+import { BATCHES_IN_FLIGHT, FIRST_BATCH_ROWS } from '../redis-connection/write-batches.js';
 import { isErrorReply, RedisConnectionLost } from '../redis-connection/redis-link.js';
 import { ISO_FORMS, RespWriter } from '../redis-connection/redis-resp.js';
 import type { CoreConnection } from './core-connection.js';
@@ -279,7 +280,7 @@ export async function writeCoreRows(
         if (options.onProgress) await options.onProgress(done, total());
     };
     const f = design.functions;
-    // Batches sent and not yet acknowledged, oldest first (as the RediSearch loader keeps them: redis-loader.ts).
+    // Batches sent and not yet acknowledged, oldest first (as the RediSearch loader keeps them: write-batches.ts).
     const inFlight: Sent[] = [];
     let sent = 0;
     const writer = new RespWriter();

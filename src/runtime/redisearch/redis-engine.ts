@@ -18,7 +18,8 @@ import {
     type EngineRuntime,
     type EngineSession,
 } from '../engine.js';
-import { ensureIndexes, formatCount, loadIntoRedis } from './redis-loader.js';
+import { formatCount } from '../format-count.js';
+import { ensureIndexes, loadIntoRedis } from './redis-loader.js';
 import {
     connectRedis,
     detectDialect,

@@ -9,7 +9,8 @@
 import { bindRedisCommand } from '../../../generation/redis/redis-commands.js';
 import type { RedisCollection } from '../../../generation/redis/redis-view-model.js';
 import { KvmodError } from '../../../pipeline/errors.js';
-import { formatCount, rowParameters } from '../redis-loader.js';
+import { formatCount } from '../../format-count.js';
+import { rowParameters } from '../redis-loader.js';
 import type { MaterializedRow } from '../../materialize.js';
 import { connectRedis, isErrorReply, RedisConnectionLost, type RedisLink } from '../../redis-connection/redis-link.js';
 import { designRecordArgv, dropPhysicalIndex, indexInfo, servedIndex } from '../redis-stable-names.js';
