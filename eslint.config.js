@@ -10,6 +10,37 @@ const layer = (...names) => `^(\\.\\./)+(src/)?(${names.join('|')})(/|$)`;
 
 const arrow = (message, ...names) => ({ regex: layer(...names), message });
 
+/** The targets' folders under src/generation, and the engines' under src/runtime (a wing each). */
+const TARGET_FOLDERS = ['redis', 'redis-core', 'typescript', 'report'];
+const ENGINE_FOLDERS = ['redisearch', 'redis-core', 'redis-connection'];
+
+const generationArrow = arrow(
+    'src/generation must not import downstream layers.',
+    'pipeline',
+    'cli',
+    'extension',
+    'runtime',
+);
+
+/**
+ * The rules of the front ends (the runtime, the CLI, the API), with `patterns` more: a file's `no-restricted-imports`
+ * is that of the last block naming it, so a narrower block repeats the wider one's.
+ */
+function frontEndRule(...patterns) {
+    return {
+        'no-restricted-imports': [
+            'error',
+            {
+                paths: [{ name: 'vscode', message: 'only src/extension runs inside VS Code.' }],
+                patterns: [
+                    arrow('front ends must not import each other (the CLI may call the runtime).', 'extension'),
+                    ...patterns,
+                ],
+            },
+        ],
+    };
+}
+
 /**
  * `no-restricted-imports` checks static imports only: the same arrows as `no-restricted-syntax` on `import()`
  * with a literal path, so that a lazy import cannot run against the arrow either. (esquery's regex literals
@@ -28,7 +59,16 @@ function withDynamicImports(config) {
 
 export default defineConfig(
     {
-        ignores: ['src/language/generated/**', 'src/generation/generated/**', 'examples/*/typescript/**', 'out/**', 'dist/**', 'node_modules/**', 'coverage/**', '.kvmod-tmp/**'],
+        ignores: [
+            'src/language/generated/**',
+            'src/generation/generated/**',
+            'examples/*/typescript/**',
+            'out/**',
+            'dist/**',
+            'node_modules/**',
+            'coverage/**',
+            '.kvmod-tmp/**',
+        ],
     },
     js.configs.recommended,
     tseslint.configs.recommended,
@@ -98,17 +138,34 @@ export default defineConfig(
     }),
     withDynamicImports({
         files: ['src/generation/**/*.ts'],
+        rules: { 'no-restricted-imports': ['error', { patterns: [generationArrow] }] },
+    }),
+    withDynamicImports({
+        // What several targets share (Redis value encoding, escaping, text and number rules) names no target.
+        files: ['src/generation/shared/**/*.ts'],
         rules: {
             'no-restricted-imports': [
                 'error',
                 {
                     patterns: [
+                        generationArrow,
+                        arrow('src/generation/shared is shared by every target: it imports none.', ...TARGET_FOLDERS),
+                    ],
+                },
+            ],
+        },
+    }),
+    withDynamicImports({
+        files: ['src/generation/redis-core/**/*.ts'],
+        rules: {
+            'no-restricted-imports': [
+                'error',
+                {
+                    patterns: [
+                        generationArrow,
                         arrow(
-                            'src/generation must not import downstream layers.',
-                            'pipeline',
-                            'cli',
-                            'extension',
-                            'runtime',
+                            'the redis-core target shares with the Redis target only src/generation/shared.',
+                            'redis',
                         ),
                     ],
                 },
@@ -129,16 +186,44 @@ export default defineConfig(
     }),
     withDynamicImports({
         files: ['src/runtime/**/*.ts', 'src/cli/**/*.ts', 'src/api/**/*.ts'],
-        rules: {
-            'no-restricted-imports': [
-                'error',
-                {
-                    paths: [{ name: 'vscode', message: 'only src/extension runs inside VS Code.' }],
-                    patterns: [
-                        arrow('front ends must not import each other (the CLI may call the runtime).', 'extension'),
-                    ],
-                },
-            ],
-        },
+        rules: frontEndRule(),
+    }),
+    withDynamicImports({
+        // The engine-neutral runtime reaches an engine through the engine interface only, and a target through
+        // the target contract: the registry below is the one module that names the engines.
+        files: ['src/runtime/*.ts'],
+        ignores: ['src/runtime/engine-registry.ts'],
+        rules: frontEndRule(
+            {
+                regex: `^\\./(${ENGINE_FOLDERS.join('|')})/`,
+                message: 'the engine-neutral runtime imports no engine (engine-registry.ts loads them).',
+            },
+            {
+                regex: `^\\.\\./generation/(${TARGET_FOLDERS.join('|')}|shared)/`,
+                message: 'the engine-neutral runtime imports no target (it reads designs through the target contract).',
+            },
+        ),
+    }),
+    // The registry loads each engine lazily (`import()`), never statically: a command that needs no engine loads none.
+    {
+        files: ['src/runtime/engine-registry.ts'],
+        rules: frontEndRule({
+            regex: `^\\./(${ENGINE_FOLDERS.join('|')})/`,
+            message: 'the engine registry loads the engines lazily, with import().',
+        }),
+    },
+    withDynamicImports({
+        files: ['src/runtime/redisearch/**/*.ts'],
+        rules: frontEndRule(arrow('an engine imports no other engine.', 'redis-core')),
+    }),
+    withDynamicImports({
+        files: ['src/runtime/redis-core/**/*.ts'],
+        rules: frontEndRule(arrow('an engine imports no other engine.', 'redisearch')),
+    }),
+    withDynamicImports({
+        files: ['src/runtime/redis-connection/**/*.ts'],
+        rules: frontEndRule(
+            arrow('the Redis connection is shared by the engines: it imports none.', 'redisearch', 'redis-core'),
+        ),
     }),
 );

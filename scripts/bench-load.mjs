@@ -11,7 +11,8 @@
 // command calls to write (in this process, on rows already materialized: encoding, pipelined batches, every reply
 // checked; no start-up, model or JSON); "write path, node-redis pipelining" is the same write path with every row
 // sent through node-redis's own client (a `sendCommand` per row, a batch's commands in one tick) instead of the bulk
-// writer (src/runtime/redis-bulk-writer.ts), which stays only while node-redis misses 70% of redis-cli --pipe;
+// writer (src/runtime/redis-connection/redis-bulk-writer.ts), which stays only while node-redis misses 70% of
+// redis-cli --pipe;
 // "kvmod load (whole process)" adds start-up, reading and transforming the
 // model, reading and checking the JSON data and materializing. "floor" (FT.ADD) is scripts/load-floor.mjs: a Node
 // process that only parses the JSON data and writes the prepared commands — the least any Node loader reading this
@@ -74,8 +75,10 @@ const { readInstanceData, indexInstanceData } = await import(`${root}out/src/run
 const { materializeModel } = await import(`${root}out/src/runtime/materialize.js`);
 const { buildRedisViewModel } = await import(`${root}out/src/generation/redis/redis-view-model.js`);
 const { bindRedisCommand } = await import(`${root}out/src/generation/redis/redis-commands.js`);
-const { rowParameters, loadIntoRedis } = await import(`${root}out/src/runtime/redis-loader.js`);
-const { connectRedis, detectDialect, RedisErrorReply } = await import(`${root}out/src/runtime/redis-link.js`);
+const { rowParameters, loadIntoRedis } = await import(`${root}out/src/runtime/redisearch/redis-loader.js`);
+const { connectRedis, detectDialect, RedisErrorReply } = await import(
+    `${root}out/src/runtime/redis-connection/redis-link.js`
+);
 const { engineOf } = await import(`${root}out/src/runtime/engine-registry.js`);
 const { getGenerationTarget } = await import(`${root}out/src/generation/generation-targets.js`);
 const { buildViewModel } = await import(`${root}out/src/generation/generation-engine.js`);

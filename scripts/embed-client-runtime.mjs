@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Embeds the run-time files of the generated TypeScript client into kvmod (src/generation/typescript/
-// typescript-runtime-files.ts): verbatim copies of the Redis target's encoding, escaping, text-rule and
-// command-binding modules, and the client's own runtime, with their relative imports pointed at each other.
+// typescript-runtime-files.ts): verbatim copies of the shared Redis encoding, escaping and text-rule modules
+// (src/generation/shared), the Redis target's command-binding ones, and the client's own runtime, with their
+// relative imports pointed at each other.
 // The client thus encodes, escapes and binds with the very code `kvmod load` and the scripts use (one source).
 // `bash scripts/check-generated.sh` runs it and fails on drift; a test compares the embedded text too.
 //
@@ -16,10 +17,10 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** The embedded files, in dependency order. */
 export const RUNTIME_SOURCES = [
     'src/language/common/calendar-date.ts',
-    'src/generation/redis/redis-dialects.ts',
-    'src/generation/redis/redis-encoding.ts',
-    'src/generation/redis/redis-escaping.ts',
-    'src/generation/redis/redis-text-rules.ts',
+    'src/generation/shared/redis-dialects.ts',
+    'src/generation/shared/redis-encoding.ts',
+    'src/generation/shared/redis-escaping.ts',
+    'src/generation/shared/redis-text-rules.ts',
     'src/generation/redis/redis-view-model-types.ts',
     'src/generation/redis/redis-commands.ts',
     'src/generation/redis/redis-index-schema.ts',

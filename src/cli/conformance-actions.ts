@@ -5,7 +5,7 @@
 import { basename } from 'node:path';
 import { KvmodError } from '../pipeline/errors.js';
 import { formatConformance, runConformance } from '../runtime/conformance.js';
-import { redactRedisUrl } from '../runtime/redis-url.js';
+import { redactRedisUrl } from '../runtime/redis-connection/redis-url.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { numberOptionProblem } from './number-options.js';
 

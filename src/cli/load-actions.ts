@@ -3,7 +3,7 @@
  * the Redis generator describes; idempotent with natural keys. Loaded by the command's handler only when it
  * runs (it pulls in Langium and node-redis).
  */
-import { formatCount } from '../runtime/redis-loader.js';
+import { formatCount } from '../runtime/format-count.js';
 import { loadIntoEngine } from '../runtime/runtime-actions.js';
 import { singleModelArgument } from './cli-files.js';
 import { processIo, type CliIo } from './cli-io.js';

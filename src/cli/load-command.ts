@@ -4,7 +4,7 @@
  * when it runs.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { DEFAULT_REDIS_TIMEOUT_SECONDS } from '../runtime/redis-url.js';
+import { DEFAULT_REDIS_TIMEOUT_SECONDS } from '../runtime/redis-connection/redis-url.js';
 import { runAction, type CliContext } from './cli-command.js';
 import type { LoadArgs } from './load-actions.js';
 import { targetOptions } from './target-options.js';

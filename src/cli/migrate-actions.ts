@@ -2,9 +2,9 @@
  * The action of `kvmod migrate`: runs the migration and reports each step it performed (or that there was nothing
  * to do). Loaded only when the command runs.
  */
-import { formatCount } from '../runtime/redis-loader.js';
-import { migrateOnRedis, type MigrationStepEvent } from '../runtime/migration/migration-run.js';
-import { redactRedisUrl } from '../runtime/redis-url.js';
+import { formatCount } from '../runtime/format-count.js';
+import { migrateOnRedis, type MigrationStepEvent } from '../runtime/redisearch/migration/migration-run.js';
+import { redactRedisUrl } from '../runtime/redis-connection/redis-url.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { progressReporter } from './load-actions.js';
 import { migrationDesignOptions, type MigrationArgs } from './plan-actions.js';

@@ -2,7 +2,11 @@
  * The action of `kvmod plan`: loads both designs (and the data, when given), prints the plan as text or JSON. Exit
  * 1 when the plan cannot run online (the data does not fit the new design). Loaded only when the command runs.
  */
-import { formatMigrationPlan, loadMigrationDesigns, migrationDialect } from '../runtime/migration/migration-design.js';
+import {
+    formatMigrationPlan,
+    loadMigrationDesigns,
+    migrationDialect,
+} from '../runtime/redisearch/migration/migration-design.js';
 import { KvmodError } from '../pipeline/errors.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { givenTargetOptions, type TargetArgs } from './target-options.js';

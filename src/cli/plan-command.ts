@@ -3,7 +3,7 @@
  * metadata only; the handler loads `runPlan` (plan-actions.ts) when it runs.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { DEFAULT_REDIS_TIMEOUT_SECONDS } from '../runtime/redis-url.js';
+import { DEFAULT_REDIS_TIMEOUT_SECONDS } from '../runtime/redis-connection/redis-url.js';
 import { runAction, type CliContext } from './cli-command.js';
 import type { PlanArgs } from './plan-actions.js';
 import { targetOptions } from './target-options.js';

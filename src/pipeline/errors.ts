@@ -24,9 +24,10 @@ export function isKvmodError(error: unknown): error is KvmodError {
 }
 
 /**
- * `<server> refused <command>: <reply>` for a server's error reply no caller worded (runtime/redis-link.ts
- * `RedisErrorReply`, whose link recorded the server and the command), else undefined. Told apart by name: this
- * module loads no runtime code (the command line and the editor's commands word such a refusal alike).
+ * `<server> refused <command>: <reply>` for a server's error reply no caller worded
+ * (runtime/redis-connection/redis-link.ts `RedisErrorReply`, whose link recorded the server and the command), else
+ * undefined. Told apart by name: this module loads no runtime code (the command line and the editor's commands word
+ * such a refusal alike).
  */
 export function refusalMessage(error: unknown): string | undefined {
     if (!(error instanceof Error) || error.name !== 'RedisErrorReply') return undefined;

@@ -12,7 +12,7 @@ import { registerEngine, type RegisteredEngine } from './engine.js';
 
 /** Each engine's runtime, imported when a command needs it. */
 const ENGINES: ReadonlyMap<string, () => Promise<RegisteredEngine>> = new Map([
-    ['redisearch', async () => registerEngine((await import('./redis/redis-engine.js')).redisEngine)],
+    ['redisearch', async () => registerEngine((await import('./redisearch/redis-engine.js')).redisEngine)],
     ['redis-core', async () => registerEngine((await import('./redis-core/core-runtime.js')).redisCoreEngine)],
 ]);
 

@@ -32,7 +32,7 @@ import {
     type CardinalityKind,
     type LogicalType,
 } from '../language/pidm/pidm-semantics.js';
-import { searchedTexts, type SearchedTexts } from './servable-values.js';
+import { searchedTexts, type SearchedTexts } from './searched-texts.js';
 
 /** An attribute of an entity (the identifier included). */
 export interface RuntimeAttribute {

@@ -11,7 +11,7 @@ import { main } from '../../src/cli/main.js';
 import { loadWorkspace } from '../../src/pipeline/load.js';
 import { generateInstanceData } from '../../src/runtime/data-generator.js';
 import { buildRuntimeModel } from '../../src/runtime/runtime-model.js';
-import { queryTimeoutWarning, timeoutFromLoadArgs } from '../../src/runtime/redis/redis-query-timeout.js';
+import { queryTimeoutWarning, timeoutFromLoadArgs } from '../../src/runtime/redisearch/redis-query-timeout.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
 import { startSilentServer } from '../support/silent-servers.js';
 

@@ -19,7 +19,7 @@ const HEAVY = ['langium', 'chevrotain', 'handlebars', 'redis', '@redis', 'ajv', 
  */
 const LIGHT = new Set([
     'src/language/common/calendar-date.js',
-    'src/runtime/redis-url.js',
+    'src/runtime/redis-connection/redis-url.js',
     'src/runtime/engine-registry.js',
     'src/runtime/engine.js',
 ]);
@@ -74,10 +74,12 @@ describe('kvmod start-up', () => {
         // (scripts/build-cli-bundle.mjs, lean-protocol).
         expect(packages).not.toContain('vscode-languageserver-protocol');
         expect(packages).toContain('vscode-jsonrpc');
-        expect(modules.filter((m) => m.startsWith('src/language/lsp/') || /formatter|code-actions/.test(m))).toEqual([]);
+        expect(modules.filter((m) => m.startsWith('src/language/lsp/') || /formatter|code-actions/.test(m))).toEqual(
+            [],
+        );
     });
 
-    it('a load on one server connects without node-redis (the link speaks RESP itself; node-redis is for a cluster)', () => {
+    it('a load connects through node-redis, loaded only when the command connects', () => {
         const dir = mkdtempSync(join(tmpdir(), 'kvmod-startup-'));
         try {
             const data = join(dir, 'data.json');
@@ -91,9 +93,9 @@ describe('kvmod start-up', () => {
                 'redis://127.0.0.1:1',
             ]);
             expect(status).toBe(1); // connection refused, after the link's code ran
-            expect(modules).toContain('src/runtime/redis-link.js');
+            expect(modules).toContain('src/runtime/redis-connection/redis-link.js');
             expect(packages).toContain('langium');
-            expect([...packages].filter((p) => p === 'redis' || p.startsWith('@redis/'))).toEqual([]);
+            expect(packages).toContain('@redis/client');
             expect(packages).not.toContain('vscode-languageserver-protocol');
         } finally {
             rmSync(dir, { recursive: true, force: true });

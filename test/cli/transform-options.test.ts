@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryIo } from '../../src/cli/cli-io.js';
 import { main } from '../../src/cli/main.js';
-import { connectRedis } from '../../src/runtime/redis-link.js';
+import { connectRedis } from '../../src/runtime/redis-connection/redis-link.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
 
 const PIDM = 'examples/airflights/airflights.pidm';

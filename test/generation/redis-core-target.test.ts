@@ -10,7 +10,7 @@ import { memoryIo } from '../../src/cli/cli-io.js';
 import { main } from '../../src/cli/main.js';
 import { coreFunctions } from '../../src/generation/redis-core/redis-core-design.js';
 import { luaString, luaValue } from '../../src/generation/redis-core/redis-core-helpers.js';
-import { connectRedis, type RedisLink } from '../../src/runtime/redis-link.js';
+import { connectRedis, type RedisLink } from '../../src/runtime/redis-connection/redis-link.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
 import { repoRoot } from './generation-fixtures.js';
 

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import type { RedisCollection, RedisLogicalType } from '../../src/generation/index.js';
-import { MAX_TAG_BYTES, TAG_SEPARATOR } from '../../src/generation/redis/redis-text-rules.js';
+import { MAX_TAG_BYTES, TAG_SEPARATOR } from '../../src/generation/shared/redis-text-rules.js';
 
 /** A text value that needs every kind of quoting and escaping (no leading/trailing spaces: tags are trimmed). */
 export const AWKWARD_TEXT = 'He said "hi" \\ back, {x} | y: 100% -5 (in) [a] @b ~c\nnew line ünï 日本 in';

@@ -16,8 +16,8 @@ import {
     MAX_TAG_BYTES,
     REDIS_TEXT_RULES,
     TAG_SEPARATOR,
-} from '../../src/generation/redis/redis-text-rules.js';
-import { tagForm } from '../../src/runtime/redis/redis-collation.js';
+} from '../../src/generation/shared/redis-text-rules.js';
+import { tagForm } from '../../src/runtime/redisearch/redis-collation.js';
 import { loadKvlmFile } from './generation-fixtures.js';
 import { hostileText } from './redis-samples.js';
 

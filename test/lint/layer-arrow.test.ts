@@ -31,6 +31,85 @@ describe('the layer arrow', () => {
         ).toEqual([]);
     });
 
+    test('the engines keep to their wings and the targets share only src/generation/shared', async () => {
+        const restricted = (specifier: string, message: string) =>
+            `no-restricted-imports: '${specifier}' import is restricted from being used by a pattern. ${message}`;
+        const engineNeutral = 'the engine-neutral runtime imports no engine (engine-registry.ts loads them).';
+        expect(await lint('src/runtime/x.ts', "export { f } from './redisearch/redis-loader.js';\n")).toEqual([
+            restricted('./redisearch/redis-loader.js', engineNeutral),
+        ]);
+        expect(
+            await lint('src/runtime/x.ts', "export const f = () => import('./redis-core/core-runtime.js');\n"),
+        ).toEqual([`no-restricted-syntax: ${engineNeutral}`]);
+        expect(await lint('src/runtime/x.ts', "export { f } from '../generation/shared/redis-encoding.js';\n")).toEqual(
+            [
+                restricted(
+                    '../generation/shared/redis-encoding.js',
+                    'the engine-neutral runtime imports no target (it reads designs through the target contract).',
+                ),
+            ],
+        );
+        // The registry names the engines, lazily only.
+        expect(
+            await lint(
+                'src/runtime/engine-registry.ts',
+                "export const f = () => import('./redisearch/redis-engine.js');\n",
+            ),
+        ).toEqual([]);
+        expect(
+            await lint('src/runtime/engine-registry.ts', "export { f } from './redisearch/redis-engine.js';\n"),
+        ).toEqual([
+            restricted('./redisearch/redis-engine.js', 'the engine registry loads the engines lazily, with import().'),
+        ]);
+        expect(
+            await lint('src/runtime/redis-core/x.ts', "export { f } from '../redisearch/redis-loader.js';\n"),
+        ).toEqual([restricted('../redisearch/redis-loader.js', 'an engine imports no other engine.')]);
+        expect(
+            await lint(
+                'src/runtime/redisearch/migration/x.ts',
+                "export { f } from '../../redis-core/core-engine.js';\n",
+            ),
+        ).toEqual([restricted('../../redis-core/core-engine.js', 'an engine imports no other engine.')]);
+        expect(
+            await lint('src/runtime/redis-connection/x.ts', "export { f } from '../redisearch/redis-query.js';\n"),
+        ).toEqual([
+            restricted(
+                '../redisearch/redis-query.js',
+                'the Redis connection is shared by the engines: it imports none.',
+            ),
+        ]);
+        expect(
+            await lint('src/runtime/redis-core/x.ts', "export { f } from '../redis-connection/redis-link.js';\n"),
+        ).toEqual([]);
+        expect(await lint('src/generation/shared/x.ts', "export { f } from '../redis/redis-commands.js';\n")).toEqual([
+            restricted(
+                '../redis/redis-commands.js',
+                'src/generation/shared is shared by every target: it imports none.',
+            ),
+        ]);
+        expect(
+            await lint('src/generation/redis-core/x.ts', "export { f } from '../redis/redis-commands.js';\n"),
+        ).toEqual([
+            restricted(
+                '../redis/redis-commands.js',
+                'the redis-core target shares with the Redis target only src/generation/shared.',
+            ),
+        ]);
+        expect(
+            await lint('src/generation/redis-core/x.ts', "export { f } from '../shared/redis-encoding.js';\n"),
+        ).toEqual([]);
+        // A narrower block keeps the wider block's arrows.
+        expect(await lint('src/generation/shared/x.ts', "export { f } from '../../runtime/engine.js';\n")).toEqual([
+            restricted('../../runtime/engine.js', 'src/generation must not import downstream layers.'),
+        ]);
+        expect(await lint('src/runtime/redisearch/x.ts', "export { f } from '../../extension/main.js';\n")).toEqual([
+            restricted(
+                '../../extension/main.js',
+                'front ends must not import each other (the CLI may call the runtime).',
+            ),
+        ]);
+    });
+
     test('nothing is exempt: the config turns no arrow off, and no source disables it', () => {
         const config = readFileSync(join(REPO_ROOT, 'eslint.config.js'), 'utf8');
         expect(config).not.toMatch(/'no-restricted-(imports|syntax)':\s*['"]off['"]/);

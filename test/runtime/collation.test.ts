@@ -3,9 +3,9 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import { encodeSortKey } from '../../src/generation/redis/redis-encoding.js';
+import { encodeSortKey } from '../../src/generation/shared/redis-encoding.js';
 import { compareCodePoints } from '../../src/runtime/collation.js';
-import { redisearchCollation, sortForm, tagForm } from '../../src/runtime/redis/redis-collation.js';
+import { redisearchCollation, sortForm, tagForm } from '../../src/runtime/redisearch/redis-collation.js';
 
 const compareTyped = redisearchCollation.compare;
 const filterEquals = redisearchCollation.equals;

@@ -4,7 +4,7 @@ import { generateInstanceData, SeededRandom } from '../../src/runtime/data-gener
 import { indexInstanceData, validateInstanceData } from '../../src/runtime/instance-data.js';
 import { evaluateQuery } from '../../src/runtime/oracle.js';
 import { planQuery } from '../../src/runtime/query-plan.js';
-import { redisearchCollation } from '../../src/runtime/redis/redis-collation.js';
+import { redisearchCollation } from '../../src/runtime/redisearch/redis-collation.js';
 import { buildRuntimeModel, type RuntimeModel } from '../../src/runtime/runtime-model.js';
 
 const MODELS = [

@@ -4,7 +4,7 @@ import { loadWorkspace } from '../../src/pipeline/load.js';
 import { generateInstanceData } from '../../src/runtime/data-generator.js';
 import { indexInstanceData } from '../../src/runtime/instance-data.js';
 import { materializeModel } from '../../src/runtime/materialize.js';
-import { redisearchCollation } from '../../src/runtime/redis/redis-collation.js';
+import { redisearchCollation } from '../../src/runtime/redisearch/redis-collation.js';
 import { buildRuntimeModel } from '../../src/runtime/runtime-model.js';
 import { inMemoryExecutor, verifyQueries } from '../../src/runtime/verify.js';
 

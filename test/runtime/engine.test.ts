@@ -13,7 +13,7 @@ import { EngineError, type EngineProbe, type SchemaOutcome } from '../../src/run
 import { engineOf } from '../../src/runtime/engine-registry.js';
 import { indexInstanceData } from '../../src/runtime/instance-data.js';
 import { materializeModel } from '../../src/runtime/materialize.js';
-import { connectRedis } from '../../src/runtime/redis-link.js';
+import { connectRedis } from '../../src/runtime/redis-connection/redis-link.js';
 import { loadRuntimeDesign } from '../../src/runtime/runtime-design.js';
 import { inMemoryExecutor, verifyQueries } from '../../src/runtime/verify.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';

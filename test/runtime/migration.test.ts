@@ -19,13 +19,13 @@ import {
     loadMigrationDesigns,
     type MigrationDesigns,
     type MigrationSide,
-} from '../../src/runtime/migration/migration-design.js';
-import { migrateOnRedis, type MigrationStepEvent } from '../../src/runtime/migration/migration-run.js';
-import { connectRedis, type RedisLink } from '../../src/runtime/redis-link.js';
-import { runEngineQuery } from '../../src/runtime/redis-query.js';
-import { redisearchCollation } from '../../src/runtime/redis/redis-collation.js';
+} from '../../src/runtime/redisearch/migration/migration-design.js';
+import { migrateOnRedis, type MigrationStepEvent } from '../../src/runtime/redisearch/migration/migration-run.js';
+import { connectRedis, type RedisLink } from '../../src/runtime/redis-connection/redis-link.js';
+import { runEngineQuery } from '../../src/runtime/redisearch/redis-query.js';
+import { redisearchCollation } from '../../src/runtime/redisearch/redis-collation.js';
 import { materializeModel, type MaterializedCollection } from '../../src/runtime/materialize.js';
-import { loadIntoRedis } from '../../src/runtime/redis-loader.js';
+import { loadIntoRedis } from '../../src/runtime/redisearch/redis-loader.js';
 import { inMemoryExecutor, verifyQueries, type QueryExecutor } from '../../src/runtime/verify.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
 

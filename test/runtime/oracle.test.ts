@@ -4,7 +4,7 @@ import { indexInstanceData, type InstanceData } from '../../src/runtime/instance
 import { collationFor, compareCodePoints, type Collation } from '../../src/runtime/collation.js';
 import { evaluateQuery } from '../../src/runtime/oracle.js';
 import { planQuery, type QueryPlan } from '../../src/runtime/query-plan.js';
-import { redisearchCollation } from '../../src/runtime/redis/redis-collation.js';
+import { redisearchCollation } from '../../src/runtime/redisearch/redis-collation.js';
 import { buildRuntimeModel } from '../../src/runtime/runtime-model.js';
 
 const MODEL = `

@@ -5,7 +5,7 @@ import { indexInstanceData } from '../../src/runtime/instance-data.js';
 import { evaluatePrepared, prepareQuery, type PreparedQuery } from '../../src/runtime/oracle.js';
 import { sampleParameters } from '../../src/runtime/parameter-sampler.js';
 import { planQuery } from '../../src/runtime/query-plan.js';
-import { redisearchCollation } from '../../src/runtime/redis/redis-collation.js';
+import { redisearchCollation } from '../../src/runtime/redisearch/redis-collation.js';
 import { buildRuntimeModel } from '../../src/runtime/runtime-model.js';
 
 /** A new user's clinic: a status with a few literal values, a clinic name that is nearly unique per row. */

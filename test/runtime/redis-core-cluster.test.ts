@@ -12,7 +12,7 @@ import { runDataGenerate } from '../../src/cli/data-actions.js';
 import { main } from '../../src/cli/main.js';
 import { readInstanceData } from '../../src/runtime/instance-data.js';
 import { connectCore, keySlot, type CoreConnection } from '../../src/runtime/redis-core/core-connection.js';
-import { respOf } from '../../src/runtime/redis-resp.js';
+import { respOf } from '../../src/runtime/redis-connection/redis-resp.js';
 import { checkCoreIndexes } from '../../src/runtime/redis-core/core-consistency.js';
 import { buildCoreDesign, prepareCore, writeCoreRows } from '../../src/runtime/redis-core/core-engine.js';
 import { generateInstanceData } from '../../src/runtime/data-generator.js';

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { transformPidmToKvlm } from '../../transformations/pidm-to-kvlm/index.js';
 import { buildRedisViewModel, type RedisViewModel } from '../../src/generation/redis/redis-view-model.js';
 import { loadWorkspace } from '../../src/pipeline/load.js';
-import { ensureIndex, ensureIndexes, type IndexOutcome } from '../../src/runtime/redis-loader.js';
-import { connectRedis, type RedisLink } from '../../src/runtime/redis-link.js';
+import { ensureIndex, ensureIndexes, type IndexOutcome } from '../../src/runtime/redisearch/redis-loader.js';
+import { connectRedis, type RedisLink } from '../../src/runtime/redis-connection/redis-link.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
 
 let server: RedisTestServer;

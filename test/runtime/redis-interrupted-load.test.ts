@@ -10,7 +10,7 @@ import { memoryIo } from '../../src/cli/cli-io.js';
 import { runDataGenerate } from '../../src/cli/data-actions.js';
 import { main } from '../../src/cli/main.js';
 import { isKvmodError } from '../../src/pipeline/errors.js';
-import { connectRedis } from '../../src/runtime/redis-link.js';
+import { connectRedis } from '../../src/runtime/redis-connection/redis-link.js';
 import { loadIntoEngine } from '../../src/runtime/runtime-actions.js';
 import { startRedis } from '../support/redis-server.js';
 
@@ -91,7 +91,7 @@ describe('an interrupted load', () => {
                     `^lost the connection to ${server.url} after ([\\d,]+) of ([\\d,]+) rows; run the same command again to finish$`,
                 ),
             );
-            // Four batches are in flight (redis-loader.ts BATCHES_IN_FLIGHT): the rows acknowledged before the kill,
+            // Four batches are in flight (write-batches.ts BATCHES_IN_FLIGHT): the rows acknowledged before the kill,
             // plus any of the next three batches whose replies arrived first.
             const acknowledged = Number(/after ([\d,]+) of/.exec(error.message)![1].replace(/,/g, ''));
             expect(acknowledged).toBeGreaterThanOrEqual(100);

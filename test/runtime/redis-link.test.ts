@@ -9,9 +9,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KvmodError, refusalMessage } from '../../src/pipeline/errors.js';
-import { connectRedis, describeCommand, RedisConnectionLost, RedisErrorReply } from '../../src/runtime/redis-link.js';
-import { respBatch } from '../../src/runtime/redis-resp.js';
-import { redactRedisUrl } from '../../src/runtime/redis-url.js';
+import {
+    connectRedis,
+    describeCommand,
+    RedisConnectionLost,
+    RedisErrorReply,
+} from '../../src/runtime/redis-connection/redis-link.js';
+import { respBatch } from '../../src/runtime/redis-connection/redis-resp.js';
+import { redactRedisUrl } from '../../src/runtime/redis-connection/redis-url.js';
 import { addAclUser, redisCli, startRedis, type RedisTestServer } from '../support/redis-server.js';
 import { startHandshakeOnlyServer, startHttpServer, startSilentServer } from '../support/silent-servers.js';
 

@@ -11,8 +11,8 @@ import { loadWorkspace } from '../../src/pipeline/load.js';
 import { generateInstanceData } from '../../src/runtime/data-generator.js';
 import { indexInstanceData } from '../../src/runtime/instance-data.js';
 import { materializeModel } from '../../src/runtime/materialize.js';
-import { loadIntoRedis, rowParameters } from '../../src/runtime/redis-loader.js';
-import { connectRedis, type RedisLink } from '../../src/runtime/redis-link.js';
+import { loadIntoRedis, rowParameters } from '../../src/runtime/redisearch/redis-loader.js';
+import { connectRedis, type RedisLink } from '../../src/runtime/redis-connection/redis-link.js';
 import { buildRuntimeModel } from '../../src/runtime/runtime-model.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
 

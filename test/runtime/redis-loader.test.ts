@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { schemaOfCreate, schemaOfInfo } from '../../src/runtime/redis-loader.js';
+import { schemaOfCreate, schemaOfInfo } from '../../src/runtime/redisearch/redis-loader.js';
 
 const CREATE = [
     'FT.CREATE',

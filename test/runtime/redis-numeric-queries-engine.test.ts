@@ -7,11 +7,11 @@
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { bindRedisCommand } from '../../src/generation/redis/redis-commands.js';
-import { unservableNumber } from '../../src/generation/redis/redis-number-rules.js';
+import { unservableNumber } from '../../src/generation/shared/redis-number-rules.js';
 import { buildRedisViewModel } from '../../src/generation/redis/redis-view-model.js';
 import { compares } from '../../src/runtime/oracle.js';
-import { redisEngine } from '../../src/runtime/redis/redis-engine.js';
-import { redisearchCollation } from '../../src/runtime/redis/redis-collation.js';
+import { redisEngine } from '../../src/runtime/redisearch/redis-engine.js';
+import { redisearchCollation } from '../../src/runtime/redisearch/redis-collation.js';
 import { parseKvlm } from '../generation/generation-fixtures.js';
 import { redisForFile } from '../support/redis-server.js';
 

@@ -16,7 +16,7 @@ import { loadWorkspace } from '../../src/pipeline/load.js';
 import { generateInstanceData } from '../../src/runtime/data-generator.js';
 import { indexInstanceData } from '../../src/runtime/instance-data.js';
 import { materializeModel } from '../../src/runtime/materialize.js';
-import { rowParameters } from '../../src/runtime/redis-loader.js';
+import { rowParameters } from '../../src/runtime/redisearch/redis-loader.js';
 import {
     compileRespEncoder,
     ISO_FORMS,
@@ -25,8 +25,8 @@ import {
     respOf,
     RespReplyReader,
     RespWriter,
-} from '../../src/runtime/redis-resp.js';
-import { encodeRedisValue, encodeSortKey } from '../../src/generation/redis/redis-encoding.js';
+} from '../../src/runtime/redis-connection/redis-resp.js';
+import { encodeRedisValue, encodeSortKey } from '../../src/generation/shared/redis-encoding.js';
 import { Decoder } from '@redis/client/dist/lib/RESP/decoder.js';
 import { buildRuntimeModel } from '../../src/runtime/runtime-model.js';
 

@@ -1,15 +1,15 @@
 /**
- * The quick answer a load gives the usual text before asking a dialect's text rule (runtime/redis/
+ * The quick answer a load gives the usual text before asking a dialect's text rule (runtime/redisearch/
  * redis-servable-screen.ts): every answer, reason and message must be the rule's. Hostile texts (property-based) and
  * the edges of the screen: the length at which a text may exceed 4096 bytes of UTF-8, each character a reason looks
  * for, at each end and inside.
  */
 import { describe, expect, jest, test } from '@jest/globals';
 import fc from 'fast-check';
-import { MAX_TAG_BYTES, REDIS_TEXT_RULES, TAG_SEPARATOR } from '../../src/generation/redis/redis-text-rules.js';
+import { MAX_TAG_BYTES, REDIS_TEXT_RULES, TAG_SEPARATOR } from '../../src/generation/shared/redis-text-rules.js';
 import { DEFAULT_REDIS_OPTIONS } from '../../src/generation/redis/redis-view-model-types.js';
-import { redisEngine } from '../../src/runtime/redis/redis-engine.js';
-import { screenedUnservable } from '../../src/runtime/redis/redis-servable-screen.js';
+import { redisEngine } from '../../src/runtime/redisearch/redis-engine.js';
+import { screenedUnservable } from '../../src/runtime/redisearch/redis-servable-screen.js';
 import { HOSTILE_CHARACTERS, hostileText } from '../generation/redis-samples.js';
 
 const DIALECTS = ['redisearch1', 'redisearch2'] as const;

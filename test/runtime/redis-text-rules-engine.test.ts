@@ -5,9 +5,9 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import { escapeTagValue } from '../../src/generation/redis/redis-escaping.js';
-import { equalityForm, REDIS_TEXT_RULES, TAG_SEPARATOR } from '../../src/generation/redis/redis-text-rules.js';
-import { tagForm } from '../../src/runtime/redis/redis-collation.js';
+import { escapeTagValue } from '../../src/generation/shared/redis-escaping.js';
+import { equalityForm, REDIS_TEXT_RULES, TAG_SEPARATOR } from '../../src/generation/shared/redis-text-rules.js';
+import { tagForm } from '../../src/runtime/redisearch/redis-collation.js';
 import { hostileText } from '../generation/redis-samples.js';
 import { redisForFile } from '../support/redis-server.js';
 

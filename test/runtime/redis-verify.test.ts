@@ -10,7 +10,7 @@ import { runDataGenerate } from '../../src/cli/data-actions.js';
 import { runLoad } from '../../src/cli/load-actions.js';
 import { runVerify } from '../../src/cli/verify-actions.js';
 import { main } from '../../src/cli/main.js';
-import { connectRedis } from '../../src/runtime/redis-link.js';
+import { connectRedis } from '../../src/runtime/redis-connection/redis-link.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
 
 const EXAMPLES = [

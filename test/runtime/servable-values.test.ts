@@ -12,7 +12,7 @@ import { memoryIo } from '../../src/cli/cli-io.js';
 import { runDataGenerate } from '../../src/cli/data-actions.js';
 import { main } from '../../src/cli/main.js';
 import type { InstanceData } from '../../src/runtime/instance-data.js';
-import { connectRedis } from '../../src/runtime/redis-link.js';
+import { connectRedis } from '../../src/runtime/redis-connection/redis-link.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
 
 const MODEL = 'examples/airflights/airflights.pidm';

@@ -26,10 +26,10 @@ import {
     rowParameters,
     schemaOfCreate as loaderSchemaOfCreate,
     schemaOfInfo as loaderSchemaOfInfo,
-} from '../../src/runtime/redis-loader.js';
+} from '../../src/runtime/redisearch/redis-loader.js';
 import { schemaOfCreate, schemaOfInfo } from '../../src/generation/redis/redis-index-schema.js';
 import { bindRedisCommand } from '../../src/generation/redis/redis-commands.js';
-import { redisearchCollation } from '../../src/runtime/redis/redis-collation.js';
+import { redisearchCollation } from '../../src/runtime/redisearch/redis-collation.js';
 import { loadRuntimeDesign } from '../../src/runtime/runtime-design.js';
 import { verdictStatus, verifyQueries } from '../../src/runtime/verify.js';
 import { repoRoot } from '../generation/generation-fixtures.js';

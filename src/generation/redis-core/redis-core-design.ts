@@ -24,7 +24,7 @@ import {
     type KvlmModel,
 } from '../../language/generated/ast.js';
 import { GenerationError } from '../generation-errors.js';
-import { escapeKeyPart, type RedisLogicalType } from '../redis/redis-encoding.js';
+import { escapeKeyPart, type RedisLogicalType } from '../shared/redis-encoding.js';
 import { buildQuery, describeCost, refName } from './redis-core-query-plan.js';
 import type { CoreCollection, CoreField, CoreFunctions, CoreIndex, CoreViewModel } from './redis-core-view-model.js';
 

@@ -3,7 +3,7 @@
  * byte, so any text a model or a literal holds is safe in the Lua source) and Markdown code for the README.
  */
 import type { HelperDelegate } from 'handlebars';
-import { quoteCliArgument } from '../redis/redis-escaping.js';
+import { quoteCliArgument } from '../shared/redis-escaping.js';
 import type { CoreCollection, CoreQuery } from './redis-core-design.js';
 import { luaCollection, luaQuery } from './redis-core-lua.js';
 

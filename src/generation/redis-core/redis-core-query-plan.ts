@@ -20,7 +20,7 @@ import {
 } from '../../language/generated/ast.js';
 import { printKvlmExpression } from '../../language/kvlm/kvlm-printer.js';
 import { GenerationError } from '../generation-errors.js';
-import { encodeRedisValue, RedisEncodingError, type RedisLogicalType } from '../redis/redis-encoding.js';
+import { encodeRedisValue, RedisEncodingError, type RedisLogicalType } from '../shared/redis-encoding.js';
 import type { CoreBound, CoreFilter, CoreIndex, CoreQuery, CoreValue, CoreAccess } from './redis-core-view-model.js';
 
 /** The name a KVLM reference names (its text when it does not resolve). */

@@ -2,7 +2,7 @@
  * The core-Redis design's view model (what the `redis-core` templates and its engine runtime see): the library's
  * entry points, and per collection its row keys, record, indexes and query plans. Types only.
  */
-import type { RedisLogicalType } from '../redis/redis-encoding.js';
+import type { RedisLogicalType } from '../shared/redis-encoding.js';
 
 /** The library's entry points, by role; every name is `<database>_<role>`. */
 export interface CoreFunctions {

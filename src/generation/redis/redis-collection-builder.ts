@@ -5,12 +5,12 @@
  */
 import type { Collection, Field, KExpression, KvlmModel, ServedQuery } from '../../language/generated/ast.js';
 import { GenerationError } from '../generation-errors.js';
-import { isNumericType, type RedisLogicalType } from './redis-encoding.js';
+import { isNumericType, type RedisLogicalType } from '../shared/redis-encoding.js';
 import { command, fieldOf, lit, refName, slot } from './redis-command-parts.js';
 import type { RedisDialectStrategy } from './redis-dialect-strategy.js';
 import { physicalIndexName, pointerKeyOf, storageSignature } from './redis-naming.js';
 import { buildQuery } from './redis-query-builder.js';
-import { TAG_SEPARATOR } from './redis-text-rules.js';
+import { TAG_SEPARATOR } from '../shared/redis-text-rules.js';
 import type {
     RedisArgPart,
     RedisCollection,

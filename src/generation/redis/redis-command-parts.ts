@@ -4,7 +4,7 @@
  */
 import type { Collection, Field, Node, ServedQuery } from '../../language/generated/ast.js';
 import { GenerationError } from '../generation-errors.js';
-import type { RedisLogicalType } from './redis-encoding.js';
+import type { RedisLogicalType } from '../shared/redis-encoding.js';
 import type { RedisArgPart, RedisCommand, RedisParamSlot, RedisSlotUse } from './redis-view-model-types.js';
 
 /** A parameter slot. */

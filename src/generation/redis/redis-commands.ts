@@ -2,9 +2,9 @@
  * Turning the view model's commands into concrete argv (for the runtime) and into redis-cli lines (for the
  * templates). Both read the same `RedisCommand`, so a script and the runtime always send the same command.
  */
-import { encodeRedisValue, encodeSortKey, escapeKeyPart, RedisEncodingError } from './redis-encoding.js';
-import { formatCliCommand } from './redis-escaping.js';
-import { equalityForm, REDIS_TEXT_RULES } from './redis-text-rules.js';
+import { encodeRedisValue, encodeSortKey, escapeKeyPart, RedisEncodingError } from '../shared/redis-encoding.js';
+import { formatCliCommand } from '../shared/redis-escaping.js';
+import { equalityForm, REDIS_TEXT_RULES } from '../shared/redis-text-rules.js';
 import type { RedisCollection, RedisCommand, RedisParamSlot, RedisQuery, RedisViewModel } from './redis-view-model.js';
 
 /** Parameter values by name: logical values (ISO strings for dates), null for an absent optional value. */

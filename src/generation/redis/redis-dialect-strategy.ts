@@ -4,9 +4,9 @@
  * values (2.x as PARAMS with DIALECT 2, 1.2 escaped into the query string). The builders ask the strategy and never
  * test the dialect themselves.
  */
-import type { RedisLogicalType } from './redis-encoding.js';
-import type { RedisDialect } from './redis-dialects.js';
-import { REDIS_TEXT_RULES, type RedisTextRules } from './redis-text-rules.js';
+import type { RedisLogicalType } from '../shared/redis-encoding.js';
+import type { RedisDialect } from '../shared/redis-dialects.js';
+import { REDIS_TEXT_RULES, type RedisTextRules } from '../shared/redis-text-rules.js';
 import { lit, slot } from './redis-command-parts.js';
 import { pointerKeyOf } from './redis-naming.js';
 import type { RedisArgPart } from './redis-view-model-types.js';

@@ -4,7 +4,7 @@
  */
 import type { HelperDelegate } from 'handlebars';
 import { displayRedisCommand, formatRedisCommand } from './redis-commands.js';
-import { escapeQueryFieldName, escapeTagValue, formatCliCommand, quoteCliArgument } from './redis-escaping.js';
+import { escapeQueryFieldName, escapeTagValue, formatCliCommand, quoteCliArgument } from '../shared/redis-escaping.js';
 import type { RedisCommand } from './redis-view-model.js';
 
 function isCommand(value: unknown): value is RedisCommand {

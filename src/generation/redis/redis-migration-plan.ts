@@ -3,7 +3,7 @@
  * (added, removed, rebuilt, kept; merged or split by where its queries went; fields added, removed, retyped,
  * re-indexed; key changes), and the steps that apply it online — every changed collection's index and rows are
  * built beside the old ones under a new physical name, all stable names are switched in one atomic step, then what
- * the new design no longer uses is dropped (see `redis-naming.ts`). Pure: the runtime (`runtime/migration/`) runs
+ * the new design no longer uses is dropped (see `redis-naming.ts`). Pure: the runtime (`runtime/redisearch/migration/`) runs
  * the steps, the CLI prints them.
  */
 import { bindRedisCommand } from './redis-commands.js';

@@ -12,8 +12,13 @@ import type {
     ServedQuery,
 } from '../../language/generated/ast.js';
 import { GenerationError } from '../generation-errors.js';
-import { encodeRedisValue, isNumericType, RedisEncodingError, type RedisLogicalType } from './redis-encoding.js';
-import { escapeQueryFieldName } from './redis-escaping.js';
+import {
+    encodeRedisValue,
+    isNumericType,
+    RedisEncodingError,
+    type RedisLogicalType,
+} from '../shared/redis-encoding.js';
+import { escapeQueryFieldName } from '../shared/redis-escaping.js';
 import { command, fieldOf, lit, mergeLiterals, slot } from './redis-command-parts.js';
 import type { RedisDialectStrategy } from './redis-dialect-strategy.js';
 import type { RedisArgPart, RedisField, RedisGenerationOptions, RedisQuery } from './redis-view-model-types.js';

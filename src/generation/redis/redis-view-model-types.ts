@@ -3,8 +3,8 @@
  * command is an argv array with parameter slots, so the scripts the templates print and the commands the runtime
  * sends are the same commands (`redis-commands.ts`). Its JSON Schema is `schemas/redis-view-model.schema.json`.
  */
-import type { RedisLogicalType } from './redis-encoding.js';
-import type { RedisDialect } from './redis-dialects.js';
+import type { RedisLogicalType } from '../shared/redis-encoding.js';
+import type { RedisDialect } from '../shared/redis-dialects.js';
 
 /** Options of the Redis target; their doc comments are the documentation of the CLI flags. */
 export interface RedisGenerationOptions {

@@ -8,12 +8,12 @@ import type { KvlmModel } from '../../language/generated/ast.js';
 import { GenerationError } from '../generation-errors.js';
 import { buildCollection, SharedValues } from './redis-collection-builder.js';
 import { REDIS_DIALECT_STRATEGIES } from './redis-dialect-strategy.js';
-import { REDIS_DIALECTS } from './redis-dialects.js';
-import { TAG_SEPARATOR } from './redis-text-rules.js';
+import { REDIS_DIALECTS } from '../shared/redis-dialects.js';
+import { TAG_SEPARATOR } from '../shared/redis-text-rules.js';
 import { DEFAULT_REDIS_OPTIONS, type RedisGenerationOptions, type RedisViewModel } from './redis-view-model-types.js';
 
-export { REDIS_DIALECTS, type RedisDialect } from './redis-dialects.js';
-export { TAG_SEPARATOR } from './redis-text-rules.js';
+export { REDIS_DIALECTS, type RedisDialect } from '../shared/redis-dialects.js';
+export { TAG_SEPARATOR } from '../shared/redis-text-rules.js';
 export * from './redis-view-model-types.js';
 
 /** Builds the view model of a KVLM model for one dialect. Throws `GenerationError` for what RediSearch cannot express. */

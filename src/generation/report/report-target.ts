@@ -6,7 +6,7 @@
  */
 import { booleanOption, choiceOption } from '../generation-options.js';
 import type { GenerationTarget } from '../generation-target.js';
-import { REDIS_DIALECTS } from '../redis/redis-dialects.js';
+import { REDIS_DIALECTS } from '../shared/redis-dialects.js';
 import { DEFAULT_REDIS_OPTIONS } from '../redis/redis-view-model-types.js';
 import type { ReportViewModel } from './report-design.js';
 import { reportHelpers } from './report-helpers.js';

@@ -6,7 +6,7 @@
  */
 import type { KvlmModel } from '../../language/generated/ast.js';
 import { GenerationError } from '../generation-errors.js';
-import type { RedisLogicalType } from '../redis/redis-encoding.js';
+import type { RedisLogicalType } from '../shared/redis-encoding.js';
 import {
     buildRedisViewModel,
     type RedisCollection,

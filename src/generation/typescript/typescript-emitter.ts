@@ -17,7 +17,7 @@ import {
     type StatementStructures,
 } from 'ts-morph';
 import type { GeneratedFile } from '../generation-target.js';
-import type { RedisLogicalType } from '../redis/redis-encoding.js';
+import type { RedisLogicalType } from '../shared/redis-encoding.js';
 import type { TsClientDesign, TsCollection, TsProperty, TsQuery } from './typescript-design.js';
 import { CLIENT_RUNTIME_FILES } from './typescript-runtime-files.js';
 

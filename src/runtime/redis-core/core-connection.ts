@@ -2,8 +2,8 @@
  * How the core-Redis engine talks to its server: one server (the runtime's RedisLink) or a Redis Cluster (node-redis
  * `createCluster`, which routes each command to the node serving its first key and follows MOVED/ASK). Both expose
  * the same four things: a command routed by key, many commands pipelined (the loader's batches: one RESP buffer per
- * node, written by the bulk writer of that node's link, redis-bulk-writer.ts), the masters (to load the function
- * library on each and to scan them), and close. A lost node is a `RedisConnectionLost`, never a retry loop.
+ * node, written by the bulk writer of that node's link, redis-connection/redis-bulk-writer.ts), the masters (to load
+ * the function library on each and to scan them), and close. A lost node is a `RedisConnectionLost`, never a retry loop.
  */
 import type { createCluster as CreateCluster } from 'redis';
 import { KvmodError } from '../../pipeline/errors.js';
@@ -14,9 +14,9 @@ import {
     RedisErrorReply,
     refusedBy,
     type RedisLink,
-} from '../redis-link.js';
-import { argvOfResp, RespWriter, type RespBatch } from '../redis-resp.js';
-import { DEFAULT_REDIS_TIMEOUT_SECONDS, redactRedisUrl } from '../redis-url.js';
+} from '../redis-connection/redis-link.js';
+import { argvOfResp, RespWriter, type RespBatch } from '../redis-connection/redis-resp.js';
+import { DEFAULT_REDIS_TIMEOUT_SECONDS, redactRedisUrl } from '../redis-connection/redis-url.js';
 
 /** A node the engine addresses directly (a master of a cluster, or the one server). */
 export interface CoreNode {

@@ -5,13 +5,13 @@
  * served query through its read function (on a cluster: the row keys from the index slot, then each row from its
  * own slot). Every command is the one `calls.redis` documents.
  */
-import { formatCliCommand } from '../../generation/redis/redis-escaping.js';
+import { formatCliCommand } from '../../generation/shared/redis-escaping.js';
 import {
     decodeRedisValue,
     encodeRedisValue,
     RedisEncodingError,
     type RedisLogicalType,
-} from '../../generation/redis/redis-encoding.js';
+} from '../../generation/shared/redis-encoding.js';
 import {
     escapeCoreKeyPart,
     type CoreCollection,
@@ -25,9 +25,10 @@ import { KvmodError } from '../../pipeline/errors.js';
 import type { TypedValue } from '../collation.js';
 import type { CollectionRows, MaterializedRow } from '../materialize.js';
 import type { ParameterValues } from '../oracle.js';
-import { BATCHES_IN_FLIGHT, FIRST_BATCH_ROWS, formatCount } from '../redis-loader.js';
-import { isErrorReply, RedisConnectionLost } from '../redis-link.js';
-import { ISO_FORMS, RespWriter } from '../redis-resp.js';
+import { formatCount } from '../format-count.js';
+import { BATCHES_IN_FLIGHT, FIRST_BATCH_ROWS } from '../redis-connection/write-batches.js';
+import { isErrorReply, RedisConnectionLost } from '../redis-connection/redis-link.js';
+import { ISO_FORMS, RespWriter } from '../redis-connection/redis-resp.js';
 import type { CoreConnection } from './core-connection.js';
 
 /** The design of a KVLM model for this engine, and its function library's source (as `generate` writes it). */
@@ -279,7 +280,7 @@ export async function writeCoreRows(
         if (options.onProgress) await options.onProgress(done, total());
     };
     const f = design.functions;
-    // Batches sent and not yet acknowledged, oldest first (as the RediSearch loader keeps them: redis-loader.ts).
+    // Batches sent and not yet acknowledged, oldest first (as the RediSearch loader keeps them: write-batches.ts).
     const inFlight: Sent[] = [];
     let sent = 0;
     const writer = new RespWriter();

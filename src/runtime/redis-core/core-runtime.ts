@@ -18,7 +18,7 @@ import {
     type EngineSession,
     type SchemaOutcome,
 } from '../engine.js';
-import { isErrorReply, REDIS_LINK_FAILURES } from '../redis-link.js';
+import { isErrorReply, REDIS_LINK_FAILURES } from '../redis-connection/redis-link.js';
 import { connectCore, type CoreConnection } from './core-connection.js';
 import { coreEqualityForm, coreOrderForm } from './core-consistency.js';
 import { prepareCore, runCoreQuery, writeCoreRows } from './core-engine.js';

@@ -8,9 +8,9 @@
  */
 import { createClient, ErrorReply } from 'redis';
 import { bindRedisCommand, isEmptyAggregateError } from '../../redis/redis-commands.js';
-import type { RedisDialect } from '../../redis/redis-dialects.js';
+import type { RedisDialect } from '../../shared/redis-dialects.js';
 import { schemaOfCreate, schemaOfInfo } from '../../redis/redis-index-schema.js';
-import { decodeRedisValue, naturalKeySuffix, type RedisLogicalType } from '../../redis/redis-encoding.js';
+import { decodeRedisValue, naturalKeySuffix, type RedisLogicalType } from '../../shared/redis-encoding.js';
 import type { RedisCommand } from '../../redis/redis-view-model-types.js';
 
 /** What the client needs of a node-redis client: send one command (RESP2 replies, node-redis's default). */

@@ -1,4 +1,4 @@
-// Copied by kvmod from its src/generation/redis/redis-encoding.ts: the rules of the Redis design have one source. Do not edit.
+// Copied by kvmod from its src/generation/shared/redis-encoding.ts: the rules of the Redis design have one source. Do not edit.
 /**
  * How logical values are stored in Redis hashes and written into queries (docs/layer-contracts.md, "Value encoding
  * for Redis"). The runtime reuses these functions, so a value is encoded the same way when it is loaded,

@@ -1,4 +1,4 @@
-// Copied by kvmod from its src/generation/redis/redis-escaping.ts: the rules of the Redis design have one source. Do not edit.
+// Copied by kvmod from its src/generation/shared/redis-escaping.ts: the rules of the Redis design have one source. Do not edit.
 /**
  * Escaping for the two languages a Redis script speaks: the redis-cli line syntax (how one argument
  * survives `redis-cli < script`) and the RediSearch query syntax (how a value survives the query parser).

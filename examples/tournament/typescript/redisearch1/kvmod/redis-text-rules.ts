@@ -1,4 +1,4 @@
-// Copied by kvmod from its src/generation/redis/redis-text-rules.ts: the rules of the Redis design have one source. Do not edit.
+// Copied by kvmod from its src/generation/shared/redis-text-rules.ts: the rules of the Redis design have one source. Do not edit.
 /**
  * How each RediSearch dialect indexes a text held in a TAG field, and how a text must be written into a query so
  * that the engine looks up exactly what it indexed. One function per job and dialect, used by the writes (which

@@ -1,4 +1,4 @@
-// Copied by kvmod from its src/generation/redis/redis-dialects.ts: the rules of the Redis design have one source. Do not edit.
+// Copied by kvmod from its src/generation/shared/redis-dialects.ts: the rules of the Redis design have one source. Do not edit.
 /**
  * The RediSearch dialects the Redis target generates. A module without imports, so that the command-line parser
  * can name the choices without loading the generator (kvmod --help stays fast).

@@ -4,13 +4,15 @@
  * recreation when it differs), then every row, pipelined in batches. Natural keys with REPLACE make a
  * second run leave the same data; a lost server stops the load with how far it got.
  */
-import { schemaOfCreate, schemaOfInfo } from '../generation/redis/redis-index-schema.js';
-import { bindRedisCommand, displayRedisCommand, type RedisParamValues } from '../generation/redis/redis-commands.js';
-import type { RedisCollection, RedisViewModel } from '../generation/redis/redis-view-model.js';
-import { KvmodError } from '../pipeline/errors.js';
-import type { CollectionRows, MaterializedRow, RowBatches } from './materialize.js';
-import { RedisConnectionLost, type RedisLink } from './redis-link.js';
-import { compileRespRowWriter, RespWriter } from './redis-resp.js';
+import { schemaOfCreate, schemaOfInfo } from '../../generation/redis/redis-index-schema.js';
+import { bindRedisCommand, displayRedisCommand, type RedisParamValues } from '../../generation/redis/redis-commands.js';
+import type { RedisCollection, RedisViewModel } from '../../generation/redis/redis-view-model.js';
+import { KvmodError } from '../../pipeline/errors.js';
+import { formatCount } from '../format-count.js';
+import type { CollectionRows, MaterializedRow, RowBatches } from '../materialize.js';
+import { RedisConnectionLost, type RedisLink } from '../redis-connection/redis-link.js';
+import { compileRespRowWriter, RespWriter } from '../redis-connection/redis-resp.js';
+import { BATCHES_IN_FLIGHT, FIRST_BATCH_ROWS } from '../redis-connection/write-batches.js';
 import { dropPhysicalIndex, indexInfo, pointStableName, servedIndex } from './redis-stable-names.js';
 
 /** Options of `loadIntoRedis`. */
@@ -44,11 +46,6 @@ export interface LoadResult {
     /** Rows written per collection. */
     collections: { name: string; rows: number }[];
     rows: number;
-}
-
-/** `12,345` (not `toLocaleString`: its first call loads ICU's locale data, ~0.1 s of a load's start-up). */
-export function formatCount(n: number): string {
-    return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 /** The schema comparison the generated client ships too: one module, in the Redis target. */
@@ -194,20 +191,6 @@ export function rowParameters(collection: RedisCollection, row: MaterializedRow)
     });
     return values;
 }
-
-/**
- * Batches sent and not yet acknowledged at most. Two (one the server indexes, one the client sends meanwhile) left
- * the server idle whenever the client paused for longer than a batch takes the server (finding a collection's
- * bindings, a garbage collection): ~0.08 s of a 1 s write of the airflights data at scale 10,000 on RediSearch 1.2.
- * Four left ~0.035 s; more saved nothing and took more client time (bigger buffers). The redis-core writer too.
- */
-export const BATCHES_IN_FLIGHT = 4;
-
-/**
- * Rows of the load's first batch at most: the server starts indexing while the client makes the next (a full first
- * batch of 2000 rows kept it idle for the ~5 ms of encoding them). The redis-core writer too.
- */
-export const FIRST_BATCH_ROWS = 250;
 
 /** Creates the indexes and writes every row. Throws KvmodError on a refused command or a lost server. */
 export async function loadIntoRedis(

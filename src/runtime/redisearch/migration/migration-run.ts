@@ -6,12 +6,13 @@
  * rows, and stable names the new design no longer has are removed. Every step is decided from the server's state,
  * so a run interrupted anywhere completes when run again, and a second run finds nothing to do.
  */
-import { bindRedisCommand } from '../../generation/redis/redis-commands.js';
-import type { RedisCollection } from '../../generation/redis/redis-view-model.js';
-import { KvmodError } from '../../pipeline/errors.js';
-import { formatCount, rowParameters } from '../redis-loader.js';
-import type { MaterializedRow } from '../materialize.js';
-import { connectRedis, isErrorReply, RedisConnectionLost, type RedisLink } from '../redis-link.js';
+import { bindRedisCommand } from '../../../generation/redis/redis-commands.js';
+import type { RedisCollection } from '../../../generation/redis/redis-view-model.js';
+import { KvmodError } from '../../../pipeline/errors.js';
+import { formatCount } from '../../format-count.js';
+import { rowParameters } from '../redis-loader.js';
+import type { MaterializedRow } from '../../materialize.js';
+import { connectRedis, isErrorReply, RedisConnectionLost, type RedisLink } from '../../redis-connection/redis-link.js';
 import { designRecordArgv, dropPhysicalIndex, indexInfo, servedIndex } from '../redis-stable-names.js';
 import { loadMigrationDesigns, type MigrationDesignOptions, type MigrationDesigns } from './migration-design.js';
 

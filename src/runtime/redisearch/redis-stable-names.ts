@@ -3,10 +3,10 @@
  * collection's stable name serves (an alias on RediSearch 2.x, a pointer key on 1.2), and dropping a physical index
  * with its rows and counter. `load` and `migrate` both go through these.
  */
-import { bindRedisCommand } from '../generation/redis/redis-commands.js';
-import type { RedisCollection, RedisViewModel } from '../generation/redis/redis-view-model.js';
-import { KvmodError } from '../pipeline/errors.js';
-import { isErrorReply, type RedisLink } from './redis-link.js';
+import { bindRedisCommand } from '../../generation/redis/redis-commands.js';
+import type { RedisCollection, RedisViewModel } from '../../generation/redis/redis-view-model.js';
+import { KvmodError } from '../../pipeline/errors.js';
+import { isErrorReply, type RedisLink } from '../redis-connection/redis-link.js';
 
 /** True for the error reply of an index (or alias) that does not exist, in the words of 1.2 and 2.x. */
 export function isUnknownIndex(error: unknown): boolean {

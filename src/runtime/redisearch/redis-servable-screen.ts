@@ -1,12 +1,12 @@
 /**
- * A quick answer for the usual text, before a dialect's text rule (generation/redis/redis-text-rules.ts) is asked why
+ * A quick answer for the usual text, before a dialect's text rule (generation/shared/redis-text-rules.ts) is asked why
  * the engine could not serve it: a load asks for every searched value of its data (40,000 on the airflights data at
  * scale 10,000). The rules trim the text twice, count its UTF-8 bytes and search it three times; most texts are short
  * and hold none of the characters a reason looks for, which one regular expression tells. Any other text gets the
  * rule's answer, so every answer and message is the rule's. (The rules module itself is shipped verbatim inside
  * every generated TypeScript client: the screen stays out of it.)
  */
-import { MAX_TAG_BYTES, REDIS_TEXT_RULES, type RedisDialect } from '../../generation/redis/redis-text-rules.js';
+import { MAX_TAG_BYTES, REDIS_TEXT_RULES, type RedisDialect } from '../../generation/shared/redis-text-rules.js';
 
 /**
  * The longest text whose tag cannot exceed `MAX_TAG_BYTES`, whatever it holds. 1.2 stores the text: a UTF-16 code unit

@@ -4,22 +4,22 @@
  * that can make a migration impossible (a model error, data that does not fit the new design or that it cannot
  * serve) is found here, before anything is written.
  */
-import { buildViewModel, targetOptions } from '../../generation/generation-engine.js';
-import { GenerationError } from '../../generation/generation-errors.js';
-import type { RawOptionValues } from '../../generation/generation-options.js';
-import { planMigration, type MigrationPlan } from '../../generation/redis/redis-migration-plan.js';
-import { redisTarget } from '../../generation/redis/redis-target.js';
-import type { RedisDialect, RedisViewModel } from '../../generation/redis/redis-view-model.js';
-import { KvmodError } from '../../pipeline/errors.js';
-import { indexInstanceData, readInstanceData, type InstanceData } from '../instance-data.js';
-import { materializeModel, type MaterializedCollection } from '../materialize.js';
-import { connectRedis, detectDialect, RedisConnectionLost, type RedisLink } from '../redis-link.js';
-import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from '../runtime-design.js';
-import { redisEngine } from '../redis/redis-engine.js';
+import { buildViewModel, targetOptions } from '../../../generation/generation-engine.js';
+import { GenerationError } from '../../../generation/generation-errors.js';
+import type { RawOptionValues } from '../../../generation/generation-options.js';
+import { planMigration, type MigrationPlan } from '../../../generation/redis/redis-migration-plan.js';
+import { redisTarget } from '../../../generation/redis/redis-target.js';
+import type { RedisDialect, RedisViewModel } from '../../../generation/redis/redis-view-model.js';
+import { KvmodError } from '../../../pipeline/errors.js';
+import { indexInstanceData, readInstanceData, type InstanceData } from '../../instance-data.js';
+import { materializeModel, type MaterializedCollection } from '../../materialize.js';
+import { connectRedis, detectDialect, RedisConnectionLost, type RedisLink } from '../../redis-connection/redis-link.js';
+import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from '../../runtime-design.js';
+import { redisEngine } from '../redis-engine.js';
 import { designRecordKey, readDesignRecord } from '../redis-stable-names.js';
-import { unservableValues } from '../servable-values.js';
+import { unservableValues } from '../../servable-values.js';
 
-export { formatMigrationPlan } from '../../generation/redis/redis-migration-plan.js';
+export { formatMigrationPlan } from '../../../generation/redis/redis-migration-plan.js';
 
 /** One side of a migration. */
 export interface MigrationSide {

@@ -4,10 +4,10 @@
  * (redis-query.ts) the runtime has always used, and turns their failures into typed `EngineError`s with the
  * same messages and codes.
  */
-import { formatCliCommand } from '../../generation/redis/redis-escaping.js';
-import { unservableNumber } from '../../generation/redis/redis-number-rules.js';
+import { formatCliCommand } from '../../generation/shared/redis-escaping.js';
+import { unservableNumber } from '../../generation/shared/redis-number-rules.js';
 import { redisTarget, type redisTargetOptions } from '../../generation/redis/redis-target.js';
-import { REDIS_TEXT_RULES } from '../../generation/redis/redis-text-rules.js';
+import { REDIS_TEXT_RULES } from '../../generation/shared/redis-text-rules.js';
 import type { RedisViewModel } from '../../generation/redis/redis-view-model.js';
 import {
     EngineError,
@@ -18,7 +18,8 @@ import {
     type EngineRuntime,
     type EngineSession,
 } from '../engine.js';
-import { ensureIndexes, formatCount, loadIntoRedis } from '../redis-loader.js';
+import { formatCount } from '../format-count.js';
+import { ensureIndexes, loadIntoRedis } from './redis-loader.js';
 import {
     connectRedis,
     detectDialect,
@@ -27,9 +28,9 @@ import {
     REDIS_LINK_FAILURES,
     RedisConnectionLost,
     type RedisLink,
-} from '../redis-link.js';
-import { runEngineQuery } from '../redis-query.js';
-import { designRecordArgv } from '../redis-stable-names.js';
+} from '../redis-connection/redis-link.js';
+import { runEngineQuery } from './redis-query.js';
+import { designRecordArgv } from './redis-stable-names.js';
 import { redisearchCollation } from './redis-collation.js';
 import { cutsAnswers, queryTimeoutWarning, readQueryTimeout } from './redis-query-timeout.js';
 import { screenedUnservable } from './redis-servable-screen.js';

@@ -2,12 +2,12 @@
  * Runs a served query on the engine with the generated command and reads the reply back into typed rows
  * (the projected columns, in order), so that it can be compared with the oracle.
  */
-import { bindRedisCommand } from '../generation/redis/redis-commands.js';
-import { decodeRedisValue } from '../generation/redis/redis-encoding.js';
-import type { RedisQuery } from '../generation/redis/redis-view-model.js';
-import type { TypedValue } from './collation.js';
-import type { ParameterValues } from './oracle.js';
-import { isErrorReply, type RedisLink } from './redis-link.js';
+import { bindRedisCommand } from '../../generation/redis/redis-commands.js';
+import { decodeRedisValue } from '../../generation/shared/redis-encoding.js';
+import type { RedisQuery } from '../../generation/redis/redis-view-model.js';
+import type { TypedValue } from '../collation.js';
+import type { ParameterValues } from '../oracle.js';
+import { isErrorReply, type RedisLink } from '../redis-connection/redis-link.js';
 
 /** A query's rows as the engine returned them, and how many it says matched. */
 export interface EngineAnswer {

@@ -4,9 +4,9 @@
  * every reply, tell connection failures from error replies, and detect which RediSearch dialect the server speaks.
  * A load's rows go out on the bulk writer (redis-bulk-writer.ts) behind the same link.
  */
-import type { RedisDialect } from '../generation/redis/redis-view-model.js';
-import type { EngineFailure } from './engine.js';
-import { KvmodError } from '../pipeline/errors.js';
+import type { RedisDialect } from '../../generation/redis/redis-view-model.js';
+import type { EngineFailure } from '../engine.js';
+import { KvmodError } from '../../pipeline/errors.js';
 import { BulkTimeout, openBulkPipe, type BulkPipe } from './redis-bulk-writer.js';
 import type { RespBatch } from './redis-resp.js';
 import { DEFAULT_REDIS_TIMEOUT_SECONDS, redactRedisUrl, redisTarget, type RedisTarget } from './redis-url.js';

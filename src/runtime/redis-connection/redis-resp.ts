@@ -4,11 +4,11 @@
  * straight into RESP text (exactly what `bindRedisCommand` binds, without an argv array per row), and a buffer that
  * collects a batch's text as the bytes written to the socket. This is where most of a load's client time went.
  */
-import { bindRedisCommand, type RedisParamValues } from '../generation/redis/redis-commands.js';
-import { encodeRedisValue, encodeSortKey, escapeKeyPart } from '../generation/redis/redis-encoding.js';
-import { equalityForm } from '../generation/redis/redis-text-rules.js';
-import type { RedisCommand, RedisParamSlot } from '../generation/redis/redis-view-model.js';
-import { isCalendarDate } from '../language/common/calendar-date.js';
+import { bindRedisCommand, type RedisParamValues } from '../../generation/redis/redis-commands.js';
+import { encodeRedisValue, encodeSortKey, escapeKeyPart } from '../../generation/shared/redis-encoding.js';
+import { equalityForm } from '../../generation/shared/redis-text-rules.js';
+import type { RedisCommand, RedisParamSlot } from '../../generation/redis/redis-view-model.js';
+import { isCalendarDate } from '../../language/common/calendar-date.js';
 
 /** Commands as one RESP buffer: what `RedisLink.sendBatch` writes. */
 export interface RespBatch {

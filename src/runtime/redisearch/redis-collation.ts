@@ -6,8 +6,8 @@
  *   then compared code point by code point (UTF-8 byte order); no trimming, no accents removed.
  * - Numbers numerically; ISO dates, times and datetimes chronologically (their text order); false < true.
  */
-import { encodeSortKey } from '../../generation/redis/redis-encoding.js';
-import { REDIS_TEXT_RULES } from '../../generation/redis/redis-text-rules.js';
+import { encodeSortKey } from '../../generation/shared/redis-encoding.js';
+import { REDIS_TEXT_RULES } from '../../generation/shared/redis-text-rules.js';
 import { collationFor, compareCodePoints, type Collation } from '../collation.js';
 
 /**

@@ -6,8 +6,8 @@
  * (`FT.CONFIG` is an unknown command there, measured; it came with 1.4.1): its settings are the module's load
  * arguments, which MODULE LIST shows (Redis 7 and later), and the only fix is to load it with `TIMEOUT 0`.
  */
-import type { RedisDialect } from '../../generation/redis/redis-dialects.js';
-import { isErrorReply, type RedisLink, type SearchModule } from '../redis-link.js';
+import type { RedisDialect } from '../../generation/shared/redis-dialects.js';
+import { isErrorReply, type RedisLink, type SearchModule } from '../redis-connection/redis-link.js';
 
 /** The module's query timeout in ms (0: none) and what it does when a query exceeds it (`return`, `fail`). */
 export interface QueryTimeout {

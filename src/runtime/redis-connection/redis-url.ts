@@ -3,7 +3,7 @@
  * password), how long kvmod waits for it and what its URL says. Apart from the client (redis-link.ts) so that the command line
  * can use it without loading node-redis.
  */
-import { redactUrl } from '../pipeline/errors.js';
+import { redactUrl } from '../../pipeline/errors.js';
 
 /** How long kvmod waits, by default, for the server to accept the connection and for each reply. */
 export const DEFAULT_REDIS_TIMEOUT_SECONDS = 30;
