@@ -142,7 +142,7 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
     }
     const { client } = opened;
     let closed = false;
-    /** The bulk connection (`sendBatch`), opened by the first batch. */
+    /** The bulk connection (`sendBatch`), opened by `openBulk` or the first batch. */
     let bulk: Promise<BulkPipe> | undefined;
     let bulkPipe: BulkPipe | undefined;
     // The reply timeout: while replies are awaited, the server must answer one within the limit (a long pipelined
@@ -225,7 +225,8 @@ export async function connectRedis(url: string, options: RedisLinkOptions = {}):
     return {
         url: shown,
         send: (argv) => watched(argv, () => sendNow(argv)),
-        openBulk: () => watched(['the bulk connection'], openBulk),
+        // Not watched: the bulk connection's opening has its own deadline (`BulkTimeout`).
+        openBulk,
         sendBatch(batch) {
             // Like `send`, every command settles on its own, even on a connection already given up.
             const failed = (reason: unknown): PromiseSettledResult<unknown>[] =>
