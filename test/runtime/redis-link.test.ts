@@ -322,6 +322,25 @@ describe('authentication on a real redis-server with requirepass', () => {
         }
     });
 
+    test('the bulk connection logs in as the link did; a login refused in between is a lost connection without the password', async () => {
+        const admin = ['-a', SECRET, '--no-auth-warning'];
+        await redisCli(redis.port, [...admin, 'ACL', 'SETUSER', 'dave', 'on', '>d-pass', '+@all', '~*']);
+        const link = await connectRedis(`redis://dave:d-pass@127.0.0.1:${redis.port}/7`);
+        try {
+            await redisCli(redis.port, [...admin, 'ACL', 'SETUSER', 'dave', 'resetpass', '>other']);
+            const error = await rejection(link.openBulk!());
+            expect(error).toBeInstanceOf(RedisConnectionLost);
+            expect(error.message).toBe(
+                `lost the connection to redis://dave:***@127.0.0.1:${redis.port}/7: its bulk connection's login was refused: WRONGPASS invalid username-password pair or user is disabled.`,
+            );
+            // A batch then fails the same way, command by command.
+            const [reply] = await link.sendBatch!(respBatch([['SET', 'k', 'v']]));
+            expect((reply as PromiseRejectedResult).reason).toBeInstanceOf(RedisConnectionLost);
+        } finally {
+            await link.close();
+        }
+    });
+
     test('a pipelined batch without the password: every command is refused with the advice to give one', async () => {
         const link = await connectRedis(`redis://127.0.0.1:${redis.port}`);
         try {
