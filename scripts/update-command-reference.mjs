@@ -52,9 +52,7 @@ async function collect(prefix, sections) {
 
 const sections = [];
 await collect([], sections);
-const reference = sections
-    .map(({ command, help }) => `## \`${command}\`\n\n\`\`\`text\n${help}\n\`\`\``)
-    .join('\n\n');
+const reference = sections.map(({ command, help }) => `## \`${command}\`\n\n\`\`\`text\n${help}\n\`\`\``).join('\n\n');
 
 const FILE = 'docs/commands.md';
 const updated = `# Command reference
