@@ -1,5 +1,5 @@
 // ESLint flat config: typescript-eslint's recommended rules, plus the architecture's one arrow of
-// dependencies (ARCHITECTURE.md) as `no-restricted-imports`, so a backwards import fails `npm run lint`.
+// dependencies (docs/architecture.md) as `no-restricted-imports`, so a backwards import fails `npm run lint`.
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import globals from 'globals';

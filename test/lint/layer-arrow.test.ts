@@ -1,5 +1,5 @@
 /**
- * The architecture's one arrow of dependencies (ARCHITECTURE.md), as the lint config holds it: an import against
+ * The architecture's one arrow of dependencies (docs/architecture.md), as the lint config holds it: an import against
  * the arrow fails `npm run lint`, a lazy `import()` as much as a static one, and the config exempts nothing.
  */
 import { describe, expect, test } from '@jest/globals';

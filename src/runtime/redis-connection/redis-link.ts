@@ -135,8 +135,8 @@ function redisTarget(url: string): RedisTarget {
 /**
  * Opens a connection; a server that cannot be reached, is silent or refuses the login is a KvmodError. One
  * connection carries everything: single commands (`send`) and pipelined batches (`sendBatch`), in order, written
- * as RESP and read by `RespReplyReader` (redis-resp.ts) — no client library: node-redis took ~25 ms of every load's
- * start to set up (its index loads cluster, sentinel and every command definition) for the few commands a run sends.
+ * as RESP and read by `RespReplyReader` (redis-resp.ts) — no client library: node-redis is slow to set up at every
+ * load's start (its index loads cluster, sentinel and every command definition) for the few commands a run sends.
  */
 export async function connectRedis(url: string, options: RedisLinkOptions = {}): Promise<RedisLink> {
     const shown = redactRedisUrl(url);
@@ -286,8 +286,8 @@ const FULFILLED_OK: PromiseFulfilledResult<unknown> = Object.freeze({ status: 'f
 
 /**
  * The size of a slice of commands that may block written at once (more than one command when they are small). Other
- * commands go out as far as the window allows in one write: a slice per 16 KB was ~60 writes per batch, each a
- * system call and a write request (~15 ms of a load's client time at scale 10,000), for the same bytes on the wire.
+ * commands go out as far as the window allows in one write: a slice per 16 KB would be dozens of writes per batch,
+ * each a system call and a write request, for the same bytes on the wire.
  */
 const PIPE_SLICE = 1 << 14;
 

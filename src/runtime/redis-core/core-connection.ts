@@ -101,7 +101,7 @@ async function connectCluster(seeds: readonly string[], seconds: number): Promis
         }
     }
     // node-redis only for a cluster (its routing and slot map): a single server's link needs none of it, and loading
-    // it costs ~25 ms of a start. `redis` is CommonJS: its `module.exports` is the default export under Node and in
+    // it slows every start. `redis` is CommonJS: its `module.exports` is the default export under Node and in
     // the CLI bundle alike (a named export of a dynamic import exists only where Node's lexer finds it).
     const { createCluster, ErrorReply, RootNodesUnavailableError } = (await import('redis')).default;
     /** node-redis's error replies as the link's, so that `isErrorReply` knows them whichever connection answered. */
