@@ -2,8 +2,8 @@
 // Compiles the view-model JSON Schema each registered target declares (`templates.viewModelSchema`) into a
 // standalone Ajv validator (https://ajv.js.org/standalone.html), one module per target under
 // src/generation/generated/ (`<target>-view-model.validate.ts`), and an index naming each by its schema file.
-// `generate` then validates a design with code compiled here, not at run time: compiling the Redis schema at every
-// run cost more than the rest of a small run, and loading Ajv's compiler more. The options are the ones
+// `generate` then validates a design with code compiled here, not at run time, where compiling the schema and
+// loading Ajv's compiler slowed the start of every run. The options are the ones
 // generation-engine.ts compiles other schemas with (draft 2020-12, allErrors, strict), so a validator accepts and
 // reports exactly what the run-time compilation would. Until this has run for a new target, `generate` compiles
 // its schema at run time (same answers, slower start).
