@@ -150,22 +150,31 @@ const steps = [
         },
     },
     {
-        // The design report (Markdown + Mermaid) from the example's .pidm: examples/<name>/report/.
+        // The design report (Markdown + Mermaid) from the example's .pidm: examples/<name>/report/report.md for the
+        // redis design (the default), report-redis-core.md for `--design redis-core`.
         name: 'report',
         run: async (example) => {
             const { generateFromKvlm } = await import('../out/src/pipeline/generate.js');
             const { loadDesign } = await import('../out/src/pipeline/design.js');
-            const { writeOutputs } = await import('../out/src/generation/generation-writer.js');
-            let files;
-            try {
-                const design = await loadDesign(example.models, { sourceModel: 'if-named' });
-                ({ files } = await generateFromKvlm(design, { target: 'report' }));
-            } catch (error) {
-                throw new StepError(`report: ${error instanceof Error ? error.message : String(error)}`);
-            }
             const dir = join(example.dir, 'report');
-            await writeOutputs(dir, files);
-            for (const file of files) console.log(`  wrote ${relative(root, join(dir, file.path))}`);
+            await rm(dir, { recursive: true, force: true });
+            for (const [design, name] of [
+                ['redis', 'report.md'],
+                ['redis-core', 'report-redis-core.md'],
+            ]) {
+                let files;
+                try {
+                    const model = await loadDesign(example.models, { sourceModel: 'if-named' });
+                    ({ files } = await generateFromKvlm(model, { target: 'report', targetOptions: { design } }));
+                } catch (error) {
+                    throw new StepError(
+                        `report (${design}): ${error instanceof Error ? error.message : String(error)}`,
+                    );
+                }
+                if (files.length !== 1 || files[0].path !== 'report.md')
+                    throw new StepError(`report (${design}): expected report.md alone`);
+                await writeOutput(example, join('report', name), files[0].content);
+            }
         },
     },
 ];

@@ -5,7 +5,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryIo } from '../../src/cli/cli-io.js';
@@ -67,7 +67,9 @@ describe('kvmod generate --target report', () => {
                     wrong,
                 ),
             ).toBe(2);
-            expect(wrong.stderr).toContain('target report has no option --limit (its options: --dialect, --db-prefix)');
+            expect(wrong.stderr).toContain(
+                'target report has no option --limit (its options: --design, --dialect, --db-prefix)',
+            );
             const load = memoryIo();
             expect(
                 await main(
@@ -85,6 +87,40 @@ describe('kvmod generate --target report', () => {
                 ),
             ).toBe(2);
             expect(load.stderr).toContain('Choices: "redis"');
+        } finally {
+            await rm(dir, { recursive: true, force: true });
+        }
+    });
+
+    test('--design redis-core: the report equals its golden, and its calls are the ones the redis-core target writes', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'kvmod-report-'));
+        try {
+            const model = 'examples/book-ratings/book-ratings.pidm';
+            expect(
+                await main(['generate', model, '--target', 'report', '--design', 'redis-core', '-o', dir], memoryIo()),
+            ).toBe(0);
+            expect(await main(['generate', model, '--target', 'redis-core', '-o', dir], memoryIo())).toBe(0);
+            const report = await readFile(join(dir, 'book_ratings', 'report', 'report.md'), 'utf8');
+            expect(report).toBe(
+                await readFile(join(repoRoot, 'examples/book-ratings/report/report-redis-core.md'), 'utf8'),
+            );
+            const calls = (await readFile(join(dir, 'book_ratings', 'redis-core', 'calls.redis'), 'utf8')).split('\n');
+            const commands = [...report.matchAll(/^(FCALL_RO .*)$/gm)].map((match) => match[1]);
+            expect(commands).toHaveLength(14);
+            for (const command of commands) expect([command, calls.includes(command)]).toEqual([command, true]);
+            // No RediSearch in it: no index, no FT command, no storage signature.
+            expect(report).not.toMatch(/FT\.SEARCH|FT\.AGGREGATE|_[0-9a-f]{6}:/);
+            // The config's `design` chooses it too.
+            const config = join(dir, 'kvmod.config.json');
+            await writeFile(config, '{ "design": "redis-core" }\n');
+            const configured = join(dir, 'configured');
+            expect(
+                await main(['generate', model, '--target', 'report', '--config', config, '-o', configured], memoryIo()),
+            ).toBe(0);
+            expect(await readFile(join(configured, 'book_ratings', 'report', 'report.md'), 'utf8')).toBe(report);
+            const wrong = memoryIo();
+            expect(await main(['generate', model, '--target', 'report', '--design', 'core', '-o', dir], wrong)).toBe(2);
+            expect(wrong.stderr).toContain('"redis-core"');
         } finally {
             await rm(dir, { recursive: true, force: true });
         }

@@ -5,7 +5,7 @@
 "use strict";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/report-view-model.schema.json","title":"The report target's view model","description":"What templates/report/*.hbs receive (src/generation/report/report-design.ts): the PIDM as entities and relationships, the collections with row grain, key, fields and queries, the merge decisions, and each query's access path in the chosen dialect of the redis target.","type":"object","additionalProperties":false,"required":["target","database","source","engine","pidm","collections","merges","queries"],"properties":{"target":{"const":"report"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"engine":{"type":"string"},"pidm":{"anyOf":[{"type":"object","additionalProperties":false,"required":["entities","relationships"],"properties":{"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","attributes"],"properties":{"name":{"type":"string"},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","key","note"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"key":{"type":"boolean"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}}}},"relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","toCardinality","written","kind"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"toCardinality":{"enum":["exactly-one","zero-or-one","zero-or-more","one-or-more"]},"written":{"type":"string"},"kind":{"enum":["one","optional","many"]}}}}}},{"type":"null"}]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","grain","nodes","edges","key","fields","queries"],"properties":{"name":{"type":"string"},"grain":{"type":"string"},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","name","entity","root"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"root":{"type":"boolean"}}}},"edges":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","cardinality"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"cardinality":{"type":"string"}}}},"key":{"type":"object","additionalProperties":false,"required":["field","kind","parts","pattern"],"properties":{"field":{"type":"string"},"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"string"}},"pattern":{"type":"string"}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","label","roles","indexed"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"source":{"type":"string"},"label":{"type":"string"},"roles":{"type":"array","items":{"type":"string"}},"indexed":{"type":"boolean"}}}},"queries":{"type":"array","items":{"type":"string"}}}}},"merges":{"anyOf":[{"type":"object","additionalProperties":false,"required":["policy","threshold","decisions"],"properties":{"policy":{"type":"string"},"threshold":{"type":"number"},"decisions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right","common","leftSize","rightSize","leftRatio","rightRatio","merged","outcome"],"properties":{"left":{"type":"string"},"right":{"type":"string"},"common":{"type":"integer"},"leftSize":{"type":"integer"},"rightSize":{"type":"integer"},"leftRatio":{"type":"string"},"rightRatio":{"type":"string"},"merged":{"type":"boolean"},"outcome":{"type":"string"}}}}}},{"type":"null"}]},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","collection","params","where","orderBy","select","access"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string"},"type":{"type":"string"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"select":{"type":"array","items":{"type":"string"}},"access":{"type":"object","additionalProperties":false,"required":["index","operation","filter","sort","command"],"properties":{"index":{"type":"string"},"operation":{"type":"string"},"filter":{"type":"string"},"sort":{"type":"string"},"command":{"type":"string"}}}}}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/report-view-model.schema.json","title":"The report target's view model","description":"What templates/report/*.hbs receive (src/generation/report/report-design.ts): the PIDM as entities and relationships, the collections with row grain, key, fields and queries, the merge decisions, and each query's access path in the chosen design (the redis target's, in the chosen dialect, or the redis-core target's).","type":"object","additionalProperties":false,"required":["target","database","source","design","engine","pidm","collections","merges","queries"],"properties":{"target":{"const":"report"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"design":{"enum":["redis","redis-core"],"description":"The design whose keys and access paths the report shows."},"engine":{"type":"string"},"pidm":{"anyOf":[{"type":"object","additionalProperties":false,"required":["entities","relationships"],"properties":{"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","attributes"],"properties":{"name":{"type":"string"},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","key","note"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"key":{"type":"boolean"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}}}},"relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","toCardinality","written","kind"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"toCardinality":{"enum":["exactly-one","zero-or-one","zero-or-more","one-or-more"]},"written":{"type":"string"},"kind":{"enum":["one","optional","many"]}}}}}},{"type":"null"}]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","grain","nodes","edges","key","fields","queries","coreKeys"],"properties":{"name":{"type":"string"},"grain":{"type":"string"},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","name","entity","root"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"root":{"type":"boolean"}}}},"edges":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","cardinality"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"cardinality":{"type":"string"}}}},"key":{"type":"object","additionalProperties":false,"required":["field","kind","parts","pattern"],"properties":{"field":{"type":"string"},"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"string"}},"pattern":{"type":"string"}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","label","roles","indexed"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"source":{"type":"string"},"label":{"type":"string"},"roles":{"type":"array","items":{"type":"string"}},"indexed":{"type":"boolean"}}}},"queries":{"type":"array","items":{"type":"string"}},"coreKeys":{"description":"The keys the redis-core design stores for the collection; null for the redis design.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"}}}},{"type":"null"}]}}}},"merges":{"anyOf":[{"type":"object","additionalProperties":false,"required":["policy","threshold","decisions"],"properties":{"policy":{"type":"string"},"threshold":{"type":"number"},"decisions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right","common","leftSize","rightSize","leftRatio","rightRatio","merged","outcome"],"properties":{"left":{"type":"string"},"right":{"type":"string"},"common":{"type":"integer"},"leftSize":{"type":"integer"},"rightSize":{"type":"integer"},"leftRatio":{"type":"string"},"rightRatio":{"type":"string"},"merged":{"type":"boolean"},"outcome":{"type":"string"}}}}}},{"type":"null"}]},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","collection","params","where","orderBy","select","access","core"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string"},"type":{"type":"string"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"select":{"type":"array","items":{"type":"string"}},"access":{"description":"The redis design's access path; null for the redis-core design.","anyOf":[{"type":"object","additionalProperties":false,"required":["index","operation","filter","sort","command"],"properties":{"index":{"type":"string"},"operation":{"type":"string"},"filter":{"type":"string"},"sort":{"type":"string"},"command":{"type":"string"}}},{"type":"null"}]},"core":{"description":"The redis-core design's access path: the FCALL, the keys read, the round trips; null for the redis design.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","keys","args","command","clusterCommand","access","indexKeys","rowKeys","server","cluster","warning"],"properties":{"function":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"command":{"type":"string"},"clusterCommand":{"type":"string"},"access":{"type":"string"},"indexKeys":{"type":"array","items":{"type":"string"}},"rowKeys":{"type":"string"},"server":{"type":"string"},"cluster":{"type":"string"},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},{"type":"null"}]}}}}}};
 const func1 = Object.prototype.hasOwnProperty;
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -50,8 +50,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.engine === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "engine"},message:"must have required property '"+"engine"+"'"};
+if(data.design === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "design"},message:"must have required property '"+"design"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -60,8 +60,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.pidm === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "pidm"},message:"must have required property '"+"pidm"+"'"};
+if(data.engine === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "engine"},message:"must have required property '"+"engine"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -70,8 +70,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.collections === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "collections"},message:"must have required property '"+"collections"+"'"};
+if(data.pidm === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "pidm"},message:"must have required property '"+"pidm"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -80,8 +80,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.merges === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merges"},message:"must have required property '"+"merges"+"'"};
+if(data.collections === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "collections"},message:"must have required property '"+"collections"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -90,8 +90,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.queries === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data.merges === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merges"},message:"must have required property '"+"merges"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -100,9 +100,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((((((((key0 === "target") || (key0 === "database")) || (key0 === "source")) || (key0 === "engine")) || (key0 === "pidm")) || (key0 === "collections")) || (key0 === "merges")) || (key0 === "queries"))){
-const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.queries === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -111,10 +110,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.target !== undefined){
-if("report" !== data.target){
-const err9 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/const",keyword:"const",params:{allowedValue: "report"},message:"must be equal to constant"};
+for(const key0 in data){
+if(!(func1.call(schema31.properties, key0))){
+const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -124,14 +122,26 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.database !== undefined){
-if(typeof data.database !== "string"){
-const err10 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.target !== undefined){
+if("report" !== data.target){
+const err10 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/const",keyword:"const",params:{allowedValue: "report"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.database !== undefined){
+if(typeof data.database !== "string"){
+const err11 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
 }
 errors++;
 }
@@ -142,20 +152,7 @@ const _errs6 = errors;
 let valid1 = false;
 const _errs7 = errors;
 if(typeof data2 !== "string"){
-const err11 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-valid1 = valid1 || _valid0;
-const _errs9 = errors;
-if(data2 !== null){
-const err12 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err12 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -164,15 +161,28 @@ vErrors.push(err12);
 }
 errors++;
 }
-var _valid0 = _errs9 === errors;
+var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
-if(!valid1){
-const err13 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs9 = errors;
+if(data2 !== null){
+const err13 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
+}
+errors++;
+}
+var _valid0 = _errs9 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err14 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
 }
 errors++;
 }
@@ -188,26 +198,10 @@ vErrors = null;
 }
 }
 }
-if(data.engine !== undefined){
-if(typeof data.engine !== "string"){
-const err14 = {instancePath:instancePath+"/engine",schemaPath:"#/properties/engine/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.pidm !== undefined){
-let data4 = data.pidm;
-const _errs14 = errors;
-let valid2 = false;
-const _errs15 = errors;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.entities === undefined){
-const err15 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
+if(data.design !== undefined){
+let data3 = data.design;
+if(!((data3 === "redis") || (data3 === "redis-core"))){
+const err15 = {instancePath:instancePath+"/design",schemaPath:"#/properties/design/enum",keyword:"enum",params:{allowedValues: schema31.properties.design.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -216,8 +210,10 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data4.relationships === undefined){
-const err16 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "relationships"},message:"must have required property '"+"relationships"+"'"};
+}
+if(data.engine !== undefined){
+if(typeof data.engine !== "string"){
+const err16 = {instancePath:instancePath+"/engine",schemaPath:"#/properties/engine/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -226,9 +222,15 @@ vErrors.push(err16);
 }
 errors++;
 }
-for(const key1 in data4){
-if(!((key1 === "entities") || (key1 === "relationships"))){
-const err17 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+}
+if(data.pidm !== undefined){
+let data5 = data.pidm;
+const _errs15 = errors;
+let valid2 = false;
+const _errs16 = errors;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.entities === undefined){
+const err17 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -237,16 +239,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-if(data4.entities !== undefined){
-let data5 = data4.entities;
-if(Array.isArray(data5)){
-const len0 = data5.length;
-for(let i0=0; i0<len0; i0++){
-let data6 = data5[i0];
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.name === undefined){
-const err18 = {instancePath:instancePath+"/pidm/entities/" + i0,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data5.relationships === undefined){
+const err18 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "relationships"},message:"must have required property '"+"relationships"+"'"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -255,8 +249,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(data6.attributes === undefined){
-const err19 = {instancePath:instancePath+"/pidm/entities/" + i0,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
+for(const key1 in data5){
+if(!((key1 === "entities") || (key1 === "relationships"))){
+const err19 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -265,9 +260,16 @@ vErrors.push(err19);
 }
 errors++;
 }
-for(const key2 in data6){
-if(!((key2 === "name") || (key2 === "attributes"))){
-const err20 = {instancePath:instancePath+"/pidm/entities/" + i0,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+}
+if(data5.entities !== undefined){
+let data6 = data5.entities;
+if(Array.isArray(data6)){
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+let data7 = data6[i0];
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+if(data7.name === undefined){
+const err20 = {instancePath:instancePath+"/pidm/entities/" + i0,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -276,10 +278,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data6.name !== undefined){
-if(typeof data6.name !== "string"){
-const err21 = {instancePath:instancePath+"/pidm/entities/" + i0+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data7.attributes === undefined){
+const err21 = {instancePath:instancePath+"/pidm/entities/" + i0,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -288,16 +288,9 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-if(data6.attributes !== undefined){
-let data8 = data6.attributes;
-if(Array.isArray(data8)){
-const len1 = data8.length;
-for(let i1=0; i1<len1; i1++){
-let data9 = data8[i1];
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-if(data9.name === undefined){
-const err22 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+for(const key2 in data7){
+if(!((key2 === "name") || (key2 === "attributes"))){
+const err22 = {instancePath:instancePath+"/pidm/entities/" + i0,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -306,8 +299,10 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(data9.type === undefined){
-const err23 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+if(data7.name !== undefined){
+if(typeof data7.name !== "string"){
+const err23 = {instancePath:instancePath+"/pidm/entities/" + i0+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -316,8 +311,16 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data9.key === undefined){
-const err24 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+}
+if(data7.attributes !== undefined){
+let data9 = data7.attributes;
+if(Array.isArray(data9)){
+const len1 = data9.length;
+for(let i1=0; i1<len1; i1++){
+let data10 = data9[i1];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.name === undefined){
+const err24 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -326,8 +329,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(data9.note === undefined){
-const err25 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
+if(data10.type === undefined){
+const err25 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -336,9 +339,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-for(const key3 in data9){
-if(!((((key3 === "name") || (key3 === "type")) || (key3 === "key")) || (key3 === "note"))){
-const err26 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(data10.key === undefined){
+const err26 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -347,10 +349,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data9.name !== undefined){
-if(typeof data9.name !== "string"){
-const err27 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data10.note === undefined){
+const err27 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -359,10 +359,9 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-if(data9.type !== undefined){
-if(typeof data9.type !== "string"){
-const err28 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/type",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key3 in data10){
+if(!((((key3 === "name") || (key3 === "type")) || (key3 === "key")) || (key3 === "note"))){
+const err28 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -372,9 +371,9 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data9.key !== undefined){
-if(typeof data9.key !== "boolean"){
-const err29 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/key",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/key/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data10.name !== undefined){
+if(typeof data10.name !== "string"){
+const err29 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -384,13 +383,9 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data9.note !== undefined){
-let data13 = data9.note;
-const _errs37 = errors;
-let valid10 = false;
-const _errs38 = errors;
-if(typeof data13 !== "string"){
-const err30 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data10.type !== undefined){
+if(typeof data10.type !== "string"){
+const err30 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/type",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -399,11 +394,10 @@ vErrors.push(err30);
 }
 errors++;
 }
-var _valid2 = _errs38 === errors;
-valid10 = valid10 || _valid2;
-const _errs40 = errors;
-if(data13 !== null){
-const err31 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data10.key !== undefined){
+if(typeof data10.key !== "boolean"){
+const err31 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/key",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/key/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -412,10 +406,14 @@ vErrors.push(err31);
 }
 errors++;
 }
-var _valid2 = _errs40 === errors;
-valid10 = valid10 || _valid2;
-if(!valid10){
-const err32 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data10.note !== undefined){
+let data14 = data10.note;
+const _errs38 = errors;
+let valid10 = false;
+const _errs39 = errors;
+if(typeof data14 !== "string"){
+const err32 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -424,11 +422,36 @@ vErrors.push(err32);
 }
 errors++;
 }
+var _valid2 = _errs39 === errors;
+valid10 = valid10 || _valid2;
+const _errs41 = errors;
+if(data14 !== null){
+const err33 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err33];
+}
 else {
-errors = _errs37;
+vErrors.push(err33);
+}
+errors++;
+}
+var _valid2 = _errs41 === errors;
+valid10 = valid10 || _valid2;
+if(!valid10){
+const err34 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+else {
+errors = _errs38;
 if(vErrors !== null){
-if(_errs37){
-vErrors.length = _errs37;
+if(_errs38){
+vErrors.length = _errs38;
 }
 else {
 vErrors = null;
@@ -438,31 +461,7 @@ vErrors = null;
 }
 }
 else {
-const err33 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-}
-else {
-const err34 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/pidm/entities/" + i0,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err35 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -474,7 +473,7 @@ errors++;
 }
 }
 else {
-const err36 = {instancePath:instancePath+"/pidm/entities",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err36 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -484,15 +483,9 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data4.relationships !== undefined){
-let data14 = data4.relationships;
-if(Array.isArray(data14)){
-const len2 = data14.length;
-for(let i2=0; i2<len2; i2++){
-let data15 = data14[i2];
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.from === undefined){
-const err37 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+}
+else {
+const err37 = {instancePath:instancePath+"/pidm/entities/" + i0,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -501,8 +494,10 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(data15.to === undefined){
-const err38 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/pidm/entities",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -511,8 +506,16 @@ vErrors.push(err38);
 }
 errors++;
 }
-if(data15.reference === undefined){
-const err39 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
+}
+if(data5.relationships !== undefined){
+let data15 = data5.relationships;
+if(Array.isArray(data15)){
+const len2 = data15.length;
+for(let i2=0; i2<len2; i2++){
+let data16 = data15[i2];
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.from === undefined){
+const err39 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -521,8 +524,8 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(data15.toCardinality === undefined){
-const err40 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "toCardinality"},message:"must have required property '"+"toCardinality"+"'"};
+if(data16.to === undefined){
+const err40 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -531,8 +534,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(data15.written === undefined){
-const err41 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "written"},message:"must have required property '"+"written"+"'"};
+if(data16.reference === undefined){
+const err41 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -541,8 +544,8 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(data15.kind === undefined){
-const err42 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(data16.toCardinality === undefined){
+const err42 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "toCardinality"},message:"must have required property '"+"toCardinality"+"'"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -551,9 +554,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-for(const key4 in data15){
-if(!((((((key4 === "from") || (key4 === "to")) || (key4 === "reference")) || (key4 === "toCardinality")) || (key4 === "written")) || (key4 === "kind"))){
-const err43 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(data16.written === undefined){
+const err43 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "written"},message:"must have required property '"+"written"+"'"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -562,10 +564,8 @@ vErrors.push(err43);
 }
 errors++;
 }
-}
-if(data15.from !== undefined){
-if(typeof data15.from !== "string"){
-const err44 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/from",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data16.kind === undefined){
+const err44 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -574,10 +574,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-if(data15.to !== undefined){
-if(typeof data15.to !== "string"){
-const err45 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/to",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key4 in data16){
+if(!((((((key4 === "from") || (key4 === "to")) || (key4 === "reference")) || (key4 === "toCardinality")) || (key4 === "written")) || (key4 === "kind"))){
+const err45 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -587,9 +586,9 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data15.reference !== undefined){
-if(typeof data15.reference !== "string"){
-const err46 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/reference",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data16.from !== undefined){
+if(typeof data16.from !== "string"){
+const err46 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/from",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -599,10 +598,9 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(data15.toCardinality !== undefined){
-let data19 = data15.toCardinality;
-if(!((((data19 === "exactly-one") || (data19 === "zero-or-one")) || (data19 === "zero-or-more")) || (data19 === "one-or-more"))){
-const err47 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/toCardinality",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/toCardinality/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.toCardinality.enum},message:"must be equal to one of the allowed values"};
+if(data16.to !== undefined){
+if(typeof data16.to !== "string"){
+const err47 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/to",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -612,9 +610,9 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data15.written !== undefined){
-if(typeof data15.written !== "string"){
-const err48 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/written",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/written/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data16.reference !== undefined){
+if(typeof data16.reference !== "string"){
+const err48 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/reference",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -624,10 +622,10 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data15.kind !== undefined){
-let data21 = data15.kind;
-if(!(((data21 === "one") || (data21 === "optional")) || (data21 === "many"))){
-const err49 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/kind",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(data16.toCardinality !== undefined){
+let data20 = data16.toCardinality;
+if(!((((data20 === "exactly-one") || (data20 === "zero-or-one")) || (data20 === "zero-or-more")) || (data20 === "one-or-more"))){
+const err49 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/toCardinality",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/toCardinality/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.toCardinality.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -637,9 +635,9 @@ vErrors.push(err49);
 errors++;
 }
 }
-}
-else {
-const err50 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data16.written !== undefined){
+if(typeof data16.written !== "string"){
+const err50 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/written",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/written/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -649,9 +647,10 @@ vErrors.push(err50);
 errors++;
 }
 }
-}
-else {
-const err51 = {instancePath:instancePath+"/pidm/relationships",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data16.kind !== undefined){
+let data22 = data16.kind;
+if(!(((data22 === "one") || (data22 === "optional")) || (data22 === "many"))){
+const err51 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/kind",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -663,7 +662,7 @@ errors++;
 }
 }
 else {
-const err52 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err52 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -672,11 +671,10 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid1 = _errs15 === errors;
-valid2 = valid2 || _valid1;
-const _errs57 = errors;
-if(data4 !== null){
-const err53 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+}
+else {
+const err53 = {instancePath:instancePath+"/pidm/relationships",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -685,10 +683,10 @@ vErrors.push(err53);
 }
 errors++;
 }
-var _valid1 = _errs57 === errors;
-valid2 = valid2 || _valid1;
-if(!valid2){
-const err54 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+else {
+const err54 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -697,27 +695,11 @@ vErrors.push(err54);
 }
 errors++;
 }
-else {
-errors = _errs14;
-if(vErrors !== null){
-if(_errs14){
-vErrors.length = _errs14;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.collections !== undefined){
-let data22 = data.collections;
-if(Array.isArray(data22)){
-const len3 = data22.length;
-for(let i3=0; i3<len3; i3++){
-let data23 = data22[i3];
-if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
-if(data23.name === undefined){
-const err55 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+var _valid1 = _errs16 === errors;
+valid2 = valid2 || _valid1;
+const _errs58 = errors;
+if(data5 !== null){
+const err55 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -726,8 +708,10 @@ vErrors.push(err55);
 }
 errors++;
 }
-if(data23.grain === undefined){
-const err56 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "grain"},message:"must have required property '"+"grain"+"'"};
+var _valid1 = _errs58 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err56 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -736,8 +720,27 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(data23.nodes === undefined){
-const err57 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "nodes"},message:"must have required property '"+"nodes"+"'"};
+else {
+errors = _errs15;
+if(vErrors !== null){
+if(_errs15){
+vErrors.length = _errs15;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.collections !== undefined){
+let data23 = data.collections;
+if(Array.isArray(data23)){
+const len3 = data23.length;
+for(let i3=0; i3<len3; i3++){
+let data24 = data23[i3];
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+if(data24.name === undefined){
+const err57 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -746,8 +749,8 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(data23.edges === undefined){
-const err58 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "edges"},message:"must have required property '"+"edges"+"'"};
+if(data24.grain === undefined){
+const err58 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "grain"},message:"must have required property '"+"grain"+"'"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -756,8 +759,8 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(data23.key === undefined){
-const err59 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(data24.nodes === undefined){
+const err59 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "nodes"},message:"must have required property '"+"nodes"+"'"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -766,8 +769,8 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(data23.fields === undefined){
-const err60 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
+if(data24.edges === undefined){
+const err60 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "edges"},message:"must have required property '"+"edges"+"'"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -776,8 +779,8 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(data23.queries === undefined){
-const err61 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data24.key === undefined){
+const err61 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -786,9 +789,8 @@ vErrors.push(err61);
 }
 errors++;
 }
-for(const key5 in data23){
-if(!(((((((key5 === "name") || (key5 === "grain")) || (key5 === "nodes")) || (key5 === "edges")) || (key5 === "key")) || (key5 === "fields")) || (key5 === "queries"))){
-const err62 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(data24.fields === undefined){
+const err62 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -797,10 +799,8 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-if(data23.name !== undefined){
-if(typeof data23.name !== "string"){
-const err63 = {instancePath:instancePath+"/collections/" + i3+"/name",schemaPath:"#/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data24.queries === undefined){
+const err63 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -809,10 +809,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-}
-if(data23.grain !== undefined){
-if(typeof data23.grain !== "string"){
-const err64 = {instancePath:instancePath+"/collections/" + i3+"/grain",schemaPath:"#/properties/collections/items/properties/grain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data24.coreKeys === undefined){
+const err64 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "coreKeys"},message:"must have required property '"+"coreKeys"+"'"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -821,16 +819,9 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-if(data23.nodes !== undefined){
-let data26 = data23.nodes;
-if(Array.isArray(data26)){
-const len4 = data26.length;
-for(let i4=0; i4<len4; i4++){
-let data27 = data26[i4];
-if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
-if(data27.id === undefined){
-const err65 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+for(const key5 in data24){
+if(!((((((((key5 === "name") || (key5 === "grain")) || (key5 === "nodes")) || (key5 === "edges")) || (key5 === "key")) || (key5 === "fields")) || (key5 === "queries")) || (key5 === "coreKeys"))){
+const err65 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -839,8 +830,10 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(data27.name === undefined){
-const err66 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+if(data24.name !== undefined){
+if(typeof data24.name !== "string"){
+const err66 = {instancePath:instancePath+"/collections/" + i3+"/name",schemaPath:"#/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -849,8 +842,10 @@ vErrors.push(err66);
 }
 errors++;
 }
-if(data27.entity === undefined){
-const err67 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
+}
+if(data24.grain !== undefined){
+if(typeof data24.grain !== "string"){
+const err67 = {instancePath:instancePath+"/collections/" + i3+"/grain",schemaPath:"#/properties/collections/items/properties/grain/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -859,8 +854,16 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(data27.root === undefined){
-const err68 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
+}
+if(data24.nodes !== undefined){
+let data27 = data24.nodes;
+if(Array.isArray(data27)){
+const len4 = data27.length;
+for(let i4=0; i4<len4; i4++){
+let data28 = data27[i4];
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+if(data28.id === undefined){
+const err68 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -869,9 +872,8 @@ vErrors.push(err68);
 }
 errors++;
 }
-for(const key6 in data27){
-if(!((((key6 === "id") || (key6 === "name")) || (key6 === "entity")) || (key6 === "root"))){
-const err69 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+if(data28.name === undefined){
+const err69 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -880,10 +882,8 @@ vErrors.push(err69);
 }
 errors++;
 }
-}
-if(data27.id !== undefined){
-if(typeof data27.id !== "string"){
-const err70 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4+"/id",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.entity === undefined){
+const err70 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -892,10 +892,8 @@ vErrors.push(err70);
 }
 errors++;
 }
-}
-if(data27.name !== undefined){
-if(typeof data27.name !== "string"){
-const err71 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4+"/name",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.root === undefined){
+const err71 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -904,10 +902,9 @@ vErrors.push(err71);
 }
 errors++;
 }
-}
-if(data27.entity !== undefined){
-if(typeof data27.entity !== "string"){
-const err72 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4+"/entity",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key6 in data28){
+if(!((((key6 === "id") || (key6 === "name")) || (key6 === "entity")) || (key6 === "root"))){
+const err72 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -917,9 +914,9 @@ vErrors.push(err72);
 errors++;
 }
 }
-if(data27.root !== undefined){
-if(typeof data27.root !== "boolean"){
-const err73 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4+"/root",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/root/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data28.id !== undefined){
+if(typeof data28.id !== "string"){
+const err73 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4+"/id",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -929,9 +926,9 @@ vErrors.push(err73);
 errors++;
 }
 }
-}
-else {
-const err74 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data28.name !== undefined){
+if(typeof data28.name !== "string"){
+const err74 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4+"/name",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -941,9 +938,9 @@ vErrors.push(err74);
 errors++;
 }
 }
-}
-else {
-const err75 = {instancePath:instancePath+"/collections/" + i3+"/nodes",schemaPath:"#/properties/collections/items/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data28.entity !== undefined){
+if(typeof data28.entity !== "string"){
+const err75 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4+"/entity",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -953,15 +950,9 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(data23.edges !== undefined){
-let data32 = data23.edges;
-if(Array.isArray(data32)){
-const len5 = data32.length;
-for(let i5=0; i5<len5; i5++){
-let data33 = data32[i5];
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-if(data33.from === undefined){
-const err76 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+if(data28.root !== undefined){
+if(typeof data28.root !== "boolean"){
+const err76 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4+"/root",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/root/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -970,8 +961,10 @@ vErrors.push(err76);
 }
 errors++;
 }
-if(data33.to === undefined){
-const err77 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+}
+}
+else {
+const err77 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -980,8 +973,10 @@ vErrors.push(err77);
 }
 errors++;
 }
-if(data33.reference === undefined){
-const err78 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
+}
+}
+else {
+const err78 = {instancePath:instancePath+"/collections/" + i3+"/nodes",schemaPath:"#/properties/collections/items/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -990,8 +985,16 @@ vErrors.push(err78);
 }
 errors++;
 }
-if(data33.cardinality === undefined){
-const err79 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "cardinality"},message:"must have required property '"+"cardinality"+"'"};
+}
+if(data24.edges !== undefined){
+let data33 = data24.edges;
+if(Array.isArray(data33)){
+const len5 = data33.length;
+for(let i5=0; i5<len5; i5++){
+let data34 = data33[i5];
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+if(data34.from === undefined){
+const err79 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1000,9 +1003,8 @@ vErrors.push(err79);
 }
 errors++;
 }
-for(const key7 in data33){
-if(!((((key7 === "from") || (key7 === "to")) || (key7 === "reference")) || (key7 === "cardinality"))){
-const err80 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(data34.to === undefined){
+const err80 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1011,10 +1013,8 @@ vErrors.push(err80);
 }
 errors++;
 }
-}
-if(data33.from !== undefined){
-if(typeof data33.from !== "string"){
-const err81 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5+"/from",schemaPath:"#/properties/collections/items/properties/edges/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data34.reference === undefined){
+const err81 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1023,10 +1023,8 @@ vErrors.push(err81);
 }
 errors++;
 }
-}
-if(data33.to !== undefined){
-if(typeof data33.to !== "string"){
-const err82 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5+"/to",schemaPath:"#/properties/collections/items/properties/edges/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data34.cardinality === undefined){
+const err82 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "cardinality"},message:"must have required property '"+"cardinality"+"'"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1035,10 +1033,9 @@ vErrors.push(err82);
 }
 errors++;
 }
-}
-if(data33.reference !== undefined){
-if(typeof data33.reference !== "string"){
-const err83 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5+"/reference",schemaPath:"#/properties/collections/items/properties/edges/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key7 in data34){
+if(!((((key7 === "from") || (key7 === "to")) || (key7 === "reference")) || (key7 === "cardinality"))){
+const err83 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1048,9 +1045,9 @@ vErrors.push(err83);
 errors++;
 }
 }
-if(data33.cardinality !== undefined){
-if(typeof data33.cardinality !== "string"){
-const err84 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5+"/cardinality",schemaPath:"#/properties/collections/items/properties/edges/items/properties/cardinality/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data34.from !== undefined){
+if(typeof data34.from !== "string"){
+const err84 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5+"/from",schemaPath:"#/properties/collections/items/properties/edges/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1060,9 +1057,9 @@ vErrors.push(err84);
 errors++;
 }
 }
-}
-else {
-const err85 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data34.to !== undefined){
+if(typeof data34.to !== "string"){
+const err85 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5+"/to",schemaPath:"#/properties/collections/items/properties/edges/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1072,9 +1069,9 @@ vErrors.push(err85);
 errors++;
 }
 }
-}
-else {
-const err86 = {instancePath:instancePath+"/collections/" + i3+"/edges",schemaPath:"#/properties/collections/items/properties/edges/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data34.reference !== undefined){
+if(typeof data34.reference !== "string"){
+const err86 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5+"/reference",schemaPath:"#/properties/collections/items/properties/edges/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1084,11 +1081,9 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(data23.key !== undefined){
-let data38 = data23.key;
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-if(data38.field === undefined){
-const err87 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
+if(data34.cardinality !== undefined){
+if(typeof data34.cardinality !== "string"){
+const err87 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5+"/cardinality",schemaPath:"#/properties/collections/items/properties/edges/items/properties/cardinality/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1097,8 +1092,10 @@ vErrors.push(err87);
 }
 errors++;
 }
-if(data38.kind === undefined){
-const err88 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+}
+}
+else {
+const err88 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1107,8 +1104,10 @@ vErrors.push(err88);
 }
 errors++;
 }
-if(data38.parts === undefined){
-const err89 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
+}
+}
+else {
+const err89 = {instancePath:instancePath+"/collections/" + i3+"/edges",schemaPath:"#/properties/collections/items/properties/edges/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1117,8 +1116,12 @@ vErrors.push(err89);
 }
 errors++;
 }
-if(data38.pattern === undefined){
-const err90 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
+}
+if(data24.key !== undefined){
+let data39 = data24.key;
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+if(data39.field === undefined){
+const err90 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1127,9 +1130,8 @@ vErrors.push(err90);
 }
 errors++;
 }
-for(const key8 in data38){
-if(!((((key8 === "field") || (key8 === "kind")) || (key8 === "parts")) || (key8 === "pattern"))){
-const err91 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+if(data39.kind === undefined){
+const err91 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1138,10 +1140,8 @@ vErrors.push(err91);
 }
 errors++;
 }
-}
-if(data38.field !== undefined){
-if(typeof data38.field !== "string"){
-const err92 = {instancePath:instancePath+"/collections/" + i3+"/key/field",schemaPath:"#/properties/collections/items/properties/key/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data39.parts === undefined){
+const err92 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1150,11 +1150,8 @@ vErrors.push(err92);
 }
 errors++;
 }
-}
-if(data38.kind !== undefined){
-let data40 = data38.kind;
-if(!((data40 === "natural") || (data40 === "counter"))){
-const err93 = {instancePath:instancePath+"/collections/" + i3+"/key/kind",schemaPath:"#/properties/collections/items/properties/key/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.collections.items.properties.key.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(data39.pattern === undefined){
+const err93 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1163,14 +1160,9 @@ vErrors.push(err93);
 }
 errors++;
 }
-}
-if(data38.parts !== undefined){
-let data41 = data38.parts;
-if(Array.isArray(data41)){
-const len6 = data41.length;
-for(let i6=0; i6<len6; i6++){
-if(typeof data41[i6] !== "string"){
-const err94 = {instancePath:instancePath+"/collections/" + i3+"/key/parts/" + i6,schemaPath:"#/properties/collections/items/properties/key/properties/parts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key8 in data39){
+if(!((((key8 === "field") || (key8 === "kind")) || (key8 === "parts")) || (key8 === "pattern"))){
+const err94 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1180,9 +1172,9 @@ vErrors.push(err94);
 errors++;
 }
 }
-}
-else {
-const err95 = {instancePath:instancePath+"/collections/" + i3+"/key/parts",schemaPath:"#/properties/collections/items/properties/key/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data39.field !== undefined){
+if(typeof data39.field !== "string"){
+const err95 = {instancePath:instancePath+"/collections/" + i3+"/key/field",schemaPath:"#/properties/collections/items/properties/key/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1192,9 +1184,10 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(data38.pattern !== undefined){
-if(typeof data38.pattern !== "string"){
-const err96 = {instancePath:instancePath+"/collections/" + i3+"/key/pattern",schemaPath:"#/properties/collections/items/properties/key/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data39.kind !== undefined){
+let data41 = data39.kind;
+if(!((data41 === "natural") || (data41 === "counter"))){
+const err96 = {instancePath:instancePath+"/collections/" + i3+"/key/kind",schemaPath:"#/properties/collections/items/properties/key/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.collections.items.properties.key.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1204,9 +1197,13 @@ vErrors.push(err96);
 errors++;
 }
 }
-}
-else {
-const err97 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data39.parts !== undefined){
+let data42 = data39.parts;
+if(Array.isArray(data42)){
+const len6 = data42.length;
+for(let i6=0; i6<len6; i6++){
+if(typeof data42[i6] !== "string"){
+const err97 = {instancePath:instancePath+"/collections/" + i3+"/key/parts/" + i6,schemaPath:"#/properties/collections/items/properties/key/properties/parts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1216,15 +1213,9 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(data23.fields !== undefined){
-let data44 = data23.fields;
-if(Array.isArray(data44)){
-const len7 = data44.length;
-for(let i7=0; i7<len7; i7++){
-let data45 = data44[i7];
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
-if(data45.name === undefined){
-const err98 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+else {
+const err98 = {instancePath:instancePath+"/collections/" + i3+"/key/parts",schemaPath:"#/properties/collections/items/properties/key/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1233,8 +1224,10 @@ vErrors.push(err98);
 }
 errors++;
 }
-if(data45.type === undefined){
-const err99 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+if(data39.pattern !== undefined){
+if(typeof data39.pattern !== "string"){
+const err99 = {instancePath:instancePath+"/collections/" + i3+"/key/pattern",schemaPath:"#/properties/collections/items/properties/key/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1243,8 +1236,10 @@ vErrors.push(err99);
 }
 errors++;
 }
-if(data45.source === undefined){
-const err100 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+}
+}
+else {
+const err100 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1253,8 +1248,16 @@ vErrors.push(err100);
 }
 errors++;
 }
-if(data45.label === undefined){
-const err101 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
+}
+if(data24.fields !== undefined){
+let data45 = data24.fields;
+if(Array.isArray(data45)){
+const len7 = data45.length;
+for(let i7=0; i7<len7; i7++){
+let data46 = data45[i7];
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+if(data46.name === undefined){
+const err101 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1263,8 +1266,8 @@ vErrors.push(err101);
 }
 errors++;
 }
-if(data45.roles === undefined){
-const err102 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
+if(data46.type === undefined){
+const err102 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1273,8 +1276,8 @@ vErrors.push(err102);
 }
 errors++;
 }
-if(data45.indexed === undefined){
-const err103 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "indexed"},message:"must have required property '"+"indexed"+"'"};
+if(data46.source === undefined){
+const err103 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1283,9 +1286,8 @@ vErrors.push(err103);
 }
 errors++;
 }
-for(const key9 in data45){
-if(!((((((key9 === "name") || (key9 === "type")) || (key9 === "source")) || (key9 === "label")) || (key9 === "roles")) || (key9 === "indexed"))){
-const err104 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+if(data46.label === undefined){
+const err104 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1294,10 +1296,8 @@ vErrors.push(err104);
 }
 errors++;
 }
-}
-if(data45.name !== undefined){
-if(typeof data45.name !== "string"){
-const err105 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/name",schemaPath:"#/properties/collections/items/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.roles === undefined){
+const err105 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1306,10 +1306,8 @@ vErrors.push(err105);
 }
 errors++;
 }
-}
-if(data45.type !== undefined){
-if(typeof data45.type !== "string"){
-const err106 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/type",schemaPath:"#/properties/collections/items/properties/fields/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.indexed === undefined){
+const err106 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "indexed"},message:"must have required property '"+"indexed"+"'"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1318,10 +1316,9 @@ vErrors.push(err106);
 }
 errors++;
 }
-}
-if(data45.source !== undefined){
-if(typeof data45.source !== "string"){
-const err107 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/source",schemaPath:"#/properties/collections/items/properties/fields/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key9 in data46){
+if(!((((((key9 === "name") || (key9 === "type")) || (key9 === "source")) || (key9 === "label")) || (key9 === "roles")) || (key9 === "indexed"))){
+const err107 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1331,9 +1328,9 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data45.label !== undefined){
-if(typeof data45.label !== "string"){
-const err108 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/label",schemaPath:"#/properties/collections/items/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.name !== undefined){
+if(typeof data46.name !== "string"){
+const err108 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/name",schemaPath:"#/properties/collections/items/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1343,13 +1340,9 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(data45.roles !== undefined){
-let data50 = data45.roles;
-if(Array.isArray(data50)){
-const len8 = data50.length;
-for(let i8=0; i8<len8; i8++){
-if(typeof data50[i8] !== "string"){
-const err109 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/roles/" + i8,schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.type !== undefined){
+if(typeof data46.type !== "string"){
+const err109 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/type",schemaPath:"#/properties/collections/items/properties/fields/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1359,9 +1352,9 @@ vErrors.push(err109);
 errors++;
 }
 }
-}
-else {
-const err110 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/roles",schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data46.source !== undefined){
+if(typeof data46.source !== "string"){
+const err110 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/source",schemaPath:"#/properties/collections/items/properties/fields/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1371,9 +1364,9 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(data45.indexed !== undefined){
-if(typeof data45.indexed !== "boolean"){
-const err111 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/indexed",schemaPath:"#/properties/collections/items/properties/fields/items/properties/indexed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data46.label !== undefined){
+if(typeof data46.label !== "string"){
+const err111 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/label",schemaPath:"#/properties/collections/items/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1383,9 +1376,13 @@ vErrors.push(err111);
 errors++;
 }
 }
-}
-else {
-const err112 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data46.roles !== undefined){
+let data51 = data46.roles;
+if(Array.isArray(data51)){
+const len8 = data51.length;
+for(let i8=0; i8<len8; i8++){
+if(typeof data51[i8] !== "string"){
+const err112 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/roles/" + i8,schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1397,7 +1394,7 @@ errors++;
 }
 }
 else {
-const err113 = {instancePath:instancePath+"/collections/" + i3+"/fields",schemaPath:"#/properties/collections/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err113 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/roles",schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1407,13 +1404,9 @@ vErrors.push(err113);
 errors++;
 }
 }
-if(data23.queries !== undefined){
-let data53 = data23.queries;
-if(Array.isArray(data53)){
-const len9 = data53.length;
-for(let i9=0; i9<len9; i9++){
-if(typeof data53[i9] !== "string"){
-const err114 = {instancePath:instancePath+"/collections/" + i3+"/queries/" + i9,schemaPath:"#/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.indexed !== undefined){
+if(typeof data46.indexed !== "boolean"){
+const err114 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/indexed",schemaPath:"#/properties/collections/items/properties/fields/items/properties/indexed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1425,7 +1418,7 @@ errors++;
 }
 }
 else {
-const err115 = {instancePath:instancePath+"/collections/" + i3+"/queries",schemaPath:"#/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err115 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1437,7 +1430,7 @@ errors++;
 }
 }
 else {
-const err116 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err116 = {instancePath:instancePath+"/collections/" + i3+"/fields",schemaPath:"#/properties/collections/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1447,9 +1440,13 @@ vErrors.push(err116);
 errors++;
 }
 }
-}
-else {
-const err117 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data24.queries !== undefined){
+let data54 = data24.queries;
+if(Array.isArray(data54)){
+const len9 = data54.length;
+for(let i9=0; i9<len9; i9++){
+if(typeof data54[i9] !== "string"){
+const err117 = {instancePath:instancePath+"/collections/" + i3+"/queries/" + i9,schemaPath:"#/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1459,14 +1456,9 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(data.merges !== undefined){
-let data55 = data.merges;
-const _errs130 = errors;
-let valid33 = false;
-const _errs131 = errors;
-if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
-if(data55.policy === undefined){
-const err118 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
+}
+else {
+const err118 = {instancePath:instancePath+"/collections/" + i3+"/queries",schemaPath:"#/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1475,8 +1467,19 @@ vErrors.push(err118);
 }
 errors++;
 }
-if(data55.threshold === undefined){
-const err119 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "threshold"},message:"must have required property '"+"threshold"+"'"};
+}
+if(data24.coreKeys !== undefined){
+let data56 = data24.coreKeys;
+const _errs131 = errors;
+let valid33 = false;
+const _errs132 = errors;
+if(Array.isArray(data56)){
+const len10 = data56.length;
+for(let i10=0; i10<len10; i10++){
+let data57 = data56[i10];
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+if(data57.key === undefined){
+const err119 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys/" + i10,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1485,8 +1488,8 @@ vErrors.push(err119);
 }
 errors++;
 }
-if(data55.decisions === undefined){
-const err120 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "decisions"},message:"must have required property '"+"decisions"+"'"};
+if(data57.kind === undefined){
+const err120 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys/" + i10,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1495,9 +1498,8 @@ vErrors.push(err120);
 }
 errors++;
 }
-for(const key10 in data55){
-if(!(((key10 === "policy") || (key10 === "threshold")) || (key10 === "decisions"))){
-const err121 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+if(data57.holds === undefined){
+const err121 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys/" + i10,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "holds"},message:"must have required property '"+"holds"+"'"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1506,10 +1508,9 @@ vErrors.push(err121);
 }
 errors++;
 }
-}
-if(data55.policy !== undefined){
-if(typeof data55.policy !== "string"){
-const err122 = {instancePath:instancePath+"/merges/policy",schemaPath:"#/properties/merges/anyOf/0/properties/policy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key10 in data57){
+if(!(((key10 === "key") || (key10 === "kind")) || (key10 === "holds"))){
+const err122 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys/" + i10,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1519,10 +1520,9 @@ vErrors.push(err122);
 errors++;
 }
 }
-if(data55.threshold !== undefined){
-let data57 = data55.threshold;
-if(!((typeof data57 == "number") && (isFinite(data57)))){
-const err123 = {instancePath:instancePath+"/merges/threshold",schemaPath:"#/properties/merges/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data57.key !== undefined){
+if(typeof data57.key !== "string"){
+const err123 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys/" + i10+"/key",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1532,15 +1532,9 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(data55.decisions !== undefined){
-let data58 = data55.decisions;
-if(Array.isArray(data58)){
-const len10 = data58.length;
-for(let i10=0; i10<len10; i10++){
-let data59 = data58[i10];
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-if(data59.left === undefined){
-const err124 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "left"},message:"must have required property '"+"left"+"'"};
+if(data57.kind !== undefined){
+if(typeof data57.kind !== "string"){
+const err124 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys/" + i10+"/kind",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1549,8 +1543,10 @@ vErrors.push(err124);
 }
 errors++;
 }
-if(data59.right === undefined){
-const err125 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "right"},message:"must have required property '"+"right"+"'"};
+}
+if(data57.holds !== undefined){
+if(typeof data57.holds !== "string"){
+const err125 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys/" + i10+"/holds",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/holds/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1559,8 +1555,10 @@ vErrors.push(err125);
 }
 errors++;
 }
-if(data59.common === undefined){
-const err126 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "common"},message:"must have required property '"+"common"+"'"};
+}
+}
+else {
+const err126 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys/" + i10,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1569,8 +1567,10 @@ vErrors.push(err126);
 }
 errors++;
 }
-if(data59.leftSize === undefined){
-const err127 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftSize"},message:"must have required property '"+"leftSize"+"'"};
+}
+}
+else {
+const err127 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1579,8 +1579,11 @@ vErrors.push(err127);
 }
 errors++;
 }
-if(data59.rightSize === undefined){
-const err128 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightSize"},message:"must have required property '"+"rightSize"+"'"};
+var _valid3 = _errs132 === errors;
+valid33 = valid33 || _valid3;
+const _errs143 = errors;
+if(data56 !== null){
+const err128 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1589,8 +1592,10 @@ vErrors.push(err128);
 }
 errors++;
 }
-if(data59.leftRatio === undefined){
-const err129 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftRatio"},message:"must have required property '"+"leftRatio"+"'"};
+var _valid3 = _errs143 === errors;
+valid33 = valid33 || _valid3;
+if(!valid33){
+const err129 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1599,8 +1604,21 @@ vErrors.push(err129);
 }
 errors++;
 }
-if(data59.rightRatio === undefined){
-const err130 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightRatio"},message:"must have required property '"+"rightRatio"+"'"};
+else {
+errors = _errs131;
+if(vErrors !== null){
+if(_errs131){
+vErrors.length = _errs131;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err130 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1609,8 +1627,10 @@ vErrors.push(err130);
 }
 errors++;
 }
-if(data59.merged === undefined){
-const err131 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "merged"},message:"must have required property '"+"merged"+"'"};
+}
+}
+else {
+const err131 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1619,8 +1639,15 @@ vErrors.push(err131);
 }
 errors++;
 }
-if(data59.outcome === undefined){
-const err132 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
+}
+if(data.merges !== undefined){
+let data61 = data.merges;
+const _errs146 = errors;
+let valid37 = false;
+const _errs147 = errors;
+if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
+if(data61.policy === undefined){
+const err132 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1629,9 +1656,8 @@ vErrors.push(err132);
 }
 errors++;
 }
-for(const key11 in data59){
-if(!(func1.call(schema31.properties.merges.anyOf[0].properties.decisions.items.properties, key11))){
-const err133 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+if(data61.threshold === undefined){
+const err133 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "threshold"},message:"must have required property '"+"threshold"+"'"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1640,10 +1666,8 @@ vErrors.push(err133);
 }
 errors++;
 }
-}
-if(data59.left !== undefined){
-if(typeof data59.left !== "string"){
-const err134 = {instancePath:instancePath+"/merges/decisions/" + i10+"/left",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/left/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data61.decisions === undefined){
+const err134 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "decisions"},message:"must have required property '"+"decisions"+"'"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1652,10 +1676,9 @@ vErrors.push(err134);
 }
 errors++;
 }
-}
-if(data59.right !== undefined){
-if(typeof data59.right !== "string"){
-const err135 = {instancePath:instancePath+"/merges/decisions/" + i10+"/right",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/right/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key11 in data61){
+if(!(((key11 === "policy") || (key11 === "threshold")) || (key11 === "decisions"))){
+const err135 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1665,10 +1688,9 @@ vErrors.push(err135);
 errors++;
 }
 }
-if(data59.common !== undefined){
-let data62 = data59.common;
-if(!(((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62))) && (isFinite(data62)))){
-const err136 = {instancePath:instancePath+"/merges/decisions/" + i10+"/common",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/common/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data61.policy !== undefined){
+if(typeof data61.policy !== "string"){
+const err136 = {instancePath:instancePath+"/merges/policy",schemaPath:"#/properties/merges/anyOf/0/properties/policy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1678,10 +1700,10 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(data59.leftSize !== undefined){
-let data63 = data59.leftSize;
-if(!(((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63))) && (isFinite(data63)))){
-const err137 = {instancePath:instancePath+"/merges/decisions/" + i10+"/leftSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data61.threshold !== undefined){
+let data63 = data61.threshold;
+if(!((typeof data63 == "number") && (isFinite(data63)))){
+const err137 = {instancePath:instancePath+"/merges/threshold",schemaPath:"#/properties/merges/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1691,10 +1713,15 @@ vErrors.push(err137);
 errors++;
 }
 }
-if(data59.rightSize !== undefined){
-let data64 = data59.rightSize;
-if(!(((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64))) && (isFinite(data64)))){
-const err138 = {instancePath:instancePath+"/merges/decisions/" + i10+"/rightSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data61.decisions !== undefined){
+let data64 = data61.decisions;
+if(Array.isArray(data64)){
+const len11 = data64.length;
+for(let i11=0; i11<len11; i11++){
+let data65 = data64[i11];
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+if(data65.left === undefined){
+const err138 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "left"},message:"must have required property '"+"left"+"'"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1703,10 +1730,8 @@ vErrors.push(err138);
 }
 errors++;
 }
-}
-if(data59.leftRatio !== undefined){
-if(typeof data59.leftRatio !== "string"){
-const err139 = {instancePath:instancePath+"/merges/decisions/" + i10+"/leftRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data65.right === undefined){
+const err139 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "right"},message:"must have required property '"+"right"+"'"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1715,10 +1740,8 @@ vErrors.push(err139);
 }
 errors++;
 }
-}
-if(data59.rightRatio !== undefined){
-if(typeof data59.rightRatio !== "string"){
-const err140 = {instancePath:instancePath+"/merges/decisions/" + i10+"/rightRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data65.common === undefined){
+const err140 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "common"},message:"must have required property '"+"common"+"'"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1727,10 +1750,8 @@ vErrors.push(err140);
 }
 errors++;
 }
-}
-if(data59.merged !== undefined){
-if(typeof data59.merged !== "boolean"){
-const err141 = {instancePath:instancePath+"/merges/decisions/" + i10+"/merged",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/merged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data65.leftSize === undefined){
+const err141 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftSize"},message:"must have required property '"+"leftSize"+"'"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1739,10 +1760,8 @@ vErrors.push(err141);
 }
 errors++;
 }
-}
-if(data59.outcome !== undefined){
-if(typeof data59.outcome !== "string"){
-const err142 = {instancePath:instancePath+"/merges/decisions/" + i10+"/outcome",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data65.rightSize === undefined){
+const err142 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightSize"},message:"must have required property '"+"rightSize"+"'"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1751,10 +1770,8 @@ vErrors.push(err142);
 }
 errors++;
 }
-}
-}
-else {
-const err143 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data65.leftRatio === undefined){
+const err143 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftRatio"},message:"must have required property '"+"leftRatio"+"'"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1763,10 +1780,8 @@ vErrors.push(err143);
 }
 errors++;
 }
-}
-}
-else {
-const err144 = {instancePath:instancePath+"/merges/decisions",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data65.rightRatio === undefined){
+const err144 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightRatio"},message:"must have required property '"+"rightRatio"+"'"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1775,10 +1790,8 @@ vErrors.push(err144);
 }
 errors++;
 }
-}
-}
-else {
-const err145 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data65.merged === undefined){
+const err145 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "merged"},message:"must have required property '"+"merged"+"'"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1787,11 +1800,8 @@ vErrors.push(err145);
 }
 errors++;
 }
-var _valid3 = _errs131 === errors;
-valid33 = valid33 || _valid3;
-const _errs161 = errors;
-if(data55 !== null){
-const err146 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(data65.outcome === undefined){
+const err146 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1800,10 +1810,9 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid3 = _errs161 === errors;
-valid33 = valid33 || _valid3;
-if(!valid33){
-const err147 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+for(const key12 in data65){
+if(!(func1.call(schema31.properties.merges.anyOf[0].properties.decisions.items.properties, key12))){
+const err147 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1812,27 +1821,10 @@ vErrors.push(err147);
 }
 errors++;
 }
-else {
-errors = _errs130;
-if(vErrors !== null){
-if(_errs130){
-vErrors.length = _errs130;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.queries !== undefined){
-let data69 = data.queries;
-if(Array.isArray(data69)){
-const len11 = data69.length;
-for(let i11=0; i11<len11; i11++){
-let data70 = data69[i11];
-if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
-if(data70.name === undefined){
-const err148 = {instancePath:instancePath+"/queries/" + i11,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data65.left !== undefined){
+if(typeof data65.left !== "string"){
+const err148 = {instancePath:instancePath+"/merges/decisions/" + i11+"/left",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/left/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1841,8 +1833,10 @@ vErrors.push(err148);
 }
 errors++;
 }
-if(data70.collection === undefined){
-const err149 = {instancePath:instancePath+"/queries/" + i11,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
+}
+if(data65.right !== undefined){
+if(typeof data65.right !== "string"){
+const err149 = {instancePath:instancePath+"/merges/decisions/" + i11+"/right",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/right/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -1851,8 +1845,11 @@ vErrors.push(err149);
 }
 errors++;
 }
-if(data70.params === undefined){
-const err150 = {instancePath:instancePath+"/queries/" + i11,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+}
+if(data65.common !== undefined){
+let data68 = data65.common;
+if(!(((typeof data68 == "number") && (!(data68 % 1) && !isNaN(data68))) && (isFinite(data68)))){
+const err150 = {instancePath:instancePath+"/merges/decisions/" + i11+"/common",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/common/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -1861,8 +1858,11 @@ vErrors.push(err150);
 }
 errors++;
 }
-if(data70.where === undefined){
-const err151 = {instancePath:instancePath+"/queries/" + i11,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "where"},message:"must have required property '"+"where"+"'"};
+}
+if(data65.leftSize !== undefined){
+let data69 = data65.leftSize;
+if(!(((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69))) && (isFinite(data69)))){
+const err151 = {instancePath:instancePath+"/merges/decisions/" + i11+"/leftSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -1871,8 +1871,11 @@ vErrors.push(err151);
 }
 errors++;
 }
-if(data70.orderBy === undefined){
-const err152 = {instancePath:instancePath+"/queries/" + i11,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "orderBy"},message:"must have required property '"+"orderBy"+"'"};
+}
+if(data65.rightSize !== undefined){
+let data70 = data65.rightSize;
+if(!(((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70))) && (isFinite(data70)))){
+const err152 = {instancePath:instancePath+"/merges/decisions/" + i11+"/rightSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -1881,8 +1884,10 @@ vErrors.push(err152);
 }
 errors++;
 }
-if(data70.select === undefined){
-const err153 = {instancePath:instancePath+"/queries/" + i11,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "select"},message:"must have required property '"+"select"+"'"};
+}
+if(data65.leftRatio !== undefined){
+if(typeof data65.leftRatio !== "string"){
+const err153 = {instancePath:instancePath+"/merges/decisions/" + i11+"/leftRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -1891,8 +1896,10 @@ vErrors.push(err153);
 }
 errors++;
 }
-if(data70.access === undefined){
-const err154 = {instancePath:instancePath+"/queries/" + i11,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+}
+if(data65.rightRatio !== undefined){
+if(typeof data65.rightRatio !== "string"){
+const err154 = {instancePath:instancePath+"/merges/decisions/" + i11+"/rightRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -1901,9 +1908,10 @@ vErrors.push(err154);
 }
 errors++;
 }
-for(const key12 in data70){
-if(!(((((((key12 === "name") || (key12 === "collection")) || (key12 === "params")) || (key12 === "where")) || (key12 === "orderBy")) || (key12 === "select")) || (key12 === "access"))){
-const err155 = {instancePath:instancePath+"/queries/" + i11,schemaPath:"#/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+}
+if(data65.merged !== undefined){
+if(typeof data65.merged !== "boolean"){
+const err155 = {instancePath:instancePath+"/merges/decisions/" + i11+"/merged",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/merged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -1913,9 +1921,9 @@ vErrors.push(err155);
 errors++;
 }
 }
-if(data70.name !== undefined){
-if(typeof data70.name !== "string"){
-const err156 = {instancePath:instancePath+"/queries/" + i11+"/name",schemaPath:"#/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data65.outcome !== undefined){
+if(typeof data65.outcome !== "string"){
+const err156 = {instancePath:instancePath+"/merges/decisions/" + i11+"/outcome",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -1925,9 +1933,9 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(data70.collection !== undefined){
-if(typeof data70.collection !== "string"){
-const err157 = {instancePath:instancePath+"/queries/" + i11+"/collection",schemaPath:"#/properties/queries/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err157 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -1937,15 +1945,9 @@ vErrors.push(err157);
 errors++;
 }
 }
-if(data70.params !== undefined){
-let data73 = data70.params;
-if(Array.isArray(data73)){
-const len12 = data73.length;
-for(let i12=0; i12<len12; i12++){
-let data74 = data73[i12];
-if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
-if(data74.name === undefined){
-const err158 = {instancePath:instancePath+"/queries/" + i11+"/params/" + i12,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+else {
+const err158 = {instancePath:instancePath+"/merges/decisions",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -1954,8 +1956,10 @@ vErrors.push(err158);
 }
 errors++;
 }
-if(data74.type === undefined){
-const err159 = {instancePath:instancePath+"/queries/" + i11+"/params/" + i12,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+}
+else {
+const err159 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -1964,9 +1968,11 @@ vErrors.push(err159);
 }
 errors++;
 }
-for(const key13 in data74){
-if(!((key13 === "name") || (key13 === "type"))){
-const err160 = {instancePath:instancePath+"/queries/" + i11+"/params/" + i12,schemaPath:"#/properties/queries/items/properties/params/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+var _valid4 = _errs147 === errors;
+valid37 = valid37 || _valid4;
+const _errs177 = errors;
+if(data61 !== null){
+const err160 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -1975,10 +1981,10 @@ vErrors.push(err160);
 }
 errors++;
 }
-}
-if(data74.name !== undefined){
-if(typeof data74.name !== "string"){
-const err161 = {instancePath:instancePath+"/queries/" + i11+"/params/" + i12+"/name",schemaPath:"#/properties/queries/items/properties/params/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid4 = _errs177 === errors;
+valid37 = valid37 || _valid4;
+if(!valid37){
+const err161 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -1987,10 +1993,27 @@ vErrors.push(err161);
 }
 errors++;
 }
+else {
+errors = _errs146;
+if(vErrors !== null){
+if(_errs146){
+vErrors.length = _errs146;
 }
-if(data74.type !== undefined){
-if(typeof data74.type !== "string"){
-const err162 = {instancePath:instancePath+"/queries/" + i11+"/params/" + i12+"/type",schemaPath:"#/properties/queries/items/properties/params/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.queries !== undefined){
+let data75 = data.queries;
+if(Array.isArray(data75)){
+const len12 = data75.length;
+for(let i12=0; i12<len12; i12++){
+let data76 = data75[i12];
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+if(data76.name === undefined){
+const err162 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -1999,10 +2022,8 @@ vErrors.push(err162);
 }
 errors++;
 }
-}
-}
-else {
-const err163 = {instancePath:instancePath+"/queries/" + i11+"/params/" + i12,schemaPath:"#/properties/queries/items/properties/params/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data76.collection === undefined){
+const err163 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2011,10 +2032,8 @@ vErrors.push(err163);
 }
 errors++;
 }
-}
-}
-else {
-const err164 = {instancePath:instancePath+"/queries/" + i11+"/params",schemaPath:"#/properties/queries/items/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data76.params === undefined){
+const err164 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2023,14 +2042,8 @@ vErrors.push(err164);
 }
 errors++;
 }
-}
-if(data70.where !== undefined){
-let data77 = data70.where;
-const _errs182 = errors;
-let valid44 = false;
-const _errs183 = errors;
-if(typeof data77 !== "string"){
-const err165 = {instancePath:instancePath+"/queries/" + i11+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data76.where === undefined){
+const err165 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "where"},message:"must have required property '"+"where"+"'"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2039,11 +2052,8 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid4 = _errs183 === errors;
-valid44 = valid44 || _valid4;
-const _errs185 = errors;
-if(data77 !== null){
-const err166 = {instancePath:instancePath+"/queries/" + i11+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(data76.orderBy === undefined){
+const err166 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "orderBy"},message:"must have required property '"+"orderBy"+"'"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2052,10 +2062,8 @@ vErrors.push(err166);
 }
 errors++;
 }
-var _valid4 = _errs185 === errors;
-valid44 = valid44 || _valid4;
-if(!valid44){
-const err167 = {instancePath:instancePath+"/queries/" + i11+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data76.select === undefined){
+const err167 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "select"},message:"must have required property '"+"select"+"'"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2064,25 +2072,8 @@ vErrors.push(err167);
 }
 errors++;
 }
-else {
-errors = _errs182;
-if(vErrors !== null){
-if(_errs182){
-vErrors.length = _errs182;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data70.orderBy !== undefined){
-let data78 = data70.orderBy;
-if(Array.isArray(data78)){
-const len13 = data78.length;
-for(let i13=0; i13<len13; i13++){
-if(typeof data78[i13] !== "string"){
-const err168 = {instancePath:instancePath+"/queries/" + i11+"/orderBy/" + i13,schemaPath:"#/properties/queries/items/properties/orderBy/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data76.access === undefined){
+const err168 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2091,10 +2082,8 @@ vErrors.push(err168);
 }
 errors++;
 }
-}
-}
-else {
-const err169 = {instancePath:instancePath+"/queries/" + i11+"/orderBy",schemaPath:"#/properties/queries/items/properties/orderBy/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data76.core === undefined){
+const err169 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "core"},message:"must have required property '"+"core"+"'"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2103,14 +2092,9 @@ vErrors.push(err169);
 }
 errors++;
 }
-}
-if(data70.select !== undefined){
-let data80 = data70.select;
-if(Array.isArray(data80)){
-const len14 = data80.length;
-for(let i14=0; i14<len14; i14++){
-if(typeof data80[i14] !== "string"){
-const err170 = {instancePath:instancePath+"/queries/" + i11+"/select/" + i14,schemaPath:"#/properties/queries/items/properties/select/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key13 in data76){
+if(!((((((((key13 === "name") || (key13 === "collection")) || (key13 === "params")) || (key13 === "where")) || (key13 === "orderBy")) || (key13 === "select")) || (key13 === "access")) || (key13 === "core"))){
+const err170 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2120,9 +2104,9 @@ vErrors.push(err170);
 errors++;
 }
 }
-}
-else {
-const err171 = {instancePath:instancePath+"/queries/" + i11+"/select",schemaPath:"#/properties/queries/items/properties/select/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data76.name !== undefined){
+if(typeof data76.name !== "string"){
+const err171 = {instancePath:instancePath+"/queries/" + i12+"/name",schemaPath:"#/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2132,11 +2116,9 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(data70.access !== undefined){
-let data82 = data70.access;
-if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
-if(data82.index === undefined){
-const err172 = {instancePath:instancePath+"/queries/" + i11+"/access",schemaPath:"#/properties/queries/items/properties/access/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
+if(data76.collection !== undefined){
+if(typeof data76.collection !== "string"){
+const err172 = {instancePath:instancePath+"/queries/" + i12+"/collection",schemaPath:"#/properties/queries/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2145,8 +2127,16 @@ vErrors.push(err172);
 }
 errors++;
 }
-if(data82.operation === undefined){
-const err173 = {instancePath:instancePath+"/queries/" + i11+"/access",schemaPath:"#/properties/queries/items/properties/access/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'"};
+}
+if(data76.params !== undefined){
+let data79 = data76.params;
+if(Array.isArray(data79)){
+const len13 = data79.length;
+for(let i13=0; i13<len13; i13++){
+let data80 = data79[i13];
+if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
+if(data80.name === undefined){
+const err173 = {instancePath:instancePath+"/queries/" + i12+"/params/" + i13,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2155,8 +2145,8 @@ vErrors.push(err173);
 }
 errors++;
 }
-if(data82.filter === undefined){
-const err174 = {instancePath:instancePath+"/queries/" + i11+"/access",schemaPath:"#/properties/queries/items/properties/access/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
+if(data80.type === undefined){
+const err174 = {instancePath:instancePath+"/queries/" + i12+"/params/" + i13,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2165,8 +2155,9 @@ vErrors.push(err174);
 }
 errors++;
 }
-if(data82.sort === undefined){
-const err175 = {instancePath:instancePath+"/queries/" + i11+"/access",schemaPath:"#/properties/queries/items/properties/access/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
+for(const key14 in data80){
+if(!((key14 === "name") || (key14 === "type"))){
+const err175 = {instancePath:instancePath+"/queries/" + i12+"/params/" + i13,schemaPath:"#/properties/queries/items/properties/params/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2175,8 +2166,10 @@ vErrors.push(err175);
 }
 errors++;
 }
-if(data82.command === undefined){
-const err176 = {instancePath:instancePath+"/queries/" + i11+"/access",schemaPath:"#/properties/queries/items/properties/access/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+}
+if(data80.name !== undefined){
+if(typeof data80.name !== "string"){
+const err176 = {instancePath:instancePath+"/queries/" + i12+"/params/" + i13+"/name",schemaPath:"#/properties/queries/items/properties/params/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2185,9 +2178,10 @@ vErrors.push(err176);
 }
 errors++;
 }
-for(const key14 in data82){
-if(!(((((key14 === "index") || (key14 === "operation")) || (key14 === "filter")) || (key14 === "sort")) || (key14 === "command"))){
-const err177 = {instancePath:instancePath+"/queries/" + i11+"/access",schemaPath:"#/properties/queries/items/properties/access/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+}
+if(data80.type !== undefined){
+if(typeof data80.type !== "string"){
+const err177 = {instancePath:instancePath+"/queries/" + i12+"/params/" + i13+"/type",schemaPath:"#/properties/queries/items/properties/params/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2197,9 +2191,9 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(data82.index !== undefined){
-if(typeof data82.index !== "string"){
-const err178 = {instancePath:instancePath+"/queries/" + i11+"/access/index",schemaPath:"#/properties/queries/items/properties/access/properties/index/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err178 = {instancePath:instancePath+"/queries/" + i12+"/params/" + i13,schemaPath:"#/properties/queries/items/properties/params/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2209,9 +2203,9 @@ vErrors.push(err178);
 errors++;
 }
 }
-if(data82.operation !== undefined){
-if(typeof data82.operation !== "string"){
-const err179 = {instancePath:instancePath+"/queries/" + i11+"/access/operation",schemaPath:"#/properties/queries/items/properties/access/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err179 = {instancePath:instancePath+"/queries/" + i12+"/params",schemaPath:"#/properties/queries/items/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2221,9 +2215,13 @@ vErrors.push(err179);
 errors++;
 }
 }
-if(data82.filter !== undefined){
-if(typeof data82.filter !== "string"){
-const err180 = {instancePath:instancePath+"/queries/" + i11+"/access/filter",schemaPath:"#/properties/queries/items/properties/access/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data76.where !== undefined){
+let data83 = data76.where;
+const _errs198 = errors;
+let valid48 = false;
+const _errs199 = errors;
+if(typeof data83 !== "string"){
+const err180 = {instancePath:instancePath+"/queries/" + i12+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2232,10 +2230,11 @@ vErrors.push(err180);
 }
 errors++;
 }
-}
-if(data82.sort !== undefined){
-if(typeof data82.sort !== "string"){
-const err181 = {instancePath:instancePath+"/queries/" + i11+"/access/sort",schemaPath:"#/properties/queries/items/properties/access/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid5 = _errs199 === errors;
+valid48 = valid48 || _valid5;
+const _errs201 = errors;
+if(data83 !== null){
+const err181 = {instancePath:instancePath+"/queries/" + i12+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2244,10 +2243,10 @@ vErrors.push(err181);
 }
 errors++;
 }
-}
-if(data82.command !== undefined){
-if(typeof data82.command !== "string"){
-const err182 = {instancePath:instancePath+"/queries/" + i11+"/access/command",schemaPath:"#/properties/queries/items/properties/access/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid5 = _errs201 === errors;
+valid48 = valid48 || _valid5;
+if(!valid48){
+const err182 = {instancePath:instancePath+"/queries/" + i12+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2256,10 +2255,25 @@ vErrors.push(err182);
 }
 errors++;
 }
-}
+else {
+errors = _errs198;
+if(vErrors !== null){
+if(_errs198){
+vErrors.length = _errs198;
 }
 else {
-const err183 = {instancePath:instancePath+"/queries/" + i11+"/access",schemaPath:"#/properties/queries/items/properties/access/type",keyword:"type",params:{type: "object"},message:"must be object"};
+vErrors = null;
+}
+}
+}
+}
+if(data76.orderBy !== undefined){
+let data84 = data76.orderBy;
+if(Array.isArray(data84)){
+const len14 = data84.length;
+for(let i14=0; i14<len14; i14++){
+if(typeof data84[i14] !== "string"){
+const err183 = {instancePath:instancePath+"/queries/" + i12+"/orderBy/" + i14,schemaPath:"#/properties/queries/items/properties/orderBy/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2271,7 +2285,7 @@ errors++;
 }
 }
 else {
-const err184 = {instancePath:instancePath+"/queries/" + i11,schemaPath:"#/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err184 = {instancePath:instancePath+"/queries/" + i12+"/orderBy",schemaPath:"#/properties/queries/items/properties/orderBy/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2281,9 +2295,13 @@ vErrors.push(err184);
 errors++;
 }
 }
-}
-else {
-const err185 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data76.select !== undefined){
+let data86 = data76.select;
+if(Array.isArray(data86)){
+const len15 = data86.length;
+for(let i15=0; i15<len15; i15++){
+if(typeof data86[i15] !== "string"){
+const err185 = {instancePath:instancePath+"/queries/" + i12+"/select/" + i15,schemaPath:"#/properties/queries/items/properties/select/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2295,12 +2313,620 @@ errors++;
 }
 }
 else {
-const err186 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err186 = {instancePath:instancePath+"/queries/" + i12+"/select",schemaPath:"#/properties/queries/items/properties/select/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err186];
 }
 else {
 vErrors.push(err186);
+}
+errors++;
+}
+}
+if(data76.access !== undefined){
+let data88 = data76.access;
+const _errs212 = errors;
+let valid53 = false;
+const _errs213 = errors;
+if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
+if(data88.index === undefined){
+const err187 = {instancePath:instancePath+"/queries/" + i12+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
+if(vErrors === null){
+vErrors = [err187];
+}
+else {
+vErrors.push(err187);
+}
+errors++;
+}
+if(data88.operation === undefined){
+const err188 = {instancePath:instancePath+"/queries/" + i12+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'"};
+if(vErrors === null){
+vErrors = [err188];
+}
+else {
+vErrors.push(err188);
+}
+errors++;
+}
+if(data88.filter === undefined){
+const err189 = {instancePath:instancePath+"/queries/" + i12+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
+if(vErrors === null){
+vErrors = [err189];
+}
+else {
+vErrors.push(err189);
+}
+errors++;
+}
+if(data88.sort === undefined){
+const err190 = {instancePath:instancePath+"/queries/" + i12+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
+if(vErrors === null){
+vErrors = [err190];
+}
+else {
+vErrors.push(err190);
+}
+errors++;
+}
+if(data88.command === undefined){
+const err191 = {instancePath:instancePath+"/queries/" + i12+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(vErrors === null){
+vErrors = [err191];
+}
+else {
+vErrors.push(err191);
+}
+errors++;
+}
+for(const key15 in data88){
+if(!(((((key15 === "index") || (key15 === "operation")) || (key15 === "filter")) || (key15 === "sort")) || (key15 === "command"))){
+const err192 = {instancePath:instancePath+"/queries/" + i12+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err192];
+}
+else {
+vErrors.push(err192);
+}
+errors++;
+}
+}
+if(data88.index !== undefined){
+if(typeof data88.index !== "string"){
+const err193 = {instancePath:instancePath+"/queries/" + i12+"/access/index",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/index/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err193];
+}
+else {
+vErrors.push(err193);
+}
+errors++;
+}
+}
+if(data88.operation !== undefined){
+if(typeof data88.operation !== "string"){
+const err194 = {instancePath:instancePath+"/queries/" + i12+"/access/operation",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err194];
+}
+else {
+vErrors.push(err194);
+}
+errors++;
+}
+}
+if(data88.filter !== undefined){
+if(typeof data88.filter !== "string"){
+const err195 = {instancePath:instancePath+"/queries/" + i12+"/access/filter",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err195];
+}
+else {
+vErrors.push(err195);
+}
+errors++;
+}
+}
+if(data88.sort !== undefined){
+if(typeof data88.sort !== "string"){
+const err196 = {instancePath:instancePath+"/queries/" + i12+"/access/sort",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err196];
+}
+else {
+vErrors.push(err196);
+}
+errors++;
+}
+}
+if(data88.command !== undefined){
+if(typeof data88.command !== "string"){
+const err197 = {instancePath:instancePath+"/queries/" + i12+"/access/command",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err197];
+}
+else {
+vErrors.push(err197);
+}
+errors++;
+}
+}
+}
+else {
+const err198 = {instancePath:instancePath+"/queries/" + i12+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err198];
+}
+else {
+vErrors.push(err198);
+}
+errors++;
+}
+var _valid6 = _errs213 === errors;
+valid53 = valid53 || _valid6;
+const _errs226 = errors;
+if(data88 !== null){
+const err199 = {instancePath:instancePath+"/queries/" + i12+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err199];
+}
+else {
+vErrors.push(err199);
+}
+errors++;
+}
+var _valid6 = _errs226 === errors;
+valid53 = valid53 || _valid6;
+if(!valid53){
+const err200 = {instancePath:instancePath+"/queries/" + i12+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err200];
+}
+else {
+vErrors.push(err200);
+}
+errors++;
+}
+else {
+errors = _errs212;
+if(vErrors !== null){
+if(_errs212){
+vErrors.length = _errs212;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data76.core !== undefined){
+let data94 = data76.core;
+const _errs229 = errors;
+let valid55 = false;
+const _errs230 = errors;
+if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+if(data94.function === undefined){
+const err201 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
+if(vErrors === null){
+vErrors = [err201];
+}
+else {
+vErrors.push(err201);
+}
+errors++;
+}
+if(data94.keys === undefined){
+const err202 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
+if(vErrors === null){
+vErrors = [err202];
+}
+else {
+vErrors.push(err202);
+}
+errors++;
+}
+if(data94.args === undefined){
+const err203 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "args"},message:"must have required property '"+"args"+"'"};
+if(vErrors === null){
+vErrors = [err203];
+}
+else {
+vErrors.push(err203);
+}
+errors++;
+}
+if(data94.command === undefined){
+const err204 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(vErrors === null){
+vErrors = [err204];
+}
+else {
+vErrors.push(err204);
+}
+errors++;
+}
+if(data94.clusterCommand === undefined){
+const err205 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "clusterCommand"},message:"must have required property '"+"clusterCommand"+"'"};
+if(vErrors === null){
+vErrors = [err205];
+}
+else {
+vErrors.push(err205);
+}
+errors++;
+}
+if(data94.access === undefined){
+const err206 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+if(vErrors === null){
+vErrors = [err206];
+}
+else {
+vErrors.push(err206);
+}
+errors++;
+}
+if(data94.indexKeys === undefined){
+const err207 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "indexKeys"},message:"must have required property '"+"indexKeys"+"'"};
+if(vErrors === null){
+vErrors = [err207];
+}
+else {
+vErrors.push(err207);
+}
+errors++;
+}
+if(data94.rowKeys === undefined){
+const err208 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "rowKeys"},message:"must have required property '"+"rowKeys"+"'"};
+if(vErrors === null){
+vErrors = [err208];
+}
+else {
+vErrors.push(err208);
+}
+errors++;
+}
+if(data94.server === undefined){
+const err209 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+if(vErrors === null){
+vErrors = [err209];
+}
+else {
+vErrors.push(err209);
+}
+errors++;
+}
+if(data94.cluster === undefined){
+const err210 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "cluster"},message:"must have required property '"+"cluster"+"'"};
+if(vErrors === null){
+vErrors = [err210];
+}
+else {
+vErrors.push(err210);
+}
+errors++;
+}
+if(data94.warning === undefined){
+const err211 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "warning"},message:"must have required property '"+"warning"+"'"};
+if(vErrors === null){
+vErrors = [err211];
+}
+else {
+vErrors.push(err211);
+}
+errors++;
+}
+for(const key16 in data94){
+if(!(func1.call(schema31.properties.queries.items.properties.core.anyOf[0].properties, key16))){
+const err212 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err212];
+}
+else {
+vErrors.push(err212);
+}
+errors++;
+}
+}
+if(data94.function !== undefined){
+if(typeof data94.function !== "string"){
+const err213 = {instancePath:instancePath+"/queries/" + i12+"/core/function",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err213];
+}
+else {
+vErrors.push(err213);
+}
+errors++;
+}
+}
+if(data94.keys !== undefined){
+let data96 = data94.keys;
+if(Array.isArray(data96)){
+const len16 = data96.length;
+for(let i16=0; i16<len16; i16++){
+if(typeof data96[i16] !== "string"){
+const err214 = {instancePath:instancePath+"/queries/" + i12+"/core/keys/" + i16,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err214];
+}
+else {
+vErrors.push(err214);
+}
+errors++;
+}
+}
+}
+else {
+const err215 = {instancePath:instancePath+"/queries/" + i12+"/core/keys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err215];
+}
+else {
+vErrors.push(err215);
+}
+errors++;
+}
+}
+if(data94.args !== undefined){
+let data98 = data94.args;
+if(Array.isArray(data98)){
+const len17 = data98.length;
+for(let i17=0; i17<len17; i17++){
+if(typeof data98[i17] !== "string"){
+const err216 = {instancePath:instancePath+"/queries/" + i12+"/core/args/" + i17,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err216];
+}
+else {
+vErrors.push(err216);
+}
+errors++;
+}
+}
+}
+else {
+const err217 = {instancePath:instancePath+"/queries/" + i12+"/core/args",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err217];
+}
+else {
+vErrors.push(err217);
+}
+errors++;
+}
+}
+if(data94.command !== undefined){
+if(typeof data94.command !== "string"){
+const err218 = {instancePath:instancePath+"/queries/" + i12+"/core/command",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err218];
+}
+else {
+vErrors.push(err218);
+}
+errors++;
+}
+}
+if(data94.clusterCommand !== undefined){
+if(typeof data94.clusterCommand !== "string"){
+const err219 = {instancePath:instancePath+"/queries/" + i12+"/core/clusterCommand",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/clusterCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err219];
+}
+else {
+vErrors.push(err219);
+}
+errors++;
+}
+}
+if(data94.access !== undefined){
+if(typeof data94.access !== "string"){
+const err220 = {instancePath:instancePath+"/queries/" + i12+"/core/access",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/access/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err220];
+}
+else {
+vErrors.push(err220);
+}
+errors++;
+}
+}
+if(data94.indexKeys !== undefined){
+let data103 = data94.indexKeys;
+if(Array.isArray(data103)){
+const len18 = data103.length;
+for(let i18=0; i18<len18; i18++){
+if(typeof data103[i18] !== "string"){
+const err221 = {instancePath:instancePath+"/queries/" + i12+"/core/indexKeys/" + i18,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err221];
+}
+else {
+vErrors.push(err221);
+}
+errors++;
+}
+}
+}
+else {
+const err222 = {instancePath:instancePath+"/queries/" + i12+"/core/indexKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err222];
+}
+else {
+vErrors.push(err222);
+}
+errors++;
+}
+}
+if(data94.rowKeys !== undefined){
+if(typeof data94.rowKeys !== "string"){
+const err223 = {instancePath:instancePath+"/queries/" + i12+"/core/rowKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/rowKeys/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err223];
+}
+else {
+vErrors.push(err223);
+}
+errors++;
+}
+}
+if(data94.server !== undefined){
+if(typeof data94.server !== "string"){
+const err224 = {instancePath:instancePath+"/queries/" + i12+"/core/server",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err224];
+}
+else {
+vErrors.push(err224);
+}
+errors++;
+}
+}
+if(data94.cluster !== undefined){
+if(typeof data94.cluster !== "string"){
+const err225 = {instancePath:instancePath+"/queries/" + i12+"/core/cluster",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/cluster/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err225];
+}
+else {
+vErrors.push(err225);
+}
+errors++;
+}
+}
+if(data94.warning !== undefined){
+let data108 = data94.warning;
+const _errs260 = errors;
+let valid63 = false;
+const _errs261 = errors;
+if(typeof data108 !== "string"){
+const err226 = {instancePath:instancePath+"/queries/" + i12+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err226];
+}
+else {
+vErrors.push(err226);
+}
+errors++;
+}
+var _valid8 = _errs261 === errors;
+valid63 = valid63 || _valid8;
+const _errs263 = errors;
+if(data108 !== null){
+const err227 = {instancePath:instancePath+"/queries/" + i12+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err227];
+}
+else {
+vErrors.push(err227);
+}
+errors++;
+}
+var _valid8 = _errs263 === errors;
+valid63 = valid63 || _valid8;
+if(!valid63){
+const err228 = {instancePath:instancePath+"/queries/" + i12+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err228];
+}
+else {
+vErrors.push(err228);
+}
+errors++;
+}
+else {
+errors = _errs260;
+if(vErrors !== null){
+if(_errs260){
+vErrors.length = _errs260;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err229 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err229];
+}
+else {
+vErrors.push(err229);
+}
+errors++;
+}
+var _valid7 = _errs230 === errors;
+valid55 = valid55 || _valid7;
+const _errs265 = errors;
+if(data94 !== null){
+const err230 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err230];
+}
+else {
+vErrors.push(err230);
+}
+errors++;
+}
+var _valid7 = _errs265 === errors;
+valid55 = valid55 || _valid7;
+if(!valid55){
+const err231 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err231];
+}
+else {
+vErrors.push(err231);
+}
+errors++;
+}
+else {
+errors = _errs229;
+if(vErrors !== null){
+if(_errs229){
+vErrors.length = _errs229;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err232 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err232];
+}
+else {
+vErrors.push(err232);
+}
+errors++;
+}
+}
+}
+else {
+const err233 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err233];
+}
+else {
+vErrors.push(err233);
+}
+errors++;
+}
+}
+}
+else {
+const err234 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err234];
+}
+else {
+vErrors.push(err234);
 }
 errors++;
 }
