@@ -5,7 +5,7 @@
 "use strict";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/report-view-model.schema.json","title":"The report target's view model","description":"What templates/report/*.hbs receive (src/generation/report/report-design.ts): the PIDM as entities and relationships, the collections with row grain, key, fields and queries, the merge decisions, and each query's access path in the chosen design (the redis target's, in the chosen dialect, or the redis-core target's).","type":"object","additionalProperties":false,"required":["target","database","source","design","engine","pidm","collections","merges","queries"],"properties":{"target":{"const":"report"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"design":{"enum":["redis","redis-core"],"description":"The design whose keys and access paths the report shows."},"engine":{"type":"string"},"pidm":{"anyOf":[{"type":"object","additionalProperties":false,"required":["entities","relationships"],"properties":{"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","attributes"],"properties":{"name":{"type":"string"},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","key","note"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"key":{"type":"boolean"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}}}},"relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","toCardinality","written","kind"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"toCardinality":{"enum":["exactly-one","zero-or-one","zero-or-more","one-or-more"]},"written":{"type":"string"},"kind":{"enum":["one","optional","many"]}}}}}},{"type":"null"}]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","grain","nodes","edges","key","fields","queries","coreKeys"],"properties":{"name":{"type":"string"},"grain":{"type":"string"},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","name","entity","root"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"root":{"type":"boolean"}}}},"edges":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","cardinality"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"cardinality":{"type":"string"}}}},"key":{"type":"object","additionalProperties":false,"required":["field","kind","parts","pattern"],"properties":{"field":{"type":"string"},"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"string"}},"pattern":{"type":"string"}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","label","roles","indexed"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"source":{"type":"string"},"label":{"type":"string"},"roles":{"type":"array","items":{"type":"string"}},"indexed":{"type":"boolean"}}}},"queries":{"type":"array","items":{"type":"string"}},"coreKeys":{"description":"The keys the redis-core design stores for the collection; null for the redis design.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"}}}},{"type":"null"}]}}}},"merges":{"anyOf":[{"type":"object","additionalProperties":false,"required":["policy","threshold","decisions"],"properties":{"policy":{"type":"string"},"threshold":{"type":"number"},"decisions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right","common","leftSize","rightSize","leftRatio","rightRatio","merged","outcome"],"properties":{"left":{"type":"string"},"right":{"type":"string"},"common":{"type":"integer"},"leftSize":{"type":"integer"},"rightSize":{"type":"integer"},"leftRatio":{"type":"string"},"rightRatio":{"type":"string"},"merged":{"type":"boolean"},"outcome":{"type":"string"}}}}}},{"type":"null"}]},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","collection","params","where","orderBy","select","access","core"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string"},"type":{"type":"string"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"select":{"type":"array","items":{"type":"string"}},"access":{"description":"The redis design's access path; null for the redis-core design.","anyOf":[{"type":"object","additionalProperties":false,"required":["index","operation","filter","sort","command"],"properties":{"index":{"type":"string"},"operation":{"type":"string"},"filter":{"type":"string"},"sort":{"type":"string"},"command":{"type":"string"}}},{"type":"null"}]},"core":{"description":"The redis-core design's access path: the FCALL, the keys read, the round trips; null for the redis design.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","keys","args","command","clusterCommand","access","indexKeys","rowKeys","server","cluster","warning"],"properties":{"function":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"command":{"type":"string"},"clusterCommand":{"type":"string"},"access":{"type":"string"},"indexKeys":{"type":"array","items":{"type":"string"}},"rowKeys":{"type":"string"},"server":{"type":"string"},"cluster":{"type":"string"},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},{"type":"null"}]}}}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/report-view-model.schema.json","title":"The report target's view model","description":"What templates/report/*.hbs receive (src/generation/report/report-design.ts): the PIDM as entities and relationships, the collections with row grain, key, fields and queries, the merge decisions, the write map, and each query's access path in the chosen design (the redis target's, in the chosen dialect, or the redis-core target's).","type":"object","additionalProperties":false,"required":["target","database","source","writeMap","design","engine","pidm","collections","merges","queries"],"properties":{"target":{"const":"report"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"writeMap":{"description":"Per entity, the collection fields that copy each attribute and reference and the rows an update of one instance rewrites (transformations/write-map); null without the source PIDM.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","lines"],"properties":{"entity":{"type":"string"},"lines":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copy","roles","rows"],"properties":{"member":{"type":"string"},"copy":{"anyOf":[{"type":"string"},{"type":"null"}]},"roles":{"type":"string"},"rows":{"type":"string"}}}}}}},{"type":"null"}]},"design":{"enum":["redis","redis-core"],"description":"The design whose keys and access paths the report shows."},"engine":{"type":"string"},"pidm":{"anyOf":[{"type":"object","additionalProperties":false,"required":["entities","relationships"],"properties":{"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","attributes"],"properties":{"name":{"type":"string"},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","key","note"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"key":{"type":"boolean"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}}}},"relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","toCardinality","written","kind"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"toCardinality":{"enum":["exactly-one","zero-or-one","zero-or-more","one-or-more"]},"written":{"type":"string"},"kind":{"enum":["one","optional","many"]}}}}}},{"type":"null"}]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","grain","nodes","edges","key","fields","queries","coreKeys"],"properties":{"name":{"type":"string"},"grain":{"type":"string"},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","name","entity","root"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"root":{"type":"boolean"}}}},"edges":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","cardinality"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"cardinality":{"type":"string"}}}},"key":{"type":"object","additionalProperties":false,"required":["field","kind","parts","pattern"],"properties":{"field":{"type":"string"},"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"string"}},"pattern":{"type":"string"}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","label","roles","indexed"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"source":{"type":"string"},"label":{"type":"string"},"roles":{"type":"array","items":{"type":"string"}},"indexed":{"type":"boolean"}}}},"queries":{"type":"array","items":{"type":"string"}},"coreKeys":{"description":"The keys the redis-core design stores for the collection; null for the redis design.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"}}}},{"type":"null"}]}}}},"merges":{"anyOf":[{"type":"object","additionalProperties":false,"required":["policy","threshold","decisions"],"properties":{"policy":{"type":"string"},"threshold":{"type":"number"},"decisions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right","common","leftSize","rightSize","leftRatio","rightRatio","merged","outcome"],"properties":{"left":{"type":"string"},"right":{"type":"string"},"common":{"type":"integer"},"leftSize":{"type":"integer"},"rightSize":{"type":"integer"},"leftRatio":{"type":"string"},"rightRatio":{"type":"string"},"merged":{"type":"boolean"},"outcome":{"type":"string"}}}}}},{"type":"null"}]},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","collection","params","where","orderBy","select","access","core"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string"},"type":{"type":"string"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"select":{"type":"array","items":{"type":"string"}},"access":{"description":"The redis design's access path; null for the redis-core design.","anyOf":[{"type":"object","additionalProperties":false,"required":["index","operation","filter","sort","command"],"properties":{"index":{"type":"string"},"operation":{"type":"string"},"filter":{"type":"string"},"sort":{"type":"string"},"command":{"type":"string"}}},{"type":"null"}]},"core":{"description":"The redis-core design's access path: the FCALL, the keys read, the round trips; null for the redis design.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","keys","args","command","clusterCommand","access","indexKeys","rowKeys","server","cluster","warning"],"properties":{"function":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"command":{"type":"string"},"clusterCommand":{"type":"string"},"access":{"type":"string"},"indexKeys":{"type":"array","items":{"type":"string"}},"rowKeys":{"type":"string"},"server":{"type":"string"},"cluster":{"type":"string"},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},{"type":"null"}]}}}}}};
 const func1 = Object.prototype.hasOwnProperty;
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -50,8 +50,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.design === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "design"},message:"must have required property '"+"design"+"'"};
+if(data.writeMap === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "writeMap"},message:"must have required property '"+"writeMap"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -60,8 +60,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.engine === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "engine"},message:"must have required property '"+"engine"+"'"};
+if(data.design === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "design"},message:"must have required property '"+"design"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -70,8 +70,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.pidm === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "pidm"},message:"must have required property '"+"pidm"+"'"};
+if(data.engine === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "engine"},message:"must have required property '"+"engine"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -80,8 +80,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.collections === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "collections"},message:"must have required property '"+"collections"+"'"};
+if(data.pidm === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "pidm"},message:"must have required property '"+"pidm"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -90,8 +90,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.merges === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merges"},message:"must have required property '"+"merges"+"'"};
+if(data.collections === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "collections"},message:"must have required property '"+"collections"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -100,8 +100,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data.queries === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data.merges === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merges"},message:"must have required property '"+"merges"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -110,9 +110,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema31.properties, key0))){
-const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.queries === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -121,10 +120,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data.target !== undefined){
-if("report" !== data.target){
-const err10 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/const",keyword:"const",params:{allowedValue: "report"},message:"must be equal to constant"};
+for(const key0 in data){
+if(!(func1.call(schema31.properties, key0))){
+const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -134,14 +132,26 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.database !== undefined){
-if(typeof data.database !== "string"){
-const err11 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.target !== undefined){
+if("report" !== data.target){
+const err11 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/const",keyword:"const",params:{allowedValue: "report"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.database !== undefined){
+if(typeof data.database !== "string"){
+const err12 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -152,20 +162,7 @@ const _errs6 = errors;
 let valid1 = false;
 const _errs7 = errors;
 if(typeof data2 !== "string"){
-const err12 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-valid1 = valid1 || _valid0;
-const _errs9 = errors;
-if(data2 !== null){
-const err13 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err13 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -174,15 +171,28 @@ vErrors.push(err13);
 }
 errors++;
 }
-var _valid0 = _errs9 === errors;
+var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
-if(!valid1){
-const err14 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs9 = errors;
+if(data2 !== null){
+const err14 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err14];
 }
 else {
 vErrors.push(err14);
+}
+errors++;
+}
+var _valid0 = _errs9 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err15 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
 }
 errors++;
 }
@@ -198,22 +208,18 @@ vErrors = null;
 }
 }
 }
-if(data.design !== undefined){
-let data3 = data.design;
-if(!((data3 === "redis") || (data3 === "redis-core"))){
-const err15 = {instancePath:instancePath+"/design",schemaPath:"#/properties/design/enum",keyword:"enum",params:{allowedValues: schema31.properties.design.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data.engine !== undefined){
-if(typeof data.engine !== "string"){
-const err16 = {instancePath:instancePath+"/engine",schemaPath:"#/properties/engine/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.writeMap !== undefined){
+let data3 = data.writeMap;
+const _errs12 = errors;
+let valid2 = false;
+const _errs13 = errors;
+if(Array.isArray(data3)){
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.entity === undefined){
+const err16 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -222,15 +228,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.pidm !== undefined){
-let data5 = data.pidm;
-const _errs15 = errors;
-let valid2 = false;
-const _errs16 = errors;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.entities === undefined){
-const err17 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
+if(data4.lines === undefined){
+const err17 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/required",keyword:"required",params:{missingProperty: "lines"},message:"must have required property '"+"lines"+"'"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -239,8 +238,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data5.relationships === undefined){
-const err18 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "relationships"},message:"must have required property '"+"relationships"+"'"};
+for(const key1 in data4){
+if(!((key1 === "entity") || (key1 === "lines"))){
+const err18 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -249,9 +249,10 @@ vErrors.push(err18);
 }
 errors++;
 }
-for(const key1 in data5){
-if(!((key1 === "entities") || (key1 === "relationships"))){
-const err19 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+}
+if(data4.entity !== undefined){
+if(typeof data4.entity !== "string"){
+const err19 = {instancePath:instancePath+"/writeMap/" + i0+"/entity",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -261,15 +262,15 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data5.entities !== undefined){
-let data6 = data5.entities;
+if(data4.lines !== undefined){
+let data6 = data4.lines;
 if(Array.isArray(data6)){
-const len0 = data6.length;
-for(let i0=0; i0<len0; i0++){
-let data7 = data6[i0];
+const len1 = data6.length;
+for(let i1=0; i1<len1; i1++){
+let data7 = data6[i1];
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.name === undefined){
-const err20 = {instancePath:instancePath+"/pidm/entities/" + i0,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data7.member === undefined){
+const err20 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "member"},message:"must have required property '"+"member"+"'"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -278,8 +279,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(data7.attributes === undefined){
-const err21 = {instancePath:instancePath+"/pidm/entities/" + i0,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
+if(data7.copy === undefined){
+const err21 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "copy"},message:"must have required property '"+"copy"+"'"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -288,9 +289,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-for(const key2 in data7){
-if(!((key2 === "name") || (key2 === "attributes"))){
-const err22 = {instancePath:instancePath+"/pidm/entities/" + i0,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(data7.roles === undefined){
+const err22 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -299,10 +299,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-if(data7.name !== undefined){
-if(typeof data7.name !== "string"){
-const err23 = {instancePath:instancePath+"/pidm/entities/" + i0+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data7.rows === undefined){
+const err23 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "rows"},message:"must have required property '"+"rows"+"'"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -311,16 +309,9 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-if(data7.attributes !== undefined){
-let data9 = data7.attributes;
-if(Array.isArray(data9)){
-const len1 = data9.length;
-for(let i1=0; i1<len1; i1++){
-let data10 = data9[i1];
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.name === undefined){
-const err24 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+for(const key2 in data7){
+if(!((((key2 === "member") || (key2 === "copy")) || (key2 === "roles")) || (key2 === "rows"))){
+const err24 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -329,8 +320,10 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(data10.type === undefined){
-const err25 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+if(data7.member !== undefined){
+if(typeof data7.member !== "string"){
+const err25 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1+"/member",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/member/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -339,8 +332,14 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(data10.key === undefined){
-const err26 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+}
+if(data7.copy !== undefined){
+let data9 = data7.copy;
+const _errs28 = errors;
+let valid9 = false;
+const _errs29 = errors;
+if(typeof data9 !== "string"){
+const err26 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1+"/copy",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/copy/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -349,8 +348,11 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(data10.note === undefined){
-const err27 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
+var _valid2 = _errs29 === errors;
+valid9 = valid9 || _valid2;
+const _errs31 = errors;
+if(data9 !== null){
+const err27 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1+"/copy",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/copy/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -359,9 +361,10 @@ vErrors.push(err27);
 }
 errors++;
 }
-for(const key3 in data10){
-if(!((((key3 === "name") || (key3 === "type")) || (key3 === "key")) || (key3 === "note"))){
-const err28 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+var _valid2 = _errs31 === errors;
+valid9 = valid9 || _valid2;
+if(!valid9){
+const err28 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1+"/copy",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/copy/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -370,10 +373,21 @@ vErrors.push(err28);
 }
 errors++;
 }
+else {
+errors = _errs28;
+if(vErrors !== null){
+if(_errs28){
+vErrors.length = _errs28;
 }
-if(data10.name !== undefined){
-if(typeof data10.name !== "string"){
-const err29 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data7.roles !== undefined){
+if(typeof data7.roles !== "string"){
+const err29 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1+"/roles",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/roles/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -383,9 +397,9 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data10.type !== undefined){
-if(typeof data10.type !== "string"){
-const err30 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/type",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data7.rows !== undefined){
+if(typeof data7.rows !== "string"){
+const err30 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1+"/rows",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/rows/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -395,9 +409,9 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data10.key !== undefined){
-if(typeof data10.key !== "boolean"){
-const err31 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/key",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/key/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err31 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -407,13 +421,9 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data10.note !== undefined){
-let data14 = data10.note;
-const _errs38 = errors;
-let valid10 = false;
-const _errs39 = errors;
-if(typeof data14 !== "string"){
-const err32 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err32 = {instancePath:instancePath+"/writeMap/" + i0+"/lines",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -422,11 +432,10 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid2 = _errs39 === errors;
-valid10 = valid10 || _valid2;
-const _errs41 = errors;
-if(data14 !== null){
-const err33 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -435,10 +444,10 @@ vErrors.push(err33);
 }
 errors++;
 }
-var _valid2 = _errs41 === errors;
-valid10 = valid10 || _valid2;
-if(!valid10){
-const err34 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/writeMap",schemaPath:"#/properties/writeMap/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -447,21 +456,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-else {
-errors = _errs38;
-if(vErrors !== null){
-if(_errs38){
-vErrors.length = _errs38;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid1 = _errs13 === errors;
+valid2 = valid2 || _valid1;
+const _errs37 = errors;
+if(data3 !== null){
+const err35 = {instancePath:instancePath+"/writeMap",schemaPath:"#/properties/writeMap/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -470,10 +469,10 @@ vErrors.push(err35);
 }
 errors++;
 }
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+var _valid1 = _errs37 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err36 = {instancePath:instancePath+"/writeMap",schemaPath:"#/properties/writeMap/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -482,10 +481,22 @@ vErrors.push(err36);
 }
 errors++;
 }
-}
+else {
+errors = _errs12;
+if(vErrors !== null){
+if(_errs12){
+vErrors.length = _errs12;
 }
 else {
-const err37 = {instancePath:instancePath+"/pidm/entities/" + i0,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+vErrors = null;
+}
+}
+}
+}
+if(data.design !== undefined){
+let data12 = data.design;
+if(!((data12 === "redis") || (data12 === "redis-core"))){
+const err37 = {instancePath:instancePath+"/design",schemaPath:"#/properties/design/enum",keyword:"enum",params:{allowedValues: schema31.properties.design.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -495,9 +506,9 @@ vErrors.push(err37);
 errors++;
 }
 }
-}
-else {
-const err38 = {instancePath:instancePath+"/pidm/entities",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.engine !== undefined){
+if(typeof data.engine !== "string"){
+const err38 = {instancePath:instancePath+"/engine",schemaPath:"#/properties/engine/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -507,15 +518,14 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data5.relationships !== undefined){
-let data15 = data5.relationships;
-if(Array.isArray(data15)){
-const len2 = data15.length;
-for(let i2=0; i2<len2; i2++){
-let data16 = data15[i2];
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(data16.from === undefined){
-const err39 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+if(data.pidm !== undefined){
+let data14 = data.pidm;
+const _errs43 = errors;
+let valid10 = false;
+const _errs44 = errors;
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(data14.entities === undefined){
+const err39 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -524,8 +534,8 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(data16.to === undefined){
-const err40 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+if(data14.relationships === undefined){
+const err40 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "relationships"},message:"must have required property '"+"relationships"+"'"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -534,8 +544,9 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(data16.reference === undefined){
-const err41 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
+for(const key3 in data14){
+if(!((key3 === "entities") || (key3 === "relationships"))){
+const err41 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -544,8 +555,16 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(data16.toCardinality === undefined){
-const err42 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "toCardinality"},message:"must have required property '"+"toCardinality"+"'"};
+}
+if(data14.entities !== undefined){
+let data15 = data14.entities;
+if(Array.isArray(data15)){
+const len2 = data15.length;
+for(let i2=0; i2<len2; i2++){
+let data16 = data15[i2];
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.name === undefined){
+const err42 = {instancePath:instancePath+"/pidm/entities/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -554,8 +573,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-if(data16.written === undefined){
-const err43 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "written"},message:"must have required property '"+"written"+"'"};
+if(data16.attributes === undefined){
+const err43 = {instancePath:instancePath+"/pidm/entities/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -564,8 +583,9 @@ vErrors.push(err43);
 }
 errors++;
 }
-if(data16.kind === undefined){
-const err44 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+for(const key4 in data16){
+if(!((key4 === "name") || (key4 === "attributes"))){
+const err44 = {instancePath:instancePath+"/pidm/entities/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -574,9 +594,10 @@ vErrors.push(err44);
 }
 errors++;
 }
-for(const key4 in data16){
-if(!((((((key4 === "from") || (key4 === "to")) || (key4 === "reference")) || (key4 === "toCardinality")) || (key4 === "written")) || (key4 === "kind"))){
-const err45 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+}
+if(data16.name !== undefined){
+if(typeof data16.name !== "string"){
+const err45 = {instancePath:instancePath+"/pidm/entities/" + i2+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -586,9 +607,15 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data16.from !== undefined){
-if(typeof data16.from !== "string"){
-const err46 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/from",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data16.attributes !== undefined){
+let data18 = data16.attributes;
+if(Array.isArray(data18)){
+const len3 = data18.length;
+for(let i3=0; i3<len3; i3++){
+let data19 = data18[i3];
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(data19.name === undefined){
+const err46 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -597,10 +624,8 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-if(data16.to !== undefined){
-if(typeof data16.to !== "string"){
-const err47 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/to",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data19.type === undefined){
+const err47 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -609,10 +634,8 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-if(data16.reference !== undefined){
-if(typeof data16.reference !== "string"){
-const err48 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/reference",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data19.key === undefined){
+const err48 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -621,11 +644,8 @@ vErrors.push(err48);
 }
 errors++;
 }
-}
-if(data16.toCardinality !== undefined){
-let data20 = data16.toCardinality;
-if(!((((data20 === "exactly-one") || (data20 === "zero-or-one")) || (data20 === "zero-or-more")) || (data20 === "one-or-more"))){
-const err49 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/toCardinality",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/toCardinality/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.toCardinality.enum},message:"must be equal to one of the allowed values"};
+if(data19.note === undefined){
+const err49 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -634,10 +654,9 @@ vErrors.push(err49);
 }
 errors++;
 }
-}
-if(data16.written !== undefined){
-if(typeof data16.written !== "string"){
-const err50 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/written",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/written/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key5 in data19){
+if(!((((key5 === "name") || (key5 === "type")) || (key5 === "key")) || (key5 === "note"))){
+const err50 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -647,10 +666,9 @@ vErrors.push(err50);
 errors++;
 }
 }
-if(data16.kind !== undefined){
-let data22 = data16.kind;
-if(!(((data22 === "one") || (data22 === "optional")) || (data22 === "many"))){
-const err51 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/kind",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(data19.name !== undefined){
+if(typeof data19.name !== "string"){
+const err51 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -660,9 +678,9 @@ vErrors.push(err51);
 errors++;
 }
 }
-}
-else {
-const err52 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data19.type !== undefined){
+if(typeof data19.type !== "string"){
+const err52 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3+"/type",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -672,9 +690,9 @@ vErrors.push(err52);
 errors++;
 }
 }
-}
-else {
-const err53 = {instancePath:instancePath+"/pidm/relationships",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data19.key !== undefined){
+if(typeof data19.key !== "boolean"){
+const err53 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3+"/key",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/key/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -684,9 +702,13 @@ vErrors.push(err53);
 errors++;
 }
 }
-}
-else {
-const err54 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data19.note !== undefined){
+let data23 = data19.note;
+const _errs66 = errors;
+let valid18 = false;
+const _errs67 = errors;
+if(typeof data23 !== "string"){
+const err54 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -695,11 +717,11 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid1 = _errs16 === errors;
-valid2 = valid2 || _valid1;
-const _errs58 = errors;
-if(data5 !== null){
-const err55 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+var _valid4 = _errs67 === errors;
+valid18 = valid18 || _valid4;
+const _errs69 = errors;
+if(data23 !== null){
+const err55 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -708,10 +730,10 @@ vErrors.push(err55);
 }
 errors++;
 }
-var _valid1 = _errs58 === errors;
-valid2 = valid2 || _valid1;
-if(!valid2){
-const err56 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+var _valid4 = _errs69 === errors;
+valid18 = valid18 || _valid4;
+if(!valid18){
+const err56 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -721,10 +743,10 @@ vErrors.push(err56);
 errors++;
 }
 else {
-errors = _errs15;
+errors = _errs66;
 if(vErrors !== null){
-if(_errs15){
-vErrors.length = _errs15;
+if(_errs66){
+vErrors.length = _errs66;
 }
 else {
 vErrors = null;
@@ -732,15 +754,9 @@ vErrors = null;
 }
 }
 }
-if(data.collections !== undefined){
-let data23 = data.collections;
-if(Array.isArray(data23)){
-const len3 = data23.length;
-for(let i3=0; i3<len3; i3++){
-let data24 = data23[i3];
-if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
-if(data24.name === undefined){
-const err57 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+else {
+const err57 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -749,8 +765,10 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(data24.grain === undefined){
-const err58 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "grain"},message:"must have required property '"+"grain"+"'"};
+}
+}
+else {
+const err58 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -759,8 +777,10 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(data24.nodes === undefined){
-const err59 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "nodes"},message:"must have required property '"+"nodes"+"'"};
+}
+}
+else {
+const err59 = {instancePath:instancePath+"/pidm/entities/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -769,8 +789,10 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(data24.edges === undefined){
-const err60 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "edges"},message:"must have required property '"+"edges"+"'"};
+}
+}
+else {
+const err60 = {instancePath:instancePath+"/pidm/entities",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -779,8 +801,16 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(data24.key === undefined){
-const err61 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+}
+if(data14.relationships !== undefined){
+let data24 = data14.relationships;
+if(Array.isArray(data24)){
+const len4 = data24.length;
+for(let i4=0; i4<len4; i4++){
+let data25 = data24[i4];
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+if(data25.from === undefined){
+const err61 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -789,8 +819,8 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(data24.fields === undefined){
-const err62 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
+if(data25.to === undefined){
+const err62 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -799,8 +829,8 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(data24.queries === undefined){
-const err63 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data25.reference === undefined){
+const err63 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -809,8 +839,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(data24.coreKeys === undefined){
-const err64 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "coreKeys"},message:"must have required property '"+"coreKeys"+"'"};
+if(data25.toCardinality === undefined){
+const err64 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "toCardinality"},message:"must have required property '"+"toCardinality"+"'"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -819,9 +849,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-for(const key5 in data24){
-if(!((((((((key5 === "name") || (key5 === "grain")) || (key5 === "nodes")) || (key5 === "edges")) || (key5 === "key")) || (key5 === "fields")) || (key5 === "queries")) || (key5 === "coreKeys"))){
-const err65 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(data25.written === undefined){
+const err65 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "written"},message:"must have required property '"+"written"+"'"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -830,10 +859,8 @@ vErrors.push(err65);
 }
 errors++;
 }
-}
-if(data24.name !== undefined){
-if(typeof data24.name !== "string"){
-const err66 = {instancePath:instancePath+"/collections/" + i3+"/name",schemaPath:"#/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data25.kind === undefined){
+const err66 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -842,10 +869,9 @@ vErrors.push(err66);
 }
 errors++;
 }
-}
-if(data24.grain !== undefined){
-if(typeof data24.grain !== "string"){
-const err67 = {instancePath:instancePath+"/collections/" + i3+"/grain",schemaPath:"#/properties/collections/items/properties/grain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key6 in data25){
+if(!((((((key6 === "from") || (key6 === "to")) || (key6 === "reference")) || (key6 === "toCardinality")) || (key6 === "written")) || (key6 === "kind"))){
+const err67 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -855,15 +881,9 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(data24.nodes !== undefined){
-let data27 = data24.nodes;
-if(Array.isArray(data27)){
-const len4 = data27.length;
-for(let i4=0; i4<len4; i4++){
-let data28 = data27[i4];
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-if(data28.id === undefined){
-const err68 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data25.from !== undefined){
+if(typeof data25.from !== "string"){
+const err68 = {instancePath:instancePath+"/pidm/relationships/" + i4+"/from",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -872,8 +892,10 @@ vErrors.push(err68);
 }
 errors++;
 }
-if(data28.name === undefined){
-const err69 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+if(data25.to !== undefined){
+if(typeof data25.to !== "string"){
+const err69 = {instancePath:instancePath+"/pidm/relationships/" + i4+"/to",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -882,8 +904,10 @@ vErrors.push(err69);
 }
 errors++;
 }
-if(data28.entity === undefined){
-const err70 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
+}
+if(data25.reference !== undefined){
+if(typeof data25.reference !== "string"){
+const err70 = {instancePath:instancePath+"/pidm/relationships/" + i4+"/reference",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -892,8 +916,11 @@ vErrors.push(err70);
 }
 errors++;
 }
-if(data28.root === undefined){
-const err71 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
+}
+if(data25.toCardinality !== undefined){
+let data29 = data25.toCardinality;
+if(!((((data29 === "exactly-one") || (data29 === "zero-or-one")) || (data29 === "zero-or-more")) || (data29 === "one-or-more"))){
+const err71 = {instancePath:instancePath+"/pidm/relationships/" + i4+"/toCardinality",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/toCardinality/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.toCardinality.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -902,9 +929,10 @@ vErrors.push(err71);
 }
 errors++;
 }
-for(const key6 in data28){
-if(!((((key6 === "id") || (key6 === "name")) || (key6 === "entity")) || (key6 === "root"))){
-const err72 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+}
+if(data25.written !== undefined){
+if(typeof data25.written !== "string"){
+const err72 = {instancePath:instancePath+"/pidm/relationships/" + i4+"/written",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/written/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -914,9 +942,10 @@ vErrors.push(err72);
 errors++;
 }
 }
-if(data28.id !== undefined){
-if(typeof data28.id !== "string"){
-const err73 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4+"/id",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data25.kind !== undefined){
+let data31 = data25.kind;
+if(!(((data31 === "one") || (data31 === "optional")) || (data31 === "many"))){
+const err73 = {instancePath:instancePath+"/pidm/relationships/" + i4+"/kind",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -926,9 +955,9 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(data28.name !== undefined){
-if(typeof data28.name !== "string"){
-const err74 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4+"/name",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err74 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -938,9 +967,9 @@ vErrors.push(err74);
 errors++;
 }
 }
-if(data28.entity !== undefined){
-if(typeof data28.entity !== "string"){
-const err75 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4+"/entity",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err75 = {instancePath:instancePath+"/pidm/relationships",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -950,9 +979,9 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(data28.root !== undefined){
-if(typeof data28.root !== "boolean"){
-const err76 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4+"/root",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/root/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err76 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -961,10 +990,11 @@ vErrors.push(err76);
 }
 errors++;
 }
-}
-}
-else {
-const err77 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid3 = _errs44 === errors;
+valid10 = valid10 || _valid3;
+const _errs86 = errors;
+if(data14 !== null){
+const err77 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -973,10 +1003,10 @@ vErrors.push(err77);
 }
 errors++;
 }
-}
-}
-else {
-const err78 = {instancePath:instancePath+"/collections/" + i3+"/nodes",schemaPath:"#/properties/collections/items/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+var _valid3 = _errs86 === errors;
+valid10 = valid10 || _valid3;
+if(!valid10){
+const err78 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -985,16 +1015,27 @@ vErrors.push(err78);
 }
 errors++;
 }
+else {
+errors = _errs43;
+if(vErrors !== null){
+if(_errs43){
+vErrors.length = _errs43;
 }
-if(data24.edges !== undefined){
-let data33 = data24.edges;
-if(Array.isArray(data33)){
-const len5 = data33.length;
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.collections !== undefined){
+let data32 = data.collections;
+if(Array.isArray(data32)){
+const len5 = data32.length;
 for(let i5=0; i5<len5; i5++){
-let data34 = data33[i5];
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
-if(data34.from === undefined){
-const err79 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+let data33 = data32[i5];
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+if(data33.name === undefined){
+const err79 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1003,8 +1044,8 @@ vErrors.push(err79);
 }
 errors++;
 }
-if(data34.to === undefined){
-const err80 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+if(data33.grain === undefined){
+const err80 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "grain"},message:"must have required property '"+"grain"+"'"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1013,8 +1054,8 @@ vErrors.push(err80);
 }
 errors++;
 }
-if(data34.reference === undefined){
-const err81 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
+if(data33.nodes === undefined){
+const err81 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "nodes"},message:"must have required property '"+"nodes"+"'"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1023,8 +1064,8 @@ vErrors.push(err81);
 }
 errors++;
 }
-if(data34.cardinality === undefined){
-const err82 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "cardinality"},message:"must have required property '"+"cardinality"+"'"};
+if(data33.edges === undefined){
+const err82 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "edges"},message:"must have required property '"+"edges"+"'"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1033,9 +1074,8 @@ vErrors.push(err82);
 }
 errors++;
 }
-for(const key7 in data34){
-if(!((((key7 === "from") || (key7 === "to")) || (key7 === "reference")) || (key7 === "cardinality"))){
-const err83 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(data33.key === undefined){
+const err83 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1044,10 +1084,8 @@ vErrors.push(err83);
 }
 errors++;
 }
-}
-if(data34.from !== undefined){
-if(typeof data34.from !== "string"){
-const err84 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5+"/from",schemaPath:"#/properties/collections/items/properties/edges/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data33.fields === undefined){
+const err84 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1056,10 +1094,8 @@ vErrors.push(err84);
 }
 errors++;
 }
-}
-if(data34.to !== undefined){
-if(typeof data34.to !== "string"){
-const err85 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5+"/to",schemaPath:"#/properties/collections/items/properties/edges/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data33.queries === undefined){
+const err85 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1068,10 +1104,8 @@ vErrors.push(err85);
 }
 errors++;
 }
-}
-if(data34.reference !== undefined){
-if(typeof data34.reference !== "string"){
-const err86 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5+"/reference",schemaPath:"#/properties/collections/items/properties/edges/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data33.coreKeys === undefined){
+const err86 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "coreKeys"},message:"must have required property '"+"coreKeys"+"'"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1080,10 +1114,9 @@ vErrors.push(err86);
 }
 errors++;
 }
-}
-if(data34.cardinality !== undefined){
-if(typeof data34.cardinality !== "string"){
-const err87 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5+"/cardinality",schemaPath:"#/properties/collections/items/properties/edges/items/properties/cardinality/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key7 in data33){
+if(!((((((((key7 === "name") || (key7 === "grain")) || (key7 === "nodes")) || (key7 === "edges")) || (key7 === "key")) || (key7 === "fields")) || (key7 === "queries")) || (key7 === "coreKeys"))){
+const err87 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1093,9 +1126,9 @@ vErrors.push(err87);
 errors++;
 }
 }
-}
-else {
-const err88 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data33.name !== undefined){
+if(typeof data33.name !== "string"){
+const err88 = {instancePath:instancePath+"/collections/" + i5+"/name",schemaPath:"#/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1105,9 +1138,9 @@ vErrors.push(err88);
 errors++;
 }
 }
-}
-else {
-const err89 = {instancePath:instancePath+"/collections/" + i3+"/edges",schemaPath:"#/properties/collections/items/properties/edges/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data33.grain !== undefined){
+if(typeof data33.grain !== "string"){
+const err89 = {instancePath:instancePath+"/collections/" + i5+"/grain",schemaPath:"#/properties/collections/items/properties/grain/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1117,11 +1150,15 @@ vErrors.push(err89);
 errors++;
 }
 }
-if(data24.key !== undefined){
-let data39 = data24.key;
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-if(data39.field === undefined){
-const err90 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
+if(data33.nodes !== undefined){
+let data36 = data33.nodes;
+if(Array.isArray(data36)){
+const len6 = data36.length;
+for(let i6=0; i6<len6; i6++){
+let data37 = data36[i6];
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+if(data37.id === undefined){
+const err90 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1130,8 +1167,8 @@ vErrors.push(err90);
 }
 errors++;
 }
-if(data39.kind === undefined){
-const err91 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(data37.name === undefined){
+const err91 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1140,8 +1177,8 @@ vErrors.push(err91);
 }
 errors++;
 }
-if(data39.parts === undefined){
-const err92 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
+if(data37.entity === undefined){
+const err92 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1150,8 +1187,8 @@ vErrors.push(err92);
 }
 errors++;
 }
-if(data39.pattern === undefined){
-const err93 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
+if(data37.root === undefined){
+const err93 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1160,9 +1197,9 @@ vErrors.push(err93);
 }
 errors++;
 }
-for(const key8 in data39){
-if(!((((key8 === "field") || (key8 === "kind")) || (key8 === "parts")) || (key8 === "pattern"))){
-const err94 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+for(const key8 in data37){
+if(!((((key8 === "id") || (key8 === "name")) || (key8 === "entity")) || (key8 === "root"))){
+const err94 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6,schemaPath:"#/properties/collections/items/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1172,9 +1209,9 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(data39.field !== undefined){
-if(typeof data39.field !== "string"){
-const err95 = {instancePath:instancePath+"/collections/" + i3+"/key/field",schemaPath:"#/properties/collections/items/properties/key/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data37.id !== undefined){
+if(typeof data37.id !== "string"){
+const err95 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6+"/id",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1184,10 +1221,9 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(data39.kind !== undefined){
-let data41 = data39.kind;
-if(!((data41 === "natural") || (data41 === "counter"))){
-const err96 = {instancePath:instancePath+"/collections/" + i3+"/key/kind",schemaPath:"#/properties/collections/items/properties/key/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.collections.items.properties.key.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(data37.name !== undefined){
+if(typeof data37.name !== "string"){
+const err96 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6+"/name",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1197,13 +1233,9 @@ vErrors.push(err96);
 errors++;
 }
 }
-if(data39.parts !== undefined){
-let data42 = data39.parts;
-if(Array.isArray(data42)){
-const len6 = data42.length;
-for(let i6=0; i6<len6; i6++){
-if(typeof data42[i6] !== "string"){
-const err97 = {instancePath:instancePath+"/collections/" + i3+"/key/parts/" + i6,schemaPath:"#/properties/collections/items/properties/key/properties/parts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data37.entity !== undefined){
+if(typeof data37.entity !== "string"){
+const err97 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6+"/entity",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1213,9 +1245,9 @@ vErrors.push(err97);
 errors++;
 }
 }
-}
-else {
-const err98 = {instancePath:instancePath+"/collections/" + i3+"/key/parts",schemaPath:"#/properties/collections/items/properties/key/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data37.root !== undefined){
+if(typeof data37.root !== "boolean"){
+const err98 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6+"/root",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/root/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1225,9 +1257,9 @@ vErrors.push(err98);
 errors++;
 }
 }
-if(data39.pattern !== undefined){
-if(typeof data39.pattern !== "string"){
-const err99 = {instancePath:instancePath+"/collections/" + i3+"/key/pattern",schemaPath:"#/properties/collections/items/properties/key/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err99 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6,schemaPath:"#/properties/collections/items/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1239,7 +1271,7 @@ errors++;
 }
 }
 else {
-const err100 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err100 = {instancePath:instancePath+"/collections/" + i5+"/nodes",schemaPath:"#/properties/collections/items/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1249,15 +1281,15 @@ vErrors.push(err100);
 errors++;
 }
 }
-if(data24.fields !== undefined){
-let data45 = data24.fields;
-if(Array.isArray(data45)){
-const len7 = data45.length;
+if(data33.edges !== undefined){
+let data42 = data33.edges;
+if(Array.isArray(data42)){
+const len7 = data42.length;
 for(let i7=0; i7<len7; i7++){
-let data46 = data45[i7];
-if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
-if(data46.name === undefined){
-const err101 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+let data43 = data42[i7];
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+if(data43.from === undefined){
+const err101 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1266,8 +1298,8 @@ vErrors.push(err101);
 }
 errors++;
 }
-if(data46.type === undefined){
-const err102 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data43.to === undefined){
+const err102 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1276,8 +1308,8 @@ vErrors.push(err102);
 }
 errors++;
 }
-if(data46.source === undefined){
-const err103 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(data43.reference === undefined){
+const err103 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1286,8 +1318,8 @@ vErrors.push(err103);
 }
 errors++;
 }
-if(data46.label === undefined){
-const err104 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
+if(data43.cardinality === undefined){
+const err104 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "cardinality"},message:"must have required property '"+"cardinality"+"'"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1296,8 +1328,9 @@ vErrors.push(err104);
 }
 errors++;
 }
-if(data46.roles === undefined){
-const err105 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
+for(const key9 in data43){
+if(!((((key9 === "from") || (key9 === "to")) || (key9 === "reference")) || (key9 === "cardinality"))){
+const err105 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7,schemaPath:"#/properties/collections/items/properties/edges/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1306,8 +1339,10 @@ vErrors.push(err105);
 }
 errors++;
 }
-if(data46.indexed === undefined){
-const err106 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "indexed"},message:"must have required property '"+"indexed"+"'"};
+}
+if(data43.from !== undefined){
+if(typeof data43.from !== "string"){
+const err106 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7+"/from",schemaPath:"#/properties/collections/items/properties/edges/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1316,9 +1351,10 @@ vErrors.push(err106);
 }
 errors++;
 }
-for(const key9 in data46){
-if(!((((((key9 === "name") || (key9 === "type")) || (key9 === "source")) || (key9 === "label")) || (key9 === "roles")) || (key9 === "indexed"))){
-const err107 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+}
+if(data43.to !== undefined){
+if(typeof data43.to !== "string"){
+const err107 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7+"/to",schemaPath:"#/properties/collections/items/properties/edges/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1328,9 +1364,9 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data46.name !== undefined){
-if(typeof data46.name !== "string"){
-const err108 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/name",schemaPath:"#/properties/collections/items/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.reference !== undefined){
+if(typeof data43.reference !== "string"){
+const err108 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7+"/reference",schemaPath:"#/properties/collections/items/properties/edges/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1340,9 +1376,9 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(data46.type !== undefined){
-if(typeof data46.type !== "string"){
-const err109 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/type",schemaPath:"#/properties/collections/items/properties/fields/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.cardinality !== undefined){
+if(typeof data43.cardinality !== "string"){
+const err109 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7+"/cardinality",schemaPath:"#/properties/collections/items/properties/edges/items/properties/cardinality/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1352,9 +1388,9 @@ vErrors.push(err109);
 errors++;
 }
 }
-if(data46.source !== undefined){
-if(typeof data46.source !== "string"){
-const err110 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/source",schemaPath:"#/properties/collections/items/properties/fields/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err110 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7,schemaPath:"#/properties/collections/items/properties/edges/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1364,9 +1400,9 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(data46.label !== undefined){
-if(typeof data46.label !== "string"){
-const err111 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/label",schemaPath:"#/properties/collections/items/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err111 = {instancePath:instancePath+"/collections/" + i5+"/edges",schemaPath:"#/properties/collections/items/properties/edges/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1376,13 +1412,11 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(data46.roles !== undefined){
-let data51 = data46.roles;
-if(Array.isArray(data51)){
-const len8 = data51.length;
-for(let i8=0; i8<len8; i8++){
-if(typeof data51[i8] !== "string"){
-const err112 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/roles/" + i8,schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data33.key !== undefined){
+let data48 = data33.key;
+if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
+if(data48.field === undefined){
+const err112 = {instancePath:instancePath+"/collections/" + i5+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1391,10 +1425,8 @@ vErrors.push(err112);
 }
 errors++;
 }
-}
-}
-else {
-const err113 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/roles",schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data48.kind === undefined){
+const err113 = {instancePath:instancePath+"/collections/" + i5+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1403,10 +1435,8 @@ vErrors.push(err113);
 }
 errors++;
 }
-}
-if(data46.indexed !== undefined){
-if(typeof data46.indexed !== "boolean"){
-const err114 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/indexed",schemaPath:"#/properties/collections/items/properties/fields/items/properties/indexed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data48.parts === undefined){
+const err114 = {instancePath:instancePath+"/collections/" + i5+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1415,10 +1445,8 @@ vErrors.push(err114);
 }
 errors++;
 }
-}
-}
-else {
-const err115 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data48.pattern === undefined){
+const err115 = {instancePath:instancePath+"/collections/" + i5+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1427,10 +1455,9 @@ vErrors.push(err115);
 }
 errors++;
 }
-}
-}
-else {
-const err116 = {instancePath:instancePath+"/collections/" + i3+"/fields",schemaPath:"#/properties/collections/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key10 in data48){
+if(!((((key10 === "field") || (key10 === "kind")) || (key10 === "parts")) || (key10 === "pattern"))){
+const err116 = {instancePath:instancePath+"/collections/" + i5+"/key",schemaPath:"#/properties/collections/items/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1440,13 +1467,9 @@ vErrors.push(err116);
 errors++;
 }
 }
-if(data24.queries !== undefined){
-let data54 = data24.queries;
-if(Array.isArray(data54)){
-const len9 = data54.length;
-for(let i9=0; i9<len9; i9++){
-if(typeof data54[i9] !== "string"){
-const err117 = {instancePath:instancePath+"/collections/" + i3+"/queries/" + i9,schemaPath:"#/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data48.field !== undefined){
+if(typeof data48.field !== "string"){
+const err117 = {instancePath:instancePath+"/collections/" + i5+"/key/field",schemaPath:"#/properties/collections/items/properties/key/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1456,9 +1479,10 @@ vErrors.push(err117);
 errors++;
 }
 }
-}
-else {
-const err118 = {instancePath:instancePath+"/collections/" + i3+"/queries",schemaPath:"#/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data48.kind !== undefined){
+let data50 = data48.kind;
+if(!((data50 === "natural") || (data50 === "counter"))){
+const err118 = {instancePath:instancePath+"/collections/" + i5+"/key/kind",schemaPath:"#/properties/collections/items/properties/key/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.collections.items.properties.key.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1468,18 +1492,13 @@ vErrors.push(err118);
 errors++;
 }
 }
-if(data24.coreKeys !== undefined){
-let data56 = data24.coreKeys;
-const _errs131 = errors;
-let valid33 = false;
-const _errs132 = errors;
-if(Array.isArray(data56)){
-const len10 = data56.length;
-for(let i10=0; i10<len10; i10++){
-let data57 = data56[i10];
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
-if(data57.key === undefined){
-const err119 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys/" + i10,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(data48.parts !== undefined){
+let data51 = data48.parts;
+if(Array.isArray(data51)){
+const len8 = data51.length;
+for(let i8=0; i8<len8; i8++){
+if(typeof data51[i8] !== "string"){
+const err119 = {instancePath:instancePath+"/collections/" + i5+"/key/parts/" + i8,schemaPath:"#/properties/collections/items/properties/key/properties/parts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1488,8 +1507,10 @@ vErrors.push(err119);
 }
 errors++;
 }
-if(data57.kind === undefined){
-const err120 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys/" + i10,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+}
+}
+else {
+const err120 = {instancePath:instancePath+"/collections/" + i5+"/key/parts",schemaPath:"#/properties/collections/items/properties/key/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1498,8 +1519,10 @@ vErrors.push(err120);
 }
 errors++;
 }
-if(data57.holds === undefined){
-const err121 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys/" + i10,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "holds"},message:"must have required property '"+"holds"+"'"};
+}
+if(data48.pattern !== undefined){
+if(typeof data48.pattern !== "string"){
+const err121 = {instancePath:instancePath+"/collections/" + i5+"/key/pattern",schemaPath:"#/properties/collections/items/properties/key/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1508,9 +1531,10 @@ vErrors.push(err121);
 }
 errors++;
 }
-for(const key10 in data57){
-if(!(((key10 === "key") || (key10 === "kind")) || (key10 === "holds"))){
-const err122 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys/" + i10,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+}
+}
+else {
+const err122 = {instancePath:instancePath+"/collections/" + i5+"/key",schemaPath:"#/properties/collections/items/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1520,9 +1544,15 @@ vErrors.push(err122);
 errors++;
 }
 }
-if(data57.key !== undefined){
-if(typeof data57.key !== "string"){
-const err123 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys/" + i10+"/key",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data33.fields !== undefined){
+let data54 = data33.fields;
+if(Array.isArray(data54)){
+const len9 = data54.length;
+for(let i9=0; i9<len9; i9++){
+let data55 = data54[i9];
+if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
+if(data55.name === undefined){
+const err123 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1531,10 +1561,8 @@ vErrors.push(err123);
 }
 errors++;
 }
-}
-if(data57.kind !== undefined){
-if(typeof data57.kind !== "string"){
-const err124 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys/" + i10+"/kind",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data55.type === undefined){
+const err124 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1543,10 +1571,8 @@ vErrors.push(err124);
 }
 errors++;
 }
-}
-if(data57.holds !== undefined){
-if(typeof data57.holds !== "string"){
-const err125 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys/" + i10+"/holds",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/holds/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data55.source === undefined){
+const err125 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1555,10 +1581,8 @@ vErrors.push(err125);
 }
 errors++;
 }
-}
-}
-else {
-const err126 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys/" + i10,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data55.label === undefined){
+const err126 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1567,10 +1591,8 @@ vErrors.push(err126);
 }
 errors++;
 }
-}
-}
-else {
-const err127 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data55.roles === undefined){
+const err127 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1579,11 +1601,8 @@ vErrors.push(err127);
 }
 errors++;
 }
-var _valid3 = _errs132 === errors;
-valid33 = valid33 || _valid3;
-const _errs143 = errors;
-if(data56 !== null){
-const err128 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(data55.indexed === undefined){
+const err128 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "indexed"},message:"must have required property '"+"indexed"+"'"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1592,10 +1611,9 @@ vErrors.push(err128);
 }
 errors++;
 }
-var _valid3 = _errs143 === errors;
-valid33 = valid33 || _valid3;
-if(!valid33){
-const err129 = {instancePath:instancePath+"/collections/" + i3+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+for(const key11 in data55){
+if(!((((((key11 === "name") || (key11 === "type")) || (key11 === "source")) || (key11 === "label")) || (key11 === "roles")) || (key11 === "indexed"))){
+const err129 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1604,21 +1622,10 @@ vErrors.push(err129);
 }
 errors++;
 }
-else {
-errors = _errs131;
-if(vErrors !== null){
-if(_errs131){
-vErrors.length = _errs131;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err130 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data55.name !== undefined){
+if(typeof data55.name !== "string"){
+const err130 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/name",schemaPath:"#/properties/collections/items/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1628,9 +1635,9 @@ vErrors.push(err130);
 errors++;
 }
 }
-}
-else {
-const err131 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data55.type !== undefined){
+if(typeof data55.type !== "string"){
+const err131 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/type",schemaPath:"#/properties/collections/items/properties/fields/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1640,14 +1647,9 @@ vErrors.push(err131);
 errors++;
 }
 }
-if(data.merges !== undefined){
-let data61 = data.merges;
-const _errs146 = errors;
-let valid37 = false;
-const _errs147 = errors;
-if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
-if(data61.policy === undefined){
-const err132 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
+if(data55.source !== undefined){
+if(typeof data55.source !== "string"){
+const err132 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/source",schemaPath:"#/properties/collections/items/properties/fields/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1656,8 +1658,10 @@ vErrors.push(err132);
 }
 errors++;
 }
-if(data61.threshold === undefined){
-const err133 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "threshold"},message:"must have required property '"+"threshold"+"'"};
+}
+if(data55.label !== undefined){
+if(typeof data55.label !== "string"){
+const err133 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/label",schemaPath:"#/properties/collections/items/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1666,8 +1670,14 @@ vErrors.push(err133);
 }
 errors++;
 }
-if(data61.decisions === undefined){
-const err134 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "decisions"},message:"must have required property '"+"decisions"+"'"};
+}
+if(data55.roles !== undefined){
+let data60 = data55.roles;
+if(Array.isArray(data60)){
+const len10 = data60.length;
+for(let i10=0; i10<len10; i10++){
+if(typeof data60[i10] !== "string"){
+const err134 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/roles/" + i10,schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1676,9 +1686,10 @@ vErrors.push(err134);
 }
 errors++;
 }
-for(const key11 in data61){
-if(!(((key11 === "policy") || (key11 === "threshold")) || (key11 === "decisions"))){
-const err135 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+}
+}
+else {
+const err135 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/roles",schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1688,9 +1699,9 @@ vErrors.push(err135);
 errors++;
 }
 }
-if(data61.policy !== undefined){
-if(typeof data61.policy !== "string"){
-const err136 = {instancePath:instancePath+"/merges/policy",schemaPath:"#/properties/merges/anyOf/0/properties/policy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data55.indexed !== undefined){
+if(typeof data55.indexed !== "boolean"){
+const err136 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/indexed",schemaPath:"#/properties/collections/items/properties/fields/items/properties/indexed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1700,10 +1711,9 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(data61.threshold !== undefined){
-let data63 = data61.threshold;
-if(!((typeof data63 == "number") && (isFinite(data63)))){
-const err137 = {instancePath:instancePath+"/merges/threshold",schemaPath:"#/properties/merges/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
+}
+else {
+const err137 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1713,15 +1723,9 @@ vErrors.push(err137);
 errors++;
 }
 }
-if(data61.decisions !== undefined){
-let data64 = data61.decisions;
-if(Array.isArray(data64)){
-const len11 = data64.length;
-for(let i11=0; i11<len11; i11++){
-let data65 = data64[i11];
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
-if(data65.left === undefined){
-const err138 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "left"},message:"must have required property '"+"left"+"'"};
+}
+else {
+const err138 = {instancePath:instancePath+"/collections/" + i5+"/fields",schemaPath:"#/properties/collections/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1730,8 +1734,14 @@ vErrors.push(err138);
 }
 errors++;
 }
-if(data65.right === undefined){
-const err139 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "right"},message:"must have required property '"+"right"+"'"};
+}
+if(data33.queries !== undefined){
+let data63 = data33.queries;
+if(Array.isArray(data63)){
+const len11 = data63.length;
+for(let i11=0; i11<len11; i11++){
+if(typeof data63[i11] !== "string"){
+const err139 = {instancePath:instancePath+"/collections/" + i5+"/queries/" + i11,schemaPath:"#/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1740,8 +1750,10 @@ vErrors.push(err139);
 }
 errors++;
 }
-if(data65.common === undefined){
-const err140 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "common"},message:"must have required property '"+"common"+"'"};
+}
+}
+else {
+const err140 = {instancePath:instancePath+"/collections/" + i5+"/queries",schemaPath:"#/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1750,8 +1762,19 @@ vErrors.push(err140);
 }
 errors++;
 }
-if(data65.leftSize === undefined){
-const err141 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftSize"},message:"must have required property '"+"leftSize"+"'"};
+}
+if(data33.coreKeys !== undefined){
+let data65 = data33.coreKeys;
+const _errs159 = errors;
+let valid41 = false;
+const _errs160 = errors;
+if(Array.isArray(data65)){
+const len12 = data65.length;
+for(let i12=0; i12<len12; i12++){
+let data66 = data65[i12];
+if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
+if(data66.key === undefined){
+const err141 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1760,8 +1783,8 @@ vErrors.push(err141);
 }
 errors++;
 }
-if(data65.rightSize === undefined){
-const err142 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightSize"},message:"must have required property '"+"rightSize"+"'"};
+if(data66.kind === undefined){
+const err142 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1770,8 +1793,8 @@ vErrors.push(err142);
 }
 errors++;
 }
-if(data65.leftRatio === undefined){
-const err143 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftRatio"},message:"must have required property '"+"leftRatio"+"'"};
+if(data66.holds === undefined){
+const err143 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "holds"},message:"must have required property '"+"holds"+"'"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1780,8 +1803,9 @@ vErrors.push(err143);
 }
 errors++;
 }
-if(data65.rightRatio === undefined){
-const err144 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightRatio"},message:"must have required property '"+"rightRatio"+"'"};
+for(const key12 in data66){
+if(!(((key12 === "key") || (key12 === "kind")) || (key12 === "holds"))){
+const err144 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1790,8 +1814,10 @@ vErrors.push(err144);
 }
 errors++;
 }
-if(data65.merged === undefined){
-const err145 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "merged"},message:"must have required property '"+"merged"+"'"};
+}
+if(data66.key !== undefined){
+if(typeof data66.key !== "string"){
+const err145 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12+"/key",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1800,8 +1826,10 @@ vErrors.push(err145);
 }
 errors++;
 }
-if(data65.outcome === undefined){
-const err146 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
+}
+if(data66.kind !== undefined){
+if(typeof data66.kind !== "string"){
+const err146 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12+"/kind",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1810,9 +1838,10 @@ vErrors.push(err146);
 }
 errors++;
 }
-for(const key12 in data65){
-if(!(func1.call(schema31.properties.merges.anyOf[0].properties.decisions.items.properties, key12))){
-const err147 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+}
+if(data66.holds !== undefined){
+if(typeof data66.holds !== "string"){
+const err147 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12+"/holds",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/holds/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1822,9 +1851,9 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(data65.left !== undefined){
-if(typeof data65.left !== "string"){
-const err148 = {instancePath:instancePath+"/merges/decisions/" + i11+"/left",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/left/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err148 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1834,9 +1863,9 @@ vErrors.push(err148);
 errors++;
 }
 }
-if(data65.right !== undefined){
-if(typeof data65.right !== "string"){
-const err149 = {instancePath:instancePath+"/merges/decisions/" + i11+"/right",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/right/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err149 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -1845,11 +1874,11 @@ vErrors.push(err149);
 }
 errors++;
 }
-}
-if(data65.common !== undefined){
-let data68 = data65.common;
-if(!(((typeof data68 == "number") && (!(data68 % 1) && !isNaN(data68))) && (isFinite(data68)))){
-const err150 = {instancePath:instancePath+"/merges/decisions/" + i11+"/common",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/common/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+var _valid5 = _errs160 === errors;
+valid41 = valid41 || _valid5;
+const _errs171 = errors;
+if(data65 !== null){
+const err150 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -1858,11 +1887,10 @@ vErrors.push(err150);
 }
 errors++;
 }
-}
-if(data65.leftSize !== undefined){
-let data69 = data65.leftSize;
-if(!(((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69))) && (isFinite(data69)))){
-const err151 = {instancePath:instancePath+"/merges/decisions/" + i11+"/leftSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+var _valid5 = _errs171 === errors;
+valid41 = valid41 || _valid5;
+if(!valid41){
+const err151 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -1871,11 +1899,21 @@ vErrors.push(err151);
 }
 errors++;
 }
+else {
+errors = _errs159;
+if(vErrors !== null){
+if(_errs159){
+vErrors.length = _errs159;
 }
-if(data65.rightSize !== undefined){
-let data70 = data65.rightSize;
-if(!(((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70))) && (isFinite(data70)))){
-const err152 = {instancePath:instancePath+"/merges/decisions/" + i11+"/rightSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err152 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -1885,9 +1923,9 @@ vErrors.push(err152);
 errors++;
 }
 }
-if(data65.leftRatio !== undefined){
-if(typeof data65.leftRatio !== "string"){
-const err153 = {instancePath:instancePath+"/merges/decisions/" + i11+"/leftRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err153 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -1897,9 +1935,14 @@ vErrors.push(err153);
 errors++;
 }
 }
-if(data65.rightRatio !== undefined){
-if(typeof data65.rightRatio !== "string"){
-const err154 = {instancePath:instancePath+"/merges/decisions/" + i11+"/rightRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.merges !== undefined){
+let data70 = data.merges;
+const _errs174 = errors;
+let valid45 = false;
+const _errs175 = errors;
+if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
+if(data70.policy === undefined){
+const err154 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -1908,10 +1951,8 @@ vErrors.push(err154);
 }
 errors++;
 }
-}
-if(data65.merged !== undefined){
-if(typeof data65.merged !== "boolean"){
-const err155 = {instancePath:instancePath+"/merges/decisions/" + i11+"/merged",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/merged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data70.threshold === undefined){
+const err155 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "threshold"},message:"must have required property '"+"threshold"+"'"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -1920,10 +1961,8 @@ vErrors.push(err155);
 }
 errors++;
 }
-}
-if(data65.outcome !== undefined){
-if(typeof data65.outcome !== "string"){
-const err156 = {instancePath:instancePath+"/merges/decisions/" + i11+"/outcome",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data70.decisions === undefined){
+const err156 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "decisions"},message:"must have required property '"+"decisions"+"'"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -1932,10 +1971,9 @@ vErrors.push(err156);
 }
 errors++;
 }
-}
-}
-else {
-const err157 = {instancePath:instancePath+"/merges/decisions/" + i11,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key13 in data70){
+if(!(((key13 === "policy") || (key13 === "threshold")) || (key13 === "decisions"))){
+const err157 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -1945,9 +1983,9 @@ vErrors.push(err157);
 errors++;
 }
 }
-}
-else {
-const err158 = {instancePath:instancePath+"/merges/decisions",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data70.policy !== undefined){
+if(typeof data70.policy !== "string"){
+const err158 = {instancePath:instancePath+"/merges/policy",schemaPath:"#/properties/merges/anyOf/0/properties/policy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -1957,9 +1995,10 @@ vErrors.push(err158);
 errors++;
 }
 }
-}
-else {
-const err159 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data70.threshold !== undefined){
+let data72 = data70.threshold;
+if(!((typeof data72 == "number") && (isFinite(data72)))){
+const err159 = {instancePath:instancePath+"/merges/threshold",schemaPath:"#/properties/merges/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -1968,11 +2007,16 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid4 = _errs147 === errors;
-valid37 = valid37 || _valid4;
-const _errs177 = errors;
-if(data61 !== null){
-const err160 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data70.decisions !== undefined){
+let data73 = data70.decisions;
+if(Array.isArray(data73)){
+const len13 = data73.length;
+for(let i13=0; i13<len13; i13++){
+let data74 = data73[i13];
+if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
+if(data74.left === undefined){
+const err160 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "left"},message:"must have required property '"+"left"+"'"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -1981,10 +2025,8 @@ vErrors.push(err160);
 }
 errors++;
 }
-var _valid4 = _errs177 === errors;
-valid37 = valid37 || _valid4;
-if(!valid37){
-const err161 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data74.right === undefined){
+const err161 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "right"},message:"must have required property '"+"right"+"'"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -1993,27 +2035,8 @@ vErrors.push(err161);
 }
 errors++;
 }
-else {
-errors = _errs146;
-if(vErrors !== null){
-if(_errs146){
-vErrors.length = _errs146;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.queries !== undefined){
-let data75 = data.queries;
-if(Array.isArray(data75)){
-const len12 = data75.length;
-for(let i12=0; i12<len12; i12++){
-let data76 = data75[i12];
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-if(data76.name === undefined){
-const err162 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data74.common === undefined){
+const err162 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "common"},message:"must have required property '"+"common"+"'"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2022,8 +2045,8 @@ vErrors.push(err162);
 }
 errors++;
 }
-if(data76.collection === undefined){
-const err163 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
+if(data74.leftSize === undefined){
+const err163 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftSize"},message:"must have required property '"+"leftSize"+"'"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2032,8 +2055,8 @@ vErrors.push(err163);
 }
 errors++;
 }
-if(data76.params === undefined){
-const err164 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+if(data74.rightSize === undefined){
+const err164 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightSize"},message:"must have required property '"+"rightSize"+"'"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2042,8 +2065,8 @@ vErrors.push(err164);
 }
 errors++;
 }
-if(data76.where === undefined){
-const err165 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "where"},message:"must have required property '"+"where"+"'"};
+if(data74.leftRatio === undefined){
+const err165 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftRatio"},message:"must have required property '"+"leftRatio"+"'"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2052,8 +2075,8 @@ vErrors.push(err165);
 }
 errors++;
 }
-if(data76.orderBy === undefined){
-const err166 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "orderBy"},message:"must have required property '"+"orderBy"+"'"};
+if(data74.rightRatio === undefined){
+const err166 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightRatio"},message:"must have required property '"+"rightRatio"+"'"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2062,8 +2085,8 @@ vErrors.push(err166);
 }
 errors++;
 }
-if(data76.select === undefined){
-const err167 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "select"},message:"must have required property '"+"select"+"'"};
+if(data74.merged === undefined){
+const err167 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "merged"},message:"must have required property '"+"merged"+"'"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2072,8 +2095,8 @@ vErrors.push(err167);
 }
 errors++;
 }
-if(data76.access === undefined){
-const err168 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+if(data74.outcome === undefined){
+const err168 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2082,8 +2105,9 @@ vErrors.push(err168);
 }
 errors++;
 }
-if(data76.core === undefined){
-const err169 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "core"},message:"must have required property '"+"core"+"'"};
+for(const key14 in data74){
+if(!(func1.call(schema31.properties.merges.anyOf[0].properties.decisions.items.properties, key14))){
+const err169 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2092,9 +2116,10 @@ vErrors.push(err169);
 }
 errors++;
 }
-for(const key13 in data76){
-if(!((((((((key13 === "name") || (key13 === "collection")) || (key13 === "params")) || (key13 === "where")) || (key13 === "orderBy")) || (key13 === "select")) || (key13 === "access")) || (key13 === "core"))){
-const err170 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+}
+if(data74.left !== undefined){
+if(typeof data74.left !== "string"){
+const err170 = {instancePath:instancePath+"/merges/decisions/" + i13+"/left",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/left/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2104,9 +2129,9 @@ vErrors.push(err170);
 errors++;
 }
 }
-if(data76.name !== undefined){
-if(typeof data76.name !== "string"){
-const err171 = {instancePath:instancePath+"/queries/" + i12+"/name",schemaPath:"#/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data74.right !== undefined){
+if(typeof data74.right !== "string"){
+const err171 = {instancePath:instancePath+"/merges/decisions/" + i13+"/right",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/right/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2116,9 +2141,10 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(data76.collection !== undefined){
-if(typeof data76.collection !== "string"){
-const err172 = {instancePath:instancePath+"/queries/" + i12+"/collection",schemaPath:"#/properties/queries/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data74.common !== undefined){
+let data77 = data74.common;
+if(!(((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77))) && (isFinite(data77)))){
+const err172 = {instancePath:instancePath+"/merges/decisions/" + i13+"/common",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/common/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2128,15 +2154,10 @@ vErrors.push(err172);
 errors++;
 }
 }
-if(data76.params !== undefined){
-let data79 = data76.params;
-if(Array.isArray(data79)){
-const len13 = data79.length;
-for(let i13=0; i13<len13; i13++){
-let data80 = data79[i13];
-if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
-if(data80.name === undefined){
-const err173 = {instancePath:instancePath+"/queries/" + i12+"/params/" + i13,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data74.leftSize !== undefined){
+let data78 = data74.leftSize;
+if(!(((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78))) && (isFinite(data78)))){
+const err173 = {instancePath:instancePath+"/merges/decisions/" + i13+"/leftSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2145,8 +2166,11 @@ vErrors.push(err173);
 }
 errors++;
 }
-if(data80.type === undefined){
-const err174 = {instancePath:instancePath+"/queries/" + i12+"/params/" + i13,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+if(data74.rightSize !== undefined){
+let data79 = data74.rightSize;
+if(!(((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79))) && (isFinite(data79)))){
+const err174 = {instancePath:instancePath+"/merges/decisions/" + i13+"/rightSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2155,9 +2179,10 @@ vErrors.push(err174);
 }
 errors++;
 }
-for(const key14 in data80){
-if(!((key14 === "name") || (key14 === "type"))){
-const err175 = {instancePath:instancePath+"/queries/" + i12+"/params/" + i13,schemaPath:"#/properties/queries/items/properties/params/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+}
+if(data74.leftRatio !== undefined){
+if(typeof data74.leftRatio !== "string"){
+const err175 = {instancePath:instancePath+"/merges/decisions/" + i13+"/leftRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2167,9 +2192,9 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(data80.name !== undefined){
-if(typeof data80.name !== "string"){
-const err176 = {instancePath:instancePath+"/queries/" + i12+"/params/" + i13+"/name",schemaPath:"#/properties/queries/items/properties/params/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data74.rightRatio !== undefined){
+if(typeof data74.rightRatio !== "string"){
+const err176 = {instancePath:instancePath+"/merges/decisions/" + i13+"/rightRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2179,9 +2204,9 @@ vErrors.push(err176);
 errors++;
 }
 }
-if(data80.type !== undefined){
-if(typeof data80.type !== "string"){
-const err177 = {instancePath:instancePath+"/queries/" + i12+"/params/" + i13+"/type",schemaPath:"#/properties/queries/items/properties/params/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data74.merged !== undefined){
+if(typeof data74.merged !== "boolean"){
+const err177 = {instancePath:instancePath+"/merges/decisions/" + i13+"/merged",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/merged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2191,9 +2216,9 @@ vErrors.push(err177);
 errors++;
 }
 }
-}
-else {
-const err178 = {instancePath:instancePath+"/queries/" + i12+"/params/" + i13,schemaPath:"#/properties/queries/items/properties/params/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data74.outcome !== undefined){
+if(typeof data74.outcome !== "string"){
+const err178 = {instancePath:instancePath+"/merges/decisions/" + i13+"/outcome",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2205,7 +2230,7 @@ errors++;
 }
 }
 else {
-const err179 = {instancePath:instancePath+"/queries/" + i12+"/params",schemaPath:"#/properties/queries/items/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err179 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2215,13 +2240,9 @@ vErrors.push(err179);
 errors++;
 }
 }
-if(data76.where !== undefined){
-let data83 = data76.where;
-const _errs198 = errors;
-let valid48 = false;
-const _errs199 = errors;
-if(typeof data83 !== "string"){
-const err180 = {instancePath:instancePath+"/queries/" + i12+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err180 = {instancePath:instancePath+"/merges/decisions",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2230,11 +2251,10 @@ vErrors.push(err180);
 }
 errors++;
 }
-var _valid5 = _errs199 === errors;
-valid48 = valid48 || _valid5;
-const _errs201 = errors;
-if(data83 !== null){
-const err181 = {instancePath:instancePath+"/queries/" + i12+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+}
+else {
+const err181 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2243,10 +2263,11 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid5 = _errs201 === errors;
-valid48 = valid48 || _valid5;
-if(!valid48){
-const err182 = {instancePath:instancePath+"/queries/" + i12+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+var _valid6 = _errs175 === errors;
+valid45 = valid45 || _valid6;
+const _errs205 = errors;
+if(data70 !== null){
+const err182 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2255,25 +2276,10 @@ vErrors.push(err182);
 }
 errors++;
 }
-else {
-errors = _errs198;
-if(vErrors !== null){
-if(_errs198){
-vErrors.length = _errs198;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data76.orderBy !== undefined){
-let data84 = data76.orderBy;
-if(Array.isArray(data84)){
-const len14 = data84.length;
-for(let i14=0; i14<len14; i14++){
-if(typeof data84[i14] !== "string"){
-const err183 = {instancePath:instancePath+"/queries/" + i12+"/orderBy/" + i14,schemaPath:"#/properties/queries/items/properties/orderBy/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid6 = _errs205 === errors;
+valid45 = valid45 || _valid6;
+if(!valid45){
+const err183 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2282,10 +2288,27 @@ vErrors.push(err183);
 }
 errors++;
 }
-}
+else {
+errors = _errs174;
+if(vErrors !== null){
+if(_errs174){
+vErrors.length = _errs174;
 }
 else {
-const err184 = {instancePath:instancePath+"/queries/" + i12+"/orderBy",schemaPath:"#/properties/queries/items/properties/orderBy/type",keyword:"type",params:{type: "array"},message:"must be array"};
+vErrors = null;
+}
+}
+}
+}
+if(data.queries !== undefined){
+let data84 = data.queries;
+if(Array.isArray(data84)){
+const len14 = data84.length;
+for(let i14=0; i14<len14; i14++){
+let data85 = data84[i14];
+if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+if(data85.name === undefined){
+const err184 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2294,14 +2317,8 @@ vErrors.push(err184);
 }
 errors++;
 }
-}
-if(data76.select !== undefined){
-let data86 = data76.select;
-if(Array.isArray(data86)){
-const len15 = data86.length;
-for(let i15=0; i15<len15; i15++){
-if(typeof data86[i15] !== "string"){
-const err185 = {instancePath:instancePath+"/queries/" + i12+"/select/" + i15,schemaPath:"#/properties/queries/items/properties/select/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data85.collection === undefined){
+const err185 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2310,10 +2327,8 @@ vErrors.push(err185);
 }
 errors++;
 }
-}
-}
-else {
-const err186 = {instancePath:instancePath+"/queries/" + i12+"/select",schemaPath:"#/properties/queries/items/properties/select/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data85.params === undefined){
+const err186 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2322,15 +2337,8 @@ vErrors.push(err186);
 }
 errors++;
 }
-}
-if(data76.access !== undefined){
-let data88 = data76.access;
-const _errs212 = errors;
-let valid53 = false;
-const _errs213 = errors;
-if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
-if(data88.index === undefined){
-const err187 = {instancePath:instancePath+"/queries/" + i12+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
+if(data85.where === undefined){
+const err187 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "where"},message:"must have required property '"+"where"+"'"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2339,8 +2347,8 @@ vErrors.push(err187);
 }
 errors++;
 }
-if(data88.operation === undefined){
-const err188 = {instancePath:instancePath+"/queries/" + i12+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'"};
+if(data85.orderBy === undefined){
+const err188 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "orderBy"},message:"must have required property '"+"orderBy"+"'"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2349,8 +2357,8 @@ vErrors.push(err188);
 }
 errors++;
 }
-if(data88.filter === undefined){
-const err189 = {instancePath:instancePath+"/queries/" + i12+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
+if(data85.select === undefined){
+const err189 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "select"},message:"must have required property '"+"select"+"'"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2359,8 +2367,8 @@ vErrors.push(err189);
 }
 errors++;
 }
-if(data88.sort === undefined){
-const err190 = {instancePath:instancePath+"/queries/" + i12+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
+if(data85.access === undefined){
+const err190 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2369,8 +2377,8 @@ vErrors.push(err190);
 }
 errors++;
 }
-if(data88.command === undefined){
-const err191 = {instancePath:instancePath+"/queries/" + i12+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(data85.core === undefined){
+const err191 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "core"},message:"must have required property '"+"core"+"'"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2379,9 +2387,9 @@ vErrors.push(err191);
 }
 errors++;
 }
-for(const key15 in data88){
-if(!(((((key15 === "index") || (key15 === "operation")) || (key15 === "filter")) || (key15 === "sort")) || (key15 === "command"))){
-const err192 = {instancePath:instancePath+"/queries/" + i12+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+for(const key15 in data85){
+if(!((((((((key15 === "name") || (key15 === "collection")) || (key15 === "params")) || (key15 === "where")) || (key15 === "orderBy")) || (key15 === "select")) || (key15 === "access")) || (key15 === "core"))){
+const err192 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -2391,9 +2399,9 @@ vErrors.push(err192);
 errors++;
 }
 }
-if(data88.index !== undefined){
-if(typeof data88.index !== "string"){
-const err193 = {instancePath:instancePath+"/queries/" + i12+"/access/index",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/index/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data85.name !== undefined){
+if(typeof data85.name !== "string"){
+const err193 = {instancePath:instancePath+"/queries/" + i14+"/name",schemaPath:"#/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -2403,9 +2411,9 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(data88.operation !== undefined){
-if(typeof data88.operation !== "string"){
-const err194 = {instancePath:instancePath+"/queries/" + i12+"/access/operation",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data85.collection !== undefined){
+if(typeof data85.collection !== "string"){
+const err194 = {instancePath:instancePath+"/queries/" + i14+"/collection",schemaPath:"#/properties/queries/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -2415,9 +2423,15 @@ vErrors.push(err194);
 errors++;
 }
 }
-if(data88.filter !== undefined){
-if(typeof data88.filter !== "string"){
-const err195 = {instancePath:instancePath+"/queries/" + i12+"/access/filter",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data85.params !== undefined){
+let data88 = data85.params;
+if(Array.isArray(data88)){
+const len15 = data88.length;
+for(let i15=0; i15<len15; i15++){
+let data89 = data88[i15];
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+if(data89.name === undefined){
+const err195 = {instancePath:instancePath+"/queries/" + i14+"/params/" + i15,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -2426,10 +2440,8 @@ vErrors.push(err195);
 }
 errors++;
 }
-}
-if(data88.sort !== undefined){
-if(typeof data88.sort !== "string"){
-const err196 = {instancePath:instancePath+"/queries/" + i12+"/access/sort",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data89.type === undefined){
+const err196 = {instancePath:instancePath+"/queries/" + i14+"/params/" + i15,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -2438,10 +2450,9 @@ vErrors.push(err196);
 }
 errors++;
 }
-}
-if(data88.command !== undefined){
-if(typeof data88.command !== "string"){
-const err197 = {instancePath:instancePath+"/queries/" + i12+"/access/command",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key16 in data89){
+if(!((key16 === "name") || (key16 === "type"))){
+const err197 = {instancePath:instancePath+"/queries/" + i14+"/params/" + i15,schemaPath:"#/properties/queries/items/properties/params/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -2451,9 +2462,9 @@ vErrors.push(err197);
 errors++;
 }
 }
-}
-else {
-const err198 = {instancePath:instancePath+"/queries/" + i12+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data89.name !== undefined){
+if(typeof data89.name !== "string"){
+const err198 = {instancePath:instancePath+"/queries/" + i14+"/params/" + i15+"/name",schemaPath:"#/properties/queries/items/properties/params/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -2462,11 +2473,10 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid6 = _errs213 === errors;
-valid53 = valid53 || _valid6;
-const _errs226 = errors;
-if(data88 !== null){
-const err199 = {instancePath:instancePath+"/queries/" + i12+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data89.type !== undefined){
+if(typeof data89.type !== "string"){
+const err199 = {instancePath:instancePath+"/queries/" + i14+"/params/" + i15+"/type",schemaPath:"#/properties/queries/items/properties/params/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -2475,10 +2485,10 @@ vErrors.push(err199);
 }
 errors++;
 }
-var _valid6 = _errs226 === errors;
-valid53 = valid53 || _valid6;
-if(!valid53){
-const err200 = {instancePath:instancePath+"/queries/" + i12+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+else {
+const err200 = {instancePath:instancePath+"/queries/" + i14+"/params/" + i15,schemaPath:"#/properties/queries/items/properties/params/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -2487,26 +2497,10 @@ vErrors.push(err200);
 }
 errors++;
 }
-else {
-errors = _errs212;
-if(vErrors !== null){
-if(_errs212){
-vErrors.length = _errs212;
+}
 }
 else {
-vErrors = null;
-}
-}
-}
-}
-if(data76.core !== undefined){
-let data94 = data76.core;
-const _errs229 = errors;
-let valid55 = false;
-const _errs230 = errors;
-if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
-if(data94.function === undefined){
-const err201 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
+const err201 = {instancePath:instancePath+"/queries/" + i14+"/params",schemaPath:"#/properties/queries/items/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -2515,8 +2509,14 @@ vErrors.push(err201);
 }
 errors++;
 }
-if(data94.keys === undefined){
-const err202 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
+}
+if(data85.where !== undefined){
+let data92 = data85.where;
+const _errs226 = errors;
+let valid56 = false;
+const _errs227 = errors;
+if(typeof data92 !== "string"){
+const err202 = {instancePath:instancePath+"/queries/" + i14+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -2525,8 +2525,11 @@ vErrors.push(err202);
 }
 errors++;
 }
-if(data94.args === undefined){
-const err203 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "args"},message:"must have required property '"+"args"+"'"};
+var _valid7 = _errs227 === errors;
+valid56 = valid56 || _valid7;
+const _errs229 = errors;
+if(data92 !== null){
+const err203 = {instancePath:instancePath+"/queries/" + i14+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -2535,8 +2538,10 @@ vErrors.push(err203);
 }
 errors++;
 }
-if(data94.command === undefined){
-const err204 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+var _valid7 = _errs229 === errors;
+valid56 = valid56 || _valid7;
+if(!valid56){
+const err204 = {instancePath:instancePath+"/queries/" + i14+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -2545,8 +2550,25 @@ vErrors.push(err204);
 }
 errors++;
 }
-if(data94.clusterCommand === undefined){
-const err205 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "clusterCommand"},message:"must have required property '"+"clusterCommand"+"'"};
+else {
+errors = _errs226;
+if(vErrors !== null){
+if(_errs226){
+vErrors.length = _errs226;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data85.orderBy !== undefined){
+let data93 = data85.orderBy;
+if(Array.isArray(data93)){
+const len16 = data93.length;
+for(let i16=0; i16<len16; i16++){
+if(typeof data93[i16] !== "string"){
+const err205 = {instancePath:instancePath+"/queries/" + i14+"/orderBy/" + i16,schemaPath:"#/properties/queries/items/properties/orderBy/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -2555,8 +2577,10 @@ vErrors.push(err205);
 }
 errors++;
 }
-if(data94.access === undefined){
-const err206 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+}
+}
+else {
+const err206 = {instancePath:instancePath+"/queries/" + i14+"/orderBy",schemaPath:"#/properties/queries/items/properties/orderBy/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -2565,8 +2589,14 @@ vErrors.push(err206);
 }
 errors++;
 }
-if(data94.indexKeys === undefined){
-const err207 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "indexKeys"},message:"must have required property '"+"indexKeys"+"'"};
+}
+if(data85.select !== undefined){
+let data95 = data85.select;
+if(Array.isArray(data95)){
+const len17 = data95.length;
+for(let i17=0; i17<len17; i17++){
+if(typeof data95[i17] !== "string"){
+const err207 = {instancePath:instancePath+"/queries/" + i14+"/select/" + i17,schemaPath:"#/properties/queries/items/properties/select/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -2575,8 +2605,10 @@ vErrors.push(err207);
 }
 errors++;
 }
-if(data94.rowKeys === undefined){
-const err208 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "rowKeys"},message:"must have required property '"+"rowKeys"+"'"};
+}
+}
+else {
+const err208 = {instancePath:instancePath+"/queries/" + i14+"/select",schemaPath:"#/properties/queries/items/properties/select/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -2585,8 +2617,15 @@ vErrors.push(err208);
 }
 errors++;
 }
-if(data94.server === undefined){
-const err209 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+}
+if(data85.access !== undefined){
+let data97 = data85.access;
+const _errs240 = errors;
+let valid61 = false;
+const _errs241 = errors;
+if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
+if(data97.index === undefined){
+const err209 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -2595,8 +2634,8 @@ vErrors.push(err209);
 }
 errors++;
 }
-if(data94.cluster === undefined){
-const err210 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "cluster"},message:"must have required property '"+"cluster"+"'"};
+if(data97.operation === undefined){
+const err210 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -2605,8 +2644,8 @@ vErrors.push(err210);
 }
 errors++;
 }
-if(data94.warning === undefined){
-const err211 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "warning"},message:"must have required property '"+"warning"+"'"};
+if(data97.filter === undefined){
+const err211 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -2615,9 +2654,8 @@ vErrors.push(err211);
 }
 errors++;
 }
-for(const key16 in data94){
-if(!(func1.call(schema31.properties.queries.items.properties.core.anyOf[0].properties, key16))){
-const err212 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+if(data97.sort === undefined){
+const err212 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -2626,10 +2664,8 @@ vErrors.push(err212);
 }
 errors++;
 }
-}
-if(data94.function !== undefined){
-if(typeof data94.function !== "string"){
-const err213 = {instancePath:instancePath+"/queries/" + i12+"/core/function",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data97.command === undefined){
+const err213 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -2638,14 +2674,9 @@ vErrors.push(err213);
 }
 errors++;
 }
-}
-if(data94.keys !== undefined){
-let data96 = data94.keys;
-if(Array.isArray(data96)){
-const len16 = data96.length;
-for(let i16=0; i16<len16; i16++){
-if(typeof data96[i16] !== "string"){
-const err214 = {instancePath:instancePath+"/queries/" + i12+"/core/keys/" + i16,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key17 in data97){
+if(!(((((key17 === "index") || (key17 === "operation")) || (key17 === "filter")) || (key17 === "sort")) || (key17 === "command"))){
+const err214 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -2655,9 +2686,9 @@ vErrors.push(err214);
 errors++;
 }
 }
-}
-else {
-const err215 = {instancePath:instancePath+"/queries/" + i12+"/core/keys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data97.index !== undefined){
+if(typeof data97.index !== "string"){
+const err215 = {instancePath:instancePath+"/queries/" + i14+"/access/index",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/index/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -2667,13 +2698,9 @@ vErrors.push(err215);
 errors++;
 }
 }
-if(data94.args !== undefined){
-let data98 = data94.args;
-if(Array.isArray(data98)){
-const len17 = data98.length;
-for(let i17=0; i17<len17; i17++){
-if(typeof data98[i17] !== "string"){
-const err216 = {instancePath:instancePath+"/queries/" + i12+"/core/args/" + i17,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data97.operation !== undefined){
+if(typeof data97.operation !== "string"){
+const err216 = {instancePath:instancePath+"/queries/" + i14+"/access/operation",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -2683,9 +2710,9 @@ vErrors.push(err216);
 errors++;
 }
 }
-}
-else {
-const err217 = {instancePath:instancePath+"/queries/" + i12+"/core/args",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data97.filter !== undefined){
+if(typeof data97.filter !== "string"){
+const err217 = {instancePath:instancePath+"/queries/" + i14+"/access/filter",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -2695,9 +2722,9 @@ vErrors.push(err217);
 errors++;
 }
 }
-if(data94.command !== undefined){
-if(typeof data94.command !== "string"){
-const err218 = {instancePath:instancePath+"/queries/" + i12+"/core/command",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data97.sort !== undefined){
+if(typeof data97.sort !== "string"){
+const err218 = {instancePath:instancePath+"/queries/" + i14+"/access/sort",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -2707,9 +2734,9 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(data94.clusterCommand !== undefined){
-if(typeof data94.clusterCommand !== "string"){
-const err219 = {instancePath:instancePath+"/queries/" + i12+"/core/clusterCommand",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/clusterCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data97.command !== undefined){
+if(typeof data97.command !== "string"){
+const err219 = {instancePath:instancePath+"/queries/" + i14+"/access/command",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -2719,9 +2746,9 @@ vErrors.push(err219);
 errors++;
 }
 }
-if(data94.access !== undefined){
-if(typeof data94.access !== "string"){
-const err220 = {instancePath:instancePath+"/queries/" + i12+"/core/access",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/access/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err220 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -2730,14 +2757,11 @@ vErrors.push(err220);
 }
 errors++;
 }
-}
-if(data94.indexKeys !== undefined){
-let data103 = data94.indexKeys;
-if(Array.isArray(data103)){
-const len18 = data103.length;
-for(let i18=0; i18<len18; i18++){
-if(typeof data103[i18] !== "string"){
-const err221 = {instancePath:instancePath+"/queries/" + i12+"/core/indexKeys/" + i18,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid8 = _errs241 === errors;
+valid61 = valid61 || _valid8;
+const _errs254 = errors;
+if(data97 !== null){
+const err221 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -2746,10 +2770,10 @@ vErrors.push(err221);
 }
 errors++;
 }
-}
-}
-else {
-const err222 = {instancePath:instancePath+"/queries/" + i12+"/core/indexKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+var _valid8 = _errs254 === errors;
+valid61 = valid61 || _valid8;
+if(!valid61){
+const err222 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -2758,10 +2782,26 @@ vErrors.push(err222);
 }
 errors++;
 }
+else {
+errors = _errs240;
+if(vErrors !== null){
+if(_errs240){
+vErrors.length = _errs240;
 }
-if(data94.rowKeys !== undefined){
-if(typeof data94.rowKeys !== "string"){
-const err223 = {instancePath:instancePath+"/queries/" + i12+"/core/rowKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/rowKeys/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data85.core !== undefined){
+let data103 = data85.core;
+const _errs257 = errors;
+let valid63 = false;
+const _errs258 = errors;
+if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+if(data103.function === undefined){
+const err223 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -2770,10 +2810,8 @@ vErrors.push(err223);
 }
 errors++;
 }
-}
-if(data94.server !== undefined){
-if(typeof data94.server !== "string"){
-const err224 = {instancePath:instancePath+"/queries/" + i12+"/core/server",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data103.keys === undefined){
+const err224 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -2782,10 +2820,8 @@ vErrors.push(err224);
 }
 errors++;
 }
-}
-if(data94.cluster !== undefined){
-if(typeof data94.cluster !== "string"){
-const err225 = {instancePath:instancePath+"/queries/" + i12+"/core/cluster",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/cluster/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data103.args === undefined){
+const err225 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "args"},message:"must have required property '"+"args"+"'"};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -2794,14 +2830,8 @@ vErrors.push(err225);
 }
 errors++;
 }
-}
-if(data94.warning !== undefined){
-let data108 = data94.warning;
-const _errs260 = errors;
-let valid63 = false;
-const _errs261 = errors;
-if(typeof data108 !== "string"){
-const err226 = {instancePath:instancePath+"/queries/" + i12+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data103.command === undefined){
+const err226 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -2810,11 +2840,8 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid8 = _errs261 === errors;
-valid63 = valid63 || _valid8;
-const _errs263 = errors;
-if(data108 !== null){
-const err227 = {instancePath:instancePath+"/queries/" + i12+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(data103.clusterCommand === undefined){
+const err227 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "clusterCommand"},message:"must have required property '"+"clusterCommand"+"'"};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -2823,10 +2850,8 @@ vErrors.push(err227);
 }
 errors++;
 }
-var _valid8 = _errs263 === errors;
-valid63 = valid63 || _valid8;
-if(!valid63){
-const err228 = {instancePath:instancePath+"/queries/" + i12+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data103.access === undefined){
+const err228 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -2835,21 +2860,8 @@ vErrors.push(err228);
 }
 errors++;
 }
-else {
-errors = _errs260;
-if(vErrors !== null){
-if(_errs260){
-vErrors.length = _errs260;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err229 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data103.indexKeys === undefined){
+const err229 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "indexKeys"},message:"must have required property '"+"indexKeys"+"'"};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -2858,11 +2870,8 @@ vErrors.push(err229);
 }
 errors++;
 }
-var _valid7 = _errs230 === errors;
-valid55 = valid55 || _valid7;
-const _errs265 = errors;
-if(data94 !== null){
-const err230 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(data103.rowKeys === undefined){
+const err230 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "rowKeys"},message:"must have required property '"+"rowKeys"+"'"};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -2871,10 +2880,8 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid7 = _errs265 === errors;
-valid55 = valid55 || _valid7;
-if(!valid55){
-const err231 = {instancePath:instancePath+"/queries/" + i12+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data103.server === undefined){
+const err231 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -2883,11 +2890,251 @@ vErrors.push(err231);
 }
 errors++;
 }
+if(data103.cluster === undefined){
+const err232 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "cluster"},message:"must have required property '"+"cluster"+"'"};
+if(vErrors === null){
+vErrors = [err232];
+}
 else {
-errors = _errs229;
+vErrors.push(err232);
+}
+errors++;
+}
+if(data103.warning === undefined){
+const err233 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "warning"},message:"must have required property '"+"warning"+"'"};
+if(vErrors === null){
+vErrors = [err233];
+}
+else {
+vErrors.push(err233);
+}
+errors++;
+}
+for(const key18 in data103){
+if(!(func1.call(schema31.properties.queries.items.properties.core.anyOf[0].properties, key18))){
+const err234 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err234];
+}
+else {
+vErrors.push(err234);
+}
+errors++;
+}
+}
+if(data103.function !== undefined){
+if(typeof data103.function !== "string"){
+const err235 = {instancePath:instancePath+"/queries/" + i14+"/core/function",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err235];
+}
+else {
+vErrors.push(err235);
+}
+errors++;
+}
+}
+if(data103.keys !== undefined){
+let data105 = data103.keys;
+if(Array.isArray(data105)){
+const len18 = data105.length;
+for(let i18=0; i18<len18; i18++){
+if(typeof data105[i18] !== "string"){
+const err236 = {instancePath:instancePath+"/queries/" + i14+"/core/keys/" + i18,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err236];
+}
+else {
+vErrors.push(err236);
+}
+errors++;
+}
+}
+}
+else {
+const err237 = {instancePath:instancePath+"/queries/" + i14+"/core/keys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err237];
+}
+else {
+vErrors.push(err237);
+}
+errors++;
+}
+}
+if(data103.args !== undefined){
+let data107 = data103.args;
+if(Array.isArray(data107)){
+const len19 = data107.length;
+for(let i19=0; i19<len19; i19++){
+if(typeof data107[i19] !== "string"){
+const err238 = {instancePath:instancePath+"/queries/" + i14+"/core/args/" + i19,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err238];
+}
+else {
+vErrors.push(err238);
+}
+errors++;
+}
+}
+}
+else {
+const err239 = {instancePath:instancePath+"/queries/" + i14+"/core/args",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err239];
+}
+else {
+vErrors.push(err239);
+}
+errors++;
+}
+}
+if(data103.command !== undefined){
+if(typeof data103.command !== "string"){
+const err240 = {instancePath:instancePath+"/queries/" + i14+"/core/command",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err240];
+}
+else {
+vErrors.push(err240);
+}
+errors++;
+}
+}
+if(data103.clusterCommand !== undefined){
+if(typeof data103.clusterCommand !== "string"){
+const err241 = {instancePath:instancePath+"/queries/" + i14+"/core/clusterCommand",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/clusterCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err241];
+}
+else {
+vErrors.push(err241);
+}
+errors++;
+}
+}
+if(data103.access !== undefined){
+if(typeof data103.access !== "string"){
+const err242 = {instancePath:instancePath+"/queries/" + i14+"/core/access",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/access/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err242];
+}
+else {
+vErrors.push(err242);
+}
+errors++;
+}
+}
+if(data103.indexKeys !== undefined){
+let data112 = data103.indexKeys;
+if(Array.isArray(data112)){
+const len20 = data112.length;
+for(let i20=0; i20<len20; i20++){
+if(typeof data112[i20] !== "string"){
+const err243 = {instancePath:instancePath+"/queries/" + i14+"/core/indexKeys/" + i20,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err243];
+}
+else {
+vErrors.push(err243);
+}
+errors++;
+}
+}
+}
+else {
+const err244 = {instancePath:instancePath+"/queries/" + i14+"/core/indexKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err244];
+}
+else {
+vErrors.push(err244);
+}
+errors++;
+}
+}
+if(data103.rowKeys !== undefined){
+if(typeof data103.rowKeys !== "string"){
+const err245 = {instancePath:instancePath+"/queries/" + i14+"/core/rowKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/rowKeys/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err245];
+}
+else {
+vErrors.push(err245);
+}
+errors++;
+}
+}
+if(data103.server !== undefined){
+if(typeof data103.server !== "string"){
+const err246 = {instancePath:instancePath+"/queries/" + i14+"/core/server",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err246];
+}
+else {
+vErrors.push(err246);
+}
+errors++;
+}
+}
+if(data103.cluster !== undefined){
+if(typeof data103.cluster !== "string"){
+const err247 = {instancePath:instancePath+"/queries/" + i14+"/core/cluster",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/cluster/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err247];
+}
+else {
+vErrors.push(err247);
+}
+errors++;
+}
+}
+if(data103.warning !== undefined){
+let data117 = data103.warning;
+const _errs288 = errors;
+let valid71 = false;
+const _errs289 = errors;
+if(typeof data117 !== "string"){
+const err248 = {instancePath:instancePath+"/queries/" + i14+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err248];
+}
+else {
+vErrors.push(err248);
+}
+errors++;
+}
+var _valid10 = _errs289 === errors;
+valid71 = valid71 || _valid10;
+const _errs291 = errors;
+if(data117 !== null){
+const err249 = {instancePath:instancePath+"/queries/" + i14+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err249];
+}
+else {
+vErrors.push(err249);
+}
+errors++;
+}
+var _valid10 = _errs291 === errors;
+valid71 = valid71 || _valid10;
+if(!valid71){
+const err250 = {instancePath:instancePath+"/queries/" + i14+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err250];
+}
+else {
+vErrors.push(err250);
+}
+errors++;
+}
+else {
+errors = _errs288;
 if(vErrors !== null){
-if(_errs229){
-vErrors.length = _errs229;
+if(_errs288){
+vErrors.length = _errs288;
 }
 else {
 vErrors = null;
@@ -2897,36 +3144,84 @@ vErrors = null;
 }
 }
 else {
-const err232 = {instancePath:instancePath+"/queries/" + i12,schemaPath:"#/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err251 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err232];
+vErrors = [err251];
 }
 else {
-vErrors.push(err232);
+vErrors.push(err251);
+}
+errors++;
+}
+var _valid9 = _errs258 === errors;
+valid63 = valid63 || _valid9;
+const _errs293 = errors;
+if(data103 !== null){
+const err252 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err252];
+}
+else {
+vErrors.push(err252);
+}
+errors++;
+}
+var _valid9 = _errs293 === errors;
+valid63 = valid63 || _valid9;
+if(!valid63){
+const err253 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err253];
+}
+else {
+vErrors.push(err253);
+}
+errors++;
+}
+else {
+errors = _errs257;
+if(vErrors !== null){
+if(_errs257){
+vErrors.length = _errs257;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err254 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err254];
+}
+else {
+vErrors.push(err254);
 }
 errors++;
 }
 }
 }
 else {
-const err233 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err255 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err233];
+vErrors = [err255];
 }
 else {
-vErrors.push(err233);
+vErrors.push(err255);
 }
 errors++;
 }
 }
 }
 else {
-const err234 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err256 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err234];
+vErrors = [err256];
 }
 else {
-vErrors.push(err234);
+vErrors.push(err256);
 }
 errors++;
 }

@@ -9,6 +9,7 @@ import { isAttribute, isIdAttribute, isReference } from '../../language/generate
 import { printKvlmExpression } from '../../language/kvlm/kvlm-printer.js';
 import { referencedName } from '../../language/kvlm/kvlm-semantics.js';
 import { attributeType, cardinalityKind, identifierOf, SURROGATE_ID } from '../../language/pidm/pidm-semantics.js';
+import { buildWriteMap } from '../../../transformations/write-map/index.js';
 import type { DesignInput } from '../generation-target.js';
 import { formatRedisCommand } from '../redis/redis-commands.js';
 import { formatCliCommand } from '../redis/redis-escaping.js';
@@ -57,6 +58,8 @@ export interface ReportViewModel {
     merges: ReportMerges | null;
     /** Every served query with its collection and access path, in KVLM order. */
     queries: ReportQuery[];
+    /** Per entity, the collection fields that copy each attribute and reference, and the rows an update rewrites; null without the PIDM. */
+    writeMap: ReportWriteMap[] | null;
     /** The design whose keys and access paths the report shows. */
     design: ReportDesign;
     /** The engine and dialect the access paths are given for. */
@@ -95,6 +98,21 @@ export interface ReportCollection {
     queries: string[];
     /** The keys the redis-core design stores for this collection (null for the redis design). */
     coreKeys: { key: string; kind: string; holds: string }[] | null;
+}
+
+/** One entity's write map, a line per copy (an attribute or reference copied nowhere has one line, `copy` null). */
+export interface ReportWriteMap {
+    entity: string;
+    lines: {
+        /** `fullName`, `pid (identifier)`, `clinic → Clinic (reference)`. */
+        member: string;
+        /** `collection.field`, `collection include P`, or null when nothing copies it. */
+        copy: string | null;
+        /** The field's roles (`key part` when it keys the rows), `include` for a reference. */
+        roles: string;
+        /** The rows of the collection an update of one instance rewrites, in words. */
+        rows: string;
+    }[];
 }
 
 /** The merge decisions of the transformation. */
@@ -187,6 +205,7 @@ export function buildReportViewModel(
         database: kvlm.name,
         source: kvlm.source ?? null,
         pidm: input.pidm && input.pidm.length > 0 ? reportPidm(input.pidm) : null,
+        writeMap: input.pidm && input.pidm.length > 0 ? reportWriteMap(input.pidm, kvlm) : null,
         collections: kvlm.collections.map((collection) =>
             reportCollection(collection, keyPattern, coreCollections.get(collection.name)),
         ),
@@ -271,6 +290,39 @@ function reportPidm(models: readonly PidmModel[]): ReportPidm {
             }),
         ),
     };
+}
+
+/** The write map as the report's tables show it. */
+function reportWriteMap(pidm: readonly PidmModel[], kvlm: KvlmModel): ReportWriteMap[] {
+    return buildWriteMap(pidm, kvlm).map((entity) => ({
+        entity: entity.entity,
+        lines: [
+            ...entity.attributes.flatMap((attribute): ReportWriteMap['lines'] => {
+                const member = attribute.identifier ? `${attribute.name} (identifier)` : attribute.name;
+                if (attribute.copies.length === 0) return [{ member, copy: null, roles: '', rows: 'none' }];
+                return attribute.copies.map((copy) => ({
+                    member,
+                    copy: `${copy.collection}.${copy.field}`,
+                    roles: [
+                        ...copy.roles.filter((role) => role !== 'key'),
+                        ...(copy.indexed ? ['indexed'] : []),
+                        ...(copy.keyPart ? ['key part'] : []),
+                    ].join(', '),
+                    rows: copy.rows.text,
+                }));
+            }),
+            ...entity.references.flatMap((reference): ReportWriteMap['lines'] => {
+                const member = `${reference.name} → ${reference.target} (reference)`;
+                if (reference.copies.length === 0) return [{ member, copy: null, roles: '', rows: 'none' }];
+                return reference.copies.map((copy) => ({
+                    member,
+                    copy: `${copy.collection} include ${copy.node}`,
+                    roles: 'include',
+                    rows: copy.rows.text,
+                }));
+            }),
+        ],
+    }));
 }
 
 /**
