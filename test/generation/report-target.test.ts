@@ -126,6 +126,21 @@ describe('kvmod generate --target report', () => {
         }
     });
 
+    test('the write map needs the source PIDM: from a .kvlm without it, the section says so', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'kvmod-report-'));
+        try {
+            const kvlm = join(dir, 'book-ratings.kvlm');
+            await writeFile(kvlm, await readFile(join(repoRoot, 'examples/book-ratings/book-ratings.kvlm'), 'utf8'));
+            expect(await main(['generate', kvlm, '--target', 'report', '-o', dir], memoryIo())).toBe(0);
+            const report = await readFile(join(dir, 'book_ratings', 'report', 'report.md'), 'utf8');
+            expect(report.slice(report.indexOf('## Write map'))).toBe(
+                '## Write map\n\nNot known: the source PIDM model was not available (generate the report from the `.pidm` to see which collections\ncopy each attribute).\n\n',
+            );
+        } finally {
+            await rm(dir, { recursive: true, force: true });
+        }
+    });
+
     test('--dialect redisearch1 --db-prefix: the access paths and keys of the redis target’s design with those options', async () => {
         const dir = await mkdtemp(join(tmpdir(), 'kvmod-report-'));
         try {
