@@ -164,7 +164,7 @@ describe('kvmod.config.json', () => {
             // The report shows the access paths of the dialect it is given, so the server decides it too.
             const forServer = await kvmod(['generate', model, '-o', out, '-t', 'report', '--redis', server.url]);
             expect(forServer.status).toBe(0);
-            expect(await readFile(join(out, 'ride', 'report', 'report.md'), 'utf8')).toContain('RediSearch 1.2');
+            expect(await readFile(join(out, 'ride', 'report', 'redis', 'report.md'), 'utf8')).toContain('RediSearch 1.2');
             const secret = server.url.replace('redis://', 'redis://:hunter2@');
             const wrong = await kvmod(['generate', model, '-o', out, '--redis', secret]);
             expect(wrong.status).toBe(1);
