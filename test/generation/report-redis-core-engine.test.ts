@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createClient } from 'redis';
 import { memoryIo } from '../../src/cli/cli-io.js';
 import { main } from '../../src/cli/main.js';
-import { splitCliLine } from '../../src/generation/redis/redis-escaping.js';
+import { splitCliLine } from '../../src/generation/shared/redis-escaping.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
 
 const MODEL = 'examples/book-ratings/book-ratings.pidm';

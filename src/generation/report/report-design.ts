@@ -12,7 +12,7 @@ import { attributeType, cardinalityKind, identifierOf, SURROGATE_ID } from '../.
 import { buildWriteMap } from '../../../transformations/write-map/index.js';
 import type { DesignInput } from '../generation-target.js';
 import { formatRedisCommand } from '../redis/redis-commands.js';
-import { formatCliCommand } from '../redis/redis-escaping.js';
+import { formatCliCommand } from '../shared/redis-escaping.js';
 import {
     buildRedisViewModel,
     DEFAULT_REDIS_OPTIONS,
