@@ -65,6 +65,54 @@ INCLUDE Book.sequelOf as S
 WHERE S.isbn = "?"
 `;
 
+/** Two publishers, three tags, three books: b1 holds t1 and t2, b2 holds t1, b3 is the sequel of b1. */
+export const SHOP_DATA: InstanceData = {
+    Publisher: [
+        { code: 'ace', pname: 'Ace' },
+        { code: 'tor', pname: 'Tor' },
+    ],
+    Tag: [
+        { name: 't1', label: 'SF' },
+        { name: 't2', label: 'Classic' },
+        { name: 't3', label: 'Unused' },
+    ],
+    Book: [
+        {
+            isbn: 'b1',
+            title: 'Dune',
+            author: 'Herbert',
+            rank: 1,
+            price: 9.5,
+            blurb: 'sand',
+            tags: ['t1', 't2'],
+            publisher: 'ace',
+            sequelOf: null,
+        },
+        {
+            isbn: 'b2',
+            title: 'Hyperion',
+            author: 'Simmons',
+            rank: 2,
+            price: 8,
+            blurb: 'pilgrims',
+            tags: ['t1'],
+            publisher: 'tor',
+            sequelOf: null,
+        },
+        {
+            isbn: 'b3',
+            title: 'Messiah',
+            author: 'Herbert',
+            rank: 3,
+            price: 7.25,
+            blurb: 'more sand',
+            tags: [],
+            publisher: 'ace',
+            sequelOf: 'b1',
+        },
+    ],
+};
+
 function fromPidm(name: string, pidm: PidmModel[], keyStrategy: 'natural' | 'counter' = 'natural'): EntityCase {
     return {
         name,
