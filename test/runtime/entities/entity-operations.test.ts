@@ -7,6 +7,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import {
     applyEntityOperation,
+    ENTITY_ERROR_CODES,
     type EntityOperation,
     type EntityOutcome,
 } from '../../../src/runtime/entities/entity-operations.js';
@@ -392,10 +393,13 @@ describe('random sequences', () => {
         ])
             expect(seen).toContain(`invalid:${kind} ${code}`);
         for (const kind of ['set', 'unset', 'add', 'remove', 'delete:detach']) expect(seen).toContain(`${kind} ok`);
+        // Every code is met, and no other.
+        const codes = new Set(seen.map((key) => key.split(' ')[1]).filter((code) => code !== 'ok'));
+        expect([...codes].sort()).toEqual([...ENTITY_ERROR_CODES].sort());
     });
 
-    test('random models: the same properties over 12 models', async () => {
-        for (let seed = 0; seed < 12; seed++) await checkSequence(randomCase(seed), seed, 150);
+    test('random models: the same properties over 20 models', async () => {
+        for (let seed = 0; seed < 20; seed++) await checkSequence(randomCase(seed), seed, 200);
     });
 
     test('the same seed gives the same operations; another seed others', async () => {
