@@ -204,6 +204,20 @@ export default defineConfig(
             },
         ),
     }),
+    withDynamicImports({
+        // The entity operations are the engine-neutral floor the engines' entity stores and the typed client share.
+        files: ['src/runtime/entities/**/*.ts'],
+        rules: frontEndRule(
+            {
+                regex: `^\\.\\./(${ENGINE_FOLDERS.join('|')})/`,
+                message: 'the entity operations are engine-neutral: they import no engine.',
+            },
+            {
+                regex: `^\\.\\./\\.\\./generation/(${TARGET_FOLDERS.join('|')}|shared)/`,
+                message: 'the entity operations are engine-neutral: they import no target.',
+            },
+        ),
+    }),
     // The registry loads each engine lazily (`import()`), never statically: a command that needs no engine loads none.
     {
         files: ['src/runtime/engine-registry.ts'],
