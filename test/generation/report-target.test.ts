@@ -10,7 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryIo } from '../../src/cli/cli-io.js';
 import { main } from '../../src/cli/main.js';
+import { REPORT_DESIGNS } from '../../src/generation/report/report-designs.js';
 import { repoRoot } from './generation-fixtures.js';
+
+/** Where `generate --target report` writes the report of a design below the output root (its output folder). */
+const [DEFAULT_DESIGN, CORE_DESIGN] = REPORT_DESIGNS;
+const reportFile = (root: string, database: string, design: string) =>
+    join(root, database, 'report', design, 'report.md');
 
 const EXAMPLES = readdirSync(join(repoRoot, 'examples')).sort();
 
@@ -48,7 +54,7 @@ describe('kvmod generate --target report', () => {
             expect(
                 await main(['generate', 'examples/airflights/airflights.pidm', '--target', 'report', '-o', dir], io),
             ).toBe(0);
-            expect(await readFile(join(dir, 'airflights', 'report', 'redis', 'report.md'), 'utf8')).toBe(
+            expect(await readFile(reportFile(dir, 'airflights', DEFAULT_DESIGN), 'utf8')).toBe(
                 await readFile(join(repoRoot, 'examples/airflights/report/redis/report.md'), 'utf8'),
             );
             const wrong = memoryIo();
@@ -100,16 +106,16 @@ describe('kvmod generate --target report', () => {
                 await main(['generate', model, '--target', 'report', '--design', 'redis-core', '-o', dir], memoryIo()),
             ).toBe(0);
             expect(await main(['generate', model, '--target', 'redis-core', '-o', dir], memoryIo())).toBe(0);
-            const report = await readFile(join(dir, 'book_ratings', 'report', 'redis-core', 'report.md'), 'utf8');
-            expect(report).toBe(
-                await readFile(join(repoRoot, 'examples/book-ratings/report/redis-core/report.md'), 'utf8'),
+            const markdown = await readFile(reportFile(dir, 'book_ratings', CORE_DESIGN), 'utf8');
+            expect(markdown).toBe(
+                await readFile(reportFile(join(repoRoot, 'examples'), 'book-ratings', CORE_DESIGN), 'utf8'),
             );
             const calls = (await readFile(join(dir, 'book_ratings', 'redis-core', 'calls.redis'), 'utf8')).split('\n');
-            const commands = [...report.matchAll(/^(FCALL_RO .*)$/gm)].map((match) => match[1]);
+            const commands = [...markdown.matchAll(/^(FCALL_RO .*)$/gm)].map((match) => match[1]);
             expect(commands).toHaveLength(14);
             for (const command of commands) expect([command, calls.includes(command)]).toEqual([command, true]);
             // No RediSearch in it: no index, no FT command, no storage signature.
-            expect(report).not.toMatch(/FT\.SEARCH|FT\.AGGREGATE|_[0-9a-f]{6}:/);
+            expect(markdown).not.toMatch(/FT\.SEARCH|FT\.AGGREGATE|_[0-9a-f]{6}:/);
             // The config's `design` chooses it too.
             const config = join(dir, 'kvmod.config.json');
             await writeFile(config, '{ "design": "redis-core" }\n');
@@ -117,7 +123,7 @@ describe('kvmod generate --target report', () => {
             expect(
                 await main(['generate', model, '--target', 'report', '--config', config, '-o', configured], memoryIo()),
             ).toBe(0);
-            expect(await readFile(join(configured, 'book_ratings', 'report', 'redis-core', 'report.md'), 'utf8')).toBe(report);
+            expect(await readFile(reportFile(configured, 'book_ratings', CORE_DESIGN), 'utf8')).toBe(markdown);
             const wrong = memoryIo();
             expect(await main(['generate', model, '--target', 'report', '--design', 'core', '-o', dir], wrong)).toBe(2);
             expect(wrong.stderr).toContain('"redis-core"');
@@ -132,7 +138,7 @@ describe('kvmod generate --target report', () => {
             const kvlm = join(dir, 'book-ratings.kvlm');
             await writeFile(kvlm, await readFile(join(repoRoot, 'examples/book-ratings/book-ratings.kvlm'), 'utf8'));
             expect(await main(['generate', kvlm, '--target', 'report', '-o', dir], memoryIo())).toBe(0);
-            const report = await readFile(join(dir, 'book_ratings', 'report', 'redis', 'report.md'), 'utf8');
+            const report = await readFile(reportFile(dir, 'book_ratings', DEFAULT_DESIGN), 'utf8');
             expect(report.slice(report.indexOf('## Write map'))).toBe(
                 '## Write map\n\nNot known: the source PIDM model was not available (generate the report from the `.pidm` to see which collections\ncopy each attribute).\n\n',
             );
@@ -152,7 +158,7 @@ describe('kvmod generate --target report', () => {
                         memoryIo(),
                     ),
                 ).toBe(0);
-            const report = await readFile(join(dir, 'airflights', 'report', 'redis', 'report.md'), 'utf8');
+            const report = await readFile(reportFile(dir, 'airflights', DEFAULT_DESIGN), 'utf8');
             const redis = join(dir, 'airflights', 'redis', 'redisearch1');
             const queries = (await readFile(join(redis, 'queries.redis'), 'utf8')).split('\n');
             const writes = await readFile(join(redis, 'writes.redis'), 'utf8');
