@@ -68,6 +68,8 @@ export default defineConfig(
             'node_modules/**',
             'coverage/**',
             '.kvmod-tmp/**',
+            // The entity-store prototype: a record of how the design's figures were made, not maintained code.
+            'docs/design/**',
         ],
     },
     js.configs.recommended,
