@@ -1,5 +1,5 @@
 // ESLint flat config: typescript-eslint's recommended rules, plus the architecture's one arrow of
-// dependencies (ARCHITECTURE.md) as `no-restricted-imports`, so a backwards import fails `npm run lint`.
+// dependencies (docs/architecture.md) as `no-restricted-imports`, so a backwards import fails `npm run lint`.
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import globals from 'globals';
@@ -68,6 +68,8 @@ export default defineConfig(
             'node_modules/**',
             'coverage/**',
             '.kvmod-tmp/**',
+            // The entity-store prototype: a record of how the design's figures were made, not maintained code.
+            'docs/design/**',
         ],
     },
     js.configs.recommended,
@@ -201,6 +203,20 @@ export default defineConfig(
             {
                 regex: `^\\.\\./generation/(${TARGET_FOLDERS.join('|')}|shared)/`,
                 message: 'the engine-neutral runtime imports no target (it reads designs through the target contract).',
+            },
+        ),
+    }),
+    withDynamicImports({
+        // The entity operations are the engine-neutral floor the engines' entity stores and the typed client share.
+        files: ['src/runtime/entities/**/*.ts'],
+        rules: frontEndRule(
+            {
+                regex: `^\\.\\./(${ENGINE_FOLDERS.join('|')})/`,
+                message: 'the entity operations are engine-neutral: they import no engine.',
+            },
+            {
+                regex: `^\\.\\./\\.\\./generation/(${TARGET_FOLDERS.join('|')}|shared)/`,
+                message: 'the entity operations are engine-neutral: they import no target.',
             },
         ),
     }),

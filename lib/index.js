@@ -1,4 +1,4 @@
 // The package's library entry (`import … from 'kvmod'`): the Node 20 polyfill Langium's parser needs
-// (Object.groupBy) loads first, then the API module the TypeScript build emits. Documented in README.md.
+// (Object.groupBy) loads first, then the API module the TypeScript build emits. Documented in docs/command-line.md.
 import '../scripts/polyfills.mjs';
 export * from '../out/src/api/index.js';

@@ -6,10 +6,11 @@
 //   node scripts/regenerate-examples.mjs airflights   only the named examples
 //
 // Runs the compiled pipeline in `out/` (`npm run build:ts` first). Outputs must be deterministic: no dates,
-// no absolute paths, stable order. To add an output, add a step to `steps` below; a step writes its files
-// into `example.dir` through `writeOutput` and throws a `StepError` when the example cannot be processed.
-// A step that owns a whole folder should empty it first, so that an output that is no longer produced
-// disappears (and check-generated.sh sees the deletion).
+// no absolute paths, stable order. Every target in the registry (src/generation/generation-targets.ts) gets a
+// step of its own: a new target's goldens appear without an edit here. Another output is a step in `steps`
+// below; a step writes its files into `example.dir` through `writeOutput` and throws a `StepError` when the
+// example cannot be processed. A step that owns a whole folder empties it first, so that an output that is no
+// longer produced disappears (and check-generated.sh sees the deletion).
 import './polyfills.mjs';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
@@ -19,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 process.chdir(root);
 const { formatDiagnostic, loadWorkspace } = await import('../out/src/pipeline/load.js');
+const { generationTargets } = await import('../out/src/generation/generation-targets.js');
 
 /** A failure of one step on one example: printed without a stack trace. */
 class StepError extends Error {}
@@ -43,33 +45,38 @@ async function writeOutput(example, file, text) {
  */
 
 /**
- * Writes a target's output for both dialects from the example's KVLM: examples/<name>/<target>/<dialect>/.
+ * Writes a target's output for the example below examples/<name>/<target>/ (emptied first, so that a file no longer
+ * produced disappears): one folder per output variant (`redis/redisearch2`, `redis/redisearch1`), as `kvmod
+ * generate` lays them out. A target that reads the source model designs from the example's .pidm files; the others
+ * from the KVLM the transform step wrote.
  * @param {Example} example
- * @param {string} target
+ * @param {import('../out/src/generation/generation-targets.js').RegisteredTarget} target
  */
-async function writeDialects(example, target) {
+async function writeTarget(example, target) {
     const { generateFromKvlm } = await import('../out/src/pipeline/generate.js');
+    const { loadDesign } = await import('../out/src/pipeline/design.js');
     const { writeOutputs } = await import('../out/src/generation/generation-writer.js');
+    const { targetVariants } = await import('../out/src/generation/generation-targets.js');
     const kvlmPath = join(example.dir, `${example.name}.kvlm`);
-    if (!existsSync(kvlmPath)) throw new StepError(`${kvlmPath} is missing (the M2M step writes it)`);
-    const workspace = await loadWorkspace([kvlmPath]);
-    const model = workspace.kvlm[0]?.model;
-    if (workspace.hasErrors || !model) {
-        throw new StepError(
-            workspace.diagnostics
-                .filter((d) => d.severity === 'error')
-                .map(formatDiagnostic)
-                .join('\n'),
-        );
+    if (!target.usesSourceModel && !existsSync(kvlmPath))
+        throw new StepError(`${kvlmPath} is missing (the transform step writes it)`);
+    let design;
+    try {
+        design = target.usesSourceModel
+            ? await loadDesign(example.models, { sourceModel: 'if-named' })
+            : await loadDesign(kvlmPath);
+    } catch (error) {
+        throw new StepError(error instanceof Error ? error.message : String(error));
     }
-    for (const dialect of ['redisearch2', 'redisearch1']) {
+    await rm(join(example.dir, target.name), { recursive: true, force: true });
+    for (const { options, folder } of targetVariants(target)) {
         let files;
         try {
-            ({ files } = await generateFromKvlm(model, { target, targetOptions: { dialect } }));
+            ({ files } = await generateFromKvlm(design, { target: target.name, targetOptions: options }));
         } catch (error) {
-            throw new StepError(`${dialect}: ${error instanceof Error ? error.message : String(error)}`);
+            throw new StepError(`${folder.join('/')}: ${error instanceof Error ? error.message : String(error)}`);
         }
-        const dir = join(example.dir, target, dialect);
+        const dir = join(example.dir, ...folder);
         await writeOutputs(dir, files);
         for (const file of files) console.log(`  wrote ${relative(root, join(dir, file.path))}`);
     }
@@ -114,60 +121,11 @@ const steps = [
             );
         },
     },
-    {
-        // The Redis scripts of both dialects from the example's KVLM: examples/<name>/redis/<dialect>/.
-        name: 'redis',
-        run: (example) => writeDialects(example, 'redis'),
-    },
-    {
-        // The typed TypeScript client of both dialects from the example's KVLM: examples/<name>/typescript/<dialect>/
-        // (client.ts and the run-time files under kvmod/). The folder is emptied first.
-        name: 'typescript',
-        run: async (example) => {
-            await rm(join(example.dir, 'typescript'), { recursive: true, force: true });
-            await writeDialects(example, 'typescript');
-        },
-    },
-    {
-        // The core-Redis design (function library, calls, README) from the example's KVLM: examples/<name>/redis-core/.
-        name: 'redis-core',
-        run: async (example) => {
-            const { generateFromKvlm } = await import('../out/src/pipeline/generate.js');
-            const { writeOutputs } = await import('../out/src/generation/generation-writer.js');
-            const workspace = await loadWorkspace([join(example.dir, `${example.name}.kvlm`)]);
-            const model = workspace.kvlm[0]?.model;
-            if (workspace.hasErrors || !model) throw new StepError(`${example.name}.kvlm does not load`);
-            let files;
-            try {
-                ({ files } = await generateFromKvlm(model, { target: 'redis-core' }));
-            } catch (error) {
-                throw new StepError(`redis-core: ${error instanceof Error ? error.message : String(error)}`);
-            }
-            const dir = join(example.dir, 'redis-core');
-            await rm(dir, { recursive: true, force: true });
-            await writeOutputs(dir, files);
-            for (const file of files) console.log(`  wrote ${relative(root, join(dir, file.path))}`);
-        },
-    },
-    {
-        // The design report (Markdown + Mermaid) from the example's .pidm: examples/<name>/report/.
-        name: 'report',
-        run: async (example) => {
-            const { generateFromKvlm } = await import('../out/src/pipeline/generate.js');
-            const { loadDesign } = await import('../out/src/pipeline/design.js');
-            const { writeOutputs } = await import('../out/src/generation/generation-writer.js');
-            let files;
-            try {
-                const design = await loadDesign(example.models, { sourceModel: 'if-named' });
-                ({ files } = await generateFromKvlm(design, { target: 'report' }));
-            } catch (error) {
-                throw new StepError(`report: ${error instanceof Error ? error.message : String(error)}`);
-            }
-            const dir = join(example.dir, 'report');
-            await writeOutputs(dir, files);
-            for (const file of files) console.log(`  wrote ${relative(root, join(dir, file.path))}`);
-        },
-    },
+    // Then every registered target's output, in the registry's order.
+    ...[...generationTargets.values()].map((target) => ({
+        name: target.name,
+        run: (example) => writeTarget(example, target),
+    })),
 ];
 
 /** @returns {Promise<Example[]>} */

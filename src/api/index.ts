@@ -1,6 +1,6 @@
 /**
  * kvmod's library API (the package's `exports["."]`): the functions the `kvmod` command calls, for scripts
- * and build tools that want the same results without a child process. Documented in README.md
+ * and build tools that want the same results without a child process. Documented in docs/command-line.md
  * ("Library API"). A front end like the CLI: it may use every layer, and nothing imports it. The package
  * entry `lib/index.js` loads the Node 20 polyfill first, then re-exports this module.
  *

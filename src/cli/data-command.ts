@@ -28,7 +28,7 @@ const generate = (context: CliContext): CommandModule<object, DataGenerateArgs> 
             })
             .option('spec', {
                 describe:
-                    'A data spec (JSON): objects per entity, allowed values or ranges per attribute (README: Data spec)',
+                    'A data spec (JSON): objects per entity, allowed values or ranges per attribute (docs/verify.md: Data spec)',
                 type: 'string',
             })
             .option('output', { alias: 'o', describe: 'Output file (default: standard output)', type: 'string' })

@@ -4,6 +4,7 @@
  * The yargs metadata only; the handler loads `runGenerate` (generate-actions.ts) when it runs.
  */
 import type { Argv, CommandModule } from 'yargs';
+import { DEFAULT_TARGET } from '../generation/generation-targets.js';
 import { runAction, type CliContext } from './cli-command.js';
 import type { GenerateArgs } from './generate-actions.js';
 import { timeoutOption } from './load-command.js';
@@ -61,7 +62,7 @@ export function generateCommand(context: CliContext): CommandModule<object, Gene
                 ),
             )
                 .example(
-                    '$0 generate examples/airflights/airflights.pidm --target redis -o out',
+                    `$0 generate examples/airflights/airflights.pidm --target ${DEFAULT_TARGET} -o out`,
                     "The default target's files, with its defaults",
                 )
                 .example('$0 generate "models/*.kvlm" --templates my-templates', 'Every model, with own templates')

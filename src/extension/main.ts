@@ -212,7 +212,8 @@ async function runtimeCommand(uri: vscode.Uri | undefined, kind: 'load' | 'verif
         command: KvmodServerCommands.ListTargets,
         arguments: [],
     })) as KvmodTargetInfo[];
-    const target = targets.find((t) => t.name === (settings.target ?? 'redis')) ?? targets[0];
+    // The server lists the default target first (the registry's order).
+    const target = targets.find((t) => t.name === settings.target) ?? targets[0];
     const args: KvmodCommandArgs = {
         uri: model.toString(),
         settings: {

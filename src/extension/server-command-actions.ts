@@ -102,8 +102,14 @@ async function explainCommand(shared: LangiumSharedServices, args: KvmodCommandA
     return { ok: true, messages, written: [], text: explainDecisions(result.decisions, result.options) };
 }
 
+/** The registered targets, the default first (the client falls back to the first). */
 function listTargets(): KvmodTargetInfo[] {
-    return [...generationTargets.values()].map((target) => ({
+    const targets = [...generationTargets.values()];
+    const ordered = [
+        ...targets.filter((t) => t.name === DEFAULT_TARGET),
+        ...targets.filter((t) => t.name !== DEFAULT_TARGET),
+    ];
+    return ordered.map((target) => ({
         name: target.name,
         description: target.description,
         options: target.options.map(({ name, declaration }) => ({

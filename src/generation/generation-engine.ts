@@ -333,8 +333,8 @@ function chunkedFile(path: string, chunks: Uint8Array[]): ChunkedFile {
 
 /**
  * Where the iterations of a top-level `{{#each}}` of an entry template go when its file is written in chunks: a
- * 1000 × 1000 model's README is 124 MB, and built as one string it was a rope of a thousand sections flattened
- * into 250 MB (two bytes a character as soon as one is not Latin-1) before being encoded, all of it live at once.
+ * large README built as one string is a rope of its sections, flattened (two bytes a character as soon as one is
+ * not Latin-1) before being encoded, all of it live at once.
  * Each iteration's text is encoded as it is made and the loop answers a marker; the template's text is then split
  * at the markers and the pieces interleaved with the iterations' bytes. Only a loop outside every partial (whose
  * text Handlebars may indent) is taken; if a marker is missing, repeated or out of order (the loop's text went
@@ -400,9 +400,8 @@ function isLowSurrogate(code: number): boolean {
 
 /**
  * Handlebars' `each` appends every iteration's text to its result (`ret = ret + fn(item)`), so a large file is
- * built as a rope of millions of small strings that all live until the file is written: a 300 × 1000 model's
- * 37 MB README was 600 MB of heap, and copying it from collection to collection was most of rendering's
- * time. The same helper here flattens each iteration's text before it is appended (reading a character makes
+ * built as a rope of millions of small strings that all live until the file is written, many times the file's
+ * size in heap, and copying it from collection to collection dominates rendering's time. The same helper here flattens each iteration's text before it is appended (reading a character makes
  * V8 copy a rope into one string in place), so the pieces die young; the text is the same.
  */
 function flattenEachIterations(hb: typeof Handlebars, nesting: { depth: number; sink?: ChunkSink }): void {

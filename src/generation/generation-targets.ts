@@ -1,7 +1,8 @@
 /**
- * The registry of generation targets: the CLI, the extension and the runtime find targets here, by name.
- * Adding a target is one folder (`src/generation/<name>/` and `templates/<name>/`) and one line in
- * `generationTargets`. Light on purpose (front ends derive their flags from it at start-up): a target's
+ * The registry of generation targets: the CLI, the extension, the runtime and the build scripts (the examples'
+ * goldens, the view-model validators, the settings, the config schema) find targets here, by name. Adding a target
+ * is one folder (`src/generation/<name>/` and `templates/<name>/`) and one line in `generationTargets`; nothing
+ * else names a target (test/generation/target-contract.test.ts). Light on purpose (front ends derive their flags from it at start-up): a target's
  * module must not load heavy packages at import time.
  */
 import { GenerationError } from './generation-errors.js';
@@ -34,6 +35,8 @@ export interface RegisteredTarget {
     readonly outputFolderOption?: NamedOptionDeclaration;
     /** Whether it renders templates (which `kvmod templates` lists and ejects). */
     readonly hasTemplates: boolean;
+    /** Its view model's JSON Schema, relative to the package root, if it renders templates. */
+    readonly viewModelSchema?: string;
     /** Whether its design reads the source PIDM too (see `GenerationTarget.usesSourceModel`). */
     readonly usesSourceModel: boolean;
     /** Runs `use` on the typed target. */
@@ -52,6 +55,7 @@ export function registerTarget<O extends OptionDeclarations, D>(target: Generati
         options,
         outputFolderOption: folders[0],
         hasTemplates: target.templates !== undefined,
+        viewModelSchema: target.templates?.viewModelSchema,
         usesSourceModel: target.usesSourceModel ?? false,
         use: (use) => use(target),
     };
@@ -104,6 +108,27 @@ export function targetOutputFolder(target: RegisteredTarget, given: RawOptionVal
     if (!option) return [target.name];
     const value = given[option.name] ?? option.declaration.default;
     return [target.name, String(value)];
+}
+
+/** One output of a target: the option values that select it and its folder below `<out>/<database>/`. */
+export interface TargetVariant {
+    readonly options: RawOptionValues;
+    readonly folder: readonly string[];
+}
+
+/**
+ * Every output folder a target can write, with the option values that select it: one per value of its
+ * output-folder option (`redis/redisearch2`, `redis/redisearch1`), else its own folder with the defaults. The
+ * examples' goldens hold exactly these (scripts/regenerate-examples.mjs).
+ */
+export function targetVariants(target: RegisteredTarget): TargetVariant[] {
+    const option = target.outputFolderOption;
+    if (!option || option.declaration.type !== 'choice')
+        return [{ options: {}, folder: targetOutputFolder(target, {}) }];
+    return option.declaration.choices.map((choice) => {
+        const options = { [option.name]: choice };
+        return { options, folder: targetOutputFolder(target, options) };
+    });
 }
 
 /** Every option any target declares, by name, with the targets that declare it (front ends build flags from it). */

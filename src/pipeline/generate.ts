@@ -131,8 +131,8 @@ export async function generateModels(
                 }
                 // The KVLM model is garbage once the design is built. It is not collected here: the files are written
                 // in chunks, so rendering holds little besides the design, and V8's own collection during rendering
-                // frees the model (a forced one here cost 0.4 s of a 1000 × 1000 model's run and was followed by
-                // two more anyway, the heap limit it leaves being tight); the peak stays the load's.
+                // frees the model (a forced one here costs a full marking and is followed by more anyway, the
+                // heap limit it leaves being tight); the peak stays the load's.
                 result.files = await writeOutputs(planned.outputDir, planned.files);
                 phaseDone('render and write');
                 usedOutputs.set(planned.outputDir, input);

@@ -1,9 +1,8 @@
 /**
  * Hands memory back between the phases of a large run. V8 grows the heap rather than collect while it is
- * far below its limit: on a 300 × 1000 model `generate` ran one full collection in a minute, so the source
- * model's syntax tree, dropped after the transformation, still counted in the peak when the files were
- * rendered (2.0 GB instead of 1.3). A full collection at the point where most of the heap just became
- * garbage costs about the marking of what is still live (the KVLM, some 100 ms) and keeps the peak down.
+ * far below its limit, so the source model's syntax tree, dropped after the transformation, can still count in
+ * the peak when the files are rendered. A full collection at the point where most of the heap just became
+ * garbage costs about the marking of what is still live (the KVLM) and keeps the peak down.
  */
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';

@@ -9,19 +9,10 @@ import { KvmodError } from './errors.js';
 
 /**
  * Heap a loaded model takes per token (name, number, string, punctuation), parsed, linked and validated
- * (CST, AST, indexes), with a margin. Measured on the issue-14 grid files with the batch runs' lean CST
- * (language/common/lean-cst.ts): 4.07 M tokens of PIDM (10.5 MB) peaked at 2.25 GB of heap (2.4 GB RSS;
- * 3.0 GB before the lean CST), 1.93 M tokens of KVLM (9 MB) at 1.0 GB before it. Tokens, not characters:
- * a 10 MB string literal is one token. PIDM lowered to 500 when AST nodes got one shape per type and the
- * parser stopped keeping the last tree (common/kvmod-parser.ts): `validate` on that grid then peaked at
- * 1.9 GB of RSS, and `transform` (which releases the CST after validation) finished in 3.0 GB.
- * PIDM stays at 500 with the batch runs' Chevrotain parser (language/pidm/pidm-batch-parser.ts), although
- * `validate` on that grid now peaks at 1.54 GB of RSS (1.89 GB before) and `generate` at 2.18 GB: the guard
- * runs before parsing, and a text with a syntax error is parsed again by Langium's parser once the batch
- * parser gives up, at Langium's cost (the grid with an error on its last line: 2.85 GB of RSS, the batch
- * parser's abandoned tree being garbage V8 collects when the heap nears its limit). Since the batch parser
- * lexes a large text in chunks and a path step's CST stand-in is also its reference, `validate` on that grid
- * peaks at 1.17 GB of RSS; the estimate stays, for the same reason.
+ * (CST, AST, indexes), with a margin; calibrated on the 1000 × 1000 grid files (the figures: docs/benchmarks.md).
+ * Tokens, not characters: a 10 MB string literal is one token. PIDM stays above what the batch runs' parser
+ * needs: the guard runs before parsing, and a text with a syntax error is parsed again by Langium's parser once
+ * the batch parser gives up, at Langium's cost.
  */
 export const HEAP_BYTES_PER_TOKEN = { pidm: 500, kvlm: 560 } as const;
 

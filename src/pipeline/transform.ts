@@ -30,9 +30,8 @@ import { checkBuiltKvlm, formatDiagnostic, loadWorkspace, type KvmodDiagnostic }
 /**
  * How much more than loading the PIDM a transformation takes at its peak, for the memory guard: the peak is
  * the in-memory check of the KVLM while the PIDM is still loaded (when the caller keeps it; otherwise it is freed
- * before the check); printing and generation come after the PIDM is freed. Measured (peak RSS of `transform` and `generate --target redis`
- * over `validate`): 1.24 and 1.25 on the 300 × 1000 grid file, 1.16 for `generate` on 1000 × 1000 (2.48 GB
- * over 2.14), since the check's symbol index is small (built-model-check.ts); with a margin.
+ * before the check); printing and generation come after the PIDM is freed. The check's symbol index is small
+ * (built-model-check.ts): the measured ratios (docs/benchmarks.md) stay below this, which keeps a margin.
  */
 export const TRANSFORM_HEAP_SCALE = 1.4;
 
@@ -191,8 +190,8 @@ async function loadAndTransform(
         };
     phaseDone('load');
     // Parsing left the syntax trees (released once validated) and the parser's garbage: collected now, before the
-    // transformation adds the KVLM, rather than whenever V8 next gets to it (on the 1000 × 1000 grid that was
-    // sometimes after the transformation, with the KVLM and 0.9 GB of garbage in the heap at once: 2.5 GB of RSS).
+    // transformation adds the KVLM, rather than whenever V8 next gets to it (on a large model that can be after the
+    // transformation, with the KVLM and the garbage in the heap at once).
     releaseHeap();
     phaseDone('release syntax');
     const models = workspace.pidm.map((entry) => entry.model);

@@ -335,7 +335,7 @@ async function checkInstanceData(
 ): Promise<{ problems: string[]; index: InstanceIndex }> {
     // Data that fits needs no ajv: the model's shapes are checked on the objects' one pass (`modelShapes`). Data that
     // does not fit is checked by ajv, which finds the errors. ajv is loaded then only: valid data never pays for
-    // loading it (~40 ms of a load's start-up).
+    // loading it at start-up.
     const shapes = modelShapes(model);
     if (shapes !== undefined && shapes.fitsTop(data)) {
         const checked = checkObjects(model, data as InstanceData, file, shapes, locate);
@@ -643,7 +643,7 @@ function isRegularFile(path: string): boolean {
 export async function readInstanceText(path: string): Promise<string> {
     try {
         // Decoded at once, not as `readFile(path, 'utf8')` does (chunk by chunk, joined into a string JSON.parse must
-        // flatten first): ~10 ms less of a 14 MB file.
+        // flatten first).
         const bytes = await readWhole(path);
         let decoded: ReturnType<typeof decodeUtf8>;
         try {

@@ -10,6 +10,7 @@ import { join, relative } from 'node:path';
 import { memoryIo } from '../../src/cli/cli-io.js';
 import { main } from '../../src/cli/main.js';
 import type { GenerateReport } from '../../src/cli/generate-actions.js';
+import { REPORT_DESIGNS } from '../../src/generation/report/report-designs.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
 import { startSilentServer } from '../support/silent-servers.js';
 import { REPO_ROOT } from './run-kvmod.js';
@@ -164,7 +165,9 @@ describe('kvmod.config.json', () => {
             // The report shows the access paths of the dialect it is given, so the server decides it too.
             const forServer = await kvmod(['generate', model, '-o', out, '-t', 'report', '--redis', server.url]);
             expect(forServer.status).toBe(0);
-            expect(await readFile(join(out, 'ride', 'report', 'report.md'), 'utf8')).toContain('RediSearch 1.2');
+            expect(await readFile(join(out, 'ride', 'report', REPORT_DESIGNS[0], 'report.md'), 'utf8')).toContain(
+                'RediSearch 1.2',
+            );
             const secret = server.url.replace('redis://', 'redis://:hunter2@');
             const wrong = await kvmod(['generate', model, '-o', out, '--redis', secret]);
             expect(wrong.status).toBe(1);

@@ -77,6 +77,7 @@ describe('the packaged .vsix', () => {
             'kvmod.redis.dialect',
             'kvmod.redis.limit',
             'kvmod.report.dbPrefix',
+            'kvmod.report.design',
             'kvmod.report.dialect',
             'kvmod.runtime.dataFile',
             'kvmod.runtime.redisUrl',

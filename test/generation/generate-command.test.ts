@@ -7,7 +7,7 @@ import { main } from '../../src/cli/main.js';
 import { runGenerate, type GenerateArgs, type GenerateReport } from '../../src/cli/generate-actions.js';
 import { runTemplatesEject, runTemplatesList } from '../../src/cli/templates-actions.js';
 import { memoryIo } from '../../src/cli/cli-io.js';
-import { redisTarget, redisTargetOptions, validateViewModel } from '../../src/generation/index.js';
+import { generationTargets, redisTarget, redisTargetOptions, validateViewModel } from '../../src/generation/index.js';
 import { repoRoot } from './generation-fixtures.js';
 
 let dir: string;
@@ -260,6 +260,8 @@ describe('kvmod templates', () => {
     test('eject of an unknown target is a user error', async () => {
         const io = memoryIo();
         expect(await main(['templates', 'eject', 'mongo', dir], io)).toBe(1);
-        expect(io.stderr).toContain("kvmod: unknown target 'mongo' (known: redis, redis-core, report, typescript)");
+        expect(io.stderr).toContain(
+            `kvmod: unknown target 'mongo' (known: ${[...generationTargets.keys()].join(', ')})`,
+        );
     });
 });

@@ -1,8 +1,8 @@
 /**
  * The TypeScript target: the generated client of every KVLM fixture and example, in both dialects, compiles with
- * `--strict` (and more) against the real `redis` package types, in one TypeScript program; the README's example
- * compiles with them; names get one safe spelling and collisions are refused; the embedded run-time files are the
- * Redis target's own modules.
+ * `--strict` (and more) against the real `redis` package types, in one TypeScript program; the client example of
+ * docs/targets.md compiles with them; names get one safe spelling and collisions are refused; the embedded
+ * run-time files are the Redis target's own modules.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
@@ -32,11 +32,12 @@ export const STRICT_OPTIONS: ts.CompilerOptions = {
     skipLibCheck: true,
 };
 
-/** The README's client example: the code block after the marker line. */
-export async function readmeExample(): Promise<string> {
-    const readme = await readFile(join(repoRoot, 'README.md'), 'utf8');
-    const match = /<!-- typescript-client-example -->\s*```ts\n([\s\S]*?)```/.exec(readme);
-    if (!match) throw new Error('README.md has no TypeScript client example after <!-- typescript-client-example -->');
+/** The client example of docs/targets.md: the code block after the marker line. */
+export async function docsExample(): Promise<string> {
+    const page = await readFile(join(repoRoot, 'docs', 'targets.md'), 'utf8');
+    const match = /<!-- typescript-client-example -->\s*```ts\n([\s\S]*?)```/.exec(page);
+    if (!match)
+        throw new Error('docs/targets.md has no TypeScript client example after <!-- typescript-client-example -->');
     return match[1]!;
 }
 
@@ -53,7 +54,7 @@ afterAll(async () => {
 });
 
 describe('typescript target', () => {
-    test('every generated client (every KVLM model, both dialects) and the README example compile strict against the redis types', async () => {
+    test('every generated client (every KVLM model, both dialects) and the client example of the docs compile strict against the redis types', async () => {
         // The run-time files are the same in every output (checked here): one shared copy, linked as each
         // output's kvmod/ folder, is type-checked once.
         const runtime = CLIENT_RUNTIME_FILES.map(({ path, content }) => ({ path, content }));
@@ -73,12 +74,12 @@ describe('typescript target', () => {
                 roots.push(join(out, 'client.ts'));
             }
         }
-        // The README example imports the airflights client generated into ./out.
-        const example = join(dir, 'readme-example.ts');
+        // The docs' example imports the airflights client generated into ./out.
+        const example = join(dir, 'docs-example.ts');
         const airflights = join(dir, 'examples_airflights_airflights_kvlm', 'redisearch2', 'client.js');
         await writeFile(
             example,
-            (await readmeExample()).replace(
+            (await docsExample()).replace(
                 "'./out/airflights/typescript/redisearch2/client.js'",
                 JSON.stringify(airflights),
             ),

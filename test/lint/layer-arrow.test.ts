@@ -1,5 +1,5 @@
 /**
- * The architecture's one arrow of dependencies (ARCHITECTURE.md), as the lint config holds it: an import against
+ * The architecture's one arrow of dependencies (docs/architecture.md), as the lint config holds it: an import against
  * the arrow fails `npm run lint`, a lazy `import()` as much as a static one, and the config exempts nothing.
  */
 import { describe, expect, test } from '@jest/globals';
@@ -49,6 +49,33 @@ describe('the layer arrow', () => {
                 ),
             ],
         );
+        // The entity operations (src/runtime/entities) are as engine-neutral as the runtime's own files.
+        expect(await lint('src/runtime/entities/x.ts', "export { f } from '../redis-core/core-runtime.js';\n")).toEqual(
+            [
+                restricted(
+                    '../redis-core/core-runtime.js',
+                    'the entity operations are engine-neutral: they import no engine.',
+                ),
+            ],
+        );
+        expect(
+            await lint(
+                'src/runtime/entities/x.ts',
+                "export const f = () => import('../redisearch/redis-engine.js');\n",
+            ),
+        ).toEqual(['no-restricted-syntax: the entity operations are engine-neutral: they import no engine.']);
+        expect(
+            await lint(
+                'src/runtime/entities/x.ts',
+                "export { f } from '../../generation/shared/redis-text-rules.js';\n",
+            ),
+        ).toEqual([
+            restricted(
+                '../../generation/shared/redis-text-rules.js',
+                'the entity operations are engine-neutral: they import no target.',
+            ),
+        ]);
+        expect(await lint('src/runtime/entities/x.ts', "export { f } from '../materialize.js';\n")).toEqual([]);
         // The registry names the engines, lazily only.
         expect(
             await lint(

@@ -5,7 +5,7 @@
 "use strict";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/report-view-model.schema.json","title":"The report target's view model","description":"What templates/report/*.hbs receive (src/generation/report/report-design.ts): the PIDM as entities and relationships, the collections with row grain, key, fields and queries, the merge decisions, and each query's access path in the chosen dialect of the redis target.","type":"object","additionalProperties":false,"required":["target","database","source","engine","pidm","collections","merges","queries"],"properties":{"target":{"const":"report"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"engine":{"type":"string"},"pidm":{"anyOf":[{"type":"object","additionalProperties":false,"required":["entities","relationships"],"properties":{"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","attributes"],"properties":{"name":{"type":"string"},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","key","note"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"key":{"type":"boolean"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}}}},"relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","toCardinality","written","kind"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"toCardinality":{"enum":["exactly-one","zero-or-one","zero-or-more","one-or-more"]},"written":{"type":"string"},"kind":{"enum":["one","optional","many"]}}}}}},{"type":"null"}]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","grain","nodes","edges","key","fields","queries"],"properties":{"name":{"type":"string"},"grain":{"type":"string"},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","name","entity","root"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"root":{"type":"boolean"}}}},"edges":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","cardinality"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"cardinality":{"type":"string"}}}},"key":{"type":"object","additionalProperties":false,"required":["field","kind","parts","pattern"],"properties":{"field":{"type":"string"},"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"string"}},"pattern":{"type":"string"}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","label","roles","indexed"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"source":{"type":"string"},"label":{"type":"string"},"roles":{"type":"array","items":{"type":"string"}},"indexed":{"type":"boolean"}}}},"queries":{"type":"array","items":{"type":"string"}}}}},"merges":{"anyOf":[{"type":"object","additionalProperties":false,"required":["policy","threshold","decisions"],"properties":{"policy":{"type":"string"},"threshold":{"type":"number"},"decisions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right","common","leftSize","rightSize","leftRatio","rightRatio","merged","outcome"],"properties":{"left":{"type":"string"},"right":{"type":"string"},"common":{"type":"integer"},"leftSize":{"type":"integer"},"rightSize":{"type":"integer"},"leftRatio":{"type":"string"},"rightRatio":{"type":"string"},"merged":{"type":"boolean"},"outcome":{"type":"string"}}}}}},{"type":"null"}]},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","collection","params","where","orderBy","select","access"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string"},"type":{"type":"string"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"select":{"type":"array","items":{"type":"string"}},"access":{"type":"object","additionalProperties":false,"required":["index","operation","filter","sort","command"],"properties":{"index":{"type":"string"},"operation":{"type":"string"},"filter":{"type":"string"},"sort":{"type":"string"},"command":{"type":"string"}}}}}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/report-view-model.schema.json","title":"The report target's view model","description":"What templates/report/*.hbs receive (src/generation/report/report-design.ts): the PIDM as entities and relationships, the collections with row grain, key, fields and queries, the merge decisions, the write map, and each query's access path in the chosen design (the redis target's, in the chosen dialect, or the redis-core target's).","type":"object","additionalProperties":false,"required":["target","database","source","writeMap","design","engine","pidm","collections","merges","queries"],"properties":{"target":{"const":"report"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"writeMap":{"description":"Per entity, the collection fields that copy each attribute and reference and the rows an update of one instance rewrites (transformations/write-map); null without the source PIDM.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","lines"],"properties":{"entity":{"type":"string"},"lines":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copy","roles","rows"],"properties":{"member":{"type":"string"},"copy":{"anyOf":[{"type":"string"},{"type":"null"}]},"roles":{"type":"string"},"rows":{"type":"string"}}}}}}},{"type":"null"}]},"design":{"enum":["redis","redis-core"],"description":"The design whose keys and access paths the report shows."},"engine":{"type":"string"},"pidm":{"anyOf":[{"type":"object","additionalProperties":false,"required":["entities","relationships"],"properties":{"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","attributes"],"properties":{"name":{"type":"string"},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","key","note"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"key":{"type":"boolean"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}}}},"relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","toCardinality","written","kind"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"toCardinality":{"enum":["exactly-one","zero-or-one","zero-or-more","one-or-more"]},"written":{"type":"string"},"kind":{"enum":["one","optional","many"]}}}}}},{"type":"null"}]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","grain","nodes","edges","key","fields","queries","coreKeys"],"properties":{"name":{"type":"string"},"grain":{"type":"string"},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","name","entity","root"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"root":{"type":"boolean"}}}},"edges":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","cardinality"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"cardinality":{"type":"string"}}}},"key":{"type":"object","additionalProperties":false,"required":["field","kind","parts","pattern"],"properties":{"field":{"type":"string"},"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"string"}},"pattern":{"type":"string"}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","label","roles","indexed"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"source":{"type":"string"},"label":{"type":"string"},"roles":{"type":"array","items":{"type":"string"}},"indexed":{"type":"boolean"}}}},"queries":{"type":"array","items":{"type":"string"}},"coreKeys":{"description":"The keys the redis-core design stores for the collection; null for the redis design.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"}}}},{"type":"null"}]}}}},"merges":{"anyOf":[{"type":"object","additionalProperties":false,"required":["policy","threshold","decisions"],"properties":{"policy":{"type":"string"},"threshold":{"type":"number"},"decisions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right","common","leftSize","rightSize","leftRatio","rightRatio","merged","outcome"],"properties":{"left":{"type":"string"},"right":{"type":"string"},"common":{"type":"integer"},"leftSize":{"type":"integer"},"rightSize":{"type":"integer"},"leftRatio":{"type":"string"},"rightRatio":{"type":"string"},"merged":{"type":"boolean"},"outcome":{"type":"string"}}}}}},{"type":"null"}]},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","collection","params","where","orderBy","select","access","core"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string"},"type":{"type":"string"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"select":{"type":"array","items":{"type":"string"}},"access":{"description":"The redis design's access path; null for the redis-core design.","anyOf":[{"type":"object","additionalProperties":false,"required":["index","operation","filter","sort","command"],"properties":{"index":{"type":"string"},"operation":{"type":"string"},"filter":{"type":"string"},"sort":{"type":"string"},"command":{"type":"string"}}},{"type":"null"}]},"core":{"description":"The redis-core design's access path: the FCALL, the keys read, the round trips; null for the redis design.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","keys","args","command","clusterCommand","access","indexKeys","rowKeys","server","cluster","warning"],"properties":{"function":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"command":{"type":"string"},"clusterCommand":{"type":"string"},"access":{"type":"string"},"indexKeys":{"type":"array","items":{"type":"string"}},"rowKeys":{"type":"string"},"server":{"type":"string"},"cluster":{"type":"string"},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},{"type":"null"}]}}}}}};
 const func1 = Object.prototype.hasOwnProperty;
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -50,8 +50,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.engine === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "engine"},message:"must have required property '"+"engine"+"'"};
+if(data.writeMap === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "writeMap"},message:"must have required property '"+"writeMap"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -60,8 +60,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.pidm === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "pidm"},message:"must have required property '"+"pidm"+"'"};
+if(data.design === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "design"},message:"must have required property '"+"design"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -70,8 +70,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.collections === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "collections"},message:"must have required property '"+"collections"+"'"};
+if(data.engine === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "engine"},message:"must have required property '"+"engine"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -80,8 +80,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.merges === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merges"},message:"must have required property '"+"merges"+"'"};
+if(data.pidm === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "pidm"},message:"must have required property '"+"pidm"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -90,8 +90,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.queries === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data.collections === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "collections"},message:"must have required property '"+"collections"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -100,9 +100,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((((((((key0 === "target") || (key0 === "database")) || (key0 === "source")) || (key0 === "engine")) || (key0 === "pidm")) || (key0 === "collections")) || (key0 === "merges")) || (key0 === "queries"))){
-const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.merges === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merges"},message:"must have required property '"+"merges"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -111,10 +110,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.target !== undefined){
-if("report" !== data.target){
-const err9 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/const",keyword:"const",params:{allowedValue: "report"},message:"must be equal to constant"};
+if(data.queries === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -123,15 +120,38 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data.database !== undefined){
-if(typeof data.database !== "string"){
-const err10 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema31.properties, key0))){
+const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.target !== undefined){
+if("report" !== data.target){
+const err11 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/const",keyword:"const",params:{allowedValue: "report"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.database !== undefined){
+if(typeof data.database !== "string"){
+const err12 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -142,12 +162,12 @@ const _errs6 = errors;
 let valid1 = false;
 const _errs7 = errors;
 if(typeof data2 !== "string"){
-const err11 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err13 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err13];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err13);
 }
 errors++;
 }
@@ -155,24 +175,24 @@ var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
 const _errs9 = errors;
 if(data2 !== null){
-const err12 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err14 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err14];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err14);
 }
 errors++;
 }
 var _valid0 = _errs9 === errors;
 valid1 = valid1 || _valid0;
 if(!valid1){
-const err13 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err15 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err15];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err15);
 }
 errors++;
 }
@@ -188,36 +208,18 @@ vErrors = null;
 }
 }
 }
-if(data.engine !== undefined){
-if(typeof data.engine !== "string"){
-const err14 = {instancePath:instancePath+"/engine",schemaPath:"#/properties/engine/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.pidm !== undefined){
-let data4 = data.pidm;
-const _errs14 = errors;
+if(data.writeMap !== undefined){
+let data3 = data.writeMap;
+const _errs12 = errors;
 let valid2 = false;
-const _errs15 = errors;
+const _errs13 = errors;
+if(Array.isArray(data3)){
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.entities === undefined){
-const err15 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(data4.relationships === undefined){
-const err16 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "relationships"},message:"must have required property '"+"relationships"+"'"};
+if(data4.entity === undefined){
+const err16 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -226,9 +228,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-for(const key1 in data4){
-if(!((key1 === "entities") || (key1 === "relationships"))){
-const err17 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data4.lines === undefined){
+const err17 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/required",keyword:"required",params:{missingProperty: "lines"},message:"must have required property '"+"lines"+"'"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -237,16 +238,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-if(data4.entities !== undefined){
-let data5 = data4.entities;
-if(Array.isArray(data5)){
-const len0 = data5.length;
-for(let i0=0; i0<len0; i0++){
-let data6 = data5[i0];
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.name === undefined){
-const err18 = {instancePath:instancePath+"/pidm/entities/" + i0,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+for(const key1 in data4){
+if(!((key1 === "entity") || (key1 === "lines"))){
+const err18 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -255,8 +249,10 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(data6.attributes === undefined){
-const err19 = {instancePath:instancePath+"/pidm/entities/" + i0,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
+}
+if(data4.entity !== undefined){
+if(typeof data4.entity !== "string"){
+const err19 = {instancePath:instancePath+"/writeMap/" + i0+"/entity",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -265,9 +261,16 @@ vErrors.push(err19);
 }
 errors++;
 }
-for(const key2 in data6){
-if(!((key2 === "name") || (key2 === "attributes"))){
-const err20 = {instancePath:instancePath+"/pidm/entities/" + i0,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+}
+if(data4.lines !== undefined){
+let data6 = data4.lines;
+if(Array.isArray(data6)){
+const len1 = data6.length;
+for(let i1=0; i1<len1; i1++){
+let data7 = data6[i1];
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+if(data7.member === undefined){
+const err20 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "member"},message:"must have required property '"+"member"+"'"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -276,10 +279,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data6.name !== undefined){
-if(typeof data6.name !== "string"){
-const err21 = {instancePath:instancePath+"/pidm/entities/" + i0+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data7.copy === undefined){
+const err21 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "copy"},message:"must have required property '"+"copy"+"'"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -288,16 +289,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-if(data6.attributes !== undefined){
-let data8 = data6.attributes;
-if(Array.isArray(data8)){
-const len1 = data8.length;
-for(let i1=0; i1<len1; i1++){
-let data9 = data8[i1];
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-if(data9.name === undefined){
-const err22 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data7.roles === undefined){
+const err22 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -306,8 +299,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(data9.type === undefined){
-const err23 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data7.rows === undefined){
+const err23 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "rows"},message:"must have required property '"+"rows"+"'"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -316,8 +309,9 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data9.key === undefined){
-const err24 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+for(const key2 in data7){
+if(!((((key2 === "member") || (key2 === "copy")) || (key2 === "roles")) || (key2 === "rows"))){
+const err24 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -326,8 +320,10 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(data9.note === undefined){
-const err25 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
+}
+if(data7.member !== undefined){
+if(typeof data7.member !== "string"){
+const err25 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1+"/member",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/member/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -336,9 +332,14 @@ vErrors.push(err25);
 }
 errors++;
 }
-for(const key3 in data9){
-if(!((((key3 === "name") || (key3 === "type")) || (key3 === "key")) || (key3 === "note"))){
-const err26 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+}
+if(data7.copy !== undefined){
+let data9 = data7.copy;
+const _errs28 = errors;
+let valid9 = false;
+const _errs29 = errors;
+if(typeof data9 !== "string"){
+const err26 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1+"/copy",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/copy/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -347,10 +348,11 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data9.name !== undefined){
-if(typeof data9.name !== "string"){
-const err27 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid2 = _errs29 === errors;
+valid9 = valid9 || _valid2;
+const _errs31 = errors;
+if(data9 !== null){
+const err27 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1+"/copy",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/copy/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -359,10 +361,10 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-if(data9.type !== undefined){
-if(typeof data9.type !== "string"){
-const err28 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/type",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid2 = _errs31 === errors;
+valid9 = valid9 || _valid2;
+if(!valid9){
+const err28 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1+"/copy",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/copy/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -371,10 +373,21 @@ vErrors.push(err28);
 }
 errors++;
 }
+else {
+errors = _errs28;
+if(vErrors !== null){
+if(_errs28){
+vErrors.length = _errs28;
 }
-if(data9.key !== undefined){
-if(typeof data9.key !== "boolean"){
-const err29 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/key",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/key/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data7.roles !== undefined){
+if(typeof data7.roles !== "string"){
+const err29 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1+"/roles",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/roles/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -384,13 +397,9 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data9.note !== undefined){
-let data13 = data9.note;
-const _errs37 = errors;
-let valid10 = false;
-const _errs38 = errors;
-if(typeof data13 !== "string"){
-const err30 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data7.rows !== undefined){
+if(typeof data7.rows !== "string"){
+const err30 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1+"/rows",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/rows/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -399,11 +408,10 @@ vErrors.push(err30);
 }
 errors++;
 }
-var _valid2 = _errs38 === errors;
-valid10 = valid10 || _valid2;
-const _errs40 = errors;
-if(data13 !== null){
-const err31 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -412,10 +420,10 @@ vErrors.push(err31);
 }
 errors++;
 }
-var _valid2 = _errs40 === errors;
-valid10 = valid10 || _valid2;
-if(!valid10){
-const err32 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/writeMap/" + i0+"/lines",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -424,21 +432,10 @@ vErrors.push(err32);
 }
 errors++;
 }
-else {
-errors = _errs37;
-if(vErrors !== null){
-if(_errs37){
-vErrors.length = _errs37;
-}
-else {
-vErrors = null;
-}
-}
-}
 }
 }
 else {
-const err33 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes/" + i1,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err33 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -450,7 +447,7 @@ errors++;
 }
 }
 else {
-const err34 = {instancePath:instancePath+"/pidm/entities/" + i0+"/attributes",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err34 = {instancePath:instancePath+"/writeMap",schemaPath:"#/properties/writeMap/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -459,10 +456,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/pidm/entities/" + i0,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid1 = _errs13 === errors;
+valid2 = valid2 || _valid1;
+const _errs37 = errors;
+if(data3 !== null){
+const err35 = {instancePath:instancePath+"/writeMap",schemaPath:"#/properties/writeMap/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -471,10 +469,10 @@ vErrors.push(err35);
 }
 errors++;
 }
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/pidm/entities",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+var _valid1 = _errs37 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err36 = {instancePath:instancePath+"/writeMap",schemaPath:"#/properties/writeMap/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -483,16 +481,22 @@ vErrors.push(err36);
 }
 errors++;
 }
+else {
+errors = _errs12;
+if(vErrors !== null){
+if(_errs12){
+vErrors.length = _errs12;
 }
-if(data4.relationships !== undefined){
-let data14 = data4.relationships;
-if(Array.isArray(data14)){
-const len2 = data14.length;
-for(let i2=0; i2<len2; i2++){
-let data15 = data14[i2];
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.from === undefined){
-const err37 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.design !== undefined){
+let data12 = data.design;
+if(!((data12 === "redis") || (data12 === "redis-core"))){
+const err37 = {instancePath:instancePath+"/design",schemaPath:"#/properties/design/enum",keyword:"enum",params:{allowedValues: schema31.properties.design.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -501,8 +505,10 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(data15.to === undefined){
-const err38 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+}
+if(data.engine !== undefined){
+if(typeof data.engine !== "string"){
+const err38 = {instancePath:instancePath+"/engine",schemaPath:"#/properties/engine/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -511,8 +517,15 @@ vErrors.push(err38);
 }
 errors++;
 }
-if(data15.reference === undefined){
-const err39 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
+}
+if(data.pidm !== undefined){
+let data14 = data.pidm;
+const _errs43 = errors;
+let valid10 = false;
+const _errs44 = errors;
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(data14.entities === undefined){
+const err39 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -521,8 +534,8 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(data15.toCardinality === undefined){
-const err40 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "toCardinality"},message:"must have required property '"+"toCardinality"+"'"};
+if(data14.relationships === undefined){
+const err40 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "relationships"},message:"must have required property '"+"relationships"+"'"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -531,8 +544,9 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(data15.written === undefined){
-const err41 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "written"},message:"must have required property '"+"written"+"'"};
+for(const key3 in data14){
+if(!((key3 === "entities") || (key3 === "relationships"))){
+const err41 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -541,8 +555,16 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(data15.kind === undefined){
-const err42 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+}
+if(data14.entities !== undefined){
+let data15 = data14.entities;
+if(Array.isArray(data15)){
+const len2 = data15.length;
+for(let i2=0; i2<len2; i2++){
+let data16 = data15[i2];
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.name === undefined){
+const err42 = {instancePath:instancePath+"/pidm/entities/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -551,9 +573,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-for(const key4 in data15){
-if(!((((((key4 === "from") || (key4 === "to")) || (key4 === "reference")) || (key4 === "toCardinality")) || (key4 === "written")) || (key4 === "kind"))){
-const err43 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(data16.attributes === undefined){
+const err43 = {instancePath:instancePath+"/pidm/entities/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -562,10 +583,9 @@ vErrors.push(err43);
 }
 errors++;
 }
-}
-if(data15.from !== undefined){
-if(typeof data15.from !== "string"){
-const err44 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/from",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key4 in data16){
+if(!((key4 === "name") || (key4 === "attributes"))){
+const err44 = {instancePath:instancePath+"/pidm/entities/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -575,9 +595,9 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data15.to !== undefined){
-if(typeof data15.to !== "string"){
-const err45 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/to",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data16.name !== undefined){
+if(typeof data16.name !== "string"){
+const err45 = {instancePath:instancePath+"/pidm/entities/" + i2+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -587,9 +607,15 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data15.reference !== undefined){
-if(typeof data15.reference !== "string"){
-const err46 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/reference",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data16.attributes !== undefined){
+let data18 = data16.attributes;
+if(Array.isArray(data18)){
+const len3 = data18.length;
+for(let i3=0; i3<len3; i3++){
+let data19 = data18[i3];
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(data19.name === undefined){
+const err46 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -598,11 +624,8 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-if(data15.toCardinality !== undefined){
-let data19 = data15.toCardinality;
-if(!((((data19 === "exactly-one") || (data19 === "zero-or-one")) || (data19 === "zero-or-more")) || (data19 === "one-or-more"))){
-const err47 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/toCardinality",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/toCardinality/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.toCardinality.enum},message:"must be equal to one of the allowed values"};
+if(data19.type === undefined){
+const err47 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -611,10 +634,8 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-if(data15.written !== undefined){
-if(typeof data15.written !== "string"){
-const err48 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/written",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/written/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data19.key === undefined){
+const err48 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -623,11 +644,8 @@ vErrors.push(err48);
 }
 errors++;
 }
-}
-if(data15.kind !== undefined){
-let data21 = data15.kind;
-if(!(((data21 === "one") || (data21 === "optional")) || (data21 === "many"))){
-const err49 = {instancePath:instancePath+"/pidm/relationships/" + i2+"/kind",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(data19.note === undefined){
+const err49 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -636,10 +654,9 @@ vErrors.push(err49);
 }
 errors++;
 }
-}
-}
-else {
-const err50 = {instancePath:instancePath+"/pidm/relationships/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key5 in data19){
+if(!((((key5 === "name") || (key5 === "type")) || (key5 === "key")) || (key5 === "note"))){
+const err50 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -649,9 +666,9 @@ vErrors.push(err50);
 errors++;
 }
 }
-}
-else {
-const err51 = {instancePath:instancePath+"/pidm/relationships",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data19.name !== undefined){
+if(typeof data19.name !== "string"){
+const err51 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -661,9 +678,9 @@ vErrors.push(err51);
 errors++;
 }
 }
-}
-else {
-const err52 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data19.type !== undefined){
+if(typeof data19.type !== "string"){
+const err52 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3+"/type",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -672,11 +689,10 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid1 = _errs15 === errors;
-valid2 = valid2 || _valid1;
-const _errs57 = errors;
-if(data4 !== null){
-const err53 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data19.key !== undefined){
+if(typeof data19.key !== "boolean"){
+const err53 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3+"/key",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/key/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -685,10 +701,14 @@ vErrors.push(err53);
 }
 errors++;
 }
-var _valid1 = _errs57 === errors;
-valid2 = valid2 || _valid1;
-if(!valid2){
-const err54 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data19.note !== undefined){
+let data23 = data19.note;
+const _errs66 = errors;
+let valid18 = false;
+const _errs67 = errors;
+if(typeof data23 !== "string"){
+const err54 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -697,27 +717,11 @@ vErrors.push(err54);
 }
 errors++;
 }
-else {
-errors = _errs14;
-if(vErrors !== null){
-if(_errs14){
-vErrors.length = _errs14;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.collections !== undefined){
-let data22 = data.collections;
-if(Array.isArray(data22)){
-const len3 = data22.length;
-for(let i3=0; i3<len3; i3++){
-let data23 = data22[i3];
-if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
-if(data23.name === undefined){
-const err55 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+var _valid4 = _errs67 === errors;
+valid18 = valid18 || _valid4;
+const _errs69 = errors;
+if(data23 !== null){
+const err55 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -726,8 +730,10 @@ vErrors.push(err55);
 }
 errors++;
 }
-if(data23.grain === undefined){
-const err56 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "grain"},message:"must have required property '"+"grain"+"'"};
+var _valid4 = _errs69 === errors;
+valid18 = valid18 || _valid4;
+if(!valid18){
+const err56 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -736,8 +742,21 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(data23.nodes === undefined){
-const err57 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "nodes"},message:"must have required property '"+"nodes"+"'"};
+else {
+errors = _errs66;
+if(vErrors !== null){
+if(_errs66){
+vErrors.length = _errs66;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err57 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -746,8 +765,10 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(data23.edges === undefined){
-const err58 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "edges"},message:"must have required property '"+"edges"+"'"};
+}
+}
+else {
+const err58 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -756,8 +777,10 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(data23.key === undefined){
-const err59 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+}
+}
+else {
+const err59 = {instancePath:instancePath+"/pidm/entities/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -766,8 +789,10 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(data23.fields === undefined){
-const err60 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
+}
+}
+else {
+const err60 = {instancePath:instancePath+"/pidm/entities",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -776,8 +801,16 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(data23.queries === undefined){
-const err61 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+}
+if(data14.relationships !== undefined){
+let data24 = data14.relationships;
+if(Array.isArray(data24)){
+const len4 = data24.length;
+for(let i4=0; i4<len4; i4++){
+let data25 = data24[i4];
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+if(data25.from === undefined){
+const err61 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -786,9 +819,8 @@ vErrors.push(err61);
 }
 errors++;
 }
-for(const key5 in data23){
-if(!(((((((key5 === "name") || (key5 === "grain")) || (key5 === "nodes")) || (key5 === "edges")) || (key5 === "key")) || (key5 === "fields")) || (key5 === "queries"))){
-const err62 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(data25.to === undefined){
+const err62 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -797,10 +829,8 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-if(data23.name !== undefined){
-if(typeof data23.name !== "string"){
-const err63 = {instancePath:instancePath+"/collections/" + i3+"/name",schemaPath:"#/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data25.reference === undefined){
+const err63 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -809,10 +839,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-}
-if(data23.grain !== undefined){
-if(typeof data23.grain !== "string"){
-const err64 = {instancePath:instancePath+"/collections/" + i3+"/grain",schemaPath:"#/properties/collections/items/properties/grain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data25.toCardinality === undefined){
+const err64 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "toCardinality"},message:"must have required property '"+"toCardinality"+"'"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -821,16 +849,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-if(data23.nodes !== undefined){
-let data26 = data23.nodes;
-if(Array.isArray(data26)){
-const len4 = data26.length;
-for(let i4=0; i4<len4; i4++){
-let data27 = data26[i4];
-if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
-if(data27.id === undefined){
-const err65 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data25.written === undefined){
+const err65 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "written"},message:"must have required property '"+"written"+"'"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -839,8 +859,8 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(data27.name === undefined){
-const err66 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data25.kind === undefined){
+const err66 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -849,8 +869,9 @@ vErrors.push(err66);
 }
 errors++;
 }
-if(data27.entity === undefined){
-const err67 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
+for(const key6 in data25){
+if(!((((((key6 === "from") || (key6 === "to")) || (key6 === "reference")) || (key6 === "toCardinality")) || (key6 === "written")) || (key6 === "kind"))){
+const err67 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -859,8 +880,10 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(data27.root === undefined){
-const err68 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
+}
+if(data25.from !== undefined){
+if(typeof data25.from !== "string"){
+const err68 = {instancePath:instancePath+"/pidm/relationships/" + i4+"/from",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -869,9 +892,10 @@ vErrors.push(err68);
 }
 errors++;
 }
-for(const key6 in data27){
-if(!((((key6 === "id") || (key6 === "name")) || (key6 === "entity")) || (key6 === "root"))){
-const err69 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+}
+if(data25.to !== undefined){
+if(typeof data25.to !== "string"){
+const err69 = {instancePath:instancePath+"/pidm/relationships/" + i4+"/to",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -881,9 +905,9 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(data27.id !== undefined){
-if(typeof data27.id !== "string"){
-const err70 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4+"/id",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data25.reference !== undefined){
+if(typeof data25.reference !== "string"){
+const err70 = {instancePath:instancePath+"/pidm/relationships/" + i4+"/reference",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -893,9 +917,10 @@ vErrors.push(err70);
 errors++;
 }
 }
-if(data27.name !== undefined){
-if(typeof data27.name !== "string"){
-const err71 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4+"/name",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data25.toCardinality !== undefined){
+let data29 = data25.toCardinality;
+if(!((((data29 === "exactly-one") || (data29 === "zero-or-one")) || (data29 === "zero-or-more")) || (data29 === "one-or-more"))){
+const err71 = {instancePath:instancePath+"/pidm/relationships/" + i4+"/toCardinality",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/toCardinality/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.toCardinality.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -905,9 +930,9 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(data27.entity !== undefined){
-if(typeof data27.entity !== "string"){
-const err72 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4+"/entity",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data25.written !== undefined){
+if(typeof data25.written !== "string"){
+const err72 = {instancePath:instancePath+"/pidm/relationships/" + i4+"/written",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/written/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -917,9 +942,10 @@ vErrors.push(err72);
 errors++;
 }
 }
-if(data27.root !== undefined){
-if(typeof data27.root !== "boolean"){
-const err73 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4+"/root",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/root/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data25.kind !== undefined){
+let data31 = data25.kind;
+if(!(((data31 === "one") || (data31 === "optional")) || (data31 === "many"))){
+const err73 = {instancePath:instancePath+"/pidm/relationships/" + i4+"/kind",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -931,7 +957,7 @@ errors++;
 }
 }
 else {
-const err74 = {instancePath:instancePath+"/collections/" + i3+"/nodes/" + i4,schemaPath:"#/properties/collections/items/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err74 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -943,7 +969,7 @@ errors++;
 }
 }
 else {
-const err75 = {instancePath:instancePath+"/collections/" + i3+"/nodes",schemaPath:"#/properties/collections/items/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err75 = {instancePath:instancePath+"/pidm/relationships",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -953,15 +979,9 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(data23.edges !== undefined){
-let data32 = data23.edges;
-if(Array.isArray(data32)){
-const len5 = data32.length;
-for(let i5=0; i5<len5; i5++){
-let data33 = data32[i5];
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-if(data33.from === undefined){
-const err76 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+}
+else {
+const err76 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -970,8 +990,11 @@ vErrors.push(err76);
 }
 errors++;
 }
-if(data33.to === undefined){
-const err77 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+var _valid3 = _errs44 === errors;
+valid10 = valid10 || _valid3;
+const _errs86 = errors;
+if(data14 !== null){
+const err77 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -980,8 +1003,10 @@ vErrors.push(err77);
 }
 errors++;
 }
-if(data33.reference === undefined){
-const err78 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
+var _valid3 = _errs86 === errors;
+valid10 = valid10 || _valid3;
+if(!valid10){
+const err78 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -990,8 +1015,27 @@ vErrors.push(err78);
 }
 errors++;
 }
-if(data33.cardinality === undefined){
-const err79 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "cardinality"},message:"must have required property '"+"cardinality"+"'"};
+else {
+errors = _errs43;
+if(vErrors !== null){
+if(_errs43){
+vErrors.length = _errs43;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.collections !== undefined){
+let data32 = data.collections;
+if(Array.isArray(data32)){
+const len5 = data32.length;
+for(let i5=0; i5<len5; i5++){
+let data33 = data32[i5];
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+if(data33.name === undefined){
+const err79 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1000,9 +1044,8 @@ vErrors.push(err79);
 }
 errors++;
 }
-for(const key7 in data33){
-if(!((((key7 === "from") || (key7 === "to")) || (key7 === "reference")) || (key7 === "cardinality"))){
-const err80 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(data33.grain === undefined){
+const err80 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "grain"},message:"must have required property '"+"grain"+"'"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1011,10 +1054,8 @@ vErrors.push(err80);
 }
 errors++;
 }
-}
-if(data33.from !== undefined){
-if(typeof data33.from !== "string"){
-const err81 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5+"/from",schemaPath:"#/properties/collections/items/properties/edges/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data33.nodes === undefined){
+const err81 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "nodes"},message:"must have required property '"+"nodes"+"'"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1023,10 +1064,8 @@ vErrors.push(err81);
 }
 errors++;
 }
-}
-if(data33.to !== undefined){
-if(typeof data33.to !== "string"){
-const err82 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5+"/to",schemaPath:"#/properties/collections/items/properties/edges/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data33.edges === undefined){
+const err82 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "edges"},message:"must have required property '"+"edges"+"'"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1035,10 +1074,8 @@ vErrors.push(err82);
 }
 errors++;
 }
-}
-if(data33.reference !== undefined){
-if(typeof data33.reference !== "string"){
-const err83 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5+"/reference",schemaPath:"#/properties/collections/items/properties/edges/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data33.key === undefined){
+const err83 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1047,10 +1084,8 @@ vErrors.push(err83);
 }
 errors++;
 }
-}
-if(data33.cardinality !== undefined){
-if(typeof data33.cardinality !== "string"){
-const err84 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5+"/cardinality",schemaPath:"#/properties/collections/items/properties/edges/items/properties/cardinality/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data33.fields === undefined){
+const err84 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1059,10 +1094,8 @@ vErrors.push(err84);
 }
 errors++;
 }
-}
-}
-else {
-const err85 = {instancePath:instancePath+"/collections/" + i3+"/edges/" + i5,schemaPath:"#/properties/collections/items/properties/edges/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data33.queries === undefined){
+const err85 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1071,10 +1104,8 @@ vErrors.push(err85);
 }
 errors++;
 }
-}
-}
-else {
-const err86 = {instancePath:instancePath+"/collections/" + i3+"/edges",schemaPath:"#/properties/collections/items/properties/edges/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data33.coreKeys === undefined){
+const err86 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "coreKeys"},message:"must have required property '"+"coreKeys"+"'"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1083,12 +1114,9 @@ vErrors.push(err86);
 }
 errors++;
 }
-}
-if(data23.key !== undefined){
-let data38 = data23.key;
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-if(data38.field === undefined){
-const err87 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
+for(const key7 in data33){
+if(!((((((((key7 === "name") || (key7 === "grain")) || (key7 === "nodes")) || (key7 === "edges")) || (key7 === "key")) || (key7 === "fields")) || (key7 === "queries")) || (key7 === "coreKeys"))){
+const err87 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1097,8 +1125,10 @@ vErrors.push(err87);
 }
 errors++;
 }
-if(data38.kind === undefined){
-const err88 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+}
+if(data33.name !== undefined){
+if(typeof data33.name !== "string"){
+const err88 = {instancePath:instancePath+"/collections/" + i5+"/name",schemaPath:"#/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1107,8 +1137,10 @@ vErrors.push(err88);
 }
 errors++;
 }
-if(data38.parts === undefined){
-const err89 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
+}
+if(data33.grain !== undefined){
+if(typeof data33.grain !== "string"){
+const err89 = {instancePath:instancePath+"/collections/" + i5+"/grain",schemaPath:"#/properties/collections/items/properties/grain/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1117,8 +1149,16 @@ vErrors.push(err89);
 }
 errors++;
 }
-if(data38.pattern === undefined){
-const err90 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
+}
+if(data33.nodes !== undefined){
+let data36 = data33.nodes;
+if(Array.isArray(data36)){
+const len6 = data36.length;
+for(let i6=0; i6<len6; i6++){
+let data37 = data36[i6];
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+if(data37.id === undefined){
+const err90 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1127,9 +1167,8 @@ vErrors.push(err90);
 }
 errors++;
 }
-for(const key8 in data38){
-if(!((((key8 === "field") || (key8 === "kind")) || (key8 === "parts")) || (key8 === "pattern"))){
-const err91 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+if(data37.name === undefined){
+const err91 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1138,10 +1177,8 @@ vErrors.push(err91);
 }
 errors++;
 }
-}
-if(data38.field !== undefined){
-if(typeof data38.field !== "string"){
-const err92 = {instancePath:instancePath+"/collections/" + i3+"/key/field",schemaPath:"#/properties/collections/items/properties/key/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data37.entity === undefined){
+const err92 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1150,11 +1187,8 @@ vErrors.push(err92);
 }
 errors++;
 }
-}
-if(data38.kind !== undefined){
-let data40 = data38.kind;
-if(!((data40 === "natural") || (data40 === "counter"))){
-const err93 = {instancePath:instancePath+"/collections/" + i3+"/key/kind",schemaPath:"#/properties/collections/items/properties/key/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.collections.items.properties.key.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(data37.root === undefined){
+const err93 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1163,14 +1197,9 @@ vErrors.push(err93);
 }
 errors++;
 }
-}
-if(data38.parts !== undefined){
-let data41 = data38.parts;
-if(Array.isArray(data41)){
-const len6 = data41.length;
-for(let i6=0; i6<len6; i6++){
-if(typeof data41[i6] !== "string"){
-const err94 = {instancePath:instancePath+"/collections/" + i3+"/key/parts/" + i6,schemaPath:"#/properties/collections/items/properties/key/properties/parts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key8 in data37){
+if(!((((key8 === "id") || (key8 === "name")) || (key8 === "entity")) || (key8 === "root"))){
+const err94 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6,schemaPath:"#/properties/collections/items/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1180,9 +1209,9 @@ vErrors.push(err94);
 errors++;
 }
 }
-}
-else {
-const err95 = {instancePath:instancePath+"/collections/" + i3+"/key/parts",schemaPath:"#/properties/collections/items/properties/key/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data37.id !== undefined){
+if(typeof data37.id !== "string"){
+const err95 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6+"/id",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1192,9 +1221,9 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(data38.pattern !== undefined){
-if(typeof data38.pattern !== "string"){
-const err96 = {instancePath:instancePath+"/collections/" + i3+"/key/pattern",schemaPath:"#/properties/collections/items/properties/key/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data37.name !== undefined){
+if(typeof data37.name !== "string"){
+const err96 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6+"/name",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1204,9 +1233,9 @@ vErrors.push(err96);
 errors++;
 }
 }
-}
-else {
-const err97 = {instancePath:instancePath+"/collections/" + i3+"/key",schemaPath:"#/properties/collections/items/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data37.entity !== undefined){
+if(typeof data37.entity !== "string"){
+const err97 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6+"/entity",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1216,15 +1245,9 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(data23.fields !== undefined){
-let data44 = data23.fields;
-if(Array.isArray(data44)){
-const len7 = data44.length;
-for(let i7=0; i7<len7; i7++){
-let data45 = data44[i7];
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
-if(data45.name === undefined){
-const err98 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data37.root !== undefined){
+if(typeof data37.root !== "boolean"){
+const err98 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6+"/root",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/root/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1233,8 +1256,10 @@ vErrors.push(err98);
 }
 errors++;
 }
-if(data45.type === undefined){
-const err99 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+}
+else {
+const err99 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6,schemaPath:"#/properties/collections/items/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1243,8 +1268,10 @@ vErrors.push(err99);
 }
 errors++;
 }
-if(data45.source === undefined){
-const err100 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+}
+}
+else {
+const err100 = {instancePath:instancePath+"/collections/" + i5+"/nodes",schemaPath:"#/properties/collections/items/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1253,8 +1280,16 @@ vErrors.push(err100);
 }
 errors++;
 }
-if(data45.label === undefined){
-const err101 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
+}
+if(data33.edges !== undefined){
+let data42 = data33.edges;
+if(Array.isArray(data42)){
+const len7 = data42.length;
+for(let i7=0; i7<len7; i7++){
+let data43 = data42[i7];
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+if(data43.from === undefined){
+const err101 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1263,8 +1298,8 @@ vErrors.push(err101);
 }
 errors++;
 }
-if(data45.roles === undefined){
-const err102 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
+if(data43.to === undefined){
+const err102 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1273,8 +1308,8 @@ vErrors.push(err102);
 }
 errors++;
 }
-if(data45.indexed === undefined){
-const err103 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "indexed"},message:"must have required property '"+"indexed"+"'"};
+if(data43.reference === undefined){
+const err103 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1283,9 +1318,8 @@ vErrors.push(err103);
 }
 errors++;
 }
-for(const key9 in data45){
-if(!((((((key9 === "name") || (key9 === "type")) || (key9 === "source")) || (key9 === "label")) || (key9 === "roles")) || (key9 === "indexed"))){
-const err104 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+if(data43.cardinality === undefined){
+const err104 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "cardinality"},message:"must have required property '"+"cardinality"+"'"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1294,10 +1328,9 @@ vErrors.push(err104);
 }
 errors++;
 }
-}
-if(data45.name !== undefined){
-if(typeof data45.name !== "string"){
-const err105 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/name",schemaPath:"#/properties/collections/items/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key9 in data43){
+if(!((((key9 === "from") || (key9 === "to")) || (key9 === "reference")) || (key9 === "cardinality"))){
+const err105 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7,schemaPath:"#/properties/collections/items/properties/edges/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1307,9 +1340,9 @@ vErrors.push(err105);
 errors++;
 }
 }
-if(data45.type !== undefined){
-if(typeof data45.type !== "string"){
-const err106 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/type",schemaPath:"#/properties/collections/items/properties/fields/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.from !== undefined){
+if(typeof data43.from !== "string"){
+const err106 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7+"/from",schemaPath:"#/properties/collections/items/properties/edges/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1319,9 +1352,9 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(data45.source !== undefined){
-if(typeof data45.source !== "string"){
-const err107 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/source",schemaPath:"#/properties/collections/items/properties/fields/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.to !== undefined){
+if(typeof data43.to !== "string"){
+const err107 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7+"/to",schemaPath:"#/properties/collections/items/properties/edges/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1331,9 +1364,9 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data45.label !== undefined){
-if(typeof data45.label !== "string"){
-const err108 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/label",schemaPath:"#/properties/collections/items/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.reference !== undefined){
+if(typeof data43.reference !== "string"){
+const err108 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7+"/reference",schemaPath:"#/properties/collections/items/properties/edges/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1343,13 +1376,9 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(data45.roles !== undefined){
-let data50 = data45.roles;
-if(Array.isArray(data50)){
-const len8 = data50.length;
-for(let i8=0; i8<len8; i8++){
-if(typeof data50[i8] !== "string"){
-const err109 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/roles/" + i8,schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.cardinality !== undefined){
+if(typeof data43.cardinality !== "string"){
+const err109 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7+"/cardinality",schemaPath:"#/properties/collections/items/properties/edges/items/properties/cardinality/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1361,7 +1390,7 @@ errors++;
 }
 }
 else {
-const err110 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/roles",schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err110 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7,schemaPath:"#/properties/collections/items/properties/edges/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1371,9 +1400,9 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(data45.indexed !== undefined){
-if(typeof data45.indexed !== "boolean"){
-const err111 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7+"/indexed",schemaPath:"#/properties/collections/items/properties/fields/items/properties/indexed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err111 = {instancePath:instancePath+"/collections/" + i5+"/edges",schemaPath:"#/properties/collections/items/properties/edges/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1383,9 +1412,11 @@ vErrors.push(err111);
 errors++;
 }
 }
-}
-else {
-const err112 = {instancePath:instancePath+"/collections/" + i3+"/fields/" + i7,schemaPath:"#/properties/collections/items/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data33.key !== undefined){
+let data48 = data33.key;
+if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
+if(data48.field === undefined){
+const err112 = {instancePath:instancePath+"/collections/" + i5+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1394,10 +1425,8 @@ vErrors.push(err112);
 }
 errors++;
 }
-}
-}
-else {
-const err113 = {instancePath:instancePath+"/collections/" + i3+"/fields",schemaPath:"#/properties/collections/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data48.kind === undefined){
+const err113 = {instancePath:instancePath+"/collections/" + i5+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1406,14 +1435,8 @@ vErrors.push(err113);
 }
 errors++;
 }
-}
-if(data23.queries !== undefined){
-let data53 = data23.queries;
-if(Array.isArray(data53)){
-const len9 = data53.length;
-for(let i9=0; i9<len9; i9++){
-if(typeof data53[i9] !== "string"){
-const err114 = {instancePath:instancePath+"/collections/" + i3+"/queries/" + i9,schemaPath:"#/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data48.parts === undefined){
+const err114 = {instancePath:instancePath+"/collections/" + i5+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1422,10 +1445,8 @@ vErrors.push(err114);
 }
 errors++;
 }
-}
-}
-else {
-const err115 = {instancePath:instancePath+"/collections/" + i3+"/queries",schemaPath:"#/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data48.pattern === undefined){
+const err115 = {instancePath:instancePath+"/collections/" + i5+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1434,10 +1455,9 @@ vErrors.push(err115);
 }
 errors++;
 }
-}
-}
-else {
-const err116 = {instancePath:instancePath+"/collections/" + i3,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key10 in data48){
+if(!((((key10 === "field") || (key10 === "kind")) || (key10 === "parts")) || (key10 === "pattern"))){
+const err116 = {instancePath:instancePath+"/collections/" + i5+"/key",schemaPath:"#/properties/collections/items/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1447,9 +1467,9 @@ vErrors.push(err116);
 errors++;
 }
 }
-}
-else {
-const err117 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data48.field !== undefined){
+if(typeof data48.field !== "string"){
+const err117 = {instancePath:instancePath+"/collections/" + i5+"/key/field",schemaPath:"#/properties/collections/items/properties/key/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1459,14 +1479,10 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(data.merges !== undefined){
-let data55 = data.merges;
-const _errs130 = errors;
-let valid33 = false;
-const _errs131 = errors;
-if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
-if(data55.policy === undefined){
-const err118 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
+if(data48.kind !== undefined){
+let data50 = data48.kind;
+if(!((data50 === "natural") || (data50 === "counter"))){
+const err118 = {instancePath:instancePath+"/collections/" + i5+"/key/kind",schemaPath:"#/properties/collections/items/properties/key/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.collections.items.properties.key.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1475,8 +1491,14 @@ vErrors.push(err118);
 }
 errors++;
 }
-if(data55.threshold === undefined){
-const err119 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "threshold"},message:"must have required property '"+"threshold"+"'"};
+}
+if(data48.parts !== undefined){
+let data51 = data48.parts;
+if(Array.isArray(data51)){
+const len8 = data51.length;
+for(let i8=0; i8<len8; i8++){
+if(typeof data51[i8] !== "string"){
+const err119 = {instancePath:instancePath+"/collections/" + i5+"/key/parts/" + i8,schemaPath:"#/properties/collections/items/properties/key/properties/parts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1485,8 +1507,10 @@ vErrors.push(err119);
 }
 errors++;
 }
-if(data55.decisions === undefined){
-const err120 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "decisions"},message:"must have required property '"+"decisions"+"'"};
+}
+}
+else {
+const err120 = {instancePath:instancePath+"/collections/" + i5+"/key/parts",schemaPath:"#/properties/collections/items/properties/key/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1495,9 +1519,10 @@ vErrors.push(err120);
 }
 errors++;
 }
-for(const key10 in data55){
-if(!(((key10 === "policy") || (key10 === "threshold")) || (key10 === "decisions"))){
-const err121 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+}
+if(data48.pattern !== undefined){
+if(typeof data48.pattern !== "string"){
+const err121 = {instancePath:instancePath+"/collections/" + i5+"/key/pattern",schemaPath:"#/properties/collections/items/properties/key/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1507,9 +1532,9 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(data55.policy !== undefined){
-if(typeof data55.policy !== "string"){
-const err122 = {instancePath:instancePath+"/merges/policy",schemaPath:"#/properties/merges/anyOf/0/properties/policy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err122 = {instancePath:instancePath+"/collections/" + i5+"/key",schemaPath:"#/properties/collections/items/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1519,10 +1544,15 @@ vErrors.push(err122);
 errors++;
 }
 }
-if(data55.threshold !== undefined){
-let data57 = data55.threshold;
-if(!((typeof data57 == "number") && (isFinite(data57)))){
-const err123 = {instancePath:instancePath+"/merges/threshold",schemaPath:"#/properties/merges/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data33.fields !== undefined){
+let data54 = data33.fields;
+if(Array.isArray(data54)){
+const len9 = data54.length;
+for(let i9=0; i9<len9; i9++){
+let data55 = data54[i9];
+if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
+if(data55.name === undefined){
+const err123 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1531,16 +1561,8 @@ vErrors.push(err123);
 }
 errors++;
 }
-}
-if(data55.decisions !== undefined){
-let data58 = data55.decisions;
-if(Array.isArray(data58)){
-const len10 = data58.length;
-for(let i10=0; i10<len10; i10++){
-let data59 = data58[i10];
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-if(data59.left === undefined){
-const err124 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "left"},message:"must have required property '"+"left"+"'"};
+if(data55.type === undefined){
+const err124 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1549,8 +1571,8 @@ vErrors.push(err124);
 }
 errors++;
 }
-if(data59.right === undefined){
-const err125 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "right"},message:"must have required property '"+"right"+"'"};
+if(data55.source === undefined){
+const err125 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1559,8 +1581,8 @@ vErrors.push(err125);
 }
 errors++;
 }
-if(data59.common === undefined){
-const err126 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "common"},message:"must have required property '"+"common"+"'"};
+if(data55.label === undefined){
+const err126 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1569,8 +1591,8 @@ vErrors.push(err126);
 }
 errors++;
 }
-if(data59.leftSize === undefined){
-const err127 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftSize"},message:"must have required property '"+"leftSize"+"'"};
+if(data55.roles === undefined){
+const err127 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1579,8 +1601,8 @@ vErrors.push(err127);
 }
 errors++;
 }
-if(data59.rightSize === undefined){
-const err128 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightSize"},message:"must have required property '"+"rightSize"+"'"};
+if(data55.indexed === undefined){
+const err128 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "indexed"},message:"must have required property '"+"indexed"+"'"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1589,8 +1611,9 @@ vErrors.push(err128);
 }
 errors++;
 }
-if(data59.leftRatio === undefined){
-const err129 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftRatio"},message:"must have required property '"+"leftRatio"+"'"};
+for(const key11 in data55){
+if(!((((((key11 === "name") || (key11 === "type")) || (key11 === "source")) || (key11 === "label")) || (key11 === "roles")) || (key11 === "indexed"))){
+const err129 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1599,8 +1622,10 @@ vErrors.push(err129);
 }
 errors++;
 }
-if(data59.rightRatio === undefined){
-const err130 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightRatio"},message:"must have required property '"+"rightRatio"+"'"};
+}
+if(data55.name !== undefined){
+if(typeof data55.name !== "string"){
+const err130 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/name",schemaPath:"#/properties/collections/items/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1609,8 +1634,10 @@ vErrors.push(err130);
 }
 errors++;
 }
-if(data59.merged === undefined){
-const err131 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "merged"},message:"must have required property '"+"merged"+"'"};
+}
+if(data55.type !== undefined){
+if(typeof data55.type !== "string"){
+const err131 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/type",schemaPath:"#/properties/collections/items/properties/fields/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1619,8 +1646,10 @@ vErrors.push(err131);
 }
 errors++;
 }
-if(data59.outcome === undefined){
-const err132 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
+}
+if(data55.source !== undefined){
+if(typeof data55.source !== "string"){
+const err132 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/source",schemaPath:"#/properties/collections/items/properties/fields/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1629,9 +1658,10 @@ vErrors.push(err132);
 }
 errors++;
 }
-for(const key11 in data59){
-if(!(func1.call(schema31.properties.merges.anyOf[0].properties.decisions.items.properties, key11))){
-const err133 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+}
+if(data55.label !== undefined){
+if(typeof data55.label !== "string"){
+const err133 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/label",schemaPath:"#/properties/collections/items/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1641,9 +1671,13 @@ vErrors.push(err133);
 errors++;
 }
 }
-if(data59.left !== undefined){
-if(typeof data59.left !== "string"){
-const err134 = {instancePath:instancePath+"/merges/decisions/" + i10+"/left",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/left/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data55.roles !== undefined){
+let data60 = data55.roles;
+if(Array.isArray(data60)){
+const len10 = data60.length;
+for(let i10=0; i10<len10; i10++){
+if(typeof data60[i10] !== "string"){
+const err134 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/roles/" + i10,schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1653,9 +1687,9 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(data59.right !== undefined){
-if(typeof data59.right !== "string"){
-const err135 = {instancePath:instancePath+"/merges/decisions/" + i10+"/right",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/right/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err135 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/roles",schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1665,10 +1699,9 @@ vErrors.push(err135);
 errors++;
 }
 }
-if(data59.common !== undefined){
-let data62 = data59.common;
-if(!(((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62))) && (isFinite(data62)))){
-const err136 = {instancePath:instancePath+"/merges/decisions/" + i10+"/common",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/common/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data55.indexed !== undefined){
+if(typeof data55.indexed !== "boolean"){
+const err136 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/indexed",schemaPath:"#/properties/collections/items/properties/fields/items/properties/indexed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1678,10 +1711,9 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(data59.leftSize !== undefined){
-let data63 = data59.leftSize;
-if(!(((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63))) && (isFinite(data63)))){
-const err137 = {instancePath:instancePath+"/merges/decisions/" + i10+"/leftSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err137 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1691,10 +1723,9 @@ vErrors.push(err137);
 errors++;
 }
 }
-if(data59.rightSize !== undefined){
-let data64 = data59.rightSize;
-if(!(((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64))) && (isFinite(data64)))){
-const err138 = {instancePath:instancePath+"/merges/decisions/" + i10+"/rightSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err138 = {instancePath:instancePath+"/collections/" + i5+"/fields",schemaPath:"#/properties/collections/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1704,9 +1735,13 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(data59.leftRatio !== undefined){
-if(typeof data59.leftRatio !== "string"){
-const err139 = {instancePath:instancePath+"/merges/decisions/" + i10+"/leftRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data33.queries !== undefined){
+let data63 = data33.queries;
+if(Array.isArray(data63)){
+const len11 = data63.length;
+for(let i11=0; i11<len11; i11++){
+if(typeof data63[i11] !== "string"){
+const err139 = {instancePath:instancePath+"/collections/" + i5+"/queries/" + i11,schemaPath:"#/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1716,9 +1751,9 @@ vErrors.push(err139);
 errors++;
 }
 }
-if(data59.rightRatio !== undefined){
-if(typeof data59.rightRatio !== "string"){
-const err140 = {instancePath:instancePath+"/merges/decisions/" + i10+"/rightRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err140 = {instancePath:instancePath+"/collections/" + i5+"/queries",schemaPath:"#/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1728,9 +1763,18 @@ vErrors.push(err140);
 errors++;
 }
 }
-if(data59.merged !== undefined){
-if(typeof data59.merged !== "boolean"){
-const err141 = {instancePath:instancePath+"/merges/decisions/" + i10+"/merged",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/merged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data33.coreKeys !== undefined){
+let data65 = data33.coreKeys;
+const _errs159 = errors;
+let valid41 = false;
+const _errs160 = errors;
+if(Array.isArray(data65)){
+const len12 = data65.length;
+for(let i12=0; i12<len12; i12++){
+let data66 = data65[i12];
+if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
+if(data66.key === undefined){
+const err141 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1739,10 +1783,8 @@ vErrors.push(err141);
 }
 errors++;
 }
-}
-if(data59.outcome !== undefined){
-if(typeof data59.outcome !== "string"){
-const err142 = {instancePath:instancePath+"/merges/decisions/" + i10+"/outcome",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data66.kind === undefined){
+const err142 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1751,10 +1793,8 @@ vErrors.push(err142);
 }
 errors++;
 }
-}
-}
-else {
-const err143 = {instancePath:instancePath+"/merges/decisions/" + i10,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data66.holds === undefined){
+const err143 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "holds"},message:"must have required property '"+"holds"+"'"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1763,10 +1803,9 @@ vErrors.push(err143);
 }
 errors++;
 }
-}
-}
-else {
-const err144 = {instancePath:instancePath+"/merges/decisions",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key12 in data66){
+if(!(((key12 === "key") || (key12 === "kind")) || (key12 === "holds"))){
+const err144 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1776,9 +1815,9 @@ vErrors.push(err144);
 errors++;
 }
 }
-}
-else {
-const err145 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data66.key !== undefined){
+if(typeof data66.key !== "string"){
+const err145 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12+"/key",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1787,11 +1826,10 @@ vErrors.push(err145);
 }
 errors++;
 }
-var _valid3 = _errs131 === errors;
-valid33 = valid33 || _valid3;
-const _errs161 = errors;
-if(data55 !== null){
-const err146 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data66.kind !== undefined){
+if(typeof data66.kind !== "string"){
+const err146 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12+"/kind",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1800,10 +1838,10 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid3 = _errs161 === errors;
-valid33 = valid33 || _valid3;
-if(!valid33){
-const err147 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data66.holds !== undefined){
+if(typeof data66.holds !== "string"){
+const err147 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12+"/holds",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/holds/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1812,27 +1850,10 @@ vErrors.push(err147);
 }
 errors++;
 }
-else {
-errors = _errs130;
-if(vErrors !== null){
-if(_errs130){
-vErrors.length = _errs130;
+}
 }
 else {
-vErrors = null;
-}
-}
-}
-}
-if(data.queries !== undefined){
-let data69 = data.queries;
-if(Array.isArray(data69)){
-const len11 = data69.length;
-for(let i11=0; i11<len11; i11++){
-let data70 = data69[i11];
-if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
-if(data70.name === undefined){
-const err148 = {instancePath:instancePath+"/queries/" + i11,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+const err148 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1841,8 +1862,10 @@ vErrors.push(err148);
 }
 errors++;
 }
-if(data70.collection === undefined){
-const err149 = {instancePath:instancePath+"/queries/" + i11,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
+}
+}
+else {
+const err149 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -1851,8 +1874,11 @@ vErrors.push(err149);
 }
 errors++;
 }
-if(data70.params === undefined){
-const err150 = {instancePath:instancePath+"/queries/" + i11,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+var _valid5 = _errs160 === errors;
+valid41 = valid41 || _valid5;
+const _errs171 = errors;
+if(data65 !== null){
+const err150 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -1861,8 +1887,10 @@ vErrors.push(err150);
 }
 errors++;
 }
-if(data70.where === undefined){
-const err151 = {instancePath:instancePath+"/queries/" + i11,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "where"},message:"must have required property '"+"where"+"'"};
+var _valid5 = _errs171 === errors;
+valid41 = valid41 || _valid5;
+if(!valid41){
+const err151 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -1871,8 +1899,21 @@ vErrors.push(err151);
 }
 errors++;
 }
-if(data70.orderBy === undefined){
-const err152 = {instancePath:instancePath+"/queries/" + i11,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "orderBy"},message:"must have required property '"+"orderBy"+"'"};
+else {
+errors = _errs159;
+if(vErrors !== null){
+if(_errs159){
+vErrors.length = _errs159;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err152 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -1881,8 +1922,10 @@ vErrors.push(err152);
 }
 errors++;
 }
-if(data70.select === undefined){
-const err153 = {instancePath:instancePath+"/queries/" + i11,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "select"},message:"must have required property '"+"select"+"'"};
+}
+}
+else {
+const err153 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -1891,8 +1934,15 @@ vErrors.push(err153);
 }
 errors++;
 }
-if(data70.access === undefined){
-const err154 = {instancePath:instancePath+"/queries/" + i11,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+}
+if(data.merges !== undefined){
+let data70 = data.merges;
+const _errs174 = errors;
+let valid45 = false;
+const _errs175 = errors;
+if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
+if(data70.policy === undefined){
+const err154 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -1901,9 +1951,8 @@ vErrors.push(err154);
 }
 errors++;
 }
-for(const key12 in data70){
-if(!(((((((key12 === "name") || (key12 === "collection")) || (key12 === "params")) || (key12 === "where")) || (key12 === "orderBy")) || (key12 === "select")) || (key12 === "access"))){
-const err155 = {instancePath:instancePath+"/queries/" + i11,schemaPath:"#/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+if(data70.threshold === undefined){
+const err155 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "threshold"},message:"must have required property '"+"threshold"+"'"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -1912,10 +1961,8 @@ vErrors.push(err155);
 }
 errors++;
 }
-}
-if(data70.name !== undefined){
-if(typeof data70.name !== "string"){
-const err156 = {instancePath:instancePath+"/queries/" + i11+"/name",schemaPath:"#/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data70.decisions === undefined){
+const err156 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "decisions"},message:"must have required property '"+"decisions"+"'"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -1924,10 +1971,9 @@ vErrors.push(err156);
 }
 errors++;
 }
-}
-if(data70.collection !== undefined){
-if(typeof data70.collection !== "string"){
-const err157 = {instancePath:instancePath+"/queries/" + i11+"/collection",schemaPath:"#/properties/queries/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key13 in data70){
+if(!(((key13 === "policy") || (key13 === "threshold")) || (key13 === "decisions"))){
+const err157 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -1937,15 +1983,9 @@ vErrors.push(err157);
 errors++;
 }
 }
-if(data70.params !== undefined){
-let data73 = data70.params;
-if(Array.isArray(data73)){
-const len12 = data73.length;
-for(let i12=0; i12<len12; i12++){
-let data74 = data73[i12];
-if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
-if(data74.name === undefined){
-const err158 = {instancePath:instancePath+"/queries/" + i11+"/params/" + i12,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data70.policy !== undefined){
+if(typeof data70.policy !== "string"){
+const err158 = {instancePath:instancePath+"/merges/policy",schemaPath:"#/properties/merges/anyOf/0/properties/policy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -1954,8 +1994,11 @@ vErrors.push(err158);
 }
 errors++;
 }
-if(data74.type === undefined){
-const err159 = {instancePath:instancePath+"/queries/" + i11+"/params/" + i12,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+if(data70.threshold !== undefined){
+let data72 = data70.threshold;
+if(!((typeof data72 == "number") && (isFinite(data72)))){
+const err159 = {instancePath:instancePath+"/merges/threshold",schemaPath:"#/properties/merges/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -1964,9 +2007,16 @@ vErrors.push(err159);
 }
 errors++;
 }
-for(const key13 in data74){
-if(!((key13 === "name") || (key13 === "type"))){
-const err160 = {instancePath:instancePath+"/queries/" + i11+"/params/" + i12,schemaPath:"#/properties/queries/items/properties/params/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+}
+if(data70.decisions !== undefined){
+let data73 = data70.decisions;
+if(Array.isArray(data73)){
+const len13 = data73.length;
+for(let i13=0; i13<len13; i13++){
+let data74 = data73[i13];
+if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
+if(data74.left === undefined){
+const err160 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "left"},message:"must have required property '"+"left"+"'"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -1975,10 +2025,8 @@ vErrors.push(err160);
 }
 errors++;
 }
-}
-if(data74.name !== undefined){
-if(typeof data74.name !== "string"){
-const err161 = {instancePath:instancePath+"/queries/" + i11+"/params/" + i12+"/name",schemaPath:"#/properties/queries/items/properties/params/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data74.right === undefined){
+const err161 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "right"},message:"must have required property '"+"right"+"'"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -1987,10 +2035,8 @@ vErrors.push(err161);
 }
 errors++;
 }
-}
-if(data74.type !== undefined){
-if(typeof data74.type !== "string"){
-const err162 = {instancePath:instancePath+"/queries/" + i11+"/params/" + i12+"/type",schemaPath:"#/properties/queries/items/properties/params/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data74.common === undefined){
+const err162 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "common"},message:"must have required property '"+"common"+"'"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -1999,10 +2045,8 @@ vErrors.push(err162);
 }
 errors++;
 }
-}
-}
-else {
-const err163 = {instancePath:instancePath+"/queries/" + i11+"/params/" + i12,schemaPath:"#/properties/queries/items/properties/params/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data74.leftSize === undefined){
+const err163 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftSize"},message:"must have required property '"+"leftSize"+"'"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2011,10 +2055,8 @@ vErrors.push(err163);
 }
 errors++;
 }
-}
-}
-else {
-const err164 = {instancePath:instancePath+"/queries/" + i11+"/params",schemaPath:"#/properties/queries/items/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data74.rightSize === undefined){
+const err164 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightSize"},message:"must have required property '"+"rightSize"+"'"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2023,14 +2065,8 @@ vErrors.push(err164);
 }
 errors++;
 }
-}
-if(data70.where !== undefined){
-let data77 = data70.where;
-const _errs182 = errors;
-let valid44 = false;
-const _errs183 = errors;
-if(typeof data77 !== "string"){
-const err165 = {instancePath:instancePath+"/queries/" + i11+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data74.leftRatio === undefined){
+const err165 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftRatio"},message:"must have required property '"+"leftRatio"+"'"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2039,11 +2075,8 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid4 = _errs183 === errors;
-valid44 = valid44 || _valid4;
-const _errs185 = errors;
-if(data77 !== null){
-const err166 = {instancePath:instancePath+"/queries/" + i11+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(data74.rightRatio === undefined){
+const err166 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightRatio"},message:"must have required property '"+"rightRatio"+"'"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2052,10 +2085,8 @@ vErrors.push(err166);
 }
 errors++;
 }
-var _valid4 = _errs185 === errors;
-valid44 = valid44 || _valid4;
-if(!valid44){
-const err167 = {instancePath:instancePath+"/queries/" + i11+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data74.merged === undefined){
+const err167 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "merged"},message:"must have required property '"+"merged"+"'"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2064,25 +2095,8 @@ vErrors.push(err167);
 }
 errors++;
 }
-else {
-errors = _errs182;
-if(vErrors !== null){
-if(_errs182){
-vErrors.length = _errs182;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data70.orderBy !== undefined){
-let data78 = data70.orderBy;
-if(Array.isArray(data78)){
-const len13 = data78.length;
-for(let i13=0; i13<len13; i13++){
-if(typeof data78[i13] !== "string"){
-const err168 = {instancePath:instancePath+"/queries/" + i11+"/orderBy/" + i13,schemaPath:"#/properties/queries/items/properties/orderBy/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data74.outcome === undefined){
+const err168 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2091,10 +2105,9 @@ vErrors.push(err168);
 }
 errors++;
 }
-}
-}
-else {
-const err169 = {instancePath:instancePath+"/queries/" + i11+"/orderBy",schemaPath:"#/properties/queries/items/properties/orderBy/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key14 in data74){
+if(!(func1.call(schema31.properties.merges.anyOf[0].properties.decisions.items.properties, key14))){
+const err169 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2104,13 +2117,9 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(data70.select !== undefined){
-let data80 = data70.select;
-if(Array.isArray(data80)){
-const len14 = data80.length;
-for(let i14=0; i14<len14; i14++){
-if(typeof data80[i14] !== "string"){
-const err170 = {instancePath:instancePath+"/queries/" + i11+"/select/" + i14,schemaPath:"#/properties/queries/items/properties/select/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data74.left !== undefined){
+if(typeof data74.left !== "string"){
+const err170 = {instancePath:instancePath+"/merges/decisions/" + i13+"/left",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/left/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2120,9 +2129,9 @@ vErrors.push(err170);
 errors++;
 }
 }
-}
-else {
-const err171 = {instancePath:instancePath+"/queries/" + i11+"/select",schemaPath:"#/properties/queries/items/properties/select/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data74.right !== undefined){
+if(typeof data74.right !== "string"){
+const err171 = {instancePath:instancePath+"/merges/decisions/" + i13+"/right",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/right/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2132,11 +2141,10 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(data70.access !== undefined){
-let data82 = data70.access;
-if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
-if(data82.index === undefined){
-const err172 = {instancePath:instancePath+"/queries/" + i11+"/access",schemaPath:"#/properties/queries/items/properties/access/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
+if(data74.common !== undefined){
+let data77 = data74.common;
+if(!(((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77))) && (isFinite(data77)))){
+const err172 = {instancePath:instancePath+"/merges/decisions/" + i13+"/common",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/common/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2145,8 +2153,11 @@ vErrors.push(err172);
 }
 errors++;
 }
-if(data82.operation === undefined){
-const err173 = {instancePath:instancePath+"/queries/" + i11+"/access",schemaPath:"#/properties/queries/items/properties/access/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'"};
+}
+if(data74.leftSize !== undefined){
+let data78 = data74.leftSize;
+if(!(((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78))) && (isFinite(data78)))){
+const err173 = {instancePath:instancePath+"/merges/decisions/" + i13+"/leftSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2155,8 +2166,11 @@ vErrors.push(err173);
 }
 errors++;
 }
-if(data82.filter === undefined){
-const err174 = {instancePath:instancePath+"/queries/" + i11+"/access",schemaPath:"#/properties/queries/items/properties/access/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
+}
+if(data74.rightSize !== undefined){
+let data79 = data74.rightSize;
+if(!(((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79))) && (isFinite(data79)))){
+const err174 = {instancePath:instancePath+"/merges/decisions/" + i13+"/rightSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2165,8 +2179,10 @@ vErrors.push(err174);
 }
 errors++;
 }
-if(data82.sort === undefined){
-const err175 = {instancePath:instancePath+"/queries/" + i11+"/access",schemaPath:"#/properties/queries/items/properties/access/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
+}
+if(data74.leftRatio !== undefined){
+if(typeof data74.leftRatio !== "string"){
+const err175 = {instancePath:instancePath+"/merges/decisions/" + i13+"/leftRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2175,8 +2191,10 @@ vErrors.push(err175);
 }
 errors++;
 }
-if(data82.command === undefined){
-const err176 = {instancePath:instancePath+"/queries/" + i11+"/access",schemaPath:"#/properties/queries/items/properties/access/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+}
+if(data74.rightRatio !== undefined){
+if(typeof data74.rightRatio !== "string"){
+const err176 = {instancePath:instancePath+"/merges/decisions/" + i13+"/rightRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2185,9 +2203,10 @@ vErrors.push(err176);
 }
 errors++;
 }
-for(const key14 in data82){
-if(!(((((key14 === "index") || (key14 === "operation")) || (key14 === "filter")) || (key14 === "sort")) || (key14 === "command"))){
-const err177 = {instancePath:instancePath+"/queries/" + i11+"/access",schemaPath:"#/properties/queries/items/properties/access/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+}
+if(data74.merged !== undefined){
+if(typeof data74.merged !== "boolean"){
+const err177 = {instancePath:instancePath+"/merges/decisions/" + i13+"/merged",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/merged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2197,9 +2216,9 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(data82.index !== undefined){
-if(typeof data82.index !== "string"){
-const err178 = {instancePath:instancePath+"/queries/" + i11+"/access/index",schemaPath:"#/properties/queries/items/properties/access/properties/index/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data74.outcome !== undefined){
+if(typeof data74.outcome !== "string"){
+const err178 = {instancePath:instancePath+"/merges/decisions/" + i13+"/outcome",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2209,9 +2228,9 @@ vErrors.push(err178);
 errors++;
 }
 }
-if(data82.operation !== undefined){
-if(typeof data82.operation !== "string"){
-const err179 = {instancePath:instancePath+"/queries/" + i11+"/access/operation",schemaPath:"#/properties/queries/items/properties/access/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err179 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2221,9 +2240,9 @@ vErrors.push(err179);
 errors++;
 }
 }
-if(data82.filter !== undefined){
-if(typeof data82.filter !== "string"){
-const err180 = {instancePath:instancePath+"/queries/" + i11+"/access/filter",schemaPath:"#/properties/queries/items/properties/access/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err180 = {instancePath:instancePath+"/merges/decisions",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2233,9 +2252,9 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(data82.sort !== undefined){
-if(typeof data82.sort !== "string"){
-const err181 = {instancePath:instancePath+"/queries/" + i11+"/access/sort",schemaPath:"#/properties/queries/items/properties/access/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err181 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2244,10 +2263,11 @@ vErrors.push(err181);
 }
 errors++;
 }
-}
-if(data82.command !== undefined){
-if(typeof data82.command !== "string"){
-const err182 = {instancePath:instancePath+"/queries/" + i11+"/access/command",schemaPath:"#/properties/queries/items/properties/access/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid6 = _errs175 === errors;
+valid45 = valid45 || _valid6;
+const _errs205 = errors;
+if(data70 !== null){
+const err182 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2256,10 +2276,10 @@ vErrors.push(err182);
 }
 errors++;
 }
-}
-}
-else {
-const err183 = {instancePath:instancePath+"/queries/" + i11+"/access",schemaPath:"#/properties/queries/items/properties/access/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid6 = _errs205 === errors;
+valid45 = valid45 || _valid6;
+if(!valid45){
+const err183 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2268,10 +2288,27 @@ vErrors.push(err183);
 }
 errors++;
 }
-}
+else {
+errors = _errs174;
+if(vErrors !== null){
+if(_errs174){
+vErrors.length = _errs174;
 }
 else {
-const err184 = {instancePath:instancePath+"/queries/" + i11,schemaPath:"#/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+vErrors = null;
+}
+}
+}
+}
+if(data.queries !== undefined){
+let data84 = data.queries;
+if(Array.isArray(data84)){
+const len14 = data84.length;
+for(let i14=0; i14<len14; i14++){
+let data85 = data84[i14];
+if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+if(data85.name === undefined){
+const err184 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2280,10 +2317,8 @@ vErrors.push(err184);
 }
 errors++;
 }
-}
-}
-else {
-const err185 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data85.collection === undefined){
+const err185 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2292,15 +2327,901 @@ vErrors.push(err185);
 }
 errors++;
 }
-}
-}
-else {
-const err186 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data85.params === undefined){
+const err186 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
 if(vErrors === null){
 vErrors = [err186];
 }
 else {
 vErrors.push(err186);
+}
+errors++;
+}
+if(data85.where === undefined){
+const err187 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "where"},message:"must have required property '"+"where"+"'"};
+if(vErrors === null){
+vErrors = [err187];
+}
+else {
+vErrors.push(err187);
+}
+errors++;
+}
+if(data85.orderBy === undefined){
+const err188 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "orderBy"},message:"must have required property '"+"orderBy"+"'"};
+if(vErrors === null){
+vErrors = [err188];
+}
+else {
+vErrors.push(err188);
+}
+errors++;
+}
+if(data85.select === undefined){
+const err189 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "select"},message:"must have required property '"+"select"+"'"};
+if(vErrors === null){
+vErrors = [err189];
+}
+else {
+vErrors.push(err189);
+}
+errors++;
+}
+if(data85.access === undefined){
+const err190 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+if(vErrors === null){
+vErrors = [err190];
+}
+else {
+vErrors.push(err190);
+}
+errors++;
+}
+if(data85.core === undefined){
+const err191 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "core"},message:"must have required property '"+"core"+"'"};
+if(vErrors === null){
+vErrors = [err191];
+}
+else {
+vErrors.push(err191);
+}
+errors++;
+}
+for(const key15 in data85){
+if(!((((((((key15 === "name") || (key15 === "collection")) || (key15 === "params")) || (key15 === "where")) || (key15 === "orderBy")) || (key15 === "select")) || (key15 === "access")) || (key15 === "core"))){
+const err192 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err192];
+}
+else {
+vErrors.push(err192);
+}
+errors++;
+}
+}
+if(data85.name !== undefined){
+if(typeof data85.name !== "string"){
+const err193 = {instancePath:instancePath+"/queries/" + i14+"/name",schemaPath:"#/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err193];
+}
+else {
+vErrors.push(err193);
+}
+errors++;
+}
+}
+if(data85.collection !== undefined){
+if(typeof data85.collection !== "string"){
+const err194 = {instancePath:instancePath+"/queries/" + i14+"/collection",schemaPath:"#/properties/queries/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err194];
+}
+else {
+vErrors.push(err194);
+}
+errors++;
+}
+}
+if(data85.params !== undefined){
+let data88 = data85.params;
+if(Array.isArray(data88)){
+const len15 = data88.length;
+for(let i15=0; i15<len15; i15++){
+let data89 = data88[i15];
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+if(data89.name === undefined){
+const err195 = {instancePath:instancePath+"/queries/" + i14+"/params/" + i15,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err195];
+}
+else {
+vErrors.push(err195);
+}
+errors++;
+}
+if(data89.type === undefined){
+const err196 = {instancePath:instancePath+"/queries/" + i14+"/params/" + i15,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err196];
+}
+else {
+vErrors.push(err196);
+}
+errors++;
+}
+for(const key16 in data89){
+if(!((key16 === "name") || (key16 === "type"))){
+const err197 = {instancePath:instancePath+"/queries/" + i14+"/params/" + i15,schemaPath:"#/properties/queries/items/properties/params/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err197];
+}
+else {
+vErrors.push(err197);
+}
+errors++;
+}
+}
+if(data89.name !== undefined){
+if(typeof data89.name !== "string"){
+const err198 = {instancePath:instancePath+"/queries/" + i14+"/params/" + i15+"/name",schemaPath:"#/properties/queries/items/properties/params/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err198];
+}
+else {
+vErrors.push(err198);
+}
+errors++;
+}
+}
+if(data89.type !== undefined){
+if(typeof data89.type !== "string"){
+const err199 = {instancePath:instancePath+"/queries/" + i14+"/params/" + i15+"/type",schemaPath:"#/properties/queries/items/properties/params/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err199];
+}
+else {
+vErrors.push(err199);
+}
+errors++;
+}
+}
+}
+else {
+const err200 = {instancePath:instancePath+"/queries/" + i14+"/params/" + i15,schemaPath:"#/properties/queries/items/properties/params/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err200];
+}
+else {
+vErrors.push(err200);
+}
+errors++;
+}
+}
+}
+else {
+const err201 = {instancePath:instancePath+"/queries/" + i14+"/params",schemaPath:"#/properties/queries/items/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err201];
+}
+else {
+vErrors.push(err201);
+}
+errors++;
+}
+}
+if(data85.where !== undefined){
+let data92 = data85.where;
+const _errs226 = errors;
+let valid56 = false;
+const _errs227 = errors;
+if(typeof data92 !== "string"){
+const err202 = {instancePath:instancePath+"/queries/" + i14+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err202];
+}
+else {
+vErrors.push(err202);
+}
+errors++;
+}
+var _valid7 = _errs227 === errors;
+valid56 = valid56 || _valid7;
+const _errs229 = errors;
+if(data92 !== null){
+const err203 = {instancePath:instancePath+"/queries/" + i14+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err203];
+}
+else {
+vErrors.push(err203);
+}
+errors++;
+}
+var _valid7 = _errs229 === errors;
+valid56 = valid56 || _valid7;
+if(!valid56){
+const err204 = {instancePath:instancePath+"/queries/" + i14+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err204];
+}
+else {
+vErrors.push(err204);
+}
+errors++;
+}
+else {
+errors = _errs226;
+if(vErrors !== null){
+if(_errs226){
+vErrors.length = _errs226;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data85.orderBy !== undefined){
+let data93 = data85.orderBy;
+if(Array.isArray(data93)){
+const len16 = data93.length;
+for(let i16=0; i16<len16; i16++){
+if(typeof data93[i16] !== "string"){
+const err205 = {instancePath:instancePath+"/queries/" + i14+"/orderBy/" + i16,schemaPath:"#/properties/queries/items/properties/orderBy/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err205];
+}
+else {
+vErrors.push(err205);
+}
+errors++;
+}
+}
+}
+else {
+const err206 = {instancePath:instancePath+"/queries/" + i14+"/orderBy",schemaPath:"#/properties/queries/items/properties/orderBy/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err206];
+}
+else {
+vErrors.push(err206);
+}
+errors++;
+}
+}
+if(data85.select !== undefined){
+let data95 = data85.select;
+if(Array.isArray(data95)){
+const len17 = data95.length;
+for(let i17=0; i17<len17; i17++){
+if(typeof data95[i17] !== "string"){
+const err207 = {instancePath:instancePath+"/queries/" + i14+"/select/" + i17,schemaPath:"#/properties/queries/items/properties/select/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err207];
+}
+else {
+vErrors.push(err207);
+}
+errors++;
+}
+}
+}
+else {
+const err208 = {instancePath:instancePath+"/queries/" + i14+"/select",schemaPath:"#/properties/queries/items/properties/select/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err208];
+}
+else {
+vErrors.push(err208);
+}
+errors++;
+}
+}
+if(data85.access !== undefined){
+let data97 = data85.access;
+const _errs240 = errors;
+let valid61 = false;
+const _errs241 = errors;
+if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
+if(data97.index === undefined){
+const err209 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
+if(vErrors === null){
+vErrors = [err209];
+}
+else {
+vErrors.push(err209);
+}
+errors++;
+}
+if(data97.operation === undefined){
+const err210 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'"};
+if(vErrors === null){
+vErrors = [err210];
+}
+else {
+vErrors.push(err210);
+}
+errors++;
+}
+if(data97.filter === undefined){
+const err211 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
+if(vErrors === null){
+vErrors = [err211];
+}
+else {
+vErrors.push(err211);
+}
+errors++;
+}
+if(data97.sort === undefined){
+const err212 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
+if(vErrors === null){
+vErrors = [err212];
+}
+else {
+vErrors.push(err212);
+}
+errors++;
+}
+if(data97.command === undefined){
+const err213 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(vErrors === null){
+vErrors = [err213];
+}
+else {
+vErrors.push(err213);
+}
+errors++;
+}
+for(const key17 in data97){
+if(!(((((key17 === "index") || (key17 === "operation")) || (key17 === "filter")) || (key17 === "sort")) || (key17 === "command"))){
+const err214 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err214];
+}
+else {
+vErrors.push(err214);
+}
+errors++;
+}
+}
+if(data97.index !== undefined){
+if(typeof data97.index !== "string"){
+const err215 = {instancePath:instancePath+"/queries/" + i14+"/access/index",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/index/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err215];
+}
+else {
+vErrors.push(err215);
+}
+errors++;
+}
+}
+if(data97.operation !== undefined){
+if(typeof data97.operation !== "string"){
+const err216 = {instancePath:instancePath+"/queries/" + i14+"/access/operation",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err216];
+}
+else {
+vErrors.push(err216);
+}
+errors++;
+}
+}
+if(data97.filter !== undefined){
+if(typeof data97.filter !== "string"){
+const err217 = {instancePath:instancePath+"/queries/" + i14+"/access/filter",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err217];
+}
+else {
+vErrors.push(err217);
+}
+errors++;
+}
+}
+if(data97.sort !== undefined){
+if(typeof data97.sort !== "string"){
+const err218 = {instancePath:instancePath+"/queries/" + i14+"/access/sort",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err218];
+}
+else {
+vErrors.push(err218);
+}
+errors++;
+}
+}
+if(data97.command !== undefined){
+if(typeof data97.command !== "string"){
+const err219 = {instancePath:instancePath+"/queries/" + i14+"/access/command",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err219];
+}
+else {
+vErrors.push(err219);
+}
+errors++;
+}
+}
+}
+else {
+const err220 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err220];
+}
+else {
+vErrors.push(err220);
+}
+errors++;
+}
+var _valid8 = _errs241 === errors;
+valid61 = valid61 || _valid8;
+const _errs254 = errors;
+if(data97 !== null){
+const err221 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err221];
+}
+else {
+vErrors.push(err221);
+}
+errors++;
+}
+var _valid8 = _errs254 === errors;
+valid61 = valid61 || _valid8;
+if(!valid61){
+const err222 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err222];
+}
+else {
+vErrors.push(err222);
+}
+errors++;
+}
+else {
+errors = _errs240;
+if(vErrors !== null){
+if(_errs240){
+vErrors.length = _errs240;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data85.core !== undefined){
+let data103 = data85.core;
+const _errs257 = errors;
+let valid63 = false;
+const _errs258 = errors;
+if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+if(data103.function === undefined){
+const err223 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
+if(vErrors === null){
+vErrors = [err223];
+}
+else {
+vErrors.push(err223);
+}
+errors++;
+}
+if(data103.keys === undefined){
+const err224 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
+if(vErrors === null){
+vErrors = [err224];
+}
+else {
+vErrors.push(err224);
+}
+errors++;
+}
+if(data103.args === undefined){
+const err225 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "args"},message:"must have required property '"+"args"+"'"};
+if(vErrors === null){
+vErrors = [err225];
+}
+else {
+vErrors.push(err225);
+}
+errors++;
+}
+if(data103.command === undefined){
+const err226 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(vErrors === null){
+vErrors = [err226];
+}
+else {
+vErrors.push(err226);
+}
+errors++;
+}
+if(data103.clusterCommand === undefined){
+const err227 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "clusterCommand"},message:"must have required property '"+"clusterCommand"+"'"};
+if(vErrors === null){
+vErrors = [err227];
+}
+else {
+vErrors.push(err227);
+}
+errors++;
+}
+if(data103.access === undefined){
+const err228 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+if(vErrors === null){
+vErrors = [err228];
+}
+else {
+vErrors.push(err228);
+}
+errors++;
+}
+if(data103.indexKeys === undefined){
+const err229 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "indexKeys"},message:"must have required property '"+"indexKeys"+"'"};
+if(vErrors === null){
+vErrors = [err229];
+}
+else {
+vErrors.push(err229);
+}
+errors++;
+}
+if(data103.rowKeys === undefined){
+const err230 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "rowKeys"},message:"must have required property '"+"rowKeys"+"'"};
+if(vErrors === null){
+vErrors = [err230];
+}
+else {
+vErrors.push(err230);
+}
+errors++;
+}
+if(data103.server === undefined){
+const err231 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+if(vErrors === null){
+vErrors = [err231];
+}
+else {
+vErrors.push(err231);
+}
+errors++;
+}
+if(data103.cluster === undefined){
+const err232 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "cluster"},message:"must have required property '"+"cluster"+"'"};
+if(vErrors === null){
+vErrors = [err232];
+}
+else {
+vErrors.push(err232);
+}
+errors++;
+}
+if(data103.warning === undefined){
+const err233 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "warning"},message:"must have required property '"+"warning"+"'"};
+if(vErrors === null){
+vErrors = [err233];
+}
+else {
+vErrors.push(err233);
+}
+errors++;
+}
+for(const key18 in data103){
+if(!(func1.call(schema31.properties.queries.items.properties.core.anyOf[0].properties, key18))){
+const err234 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err234];
+}
+else {
+vErrors.push(err234);
+}
+errors++;
+}
+}
+if(data103.function !== undefined){
+if(typeof data103.function !== "string"){
+const err235 = {instancePath:instancePath+"/queries/" + i14+"/core/function",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err235];
+}
+else {
+vErrors.push(err235);
+}
+errors++;
+}
+}
+if(data103.keys !== undefined){
+let data105 = data103.keys;
+if(Array.isArray(data105)){
+const len18 = data105.length;
+for(let i18=0; i18<len18; i18++){
+if(typeof data105[i18] !== "string"){
+const err236 = {instancePath:instancePath+"/queries/" + i14+"/core/keys/" + i18,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err236];
+}
+else {
+vErrors.push(err236);
+}
+errors++;
+}
+}
+}
+else {
+const err237 = {instancePath:instancePath+"/queries/" + i14+"/core/keys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err237];
+}
+else {
+vErrors.push(err237);
+}
+errors++;
+}
+}
+if(data103.args !== undefined){
+let data107 = data103.args;
+if(Array.isArray(data107)){
+const len19 = data107.length;
+for(let i19=0; i19<len19; i19++){
+if(typeof data107[i19] !== "string"){
+const err238 = {instancePath:instancePath+"/queries/" + i14+"/core/args/" + i19,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err238];
+}
+else {
+vErrors.push(err238);
+}
+errors++;
+}
+}
+}
+else {
+const err239 = {instancePath:instancePath+"/queries/" + i14+"/core/args",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err239];
+}
+else {
+vErrors.push(err239);
+}
+errors++;
+}
+}
+if(data103.command !== undefined){
+if(typeof data103.command !== "string"){
+const err240 = {instancePath:instancePath+"/queries/" + i14+"/core/command",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err240];
+}
+else {
+vErrors.push(err240);
+}
+errors++;
+}
+}
+if(data103.clusterCommand !== undefined){
+if(typeof data103.clusterCommand !== "string"){
+const err241 = {instancePath:instancePath+"/queries/" + i14+"/core/clusterCommand",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/clusterCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err241];
+}
+else {
+vErrors.push(err241);
+}
+errors++;
+}
+}
+if(data103.access !== undefined){
+if(typeof data103.access !== "string"){
+const err242 = {instancePath:instancePath+"/queries/" + i14+"/core/access",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/access/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err242];
+}
+else {
+vErrors.push(err242);
+}
+errors++;
+}
+}
+if(data103.indexKeys !== undefined){
+let data112 = data103.indexKeys;
+if(Array.isArray(data112)){
+const len20 = data112.length;
+for(let i20=0; i20<len20; i20++){
+if(typeof data112[i20] !== "string"){
+const err243 = {instancePath:instancePath+"/queries/" + i14+"/core/indexKeys/" + i20,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err243];
+}
+else {
+vErrors.push(err243);
+}
+errors++;
+}
+}
+}
+else {
+const err244 = {instancePath:instancePath+"/queries/" + i14+"/core/indexKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err244];
+}
+else {
+vErrors.push(err244);
+}
+errors++;
+}
+}
+if(data103.rowKeys !== undefined){
+if(typeof data103.rowKeys !== "string"){
+const err245 = {instancePath:instancePath+"/queries/" + i14+"/core/rowKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/rowKeys/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err245];
+}
+else {
+vErrors.push(err245);
+}
+errors++;
+}
+}
+if(data103.server !== undefined){
+if(typeof data103.server !== "string"){
+const err246 = {instancePath:instancePath+"/queries/" + i14+"/core/server",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err246];
+}
+else {
+vErrors.push(err246);
+}
+errors++;
+}
+}
+if(data103.cluster !== undefined){
+if(typeof data103.cluster !== "string"){
+const err247 = {instancePath:instancePath+"/queries/" + i14+"/core/cluster",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/cluster/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err247];
+}
+else {
+vErrors.push(err247);
+}
+errors++;
+}
+}
+if(data103.warning !== undefined){
+let data117 = data103.warning;
+const _errs288 = errors;
+let valid71 = false;
+const _errs289 = errors;
+if(typeof data117 !== "string"){
+const err248 = {instancePath:instancePath+"/queries/" + i14+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err248];
+}
+else {
+vErrors.push(err248);
+}
+errors++;
+}
+var _valid10 = _errs289 === errors;
+valid71 = valid71 || _valid10;
+const _errs291 = errors;
+if(data117 !== null){
+const err249 = {instancePath:instancePath+"/queries/" + i14+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err249];
+}
+else {
+vErrors.push(err249);
+}
+errors++;
+}
+var _valid10 = _errs291 === errors;
+valid71 = valid71 || _valid10;
+if(!valid71){
+const err250 = {instancePath:instancePath+"/queries/" + i14+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err250];
+}
+else {
+vErrors.push(err250);
+}
+errors++;
+}
+else {
+errors = _errs288;
+if(vErrors !== null){
+if(_errs288){
+vErrors.length = _errs288;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err251 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err251];
+}
+else {
+vErrors.push(err251);
+}
+errors++;
+}
+var _valid9 = _errs258 === errors;
+valid63 = valid63 || _valid9;
+const _errs293 = errors;
+if(data103 !== null){
+const err252 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err252];
+}
+else {
+vErrors.push(err252);
+}
+errors++;
+}
+var _valid9 = _errs293 === errors;
+valid63 = valid63 || _valid9;
+if(!valid63){
+const err253 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err253];
+}
+else {
+vErrors.push(err253);
+}
+errors++;
+}
+else {
+errors = _errs257;
+if(vErrors !== null){
+if(_errs257){
+vErrors.length = _errs257;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err254 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err254];
+}
+else {
+vErrors.push(err254);
+}
+errors++;
+}
+}
+}
+else {
+const err255 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err255];
+}
+else {
+vErrors.push(err255);
+}
+errors++;
+}
+}
+}
+else {
+const err256 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err256];
+}
+else {
+vErrors.push(err256);
 }
 errors++;
 }

@@ -26,7 +26,7 @@ export function storageSignature(shape: StorageShape): string {
     // The JSON of the canonical form below, written piece by piece into the hash: the same bytes as
     // `JSON.stringify({ fields, idField, key, root, nodes })` with each field reduced to
     // `{ name, type, source, index: index && { type, sortable, separator }, sortKey[, equalityKey] }`, without building a
-    // thousand objects and a 100 kB string per collection (it was a quarter of a 1000 × 1000 model's design).
+    // thousand objects and a 100 kB string per collection.
     const hash = createHash('sha256');
     const json = JSON.stringify;
     let text = '{"fields":[';

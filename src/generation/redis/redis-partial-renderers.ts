@@ -1,7 +1,7 @@
 /**
  * Hand-compiled equivalents of built-in Redis partials, for the files where a Handlebars partial runs a million
  * times: the field table of a 1000 × 1000 model's README has a million rows, and rendering them through
- * Handlebars (a lookup and an options object per helper call) was two thirds of rendering the 124 MB README.
+ * Handlebars costs a lookup and an options object per helper call, most of rendering that README.
  *
  * A renderer stands for one exact template text (its SHA-256): the engine uses it for a partial whose text is
  * that one, built-in or ejected unchanged, and renders any other text — a user's override, an edited built-in —

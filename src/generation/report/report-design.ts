@@ -9,14 +9,36 @@ import { isAttribute, isIdAttribute, isReference } from '../../language/generate
 import { printKvlmExpression } from '../../language/kvlm/kvlm-printer.js';
 import { referencedName } from '../../language/kvlm/kvlm-semantics.js';
 import { attributeType, cardinalityKind, identifierOf, SURROGATE_ID } from '../../language/pidm/pidm-semantics.js';
+import { buildWriteMap } from '../../../transformations/write-map/index.js';
 import type { DesignInput } from '../generation-target.js';
 import { formatRedisCommand } from '../redis/redis-commands.js';
+import { formatCliCommand } from '../shared/redis-escaping.js';
 import {
     buildRedisViewModel,
     DEFAULT_REDIS_OPTIONS,
     type RedisGenerationOptions,
     type RedisQuery,
 } from '../redis/redis-view-model.js';
+import {
+    buildCoreViewModel,
+    type CoreCollection,
+    type CoreQuery,
+    type CoreViewModel,
+} from '../redis-core/redis-core-design.js';
+
+import type { ReportDesign } from './report-designs.js';
+
+/** The report's options: the design it describes, and the redis target's options that change what it shows. */
+export interface ReportOptions extends Pick<RedisGenerationOptions, 'dialect' | 'dbPrefix'> {
+    design: ReportDesign;
+}
+
+/** The defaults: the redis target's design with its default options. */
+export const DEFAULT_REPORT_OPTIONS: ReportOptions = {
+    design: 'redis',
+    dialect: DEFAULT_REDIS_OPTIONS.dialect,
+    dbPrefix: DEFAULT_REDIS_OPTIONS.dbPrefix,
+};
 
 /** One end of a relationship, as Mermaid's erDiagram spells cardinalities. */
 export type ErCardinality = 'exactly-one' | 'zero-or-one' | 'zero-or-more' | 'one-or-more';
@@ -36,6 +58,10 @@ export interface ReportViewModel {
     merges: ReportMerges | null;
     /** Every served query with its collection and access path, in KVLM order. */
     queries: ReportQuery[];
+    /** Per entity, the collection fields that copy each attribute and reference, and the rows an update rewrites; null without the PIDM. */
+    writeMap: ReportWriteMap[] | null;
+    /** The design whose keys and access paths the report shows. */
+    design: ReportDesign;
     /** The engine and dialect the access paths are given for. */
     engine: string;
 }
@@ -70,6 +96,23 @@ export interface ReportCollection {
     key: { field: string; kind: 'natural' | 'counter'; parts: string[]; pattern: string };
     fields: { name: string; type: string; source: string; label: string; roles: string[]; indexed: boolean }[];
     queries: string[];
+    /** The keys the redis-core design stores for this collection (null for the redis design). */
+    coreKeys: { key: string; kind: string; holds: string }[] | null;
+}
+
+/** One entity's write map, a line per copy (an attribute or reference copied nowhere has one line, `copy` null). */
+export interface ReportWriteMap {
+    entity: string;
+    lines: {
+        /** `fullName`, `pid (identifier)`, `clinic → Clinic (reference)`. */
+        member: string;
+        /** `collection.field`, `collection include P`, or null when nothing copies it. */
+        copy: string | null;
+        /** The field's roles (`key part` when it keys the rows), `include` for a reference. */
+        roles: string;
+        /** The rows of the collection an update of one instance rewrites, in words. */
+        rows: string;
+    }[];
 }
 
 /** The merge decisions of the transformation. */
@@ -89,7 +132,7 @@ export interface ReportMerges {
     }[];
 }
 
-/** A served query and how the redis target's design (in the chosen dialect) answers it. */
+/** A served query and how the chosen design answers it. */
 export interface ReportQuery {
     name: string;
     collection: string;
@@ -97,28 +140,74 @@ export interface ReportQuery {
     where: string | null;
     orderBy: string[];
     select: string[];
-    access: { index: string; operation: string; filter: string; sort: string; command: string };
+    /** The redis design's access path (in the chosen dialect); null for the redis-core design. */
+    access: { index: string; operation: string; filter: string; sort: string; command: string } | null;
+    /** The redis-core design's access path; null for the redis design. */
+    core: ReportCoreAccess | null;
 }
 
-/** Builds the report's view model for a dialect (and database prefix) of the redis target. Pure. */
+/** How the redis-core design answers a query: one call of its function library, the keys read, the round trips. */
+export interface ReportCoreAccess {
+    /** The library function a single server calls (`<database>_query`). */
+    function: string;
+    /** The FCALL's keys (the collection's record hash: the call runs in its slot). */
+    keys: string[];
+    /** The FCALL's arguments: the query name, then the parameters in order (written `$name`). */
+    args: string[];
+    /** The call as a redis-cli line. */
+    command: string;
+    /** The call on a cluster: the function that returns the answer's row keys, as a redis-cli line. */
+    clusterCommand: string;
+    /** The access path in the function. */
+    access: string;
+    /** The index keys (and the record hash) the function reads, as stored. */
+    indexKeys: string[];
+    /** The row keys the answer's rows are read from (HMGET of the projected fields). */
+    rowKeys: string;
+    /** The round trips on a single server and on a cluster. */
+    server: string;
+    cluster: string;
+    /** Why the plan reads every record, or null. */
+    warning: string | null;
+}
+
+/**
+ * Builds the report's view model for a design: the redis target's (in a dialect, with or without the database
+ * prefix) or the redis-core target's. Pure.
+ */
 export function buildReportViewModel(
     input: DesignInput,
-    options: Pick<RedisGenerationOptions, 'dialect' | 'dbPrefix'> = DEFAULT_REDIS_OPTIONS,
+    options: ReportOptions = DEFAULT_REPORT_OPTIONS,
 ): ReportViewModel {
     const { kvlm } = input;
-    // The access paths and keys of the design `kvmod generate --target redis` writes with the same options.
-    const redis = buildRedisViewModel(kvlm, { dialect: options.dialect, dbPrefix: options.dbPrefix });
+    // The access paths and keys of the design `kvmod generate --target <design>` writes (with the same options).
+    const core = options.design === 'redis-core' ? buildCoreViewModel(kvlm) : undefined;
+    const redis = core
+        ? undefined
+        : buildRedisViewModel(kvlm, { dialect: options.dialect, dbPrefix: options.dbPrefix });
     const redisQueries = new Map<string, { index: string; query: RedisQuery }>();
-    for (const collection of redis.collections)
+    for (const collection of redis?.collections ?? [])
         for (const query of collection.queries) redisQueries.set(query.name, { index: collection.index, query });
-    const keyPrefixes = new Map(redis.collections.map((collection) => [collection.name, collection.keyPrefix]));
+    const coreCollections = new Map((core?.collections ?? []).map((collection) => [collection.name, collection]));
+    const keyPrefixes = new Map(
+        (redis?.collections ?? []).map((collection) => [collection.name, collection.keyPrefix]),
+    );
+    const keyPattern = (collection: Collection, parts: string[]): string => {
+        const coreCollection = coreCollections.get(collection.name);
+        if (coreCollection) return coreCollection.key.pattern;
+        const keyPrefix = keyPrefixes.get(collection.name)!;
+        return collection.strategy.$type === 'NaturalKey'
+            ? `${keyPrefix}${parts.map((p) => `<${p}>`).join(':')}`
+            : `${keyPrefix}<counter>`;
+    };
     return {
         target: 'report',
         database: kvlm.name,
         source: kvlm.source ?? null,
         pidm: input.pidm && input.pidm.length > 0 ? reportPidm(input.pidm) : null,
+        writeMap: input.pidm && input.pidm.length > 0 ? reportWriteMap(input.pidm, kvlm) : null,
         collections: kvlm.collections.map((collection) =>
-            reportCollection(collection, keyPrefixes.get(collection.name)!),
+            reportCollection(collection, keyPattern, coreCollections.get(collection.name)),
         ),
         merges: input.transform
             ? {
@@ -141,7 +230,10 @@ export function buildReportViewModel(
         queries: kvlm.collections.flatMap((collection) =>
             collection.queries.map((query) => {
                 const access = redisQueries.get(query.name);
-                if (!access) throw new Error(`the Redis design has no query ${query.name}`);
+                const coreCollection = coreCollections.get(collection.name);
+                const coreQuery = coreCollection?.queries.find((q) => q.name === query.name);
+                if (core ? !coreQuery : !access)
+                    throw new Error(`the ${options.design} design has no query ${query.name}`);
                 return {
                     name: query.name,
                     collection: collection.name,
@@ -149,11 +241,15 @@ export function buildReportViewModel(
                     where: query.where ? printKvlmExpression(query.where) : null,
                     orderBy: query.sortKeys.map((k) => `${referencedName(k.field)} ${k.direction}`),
                     select: query.projections.map((p) => referencedName(p.field)),
-                    access: accessPath(access.index, access.query),
+                    access: access ? accessPath(access.index, access.query) : null,
+                    core: core && coreCollection && coreQuery ? coreAccess(core, coreCollection, coreQuery) : null,
                 };
             }),
         ),
-        engine: `Redis with RediSearch (${redis.engine}), the redis target's ${options.dialect} dialect${options.dbPrefix ? ' with --db-prefix' : ''}`,
+        design: options.design,
+        engine: redis
+            ? `Redis with RediSearch (${redis.engine}), the redis target's ${options.dialect} dialect${options.dbPrefix ? ' with --db-prefix' : ''}`
+            : `core Redis 7 or later without modules (a server or a cluster), the redis-core target's design: the function library ${core!.library}`,
     };
 }
 
@@ -196,8 +292,48 @@ function reportPidm(models: readonly PidmModel[]): ReportPidm {
     };
 }
 
-/** A collection's section; `keyPrefix` is its rows' key prefix as stored (with the storage signature). */
-function reportCollection(collection: Collection, keyPrefix: string): ReportCollection {
+/** The write map as the report's tables show it. */
+function reportWriteMap(pidm: readonly PidmModel[], kvlm: KvlmModel): ReportWriteMap[] {
+    return buildWriteMap(pidm, kvlm).map((entity) => ({
+        entity: entity.entity,
+        lines: [
+            ...entity.attributes.flatMap((attribute): ReportWriteMap['lines'] => {
+                const member = attribute.identifier ? `${attribute.name} (identifier)` : attribute.name;
+                if (attribute.copies.length === 0) return [{ member, copy: null, roles: '', rows: 'none' }];
+                return attribute.copies.map((copy) => ({
+                    member,
+                    copy: `${copy.collection}.${copy.field}`,
+                    roles: [
+                        ...copy.roles.filter((role) => role !== 'key'),
+                        ...(copy.indexed ? ['indexed'] : []),
+                        ...(copy.keyPart ? ['key part'] : []),
+                    ].join(', '),
+                    rows: copy.rows.text,
+                }));
+            }),
+            ...entity.references.flatMap((reference): ReportWriteMap['lines'] => {
+                const member = `${reference.name} → ${reference.target} (reference)`;
+                if (reference.copies.length === 0) return [{ member, copy: null, roles: '', rows: 'none' }];
+                return reference.copies.map((copy) => ({
+                    member,
+                    copy: `${copy.collection} include ${copy.node}`,
+                    roles: 'include',
+                    rows: copy.rows.text,
+                }));
+            }),
+        ],
+    }));
+}
+
+/**
+ * A collection's section; `keyPattern` gives its rows' key as the design stores it (with the redis design's storage
+ * signature), `core` the redis-core design's collection when the report describes that design.
+ */
+function reportCollection(
+    collection: Collection,
+    keyPattern: (collection: Collection, parts: string[]) => string,
+    core: CoreCollection | undefined,
+): ReportCollection {
     const nodes = [
         { id: 'n0', name: collection.root.name, entity: collection.root.entity, root: true },
         ...collection.nodes.map((node, index) => ({
@@ -231,10 +367,7 @@ function reportCollection(collection: Collection, keyPrefix: string): ReportColl
             field: collection.keyField,
             kind: strategy.$type === 'NaturalKey' ? 'natural' : 'counter',
             parts,
-            pattern:
-                strategy.$type === 'NaturalKey'
-                    ? `${keyPrefix}${parts.map((p) => `<${p}>`).join(':')}`
-                    : `${keyPrefix}<counter>`,
+            pattern: keyPattern(collection, parts),
         },
         fields: collection.fields.map((field) => ({
             name: field.name,
@@ -245,6 +378,48 @@ function reportCollection(collection: Collection, keyPrefix: string): ReportColl
             indexed: field.indexed,
         })),
         queries: collection.queries.map((query) => query.name),
+        coreKeys: core ? coreKeys(core) : null,
+    };
+}
+
+/** Every key the redis-core design stores for a collection, as its loader writes them. */
+function coreKeys(collection: CoreCollection): NonNullable<ReportCollection['coreKeys']> {
+    const keys = [
+        { key: collection.key.pattern, kind: 'hash', holds: 'a row (its fields)' },
+        { key: collection.recordKey, kind: 'hash', holds: 'row key → the record the queries filter and sort on' },
+        ...collection.indexes.map((index) => ({
+            key: index.pattern,
+            kind: index.kind === 'eq' ? 'set' : 'sorted set',
+            holds:
+                index.kind === 'eq'
+                    ? `the row keys per normalised value of ${index.field}`
+                    : index.kind === 'score'
+                      ? `the row keys scored by ${index.field}`
+                      : `the row keys after the sort form of ${index.field}`,
+        })),
+    ];
+    if (collection.key.counterKey)
+        keys.push({ key: collection.key.counterKey, kind: 'string', holds: 'the last counter value' });
+    return keys;
+}
+
+/** The redis-core design's access path of a query: the FCALL the generated calls make, the keys, the round trips. */
+function coreAccess(design: CoreViewModel, collection: CoreCollection, query: CoreQuery): ReportCoreAccess {
+    const keys = [collection.recordKey];
+    const args = [query.name, ...query.params.map((param) => `$${param.name}`)];
+    const line = (fn: string) => formatCliCommand(['FCALL_RO', fn, String(keys.length), ...keys, ...args]);
+    return {
+        function: design.functions.query,
+        keys,
+        args,
+        command: line(design.functions.query),
+        clusterCommand: line(design.functions.queryKeys),
+        access: query.cost.access,
+        indexKeys: query.cost.keys,
+        rowKeys: collection.key.pattern,
+        server: query.cost.server,
+        cluster: query.cost.cluster,
+        warning: query.warning,
     };
 }
 

@@ -55,8 +55,8 @@ const FULFILLED_OK: PromiseFulfilledResult<unknown> = Object.freeze({ status: 'f
 
 /**
  * The size of a slice of commands that may block written at once (more than one command when they are small). Other
- * commands go out as far as the window allows in one write: a slice per 16 KB was ~60 writes per batch, each a
- * system call and a write request (~15 ms of a load's client time at scale 10,000), for the same bytes on the wire.
+ * commands go out as far as the window allows in one write: a slice per 16 KB would be dozens of writes per batch,
+ * each a system call and a write request, for the same bytes on the wire.
  */
 const PIPE_SLICE = 1 << 14;
 

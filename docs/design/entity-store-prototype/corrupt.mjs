@@ -1,0 +1,10 @@
+import { design, connect, liveCheck } from './es.mjs';
+const [engine, port] = process.argv.slice(2);
+const ds = await design('shop.pidm', engine);
+const c = await connect(port);
+const k = engine === 'core' ? (await c.sendCommand(['KEYS', 'Q3_booksWithTag:*']))[0] : (await c.sendCommand(['KEYS', 'Q3_booksWithTag_52aa68:*']))[0];
+await c.sendCommand(['HSET', k, 'T_label', 'tampered']);
+if (engine === 'rs1') await c.sendCommand(['FT.DEL', 'Q6_booksOfAuthor_cb160e', (await c.sendCommand(['KEYS', 'Q6_booksOfAuthor_cb160e:*']))[0]]);
+else await c.sendCommand(['SREM', (await c.sendCommand(['KEYS', '{Q3_booksWithTag}:eq:*']))[0], k]);
+console.log(await liveCheck(c, ds));
+await c.quit();
