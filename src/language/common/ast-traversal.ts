@@ -164,19 +164,24 @@ class BatchReference {
 
 /** The batch runs' linker: `KvmodLinker` with compact references. */
 export class KvmodBatchLinker extends KvmodLinker {
-    private stepClass: (new (source: BatchSource, segment: AstNode, offset: number, length: number, refText: string) => BatchStepNode) | undefined;
+    private readonly stepClasses = new Map<string, new (source: BatchSource, segment: AstNode, offset: number, length: number, refText: string) => BatchStepNode>();
 
-    /** A path step's CST stand-in that is also its reference (`BatchStepNode`), resolved by this linker. */
-    buildStepReference(source: BatchSource, segment: AstNode, offset: number, length: number, refText: string): BatchStepNode {
-        if (!this.stepClass) {
+    /** A path step's CST stand-in that is also its reference for `property` (`BatchStepNode`), resolved by this linker. */
+    buildStepReference(source: BatchSource, segment: AstNode, property: string, offset: number, length: number, refText: string): BatchStepNode {
+        let stepClass = this.stepClasses.get(property);
+        if (!stepClass) {
             const resolver = (this as unknown as { referenceResolver: StepReferenceResolver }).referenceResolver;
-            this.stepClass = class extends BatchStepNode {
+            stepClass = class extends BatchStepNode {
                 protected get resolver(): StepReferenceResolver {
                     return resolver;
                 }
+                protected get property(): string {
+                    return property;
+                }
             };
+            this.stepClasses.set(property, stepClass);
         }
-        return new this.stepClass(source, segment, offset, length, refText);
+        return new stepClass(source, segment, offset, length, refText);
     }
 
     override buildReference(node: AstNode, property: string, refNode: CstNode | undefined, refText: string): Reference {

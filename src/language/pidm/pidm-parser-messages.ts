@@ -3,7 +3,10 @@
  * and a missing cardinality said as such, with the reference as the modeler would write it.
  */
 import { SyntaxIssueCodes } from '../common/syntax-codes.js';
+import type { Grammar } from 'langium';
 import { isAttribute, isIdAttribute, isReference, type Entity, type Reference } from '../generated/ast.js';
+import { PidmGrammar } from '../generated/grammar.js';
+import { pidmWords } from './pidm-grammar-words.js';
 import {
     KvmodParserErrorMessageProvider,
     describeExpectedTokens,
@@ -15,32 +18,30 @@ import {
 
 type NoViableAltOptions = Parameters<KvmodParserErrorMessageProvider['buildNoViableAltMessage']>[0];
 
-const TYPE_WORDS = new Set([
-    'text', 'string', 'int', 'integer', 'long', 'float', 'double', 'decimal', 'real', 'number',
-    'boolean', 'bool', 'date', 'time', 'datetime', 'timestamp',
-]);
-
-/** PIDM's words for its tokens. */
-const PIDM_VOCABULARY: SyntaxVocabulary = {
-    nameKeywords: new Set(['entity', 'query', 'order', 'by', 'asc', 'desc', 'id', 'ref', 'unique', ...TYPE_WORDS]),
-    typeWords: TYPE_WORDS,
-    typeList: 'a type (text, int, float, boolean, date, time or datetime)',
-    // Only the top level ends at the end of the file, where another declaration may start.
-    atEnd: "'entity' or 'query'",
-    notAllInput: "'entity' or 'query'",
-};
+/** PIDM's words for its tokens, from the grammar's rules (pidm-grammar-words.ts). */
+function pidmVocabulary(grammar: Grammar): SyntaxVocabulary {
+    const { nameWords, typeWords } = pidmWords(grammar);
+    return {
+        nameKeywords: nameWords,
+        typeWords,
+        typeList: 'a type (text, int, float, boolean, date, time or datetime)',
+        // Only the top level ends at the end of the file, where another declaration may start.
+        atEnd: "'entity' or 'query'",
+        notAllInput: "'entity' or 'query'",
+    };
+}
 
 const WORD = /^[_a-zA-Z]\w*$/;
 
 /** The expected tokens, described as kinds of things, in the order the grammar offers them. */
-export function describeExpected(tokenTypes: readonly SyntaxTokenType[]): string {
-    return describeExpectedTokens(tokenTypes, PIDM_VOCABULARY);
+export function describeExpected(tokenTypes: readonly SyntaxTokenType[], grammar: Grammar = PidmGrammar()): string {
+    return describeExpectedTokens(tokenTypes, pidmVocabulary(grammar));
 }
 
 /** PIDM's syntax error messages. */
 export class PidmParserErrorMessageProvider extends KvmodParserErrorMessageProvider {
-    constructor() {
-        super(PIDM_VOCABULARY);
+    constructor(grammar: Grammar = PidmGrammar()) {
+        super(pidmVocabulary(grammar));
     }
 
     override buildNoViableAltMessage(options: NoViableAltOptions): string {
