@@ -88,14 +88,20 @@ export function forEachReference(node: AstNode, visit: (info: ReferenceInfo) => 
     for (const property in record) referencesOf(node, record, property, visit);
 }
 
-function referencesOf(node: AstNode, record: Record<string, unknown>, property: string, visit: (info: ReferenceInfo) => void): void {
+function referencesOf(
+    node: AstNode,
+    record: Record<string, unknown>,
+    property: string,
+    visit: (info: ReferenceInfo) => void,
+): void {
     if (property.charCodeAt(0) === 36 /* $ */) return;
     const value = record[property];
     if (isReference(value) || isMultiReference(value)) visit({ reference: value, container: node, property });
     else if (Array.isArray(value)) {
         for (let index = 0; index < value.length; index++) {
             const element: unknown = value[index];
-            if (isReference(element) || isMultiReference(element)) visit({ reference: element, container: node, property, index });
+            if (isReference(element) || isMultiReference(element))
+                visit({ reference: element, container: node, property, index });
         }
     }
 }
@@ -164,10 +170,20 @@ class BatchReference {
 
 /** The batch runs' linker: `KvmodLinker` with compact references. */
 export class KvmodBatchLinker extends KvmodLinker {
-    private readonly stepClasses = new Map<string, new (source: BatchSource, segment: AstNode, offset: number, length: number, refText: string) => BatchStepNode>();
+    private readonly stepClasses = new Map<
+        string,
+        new (source: BatchSource, segment: AstNode, offset: number, length: number, refText: string) => BatchStepNode
+    >();
 
     /** A path step's CST stand-in that is also its reference for `property` (`BatchStepNode`), resolved by this linker. */
-    buildStepReference(source: BatchSource, segment: AstNode, property: string, offset: number, length: number, refText: string): BatchStepNode {
+    buildStepReference(
+        source: BatchSource,
+        segment: AstNode,
+        property: string,
+        offset: number,
+        length: number,
+        refText: string,
+    ): BatchStepNode {
         let stepClass = this.stepClasses.get(property);
         if (!stepClass) {
             const resolver = (this as unknown as { referenceResolver: StepReferenceResolver }).referenceResolver;

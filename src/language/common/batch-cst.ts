@@ -15,7 +15,16 @@
  *
  * Positions come from the text: lines are found once per document (a table of line starts).
  */
-import { GrammarAST, isLinkingError, isReference, type AstNode, type AstNodeDescription, type CstNode, type Grammar, type LinkingError } from 'langium';
+import {
+    GrammarAST,
+    isLinkingError,
+    isReference,
+    type AstNode,
+    type AstNodeDescription,
+    type CstNode,
+    type Grammar,
+    type LinkingError,
+} from 'langium';
 import type { Position } from 'vscode-languageserver-types';
 import { CstStandIn } from './cst-stand-in.js';
 
@@ -85,7 +94,11 @@ export class BatchGrammar {
                         if (element.feature) this.actionFeatures.add(element.feature);
                     } else if (GrammarAST.isKeyword(element)) {
                         if (!this.keywords.has(element.value)) this.keywords.set(element.value, element);
-                    } else if (GrammarAST.isGroup(element) || GrammarAST.isAlternatives(element) || GrammarAST.isUnorderedGroup(element)) {
+                    } else if (
+                        GrammarAST.isGroup(element) ||
+                        GrammarAST.isAlternatives(element) ||
+                        GrammarAST.isUnorderedGroup(element)
+                    ) {
                         for (const child of element.elements) visit(child);
                     }
                 };
@@ -140,7 +153,13 @@ export class BatchLeaf extends CstStandIn<BatchSource> {
 }
 
 /** A token's node for `feature` (see `BatchLeaf`): a keyword's token gets the rule's node around its leaf unless the assignment is the keyword. */
-function tokenNode(source: BatchSource, owner: AstNode, offset: number, length: number, terminal: GrammarAST.AbstractElement | undefined): BatchLeaf {
+function tokenNode(
+    source: BatchSource,
+    owner: AstNode,
+    offset: number,
+    length: number,
+    terminal: GrammarAST.AbstractElement | undefined,
+): BatchLeaf {
     const node = new BatchLeaf(source, owner, offset, length, terminal);
     if (terminal && !GrammarAST.isKeyword(terminal)) {
         const keyword = source.grammar.keyword(source.text.substring(offset, offset + length));
@@ -178,7 +197,16 @@ export class BatchCstNode extends CstStandIn<BatchSource> {
         if (marks) {
             for (let i = 0; i < marks.length; i += 3) {
                 const [code, offset, length] = [marks[i], marks[i + 1], marks[i + 2]];
-                if (code === KEYWORD_MARK) children.push(new BatchLeaf(source, node, offset, length, grammar.keyword(source.text.substring(offset, offset + length))));
+                if (code === KEYWORD_MARK)
+                    children.push(
+                        new BatchLeaf(
+                            source,
+                            node,
+                            offset,
+                            length,
+                            grammar.keyword(source.text.substring(offset, offset + length)),
+                        ),
+                    );
                 else children.push(tokenNode(source, node, offset, length, grammar.terminal(grammar.feature(code))));
             }
         }

@@ -14,7 +14,17 @@
  * test that parses instead of silently changing what is accepted.
  */
 import { EmbeddedActionsParser, type IOrAlt, type IToken, type TokenType } from 'chevrotain';
-import { AstUtils, GrammarAST, GrammarUtils, type AstNode, type AstReflection, type CstNode, type Grammar, type Linker, type ValueConverter } from 'langium';
+import {
+    AstUtils,
+    GrammarAST,
+    GrammarUtils,
+    type AstNode,
+    type AstReflection,
+    type CstNode,
+    type Grammar,
+    type Linker,
+    type ValueConverter,
+} from 'langium';
 import { KvmodBatchLinker } from './ast-traversal.js';
 import { BatchCstNode, KEYWORD_MARK, referenceNode, type BatchSource } from './batch-cst.js';
 import { shapeOf } from './kvmod-parser.js';
@@ -50,11 +60,22 @@ class Frame {
     /** The last unassigned keyword, while nothing followed it (the node's trailing keyword). */
     trailing: IToken | undefined = undefined;
     chain = 0;
+    start = 0;
+    rule!: CompiledRule;
 
-    constructor(
-        readonly start: number,
-        readonly rule: CompiledRule,
-    ) {}
+    /** Makes the frame that of a new call (frames are reused by depth: a large model makes millions of calls). */
+    reset(start: number, rule: CompiledRule): Frame {
+        this.node = undefined;
+        this.own = false;
+        this.finished = false;
+        this.marks = undefined;
+        this.consumed = false;
+        this.trailing = undefined;
+        this.chain = 0;
+        this.start = start;
+        this.rule = rule;
+        return this;
+    }
 }
 
 /** A grammar rule as compiled: its node's type and how to make one. */
@@ -77,6 +98,8 @@ type Compiled = () => void;
 export class GrammarBatchParser extends EmbeddedActionsParser {
     private source!: BatchSource;
     private frame: Frame | undefined;
+    private readonly frames: Frame[] = [];
+    private depth = 0;
     /** The value of the running data type rule, or undefined outside one. */
     private data: string | undefined;
     /** The range of the last data type rule's value (read by its caller right after the call). */
@@ -108,7 +131,8 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
         this.entryRule = entry;
         const rules = [...GrammarUtils.getAllReachableRules(grammar, false)].filter(GrammarAST.isParserRule);
         for (const rule of rules) {
-            if (rule.fragment || rule.parameters.length > 0 || GrammarAST.isInfixRule(rule)) throw new UnsupportedGrammarError(`The batch parser does not interpret rule ${rule.name}`);
+            if (rule.fragment || rule.parameters.length > 0 || GrammarAST.isInfixRule(rule))
+                throw new UnsupportedGrammarError(`The batch parser does not interpret rule ${rule.name}`);
             if (!GrammarUtils.isDataTypeRule(rule)) this.compiledRules.set(rule, this.compileRuleType(rule));
         }
         // Chevrotain needs every rule before any is recorded: each rule calls the others through this map.
@@ -164,6 +188,7 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
     private start(tokens: IToken[], source: BatchSource): void {
         this.source = source;
         this.frame = undefined;
+        this.depth = 0;
         this.data = undefined;
         this.input = tokens;
     }
@@ -219,14 +244,17 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
             }
             const outer = this.frame;
             const outerData = this.data;
-            const frame = new Frame(this.LA(1).startOffset, compiled);
+            const frame = (this.frames[this.depth] ??= new Frame()).reset(this.LA(1).startOffset, compiled);
+            this.depth++;
             if (chunk) {
                 frame.node = this.target;
+                frame.own = true;
                 frame.finished = true;
             }
             this.frame = frame;
             this.data = undefined;
             body();
+            this.depth--;
             this.frame = outer;
             this.data = outerData;
             if (chunk) return undefined;
@@ -247,12 +275,17 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
     private stepAssignment(rule: GrammarAST.ParserRule): GrammarAST.Assignment | undefined {
         const definition = rule.definition;
         if (!(this.linker instanceof KvmodBatchLinker)) return undefined;
-        if (!GrammarAST.isAssignment(definition) || definition.cardinality || definition.operator !== '=') return undefined;
+        if (!GrammarAST.isAssignment(definition) || definition.cardinality || definition.operator !== '=')
+            return undefined;
         if (!GrammarAST.isCrossReference(definition.terminal) || definition.terminal.isMulti) return undefined;
         return definition;
     }
 
-    private stepRule(compiled: CompiledRule, assignment: GrammarAST.Assignment, next: (key: string) => number): () => unknown {
+    private stepRule(
+        compiled: CompiledRule,
+        assignment: GrammarAST.Assignment,
+        next: (key: string) => number,
+    ): () => unknown {
         const crossRef = assignment.terminal as GrammarAST.CrossReference;
         const terminal = GrammarUtils.getCrossReferenceTerminal(crossRef);
         const linker = this.linker as KvmodBatchLinker;
@@ -268,7 +301,14 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
             const value = read();
             this.data = outerData;
             const node = compiled.create();
-            const step = linker.buildStepReference(this.source, node, feature, this.lastStart, this.lastEnd - this.lastStart, value!);
+            const step = linker.buildStepReference(
+                this.source,
+                node,
+                feature,
+                this.lastStart,
+                this.lastEnd - this.lastStart,
+                value!,
+            );
             node.$cstNode = step as never;
             node[feature] = step;
             return node;
@@ -276,7 +316,10 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
     }
 
     /** Reads one token or data type rule call (a cross-reference's terminal): its converted value, its range in `lastStart`/`lastEnd`. */
-    private tokenReader(element: GrammarAST.AbstractElement | undefined, next: (key: string) => number): () => string | undefined {
+    private tokenReader(
+        element: GrammarAST.AbstractElement | undefined,
+        next: (key: string) => number,
+    ): () => string | undefined {
         if (GrammarAST.isKeyword(element)) {
             const type = this.tokenType(element.value);
             const index = next(`consume ${element.value}`);
@@ -289,7 +332,11 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
             const site = siteOf(element);
             return () => this.readToken(this.consume(index, type), undefined, site);
         }
-        if (GrammarAST.isRuleCall(element) && GrammarAST.isParserRule(element.rule.ref) && GrammarUtils.isDataTypeRule(element.rule.ref)) {
+        if (
+            GrammarAST.isRuleCall(element) &&
+            GrammarAST.isParserRule(element.rule.ref) &&
+            GrammarUtils.isDataTypeRule(element.rule.ref)
+        ) {
             const called = this.chevrotainRules.get(element.rule.ref.name)!;
             const index = next(`subrule ${element.rule.ref.name}`);
             const site = siteOf(element);
@@ -298,7 +345,9 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
                 return this.RECORDING_PHASE ? undefined : String(this.converter.convert(raw, site));
             };
         }
-        throw new UnsupportedGrammarError('The batch parser reads a cross-reference only through a keyword, a terminal or a data type rule');
+        throw new UnsupportedGrammarError(
+            'The batch parser reads a cross-reference only through a keyword, a terminal or a data type rule',
+        );
     }
 
     private readToken(token: IToken, keyword: string | undefined, site?: CstNode): string | undefined {
@@ -315,7 +364,11 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
     }
 
     /** Compiles a grammar element into a function that parses it within the running rule call. */
-    private compile(element: GrammarAST.AbstractElement | undefined, assignment: AssignmentSite | undefined, next: (key: string) => number): Compiled {
+    private compile(
+        element: GrammarAST.AbstractElement | undefined,
+        assignment: AssignmentSite | undefined,
+        next: (key: string) => number,
+    ): Compiled {
         if (!element) throw new UnsupportedGrammarError('A rule without a body');
         const once = this.compileOnce(element, assignment, next);
         switch (element.cardinality) {
@@ -336,9 +389,14 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
         }
     }
 
-    private compileOnce(element: GrammarAST.AbstractElement, assignment: AssignmentSite | undefined, next: (key: string) => number): Compiled {
+    private compileOnce(
+        element: GrammarAST.AbstractElement,
+        assignment: AssignmentSite | undefined,
+        next: (key: string) => number,
+    ): Compiled {
         if (GrammarAST.isGroup(element)) {
-            if (element.guardCondition) throw new UnsupportedGrammarError('The batch parser does not interpret guard conditions');
+            if (element.guardCondition)
+                throw new UnsupportedGrammarError('The batch parser does not interpret guard conditions');
             const parts = element.elements.map((child) => this.compile(child, assignment, next));
             return () => {
                 for (const part of parts) part();
@@ -346,14 +404,24 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
         }
         if (GrammarAST.isAlternatives(element)) {
             const index = next('or');
-            const alternatives: IOrAlt<unknown>[] = element.elements.map((child) => ({ ALT: this.compile(child, assignment, next) }));
+            const alternatives: IOrAlt<unknown>[] = element.elements.map((child) => ({
+                ALT: this.compile(child, assignment, next),
+            }));
             return () => void this.or(index, alternatives);
         }
         if (GrammarAST.isAssignment(element)) {
             const crossRef = GrammarAST.isCrossReference(element.terminal);
-            if (crossRef && (element.terminal as GrammarAST.CrossReference).isMulti) throw new UnsupportedGrammarError('The batch parser does not interpret multi-references');
-            const site: AssignmentSite = { feature: element.feature, operator: element.operator, crossRef, code: this.featureCode(element.feature) };
-            const terminal = crossRef ? GrammarUtils.getCrossReferenceTerminal(element.terminal as GrammarAST.CrossReference) : element.terminal;
+            if (crossRef && (element.terminal as GrammarAST.CrossReference).isMulti)
+                throw new UnsupportedGrammarError('The batch parser does not interpret multi-references');
+            const site: AssignmentSite = {
+                feature: element.feature,
+                operator: element.operator,
+                crossRef,
+                code: this.featureCode(element.feature),
+            };
+            const terminal = crossRef
+                ? GrammarUtils.getCrossReferenceTerminal(element.terminal as GrammarAST.CrossReference)
+                : element.terminal;
             return this.compile(terminal, site, next);
         }
         if (GrammarAST.isKeyword(element)) {
@@ -366,7 +434,8 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
         }
         if (GrammarAST.isRuleCall(element)) {
             const rule = element.rule.ref;
-            if (element.arguments.length > 0) throw new UnsupportedGrammarError('The batch parser does not interpret rule arguments');
+            if (element.arguments.length > 0)
+                throw new UnsupportedGrammarError('The batch parser does not interpret rule arguments');
             if (GrammarAST.isTerminalRule(rule)) {
                 const type = this.tokenType(rule.name);
                 const index = next(`consume ${rule.name}`);
@@ -401,7 +470,12 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
     }
 
     /** A token consumed: part of a data type rule's value, an assignment's value, or an unassigned keyword of the node. */
-    private onToken(token: IToken, assignment: AssignmentSite | undefined, keyword: boolean, site: CstNode | undefined): void {
+    private onToken(
+        token: IToken,
+        assignment: AssignmentSite | undefined,
+        keyword: boolean,
+        site: CstNode | undefined,
+    ): void {
         // An invisible terminator (pidm-lexer.ts): consumed, but no part of the tree (Langium's `isValidToken`).
         if (token.isInsertedInRecovery) return;
         if (this.data !== undefined) {
@@ -430,7 +504,14 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
         frame.trailing = undefined;
         frame.consumed = true;
         if (assignment) {
-            if (isData) this.assign(frame, assignment, this.converter.convert(result as string, site), this.lastStart, this.lastEnd - this.lastStart);
+            if (isData)
+                this.assign(
+                    frame,
+                    assignment,
+                    this.converter.convert(result as string, site),
+                    this.lastStart,
+                    this.lastEnd - this.lastStart,
+                );
             else this.assign(frame, assignment, result, -1, 0);
             return;
         }
@@ -470,7 +551,13 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
             frame.marks = undefined;
             frame.trailing = undefined;
             frame.consumed = true;
-            this.assign(frame, { feature, operator: operator as AssignmentSite['operator'], crossRef: false, code: -1 }, previous, -1, 0);
+            this.assign(
+                frame,
+                { feature, operator: operator as AssignmentSite['operator'], crossRef: false, code: -1 },
+                previous,
+                -1,
+                0,
+            );
         } else {
             this.nodeOf(frame).$type = type;
         }
@@ -493,7 +580,12 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
         const feature = site.feature;
         let item = value;
         if (site.crossRef) {
-            item = this.linker.buildReference(node as AstNode, feature, referenceNode(this.source, node as AstNode, offset, length), String(value));
+            item = this.linker.buildReference(
+                node as AstNode,
+                feature,
+                referenceNode(this.source, node as AstNode, offset, length),
+                String(value),
+            );
         } else if (length > 0 || offset >= 0) {
             mark(frame, site.code, offset, length);
         }
@@ -501,7 +593,8 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
             const child = item as BatchNode;
             child.$container = node as AstNode;
             child.$containerProperty = feature;
-            if (site.operator === '+=') child.$containerIndex = Array.isArray(node[feature]) ? (node[feature] as unknown[]).length : 0;
+            if (site.operator === '+=')
+                child.$containerIndex = Array.isArray(node[feature]) ? (node[feature] as unknown[]).length : 0;
         }
         switch (site.operator) {
             case '=':
@@ -524,8 +617,15 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
         if (frame.trailing) mark(frame, KEYWORD_MARK, frame.trailing.startOffset, frame.trailing.image.length);
         frame.trailing = undefined;
         const end = this.lastTokenEnd();
-        node.$cstNode = new BatchCstNode(this.source, node as AstNode, frame.start, end - frame.start, frame.marks) as never;
-        if (!frame.rule.shaped || node.$type !== frame.rule.type) AstUtils.assignMandatoryProperties(this.reflection, node as AstNode);
+        node.$cstNode = new BatchCstNode(
+            this.source,
+            node as AstNode,
+            frame.start,
+            end - frame.start,
+            frame.marks,
+        ) as never;
+        if (!frame.rule.shaped || node.$type !== frame.rule.type)
+            AstUtils.assignMandatoryProperties(this.reflection, node as AstNode);
         frame.finished = true;
     }
 
@@ -570,7 +670,11 @@ export function declarationKeywords(grammar: Grammar): string[] | undefined {
             return false;
         }
         if (GrammarAST.isAssignment(element)) return first(element.terminal, seen);
-        if (GrammarAST.isRuleCall(element) && GrammarAST.isParserRule(element.rule.ref) && !seen.has(element.rule.ref)) {
+        if (
+            GrammarAST.isRuleCall(element) &&
+            GrammarAST.isParserRule(element.rule.ref) &&
+            !seen.has(element.rule.ref)
+        ) {
             seen.add(element.rule.ref);
             return first(element.rule.ref.definition, seen);
         }
@@ -579,7 +683,8 @@ export function declarationKeywords(grammar: Grammar): string[] | undefined {
     const definition = entry?.definition;
     if (!definition) return undefined;
     // The entry rule is its declarations repeated: `(entities+=Entity | queries+=Query)*`.
-    const repeated = GrammarAST.isGroup(definition) && definition.elements.length === 1 ? definition.elements[0] : definition;
+    const repeated =
+        GrammarAST.isGroup(definition) && definition.elements.length === 1 ? definition.elements[0] : definition;
     if (repeated.cardinality !== '*') return undefined;
     const alternatives = GrammarAST.isAlternatives(repeated) ? repeated.elements : [repeated];
     return alternatives.every((alternative) => first(alternative, new Set())) ? [...words] : undefined;

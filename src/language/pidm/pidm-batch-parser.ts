@@ -32,7 +32,10 @@ export const FALLBACKS = { count: 0, texts: [] as string[] };
  * `batchTokenTypes`). The answer stands for it (a proxy whose `parse` is the batch parser's and whose other
  * members are the Langium parser's).
  */
-export function installPidmBatchParser(services: LangiumCoreServices, createFallback: () => LangiumParser): LangiumParser {
+export function installPidmBatchParser(
+    services: LangiumCoreServices,
+    createFallback: () => LangiumParser,
+): LangiumParser {
     const grammar = services.Grammar;
     const batchGrammar = new BatchGrammar(grammar);
     const definition = batchTokenTypes(services);
@@ -60,26 +63,46 @@ export function installPidmBatchParser(services: LangiumCoreServices, createFall
         recognizer ??= new GrammarBatchParser(
             grammar,
             definition,
-            { reflection: services.shared.AstReflection, converter: services.parser.ValueConverter, linker: services.references.Linker },
+            {
+                reflection: services.shared.AstReflection,
+                converter: services.parser.ValueConverter,
+                linker: services.references.Linker,
+            },
             (feature) => batchGrammar.featureCode(feature),
         );
         const starts = chunkStarts(text, declarationLine);
         if (starts.length > 1) {
-            const chunked = parseInChunks(text, starts, batchLexer, recognizer, new BatchSource(text, batchGrammar), definition[';'], words);
+            const chunked = parseInChunks(
+                text,
+                starts,
+                batchLexer,
+                recognizer,
+                new BatchSource(text, batchGrammar),
+                definition[';'],
+                words,
+            );
             if (chunked === LEXER_ERROR) return parse(text, options);
             if (chunked) {
                 const report = services.parser.TokenBuilder.flushLexingReport?.(text) ?? { diagnostics: [] };
                 if (report.diagnostics.length > 0) return parse(text, options);
-                return { value: chunked, lexerErrors: [], lexerReport: report, parserErrors: [] } as unknown as ParseResult;
+                return {
+                    value: chunked,
+                    lexerErrors: [],
+                    lexerReport: report,
+                    parserErrors: [],
+                } as unknown as ParseResult;
             }
         }
         const lexed = batchLexer.tokenize(text);
         const report = services.parser.TokenBuilder.flushLexingReport?.(text) ?? { diagnostics: [] };
         // A lexer error, or what PidmLexer turns into one (`= :name`): Langium's parser reports it.
-        if (lexed.errors.length > 0 || report.diagnostics.length > 0 || hasColonParameter(lexed.tokens, words)) return parse(text, options);
+        if (lexed.errors.length > 0 || report.diagnostics.length > 0 || hasColonParameter(lexed.tokens, words))
+            return parse(text, options);
         // No token: Langium's root spans the comments, if any; such a text costs nothing to parse.
         if (lexed.tokens.length === 0) return parse(text, options);
-        const tokens = withIdTerminators(lexed.tokens, definition[';'], words, (name, next) => lineBreakBetween(text, name.startOffset + name.image.length, next.startOffset));
+        const tokens = withIdTerminators(lexed.tokens, definition[';'], words, (name, next) =>
+            lineBreakBetween(text, name.startOffset + name.image.length, next.startOffset),
+        );
         let model: BatchNode | undefined;
         try {
             model = recognizer.parseTokens(tokens, new BatchSource(text, batchGrammar));
@@ -109,7 +132,9 @@ export function installPidmBatchParser(services: LangiumCoreServices, createFall
  * token types gets the lexer's.
  */
 function batchTokenTypes(services: LangiumCoreServices): Record<string, TokenType> {
-    const built = services.parser.TokenBuilder.buildTokens(services.Grammar, { caseInsensitive: services.LanguageMetaData.caseInsensitive });
+    const built = services.parser.TokenBuilder.buildTokens(services.Grammar, {
+        caseInsensitive: services.LanguageMetaData.caseInsensitive,
+    });
     if (!Array.isArray(built)) return services.parser.Lexer.definition as Record<string, TokenType>;
     const types: Record<string, TokenType> = {};
     for (const type of built as TokenType[]) types[type.name] = type;
@@ -178,7 +203,9 @@ function parseInChunks(
     let end = -1;
     for (let c = 0; c < starts.length; c++) {
         const base = starts[c];
-        const lexed = lexer.tokenize(c + 1 < starts.length ? text.substring(base, starts[c + 1]) : text.substring(base));
+        const lexed = lexer.tokenize(
+            c + 1 < starts.length ? text.substring(base, starts[c + 1]) : text.substring(base),
+        );
         if (lexed.errors.length > 0) return LEXER_ERROR;
         const raw = lexed.tokens;
         if (raw.length === 0) continue;
@@ -187,7 +214,9 @@ function parseInChunks(
             if (token.endOffset !== undefined) token.endOffset += base;
         }
         if (hasColonParameter(raw, words)) return LEXER_ERROR;
-        const tokens = withIdTerminators(raw, terminator, words, (name, next) => lineBreakBetween(text, name.startOffset + name.image.length, next.startOffset));
+        const tokens = withIdTerminators(raw, terminator, words, (name, next) =>
+            lineBreakBetween(text, name.startOffset + name.image.length, next.startOffset),
+        );
         try {
             if (!recognizer.parseChunk(tokens, source, model)) return undefined;
         } catch {

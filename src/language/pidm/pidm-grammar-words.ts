@@ -23,7 +23,8 @@ export function pidmWords(grammar: Grammar): PidmWords {
     if (!words) {
         const idAttribute = rule(grammar, 'IdAttribute').definition;
         const first = GrammarAST.isGroup(idAttribute) ? idAttribute.elements[0] : idAttribute;
-        if (!GrammarAST.isKeyword(first)) throw new Error('The PIDM grammar: IdAttribute does not start with a keyword');
+        if (!GrammarAST.isKeyword(first))
+            throw new Error('The PIDM grammar: IdAttribute does not start with a keyword');
         words = {
             typeWords: keywordsOf(grammar, 'DataType'),
             nameWords: keywordsOf(grammar, 'Name'),
@@ -47,8 +48,13 @@ function keywordsOf(grammar: Grammar, name: string): ReadonlySet<string> {
     const visit = (element: GrammarAST.AbstractElement | undefined, seen: Set<GrammarAST.AbstractRule>): void => {
         if (!element) return;
         if (GrammarAST.isKeyword(element)) words.add(element.value.toLowerCase());
-        else if (GrammarAST.isGroup(element) || GrammarAST.isAlternatives(element)) for (const child of element.elements) visit(child, seen);
-        else if (GrammarAST.isRuleCall(element) && GrammarAST.isParserRule(element.rule.ref) && !seen.has(element.rule.ref)) {
+        else if (GrammarAST.isGroup(element) || GrammarAST.isAlternatives(element))
+            for (const child of element.elements) visit(child, seen);
+        else if (
+            GrammarAST.isRuleCall(element) &&
+            GrammarAST.isParserRule(element.rule.ref) &&
+            !seen.has(element.rule.ref)
+        ) {
             seen.add(element.rule.ref);
             visit(element.rule.ref.definition, seen);
         }

@@ -27,7 +27,12 @@ export class PidmLexer extends DefaultLexer {
         const result = this.withSqlParameters(text, super.tokenize(text, options));
         const terminator = this.tokenTypes[';'];
         if (!terminator) return result;
-        const tokens = withIdTerminators(result.tokens, terminator, this.words, (name, next) => (next.startLine ?? 0) > (name.endLine ?? name.startLine ?? 0));
+        const tokens = withIdTerminators(
+            result.tokens,
+            terminator,
+            this.words,
+            (name, next) => (next.startLine ?? 0) > (name.endLine ?? name.startLine ?? 0),
+        );
         return { ...result, tokens };
     }
 
@@ -42,11 +47,16 @@ export class PidmLexer extends DefaultLexer {
         const source = result.tokens;
         const signs = new Set<number>(); // offsets of signs that may start a parameter
         for (const error of result.errors) {
-            if (error.length === 1 && (text[error.offset] === '?' || text[error.offset] === '$')) signs.add(error.offset);
+            if (error.length === 1 && (text[error.offset] === '?' || text[error.offset] === '$'))
+                signs.add(error.offset);
         }
         for (let i = 1; i < source.length - 1; i++) {
             const token = source[i];
-            if (token.image === ':' && this.words.comparisonOperators.has(source[i - 1].tokenType.name) && source[i + 1].startOffset === token.endOffset! + 1) {
+            if (
+                token.image === ':' &&
+                this.words.comparisonOperators.has(source[i - 1].tokenType.name) &&
+                source[i + 1].startOffset === token.endOffset! + 1
+            ) {
                 signs.add(token.startOffset);
             }
         }
@@ -62,7 +72,13 @@ export class PidmLexer extends DefaultLexer {
             const previous = tokens.at(-1);
             if (previous && previous.image === ':' && previous.startOffset === sign) {
                 tokens.pop();
-                errors.push({ offset: sign, length: 1, line: previous.startLine, column: previous.startColumn, message: `unexpected character: ->:<- at offset: ${sign}` });
+                errors.push({
+                    offset: sign,
+                    length: 1,
+                    line: previous.startLine,
+                    column: previous.startColumn,
+                    message: `unexpected character: ->:<- at offset: ${sign}`,
+                });
             }
             tokens.push({
                 ...token,
@@ -83,7 +99,12 @@ export class PidmLexer extends DefaultLexer {
  * on a later line (`lineBreak(name, next)`), an invisible `;`. Also the batch parser's lexing
  * (pidm-batch-parser.ts), which tracks offsets only.
  */
-export function withIdTerminators(source: readonly Token[], terminator: TokenType, words: PidmWords, lineBreak: (name: Token, next: Token) => boolean): Token[] {
+export function withIdTerminators(
+    source: readonly Token[],
+    terminator: TokenType,
+    words: PidmWords,
+    lineBreak: (name: Token, next: Token) => boolean,
+): Token[] {
     const { idKeyword, typeWords } = words;
     const tokens: Token[] = [];
     for (let i = 0; i < source.length; i++) {
@@ -91,7 +112,14 @@ export function withIdTerminators(source: readonly Token[], terminator: TokenTyp
         const keyword = source[i];
         const name = source[i + 1];
         const next = source[i + 2];
-        if (keyword.tokenType.name === idKeyword && name && WORD.test(name.image) && next && typeWords.has(next.tokenType.name) && lineBreak(name, next)) {
+        if (
+            keyword.tokenType.name === idKeyword &&
+            name &&
+            WORD.test(name.image) &&
+            next &&
+            typeWords.has(next.tokenType.name) &&
+            lineBreak(name, next)
+        ) {
             tokens.push(name);
             i++;
             const end = name.endOffset !== undefined ? name.endOffset + 1 : name.startOffset + name.image.length;
@@ -117,7 +145,13 @@ export function withIdTerminators(source: readonly Token[], terminator: TokenTyp
 export function hasColonParameter(tokens: readonly Token[], words: PidmWords): boolean {
     for (let i = 1; i < tokens.length - 1; i++) {
         const token = tokens[i];
-        if (token.image === ':' && words.comparisonOperators.has(tokens[i - 1].tokenType.name) && tokens[i + 1].startOffset === token.startOffset + 1 && WORD.test(tokens[i + 1].image)) return true;
+        if (
+            token.image === ':' &&
+            words.comparisonOperators.has(tokens[i - 1].tokenType.name) &&
+            tokens[i + 1].startOffset === token.startOffset + 1 &&
+            WORD.test(tokens[i + 1].image)
+        )
+            return true;
     }
     return false;
 }
