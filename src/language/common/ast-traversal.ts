@@ -33,7 +33,8 @@ import {
     type ValidationOptions,
 } from 'langium';
 
-import { BatchStepNode, type BatchSource, type StepReferenceResolver } from './batch-cst.js';
+import { BatchStepNode, type BatchSource } from './batch-cst.js';
+import { referenceResolverOf, type ReferenceResolver } from './langium-internals.js';
 
 /** Nodes visited between two checks for cancellation (and chances for the event loop to run). */
 const CHECK_EVERY = 256;
@@ -132,11 +133,6 @@ export class KvmodLinker extends DefaultLinker {
     }
 }
 
-/** The resolver Langium's linker hands its references (`DefaultLinker.referenceResolver`, internal in 4.4). */
-interface ReferenceResolver {
-    resolveReference(reference: BatchReference, node: AstNode, property: string): AstNode | undefined;
-}
-
 /**
  * Langium's reference (`DefaultReferenceImpl` in linker.js, not exported), with the field linking adds
  * later (`_nodeDescription`) declared up front: V8 then keeps all fields in the object instead of a
@@ -186,9 +182,9 @@ export class KvmodBatchLinker extends KvmodLinker {
     ): BatchStepNode {
         let stepClass = this.stepClasses.get(property);
         if (!stepClass) {
-            const resolver = (this as unknown as { referenceResolver: StepReferenceResolver }).referenceResolver;
+            const resolver = referenceResolverOf(this);
             stepClass = class extends BatchStepNode {
-                protected get resolver(): StepReferenceResolver {
+                protected get resolver(): ReferenceResolver {
                     return resolver;
                 }
                 protected get property(): string {
@@ -201,7 +197,7 @@ export class KvmodBatchLinker extends KvmodLinker {
     }
 
     override buildReference(node: AstNode, property: string, refNode: CstNode | undefined, refText: string): Reference {
-        const resolver = (this as unknown as { referenceResolver: ReferenceResolver }).referenceResolver;
+        const resolver = referenceResolverOf(this);
         return new BatchReference(resolver, node, property, refNode, refText) as unknown as Reference;
     }
 }

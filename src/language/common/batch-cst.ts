@@ -27,6 +27,7 @@ import {
 } from 'langium';
 import type { Position } from 'vscode-languageserver-types';
 import { CstStandIn } from './cst-stand-in.js';
+import type { ReferenceResolver } from './langium-internals.js';
 
 /** The document text a tree's stand-ins read, with its line starts (made on first use) and the grammar's elements. */
 export class BatchSource {
@@ -229,11 +230,6 @@ export class BatchCstNode extends CstStandIn<BatchSource> {
     }
 }
 
-/** What resolves a reference when its target is read (`DefaultLinker.referenceResolver`, internal in Langium 4.4). */
-export interface StepReferenceResolver {
-    resolveReference(reference: object, node: AstNode, property: string): AstNode | undefined;
-}
-
 /**
  * A path step's CST stand-in that is also the step's reference (`Segment.element`): the step's node is its
  * reference's node (`$refNode` is the object itself), so one object instead of two for each of the millions of
@@ -254,7 +250,7 @@ export abstract class BatchStepNode extends BatchCstNode {
         super(source, astNode, offset, length, undefined);
     }
 
-    protected abstract get resolver(): StepReferenceResolver;
+    protected abstract get resolver(): ReferenceResolver;
     /** The step's property (`element`): one subclass per property, so that no step holds it. */
     protected abstract get property(): string;
 

@@ -329,8 +329,8 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
             const name = element.rule.ref.name;
             const type = this.tokenType(name);
             const index = next(`consume ${name}`);
-            const site = siteOf(element);
-            return () => this.readToken(this.consume(index, type), undefined, site);
+            const convert = conversionAt(this.converter, element);
+            return () => this.readToken(this.consume(index, type), undefined, convert);
         }
         if (
             GrammarAST.isRuleCall(element) &&
@@ -339,10 +339,10 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
         ) {
             const called = this.chevrotainRules.get(element.rule.ref.name)!;
             const index = next(`subrule ${element.rule.ref.name}`);
-            const site = siteOf(element);
+            const convert = conversionAt(this.converter, element);
             return () => {
                 const raw = this.subrule(index, called as never) as string;
-                return this.RECORDING_PHASE ? undefined : String(this.converter.convert(raw, site));
+                return this.RECORDING_PHASE ? undefined : String(convert(raw));
             };
         }
         throw new UnsupportedGrammarError(
@@ -350,11 +350,11 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
         );
     }
 
-    private readToken(token: IToken, keyword: string | undefined, site?: CstNode): string | undefined {
+    private readToken(token: IToken, keyword: string | undefined, convert?: Conversion): string | undefined {
         if (this.RECORDING_PHASE) return undefined;
         this.lastStart = token.startOffset;
         this.lastEnd = token.startOffset + token.image.length;
-        return keyword !== undefined ? token.image : String(this.converter.convert(token.image, site!));
+        return keyword !== undefined ? token.image : String(convert!(token.image));
     }
 
     private tokenType(name: string): TokenType {
@@ -439,10 +439,10 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
             if (GrammarAST.isTerminalRule(rule)) {
                 const type = this.tokenType(rule.name);
                 const index = next(`consume ${rule.name}`);
-                const site = siteOf(element);
+                const convert = conversionAt(this.converter, element);
                 return () => {
                     const token = this.consume(index, type);
-                    if (!this.RECORDING_PHASE) this.onToken(token, assignment, false, site);
+                    if (!this.RECORDING_PHASE) this.onToken(token, assignment, false, convert);
                 };
             }
             if (GrammarAST.isParserRule(rule)) {
@@ -450,10 +450,10 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
                 const name = rule.name;
                 const index = next(`subrule ${name}`);
                 const isData = GrammarUtils.isDataTypeRule(rule);
-                const site = siteOf(element);
+                const convert = conversionAt(this.converter, element);
                 return () => {
                     const result = this.subrule(index, called.get(name) as never);
-                    if (!this.RECORDING_PHASE) this.onSubrule(result, assignment, isData, site);
+                    if (!this.RECORDING_PHASE) this.onSubrule(result, assignment, isData, convert);
                 };
             }
             throw new UnsupportedGrammarError(`A call of an unknown rule`);
@@ -474,18 +474,18 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
         token: IToken,
         assignment: AssignmentSite | undefined,
         keyword: boolean,
-        site: CstNode | undefined,
+        convert: Conversion | undefined,
     ): void {
         // An invisible terminator (pidm-lexer.ts): consumed, but no part of the tree (Langium's `isValidToken`).
         if (token.isInsertedInRecovery) return;
         if (this.data !== undefined) {
-            this.data += keyword ? token.image : String(this.converter.convert(token.image, site!));
+            this.data += keyword ? token.image : String(convert!(token.image));
             return;
         }
         const frame = this.frame!;
         frame.trailing = undefined;
         if (assignment) {
-            const value = keyword ? token.image : this.converter.convert(token.image, site!);
+            const value = keyword ? token.image : convert!(token.image);
             this.assign(frame, assignment, value, token.startOffset, token.image.length);
         } else if (keyword) {
             // What the lean CST keeps of a node's unassigned keywords (lean-cst.ts): its first child, and its last.
@@ -495,9 +495,14 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
         frame.consumed = true;
     }
 
-    private onSubrule(result: unknown, assignment: AssignmentSite | undefined, isData: boolean, site: CstNode): void {
+    private onSubrule(
+        result: unknown,
+        assignment: AssignmentSite | undefined,
+        isData: boolean,
+        convert: Conversion,
+    ): void {
         if (this.data !== undefined) {
-            if (isData) this.data += String(this.converter.convert(result as string, site));
+            if (isData) this.data += String(convert(result as string));
             return;
         }
         const frame = this.frame!;
@@ -508,7 +513,7 @@ export class GrammarBatchParser extends EmbeddedActionsParser {
                 this.assign(
                     frame,
                     assignment,
-                    this.converter.convert(result as string, site),
+                    convert(result as string),
                     this.lastStart,
                     this.lastEnd - this.lastStart,
                 );
@@ -644,6 +649,25 @@ function mark(frame: Frame, code: number, offset: number, length: number): void 
 /** What the value converter reads of a call site: the grammar element (Langium passes the token's CST node). */
 function siteOf(element: GrammarAST.AbstractElement): CstNode {
     return { grammarSource: element } as unknown as CstNode;
+}
+
+/** Values a call site keeps converted (its distinct inputs: names repeat across a model). */
+const CONVERSIONS_KEPT = 100_000;
+
+/** A call site's conversion: the converter asked as Langium asks it, a primitive answer kept per input. */
+type Conversion = (input: string) => unknown;
+
+function conversionAt(converter: ValueConverter, element: GrammarAST.AbstractElement): Conversion {
+    const site = siteOf(element);
+    const kept = new Map<string, unknown>();
+    return (input) => {
+        let value = kept.get(input);
+        if (value === undefined) {
+            value = converter.convert(input, site);
+            if (kept.size < CONVERSIONS_KEPT && (value === null || typeof value !== 'object')) kept.set(input, value);
+        }
+        return value;
+    };
 }
 
 /**
