@@ -8,7 +8,8 @@
  *   of `consume`/`subrule` (lean-cst.ts, kvmod-parser.ts, parse-guards.ts);
  * - the CST builder's stack of open nodes (lean-cst.ts);
  * - the linker's reference resolver, which the batch runs' compact references call (ast-traversal.ts), and the
- *   fields of Langium's reference class (`DefaultReferenceImpl`, not exported), which they copy.
+ *   fields of Langium's reference class (`DefaultReferenceImpl`, not exported), which they copy; its `$refNode` is a
+ *   writable own field, which syntax-release.ts clears once a batch document is validated.
  */
 import type { IToken, TokenType } from 'chevrotain';
 import type {

@@ -83,6 +83,8 @@ describe("Langium's internals behind the adapter", () => {
                 getter,
                 'function',
             ]);
+        // syntax-release.ts clears it once a batch document is validated.
+        expect(Object.getOwnPropertyDescriptor(reference, '$refNode')?.writable).toBe(true);
         void reference.ref;
         expect(calls).toEqual([[reference, node, 'element']]);
         // The batch runs' reference: the same fields (and the description's, declared up front), the same getters.
