@@ -33,7 +33,8 @@ import {
     type ValidationOptions,
 } from 'langium';
 
-import { BatchStepNode, type BatchSource, type StepReferenceResolver } from './batch-cst.js';
+import { BatchStepNode, type BatchSource } from './batch-cst.js';
+import { referenceResolverOf, type ReferenceResolver } from './langium-internals.js';
 
 /** Nodes visited between two checks for cancellation (and chances for the event loop to run). */
 const CHECK_EVERY = 256;
@@ -88,14 +89,20 @@ export function forEachReference(node: AstNode, visit: (info: ReferenceInfo) => 
     for (const property in record) referencesOf(node, record, property, visit);
 }
 
-function referencesOf(node: AstNode, record: Record<string, unknown>, property: string, visit: (info: ReferenceInfo) => void): void {
+function referencesOf(
+    node: AstNode,
+    record: Record<string, unknown>,
+    property: string,
+    visit: (info: ReferenceInfo) => void,
+): void {
     if (property.charCodeAt(0) === 36 /* $ */) return;
     const value = record[property];
     if (isReference(value) || isMultiReference(value)) visit({ reference: value, container: node, property });
     else if (Array.isArray(value)) {
         for (let index = 0; index < value.length; index++) {
             const element: unknown = value[index];
-            if (isReference(element) || isMultiReference(element)) visit({ reference: element, container: node, property, index });
+            if (isReference(element) || isMultiReference(element))
+                visit({ reference: element, container: node, property, index });
         }
     }
 }
@@ -124,11 +131,6 @@ export class KvmodLinker extends DefaultLinker {
             pushChildren(node, stack);
         }
     }
-}
-
-/** The resolver Langium's linker hands its references (`DefaultLinker.referenceResolver`, internal in 4.4). */
-interface ReferenceResolver {
-    resolveReference(reference: BatchReference, node: AstNode, property: string): AstNode | undefined;
 }
 
 /**
@@ -164,23 +166,38 @@ class BatchReference {
 
 /** The batch runs' linker: `KvmodLinker` with compact references. */
 export class KvmodBatchLinker extends KvmodLinker {
-    private stepClass: (new (source: BatchSource, segment: AstNode, offset: number, length: number, refText: string) => BatchStepNode) | undefined;
+    private readonly stepClasses = new Map<
+        string,
+        new (source: BatchSource, segment: AstNode, offset: number, length: number, refText: string) => BatchStepNode
+    >();
 
-    /** A path step's CST stand-in that is also its reference (`BatchStepNode`), resolved by this linker. */
-    buildStepReference(source: BatchSource, segment: AstNode, offset: number, length: number, refText: string): BatchStepNode {
-        if (!this.stepClass) {
-            const resolver = (this as unknown as { referenceResolver: StepReferenceResolver }).referenceResolver;
-            this.stepClass = class extends BatchStepNode {
-                protected get resolver(): StepReferenceResolver {
+    /** A path step's CST stand-in that is also its reference for `property` (`BatchStepNode`), resolved by this linker. */
+    buildStepReference(
+        source: BatchSource,
+        segment: AstNode,
+        property: string,
+        offset: number,
+        length: number,
+        refText: string,
+    ): BatchStepNode {
+        let stepClass = this.stepClasses.get(property);
+        if (!stepClass) {
+            const resolver = referenceResolverOf(this);
+            stepClass = class extends BatchStepNode {
+                protected get resolver(): ReferenceResolver {
                     return resolver;
                 }
+                protected get property(): string {
+                    return property;
+                }
             };
+            this.stepClasses.set(property, stepClass);
         }
-        return new this.stepClass(source, segment, offset, length, refText);
+        return new stepClass(source, segment, offset, length, refText);
     }
 
     override buildReference(node: AstNode, property: string, refNode: CstNode | undefined, refText: string): Reference {
-        const resolver = (this as unknown as { referenceResolver: ReferenceResolver }).referenceResolver;
+        const resolver = referenceResolverOf(this);
         return new BatchReference(resolver, node, property, refNode, refText) as unknown as Reference;
     }
 }

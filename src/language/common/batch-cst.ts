@@ -15,9 +15,19 @@
  *
  * Positions come from the text: lines are found once per document (a table of line starts).
  */
-import { GrammarAST, isLinkingError, isReference, type AstNode, type AstNodeDescription, type CstNode, type Grammar, type LinkingError } from 'langium';
+import {
+    GrammarAST,
+    isLinkingError,
+    isReference,
+    type AstNode,
+    type AstNodeDescription,
+    type CstNode,
+    type Grammar,
+    type LinkingError,
+} from 'langium';
 import type { Position } from 'vscode-languageserver-types';
 import { CstStandIn } from './cst-stand-in.js';
+import type { ReferenceResolver } from './langium-internals.js';
 
 /** The document text a tree's stand-ins read, with its line starts (made on first use) and the grammar's elements. */
 export class BatchSource {
@@ -61,11 +71,15 @@ function lineStartsOf(text: string): number[] {
     return starts;
 }
 
-/** The grammar elements the stand-ins name as their grammar sources. */
+/** The grammar elements the stand-ins name as their grammar sources, and the codes of the properties marked. */
 export class BatchGrammar {
     /** A property's assignment's terminal (any rule's: `findNodeForProperty` reads only the feature). */
     private readonly terminals = new Map<string, GrammarAST.AbstractElement>();
     private readonly keywords = new Map<string, GrammarAST.Keyword>();
+    /** The features assigned, by mark code (`KEYWORD_MARK` is 0). */
+    private readonly features: string[] = [''];
+    /** The features an action assigns (`left=current`): Langium's CST does not find their node from the node. */
+    private readonly actionFeatures = new Set<string>();
 
     constructor(grammar: Grammar, imported: readonly Grammar[] = []) {
         for (const g of [grammar, ...imported]) {
@@ -75,10 +89,17 @@ export class BatchGrammar {
                     if (!element) return;
                     if (GrammarAST.isAssignment(element)) {
                         if (!this.terminals.has(element.feature)) this.terminals.set(element.feature, element.terminal);
+                        if (!this.features.includes(element.feature)) this.features.push(element.feature);
                         visit(element.terminal);
+                    } else if (GrammarAST.isAction(element)) {
+                        if (element.feature) this.actionFeatures.add(element.feature);
                     } else if (GrammarAST.isKeyword(element)) {
                         if (!this.keywords.has(element.value)) this.keywords.set(element.value, element);
-                    } else if (GrammarAST.isGroup(element) || GrammarAST.isAlternatives(element) || GrammarAST.isUnorderedGroup(element)) {
+                    } else if (
+                        GrammarAST.isGroup(element) ||
+                        GrammarAST.isAlternatives(element) ||
+                        GrammarAST.isUnorderedGroup(element)
+                    ) {
                         for (const child of element.elements) visit(child);
                     }
                 };
@@ -95,34 +116,27 @@ export class BatchGrammar {
     keyword(word: string): GrammarAST.Keyword | undefined {
         return this.keywords.get(word.toLowerCase());
     }
+
+    /** The mark code of an assigned property (`BatchCstNode`'s marks). */
+    featureCode(feature: string): number {
+        const code = this.features.indexOf(feature);
+        if (code < 0) throw new Error(`No assignment of ${feature} in the grammar`);
+        return code;
+    }
+
+    /** The property of a mark code. */
+    feature(code: number): string {
+        return this.features[code];
+    }
+
+    /** Whether the property's node is found from its node (not an action's `left=current`). */
+    isFound(feature: string): boolean {
+        return !this.actionFeatures.has(feature);
+    }
 }
 
-/** The features the batch parser records tokens of (`marks`), by number. */
-export const MARK_FEATURES = ['name', 'type', 'unique', 'many', 'lower', 'upper', 'upperMany', 'alias', 'direction', 'operator', 'value', 'negative'] as const;
-export type MarkFeature = (typeof MARK_FEATURES)[number];
-export const MarkCode: Record<MarkFeature, number> = Object.fromEntries(MARK_FEATURES.map((name, index) => [name, index])) as Record<MarkFeature, number>;
-
-/** The unassigned keyword a node of a type starts with, and those it may end with (what the lean CST keeps). */
-const LEADING: Record<string, readonly string[]> = {
-    Entity: ['entity'],
-    IdAttribute: ['id'],
-    Reference: ['ref'],
-    Query: ['query'],
-    NotExpression: ['not'],
-    GroupExpression: ['('],
-    Cardinality: ['[', '('],
-};
-const TRAILING: Record<string, readonly string[]> = {
-    Entity: ['}'],
-    Attribute: [';'],
-    IdAttribute: [';'],
-    Reference: [';'],
-    GroupExpression: [')'],
-    Cardinality: [']', ')'],
-};
-
-/** The properties whose node Langium's CST does not find from the node (an action's `left=current`). */
-const UNFOUND = new Set(['left']);
+/** The mark code of an unassigned keyword that starts or ends its node (what the lean CST keeps of a node's keywords). */
+export const KEYWORD_MARK = 0;
 
 /** A token's node: a leaf, or for a keyword written where a rule's value is (`date` as a name) the rule's node holding the keyword's leaf. */
 export class BatchLeaf extends CstStandIn<BatchSource> {
@@ -140,7 +154,13 @@ export class BatchLeaf extends CstStandIn<BatchSource> {
 }
 
 /** A token's node for `feature` (see `BatchLeaf`): a keyword's token gets the rule's node around its leaf unless the assignment is the keyword. */
-function tokenNode(source: BatchSource, owner: AstNode, offset: number, length: number, terminal: GrammarAST.AbstractElement | undefined): BatchLeaf {
+function tokenNode(
+    source: BatchSource,
+    owner: AstNode,
+    offset: number,
+    length: number,
+    terminal: GrammarAST.AbstractElement | undefined,
+): BatchLeaf {
     const node = new BatchLeaf(source, owner, offset, length, terminal);
     if (terminal && !GrammarAST.isKeyword(terminal)) {
         const keyword = source.grammar.keyword(source.text.substring(offset, offset + length));
@@ -156,7 +176,7 @@ export class BatchCstNode extends CstStandIn<BatchSource> {
         astNode: AstNode,
         offset: number,
         length: number,
-        /** `[feature code, offset, length, …]` of the properties written as tokens (`MARK_FEATURES`). */
+        /** `[code, offset, length, …]` of the properties written as tokens and of the leading and trailing keywords (`BatchGrammar.featureCode`, `KEYWORD_MARK`). */
         private readonly marks: readonly number[] | undefined,
     ) {
         super(source, astNode, offset, length);
@@ -165,25 +185,30 @@ export class BatchCstNode extends CstStandIn<BatchSource> {
     /** The grammar's assignment of the property the node is in (none for the root and a `left=current`). */
     get grammarSource(): GrammarAST.AbstractElement | undefined {
         const property = this.astNode.$containerProperty;
-        return property && !UNFOUND.has(property) ? this.source.grammar.terminal(property) : undefined;
+        return property && this.source.grammar.isFound(property) ? this.source.grammar.terminal(property) : undefined;
     }
 
-    /** The children a CST walk finds (see the file comment); none for a path step named by an identifier, as in the lean CST. */
+    /** The children a CST walk finds (see the file comment). */
     get content(): (BatchLeaf | CstNode)[] | undefined {
         const node = this.astNode;
         const source = this.source;
+        const grammar = source.grammar;
         const children: (BatchLeaf | CstNode)[] = [];
-        if (node.$type === 'Segment') {
-            // The step's node is its reference's node; a keyword spelling keeps the rule's node around its leaf.
-            const keyword = source.grammar.keyword(this.text);
-            if (!keyword) return undefined;
-            return [tokenNode(source, node, this.offset, this.length, source.grammar.terminal('element'))];
-        }
         const marks = this.marks;
         if (marks) {
             for (let i = 0; i < marks.length; i += 3) {
-                const feature = MARK_FEATURES[marks[i]];
-                children.push(tokenNode(source, node, marks[i + 1], marks[i + 2], source.grammar.terminal(feature)));
+                const [code, offset, length] = [marks[i], marks[i + 1], marks[i + 2]];
+                if (code === KEYWORD_MARK)
+                    children.push(
+                        new BatchLeaf(
+                            source,
+                            node,
+                            offset,
+                            length,
+                            grammar.keyword(source.text.substring(offset, offset + length)),
+                        ),
+                    );
+                else children.push(tokenNode(source, node, offset, length, grammar.terminal(grammar.feature(code))));
             }
         }
         const record = node as unknown as Record<string, unknown>;
@@ -193,34 +218,16 @@ export class BatchCstNode extends CstStandIn<BatchSource> {
             for (const item of Array.isArray(value) ? value : [value]) {
                 if (isReference(item)) {
                     const at = item.$refNode;
-                    if (at) children.push(tokenNode(source, node, at.offset, at.length, source.grammar.terminal(key)));
+                    if (at) children.push(tokenNode(source, node, at.offset, at.length, grammar.terminal(key)));
                 } else if (item && typeof item === 'object' && typeof (item as AstNode).$type === 'string') {
                     const child = (item as AstNode).$cstNode;
                     if (child) children.push(child);
                 }
             }
         }
-        const text = source.text;
-        for (const word of LEADING[node.$type] ?? []) {
-            if (text.substring(this.offset, this.offset + word.length).toLowerCase() === word && isWordEnd(text, this.offset + word.length, word)) {
-                children.push(new BatchLeaf(source, node, this.offset, word.length, source.grammar.keyword(word)));
-                break;
-            }
-        }
-        for (const word of TRAILING[node.$type] ?? []) {
-            if (this.length > word.length && text.substring(this.end - word.length, this.end) === word) {
-                children.push(new BatchLeaf(source, node, this.end - word.length, word.length, source.grammar.keyword(word)));
-                break;
-            }
-        }
         children.sort((a, b) => a.offset - b.offset);
         return children;
     }
-}
-
-/** What resolves a reference when its target is read (`DefaultLinker.referenceResolver`, internal in Langium 4.4). */
-export interface StepReferenceResolver {
-    resolveReference(reference: object, node: AstNode, property: string): AstNode | undefined;
 }
 
 /**
@@ -243,14 +250,23 @@ export abstract class BatchStepNode extends BatchCstNode {
         super(source, astNode, offset, length, undefined);
     }
 
-    protected abstract get resolver(): StepReferenceResolver;
+    protected abstract get resolver(): ReferenceResolver;
+    /** The step's property (`element`): one subclass per property, so that no step holds it. */
+    protected abstract get property(): string;
+
+    /** None for a step named by an identifier, as in the lean CST; a keyword spelling keeps the rule's node around its leaf. */
+    override get content(): (BatchLeaf | CstNode)[] | undefined {
+        const grammar = this.source.grammar;
+        if (!grammar.keyword(this.text)) return undefined;
+        return [tokenNode(this.source, this.astNode, this.offset, this.length, grammar.terminal(this.property))];
+    }
 
     get $refNode(): CstNode {
         return this as unknown as CstNode;
     }
 
     get ref(): AstNode | undefined {
-        return this.resolver.resolveReference(this, this.astNode, 'element');
+        return this.resolver.resolveReference(this, this.astNode, this.property);
     }
 
     get $nodeDescription(): AstNodeDescription | undefined {
@@ -260,12 +276,6 @@ export abstract class BatchStepNode extends BatchCstNode {
     get error(): LinkingError | undefined {
         return isLinkingError(this._ref) ? this._ref : undefined;
     }
-}
-
-/** Whether a leading keyword written as a word ends at `at` (`entity` in `entity E`, not in `entityX`). */
-function isWordEnd(text: string, at: number, word: string): boolean {
-    if (!/^\w/.test(word)) return true;
-    return !/\w/.test(text.charAt(at));
 }
 
 /** A reference's node made by the batch parser: the name token (a path step's is the step's own node). */

@@ -5,14 +5,20 @@
  * 100,000² steps for nothing, most of parsing such a query. Adding an empty
  * list changes nothing, so skipping it changes no tree (the tests compare CSTs with comments).
  */
-import { GrammarAST, LangiumParser, createParser, type AstReflection, type LangiumCoreServices, type Linker, type Module } from 'langium';
+import {
+    GrammarAST,
+    LangiumParser,
+    createParser,
+    type AstReflection,
+    type LangiumCoreServices,
+    type Linker,
+    type Module,
+} from 'langium';
+import type { IToken } from 'chevrotain';
 import { KvmodBatchLinker } from './ast-traversal.js';
+import { parserInternals } from './langium-internals.js';
 import { makeLean } from './lean-cst.js';
 import { guardParser } from './parse-guards.js';
-
-interface HiddenNodeAdder {
-    addHiddenNodes(tokens: readonly unknown[]): void;
-}
 
 /**
  * Creates Langium's parser for a language, with the empty-hidden-tokens fast path and the parse guards;
@@ -26,24 +32,14 @@ export function createKvmodParser(services: LangiumCoreServices, lean = false): 
     const parser = lean ? makeLean(prepared) : prepared;
     parser.finalize();
     releaseLastTree(parser);
-    // `nodeBuilder` is internal to Langium 4.4; if a later version renames it, the guard is simply absent.
-    const builder = (parser as unknown as { nodeBuilder?: HiddenNodeAdder }).nodeBuilder;
-    if (builder && typeof builder.addHiddenNodes === 'function') {
+    const builder = parserInternals(parser).nodeBuilder;
+    {
         const addHiddenNodes = builder.addHiddenNodes.bind(builder);
-        builder.addHiddenNodes = (tokens) => {
+        builder.addHiddenNodes = (tokens: IToken[]) => {
             if (tokens.length > 0) addHiddenNodes(tokens);
         };
     }
     return guardParser(parser);
-}
-
-/** The parts of Langium's parser (4.4) the node shapes reach into. */
-interface ShapeInternals {
-    stack: object[];
-    isRecording(): boolean;
-    construct(): unknown;
-    rule(rule: GrammarAST.ParserRule, impl: (args: unknown) => void): unknown;
-    startImplementation(type: unknown, infixName: string | undefined, impl: (args: unknown) => void): (args: unknown) => unknown;
 }
 
 /**
@@ -58,7 +54,7 @@ interface ShapeInternals {
  * in the same order. Must run before the grammar is recorded (`createParser`).
  */
 function declareNodeShapes(parser: LangiumParser, reflection: AstReflection): void {
-    const internals = parser as unknown as ShapeInternals;
+    const internals = parserInternals(parser);
     const startImplementation = internals.startImplementation.bind(parser);
     const rule = internals.rule.bind(parser);
     let recording: GrammarAST.ParserRule | undefined;
@@ -71,7 +67,10 @@ function declareNodeShapes(parser: LangiumParser, reflection: AstReflection): vo
         }
     };
     internals.startImplementation = (type, infixName, impl) => {
-        const create = typeof type === 'string' && infixName === undefined && recording ? shapeOf(type, recording, reflection) : undefined;
+        const create =
+            typeof type === 'string' && infixName === undefined && recording
+                ? shapeOf(type, recording, reflection)
+                : undefined;
         if (!create) return startImplementation(type, infixName, impl);
         return (args) => {
             const createNode = !internals.isRecording();
@@ -83,15 +82,27 @@ function declareNodeShapes(parser: LangiumParser, reflection: AstReflection): vo
 }
 
 /** A function creating an empty node of `type` with all its fields (see `declareNodeShapes`); none for a type without properties. */
-export function shapeOf(type: string, rule: GrammarAST.ParserRule, reflection: AstReflection): (() => object) | undefined {
-    const properties = reflection.getTypeMetaData(type).properties as Record<string, { name: string; defaultValue?: unknown }>;
+export function shapeOf(
+    type: string,
+    rule: GrammarAST.ParserRule,
+    reflection: AstReflection,
+): (() => object) | undefined {
+    const properties = reflection.getTypeMetaData(type).properties as Record<
+        string,
+        { name: string; defaultValue?: unknown }
+    >;
     const names = Object.keys(properties);
     if (names.length === 0) return undefined;
     const order = assignedFeatures(rule.definition, new Set());
     const ordered = [...order.filter((name) => name in properties), ...names.filter((name) => !order.includes(name))];
     const fields = ordered.map((name) => {
         const value = properties[name].defaultValue;
-        const literal = Array.isArray(value) && value.length === 0 ? '[]' : typeof value === 'boolean' ? String(value) : 'undefined';
+        const literal =
+            Array.isArray(value) && value.length === 0
+                ? '[]'
+                : typeof value === 'boolean'
+                  ? String(value)
+                  : 'undefined';
         return `${JSON.stringify(name)}: ${literal}`;
     });
     // An object literal: V8 gives all nodes from it one map with every field in object.
@@ -101,7 +112,10 @@ export function shapeOf(type: string, rule: GrammarAST.ParserRule, reflection: A
 }
 
 /** The features a rule's body assigns, in text order, through the fragments it calls. */
-function assignedFeatures(element: GrammarAST.AbstractElement | undefined, visited: Set<GrammarAST.AbstractRule>): string[] {
+function assignedFeatures(
+    element: GrammarAST.AbstractElement | undefined,
+    visited: Set<GrammarAST.AbstractRule>,
+): string[] {
     const names: string[] = [];
     const visit = (node: GrammarAST.AbstractElement | undefined): void => {
         if (!node) return;
@@ -112,7 +126,8 @@ function assignedFeatures(element: GrammarAST.AbstractElement | undefined, visit
             const called = node.rule.ref;
             if (GrammarAST.isParserRule(called) && called.fragment && !visited.has(called)) {
                 visited.add(called);
-                for (const name of assignedFeatures(called.definition, visited)) if (!names.includes(name)) names.push(name);
+                for (const name of assignedFeatures(called.definition, visited))
+                    if (!names.includes(name)) names.push(name);
             }
         } else if (GrammarAST.isGroup(node) || GrammarAST.isAlternatives(node) || GrammarAST.isUnorderedGroup(node)) {
             for (const child of node.elements) visit(child);
@@ -128,8 +143,7 @@ function assignedFeatures(element: GrammarAST.AbstractElement | undefined, visit
  */
 function releaseLastTree(parser: LangiumParser): void {
     const parse = parser.parse.bind(parser);
-    const builder = (parser as unknown as { nodeBuilder?: { rootNode?: unknown; nodeStack?: unknown[]; pending?: unknown[] } }).nodeBuilder;
-    if (!builder) return;
+    const builder = parserInternals(parser).nodeBuilder;
     parser.parse = ((input: string, options?: Parameters<LangiumParser['parse']>[1]) => {
         try {
             return parse(input, options);

@@ -16,8 +16,19 @@
  * Keywords inside a datatype rule (`text` as a name) make its value and stay leaves. On the 1000 × 1000
  * grid this is ~40% fewer CST nodes, and the allocations the garbage collector has to copy.
  */
-import { CstNodeBuilder, LeafCstNodeImpl, isReference, type AstNode, type CompositeCstNode, type CstNode, type GrammarAST, type LangiumParser, type LeafCstNode } from 'langium';
-import type { IToken, TokenType } from 'chevrotain';
+import {
+    CstNodeBuilder,
+    LeafCstNodeImpl,
+    isReference,
+    type AstNode,
+    type CompositeCstNode,
+    type CstNode,
+    type GrammarAST,
+    type LangiumParser,
+    type LeafCstNode,
+} from 'langium';
+import type { IToken } from 'chevrotain';
+import { openCstNodes, parserInternals } from './langium-internals.js';
 
 type AbstractElement = GrammarAST.AbstractElement;
 
@@ -33,7 +44,7 @@ export class LeanCstNodeBuilder extends CstNodeBuilder {
     private pending: (PendingKeyword | undefined)[] = [];
 
     private get depth(): number {
-        return (this as unknown as { nodeStack: CompositeCstNode[] }).nodeStack.length - 1;
+        return openCstNodes(this).length - 1;
     }
 
     override buildRootNode(input: string) {
@@ -57,7 +68,8 @@ export class LeanCstNodeBuilder extends CstNodeBuilder {
     addKeyword(token: IToken, feature: AbstractElement): void {
         const content = this.current.content;
         // Comments before it do not count: a range starts at the first leaf that is not hidden.
-        const first = content.length === 0 || (content[content.length - 1].hidden && content.every((child) => child.hidden));
+        const first =
+            content.length === 0 || (content[content.length - 1].hidden && content.every((child) => child.hidden));
         if (first) this.buildLeafNode(token, feature);
         else this.pending[this.depth] = { token, feature };
     }
@@ -85,30 +97,22 @@ export class LeanCstNodeBuilder extends CstNodeBuilder {
     }
 }
 
-/** The parts of Langium's parser (4.4) the lean mode reaches into. */
-interface ParserInternals {
-    nodeBuilder: CstNodeBuilder;
-    current: unknown;
-    wrapper: { wrapConsume(idx: number, tokenType: TokenType): IToken };
-    isRecording(): boolean;
-    isValidToken(token: IToken): boolean;
-    extractHiddenTokens(token: IToken): IToken[];
-    getAssignment(feature: AbstractElement): { assignment?: unknown };
-    consume(idx: number, tokenType: TokenType, feature: AbstractElement): void;
-    performSubruleAssignment(result: unknown, feature: AbstractElement, cstNode: CstNode): void;
-}
-
 /**
  * Makes a freshly created parser (before `finalize`, which records the grammar) build the lean CST.
  * Returns the parser.
  */
 export function makeLean(parser: LangiumParser): LangiumParser {
-    const internals = parser as unknown as ParserInternals;
+    const internals = parserInternals(parser);
     const builder = new LeanCstNodeBuilder();
-    internals.nodeBuilder = builder;
+    internals.nodeBuilder = builder as unknown as typeof internals.nodeBuilder;
     const consume = internals.consume.bind(parser);
     internals.consume = (idx, tokenType, feature) => {
-        if (internals.isRecording() || feature.$type !== 'Keyword' || internals.getAssignment(feature).assignment || isDatatypeNode(internals.current)) {
+        if (
+            internals.isRecording() ||
+            feature.$type !== 'Keyword' ||
+            internals.getAssignment(feature).assignment ||
+            isDatatypeNode(internals.current)
+        ) {
             consume(idx, tokenType, feature);
             return;
         }
@@ -121,7 +125,8 @@ export function makeLean(parser: LangiumParser): LangiumParser {
     const performSubruleAssignment = internals.performSubruleAssignment.bind(parser);
     internals.performSubruleAssignment = (result, feature, cstNode) => {
         if (typeof result !== 'object') performSubruleAssignment(result, feature, collapse(cstNode));
-        else if (result && internals.getAssignment(feature).assignment) performSubruleAssignment(result, feature, ownLeaf(result as AstNode, cstNode));
+        else if (result && internals.getAssignment(feature).assignment)
+            performSubruleAssignment(result, feature, ownLeaf(result as AstNode, cstNode));
         else performSubruleAssignment(result, feature, cstNode);
     };
     return parser;
@@ -164,14 +169,24 @@ function ownLeaf(node: AstNode, cstNode: CstNode): CstNode {
     const siblings = parent.content as CstNode[];
     if (siblings[siblings.length - 1] !== composite) return cstNode;
     const fields = leaf as unknown as LeafFields;
-    const owned = new OwnedLeafCstNode(leaf.offset, leaf.length, fields._startLine, fields._startColumn, fields._endLine, fields._endColumn, leaf.tokenType, false);
+    const owned = new OwnedLeafCstNode(
+        leaf.offset,
+        leaf.length,
+        fields._startLine,
+        fields._startColumn,
+        fields._endLine,
+        fields._endColumn,
+        leaf.tokenType,
+        false,
+    );
     (owned as { grammarSource?: AbstractElement }).grammarSource = composite.grammarSource;
     (owned as { container?: CompositeCstNode }).container = parent;
     siblings[siblings.length - 1] = owned;
     const record = node as unknown as Record<string, unknown>;
     for (const key in record) {
         const value = record[key] as { $refNode?: CstNode } | undefined;
-        if (key.charCodeAt(0) !== 36 /* $ */ && isReference(value) && value.$refNode === leaf) (value as { $refNode?: CstNode }).$refNode = owned;
+        if (key.charCodeAt(0) !== 36 /* $ */ && isReference(value) && value.$refNode === leaf)
+            (value as { $refNode?: CstNode }).$refNode = owned;
     }
     (node as { $cstNode?: CstNode }).$cstNode = owned;
     return owned;

@@ -16,6 +16,7 @@ import {
 } from 'langium';
 import type { CancellationToken, Diagnostic } from 'vscode-languageserver';
 import { validateAstNodes } from './ast-traversal.js';
+import { parserInternals } from './langium-internals.js';
 
 /** Nesting deeper than this is reported instead of parsed: the recursive-descent parser would overflow the stack. */
 export const MAX_NESTING_DEPTH = 100;
@@ -41,24 +42,19 @@ interface GuardDiagnostic {
     code: string;
 }
 
-/** The parts of Langium's parser (4.4) the guards reach into: recovery switch and the node stack to reset. */
-interface ParserInternals {
-    wrapper: { recoveryEnabled: boolean; input: unknown[] };
-    stack: unknown[];
-    unorderedGroups?: Map<unknown, unknown>;
-    lexerResult?: unknown;
-}
-
 /**
  * Installs the guards on a parser: `parse` checks the nesting first, turns recovery off for large
  * texts, and turns a stack overflow into a `syntax.too-complex` diagnostic on an empty model.
  */
 export function guardParser(parser: LangiumParser): LangiumParser {
     const parse = parser.parse.bind(parser);
-    const internals = parser as unknown as ParserInternals;
+    const internals = parserInternals(parser);
     const emptyWith = (finding: GuardDiagnostic, options: Parameters<LangiumParser['parse']>[1]): ParseResult => {
         const result = parse('', options);
-        return { ...result, lexerReport: { diagnostics: [...(result.lexerReport?.diagnostics ?? []), finding] } } as ParseResult;
+        return {
+            ...result,
+            lexerReport: { diagnostics: [...(result.lexerReport?.diagnostics ?? []), finding] },
+        } as ParseResult;
     };
     parser.parse = ((text: string, options?: Parameters<LangiumParser['parse']>[1]) => {
         const tooDeep = findExcessiveNesting(text, MAX_NESTING_DEPTH);
@@ -85,7 +81,10 @@ export function guardParser(parser: LangiumParser): LangiumParser {
                 ),
                 severity: 'info',
             };
-            return { ...result, lexerReport: { diagnostics: [...(result.lexerReport?.diagnostics ?? []), note] } } as ParseResult;
+            return {
+                ...result,
+                lexerReport: { diagnostics: [...(result.lexerReport?.diagnostics ?? []), note] },
+            } as ParseResult;
         } catch (error) {
             if (!(error instanceof RangeError)) throw error;
             // The overflow left half-built nodes on the parser's stack; the next parse must start clean.
@@ -127,7 +126,8 @@ export class GuardedDocumentValidator extends DefaultDocumentValidator {
         acceptor: ValidationAcceptor,
         cancelToken?: CancellationToken,
     ): Promise<void> {
-        if (this.profiler?.isActive('validating')) return super.validateAstNodes(rootNode, options, acceptor, cancelToken);
+        if (this.profiler?.isActive('validating'))
+            return super.validateAstNodes(rootNode, options, acceptor, cancelToken);
         const validator = {
             validationRegistry: this.validationRegistry,
             validateSingleNodeOptions: (node: AstNode, nodeOptions: ValidationOptions) =>
@@ -136,7 +136,11 @@ export class GuardedDocumentValidator extends DefaultDocumentValidator {
         return validateAstNodes(validator, rootNode, options, acceptor, cancelToken);
     }
 
-    protected override processLexingErrors(parseResult: ParseResult, diagnostics: Diagnostic[], options: ValidationOptions): void {
+    protected override processLexingErrors(
+        parseResult: ParseResult,
+        diagnostics: Diagnostic[],
+        options: ValidationOptions,
+    ): void {
         const start = diagnostics.length;
         super.processLexingErrors(parseResult, diagnostics, options);
         const sources = [...parseResult.lexerErrors, ...(parseResult.lexerReport?.diagnostics ?? [])];
@@ -160,7 +164,10 @@ export function stoppedByGuard(document: LangiumDocument): boolean {
  * Finds the first place where parentheses plus a run of `not`s nest deeper than `limit`, skipping strings
  * and comments. Cheap (one pass) and conservative: real queries nest a few levels.
  */
-export function findExcessiveNesting(text: string, limit: number): { line: number; column: number; offset: number } | undefined {
+export function findExcessiveNesting(
+    text: string,
+    limit: number,
+): { line: number; column: number; offset: number } | undefined {
     let depth = 0;
     let notRun = 0;
     let line = 1;

@@ -28,7 +28,7 @@ export const PidmCoreModule: Module<PidmCoreServices, PartialLangiumCoreServices
     parser: {
         ValueConverter: () => new PidmValueConverter(),
         Lexer: (services) => new PidmLexer(services),
-        ParserErrorMessageProvider: () => new PidmParserErrorMessageProvider(),
+        ParserErrorMessageProvider: (services) => new PidmParserErrorMessageProvider(services.Grammar),
     },
     references: {
         NameProvider: () => new PidmNameProvider(),

@@ -5,27 +5,34 @@
  * lexer inserts an invisible `;` after `id NAME` when the next word is a type name on a later line,
  * so that the type starts the next attribute instead of typing the identifier.
  */
-import { DefaultLexer, type LexerResult, type TokenizeOptions } from 'langium';
+import { DefaultLexer, type LangiumCoreServices, type LexerResult, type TokenizeOptions } from 'langium';
 import type { TokenType } from 'chevrotain';
+import { pidmWords, type PidmWords } from './pidm-grammar-words.js';
 
 /** A token as the lexer produces it (chevrotain's IToken, named through Langium's types). */
 type Token = LexerResult['tokens'][number];
-
-/** The type words of the grammar's DataType rule (keyword token names are the keywords). */
-const TYPE_WORDS = new Set([
-    'text', 'string', 'int', 'integer', 'long', 'float', 'double', 'decimal', 'real', 'number',
-    'boolean', 'bool', 'date', 'time', 'datetime', 'timestamp',
-]);
 
 const WORD = /^[_a-zA-Z]\w*$/;
 
 /** Inserts the identifier's invisible terminator where layout says the identifier ends. */
 export class PidmLexer extends DefaultLexer {
+    private readonly words: PidmWords;
+
+    constructor(services: LangiumCoreServices) {
+        super(services);
+        this.words = pidmWords(services.Grammar);
+    }
+
     override tokenize(text: string, options?: TokenizeOptions): LexerResult {
         const result = this.withSqlParameters(text, super.tokenize(text, options));
         const terminator = this.tokenTypes[';'];
         if (!terminator) return result;
-        const tokens = withIdTerminators(result.tokens, terminator, (name, next) => (next.startLine ?? 0) > (name.endLine ?? name.startLine ?? 0));
+        const tokens = withIdTerminators(
+            result.tokens,
+            terminator,
+            this.words,
+            (name, next) => (next.startLine ?? 0) > (name.endLine ?? name.startLine ?? 0),
+        );
         return { ...result, tokens };
     }
 
@@ -40,11 +47,16 @@ export class PidmLexer extends DefaultLexer {
         const source = result.tokens;
         const signs = new Set<number>(); // offsets of signs that may start a parameter
         for (const error of result.errors) {
-            if (error.length === 1 && (text[error.offset] === '?' || text[error.offset] === '$')) signs.add(error.offset);
+            if (error.length === 1 && (text[error.offset] === '?' || text[error.offset] === '$'))
+                signs.add(error.offset);
         }
         for (let i = 1; i < source.length - 1; i++) {
             const token = source[i];
-            if (token.image === ':' && COMPARISON.has(source[i - 1].tokenType.name) && source[i + 1].startOffset === token.endOffset! + 1) {
+            if (
+                token.image === ':' &&
+                this.words.comparisonOperators.has(source[i - 1].tokenType.name) &&
+                source[i + 1].startOffset === token.endOffset! + 1
+            ) {
                 signs.add(token.startOffset);
             }
         }
@@ -60,7 +72,13 @@ export class PidmLexer extends DefaultLexer {
             const previous = tokens.at(-1);
             if (previous && previous.image === ':' && previous.startOffset === sign) {
                 tokens.pop();
-                errors.push({ offset: sign, length: 1, line: previous.startLine, column: previous.startColumn, message: `unexpected character: ->:<- at offset: ${sign}` });
+                errors.push({
+                    offset: sign,
+                    length: 1,
+                    line: previous.startLine,
+                    column: previous.startColumn,
+                    message: `unexpected character: ->:<- at offset: ${sign}`,
+                });
             }
             tokens.push({
                 ...token,
@@ -76,22 +94,32 @@ export class PidmLexer extends DefaultLexer {
     }
 }
 
-/** The comparison operators after which `:name` is an SQL parameter. */
-const COMPARISON = new Set(['=', '!=', '<>', '<', '<=', '>', '>=']);
-
 /**
  * The layout rule (see the file comment) on a token list: after `id NAME` whose next word is a type name
  * on a later line (`lineBreak(name, next)`), an invisible `;`. Also the batch parser's lexing
  * (pidm-batch-parser.ts), which tracks offsets only.
  */
-export function withIdTerminators(source: readonly Token[], terminator: TokenType, lineBreak: (name: Token, next: Token) => boolean): Token[] {
+export function withIdTerminators(
+    source: readonly Token[],
+    terminator: TokenType,
+    words: PidmWords,
+    lineBreak: (name: Token, next: Token) => boolean,
+): Token[] {
+    const { idKeyword, typeWords } = words;
     const tokens: Token[] = [];
     for (let i = 0; i < source.length; i++) {
         tokens.push(source[i]);
         const keyword = source[i];
         const name = source[i + 1];
         const next = source[i + 2];
-        if (keyword.tokenType.name === 'id' && name && WORD.test(name.image) && next && TYPE_WORDS.has(next.tokenType.name) && lineBreak(name, next)) {
+        if (
+            keyword.tokenType.name === idKeyword &&
+            name &&
+            WORD.test(name.image) &&
+            next &&
+            typeWords.has(next.tokenType.name) &&
+            lineBreak(name, next)
+        ) {
             tokens.push(name);
             i++;
             const end = name.endOffset !== undefined ? name.endOffset + 1 : name.startOffset + name.image.length;
@@ -114,10 +142,16 @@ export function withIdTerminators(source: readonly Token[], terminator: TokenTyp
 }
 
 /** Whether the tokens hold an SQL parameter written `:name` after a comparison operator (which `PidmLexer` reports). */
-export function hasColonParameter(tokens: readonly Token[]): boolean {
+export function hasColonParameter(tokens: readonly Token[], words: PidmWords): boolean {
     for (let i = 1; i < tokens.length - 1; i++) {
         const token = tokens[i];
-        if (token.image === ':' && COMPARISON.has(tokens[i - 1].tokenType.name) && tokens[i + 1].startOffset === token.startOffset + 1 && WORD.test(tokens[i + 1].image)) return true;
+        if (
+            token.image === ':' &&
+            words.comparisonOperators.has(tokens[i - 1].tokenType.name) &&
+            tokens[i + 1].startOffset === token.startOffset + 1 &&
+            WORD.test(tokens[i + 1].image)
+        )
+            return true;
     }
     return false;
 }

@@ -3,7 +3,10 @@
  * and a missing cardinality said as such, with the reference as the modeler would write it.
  */
 import { SyntaxIssueCodes } from '../common/syntax-codes.js';
+import type { Grammar } from 'langium';
 import { isAttribute, isIdAttribute, isReference, type Entity, type Reference } from '../generated/ast.js';
+import { PidmGrammar } from '../generated/grammar.js';
+import { pidmWords } from './pidm-grammar-words.js';
 import {
     KvmodParserErrorMessageProvider,
     describeExpectedTokens,
@@ -15,32 +18,30 @@ import {
 
 type NoViableAltOptions = Parameters<KvmodParserErrorMessageProvider['buildNoViableAltMessage']>[0];
 
-const TYPE_WORDS = new Set([
-    'text', 'string', 'int', 'integer', 'long', 'float', 'double', 'decimal', 'real', 'number',
-    'boolean', 'bool', 'date', 'time', 'datetime', 'timestamp',
-]);
-
-/** PIDM's words for its tokens. */
-const PIDM_VOCABULARY: SyntaxVocabulary = {
-    nameKeywords: new Set(['entity', 'query', 'order', 'by', 'asc', 'desc', 'id', 'ref', 'unique', ...TYPE_WORDS]),
-    typeWords: TYPE_WORDS,
-    typeList: 'a type (text, int, float, boolean, date, time or datetime)',
-    // Only the top level ends at the end of the file, where another declaration may start.
-    atEnd: "'entity' or 'query'",
-    notAllInput: "'entity' or 'query'",
-};
+/** PIDM's words for its tokens, from the grammar's rules (pidm-grammar-words.ts). */
+function pidmVocabulary(grammar: Grammar): SyntaxVocabulary {
+    const { nameWords, typeWords } = pidmWords(grammar);
+    return {
+        nameKeywords: nameWords,
+        typeWords,
+        typeList: 'a type (text, int, float, boolean, date, time or datetime)',
+        // Only the top level ends at the end of the file, where another declaration may start.
+        atEnd: "'entity' or 'query'",
+        notAllInput: "'entity' or 'query'",
+    };
+}
 
 const WORD = /^[_a-zA-Z]\w*$/;
 
 /** The expected tokens, described as kinds of things, in the order the grammar offers them. */
-export function describeExpected(tokenTypes: readonly SyntaxTokenType[]): string {
-    return describeExpectedTokens(tokenTypes, PIDM_VOCABULARY);
+export function describeExpected(tokenTypes: readonly SyntaxTokenType[], grammar: Grammar = PidmGrammar()): string {
+    return describeExpectedTokens(tokenTypes, pidmVocabulary(grammar));
 }
 
 /** PIDM's syntax error messages. */
 export class PidmParserErrorMessageProvider extends KvmodParserErrorMessageProvider {
-    constructor() {
-        super(PIDM_VOCABULARY);
+    constructor(grammar: Grammar = PidmGrammar()) {
+        super(pidmVocabulary(grammar));
     }
 
     override buildNoViableAltMessage(options: NoViableAltOptions): string {
@@ -109,13 +110,18 @@ function fromEntityName(site: HabitSite): string | undefined {
 function entityNamed(site: HabitSite, name: string | undefined): Entity | undefined {
     if (!name) return undefined;
     const entities = site.model?.entities() ?? [];
-    return entities.find((entity) => entity.name === name) ?? entities.find((entity) => entity.name?.toLowerCase() === name.toLowerCase());
+    return (
+        entities.find((entity) => entity.name === name) ??
+        entities.find((entity) => entity.name?.toLowerCase() === name.toLowerCase())
+    );
 }
 
 /** `born BETWEEN "?a" AND "?b"`: write `born >= "?a" and born <= "?b"`. */
 function betweenAdvice(site: HabitSite): string {
     const path = pathBefore(site) ?? 'value';
-    const bounds = new RegExp(String.raw`^\s*(${LITERAL})\s+and\s+(${LITERAL})`, 'i').exec(site.text.slice(site.offset + site.word.length, site.offset + 400));
+    const bounds = new RegExp(String.raw`^\s*(${LITERAL})\s+and\s+(${LITERAL})`, 'i').exec(
+        site.text.slice(site.offset + site.word.length, site.offset + 400),
+    );
     const [low, high] = bounds ? [bounds[1], bounds[2]] : ['"?low"', '"?high"'];
     return `write a >= and a <= (${path} >= ${low} and ${path} <= ${high})`;
 }
@@ -134,7 +140,11 @@ function selectStarAdvice(site: HabitSite): string {
     const fromName = fromEntityName(site);
     if (!fromName) return 'list the attributes';
     const entity = entityNamed(site, fromName);
-    const names = (entity?.members ?? []).filter((member) => isAttribute(member) || isIdAttribute(member)).map((member) => member.name).filter(Boolean).slice(0, 2);
+    const names = (entity?.members ?? [])
+        .filter((member) => isAttribute(member) || isIdAttribute(member))
+        .map((member) => member.name)
+        .filter(Boolean)
+        .slice(0, 2);
     return `list the attributes (SELECT ${names.length > 0 ? names.join(', ') : '…'} FROM ${entity?.name ?? fromName})`;
 }
 
@@ -147,7 +157,10 @@ function joinAdvice(site: HabitSite): string {
     const entity = entityNamed(site, fromName);
     const from = entity?.name ?? fromName;
     const targetName = target[1];
-    const reference = entity?.members.find((member): member is Reference => isReference(member) && member.target?.$refText?.toLowerCase() === targetName.toLowerCase());
+    const reference = entity?.members.find(
+        (member): member is Reference =>
+            isReference(member) && member.target?.$refText?.toLowerCase() === targetName.toLowerCase(),
+    );
     const writtenAlias = target[2] && !/^on$/i.test(target[2]) ? target[2] : undefined;
     const alias = writtenAlias ?? targetName[0].toUpperCase();
     const path = `${from}.${reference?.name ?? `<its reference to ${targetName}>`}`;
@@ -190,19 +203,28 @@ export function sqlHabitAt(text: string, offset: number, model?: HabitModel): Sq
     }
     const before = text.slice(Math.max(0, offset - 200), offset);
     if (text[offset] === '*' && /\bselect\s*$/i.test(before)) {
-        return { code: SyntaxIssueCodes.SqlSelectStar, message: sql('SELECT *', selectStarAdvice({ text, offset, word: '*', model })) };
+        return {
+            code: SyntaxIssueCodes.SqlSelectStar,
+            message: sql('SELECT *', selectStarAdvice({ text, offset, word: '*', model })),
+        };
     }
     const called = /\b([_a-zA-Z]\w*)\s*$/.exec(before);
     if (text[offset] === '(' && called && AGGREGATES.has(called[1].toUpperCase())) {
         return {
             code: SyntaxIssueCodes.SqlAggregate,
-            message: sql(`${called[1]}(…)`, 'a query returns rows, not aggregates; list the attributes and count in the application'),
+            message: sql(
+                `${called[1]}(…)`,
+                'a query returns rows, not aggregates; list the attributes and count in the application',
+            ),
         };
     }
     const word = /^[_a-zA-Z]\w*/.exec(text.slice(offset, offset + 100))?.[0];
     if (!word) return undefined;
     const upper = word.toUpperCase();
-    if (JOIN_PREFIXES.has(upper) && /^\s+(outer\s+)?join\b/i.test(text.slice(offset + word.length, offset + word.length + 20))) {
+    if (
+        JOIN_PREFIXES.has(upper) &&
+        /^\s+(outer\s+)?join\b/i.test(text.slice(offset + word.length, offset + word.length + 20))
+    ) {
         return WORD_HABITS.JOIN({ text, offset, word: `${word} JOIN`, model });
     }
     return WORD_HABITS[upper]?.({ text, offset, word, model });
