@@ -308,7 +308,9 @@ try {
         rowsPerSecond: Math.round(rows / result.seconds),
         share: baseline ? Number((baseline.seconds / result.seconds).toFixed(2)) : undefined,
         phases: result.phases,
-        server: result.server && Object.fromEntries(Object.entries(result.server).map(([k, v]) => [k, Number(v.toFixed(2))])),
+        server:
+            result.server &&
+            Object.fromEntries(Object.entries(result.server).map(([k, v]) => [k, Number(v.toFixed(2))])),
     });
 
     const results = [];
@@ -327,7 +329,11 @@ try {
         );
         if (!wholeOnly) {
             lines.push(
-                figure('write path only', await fastest(() => timeWritePath(server, views.redisearch1, true)), baseline),
+                figure(
+                    'write path only',
+                    await fastest(() => timeWritePath(server, views.redisearch1, true)),
+                    baseline,
+                ),
             );
             lines.push(
                 figure(
@@ -422,7 +428,16 @@ try {
     let steady;
     if (steadyScale !== undefined) {
         const argv = [fileURLToPath(import.meta.url), '--whole-only', '--json', '--no-blocking'];
-        argv.push('--scale', String(steadyScale), '--repeat', String(repeat), '--batch', String(batch), '--model', model);
+        argv.push(
+            '--scale',
+            String(steadyScale),
+            '--repeat',
+            String(repeat),
+            '--batch',
+            String(batch),
+            '--model',
+            model,
+        );
         const run = spawnSync(process.execPath, argv, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
         if (run.status !== 0) throw new Error(`bench-load --scale ${steadyScale}: ${run.stderr}`);
         steady = steadyState(measured, JSON.parse(run.stdout));
@@ -441,7 +456,9 @@ try {
                 // Where that run's wall time went (KVMOD_TIMING's phases; those under 5 ms left out).
                 const phases = (line.phases ?? []).filter((p) => p.wall >= 0.005);
                 if (phases.length > 0)
-                    console.log(`    phases, s wall: ${phases.map((p) => `${p.phase} ${p.wall.toFixed(2)}`).join(' · ')}`);
+                    console.log(
+                        `    phases, s wall: ${phases.map((p) => `${p.phase} ${p.wall.toFixed(2)}`).join(' · ')}`,
+                    );
                 // The server's main thread meanwhile (Linux): what the process's wall time holds beside its work.
                 if (line.server)
                     console.log(

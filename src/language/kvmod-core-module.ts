@@ -39,13 +39,35 @@ export interface KvmodCoreServices {
  */
 export function createKvmodCoreServices(
     context: Partial<DefaultSharedCoreModuleContext> = {},
-    options: { batch?: boolean; batchParser?: boolean; pidmModule?: Module<PidmCoreServices, PartialLangiumCoreServices> } = {},
+    options: {
+        batch?: boolean;
+        batchParser?: boolean;
+        pidmModule?: Module<PidmCoreServices, PartialLangiumCoreServices>;
+    } = {},
 ): KvmodCoreServices {
     const fileSystemProvider = context.fileSystemProvider ?? EmptyFileSystem.fileSystemProvider;
-    const shared = inject(createDefaultSharedCoreModule({ ...context, fileSystemProvider }), KvmodGeneratedSharedModule);
+    const shared = inject(
+        createDefaultSharedCoreModule({ ...context, fileSystemProvider }),
+        KvmodGeneratedSharedModule,
+    );
     const pidmBatch = options.batch ? (options.batchParser === false ? KvmodBatchModule : PidmBatchModule) : undefined;
-    const Pidm = inject(createDefaultCoreModule({ shared }), PidmGeneratedModule, KvmodParserModule, KvmodTraversalModule, PidmCoreModule, options.pidmModule, pidmBatch);
-    const Kvlm = inject(createDefaultCoreModule({ shared }), KvlmGeneratedModule, KvmodParserModule, KvmodTraversalModule, KvlmCoreModule, options.batch ? KvmodBatchModule : undefined);
+    const Pidm = inject(
+        createDefaultCoreModule({ shared }),
+        PidmGeneratedModule,
+        KvmodParserModule,
+        KvmodTraversalModule,
+        PidmCoreModule,
+        options.pidmModule,
+        pidmBatch,
+    );
+    const Kvlm = inject(
+        createDefaultCoreModule({ shared }),
+        KvlmGeneratedModule,
+        KvmodParserModule,
+        KvmodTraversalModule,
+        KvlmCoreModule,
+        options.batch ? KvmodBatchModule : undefined,
+    );
     return registerKvmodLanguages({ shared, Pidm, Kvlm });
 }
 

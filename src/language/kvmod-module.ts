@@ -4,7 +4,13 @@
  * languages on Langium's core modules, without loading Langium's LSP modules and the language server library).
  */
 import { EmptyFileSystem, inject, type Module } from 'langium';
-import { createDefaultModule, createDefaultSharedModule, type DefaultSharedModuleContext, type LangiumSharedServices, type PartialLangiumSharedServices } from 'langium/lsp';
+import {
+    createDefaultModule,
+    createDefaultSharedModule,
+    type DefaultSharedModuleContext,
+    type LangiumSharedServices,
+    type PartialLangiumSharedServices,
+} from 'langium/lsp';
 import { KvmodParserModule } from './common/kvmod-parser.js';
 import { KvmodTraversalModule } from './common/ast-traversal.js';
 import { KvmodGeneratedSharedModule, KvlmGeneratedModule, PidmGeneratedModule } from './generated/module.js';
@@ -32,8 +38,25 @@ export function createKvmodServices(
     pidmModule?: Module<PidmServices, PartialPidmServices>,
 ): KvmodServices {
     const fileSystemProvider = context.fileSystemProvider ?? EmptyFileSystem.fileSystemProvider;
-    const shared = inject(createDefaultSharedModule({ ...context, fileSystemProvider }), KvmodGeneratedSharedModule, sharedModule);
-    const Pidm = inject(createDefaultModule({ shared }), PidmGeneratedModule, KvmodParserModule, KvmodTraversalModule, PidmModule, pidmModule);
-    const Kvlm = inject(createDefaultModule({ shared }), KvlmGeneratedModule, KvmodParserModule, KvmodTraversalModule, KvlmModule);
+    const shared = inject(
+        createDefaultSharedModule({ ...context, fileSystemProvider }),
+        KvmodGeneratedSharedModule,
+        sharedModule,
+    );
+    const Pidm = inject(
+        createDefaultModule({ shared }),
+        PidmGeneratedModule,
+        KvmodParserModule,
+        KvmodTraversalModule,
+        PidmModule,
+        pidmModule,
+    );
+    const Kvlm = inject(
+        createDefaultModule({ shared }),
+        KvlmGeneratedModule,
+        KvmodParserModule,
+        KvmodTraversalModule,
+        KvlmModule,
+    );
     return registerKvmodLanguages({ shared, Pidm, Kvlm });
 }

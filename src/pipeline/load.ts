@@ -114,7 +114,11 @@ export async function loadTexts(files: { path: string; text: string }[]): Promis
  * the same checks as a parsed file, without printing and parsing it (see `validateBuiltModel`).
  * Positions are the file start: the model has no text yet.
  */
-export async function checkBuiltKvlm(model: KvlmModel, path: string, services: KvmodCoreServices = createBatchServices()): Promise<KvmodDiagnostic[]> {
+export async function checkBuiltKvlm(
+    model: KvlmModel,
+    path: string,
+    services: KvmodCoreServices = createBatchServices(),
+): Promise<KvmodDiagnostic[]> {
     const diagnostics = await validateBuiltModel(services.Kvlm, model, URI.file(nodePath.resolve(path)));
     return diagnostics.map((diagnostic) => toKvmodDiagnostic(path, diagnostic, 'kvlm'));
 }

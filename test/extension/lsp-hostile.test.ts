@@ -67,13 +67,21 @@ describe('the language server under hostile text', () => {
             `${SOURCE}\nquery Q: SELECT code FROM Flight WHERE ${'('.repeat(10_000)}code = "?"${')'.repeat(10_000)}\n`,
             'syntax.too-deep',
         ],
-        ['a run of 10,000 not', `${SOURCE}\nquery Q: SELECT code FROM Flight WHERE ${'not '.repeat(10_000)}code = "?"\n`, 'syntax.too-deep'],
+        [
+            'a run of 10,000 not',
+            `${SOURCE}\nquery Q: SELECT code FROM Flight WHERE ${'not '.repeat(10_000)}code = "?"\n`,
+            'syntax.too-deep',
+        ],
         [
             'a WHERE of 100,000 terms',
             `${SOURCE}\nquery Q: SELECT code FROM Flight WHERE ${Array.from({ length: 100_000 }, () => 'code = "?"').join(' and ')}\n`,
             'syntax.too-complex',
         ],
-        ['a 10 MB line', `${SOURCE}\nquery Q: SELECT code FROM Flight WHERE code = "?" ${'b'.repeat(10 * 1024 * 1024)}\n`, 'syntax.parser'],
+        [
+            'a 10 MB line',
+            `${SOURCE}\nquery Q: SELECT code FROM Flight WHERE code = "?" ${'b'.repeat(10 * 1024 * 1024)}\n`,
+            'syntax.parser',
+        ],
         [
             'binary bytes',
             Buffer.from(Array.from({ length: 64 * 1024 }, (_, i) => (i * 7919 + 13) % 256)).toString('latin1'),
@@ -88,7 +96,10 @@ describe('the language server under hostile text', () => {
             expect(session.alive).toBe(true);
             // Requests still get answers (an empty hover is an answer) while the bad text is open.
             await session.request('textDocument/hover', { textDocument: { uri }, position: { line: 0, character: 0 } });
-            await session.request('textDocument/completion', { textDocument: { uri }, position: { line: 0, character: 0 } });
+            await session.request('textDocument/completion', {
+                textDocument: { uri },
+                position: { line: 0, character: 0 },
+            });
             await session.request('textDocument/documentSymbol', { textDocument: { uri } });
             // Completion at the end of the hostile text, as the editor asks while it is typed: Langium's completion
             // parser re-parses the text before the cursor, and an overflow there was a failed request that VS Code
@@ -107,9 +118,9 @@ describe('the language server under hostile text', () => {
     });
 
     it('fails a malformed command alone and keeps serving', async () => {
-        await expect(session.request('workspace/executeCommand', { command: 'kvmod.server.transform', arguments: [42] })).rejects.toThrow(
-            /kvmod commands take one argument/,
-        );
+        await expect(
+            session.request('workspace/executeCommand', { command: 'kvmod.server.transform', arguments: [42] }),
+        ).rejects.toThrow(/kvmod commands take one argument/);
         expect(await hoverText(WITH_TYPO, 'entity Flight', 8)).toContain('Flight');
     });
 });

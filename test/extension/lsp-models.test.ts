@@ -45,7 +45,10 @@ describe('this repository opened as a folder', () => {
         const text = readFileSync(path, 'utf8').replace('= Aircraft.capacity label', '= Aircraft.capacityy label');
         const diagnostics = await session.open(fileUri(path), text);
         expect(errors(diagnostics).map((d) => [d.code, d.message])).toEqual([
-            ['kvlm.source-unknown-attribute', "Entity Aircraft of airflights.pidm has no attribute 'capacityy'. Did you mean 'capacity'?"],
+            [
+                'kvlm.source-unknown-attribute',
+                "Entity Aircraft of airflights.pidm has no attribute 'capacityy'. Did you mean 'capacity'?",
+            ],
         ]);
     }, 60_000);
 });

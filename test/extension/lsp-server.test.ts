@@ -177,7 +177,7 @@ describe('the bundled language server over stdio', () => {
         );
     });
 
-    it('labels completions with the name and says what each is in the modeler\'s words', async () => {
+    it("labels completions with the name and says what each is in the modeler's words", async () => {
         const result = await session.request<CompletionItem[] | CompletionList>('textDocument/completion', {
             textDocument: { uri: queriesUri },
             position: positionOf(QUERIES, 'FL.code'),

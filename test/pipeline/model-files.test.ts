@@ -15,7 +15,8 @@ import { loadWorkspace } from '../../src/pipeline/load.js';
 import { groupModelFiles } from '../../src/pipeline/model-files.js';
 
 const SOURCE = readFileSync('examples/airflights/airflights.pidm', 'utf8');
-const ENTITIES = 'entity Author {\n  id name unique\n  ref Book[*] books\n}\n\nentity Book {\n  id isbn unique\n  title text\n}\n';
+const ENTITIES =
+    'entity Author {\n  id name unique\n  ref Book[*] books\n}\n\nentity Book {\n  id isbn unique\n  title text\n}\n';
 const QUERIES = 'query authorsOfBook:\nSELECT name\nFROM Author\nINCLUDE Author.books as B\nWHERE B.title = "?"\n';
 
 let dir: string;
@@ -74,7 +75,10 @@ describe('the model rule on a folder', () => {
                 join(folder, 'airflights2.pidm'),
             ]);
             expect(sets).toEqual([
-                { files: [join(folder, 'airflights.kvlm'), join(folder, 'airflights.pidm')], derived: [join(folder, 'airflights.kvlm')] },
+                {
+                    files: [join(folder, 'airflights.kvlm'), join(folder, 'airflights.pidm')],
+                    derived: [join(folder, 'airflights.kvlm')],
+                },
                 { files: [join(folder, 'airflights2.pidm')], derived: [] },
             ]);
 
@@ -84,7 +88,7 @@ describe('the model rule on a folder', () => {
 
             const generate = memoryIo();
             const out = join(folder, 'out');
-            expect(await runGenerate({ inputs: [folder], out, target: "redis" }, generate)).toBe(0);
+            expect(await runGenerate({ inputs: [folder], out, target: 'redis' }, generate)).toBe(0);
             expect(generate.stdout + generate.stderr).toContain('2 models: 2 generated, 0 failed');
             expect(generate.stdout + generate.stderr).toContain(
                 `${join(folder, 'airflights.kvlm')} was transformed from a model among the inputs: that model is generated instead`,

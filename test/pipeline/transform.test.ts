@@ -62,7 +62,9 @@ describe('the in-memory check of the transformation output', () => {
             expect(kvlmToJson(loaded.kvlm[0].model)).toEqual(kvlmToJson(result.kvlm as KvlmModel));
             expect(printKvlm(loaded.kvlm[0].model)).toBe(result.kvlmText);
             const kvlmDiagnostics = result.diagnostics.filter((d) => d.path === `${example}.kvlm`);
-            expect(kvlmDiagnostics.map((d) => `${d.code} ${d.message}`)).toEqual(loaded.diagnostics.map((d) => `${d.code} ${d.message}`));
+            expect(kvlmDiagnostics.map((d) => `${d.code} ${d.message}`)).toEqual(
+                loaded.diagnostics.map((d) => `${d.code} ${d.message}`),
+            );
         }
     });
 

@@ -73,7 +73,9 @@ describe('load and verify with the target options of generate', () => {
             // Row keys start with the prefix; RediSearch 1.2's own keys (idx:, nm:, tag:…) and the pointer keys
             // (kvmod:index:…) name the prefixed index; the design record is named after the database.
             expect(keys.filter((key) => key.startsWith('airflights_')).length).toBeGreaterThan(0);
-            expect(keys.filter((key) => !/^(\w+:|kvmod:index:)?airflights_/.test(key))).toEqual(['kvmod:design:airflights']);
+            expect(keys.filter((key) => !/^(\w+:|kvmod:index:)?airflights_/.test(key))).toEqual([
+                'kvmod:design:airflights',
+            ]);
         } finally {
             await link.close();
         }

@@ -4,13 +4,7 @@
  * indexed it. Here a field is identified by its resolved path, nodes by their reference path, and the
  * merged collection also serves both collections' queries, each with its own plan.
  */
-import {
-    fieldRecord,
-    presized,
-    type CollectionModel,
-    type FieldModel,
-    type NodeModel,
-} from './collection-model.js';
+import { fieldRecord, presized, type CollectionModel, type FieldModel, type NodeModel } from './collection-model.js';
 import { uniqueName } from '../../src/language/kvlm/kvlm-names.js';
 
 /**

@@ -254,10 +254,9 @@ class CollectionBuilder {
         }
         let position = this.interner.claimed(found, this.owner);
         if (position < 0) {
-            const node =
-                found.onRoot
-                    ? this.nodes[0]
-                    : (this.nodesByKey.get(found.nodeKey) ?? this.nodeFor(found.steps));
+            const node = found.onRoot
+                ? this.nodes[0]
+                : (this.nodesByKey.get(found.nodeKey) ?? this.nodeFor(found.steps));
             if (!node) {
                 this.warnings.push(
                     `query ${this.query.name}: ${spelling ?? spellingOf(path)} does not resolve to an attribute; ignored`,

@@ -28,7 +28,11 @@ export const BUILT_MODEL_LINK_CODE = 'internal.unlinked-reference';
  * `BUILT_MODEL_LINK_CODE` for each one that would link elsewhere or nowhere), then the language's
  * validation checks. The diagnostics have no position beyond the document start: there is no text.
  */
-export async function validateBuiltModel(services: LangiumCoreServices, model: AstNode, uri: URI): Promise<Diagnostic[]> {
+export async function validateBuiltModel(
+    services: LangiumCoreServices,
+    model: AstNode,
+    uri: URI,
+): Promise<Diagnostic[]> {
     const document: LangiumDocument = services.shared.workspace.LangiumDocumentFactory.fromModel(model, uri);
     // One walk for both passes: the nodes in `walkAst` order, parents first (millions on a large model, and a walk
     // reads every key of every node).

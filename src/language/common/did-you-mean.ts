@@ -52,7 +52,10 @@ export function didYouMean(written: string, candidates: Iterable<string | undefi
     }
     // Only the closest names: a farther one next to a near-perfect match is noise.
     const best = Math.min(...scored.map((entry) => entry.distance));
-    return scored.filter((entry) => entry.distance === best).slice(0, limit).map((entry) => entry.name);
+    return scored
+        .filter((entry) => entry.distance === best)
+        .slice(0, limit)
+        .map((entry) => entry.name);
 }
 
 /** Formats suggestions as a sentence: ` Did you mean 'a'?` / ` Did you mean 'a' or 'b'?`; empty without any. */

@@ -56,7 +56,10 @@ export function codeSyntaxDiagnostics(
         const kind = kindOf(diagnostic);
         const lexing = kind === DocumentValidator.LexingError;
         // Not a syntax error, or one already coded (the parse guards' syntax.too-deep and the like).
-        if ((!lexing && kind !== DocumentValidator.ParsingError) || (typeof diagnostic.code === 'string' && diagnostic.code !== '')) {
+        if (
+            (!lexing && kind !== DocumentValidator.ParsingError) ||
+            (typeof diagnostic.code === 'string' && diagnostic.code !== '')
+        ) {
             kept.push(diagnostic);
             continue;
         }

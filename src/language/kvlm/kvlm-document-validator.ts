@@ -39,11 +39,19 @@ export class KvlmDocumentValidator extends GuardedDocumentValidator {
     }
 
     /** Langium's validation, then every syntax diagnostic gets its code. */
-    override async validateDocument(document: LangiumDocument, options: ValidationOptions = {}, cancelToken?: CancellationToken): Promise<Diagnostic[]> {
+    override async validateDocument(
+        document: LangiumDocument,
+        options: ValidationOptions = {},
+        cancelToken?: CancellationToken,
+    ): Promise<Diagnostic[]> {
         return codeSyntaxDiagnostics(document, await super.validateDocument(document, options, cancelToken));
     }
 
-    protected override processLinkingErrors(document: LangiumDocument, diagnostics: Diagnostic[], _options: ValidationOptions): void {
+    protected override processLinkingErrors(
+        document: LangiumDocument,
+        diagnostics: Diagnostic[],
+        _options: ValidationOptions,
+    ): void {
         for (const reference of document.references) {
             if (reference.error) diagnostics.push(this.linkingDiagnostic(reference.error, reference.$refNode?.range));
         }
@@ -64,18 +72,25 @@ export class KvlmDocumentValidator extends GuardedDocumentValidator {
         } else if (collection) {
             where = nameOf(collection) ? ` in collection '${nameOf(collection)}'` : '';
             if (type === 'Field') candidates = collection.fields.map((field) => field.name);
-            else if (type === 'Node') candidates = [collection.root, ...collection.nodes].filter((node) => node !== undefined).map((node) => node.name);
+            else if (type === 'Node')
+                candidates = [collection.root, ...collection.nodes]
+                    .filter((node) => node !== undefined)
+                    .map((node) => node.name);
             else if (type === 'ServedQuery') candidates = collection.queries.map((served) => served.name);
         }
         const suggestions = didYouMean(refText, candidates);
         const data: KvlmUnresolvedNameData = { code: what.code, refText, suggestions };
-        return this.toDiagnostic('error', `Unknown ${what.noun} '${refText}'${where}.${didYouMeanSentence(suggestions)}`, {
-            node: info.container,
-            range,
-            property: info.property,
-            index: info.index,
-            code: what.code,
-            data,
-        });
+        return this.toDiagnostic(
+            'error',
+            `Unknown ${what.noun} '${refText}'${where}.${didYouMeanSentence(suggestions)}`,
+            {
+                node: info.container,
+                range,
+                property: info.property,
+                index: info.index,
+                code: what.code,
+                data,
+            },
+        );
     }
 }

@@ -4,13 +4,34 @@
  * while keeping comments. It decides the whitespace before every token from the token and the one
  * before it, because names may be spelled like keywords and so keywords cannot be looked up by text.
  */
-import { AstUtils, CstUtils, GrammarAST, GrammarUtils, isLeafCstNode, type AstNode, type CstNode, type LangiumDocument } from 'langium';
+import {
+    AstUtils,
+    CstUtils,
+    GrammarAST,
+    GrammarUtils,
+    isLeafCstNode,
+    type AstNode,
+    type CstNode,
+    type LangiumDocument,
+} from 'langium';
 import { AbstractFormatter, Formatting, type FormattingAction } from 'langium/lsp';
 import type { FormattingOptions, Range, TextEdit } from 'vscode-languageserver';
 import { isCollection, isKvlmModel, isServedQuery } from '../generated/ast.js';
 
 /** Keywords that start a line, at the depth of the braces around them. */
-const LINE_STARTERS = new Set(['source', 'key', 'from', 'include', 'field', 'query', 'param', 'where', 'order', 'select', '}']);
+const LINE_STARTERS = new Set([
+    'source',
+    'key',
+    'from',
+    'include',
+    'field',
+    'query',
+    'param',
+    'where',
+    'order',
+    'select',
+    '}',
+]);
 /** Tokens written right after what precedes them. */
 const TIGHT_BEFORE = new Set([',', ')', ':', '.']);
 /** Tokens that what follows is written right after. */
@@ -35,10 +56,13 @@ export class KvlmFormatter extends AbstractFormatter {
         const depth = braceDepth(leaf);
         if (leaf.hidden) {
             // A comment on its own line is indented like the code around it; one after code stays put.
-            return previous && previous.range.end.line === leaf.range.start.line ? undefined : { options: {}, moves: [{ tabs: depth }] };
+            return previous && previous.range.end.line === leaf.range.start.line
+                ? undefined
+                : { options: {}, moves: [{ tabs: depth }] };
         }
         if (!previous) return Formatting.noSpace();
-        if (previous.hidden) return isLineComment(previous) || startsLine(leaf) ? lines(1, depth) : Formatting.oneSpace();
+        if (previous.hidden)
+            return isLineComment(previous) || startsLine(leaf) ? lines(1, depth) : Formatting.oneSpace();
         const text = structuralKeyword(leaf);
         if (text === 'collection') return lines(2, 0);
         if (text === 'merge') {
@@ -55,7 +79,11 @@ export class KvlmFormatter extends AbstractFormatter {
     }
 
     /** Adds the single final newline the printer writes; Langium's formatter leaves the document's end alone. */
-    protected override doDocumentFormat(document: LangiumDocument, options: FormattingOptions, range?: Range): TextEdit[] {
+    protected override doDocumentFormat(
+        document: LangiumDocument,
+        options: FormattingOptions,
+        range?: Range,
+    ): TextEdit[] {
         const edits = super.doDocumentFormat(document, options, range);
         const root = document.parseResult.value.$cstNode;
         if (range || !root) return edits;
@@ -65,7 +93,13 @@ export class KvlmFormatter extends AbstractFormatter {
         }
         const text = document.textDocument.getText();
         if (end > 0 && text.slice(end) !== '\n') {
-            edits.push({ range: { start: document.textDocument.positionAt(end), end: document.textDocument.positionAt(text.length) }, newText: '\n' });
+            edits.push({
+                range: {
+                    start: document.textDocument.positionAt(end),
+                    end: document.textDocument.positionAt(text.length),
+                },
+                newText: '\n',
+            });
         }
         return edits;
     }

@@ -110,7 +110,8 @@ function nameOf(reference: Ref): string {
 export function kvlmToJson(model: KvlmModel): KvlmJson {
     const json: KvlmJson = { database: model.name, collections: [], decisions: [] };
     if (model.source !== undefined) json.source = model.source;
-    if (model.policy !== undefined && model.threshold !== undefined) json.merge = { policy: model.policy, threshold: model.threshold };
+    if (model.policy !== undefined && model.threshold !== undefined)
+        json.merge = { policy: model.policy, threshold: model.threshold };
     json.collections = (model.collections ?? []).map(collectionToJson);
     json.decisions = (model.decisions ?? []).map(decisionToJson);
     return json;
@@ -120,7 +121,11 @@ function collectionToJson(collection: Collection): KvlmCollectionJson {
     const strategy = collection.strategy;
     const key: KvlmKeyJson =
         strategy?.$type === 'NaturalKey'
-            ? { field: collection.keyField, strategy: 'natural', parts: strategy.parts.map((part) => ({ node: nameOf(part.node), attribute: part.attribute })) }
+            ? {
+                  field: collection.keyField,
+                  strategy: 'natural',
+                  parts: strategy.parts.map((part) => ({ node: nameOf(part.node), attribute: part.attribute })),
+              }
             : { field: collection.keyField, strategy: 'counter' };
     return {
         name: collection.name,
@@ -140,7 +145,10 @@ function collectionToJson(collection: Collection): KvlmCollectionJson {
 
 function fieldToJson(field: Field): KvlmFieldJson {
     const head = { name: field.name, type: field.type, node: nameOf(field.node), attribute: field.attribute };
-    const tail = { indexed: Boolean(field.indexed), roles: (field.roles ?? []).map((role) => ({ kind: role.kind, queries: role.queries.map(nameOf) })) };
+    const tail = {
+        indexed: Boolean(field.indexed),
+        roles: (field.roles ?? []).map((role) => ({ kind: role.kind, queries: role.queries.map(nameOf) })),
+    };
     // Key order follows the text (label before indexed and roles), so that the JSON reads like the .kvlm.
     return field.label === undefined ? { ...head, ...tail } : { ...head, label: field.label, ...tail };
 }
@@ -151,7 +159,9 @@ function queryToJson(query: ServedQuery): KvlmQueryJson {
         params: (query.params ?? []).map((param) => ({ name: param.name, type: param.type })),
         orderBy: (query.sortKeys ?? []).map((key) => ({ field: nameOf(key.field), direction: key.direction })),
         select: (query.projections ?? []).map((projection) =>
-            projection.label === undefined ? { field: nameOf(projection.field) } : { field: nameOf(projection.field), label: projection.label },
+            projection.label === undefined
+                ? { field: nameOf(projection.field) }
+                : { field: nameOf(projection.field), label: projection.label },
         ),
     };
     if (query.where) {
@@ -164,13 +174,22 @@ function queryToJson(query: ServedQuery): KvlmQueryJson {
 function expressionToJson(expression: KExpression): KvlmExpressionJson {
     switch (expression.$type) {
         case 'KBinaryExpression':
-            return { kind: expression.operator, left: expressionToJson(expression.left), right: expressionToJson(expression.right) };
+            return {
+                kind: expression.operator,
+                left: expressionToJson(expression.left),
+                right: expressionToJson(expression.right),
+            };
         case 'KNotExpression':
             return { kind: 'not', operand: expressionToJson(expression.operand) };
         case 'KGroupExpression':
             return { kind: 'group', inner: expressionToJson(expression.inner) };
         case 'KComparison':
-            return { kind: 'comparison', field: nameOf(expression.field), operator: expression.operator, value: valueToJson(expression.value) };
+            return {
+                kind: 'comparison',
+                field: nameOf(expression.field),
+                operator: expression.operator,
+                value: valueToJson(expression.value),
+            };
     }
 }
 
@@ -181,7 +200,10 @@ function valueToJson(value: KValue): KvlmValueJson {
         case 'KStringValue':
             return { kind: 'string', value: value.value };
         case 'KNumberValue':
-            return { kind: 'number', value: Boolean(value.negative) !== value.value < 0 ? -Math.abs(value.value) : Math.abs(value.value) };
+            return {
+                kind: 'number',
+                value: Boolean(value.negative) !== value.value < 0 ? -Math.abs(value.value) : Math.abs(value.value),
+            };
         case 'KBooleanValue':
             return { kind: 'boolean', value: String(value.value) === 'true' };
     }
@@ -190,7 +212,9 @@ function valueToJson(value: KValue): KvlmValueJson {
 function decisionToJson(decision: MergeDecision): KvlmMergeDecisionJson {
     const base = { left: decision.left, right: decision.right };
     const sizes = { common: decision.common, leftSize: decision.leftSize, rightSize: decision.rightSize };
-    return decision.result !== undefined ? { ...base, result: decision.result, ...sizes } : { ...base, refusedBecause: decision.reason ?? '', ...sizes };
+    return decision.result !== undefined
+        ? { ...base, result: decision.result, ...sizes }
+        : { ...base, refusedBecause: decision.reason ?? '', ...sizes };
 }
 
 /**
@@ -200,7 +224,12 @@ function decisionToJson(decision: MergeDecision): KvlmMergeDecisionJson {
  * and has no `ref`, exactly like an unlinked reference.
  */
 export function kvlmFromJson(json: KvlmJson): KvlmModel {
-    const model = { $type: 'KvlmModel', name: json.database, collections: [], decisions: [] } as unknown as Mutable<KvlmModel>;
+    const model = {
+        $type: 'KvlmModel',
+        name: json.database,
+        collections: [],
+        decisions: [],
+    } as unknown as Mutable<KvlmModel>;
     if (json.source !== undefined) model.source = json.source;
     if (json.merge) {
         model.policy = json.merge.policy;
@@ -226,18 +255,41 @@ export function kvlmFromJson(json: KvlmJson): KvlmModel {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-function reference<T extends { name: string }>(candidates: readonly T[], name: string): { ref: T | undefined; $refText: string } {
+function reference<T extends { name: string }>(
+    candidates: readonly T[],
+    name: string,
+): { ref: T | undefined; $refText: string } {
     return { ref: candidates.find((candidate) => candidate.name === name), $refText: name };
 }
 
 function collectionFromJson(json: KvlmCollectionJson, model: KvlmModel): Collection {
-    const collection = { $type: 'Collection', $container: model, name: json.name, keyField: json.key.field, nodes: [], fields: [], queries: [] } as unknown as Mutable<Collection>;
-    const root = { $type: 'RootNode', $container: collection, entity: json.root.entity, name: json.root.name } as unknown as Node;
+    const collection = {
+        $type: 'Collection',
+        $container: model,
+        name: json.name,
+        keyField: json.key.field,
+        nodes: [],
+        fields: [],
+        queries: [],
+    } as unknown as Mutable<Collection>;
+    const root = {
+        $type: 'RootNode',
+        $container: collection,
+        entity: json.root.entity,
+        name: json.root.name,
+    } as unknown as Node;
     collection.root = root as Collection['root'];
     const nodes: Node[] = [root];
     // Nodes and queries first: fields and key parts refer to them, and references are resolved eagerly.
     const pathNodes = json.nodes.map((node) => {
-        const pathNode = { $type: 'PathNode', $container: collection, name: node.name, reference: node.reference, entity: node.entity, cardinality: node.cardinality } as unknown as Mutable<PathNode>;
+        const pathNode = {
+            $type: 'PathNode',
+            $container: collection,
+            name: node.name,
+            reference: node.reference,
+            entity: node.entity,
+            cardinality: node.cardinality,
+        } as unknown as Mutable<PathNode>;
         nodes.push(pathNode as PathNode);
         return { pathNode, parent: node.parent };
     });
@@ -246,15 +298,31 @@ function collectionFromJson(json: KvlmCollectionJson, model: KvlmModel): Collect
     }
     collection.nodes = pathNodes.map(({ pathNode }) => pathNode as PathNode);
     const queries = json.queries.map(
-        (query) => ({ $type: 'ServedQuery', $container: collection, name: query.name, params: [], sortKeys: [], projections: [] }) as unknown as Mutable<ServedQuery>,
+        (query) =>
+            ({
+                $type: 'ServedQuery',
+                $container: collection,
+                name: query.name,
+                params: [],
+                sortKeys: [],
+                projections: [],
+            }) as unknown as Mutable<ServedQuery>,
     );
     const strategy =
         json.key.strategy === 'natural'
-            ? ({ $type: 'NaturalKey', $container: collection, parts: [] } as unknown as Mutable<Extract<Collection['strategy'], { $type: 'NaturalKey' }>>)
+            ? ({ $type: 'NaturalKey', $container: collection, parts: [] } as unknown as Mutable<
+                  Extract<Collection['strategy'], { $type: 'NaturalKey' }>
+              >)
             : ({ $type: 'CounterKey', $container: collection } as unknown as Collection['strategy']);
     if (json.key.strategy === 'natural' && 'parts' in strategy) {
         strategy.parts = json.key.parts.map(
-            (part) => ({ $type: 'KeyPart', $container: strategy, node: reference(nodes, part.node), attribute: part.attribute }) as unknown as (typeof strategy.parts)[number],
+            (part) =>
+                ({
+                    $type: 'KeyPart',
+                    $container: strategy,
+                    node: reference(nodes, part.node),
+                    attribute: part.attribute,
+                }) as unknown as (typeof strategy.parts)[number],
         );
     }
     collection.strategy = strategy as Collection['strategy'];
@@ -271,20 +339,40 @@ function collectionFromJson(json: KvlmCollectionJson, model: KvlmModel): Collect
         } as unknown as Mutable<Field>;
         if (fieldJson.label !== undefined) field.label = fieldJson.label;
         field.roles = fieldJson.roles.map(
-            (role) => ({ $type: 'FieldRole', $container: field, kind: role.kind, queries: role.queries.map((name) => reference(queries as ServedQuery[], name)) }) as unknown as FieldRole,
+            (role) =>
+                ({
+                    $type: 'FieldRole',
+                    $container: field,
+                    kind: role.kind,
+                    queries: role.queries.map((name) => reference(queries as ServedQuery[], name)),
+                }) as unknown as FieldRole,
         );
         return field as Field;
     });
     json.queries.forEach((queryJson, index) => {
         const query = queries[index];
-        const params = queryJson.params.map((param) => ({ $type: 'Parameter', $container: query, name: param.name, type: param.type }) as unknown as Parameter);
+        const params = queryJson.params.map(
+            (param) =>
+                ({ $type: 'Parameter', $container: query, name: param.name, type: param.type }) as unknown as Parameter,
+        );
         query.params = params;
-        if (queryJson.where !== undefined) query.where = expressionFromJson(queryJson.where, query as ServedQuery, collection.fields, params);
+        if (queryJson.where !== undefined)
+            query.where = expressionFromJson(queryJson.where, query as ServedQuery, collection.fields, params);
         query.sortKeys = queryJson.orderBy.map(
-            (key) => ({ $type: 'SortKey', $container: query, field: reference(collection.fields, key.field), direction: key.direction }) as unknown as ServedQuery['sortKeys'][number],
+            (key) =>
+                ({
+                    $type: 'SortKey',
+                    $container: query,
+                    field: reference(collection.fields, key.field),
+                    direction: key.direction,
+                }) as unknown as ServedQuery['sortKeys'][number],
         );
         query.projections = queryJson.select.map((projection) => {
-            const node = { $type: 'KProjection', $container: query, field: reference(collection.fields, projection.field) } as unknown as Mutable<ServedQuery['projections'][number]>;
+            const node = {
+                $type: 'KProjection',
+                $container: query,
+                field: reference(collection.fields, projection.field),
+            } as unknown as Mutable<ServedQuery['projections'][number]>;
             if (projection.label !== undefined) node.label = projection.label;
             return node as ServedQuery['projections'][number];
         });
@@ -293,7 +381,12 @@ function collectionFromJson(json: KvlmCollectionJson, model: KvlmModel): Collect
     return collection as Collection;
 }
 
-function expressionFromJson(json: KvlmExpressionJson, container: object, fields: readonly Field[], params: readonly Parameter[]): KExpression {
+function expressionFromJson(
+    json: KvlmExpressionJson,
+    container: object,
+    fields: readonly Field[],
+    params: readonly Parameter[],
+): KExpression {
     const node: Record<string, unknown> = { $container: container };
     switch (json.kind) {
         case 'and':
@@ -311,7 +404,11 @@ function expressionFromJson(json: KvlmExpressionJson, container: object, fields:
             node.inner = expressionFromJson(json.inner, node, fields, params);
             break;
         case 'comparison':
-            Object.assign(node, { $type: 'KComparison', field: reference(fields, json.field), operator: json.operator });
+            Object.assign(node, {
+                $type: 'KComparison',
+                field: reference(fields, json.field),
+                operator: json.operator,
+            });
             node.value = valueFromJson(json.value, node, params);
             break;
     }
@@ -321,13 +418,26 @@ function expressionFromJson(json: KvlmExpressionJson, container: object, fields:
 function valueFromJson(json: KvlmValueJson, container: object, params: readonly Parameter[]): KValue {
     switch (json.kind) {
         case 'param':
-            return { $type: 'ParameterRef', $container: container, parameter: reference(params, json.name) } as unknown as KValue;
+            return {
+                $type: 'ParameterRef',
+                $container: container,
+                parameter: reference(params, json.name),
+            } as unknown as KValue;
         case 'string':
             return { $type: 'KStringValue', $container: container, value: json.value } as unknown as KValue;
         case 'number':
-            return { $type: 'KNumberValue', $container: container, negative: json.value < 0 || Object.is(json.value, -0), value: Math.abs(json.value) } as unknown as KValue;
+            return {
+                $type: 'KNumberValue',
+                $container: container,
+                negative: json.value < 0 || Object.is(json.value, -0),
+                value: Math.abs(json.value),
+            } as unknown as KValue;
         case 'boolean':
-            return { $type: 'KBooleanValue', $container: container, value: json.value ? 'true' : 'false' } as unknown as KValue;
+            return {
+                $type: 'KBooleanValue',
+                $container: container,
+                value: json.value ? 'true' : 'false',
+            } as unknown as KValue;
     }
 }
 
@@ -351,7 +461,9 @@ export function validateKvlmJson(data: unknown): KvlmJsonError[] {
     if (compiled(data)) {
         return [];
     }
-    const errors = (compiled.errors ?? []).filter((error) => error.keyword !== 'if' && error.keyword !== 'oneOf' && error.keyword !== 'anyOf');
+    const errors = (compiled.errors ?? []).filter(
+        (error) => error.keyword !== 'if' && error.keyword !== 'oneOf' && error.keyword !== 'anyOf',
+    );
     const seen = new Set<string>();
     const result: KvlmJsonError[] = [];
     for (const error of errors.length > 0 ? errors : (compiled.errors ?? [])) {
@@ -371,14 +483,23 @@ function convertError(error: ErrorObject): KvlmJsonError {
     const params = error.params as Record<string, unknown>;
     switch (error.keyword) {
         case 'required':
-            return { pointer: `${at}/${escapePointer(String(params.missingProperty))}`, message: `${where} is missing the required property '${String(params.missingProperty)}'.` };
+            return {
+                pointer: `${at}/${escapePointer(String(params.missingProperty))}`,
+                message: `${where} is missing the required property '${String(params.missingProperty)}'.`,
+            };
         case 'additionalProperties':
         case 'unevaluatedProperties': {
             const property = String(params.additionalProperty ?? params.unevaluatedProperty);
-            return { pointer: `${at}/${escapePointer(property)}`, message: `${where} has an unknown property '${property}'.` };
+            return {
+                pointer: `${at}/${escapePointer(property)}`,
+                message: `${where} has an unknown property '${property}'.`,
+            };
         }
         case 'enum':
-            return { pointer: at, message: `${where} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.` };
+            return {
+                pointer: at,
+                message: `${where} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.`,
+            };
         case 'const':
             return { pointer: at, message: `${where} must be ${JSON.stringify(params.allowedValue)}.` };
         case 'type':
@@ -386,7 +507,10 @@ function convertError(error: ErrorObject): KvlmJsonError {
         case 'false schema':
             return { pointer: at, message: `${where} is not allowed here.` };
         case 'pattern':
-            return { pointer: at, message: `${where} must be a name: letters, digits and '_', not starting with a digit.` };
+            return {
+                pointer: at,
+                message: `${where} must be a name: letters, digits and '_', not starting with a digit.`,
+            };
         default:
             return { pointer: at, message: `${where} ${error.message ?? 'is invalid'}.` };
     }

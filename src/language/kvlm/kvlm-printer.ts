@@ -56,7 +56,9 @@ function printCollection(collection: Collection): string[] {
     if (!collection.root) {
         throw new Error(`printKvlm: ${where} has no root node.`);
     }
-    lines.push(`${INDENT}from ${printName(collection.root.entity, 'entity')} as ${printName(collection.root.name, 'node name')}`);
+    lines.push(
+        `${INDENT}from ${printName(collection.root.entity, 'entity')} as ${printName(collection.root.name, 'node name')}`,
+    );
     for (const node of collection.nodes ?? []) {
         lines.push(INDENT + printPathNode(node));
     }
@@ -82,7 +84,9 @@ function printKey(collection: Collection, where: string): string {
     if (strategy.parts.length === 0) {
         throw new Error(`printKvlm: the natural key of ${where} has no parts.`);
     }
-    const parts = strategy.parts.map((part) => `${refText(part.node, 'key node')}.${printName(part.attribute, 'attribute')}`);
+    const parts = strategy.parts.map(
+        (part) => `${refText(part.node, 'key node')}.${printName(part.attribute, 'attribute')}`,
+    );
     return `${head}natural(${parts.join(', ')})`;
 }
 
@@ -118,7 +122,10 @@ function sortRoles(roles: readonly FieldRole[]): FieldRole[] {
         const index = (KVLM_ROLE_ORDER as readonly string[]).indexOf(role.kind);
         return index < 0 ? KVLM_ROLE_ORDER.length : index;
     };
-    return roles.map((role, index) => ({ role, index })).sort((a, b) => rank(a.role) - rank(b.role) || a.index - b.index).map((entry) => entry.role);
+    return roles
+        .map((role, index) => ({ role, index }))
+        .sort((a, b) => rank(a.role) - rank(b.role) || a.index - b.index)
+        .map((entry) => entry.role);
 }
 
 function printQuery(query: ServedQuery, where: string): string[] {
@@ -131,14 +138,18 @@ function printQuery(query: ServedQuery, where: string): string[] {
     }
     const sortKeys = query.sortKeys ?? [];
     if (sortKeys.length > 0) {
-        lines.push(`${INDENT}order by ${sortKeys.map((key) => `${refText(key.field, 'sort field')} ${key.direction}`).join(', ')}`);
+        lines.push(
+            `${INDENT}order by ${sortKeys.map((key) => `${refText(key.field, 'sort field')} ${key.direction}`).join(', ')}`,
+        );
     }
     const projections = query.projections ?? [];
     if (projections.length === 0) {
         throw new Error(`printKvlm: query '${query.name}' in ${where} selects nothing.`);
     }
     const select = projections.map(
-        (projection) => refText(projection.field, 'projected field') + (projection.label !== undefined ? ` as ${quoteKvlmString(projection.label)}` : ''),
+        (projection) =>
+            refText(projection.field, 'projected field') +
+            (projection.label !== undefined ? ` as ${quoteKvlmString(projection.label)}` : ''),
     );
     lines.push(`${INDENT}select ${select.join(', ')}`);
     lines.push('}');
@@ -189,7 +200,9 @@ function printDecision(decision: MergeDecision): string {
     } else if (decision.reason !== undefined) {
         text += `refused ${quoteKvlmString(decision.reason)}`;
     } else {
-        throw new Error(`printKvlm: the merge decision '${decision.left} + ${decision.right}' has neither a result nor a reason.`);
+        throw new Error(
+            `printKvlm: the merge decision '${decision.left} + ${decision.right}' has neither a result nor a reason.`,
+        );
     }
     return `${text} common ${formatKvlmNumber(decision.common)} of ${formatKvlmNumber(decision.leftSize)} and ${formatKvlmNumber(decision.rightSize)}`;
 }
@@ -206,7 +219,9 @@ function refText(reference: Pick<Reference, '$refText' | 'ref'> | undefined, wha
 /** Names are IDs; keyword spellings are IDs too and re-parse because the grammar's KName allows them. */
 function printName(name: string | undefined, what: string): string {
     if (typeof name !== 'string' || !ID_PATTERN.test(name)) {
-        throw new Error(`printKvlm: ${JSON.stringify(name)} is not a valid ${what} (letters, digits and '_', not starting with a digit).`);
+        throw new Error(
+            `printKvlm: ${JSON.stringify(name)} is not a valid ${what} (letters, digits and '_', not starting with a digit).`,
+        );
     }
     return name;
 }

@@ -7,7 +7,18 @@
  * files a command loads); a KVLM without a reachable source is checked on its own only.
  */
 import { EmptyFileSystemProvider, UriUtils, type ValidationAcceptor, type ValidationChecks } from 'langium';
-import { isPidmModel, isReference, type Attribute, type Collection, type Entity, type IdAttribute, type KvlmModel, type KvmodAstType, type Node, type PidmModel } from '../generated/ast.js';
+import {
+    isPidmModel,
+    isReference,
+    type Attribute,
+    type Collection,
+    type Entity,
+    type IdAttribute,
+    type KvlmModel,
+    type KvmodAstType,
+    type Node,
+    type PidmModel,
+} from '../generated/ast.js';
 import { didYouMean, didYouMeanSentence } from '../common/did-you-mean.js';
 import { attributeType, cardinalityKind, identifierOf, SURROGATE_ID } from '../pidm/pidm-semantics.js';
 import type { KvlmCoreServices } from './kvlm-core-module.js';
@@ -72,7 +83,11 @@ function checkAgainstSource(services: KvlmCoreServices, model: KvlmModel, accept
  * `load` and `verify` need it. Asked of the workspace's file system only when it has one (services reading no
  * files, such as an in-memory check of texts, cannot tell a missing file from one they were not given).
  */
-async function checkSourceExists(services: KvlmCoreServices, model: KvlmModel, accept: ValidationAcceptor): Promise<void> {
+async function checkSourceExists(
+    services: KvlmCoreServices,
+    model: KvlmModel,
+    accept: ValidationAcceptor,
+): Promise<void> {
     const uri = model.$document?.uri;
     if (!model.source || !uri || builtFromSource.has(model)) return;
     const sourceUri = UriUtils.resolvePath(UriUtils.dirname(uri), model.source);
@@ -86,7 +101,12 @@ async function checkSourceExists(services: KvlmCoreServices, model: KvlmModel, a
     );
 }
 
-function checkCollection(collection: Collection, entities: Map<string, Entity>, source: string, accept: ValidationAcceptor): void {
+function checkCollection(
+    collection: Collection,
+    entities: Map<string, Entity>,
+    source: string,
+    accept: ValidationAcceptor,
+): void {
     const entityOfNode = new Map<Node, Entity | undefined>();
     const root = collection.root;
     if (root?.entity) {
@@ -95,7 +115,10 @@ function checkCollection(collection: Collection, entities: Map<string, Entity>, 
         if (!entity) {
             const suggestions = didYouMean(root.entity, [...entities.keys()]);
             accept('error', `Entity '${root.entity}' is not declared in ${source}.${didYouMeanSentence(suggestions)}`, {
-                node: root, property: 'entity', code: KvlmSourceIssueCodes.UnknownEntity, data: { code: KvlmSourceIssueCodes.UnknownEntity, suggestions },
+                node: root,
+                property: 'entity',
+                code: KvlmSourceIssueCodes.UnknownEntity,
+                data: { code: KvlmSourceIssueCodes.UnknownEntity, suggestions },
             });
         }
     }
@@ -111,10 +134,20 @@ function checkCollection(collection: Collection, entities: Map<string, Entity>, 
         const reference = references.find((member) => member.name === node.reference);
         if (!reference) {
             entityOfNode.set(node, undefined);
-            const suggestions = didYouMean(node.reference, references.map((member) => member.name));
-            accept('error', `Entity ${parentEntity.name} of ${source} has no reference '${node.reference}'.${didYouMeanSentence(suggestions)}`, {
-                node, property: 'reference', code: KvlmSourceIssueCodes.UnknownReference, data: { code: KvlmSourceIssueCodes.UnknownReference, suggestions },
-            });
+            const suggestions = didYouMean(
+                node.reference,
+                references.map((member) => member.name),
+            );
+            accept(
+                'error',
+                `Entity ${parentEntity.name} of ${source} has no reference '${node.reference}'.${didYouMeanSentence(suggestions)}`,
+                {
+                    node,
+                    property: 'reference',
+                    code: KvlmSourceIssueCodes.UnknownReference,
+                    data: { code: KvlmSourceIssueCodes.UnknownReference, suggestions },
+                },
+            );
             continue;
         }
         // By name, not by the link: the source may be loaded only as context (not linked).
@@ -122,37 +155,70 @@ function checkCollection(collection: Collection, entities: Map<string, Entity>, 
         const target = targetName ? entities.get(targetName) : undefined;
         entityOfNode.set(node, target);
         if (targetName && node.entity && targetName !== node.entity) {
-            accept('error', `Reference ${parentEntity.name}.${reference.name} of ${source} leads to ${targetName}, not ${node.entity}.`, {
-                node, property: 'entity', code: KvlmSourceIssueCodes.UnknownReference, data: { code: KvlmSourceIssueCodes.UnknownReference, suggestions: [targetName] },
-            });
+            accept(
+                'error',
+                `Reference ${parentEntity.name}.${reference.name} of ${source} leads to ${targetName}, not ${node.entity}.`,
+                {
+                    node,
+                    property: 'entity',
+                    code: KvlmSourceIssueCodes.UnknownReference,
+                    data: { code: KvlmSourceIssueCodes.UnknownReference, suggestions: [targetName] },
+                },
+            );
         }
         const cardinality = cardinalityKind(reference.cardinality);
         if (node.cardinality && node.cardinality !== cardinality) {
-            accept('error', `Reference ${parentEntity.name}.${reference.name} of ${source} is ${cardinality}, not ${node.cardinality}.`, {
-                node, property: 'cardinality', code: KvlmSourceIssueCodes.UnknownReference, data: { code: KvlmSourceIssueCodes.UnknownReference, suggestions: [cardinality] },
-            });
+            accept(
+                'error',
+                `Reference ${parentEntity.name}.${reference.name} of ${source} is ${cardinality}, not ${node.cardinality}.`,
+                {
+                    node,
+                    property: 'cardinality',
+                    code: KvlmSourceIssueCodes.UnknownReference,
+                    data: { code: KvlmSourceIssueCodes.UnknownReference, suggestions: [cardinality] },
+                },
+            );
         }
     }
     for (const field of collection.fields ?? []) {
         const node = field.node?.ref;
         const entity = node ? entityOfNode.get(node) : undefined;
         if (!entity || !field.attribute) continue;
-        const attributes = (entity.members ?? []).filter((member): member is Attribute | IdAttribute => !isReference(member));
+        const attributes = (entity.members ?? []).filter(
+            (member): member is Attribute | IdAttribute => !isReference(member),
+        );
         const attribute = attributes.find((member) => member.name === field.attribute);
         if (!attribute) {
             // An entity without an identifier gets the surrogate one (text) from the transformation.
             if (field.attribute === SURROGATE_ID && !identifierOf(entity)) continue;
-            const suggestions = didYouMean(field.attribute, attributes.map((member) => member.name));
-            accept('error', `Entity ${entity.name} of ${source} has no attribute '${field.attribute}'.${didYouMeanSentence(suggestions)}`, {
-                node: field, property: 'attribute', code: KvlmSourceIssueCodes.UnknownAttribute, data: { code: KvlmSourceIssueCodes.UnknownAttribute, suggestions },
-            });
+            const suggestions = didYouMean(
+                field.attribute,
+                attributes.map((member) => member.name),
+            );
+            accept(
+                'error',
+                `Entity ${entity.name} of ${source} has no attribute '${field.attribute}'.${didYouMeanSentence(suggestions)}`,
+                {
+                    node: field,
+                    property: 'attribute',
+                    code: KvlmSourceIssueCodes.UnknownAttribute,
+                    data: { code: KvlmSourceIssueCodes.UnknownAttribute, suggestions },
+                },
+            );
             continue;
         }
         const type = attributeType(attribute);
         if (field.type && field.type !== type) {
-            accept('error', `Field '${field.name}' is ${field.type}, but ${entity.name}.${attribute.name} of ${source} is ${type}.`, {
-                node: field, property: 'type', code: KvlmSourceIssueCodes.TypeMismatch, data: { code: KvlmSourceIssueCodes.TypeMismatch, suggestions: [type] },
-            });
+            accept(
+                'error',
+                `Field '${field.name}' is ${field.type}, but ${entity.name}.${attribute.name} of ${source} is ${type}.`,
+                {
+                    node: field,
+                    property: 'type',
+                    code: KvlmSourceIssueCodes.TypeMismatch,
+                    data: { code: KvlmSourceIssueCodes.TypeMismatch, suggestions: [type] },
+                },
+            );
         }
     }
 }

@@ -4,7 +4,15 @@
  * roles of a field agreeing with what its queries do with it, a natural key that identifies a row.
  */
 import type { AstNode, ValidationAcceptor, ValidationChecks } from 'langium';
-import type { Collection, Field, FieldRole, KComparison, KvlmModel, KvmodAstType, ServedQuery } from '../generated/ast.js';
+import type {
+    Collection,
+    Field,
+    FieldRole,
+    KComparison,
+    KvlmModel,
+    KvmodAstType,
+    ServedQuery,
+} from '../generated/ast.js';
 import { checksOnSoundNodes } from '../common/partial-nodes.js';
 import type { KvlmCoreServices } from './kvlm-core-module.js';
 import { comparisonsOf, isEqualityOperator, multiValuedNodes, referencedName, sameQuery } from './kvlm-semantics.js';
@@ -54,7 +62,11 @@ export function registerKvlmValidationChecks(services: KvlmCoreServices): void {
     const registry = services.validation.ValidationRegistry;
     const validator = services.validation.KvlmValidator;
     const checks: ValidationChecks<KvmodAstType> = {
-        KvlmModel: [validator.checkCollectionNamesAreUnique, validator.checkThresholdIsInRange, validator.checkMergeResultsExist],
+        KvlmModel: [
+            validator.checkCollectionNamesAreUnique,
+            validator.checkThresholdIsInRange,
+            validator.checkMergeResultsExist,
+        ],
         Collection: [
             validator.checkNamesInCollectionAreUnique,
             validator.checkKeyFieldIsNotAField,
@@ -92,7 +104,11 @@ const LITERAL_KINDS: Record<string, ReadonlyArray<string>> = {
     datetime: ['KStringValue'],
 };
 
-const LITERAL_WORDS: Record<string, string> = { KStringValue: 'a string', KNumberValue: 'a number', KBooleanValue: 'a boolean' };
+const LITERAL_WORDS: Record<string, string> = {
+    KStringValue: 'a string',
+    KNumberValue: 'a number',
+    KBooleanValue: 'a boolean',
+};
 
 /** The KVLM checks; each method reads as the rule it enforces. */
 export class KvlmValidator {
@@ -128,43 +144,68 @@ export class KvlmValidator {
 
     checkThresholdIsInRange(model: KvlmModel, accept: ValidationAcceptor): void {
         if (model.threshold !== undefined && !(model.threshold > 0 && model.threshold <= 1)) {
-            accept('error', `The merge threshold ${model.threshold} is out of range: it is a share of fields and must be in (0, 1].`, {
-                node: model,
-                property: 'threshold',
-                code: KvlmIssueCodes.ThresholdOutOfRange,
-            });
+            accept(
+                'error',
+                `The merge threshold ${model.threshold} is out of range: it is a share of fields and must be in (0, 1].`,
+                {
+                    node: model,
+                    property: 'threshold',
+                    code: KvlmIssueCodes.ThresholdOutOfRange,
+                },
+            );
         }
     }
 
     /** A result may also have been merged again later (`A + B -> A_B`, then `A_B + C -> A_B_C`). */
     checkMergeResultsExist(model: KvlmModel, accept: ValidationAcceptor): void {
         const collections = new Set(model.collections.map((collection) => collection.name));
-        const mergedAgain = new Set(model.decisions.filter((decision) => decision.result !== undefined).flatMap((decision) => [decision.left, decision.right]));
+        const mergedAgain = new Set(
+            model.decisions
+                .filter((decision) => decision.result !== undefined)
+                .flatMap((decision) => [decision.left, decision.right]),
+        );
         for (const decision of model.decisions) {
-            if (decision.result !== undefined && !collections.has(decision.result) && !mergedAgain.has(decision.result)) {
-                accept('error', `Merge result '${decision.result}' is not a collection of this model, nor merged again by a later decision.`, {
-                    node: decision,
-                    property: 'result',
-                    code: KvlmIssueCodes.UnknownMergeResult,
-                });
+            if (
+                decision.result !== undefined &&
+                !collections.has(decision.result) &&
+                !mergedAgain.has(decision.result)
+            ) {
+                accept(
+                    'error',
+                    `Merge result '${decision.result}' is not a collection of this model, nor merged again by a later decision.`,
+                    {
+                        node: decision,
+                        property: 'result',
+                        code: KvlmIssueCodes.UnknownMergeResult,
+                    },
+                );
             }
         }
     }
 
     checkNamesInCollectionAreUnique(collection: Collection, accept: ValidationAcceptor): void {
         const where = `collection '${collection.name}'`;
-        reportDuplicates([collection.root, ...collection.nodes].filter((node) => node !== undefined), 'Node', where, accept);
+        reportDuplicates(
+            [collection.root, ...collection.nodes].filter((node) => node !== undefined),
+            'Node',
+            where,
+            accept,
+        );
         reportDuplicates(collection.fields, 'Field', where, accept);
         reportDuplicates(collection.queries, 'Query', where, accept);
     }
 
     checkKeyFieldIsNotAField(collection: Collection, accept: ValidationAcceptor): void {
         if (collection.fields.some((field) => field.name === collection.keyField)) {
-            accept('error', `Key field '${collection.keyField}' has the name of a field of collection '${collection.name}'; the key would overwrite that field in every row.`, {
-                node: collection,
-                property: 'keyField',
-                code: KvlmIssueCodes.KeyFieldClash,
-            });
+            accept(
+                'error',
+                `Key field '${collection.keyField}' has the name of a field of collection '${collection.name}'; the key would overwrite that field in every row.`,
+                {
+                    node: collection,
+                    property: 'keyField',
+                    code: KvlmIssueCodes.KeyFieldClash,
+                },
+            );
         }
     }
 
@@ -173,11 +214,15 @@ export class KvlmValidator {
         for (const node of collection.nodes) {
             const parent = node.parent?.ref;
             if (parent && !declared.has(parent)) {
-                accept('error', `Include '${node.name}' hangs from '${parent.name}', which is declared after it; a node must follow its parent.`, {
-                    node,
-                    property: 'parent',
-                    code: KvlmIssueCodes.NodeOrder,
-                });
+                accept(
+                    'error',
+                    `Include '${node.name}' hangs from '${parent.name}', which is declared after it; a node must follow its parent.`,
+                    {
+                        node,
+                        property: 'parent',
+                        code: KvlmIssueCodes.NodeOrder,
+                    },
+                );
             }
             declared.add(node);
         }
@@ -193,22 +238,32 @@ export class KvlmValidator {
         if (strategy?.$type !== 'NaturalKey') return;
         const partNodes = strategy.parts.map((part) => part.node?.ref);
         if (partNodes.some((node) => node === undefined)) return; // reported as unresolved
-        const missing = [collection.root, ...multiValuedNodes(collection)].filter((node) => node && !partNodes.includes(node));
+        const missing = [collection.root, ...multiValuedNodes(collection)].filter(
+            (node) => node && !partNodes.includes(node),
+        );
         for (const node of missing) {
             const why =
                 node.$type === 'RootNode'
                     ? `the root '${node.name}' (one row per ${node.entity})`
                     : `'${node.name}', reached through the multi-valued step ${referencedName(node.parent)}.${node.reference}`;
-            accept('error', `The natural key of collection '${collection.name}' has no part for ${why}: rows would collide.`, {
-                node: strategy,
-                code: KvlmIssueCodes.KeyDoesNotCoverGrain,
-            });
+            accept(
+                'error',
+                `The natural key of collection '${collection.name}' has no part for ${why}: rows would collide.`,
+                {
+                    node: strategy,
+                    code: KvlmIssueCodes.KeyDoesNotCoverGrain,
+                },
+            );
         }
     }
 
     checkCollectionServesAQuery(collection: Collection, accept: ValidationAcceptor): void {
         if (collection.queries.length === 0) {
-            accept('warning', `Collection '${collection.name}' serves no query.`, { node: collection, property: 'name', code: KvlmIssueCodes.CollectionWithoutQuery });
+            accept('warning', `Collection '${collection.name}' serves no query.`, {
+                node: collection,
+                property: 'name',
+                code: KvlmIssueCodes.CollectionWithoutQuery,
+            });
         }
     }
 
@@ -218,21 +273,29 @@ export class KvlmValidator {
             query.projections.forEach((projection) => {
                 const field = projection.field?.ref;
                 if (field && !hasRole(field, 'projected', query)) {
-                    accept('error', `Query '${query.name}' projects field '${field.name}', which has no projected(${query.name}) role.`, {
-                        node: projection,
-                        property: 'field',
-                        code: KvlmIssueCodes.MissingRole,
-                    });
+                    accept(
+                        'error',
+                        `Query '${query.name}' projects field '${field.name}', which has no projected(${query.name}) role.`,
+                        {
+                            node: projection,
+                            property: 'field',
+                            code: KvlmIssueCodes.MissingRole,
+                        },
+                    );
                 }
             });
             query.sortKeys.forEach((sortKey) => {
                 const field = sortKey.field?.ref;
                 if (field && !hasRole(field, 'sorted', query)) {
-                    accept('error', `Query '${query.name}' sorts on field '${field.name}', which has no sorted(${query.name}) role.`, {
-                        node: sortKey,
-                        property: 'field',
-                        code: KvlmIssueCodes.MissingRole,
-                    });
+                    accept(
+                        'error',
+                        `Query '${query.name}' sorts on field '${field.name}', which has no sorted(${query.name}) role.`,
+                        {
+                            node: sortKey,
+                            property: 'field',
+                            code: KvlmIssueCodes.MissingRole,
+                        },
+                    );
                 }
             });
             for (const comparison of comparisonsOf(query.where)) {
@@ -242,23 +305,35 @@ export class KvlmValidator {
                 const ranged = hasRole(field, 'ranged', query);
                 const equality = isEqualityOperator(comparison.operator);
                 if (!filtered && !ranged) {
-                    accept('error', `Query '${query.name}' filters on field '${field.name}', which has no ${equality ? 'filtered' : 'ranged'}(${query.name}) role.`, {
-                        node: comparison,
-                        property: 'field',
-                        code: KvlmIssueCodes.MissingRole,
-                    });
+                    accept(
+                        'error',
+                        `Query '${query.name}' filters on field '${field.name}', which has no ${equality ? 'filtered' : 'ranged'}(${query.name}) role.`,
+                        {
+                            node: comparison,
+                            property: 'field',
+                            code: KvlmIssueCodes.MissingRole,
+                        },
+                    );
                 } else if (equality && !filtered) {
-                    accept('warning', `Query '${query.name}' compares field '${field.name}' with '${comparison.operator}', an equality: expected filtered(${query.name}), found only ranged.`, {
-                        node: comparison,
-                        property: 'field',
-                        code: KvlmIssueCodes.RoleKindMismatch,
-                    });
+                    accept(
+                        'warning',
+                        `Query '${query.name}' compares field '${field.name}' with '${comparison.operator}', an equality: expected filtered(${query.name}), found only ranged.`,
+                        {
+                            node: comparison,
+                            property: 'field',
+                            code: KvlmIssueCodes.RoleKindMismatch,
+                        },
+                    );
                 } else if (!equality && !ranged) {
-                    accept('warning', `Query '${query.name}' compares field '${field.name}' with '${comparison.operator}', a range: expected ranged(${query.name}), found only filtered.`, {
-                        node: comparison,
-                        property: 'field',
-                        code: KvlmIssueCodes.RoleKindMismatch,
-                    });
+                    accept(
+                        'warning',
+                        `Query '${query.name}' compares field '${field.name}' with '${comparison.operator}', a range: expected ranged(${query.name}), found only filtered.`,
+                        {
+                            node: comparison,
+                            property: 'field',
+                            code: KvlmIssueCodes.RoleKindMismatch,
+                        },
+                    );
                 }
             }
         }
@@ -276,13 +351,19 @@ export class KvlmValidator {
                 role.kind === 'projected' ? usage.projected : role.kind === 'sorted' ? usage.sorted : usage.filtered
             ).has(field);
             if (!used) {
-                const verb = { projected: 'project', sorted: 'sort on', filtered: 'filter on', ranged: 'filter on' }[role.kind];
-                accept('warning', `Field '${field.name}' is ${role.kind} for query '${query.name}', but that query does not ${verb} it.`, {
-                    node: role,
-                    property: 'queries',
-                    index,
-                    code: KvlmIssueCodes.UnusedRole,
-                });
+                const verb = { projected: 'project', sorted: 'sort on', filtered: 'filter on', ranged: 'filter on' }[
+                    role.kind
+                ];
+                accept(
+                    'warning',
+                    `Field '${field.name}' is ${role.kind} for query '${query.name}', but that query does not ${verb} it.`,
+                    {
+                        node: role,
+                        property: 'queries',
+                        index,
+                        code: KvlmIssueCodes.UnusedRole,
+                    },
+                );
             }
         });
     }
@@ -290,13 +371,21 @@ export class KvlmValidator {
     checkIndexedFlagMatchesSortedRole(field: Field, accept: ValidationAcceptor): void {
         const sorted = field.roles.some((role) => role.kind === 'sorted');
         if (field.indexed && !sorted) {
-            accept('warning', `Field '${field.name}' is marked indexed, but no query sorts on it.`, { node: field, property: 'indexed', code: KvlmIssueCodes.IndexedFlagMismatch });
-        } else if (!field.indexed && sorted) {
-            accept('warning', `Field '${field.name}' is sorted on but not marked indexed (the paper's flag for ORDER BY attributes).`, {
+            accept('warning', `Field '${field.name}' is marked indexed, but no query sorts on it.`, {
                 node: field,
-                property: 'name',
+                property: 'indexed',
                 code: KvlmIssueCodes.IndexedFlagMismatch,
             });
+        } else if (!field.indexed && sorted) {
+            accept(
+                'warning',
+                `Field '${field.name}' is sorted on but not marked indexed (the paper's flag for ORDER BY attributes).`,
+                {
+                    node: field,
+                    property: 'name',
+                    code: KvlmIssueCodes.IndexedFlagMismatch,
+                },
+            );
         }
     }
 
@@ -311,7 +400,11 @@ export class KvlmValidator {
         }
         for (const param of query.params) {
             if (!used.has(param)) {
-                accept('warning', `Parameter '${param.name}' of query '${query.name}' is never used.`, { node: param, property: 'name', code: KvlmIssueCodes.UnusedParameter });
+                accept('warning', `Parameter '${param.name}' of query '${query.name}' is never used.`, {
+                    node: param,
+                    property: 'name',
+                    code: KvlmIssueCodes.UnusedParameter,
+                });
             }
         }
     }
@@ -323,31 +416,48 @@ export class KvlmValidator {
         if (value.$type === 'ParameterRef') {
             const param = value.parameter?.ref;
             if (param && param.type !== field.type) {
-                accept('warning', `Parameter '${param.name}' is ${param.type} but is compared with field '${field.name}' of type ${field.type}.`, {
-                    node: value,
-                    property: 'parameter',
-                    code: KvlmIssueCodes.ParameterTypeMismatch,
-                });
+                accept(
+                    'warning',
+                    `Parameter '${param.name}' is ${param.type} but is compared with field '${field.name}' of type ${field.type}.`,
+                    {
+                        node: value,
+                        property: 'parameter',
+                        code: KvlmIssueCodes.ParameterTypeMismatch,
+                    },
+                );
             }
         } else if (!(LITERAL_KINDS[field.type] ?? []).includes(value.$type)) {
-            accept('warning', `Field '${field.name}' of type ${field.type} is compared with ${LITERAL_WORDS[value.$type]}.`, {
-                node: value,
-                code: KvlmIssueCodes.LiteralTypeMismatch,
-            });
+            accept(
+                'warning',
+                `Field '${field.name}' of type ${field.type} is compared with ${LITERAL_WORDS[value.$type]}.`,
+                {
+                    node: value,
+                    code: KvlmIssueCodes.LiteralTypeMismatch,
+                },
+            );
         }
     }
 }
 
 function hasUnresolvedField(query: ServedQuery): boolean {
-    const references = [...query.projections, ...query.sortKeys, ...comparisonsOf(query.where)].map((usage) => usage.field);
+    const references = [...query.projections, ...query.sortKeys, ...comparisonsOf(query.where)].map(
+        (usage) => usage.field,
+    );
     return references.some((reference) => reference?.ref === undefined);
 }
 
 function hasRole(field: Field, kind: FieldRole['kind'], query: ServedQuery): boolean {
-    return field.roles.some((role) => role.kind === kind && role.queries.some((reference) => sameQuery(reference, query)));
+    return field.roles.some(
+        (role) => role.kind === kind && role.queries.some((reference) => sameQuery(reference, query)),
+    );
 }
 
-function reportDuplicates(items: ReadonlyArray<AstNode & { name: string }>, kind: string, where: string, accept: ValidationAcceptor): void {
+function reportDuplicates(
+    items: ReadonlyArray<AstNode & { name: string }>,
+    kind: string,
+    where: string,
+    accept: ValidationAcceptor,
+): void {
     const seen = new Set<string>();
     for (const item of items) {
         if (seen.has(item.name)) {

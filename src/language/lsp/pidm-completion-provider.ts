@@ -46,7 +46,10 @@ export class PidmCompletionProvider extends GuardedCompletionProvider {
         refInfo: ReferenceInfo,
         context: CompletionContext,
     ): CompletionValueItem {
-        return { ...super.createReferenceCompletionItem(description, refInfo, context), detail: completionDetail(description) };
+        return {
+            ...super.createReferenceCompletionItem(description, refInfo, context),
+            detail: completionDetail(description),
+        };
     }
 
     protected override getReferenceCandidates(
@@ -115,7 +118,8 @@ export function completionDetail(description: AstNodeDescription): string {
     if (isEntity(node)) return 'entity';
     if (isIdAttribute(node)) return `identifier: ${attributeType(node)} of ${node.$container.name}`;
     if (isAttribute(node)) return `attribute: ${attributeType(node)} of ${node.$container.name}`;
-    if (isReference(node)) return `reference to ${node.target?.$refText ?? '?'} (${cardinalityKind(node.cardinality)}) of ${node.$container.name}`;
+    if (isReference(node))
+        return `reference to ${node.target?.$refText ?? '?'} (${cardinalityKind(node.cardinality)}) of ${node.$container.name}`;
     if (isFromClause(node)) return `alias of ${node.entity?.$refText ?? '?'} (FROM)`;
     if (isInclude(node)) return `alias of ${entityOfElement(node)?.name ?? '?'} (INCLUDE)`;
     return description.type.toLowerCase();

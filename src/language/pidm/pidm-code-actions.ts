@@ -4,7 +4,13 @@
  */
 import type { LangiumDocument, MaybePromise } from 'langium';
 import type { CodeActionProvider } from 'langium/lsp';
-import { CodeActionKind, type CodeAction, type CodeActionParams, type Command, type Diagnostic } from 'vscode-languageserver';
+import {
+    CodeActionKind,
+    type CodeAction,
+    type CodeActionParams,
+    type Command,
+    type Diagnostic,
+} from 'vscode-languageserver';
 import { PidmIssueCodes } from './pidm-issue-codes.js';
 
 /** Offers the quick fixes of PIDM diagnostics. */
@@ -22,13 +28,29 @@ export class PidmCodeActionProvider implements CodeActionProvider {
         switch (data?.code) {
             case PidmIssueCodes.CaseMismatch:
                 return typeof data.expected === 'string'
-                    ? [this.replaceWith(diagnostic, document, data.expected, `Write '${data.expected}' as declared`, true)]
+                    ? [
+                          this.replaceWith(
+                              diagnostic,
+                              document,
+                              data.expected,
+                              `Write '${data.expected}' as declared`,
+                              true,
+                          ),
+                      ]
                     : [];
             case PidmIssueCodes.UnknownName:
             case PidmIssueCodes.AmbiguousName: {
-                const suggestions = Array.isArray(data.suggestions) ? data.suggestions.filter((s): s is string => typeof s === 'string') : [];
+                const suggestions = Array.isArray(data.suggestions)
+                    ? data.suggestions.filter((s): s is string => typeof s === 'string')
+                    : [];
                 return suggestions.map((name, index) =>
-                    this.replaceWith(diagnostic, document, name, `Replace with '${name}'`, index === 0 && suggestions.length === 1),
+                    this.replaceWith(
+                        diagnostic,
+                        document,
+                        name,
+                        `Replace with '${name}'`,
+                        index === 0 && suggestions.length === 1,
+                    ),
                 );
             }
             default:
@@ -36,7 +58,13 @@ export class PidmCodeActionProvider implements CodeActionProvider {
         }
     }
 
-    private replaceWith(diagnostic: Diagnostic, document: LangiumDocument, newText: string, title: string, isPreferred: boolean): CodeAction {
+    private replaceWith(
+        diagnostic: Diagnostic,
+        document: LangiumDocument,
+        newText: string,
+        title: string,
+        isPreferred: boolean,
+    ): CodeAction {
         return {
             title,
             kind: CodeActionKind.QuickFix,

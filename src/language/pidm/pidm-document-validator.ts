@@ -73,7 +73,11 @@ export class PidmDocumentValidator extends GuardedDocumentValidator {
     }
 
     /** Langium's validation, then every syntax diagnostic gets its code (and SQL habits their advice). */
-    override async validateDocument(document: LangiumDocument, options: ValidationOptions = {}, cancelToken?: CancellationToken): Promise<Diagnostic[]> {
+    override async validateDocument(
+        document: LangiumDocument,
+        options: ValidationOptions = {},
+        cancelToken?: CancellationToken,
+    ): Promise<Diagnostic[]> {
         const diagnostics = await super.validateDocument(document, options, cancelToken);
         // Looked up only for an advised syntax error: most documents have none.
         let entities: Entity[] | undefined;
@@ -82,13 +86,25 @@ export class PidmDocumentValidator extends GuardedDocumentValidator {
     }
 
     /** Langium's parsing diagnostics, without the echoes of a wrong type word (`typeWordEchoes`). */
-    protected override processParsingErrors(parseResult: ParseResult, diagnostics: Diagnostic[], options: ValidationOptions): void {
+    protected override processParsingErrors(
+        parseResult: ParseResult,
+        diagnostics: Diagnostic[],
+        options: ValidationOptions,
+    ): void {
         const echoes = typeWordEchoes(parseResult.parserErrors);
         if (echoes.size === 0) return super.processParsingErrors(parseResult, diagnostics, options);
-        super.processParsingErrors({ ...parseResult, parserErrors: parseResult.parserErrors.filter((error) => !echoes.has(error)) }, diagnostics, options);
+        super.processParsingErrors(
+            { ...parseResult, parserErrors: parseResult.parserErrors.filter((error) => !echoes.has(error)) },
+            diagnostics,
+            options,
+        );
     }
 
-    protected override processLinkingErrors(document: LangiumDocument, diagnostics: Diagnostic[], _options: ValidationOptions): void {
+    protected override processLinkingErrors(
+        document: LangiumDocument,
+        diagnostics: Diagnostic[],
+        _options: ValidationOptions,
+    ): void {
         for (const reference of document.references) {
             const error = reference.error;
             if (!error) continue;
@@ -104,12 +120,15 @@ export class PidmDocumentValidator extends GuardedDocumentValidator {
                     diagnostic = undefined;
                 }
             }
-            diagnostics.push(diagnostic ?? this.toDiagnostic('error', error.message, {
-                node: error.info.container,
-                range,
-                property: error.info.property,
-                data: { code: DocumentValidator.LinkingError },
-            }));
+            diagnostics.push(
+                diagnostic ??
+                    this.toDiagnostic('error', error.message, {
+                        node: error.info.container,
+                        range,
+                        property: error.info.property,
+                        data: { code: DocumentValidator.LinkingError },
+                    }),
+            );
         }
     }
 
@@ -125,7 +144,10 @@ export class PidmDocumentValidator extends GuardedDocumentValidator {
             context = this.segmentContext(container);
             if (!context) return undefined;
             ({ expectation, where, because } = context);
-        } else if ((isReference(container) && info.property === 'target') || (isFromClause(container) && info.property === 'entity')) {
+        } else if (
+            (isReference(container) && info.property === 'target') ||
+            (isFromClause(container) && info.property === 'entity')
+        ) {
             expectation = 'entity';
         } else {
             return this.toDiagnostic('error', error.message, {
@@ -140,7 +162,9 @@ export class PidmDocumentValidator extends GuardedDocumentValidator {
         const ambiguous = scope instanceof CaseFallbackScope ? scope.caseInsensitiveMatches(refText) : [];
         if (ambiguous.length > 1) {
             // In declaration order, whatever order the scope keeps them in.
-            const ordered = [...ambiguous].sort((a, b) => (a.node?.$cstNode?.offset ?? 0) - (b.node?.$cstNode?.offset ?? 0));
+            const ordered = [...ambiguous].sort(
+                (a, b) => (a.node?.$cstNode?.offset ?? 0) - (b.node?.$cstNode?.offset ?? 0),
+            );
             const names = [...new Set(ordered.map((description) => description.name))];
             const data: UnknownNameData = { code: PidmIssueCodes.AmbiguousName, refText, suggestions: names };
             return this.toDiagnostic(
@@ -156,7 +180,8 @@ export class PidmDocumentValidator extends GuardedDocumentValidator {
             .toArray();
         const similar = didYouMean(refText, candidates);
         // An attribute another alias of the query has: the path through that alias is the likelier fix.
-        const elsewhere = context && expectation === 'attribute' ? aliasesWithAttribute(context.query, context.entity, refText) : [];
+        const elsewhere =
+            context && expectation === 'attribute' ? aliasesWithAttribute(context.query, context.entity, refText) : [];
         // A reference walked the wrong way, unless the name is a slip of one that exists.
         const backwards = context && expectation !== 'attribute' && similar.length === 0 ? context : undefined;
         const hint =
@@ -167,13 +192,17 @@ export class PidmDocumentValidator extends GuardedDocumentValidator {
                   : '';
         const suggestions = [...elsewhere.map((found) => `${found.alias}.${refText}`), ...similar];
         const data: UnknownNameData = { code: PidmIssueCodes.UnknownName, refText, suggestions };
-        return this.toDiagnostic('error', `${unknownWhat(expectation)} '${refText}'${where}${hint || because}.${didYouMeanSentence(similar)}`, {
-            node: container,
-            range,
-            property: info.property,
-            code: data.code,
-            data,
-        });
+        return this.toDiagnostic(
+            'error',
+            `${unknownWhat(expectation)} '${refText}'${where}${hint || because}.${didYouMeanSentence(similar)}`,
+            {
+                node: container,
+                range,
+                property: info.property,
+                code: data.code,
+                data,
+            },
+        );
     }
 
     /** The entities the SQL-habit advice may quote: the document's own, then those of the other PIDM files. */
@@ -216,9 +245,22 @@ export class PidmDocumentValidator extends GuardedDocumentValidator {
             // An unresolved earlier step, a reference to an unknown entity, or a step through an attribute
             // is reported where it happens.
             if (!entity) return undefined;
-            return { expectation: wantsAttribute ? 'attribute' : 'reference', where: ` of entity ${entity.name}`, because: '', entity, query };
+            return {
+                expectation: wantsAttribute ? 'attribute' : 'reference',
+                where: ` of entity ${entity.name}`,
+                because: '',
+                entity,
+                query,
+            };
         }
-        if (wantsAttribute) return { expectation: 'attribute', where: ` of entity ${fromEntity.name}`, because: '', entity: fromEntity, query };
+        if (wantsAttribute)
+            return {
+                expectation: 'attribute',
+                where: ` of entity ${fromEntity.name}`,
+                because: '',
+                entity: fromEntity,
+                query,
+            };
         return {
             expectation: 'alias-or-member',
             where: nameOf(query) ? ` in query ${nameOf(query)}` : '',
@@ -249,7 +291,8 @@ function aliasesWithAttribute(query: Query, entity: Entity, name: string): Alias
     const found: AliasWithMember[] = [];
     const consider = (alias: string | undefined, other: Entity | undefined) => {
         if (!alias || !other || other === entity || found.some((entry) => entry.alias === alias)) return;
-        if (other.members.some((member) => (isAttribute(member) || isIdAttribute(member)) && member.name === name)) found.push({ alias, entity: other });
+        if (other.members.some((member) => (isAttribute(member) || isIdAttribute(member)) && member.name === name))
+            found.push({ alias, entity: other });
     };
     const from = query.from?.entity?.ref;
     consider(query.from?.alias ?? from?.name, from);
@@ -282,7 +325,9 @@ function oneWaySentence(name: string, entity: Entity, entities: readonly Entity[
     if (reverse.length === 0) return '';
     const lowered = name.toLowerCase();
     const closeness = (owner: Entity) => editDistance(lowered.slice(0, owner.name.length), owner.name.toLowerCase());
-    const { owner, reference } = reverse.reduce((best, next) => (closeness(next.owner) < closeness(best.owner) ? next : best));
+    const { owner, reference } = reverse.reduce((best, next) =>
+        closeness(next.owner) < closeness(best.owner) ? next : best,
+    );
     const declared = `ref ${entity.name}${cardinalitySpelling(reference.cardinality)} ${reference.name}`;
     return (
         `: references go one way, from the entity that declares them; ${owner.name} declares ${declared}, to ${entity.name}. ` +
@@ -302,7 +347,11 @@ type ParserError = ParseResult['parserErrors'][number];
 /** Whether a parser error is a missing type of an attribute: `name txt`, where `txt` is no type. */
 function isTypeWordError(error: ParserError): boolean {
     const stack = (error as { context?: { ruleStack?: string[] } }).context?.ruleStack ?? [];
-    return stack.length >= 2 && grammarRuleName(stack.at(-1)) === 'DataType' && grammarRuleName(stack.at(-2)) === 'Attribute';
+    return (
+        stack.length >= 2 &&
+        grammarRuleName(stack.at(-1)) === 'DataType' &&
+        grammarRuleName(stack.at(-2)) === 'Attribute'
+    );
 }
 
 /**
@@ -331,18 +380,24 @@ function isValuePath(path: Path): boolean {
 
 function unknownWhat(expectation: Expectation): string {
     switch (expectation) {
-        case 'entity': return 'Unknown entity';
-        case 'attribute': return 'Unknown attribute';
-        case 'reference': return 'Unknown reference';
-        case 'alias-or-member': return 'Unknown alias or reference';
+        case 'entity':
+            return 'Unknown entity';
+        case 'attribute':
+            return 'Unknown attribute';
+        case 'reference':
+            return 'Unknown reference';
+        case 'alias-or-member':
+            return 'Unknown alias or reference';
     }
 }
 
 /** Which candidates are worth suggesting: an attribute for an attribute, a step for a step. */
 function fitsExpectation(node: AstNode | undefined, type: string, expectation: Expectation): boolean {
     switch (expectation) {
-        case 'entity': return type === 'Entity';
-        case 'attribute': return node ? isAttribute(node) || isIdAttribute(node) : type === 'Attribute' || type === 'IdAttribute';
+        case 'entity':
+            return type === 'Entity';
+        case 'attribute':
+            return node ? isAttribute(node) || isIdAttribute(node) : type === 'Attribute' || type === 'IdAttribute';
         case 'reference':
         case 'alias-or-member':
             return node ? !isAttribute(node) && !isIdAttribute(node) : type !== 'Attribute' && type !== 'IdAttribute';

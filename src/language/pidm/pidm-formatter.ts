@@ -42,8 +42,10 @@ export class PidmFormatter extends AbstractFormatter {
                 // A comment right above a declaration stays attached to it; the blank line goes above the comment
                 // (comments themselves are never moved, only re-indented).
                 const previous = CstUtils.getPreviousNode(declaration.$cstNode!, true);
-                const commented = previous?.hidden === true && previous.range.end.line === declaration.$cstNode!.range.start.line - 1;
-                const spacing = index === 0 ? Formatting.noIndent() : commented ? Formatting.newLine() : Formatting.newLines(2);
+                const commented =
+                    previous?.hidden === true && previous.range.end.line === declaration.$cstNode!.range.start.line - 1;
+                const spacing =
+                    index === 0 ? Formatting.noIndent() : commented ? Formatting.newLine() : Formatting.newLines(2);
                 formatter.node(declaration).prepend(spacing);
             });
         } else if (isEntity(node)) {
@@ -61,7 +63,9 @@ export class PidmFormatter extends AbstractFormatter {
                 colon.prepend(Formatting.noSpace()).append(Formatting.oneSpace());
             } else {
                 // `name type` or `type name`: one space before the second word, whichever it is.
-                const words = isCompositeCstNode(node.$cstNode) ? node.$cstNode.content.filter((child) => !child.hidden) : [];
+                const words = isCompositeCstNode(node.$cstNode)
+                    ? node.$cstNode.content.filter((child) => !child.hidden)
+                    : [];
                 if (words[1]) formatter.cst([words[1]]).prepend(Formatting.oneSpace());
             }
             formatter.keyword(';').prepend(Formatting.noSpace());
@@ -87,7 +91,9 @@ export class PidmFormatter extends AbstractFormatter {
             const formatter = this.getNodeFormatter(node);
             formatter.property('name').prepend(Formatting.oneSpace());
             formatter.keyword(':').prepend(Formatting.noSpace());
-            formatter.keywords('select', 'from', 'include', 'including', 'where', 'order').prepend(Formatting.newLine());
+            formatter
+                .keywords('select', 'from', 'include', 'including', 'where', 'order')
+                .prepend(Formatting.newLine());
             formatter.keyword('by').prepend(Formatting.oneSpace());
             formatter.properties('projections', 'includes', 'where', 'orderBy').prepend(Formatting.oneSpace());
             formatter.property('from').prepend(Formatting.oneSpace());

@@ -111,14 +111,20 @@ export class PidmValidator {
         for (const entity of model.entities ?? []) {
             if (entity.name && (entityCount.get(entity.name) ?? 0) > 1) {
                 accept('error', `Duplicate entity '${entity.name}': entity names must be unique.`, {
-                    node: entity, property: 'name', code: PidmIssueCodes.DuplicateEntity, data: { code: PidmIssueCodes.DuplicateEntity },
+                    node: entity,
+                    property: 'name',
+                    code: PidmIssueCodes.DuplicateEntity,
+                    data: { code: PidmIssueCodes.DuplicateEntity },
                 });
             }
         }
         for (const query of model.queries ?? []) {
             if (query.name && (queryCount.get(query.name) ?? 0) > 1) {
                 accept('error', `Duplicate query '${query.name}': query names must be unique.`, {
-                    node: query, property: 'name', code: PidmIssueCodes.DuplicateQuery, data: { code: PidmIssueCodes.DuplicateQuery },
+                    node: query,
+                    property: 'name',
+                    code: PidmIssueCodes.DuplicateQuery,
+                    data: { code: PidmIssueCodes.DuplicateQuery },
                 });
             }
         }
@@ -131,7 +137,10 @@ export class PidmValidator {
         for (const entity of model.entities ?? []) {
             if (entity.name && !reached.has(entity)) {
                 accept('info', `Entity '${entity.name}' is used by no query: no collection will hold its data.`, {
-                    node: entity, property: 'name', code: PidmIssueCodes.UnreachableEntity, data: { code: PidmIssueCodes.UnreachableEntity },
+                    node: entity,
+                    property: 'name',
+                    code: PidmIssueCodes.UnreachableEntity,
+                    data: { code: PidmIssueCodes.UnreachableEntity },
                 });
             }
         }
@@ -144,9 +153,16 @@ export class PidmValidator {
         for (const member of entity.members ?? []) {
             if (!member.name) continue;
             if (seen.has(member.name)) {
-                accept('error', `Duplicate member '${member.name}' in entity ${entity.name}: attributes and references need distinct names.`, {
-                    node: member, property: 'name', code: PidmIssueCodes.DuplicateMember, data: { code: PidmIssueCodes.DuplicateMember },
-                });
+                accept(
+                    'error',
+                    `Duplicate member '${member.name}' in entity ${entity.name}: attributes and references need distinct names.`,
+                    {
+                        node: member,
+                        property: 'name',
+                        code: PidmIssueCodes.DuplicateMember,
+                        data: { code: PidmIssueCodes.DuplicateMember },
+                    },
+                );
             }
             seen.add(member.name);
         }
@@ -156,14 +172,28 @@ export class PidmValidator {
     checkEntityHasOneIdentifier(entity: Entity, accept: ValidationAcceptor): void {
         const ids = (entity.members ?? []).filter(isIdAttribute);
         if (ids.length === 0 && entity.name) {
-            accept('warning', `Entity '${entity.name}' has no 'id' attribute: it gets the surrogate identifier '${SURROGATE_ID}'.`, {
-                node: entity, property: 'name', code: PidmIssueCodes.MissingId, data: { code: PidmIssueCodes.MissingId },
-            });
+            accept(
+                'warning',
+                `Entity '${entity.name}' has no 'id' attribute: it gets the surrogate identifier '${SURROGATE_ID}'.`,
+                {
+                    node: entity,
+                    property: 'name',
+                    code: PidmIssueCodes.MissingId,
+                    data: { code: PidmIssueCodes.MissingId },
+                },
+            );
         }
         for (const extra of entity.name ? ids.slice(1) : []) {
-            accept('error', `Entity '${entity.name}' declares more than one 'id' ('${ids[0].name}' and '${extra.name}'): an entity has one identifier.`, {
-                node: extra, keyword: 'id', code: PidmIssueCodes.MultipleIds, data: { code: PidmIssueCodes.MultipleIds },
-            });
+            accept(
+                'error',
+                `Entity '${entity.name}' declares more than one 'id' ('${ids[0].name}' and '${extra.name}'): an entity has one identifier.`,
+                {
+                    node: extra,
+                    keyword: 'id',
+                    code: PidmIssueCodes.MultipleIds,
+                    data: { code: PidmIssueCodes.MultipleIds },
+                },
+            );
         }
     }
 
@@ -173,7 +203,9 @@ export class PidmValidator {
         const text = cardinality.$cstNode?.text ?? 'this cardinality';
         const invalid = (reason: string) =>
             accept('error', `Invalid cardinality ${text}: ${reason}.`, {
-                node: cardinality, code: PidmIssueCodes.InvalidCardinality, data: { code: PidmIssueCodes.InvalidCardinality },
+                node: cardinality,
+                code: PidmIssueCodes.InvalidCardinality,
+                data: { code: PidmIssueCodes.InvalidCardinality },
             });
         if ((lower !== undefined && !Number.isInteger(lower)) || (upper !== undefined && !Number.isInteger(upper))) {
             invalid('bounds are whole numbers');
@@ -207,9 +239,16 @@ export class PidmValidator {
             const element = segment.element?.ref;
             if (isAttribute(element) || isIdAttribute(element)) {
                 const owner = element.$container?.name;
-                accept('error', `'${segment.element.$refText}' is an attribute of entity ${owner}, not a reference: a path cannot continue after it.`, {
-                    node: segment, property: 'element', code: PidmIssueCodes.AttributeNotReference, data: { code: PidmIssueCodes.AttributeNotReference },
-                });
+                accept(
+                    'error',
+                    `'${segment.element.$refText}' is an attribute of entity ${owner}, not a reference: a path cannot continue after it.`,
+                    {
+                        node: segment,
+                        property: 'element',
+                        code: PidmIssueCodes.AttributeNotReference,
+                        data: { code: PidmIssueCodes.AttributeNotReference },
+                    },
+                );
                 return;
             }
         }
@@ -227,9 +266,16 @@ export class PidmValidator {
         const example = entity ? exampleAttribute(entity) : undefined;
         const hint = example ? `, e.g. '${written}.${example}'` : '';
         const clause = isProjection(owner) ? 'SELECT' : isComparison(owner) ? 'WHERE' : 'ORDER BY';
-        accept('error', `'${written}' stands for ${entity ? `entity ${entity.name}` : 'an entity'}, not an attribute: ${clause} needs one of its attributes${hint}.`, {
-            node: last, property: 'element', code: PidmIssueCodes.ReferenceNotAttribute, data: { code: PidmIssueCodes.ReferenceNotAttribute },
-        });
+        accept(
+            'error',
+            `'${written}' stands for ${entity ? `entity ${entity.name}` : 'an entity'}, not an attribute: ${clause} needs one of its attributes${hint}.`,
+            {
+                node: last,
+                property: 'element',
+                code: PidmIssueCodes.ReferenceNotAttribute,
+                data: { code: PidmIssueCodes.ReferenceNotAttribute },
+            },
+        );
     }
 
     /** A query selects at least one attribute (only reachable after a parse error). */
@@ -237,7 +283,10 @@ export class PidmValidator {
         // An unnamed query is a parse error already reported: saying more about it only adds noise.
         if (query.name && (query.projections ?? []).length === 0) {
             accept('error', `Query '${query.name}' selects nothing: list at least one attribute after SELECT.`, {
-                node: query, property: 'name', code: PidmIssueCodes.EmptySelect, data: { code: PidmIssueCodes.EmptySelect },
+                node: query,
+                property: 'name',
+                code: PidmIssueCodes.EmptySelect,
+                data: { code: PidmIssueCodes.EmptySelect },
             });
         }
     }
@@ -254,7 +303,8 @@ export class PidmValidator {
                 const message = `Duplicate alias '${alias}' in query ${query.name}: give this INCLUDE its own name with AS.`;
                 const data = { code: PidmIssueCodes.DuplicateAlias };
                 const last = include.path?.segments.at(-1);
-                if (include.alias || !last) accept('error', message, { node: include, property: 'alias', code: data.code, data });
+                if (include.alias || !last)
+                    accept('error', message, { node: include, property: 'alias', code: data.code, data });
                 else accept('error', message, { node: last, property: 'element', code: data.code, data });
             }
             aliases.add(alias);
@@ -264,7 +314,10 @@ export class PidmValidator {
             if (!projection.alias) continue;
             if (outputs.has(projection.alias)) {
                 accept('error', `Duplicate alias '${projection.alias}' in the SELECT list of query ${query.name}.`, {
-                    node: projection, property: 'alias', code: PidmIssueCodes.DuplicateAlias, data: { code: PidmIssueCodes.DuplicateAlias },
+                    node: projection,
+                    property: 'alias',
+                    code: PidmIssueCodes.DuplicateAlias,
+                    data: { code: PidmIssueCodes.DuplicateAlias },
                 });
             }
             outputs.add(projection.alias);
@@ -278,15 +331,25 @@ export class PidmValidator {
             const element = last?.element?.ref;
             if (!last || !element) continue;
             if (isAttribute(element) || isIdAttribute(element)) {
-                accept('error', `INCLUDE needs a reference: '${last.element.$refText}' is an attribute of entity ${element.$container?.name}.`, {
-                    node: last, property: 'element', code: PidmIssueCodes.IncludeNotReference, data: { code: PidmIssueCodes.IncludeNotReference },
-                });
+                accept(
+                    'error',
+                    `INCLUDE needs a reference: '${last.element.$refText}' is an attribute of entity ${element.$container?.name}.`,
+                    {
+                        node: last,
+                        property: 'element',
+                        code: PidmIssueCodes.IncludeNotReference,
+                        data: { code: PidmIssueCodes.IncludeNotReference },
+                    },
+                );
             } else if (isFromClause(element)) {
                 const entity = element.entity?.ref;
                 const reference = entity?.members.find(isReference);
                 const hint = reference ? `, e.g. '${last.element.$refText}.${reference.name}'` : '';
                 accept('error', `INCLUDE needs a path through at least one reference${hint}.`, {
-                    node: last, property: 'element', code: PidmIssueCodes.IncludeNotReference, data: { code: PidmIssueCodes.IncludeNotReference },
+                    node: last,
+                    property: 'element',
+                    code: PidmIssueCodes.IncludeNotReference,
+                    data: { code: PidmIssueCodes.IncludeNotReference },
                 });
             }
         }
@@ -320,12 +383,21 @@ export class PidmValidator {
             if (uncovered.length === 0) continue;
             const many = uncovered.find(({ step }) => isMultiValued(step));
             const rootName = query.from?.entity?.$refText || root.name;
-            const includeText = (index: number) => [rootName, ...resolved.steps.slice(0, index + 1).map((s) => s.name)].join('.');
-            const segment = (step: Reference) => [...path.segments].reverse().find((s) => s.element?.ref === step) ?? path.segments[0];
+            const includeText = (index: number) =>
+                [rootName, ...resolved.steps.slice(0, index + 1).map((s) => s.name)].join('.');
+            const segment = (step: Reference) =>
+                [...path.segments].reverse().find((s) => s.element?.ref === step) ?? path.segments[0];
             if (many) {
-                accept('error',
+                accept(
+                    'error',
                     `'${pathText(path)}' goes through the multi-valued reference '${many.step.name}', which no INCLUDE names: add 'INCLUDE ${includeText(many.index)} AS …' so that the query says it returns one row per ${many.step.target?.ref?.name ?? many.step.name}.`,
-                    { node: segment(many.step), property: 'element', code: PidmIssueCodes.PathNotIncluded, data: { code: PidmIssueCodes.PathNotIncluded } });
+                    {
+                        node: segment(many.step),
+                        property: 'element',
+                        code: PidmIssueCodes.PathNotIncluded,
+                        data: { code: PidmIssueCodes.PathNotIncluded },
+                    },
+                );
                 continue;
             }
             const first = uncovered[0];
@@ -334,12 +406,20 @@ export class PidmValidator {
             if (uncovered.every(({ key }) => warned.has(key))) continue;
             uncovered.forEach(({ key }) => warned.add(key));
             const names = uncovered.map(({ step }) => `'${step.name}'`);
-            const what = names.length === 1
-                ? `the reference ${names[0]}, which no INCLUDE names: it is`
-                : `the references ${names.slice(0, -1).join(', ')} and ${names.at(-1)}, which no INCLUDE names: they are`;
-            accept('warning',
+            const what =
+                names.length === 1
+                    ? `the reference ${names[0]}, which no INCLUDE names: it is`
+                    : `the references ${names.slice(0, -1).join(', ')} and ${names.at(-1)}, which no INCLUDE names: they are`;
+            accept(
+                'warning',
                 `'${pathText(path)}' goes through ${what} included implicitly (write 'INCLUDE ${includeText(deepest.index)} AS …' to make it explicit).`,
-                { node: segment(first.step), property: 'element', code: PidmIssueCodes.ImplicitInclude, data: { code: PidmIssueCodes.ImplicitInclude } });
+                {
+                    node: segment(first.step),
+                    property: 'element',
+                    code: PidmIssueCodes.ImplicitInclude,
+                    data: { code: PidmIssueCodes.ImplicitInclude },
+                },
+            );
         }
     }
 
@@ -350,9 +430,15 @@ export class PidmValidator {
             const resolved = item.path ? resolvePath(item.path) : undefined;
             if (!resolved?.attribute) continue;
             if (seen.has(resolved.key)) {
-                accept('warning', `'${pathText(item.path)}' is already a sort key of query ${query.name}: this repetition has no effect.`, {
-                    node: item, code: PidmIssueCodes.DuplicateSortKey, data: { code: PidmIssueCodes.DuplicateSortKey },
-                });
+                accept(
+                    'warning',
+                    `'${pathText(item.path)}' is already a sort key of query ${query.name}: this repetition has no effect.`,
+                    {
+                        node: item,
+                        code: PidmIssueCodes.DuplicateSortKey,
+                        data: { code: PidmIssueCodes.DuplicateSortKey },
+                    },
+                );
             }
             seen.add(resolved.key);
         }
@@ -373,7 +459,10 @@ export class PidmValidator {
         const describe = `'${pathText(comparison.path)}' (${type})`;
         const mismatch = (severity: 'error' | 'warning', expected: string) =>
             accept(severity, `${describe} is compared with ${written}, which is not ${expected}.`, {
-                node: comparison, property: 'value', code: PidmIssueCodes.TypeMismatch, data: { code: PidmIssueCodes.TypeMismatch },
+                node: comparison,
+                property: 'value',
+                code: PidmIssueCodes.TypeMismatch,
+                data: { code: PidmIssueCodes.TypeMismatch },
             });
         switch (type) {
             case 'int':
@@ -424,7 +513,11 @@ export class PidmValidator {
                     'error',
                     `Parameter "?${name}" is compared with '${path}' (${type}) here and with '${earlier.path}' (${earlier.type}) before: ` +
                         `one parameter is one value of one type. Give one of them a name of its own (for example "?${name}_${type}").`,
-                    { node: node.value!, code: PidmIssueCodes.ParameterTypeConflict, data: { code: PidmIssueCodes.ParameterTypeConflict } },
+                    {
+                        node: node.value!,
+                        code: PidmIssueCodes.ParameterTypeConflict,
+                        data: { code: PidmIssueCodes.ParameterTypeConflict },
+                    },
                 );
             }
         }
@@ -435,9 +528,15 @@ export class PidmValidator {
         if (typeof value.value !== 'string' || !value.value.startsWith('?')) return;
         const name = value.value.slice(1);
         if (name !== '' && !/^[_a-zA-Z]\w*$/.test(name)) {
-            accept('warning', `'${value.value}' is not a valid parameter: write "?" or "?name" with a name of letters, digits and underscores.`, {
-                node: value, code: PidmIssueCodes.InvalidParameter, data: { code: PidmIssueCodes.InvalidParameter },
-            });
+            accept(
+                'warning',
+                `'${value.value}' is not a valid parameter: write "?" or "?name" with a name of letters, digits and underscores.`,
+                {
+                    node: value,
+                    code: PidmIssueCodes.InvalidParameter,
+                    data: { code: PidmIssueCodes.InvalidParameter },
+                },
+            );
         }
     }
 
@@ -493,7 +592,10 @@ function checkSpelling(
     if (!declared || !written || declared === written) return;
     const data: CaseMismatchData = { code: PidmIssueCodes.CaseMismatch, expected: declared };
     accept('warning', `'${written}' is declared as '${declared}': names are case-sensitive; write '${declared}'.`, {
-        node, property, code: data.code, data,
+        node,
+        property,
+        code: data.code,
+        data,
     });
 }
 
@@ -563,5 +665,7 @@ function pathText(path: Path | undefined): string {
 
 /** An attribute worth showing in a hint: the identifier, else the first attribute. */
 function exampleAttribute(entity: Entity): string | undefined {
-    return identifierOf(entity)?.name ?? entity.members.find((member): member is Attribute => isAttribute(member))?.name;
+    return (
+        identifierOf(entity)?.name ?? entity.members.find((member): member is Attribute => isAttribute(member))?.name
+    );
 }

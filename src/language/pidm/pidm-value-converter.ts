@@ -14,7 +14,11 @@ export class PidmValueConverter extends DefaultValueConverter {
         // A type word used as a name (`entity Text`, `text text`) reaches here through the Name rule and
         // keeps its spelling; only a directly assigned rule call is a keyword value.
         const source = cstNode.grammarSource;
-        if (LOWERED_RULES.has(rule.name) && GrammarAST.isRuleCall(source) && GrammarAST.isAssignment(source.$container)) {
+        if (
+            LOWERED_RULES.has(rule.name) &&
+            GrammarAST.isRuleCall(source) &&
+            GrammarAST.isAssignment(source.$container)
+        ) {
             return input.toLowerCase();
         }
         return super.runConverter(rule, input, cstNode);

@@ -21,7 +21,9 @@ export function facts(services: KvmodCoreServices, document: LangiumDocument): s
             const count = Array.isArray(value) ? value.length : 1;
             for (let index = 0; index < count; index++)
                 // What a diagnostic on the property spans (`getDiagnosticRange`: the property's node, else the node's).
-                lines.push(`  ${property}[${index}] ${rangeOf(GrammarUtils.findNodeForProperty(node.$cstNode, property, index) ?? node.$cstNode)}`);
+                lines.push(
+                    `  ${property}[${index}] ${rangeOf(GrammarUtils.findNodeForProperty(node.$cstNode, property, index) ?? node.$cstNode)}`,
+                );
             for (const element of Array.isArray(value) ? value : [value])
                 if (isReference(element)) lines.push(`  ref ${element.$refText} ${rangeOf(element.$refNode)}`);
         }
@@ -30,4 +32,3 @@ export function facts(services: KvmodCoreServices, document: LangiumDocument): s
     }
     return lines;
 }
-

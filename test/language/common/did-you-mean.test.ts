@@ -21,7 +21,7 @@ describe('did-you-mean suggestions', () => {
         expect(didYouMean('CITY', ['city', 'country'])).toEqual(['city']);
     });
 
-    test('keep ties in the candidates\' order, at most three', () => {
+    test("keep ties in the candidates' order, at most three", () => {
         expect(didYouMean('ab', ['ac', 'xb', 'ad', 'ae'])).toEqual(['ac', 'xb', 'ad']);
     });
 

@@ -28,20 +28,38 @@ const airflights = examples[0][1];
 const texts: (readonly [string, string])[] = [
     ...examples,
     ['truncated.pidm', airflights.slice(0, Math.floor(airflights.length * 0.8))],
-    ['commented.pidm', 'entity A { id k; text text /*c*/ ; ref A [0..1] /*d*/ next }\nquery Q: SELECT A.k /*e*/, text, /*f*/ next.k AS n FROM A /*g*/ INCLUDE A.next /*h*/ WHERE (k = "?" /*i*/) ORDER BY k desc // end'],
-    ['broken.pidm', 'entity A { id k text ref B [ next }\nquery Q: SELECT A. , k FROM A WHERE k = AND ORDER BY\nentity B { x }'],
-    ['semantic.pidm', 'entity A { id k; text t; ref B [*] bs; ref B [1] b }\nentity B { id j; int n }\nquery Q1: SELECT A.k.x, A.bs.n, b.n, A.Bs, kk FROM A INCLUDE A.t, A.b AS X WHERE X.nn = "?" ORDER BY A.b\nquery Q1: SELECT a.k FROM a'],
-    ['keywords.pidm', 'entity entity { id id text date date ref entity [*] order }\nquery query: select entity.date, order.date from entity include entity.order as by where date = "?"'],
+    [
+        'commented.pidm',
+        'entity A { id k; text text /*c*/ ; ref A [0..1] /*d*/ next }\nquery Q: SELECT A.k /*e*/, text, /*f*/ next.k AS n FROM A /*g*/ INCLUDE A.next /*h*/ WHERE (k = "?" /*i*/) ORDER BY k desc // end',
+    ],
+    [
+        'broken.pidm',
+        'entity A { id k text ref B [ next }\nquery Q: SELECT A. , k FROM A WHERE k = AND ORDER BY\nentity B { x }',
+    ],
+    [
+        'semantic.pidm',
+        'entity A { id k; text t; ref B [*] bs; ref B [1] b }\nentity B { id j; int n }\nquery Q1: SELECT A.k.x, A.bs.n, b.n, A.Bs, kk FROM A INCLUDE A.t, A.b AS X WHERE X.nn = "?" ORDER BY A.b\nquery Q1: SELECT a.k FROM a',
+    ],
+    [
+        'keywords.pidm',
+        'entity entity { id id text date date ref entity [*] order }\nquery query: select entity.date, order.date from entity include entity.order as by where date = "?"',
+    ],
 ];
 
-async function load(services: KvmodCoreServices, path: string, text: string): Promise<{ facts: string[]; diagnostics: string[] }> {
+async function load(
+    services: KvmodCoreServices,
+    path: string,
+    text: string,
+): Promise<{ facts: string[]; diagnostics: string[] }> {
     const document = services.shared.workspace.LangiumDocumentFactory.fromString(text, URI.file(`/lean/${path}`));
     services.shared.workspace.LangiumDocuments.addDocument(document);
     try {
         await services.shared.workspace.DocumentBuilder.build([document], { validation: true });
         return {
             facts: facts(services, document),
-            diagnostics: (document.diagnostics ?? []).map((d) => `${JSON.stringify(d.range)} ${d.severity} ${d.code ?? ''} ${d.message}`),
+            diagnostics: (document.diagnostics ?? []).map(
+                (d) => `${JSON.stringify(d.range)} ${d.severity} ${d.code ?? ''} ${d.message}`,
+            ),
         };
     } finally {
         services.shared.workspace.LangiumDocuments.deleteDocument(document.uri);

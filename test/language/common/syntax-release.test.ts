@@ -20,8 +20,14 @@ const texts: [string, string][] = [
     ['tournament.pidm', readFileSync('examples/tournament/tournament.pidm', 'utf8')],
     ['core-shapes.pidm', readFileSync('test/fixtures/pidm/core-shapes.pidm', 'utf8')],
     ['crlf.pidm', airflights.replace(/\n/g, '\r\n')],
-    ['commented.pidm', 'entity A { id k; text text /*c*/ ; ref A [0..1] /*d*/ next }\nquery Q: SELECT A.k /*e*/, text, /*f*/ next.k AS n FROM A /*g*/ INCLUDE A.next /*h*/ WHERE (k = "?" /*i*/) ORDER BY k desc // end'],
-    ['semantic.pidm', 'entity A { id k; text t; ref B [*] bs; ref B [1] b }\nentity B { id j; int n }\nquery Q1: SELECT A.k.x, A.bs.n, b.n, A.Bs, kk FROM A INCLUDE A.t, A.b AS X WHERE X.nn = "?" ORDER BY A.b\nquery Q1: SELECT a.k FROM a'],
+    [
+        'commented.pidm',
+        'entity A { id k; text text /*c*/ ; ref A [0..1] /*d*/ next }\nquery Q: SELECT A.k /*e*/, text, /*f*/ next.k AS n FROM A /*g*/ INCLUDE A.next /*h*/ WHERE (k = "?" /*i*/) ORDER BY k desc // end',
+    ],
+    [
+        'semantic.pidm',
+        'entity A { id k; text t; ref B [*] bs; ref B [1] b }\nentity B { id j; int n }\nquery Q1: SELECT A.k.x, A.bs.n, b.n, A.Bs, kk FROM A INCLUDE A.t, A.b AS X WHERE X.nn = "?" ORDER BY A.b\nquery Q1: SELECT a.k FROM a',
+    ],
 ];
 
 /** A position stand-in: the release's, or the batch parser's (which the release keeps). */
@@ -39,19 +45,33 @@ describe('releaseSyntaxTree', () => {
     // Langium's (lean) CST: what the batch parser's fallback builds (a valid text gets stand-ins from the batch parser itself).
     it.each(texts)('keeps every node position and text of %s', async (name, text) => {
         const services = createKvmodCoreServices({}, { batch: true, batchParser: false });
-        const document = services.shared.workspace.LangiumDocumentFactory.fromString(text, URI.file(`/release/${name}`));
+        const document = services.shared.workspace.LangiumDocumentFactory.fromString(
+            text,
+            URI.file(`/release/${name}`),
+        );
         services.shared.workspace.LangiumDocuments.addDocument(document);
         await services.shared.workspace.DocumentBuilder.build([document], { validation: true });
-        const nodes: AstNode[] = [document.parseResult.value, ...AstUtils.streamAllContents(document.parseResult.value)];
+        const nodes: AstNode[] = [
+            document.parseResult.value,
+            ...AstUtils.streamAllContents(document.parseResult.value),
+        ];
         const before = nodes.map((node) => where(node.$cstNode));
-        const targets = nodes.flatMap((node) => AstUtils.streamReferences(node).map((info) => [info.reference.$refText, (info.reference as { ref?: AstNode }).ref]).toArray());
+        const targets = nodes.flatMap((node) =>
+            AstUtils.streamReferences(node)
+                .map((info) => [info.reference.$refText, (info.reference as { ref?: AstNode }).ref])
+                .toArray(),
+        );
         expect(releaseSyntaxTree(document)).toBeGreaterThan(0);
         expect(nodes.map((node) => where(node.$cstNode))).toEqual(before);
         for (const node of nodes) {
             expect(node.$cstNode).toBeInstanceOf(ReleasedCstNode);
             expect(node.$cstNode?.astNode).toBe(node);
         }
-        const after = nodes.flatMap((node) => AstUtils.streamReferences(node).map((info) => [info.reference.$refText, (info.reference as { ref?: AstNode }).ref]).toArray());
+        const after = nodes.flatMap((node) =>
+            AstUtils.streamReferences(node)
+                .map((info) => [info.reference.$refText, (info.reference as { ref?: AstNode }).ref])
+                .toArray(),
+        );
         expect(after).toEqual(targets);
         for (const node of nodes) {
             for (const value of Object.values(node)) if (isReference(value)) expect(value.$refNode).toBeUndefined();
@@ -75,7 +95,9 @@ describe('releaseSyntaxTree', () => {
             }
             // A transformation releases the syntax and still reports the model's errors at path:line:col.
             const result = await transformFiles([bad]);
-            expect(result.diagnostics.map(formatDiagnostic)).toEqual((await loadWorkspace([bad])).diagnostics.map(formatDiagnostic));
+            expect(result.diagnostics.map(formatDiagnostic)).toEqual(
+                (await loadWorkspace([bad])).diagnostics.map(formatDiagnostic),
+            );
             expect(result.diagnostics.some((d) => d.severity === 'error' && d.line === 3 && d.path === bad)).toBe(true);
             const transformed = await transformFiles([good], { keepSource: true });
             expect(isStandIn(transformed.pidm?.[0].$cstNode)).toBe(true);

@@ -75,7 +75,8 @@ describe('the KVLM formatter', () => {
     });
 
     test('comments stay, indented like the code around them', async () => {
-        const text = 'database d\ncollection C {\nkey C_id counter\n        // the grain\nfrom E as E // root\nfield f: text = E.f projected(Q)\nquery Q {\n/* all */\nselect f\n}\n}';
+        const text =
+            'database d\ncollection C {\nkey C_id counter\n        // the grain\nfrom E as E // root\nfield f: text = E.f projected(Q)\nquery Q {\n/* all */\nselect f\n}\n}';
         expect(await format(text)).toBe(
             'database d\n\ncollection C {\n    key C_id counter\n    // the grain\n    from E as E // root\n    field f: text = E.f projected(Q)\n    query Q {\n        /* all */\n        select f\n    }\n}\n',
         );

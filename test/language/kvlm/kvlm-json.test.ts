@@ -63,7 +63,9 @@ describe('the JSON form of KVLM', () => {
     test('a missing property is reported at its own pointer', async () => {
         const json = (await fixtureJson()) as unknown as { collections: Record<string, unknown>[] };
         delete json.collections[1].root;
-        expect(validateKvlmJson(json)).toEqual([{ pointer: '/collections/1/root', message: "/collections/1 is missing the required property 'root'." }]);
+        expect(validateKvlmJson(json)).toEqual([
+            { pointer: '/collections/1/root', message: "/collections/1 is missing the required property 'root'." },
+        ]);
     });
 
     test('a wrong enum value, a bad name and an unknown property are each reported where they are', async () => {
@@ -72,9 +74,20 @@ describe('the JSON form of KVLM', () => {
         json.collections[1].nodes[0].name = '1FL';
         (json.collections[0].queries[0] as unknown as Record<string, unknown>).limit = 10;
         expect(validateKvlmJson(json)).toEqual([
-            { pointer: '/collections/0/fields/2/type', message: '/collections/0/fields/2/type must be one of "text", "int", "float", "boolean", "date", "time", "datetime".' },
-            { pointer: '/collections/0/queries/0/limit', message: "/collections/0/queries/0 has an unknown property 'limit'." },
-            { pointer: '/collections/1/nodes/0/name', message: "/collections/1/nodes/0/name must be a name: letters, digits and '_', not starting with a digit." },
+            {
+                pointer: '/collections/0/fields/2/type',
+                message:
+                    '/collections/0/fields/2/type must be one of "text", "int", "float", "boolean", "date", "time", "datetime".',
+            },
+            {
+                pointer: '/collections/0/queries/0/limit',
+                message: "/collections/0/queries/0 has an unknown property 'limit'.",
+            },
+            {
+                pointer: '/collections/1/nodes/0/name',
+                message:
+                    "/collections/1/nodes/0/name must be a name: letters, digits and '_', not starting with a digit.",
+            },
         ]);
     });
 
@@ -82,12 +95,23 @@ describe('the JSON form of KVLM', () => {
         const json = await fixtureJson();
         json.collections[1].queries[0].where = {
             kind: 'and',
-            left: { kind: 'comparison', field: 'FL_departureDate', operator: '<>' as never, value: { kind: 'param', name: 'departureDate' } },
+            left: {
+                kind: 'comparison',
+                field: 'FL_departureDate',
+                operator: '<>' as never,
+                value: { kind: 'param', name: 'departureDate' },
+            },
             right: { kind: 'not' } as never,
         };
         expect(validateKvlmJson(json)).toEqual([
-            { pointer: '/collections/1/queries/0/where/left/operator', message: '/collections/1/queries/0/where/left/operator must be one of "=", "!=", "<", "<=", ">", ">=".' },
-            { pointer: '/collections/1/queries/0/where/right/operand', message: "/collections/1/queries/0/where/right is missing the required property 'operand'." },
+            {
+                pointer: '/collections/1/queries/0/where/left/operator',
+                message: '/collections/1/queries/0/where/left/operator must be one of "=", "!=", "<", "<=", ">", ">=".',
+            },
+            {
+                pointer: '/collections/1/queries/0/where/right/operand',
+                message: "/collections/1/queries/0/where/right is missing the required property 'operand'.",
+            },
         ]);
     });
 
@@ -96,11 +120,16 @@ describe('the JSON form of KVLM', () => {
         const decision = json.decisions[0] as Record<string, unknown>;
         delete decision.result;
         expect(validateKvlmJson(json)).toEqual([
-            { pointer: '/decisions/0/refusedBecause', message: "/decisions/0 is missing the required property 'refusedBecause'." },
+            {
+                pointer: '/decisions/0/refusedBecause',
+                message: "/decisions/0 is missing the required property 'refusedBecause'.",
+            },
         ]);
         decision.result = 'X';
         decision.refusedBecause = 'grain';
-        expect(validateKvlmJson(json)).toEqual([{ pointer: '/decisions/0/refusedBecause', message: '/decisions/0/refusedBecause is not allowed here.' }]);
+        expect(validateKvlmJson(json)).toEqual([
+            { pointer: '/decisions/0/refusedBecause', message: '/decisions/0/refusedBecause is not allowed here.' },
+        ]);
     });
 
     test('a model that is not an object is reported at the root pointer', () => {

@@ -1,5 +1,12 @@
 import { describe, expect, test } from '@jest/globals';
-import type { Collection, Field, KvlmModel, Parameter, RootNode, ServedQuery } from '../../../src/language/generated/ast.js';
+import type {
+    Collection,
+    Field,
+    KvlmModel,
+    Parameter,
+    RootNode,
+    ServedQuery,
+} from '../../../src/language/generated/ast.js';
 import { formatKvlmNumber, printKvlm, quoteKvlmString } from '../../../src/language/kvlm/kvlm-printer.js';
 import { fixtureCanonical, parseKvlm, parseValidKvlmSyntax } from './kvlm-test-helpers.js';
 
@@ -9,9 +16,21 @@ function ref<T extends { name: string }>(target: T, text = target.name): { ref: 
 }
 
 /** A small model built in memory, without `$container`, the way the transformation builds one. */
-function inMemoryModel(names: { collection: string; node: string; field: string; query: string; param: string }): KvlmModel {
+function inMemoryModel(names: {
+    collection: string;
+    node: string;
+    field: string;
+    query: string;
+    param: string;
+}): KvlmModel {
     const root = { $type: 'RootNode', entity: 'Flight', name: names.node } as unknown as RootNode;
-    const query = { $type: 'ServedQuery', name: names.query, params: [], sortKeys: [], projections: [] } as unknown as ServedQuery;
+    const query = {
+        $type: 'ServedQuery',
+        name: names.query,
+        params: [],
+        sortKeys: [],
+        projections: [],
+    } as unknown as ServedQuery;
     const param = { $type: 'Parameter', name: names.param, type: 'text' } as unknown as Parameter;
     const field = {
         $type: 'Field',
@@ -28,7 +47,12 @@ function inMemoryModel(names: { collection: string; node: string; field: string;
     } as unknown as Field;
     Object.assign(query, {
         params: [param],
-        where: { $type: 'KComparison', field: ref(field), operator: '=', value: { $type: 'ParameterRef', parameter: ref(param) } },
+        where: {
+            $type: 'KComparison',
+            field: ref(field),
+            operator: '=',
+            value: { $type: 'ParameterRef', parameter: ref(param) },
+        },
         projections: [{ $type: 'KProjection', field: ref(field), label: 'F.code' }],
     });
     const collection = {
@@ -72,7 +96,13 @@ describe('printKvlm', () => {
     });
 
     test('names spelled like KVLM keywords print and parse back', async () => {
-        const model = inMemoryModel({ collection: 'collection', node: 'from', field: 'where', query: 'query', param: 'param' });
+        const model = inMemoryModel({
+            collection: 'collection',
+            node: 'from',
+            field: 'where',
+            query: 'query',
+            param: 'param',
+        });
         const text = printKvlm(model);
         expect(text).toContain('    field where: text = from.code label "F.code" projected(query) filtered(query)');
         const reparsed = await parseKvlm(text);
@@ -124,13 +154,26 @@ describe('printKvlm', () => {
         const model = inMemoryModel({ collection: 'Q1', node: 'F', field: 'f', query: 'Q1', param: 'p' });
         const query = model.collections[0].queries[0];
         const field = model.collections[0].fields[0];
-        const cmp = (value: number) => ({ $type: 'KComparison', field: ref(field), operator: '<', value: { $type: 'KNumberValue', negative: value < 0, value: Math.abs(value) } });
+        const cmp = (value: number) => ({
+            $type: 'KComparison',
+            field: ref(field),
+            operator: '<',
+            value: { $type: 'KNumberValue', negative: value < 0, value: Math.abs(value) },
+        });
         Object.assign(query, {
             where: {
                 $type: 'KBinaryExpression',
                 operator: 'and',
-                left: { $type: 'KNotExpression', operand: { $type: 'KBinaryExpression', operator: 'and', left: cmp(1), right: cmp(2) } },
-                right: { $type: 'KBinaryExpression', operator: 'or', left: cmp(-3.5), right: { ...cmp(4), operator: '=', value: { $type: 'KBooleanValue', value: 'true' } } },
+                left: {
+                    $type: 'KNotExpression',
+                    operand: { $type: 'KBinaryExpression', operator: 'and', left: cmp(1), right: cmp(2) },
+                },
+                right: {
+                    $type: 'KBinaryExpression',
+                    operator: 'or',
+                    left: cmp(-3.5),
+                    right: { ...cmp(4), operator: '=', value: { $type: 'KBooleanValue', value: 'true' } },
+                },
             },
         });
         expect(printKvlm(model)).toContain('        where not (f < 1 and f < 2) and (f < -3.5 or f = true)');

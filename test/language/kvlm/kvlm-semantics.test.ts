@@ -1,13 +1,21 @@
 import { describe, expect, test } from '@jest/globals';
 import { kvlmFromJson, kvlmToJson } from '../../../src/language/kvlm/kvlm-json.js';
-import { comparisonsOf, multiValuedNodes, pathFromRoot, referencedName } from '../../../src/language/kvlm/kvlm-semantics.js';
+import {
+    comparisonsOf,
+    multiValuedNodes,
+    pathFromRoot,
+    referencedName,
+} from '../../../src/language/kvlm/kvlm-semantics.js';
 import { fixtureCanonical, parseValidKvlmSyntax } from './kvlm-test-helpers.js';
 
 describe('KVLM semantics', () => {
     test('the comparisons of a filter come in reading order', async () => {
         const model = await parseValidKvlmSyntax(fixtureCanonical);
         const q4 = model.collections[1].queries[0];
-        expect(comparisonsOf(q4.where).map((comparison) => referencedName(comparison.field))).toEqual(['FL_departureDate', 'Origin_country']);
+        expect(comparisonsOf(q4.where).map((comparison) => referencedName(comparison.field))).toEqual([
+            'FL_departureDate',
+            'Origin_country',
+        ]);
         expect(comparisonsOf(undefined)).toEqual([]);
     });
 

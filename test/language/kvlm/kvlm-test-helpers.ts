@@ -24,7 +24,10 @@ export async function parseKvlm(text: string): Promise<LangiumDocument<KvlmModel
 /** Parses a KVLM text and fails on lexer or parser errors (the text under test must be syntactically valid). */
 export async function parseValidKvlmSyntax(text: string): Promise<KvlmModel> {
     const document = await parseKvlm(text);
-    const errors = [...document.parseResult.lexerErrors.map((e) => e.message), ...document.parseResult.parserErrors.map((e) => e.message)];
+    const errors = [
+        ...document.parseResult.lexerErrors.map((e) => e.message),
+        ...document.parseResult.parserErrors.map((e) => e.message),
+    ];
     if (errors.length > 0) {
         throw new Error(`syntax errors:\n${errors.join('\n')}\nin:\n${text}`);
     }
@@ -32,7 +35,9 @@ export async function parseValidKvlmSyntax(text: string): Promise<KvlmModel> {
 }
 
 /** The diagnostics of a document as `severity code message` tuples, easy to assert on. */
-export function issues(document: LangiumDocument): { severity: 'error' | 'warning' | 'info' | 'hint'; code: string; message: string; line: number }[] {
+export function issues(
+    document: LangiumDocument,
+): { severity: 'error' | 'warning' | 'info' | 'hint'; code: string; message: string; line: number }[] {
     const names = ['error', 'error', 'warning', 'info', 'hint'] as const;
     return (document.diagnostics ?? []).map((d: Diagnostic) => ({
         severity: names[d.severity ?? 1],

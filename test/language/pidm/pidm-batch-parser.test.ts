@@ -45,7 +45,10 @@ const random: [string, string][] = [
         { seed: 3, queries: 30, fieldsPerQuery: 12, chain: true },
         { seed: 4, queries: 20, fieldsPerQuery: 20, grainNoise: 0.5 },
     ].map((options) => [`random-${options.seed}.pidm`, printPidm(generateRandomPidm(options))] as [string, string]),
-    ['grid.pidm', printPidm(generateGridPidm({ queries: 6, fieldsPerQuery: 25, seed: 7, entities: 3, attributesPerEntity: 12 }))],
+    [
+        'grid.pidm',
+        printPidm(generateGridPidm({ queries: 6, fieldsPerQuery: 25, seed: 7, entities: 3, attributesPerEntity: 12 })),
+    ],
 ];
 
 /**
@@ -53,7 +56,9 @@ const random: [string, string][] = [
  * breaks and upper-case keywords, the tricky spellings repeated, and texts that must be parsed whole (a block
  * comment; a line starting with an attribute named `query` where a chunk would start).
  */
-const grid = printPidm(generateGridPidm({ queries: 12, fieldsPerQuery: 60, seed: 11, entities: 6, attributesPerEntity: 30 }));
+const grid = printPidm(
+    generateGridPidm({ queries: 12, fieldsPerQuery: 60, seed: 11, entities: 6, attributesPerEntity: 30 }),
+);
 const tricky = files.find(([path]) => path.endsWith('tricky.pidm'))![1].replace(/\/\*[\s\S]*?\*\//g, ' ');
 const repeated = Array.from({ length: 12 }, () => tricky).join('\n');
 const chunked: [string, string, boolean][] = [
@@ -72,11 +77,17 @@ const semantic: [string, string][] = CASES.map(([code, , firing]) => [`${code}.p
 /** Syntax errors (the parser's and the lexer's): the batch parser gives up, Langium's parser reports them. */
 const broken: [string, string][] = [
     ['truncated.pidm', files[0][1].slice(0, Math.floor(files[0][1].length * 0.8))],
-    ['broken.pidm', 'entity A { id k text ref B [ next }\nquery Q: SELECT A. , k FROM A WHERE k = AND ORDER BY\nentity B { x }'],
+    [
+        'broken.pidm',
+        'entity A { id k text ref B [ next }\nquery Q: SELECT A. , k FROM A WHERE k = AND ORDER BY\nentity B { x }',
+    ],
     ['sql-parameter.pidm', 'entity A { id k int }\nquery Q: SELECT k FROM A WHERE k = ?k'],
     ['colon-parameter.pidm', 'entity A { id k int }\nquery Q: SELECT k FROM A WHERE k = :k'],
     ['stray.pidm', 'entity A { id k int } ;'],
-    ['long-chain.pidm', `entity A { id x }\nquery Q: SELECT x FROM A WHERE ${Array.from({ length: 300 }, () => 'x = "?"').join(' and ')}`],
+    [
+        'long-chain.pidm',
+        `entity A { id x }\nquery Q: SELECT x FROM A WHERE ${Array.from({ length: 300 }, () => 'x = "?"').join(' and ')}`,
+    ],
     ['deep-nesting.pidm', readFileSync('test/cli/fixtures/deep-nesting.pidm', 'utf8')],
 ];
 
@@ -86,15 +97,18 @@ function tree(root: AstNode): string[] {
     const paths = new Map<AstNode, string>();
     const visit = (node: AstNode, path: string): void => {
         paths.set(node, path);
-        const container = node.$container ? paths.get(node.$container) ?? 'elsewhere' : '-';
-        lines.push(`${path} ${node.$type} [${Object.keys(node).join(',')}] ${rangeOf(node.$cstNode)} in ${container}.${node.$containerProperty}[${node.$containerIndex}]`);
+        const container = node.$container ? (paths.get(node.$container) ?? 'elsewhere') : '-';
+        lines.push(
+            `${path} ${node.$type} [${Object.keys(node).join(',')}] ${rangeOf(node.$cstNode)} in ${container}.${node.$containerProperty}[${node.$containerIndex}]`,
+        );
         for (const [key, value] of Object.entries(node)) {
             if (key.startsWith('$')) continue;
             const items: unknown[] = Array.isArray(value) ? value : [value];
             items.forEach((item, index) => {
                 const at = Array.isArray(value) ? `${path}.${key}[${index}]` : `${path}.${key}`;
                 if (isAstNode(item)) visit(item, at);
-                else if (isReference(item)) lines.push(`${at} -> ${JSON.stringify(item.$refText)} ${rangeOf(item.$refNode)}`);
+                else if (isReference(item))
+                    lines.push(`${at} -> ${JSON.stringify(item.$refText)} ${rangeOf(item.$refNode)}`);
                 else lines.push(`${at} = ${typeof item} ${JSON.stringify(item)}`);
             });
             if (Array.isArray(value) && value.length === 0) lines.push(`${path}.${key} = []`);
@@ -104,7 +118,11 @@ function tree(root: AstNode): string[] {
     return lines;
 }
 
-async function load(services: KvmodCoreServices, path: string, text: string): Promise<{ document: LangiumDocument; facts: string[]; diagnostics: string[] }> {
+async function load(
+    services: KvmodCoreServices,
+    path: string,
+    text: string,
+): Promise<{ document: LangiumDocument; facts: string[]; diagnostics: string[] }> {
     const document = services.shared.workspace.LangiumDocumentFactory.fromString(text, URI.file(`/batch/${path}`));
     services.shared.workspace.LangiumDocuments.addDocument(document);
     try {
@@ -112,7 +130,9 @@ async function load(services: KvmodCoreServices, path: string, text: string): Pr
         return {
             document,
             facts: facts(services, document),
-            diagnostics: (document.diagnostics ?? []).map((d) => `${JSON.stringify(d.range)} ${d.severity} ${d.code ?? ''} ${d.message}`),
+            diagnostics: (document.diagnostics ?? []).map(
+                (d) => `${JSON.stringify(d.range)} ${d.severity} ${d.code ?? ''} ${d.message}`,
+            ),
         };
     } finally {
         services.shared.workspace.LangiumDocuments.deleteDocument(document.uri);
@@ -138,15 +158,18 @@ describe('the batch PIDM parser', () => {
         expect(actual.parserErrors).toEqual([]);
     });
 
-    it.each([...files, ...semantic])('answers positions and gives the diagnostics Langium gives: %s', async (path, text) => {
-        const expected = await load(editor, path, text);
-        const actual = await load(batch, path, text);
-        // A case whose error is a syntax error (an empty SELECT) is Langium's to parse.
-        const parsed = expected.document.parseResult.parserErrors.length === 0;
-        expect(actual.document.parseResult.value.$cstNode instanceof BatchCstNode).toBe(parsed);
-        expect(actual.facts).toEqual(expected.facts);
-        expect(actual.diagnostics).toEqual(expected.diagnostics);
-    });
+    it.each([...files, ...semantic])(
+        'answers positions and gives the diagnostics Langium gives: %s',
+        async (path, text) => {
+            const expected = await load(editor, path, text);
+            const actual = await load(batch, path, text);
+            // A case whose error is a syntax error (an empty SELECT) is Langium's to parse.
+            const parsed = expected.document.parseResult.parserErrors.length === 0;
+            expect(actual.document.parseResult.value.$cstNode instanceof BatchCstNode).toBe(parsed);
+            expect(actual.facts).toEqual(expected.facts);
+            expect(actual.diagnostics).toEqual(expected.diagnostics);
+        },
+    );
 
     it.each([
         ['empty.pidm', ''],
@@ -181,19 +204,23 @@ describe('the batch PIDM parser', () => {
 
     it('covers the semantic errors it is compared on', async () => {
         const codes = new Set<string>();
-        for (const [path, text] of semantic) for (const line of (await load(batch, path, text)).diagnostics) codes.add(line.split(' ')[2]);
+        for (const [path, text] of semantic)
+            for (const line of (await load(batch, path, text)).diagnostics) codes.add(line.split(' ')[2]);
         for (const [code] of CASES) expect(codes).toContain(code);
     });
 
-    it.each(broken)('leaves a text with a syntax error (or one it would nest too deep) to Langium: %s', async (path, text) => {
-        const expected = await load(lean, path, text);
-        const actual = await load(batch, path, text);
-        if (!path.startsWith('long-chain')) expect(actual.diagnostics.length).toBeGreaterThan(0);
-        expect(actual.document.parseResult.value.$cstNode).not.toBeInstanceOf(BatchCstNode);
-        expect(actual.diagnostics).toEqual(expected.diagnostics);
-        expect(actual.diagnostics).toEqual((await load(editor, path, text)).diagnostics);
-        expect(tree(actual.document.parseResult.value)).toEqual(tree(expected.document.parseResult.value));
-    });
+    it.each(broken)(
+        'leaves a text with a syntax error (or one it would nest too deep) to Langium: %s',
+        async (path, text) => {
+            const expected = await load(lean, path, text);
+            const actual = await load(batch, path, text);
+            if (!path.startsWith('long-chain')) expect(actual.diagnostics.length).toBeGreaterThan(0);
+            expect(actual.document.parseResult.value.$cstNode).not.toBeInstanceOf(BatchCstNode);
+            expect(actual.diagnostics).toEqual(expected.diagnostics);
+            expect(actual.diagnostics).toEqual((await load(editor, path, text)).diagnostics);
+            expect(tree(actual.document.parseResult.value)).toEqual(tree(expected.document.parseResult.value));
+        },
+    );
 
     it("builds Langium's parser and the PIDM lexer only for a text it leaves to Langium", () => {
         const built: string[] = [];

@@ -27,12 +27,16 @@ describe('PIDM quick fixes', () => {
     test('a case slip is rewritten to the declared spelling', async () => {
         const document = await validatePidm(MODEL + 'query Q: select firstName from Passenger');
         const [actions] = [await fixesFor(document, issuesWithCode(document, PidmIssueCodes.CaseMismatch))];
-        expect(actions.map((a) => [a.title, a.kind, a.isPreferred])).toEqual([["Write 'firstname' as declared", 'quickfix', true]]);
+        expect(actions.map((a) => [a.title, a.kind, a.isPreferred])).toEqual([
+            ["Write 'firstname' as declared", 'quickfix', true],
+        ]);
         expect(apply(document, actions[0])).toBe(MODEL + 'query Q: select firstname from Passenger');
     });
 
     test('a case slip in a reference step and in an entity name is fixed the same way', async () => {
-        const document = await validatePidm(MODEL + 'query Q: select FL.code from passenger include Passenger.Flights as FL');
+        const document = await validatePidm(
+            MODEL + 'query Q: select FL.code from passenger include Passenger.Flights as FL',
+        );
         const slips = issuesWithCode(document, PidmIssueCodes.CaseMismatch);
         expect(slips).toHaveLength(2);
         let text = document.textDocument.getText();
@@ -62,8 +66,13 @@ describe('PIDM quick fixes', () => {
     test('an ambiguous name offers every candidate, none preferred', async () => {
         const document = await validatePidm('entity A { id k  name text  Name text }\nquery Q: select NAME from A');
         const actions = await fixesFor(document, issuesWithCode(document, PidmIssueCodes.AmbiguousName));
-        expect(actions.map((a) => [a.title, a.isPreferred])).toEqual([["Replace with 'name'", false], ["Replace with 'Name'", false]]);
-        expect(apply(document, actions[1])).toBe('entity A { id k  name text  Name text }\nquery Q: select Name from A');
+        expect(actions.map((a) => [a.title, a.isPreferred])).toEqual([
+            ["Replace with 'name'", false],
+            ["Replace with 'Name'", false],
+        ]);
+        expect(apply(document, actions[1])).toBe(
+            'entity A { id k  name text  Name text }\nquery Q: select Name from A',
+        );
     });
 
     test('an unknown name with nothing close offers no fix, and other diagnostics offer none', async () => {

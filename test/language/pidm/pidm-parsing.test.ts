@@ -14,30 +14,42 @@ import {
     type Member,
     type PidmModel,
 } from '../../../src/language/generated/ast.js';
-import { cardinalityKind, comparisonOperator, parameterName, sortDirection } from '../../../src/language/pidm/pidm-semantics.js';
+import {
+    cardinalityKind,
+    comparisonOperator,
+    parameterName,
+    sortDirection,
+} from '../../../src/language/pidm/pidm-semantics.js';
 import { codeOf, validatePidm } from './pidm-test-helpers.js';
 
 /** A member as one line: `id code:int unique`, `attr name:text`, `ref parent->Text one`. */
 function describeMember(member: Member): string {
     if (isIdAttribute(member)) return `id ${member.name}:${member.type ?? '-'}${member.unique ? ' unique' : ''}`;
     if (isAttribute(member)) return `attr ${member.name}:${member.type}`;
-    if (isReference(member)) return `ref ${member.name}->${member.target.$refText} ${cardinalityKind(member.cardinality)}`;
+    if (isReference(member))
+        return `ref ${member.name}->${member.target.$refText} ${cardinalityKind(member.cardinality)}`;
     return '?';
 }
 
 /** An expression in prefix form, so that precedence is visible: `(and (= a ?) (or …))`. */
 function describeExpression(expression: Expression | undefined): string {
     if (!expression) return '';
-    if (isBinaryExpression(expression)) return `(${expression.operator} ${describeExpression(expression.left)} ${describeExpression(expression.right)})`;
+    if (isBinaryExpression(expression))
+        return `(${expression.operator} ${describeExpression(expression.left)} ${describeExpression(expression.right)})`;
     if (isNotExpression(expression)) return `(not ${describeExpression(expression.operand)})`;
     if (isGroupExpression(expression)) return describeExpression(expression.inner);
     if (isComparison(expression)) {
         const path = expression.path.segments.map((s) => s.element.$refText).join('.');
         const value = expression.value;
         const written = isStringValue(value)
-            ? parameterName(value) !== undefined ? `?${parameterName(value)}` : `'${value.value}'`
-            : isNumberValue(value) ? `${value.negative ? '-' : ''}${value.value}`
-            : isBooleanValue(value) ? value.value : '?';
+            ? parameterName(value) !== undefined
+                ? `?${parameterName(value)}`
+                : `'${value.value}'`
+            : isNumberValue(value)
+              ? `${value.negative ? '-' : ''}${value.value}`
+              : isBooleanValue(value)
+                ? value.value
+                : '?';
         return `(${comparisonOperator(expression.operator)} ${path} ${written})`;
     }
     return '?';
@@ -84,12 +96,20 @@ describe('parsing PIDM entities', () => {
 
     test('an identifier without type followed on the next line by type-first attributes keeps them apart', async () => {
         const model = await parseClean('entity A {\n  id code\n  text name\n  number price\n}');
-        expect(model.entities[0].members.map(describeMember)).toEqual(['id code:-', 'attr name:text', 'attr price:number']);
+        expect(model.entities[0].members.map(describeMember)).toEqual([
+            'id code:-',
+            'attr name:text',
+            'attr price:number',
+        ]);
     });
 
     test('an identifier typed on its own line followed by name-first attributes keeps its type', async () => {
         const model = await parseClean('entity A {\n  id code int\n  level int\n  nationality text\n}');
-        expect(model.entities[0].members.map(describeMember)).toEqual(['id code:int', 'attr level:int', 'attr nationality:text']);
+        expect(model.entities[0].members.map(describeMember)).toEqual([
+            'id code:int',
+            'attr level:int',
+            'attr nationality:text',
+        ]);
     });
 
     test('an entity may be named like a type or keyword, keeping its spelling', async () => {
@@ -115,7 +135,7 @@ describe('parsing PIDM queries', () => {
         ['upper-case keywords', 'QUERY q: SELECT name FROM A'],
         ['mixed-case keywords', 'Query q: Select name From A'],
         ['no colon after the name', 'query q select name from A'],
-        ['the paper\'s compact commas', 'query q: SELECT name,price,code FROM A'],
+        ["the paper's compact commas", 'query q: SELECT name,price,code FROM A'],
     ])('%s: `%s`', async (_, query) => {
         const model = await parseClean(ENTITIES + query);
         expect(model.queries[0].projections.length).toBeGreaterThan(0);
@@ -176,20 +196,24 @@ describe('parsing PIDM queries', () => {
     });
 
     test('ORDER BY directions in any casing are stored lower case; ASC is the default', async () => {
-        const model = await parseClean(ENTITIES + 'query q: select code from A Order By name ASC, price Desc, code asc, day');
+        const model = await parseClean(
+            ENTITIES + 'query q: select code from A Order By name ASC, price Desc, code asc, day',
+        );
         const items = model.queries[0].orderBy;
         expect(items.map((item) => item.direction)).toEqual(['asc', 'desc', 'asc', undefined]);
         expect(items.map(sortDirection)).toEqual(['asc', 'desc', 'asc', 'asc']);
     });
 
     test('AND and OR are stored lower case', async () => {
-        const model = await parseClean(ENTITIES + 'query q: select code from A where name = "?" AND price > 1 OR flag = true');
+        const model = await parseClean(
+            ENTITIES + 'query q: select code from A where name = "?" AND price > 1 OR flag = true',
+        );
         const where = model.queries[0].where;
         expect(isBinaryExpression(where) && where.operator).toBe('or');
         expect(isBinaryExpression(where) && isBinaryExpression(where.left) && where.left.operator).toBe('and');
     });
 
-    test('the paper\'s Figure 6 query Q4 parses as written', async () => {
+    test("the paper's Figure 6 query Q4 parses as written", async () => {
         const model = await parseClean(`
 entity Passenger { id idPassport unique  firstname text  lastname text  ref Flight[*] flights }
 entity Airport { id codeCAO unique  city text  country text }
@@ -211,13 +235,29 @@ ORDER BY Origin.city ASC,FL.departureTime ASC`);
 
 describe('syntax errors say what kind of thing was expected', () => {
     test.each([
-        ['a missing type', 'entity A {\n  id k\n  name ref\n}', "Expecting a type (text, int, float, boolean, date, time or datetime) but found 'ref'."],
-        ['a reference without cardinality', 'entity A { id k  ref A y }', "Expecting a cardinality after 'A' but found 'y': write ref A[1] y (exactly one), [0..1] (at most one) or [*] (many)."],
+        [
+            'a missing type',
+            'entity A {\n  id k\n  name ref\n}',
+            "Expecting a type (text, int, float, boolean, date, time or datetime) but found 'ref'.",
+        ],
+        [
+            'a reference without cardinality',
+            'entity A { id k  ref A y }',
+            "Expecting a cardinality after 'A' but found 'y': write ref A[1] y (exactly one), [0..1] (at most one) or [*] (many).",
+        ],
         ['an unclosed cardinality', 'entity A { id k  ref A[1 y }', "Expecting ']' or ')' but found 'y'."],
-        ['text after the last declaration', 'entity A { id k } garbage', "Expecting 'entity' or 'query' but found 'garbage'."],
+        [
+            'text after the last declaration',
+            'entity A { id k } garbage',
+            "Expecting 'entity' or 'query' but found 'garbage'.",
+        ],
         ['an empty SELECT list', 'entity A { id k } query q: select from A', "Expecting a name but found 'from'."],
         ['a missing FROM', 'entity A { id k } query q: select k A', "Expecting 'from' but found 'A'."],
-        ['a comparison without value', 'entity A { id k } query q: select k from A where k =', 'Expecting a string, a number, \'true\' or \'false\' but found the end of the file.'],
+        [
+            'a comparison without value',
+            'entity A { id k } query q: select k from A where k =',
+            "Expecting a string, a number, 'true' or 'false' but found the end of the file.",
+        ],
     ])('%s', async (_, text, message) => {
         const document = await validatePidm(text);
         const syntax = (document.diagnostics ?? []).filter((d) => codeOf(d) === 'syntax.parser');

@@ -23,7 +23,9 @@ afterEach(() => {
 /** Validates a text and returns the crash reports: diagnostics from a throwing check or scope, console errors. */
 async function crashesOn(text: string): Promise<string[]> {
     const document = await validatePidm(text);
-    const crashes = (document.diagnostics ?? []).map((d) => String(d.message)).filter((message) => message.startsWith('An error occurred'));
+    const crashes = (document.diagnostics ?? [])
+        .map((d) => String(d.message))
+        .filter((message) => message.startsWith('An error occurred'));
     return [...crashes, ...consoleErrors.map((args) => args.map(String).join(' '))];
 }
 
@@ -44,9 +46,55 @@ describe('validation never crashes', () => {
 
     test('on random sequences of PIDM words and symbols', async () => {
         const vocabulary = [
-            'entity', 'A', 'B', 'id', 'ref', 'unique', 'text', 'int', 'date', 'k', 'x', 'b', 'bs', '{', '}', '[', ']', '(', ')',
-            '1', '*', '0..1', ':', ';', 'query', 'Q', 'select', 'from', 'include', 'as', 'where', 'and', 'or', 'not',
-            'order', 'by', 'asc', 'desc', '.', ',', '=', '<', '>=', '"?"', '"?p"', '-', '2', 'true', '\n',
+            'entity',
+            'A',
+            'B',
+            'id',
+            'ref',
+            'unique',
+            'text',
+            'int',
+            'date',
+            'k',
+            'x',
+            'b',
+            'bs',
+            '{',
+            '}',
+            '[',
+            ']',
+            '(',
+            ')',
+            '1',
+            '*',
+            '0..1',
+            ':',
+            ';',
+            'query',
+            'Q',
+            'select',
+            'from',
+            'include',
+            'as',
+            'where',
+            'and',
+            'or',
+            'not',
+            'order',
+            'by',
+            'asc',
+            'desc',
+            '.',
+            ',',
+            '=',
+            '<',
+            '>=',
+            '"?"',
+            '"?p"',
+            '-',
+            '2',
+            'true',
+            '\n',
         ];
         const prefix = 'entity A { id k  x int  ref B[*] bs  ref B[1] b }\nentity B { id k  x date  ref A[0..1] a }\n';
         await fc.assert(
@@ -62,19 +110,24 @@ describe('validation never crashes', () => {
         const name = fc.constantFrom('A', 'B', 'a', 'b', 'bs', 'BS', 'k', 'K', 'x', 'X', 'F', 'nope');
         const path = fc.array(name, { minLength: 1, maxLength: 4 }).map((names) => names.join('.'));
         const value = fc.constantFrom('"?"', '"?p"', '3', '-1.5', 'true', '"2024-01-05"', '"x"');
-        const query = fc.tuple(
-            fc.array(path, { minLength: 1, maxLength: 3 }),
-            fc.constantFrom('A', 'B', 'a', 'C'),
-            fc.array(fc.tuple(path, name), { maxLength: 3 }),
-            fc.array(fc.tuple(path, value), { maxLength: 2 }),
-            fc.array(path, { maxLength: 2 }),
-        ).map(([select, from, includes, where, orderBy]) => [
-            `query Q: select ${select.join(', ')} from ${from} as F`,
-            includes.length ? `include ${includes.map(([p, alias]) => `${p} as ${alias}`).join(', ')}` : '',
-            where.length ? `where ${where.map(([p, v]) => `${p} = ${v}`).join(' and ')}` : '',
-            orderBy.length ? `order by ${orderBy.join(', ')}` : '',
-        ].join('\n'));
-        const entities = 'entity A { id k  x int  ref B[*] bs  ref B[1] b }\nentity B { id k  x date  ref A[0..1] a  ref B[1] b }\n';
+        const query = fc
+            .tuple(
+                fc.array(path, { minLength: 1, maxLength: 3 }),
+                fc.constantFrom('A', 'B', 'a', 'C'),
+                fc.array(fc.tuple(path, name), { maxLength: 3 }),
+                fc.array(fc.tuple(path, value), { maxLength: 2 }),
+                fc.array(path, { maxLength: 2 }),
+            )
+            .map(([select, from, includes, where, orderBy]) =>
+                [
+                    `query Q: select ${select.join(', ')} from ${from} as F`,
+                    includes.length ? `include ${includes.map(([p, alias]) => `${p} as ${alias}`).join(', ')}` : '',
+                    where.length ? `where ${where.map(([p, v]) => `${p} = ${v}`).join(' and ')}` : '',
+                    orderBy.length ? `order by ${orderBy.join(', ')}` : '',
+                ].join('\n'),
+            );
+        const entities =
+            'entity A { id k  x int  ref B[*] bs  ref B[1] b }\nentity B { id k  x date  ref A[0..1] a  ref B[1] b }\n';
         await fc.assert(
             fc.asyncProperty(query, async (text) => {
                 expect({ text, crashes: await crashesOn(entities + text) }).toEqual({ text, crashes: [] });

@@ -20,7 +20,10 @@ let counter = 0;
 export async function loadPidm(...texts: string[]): Promise<LangiumDocument<PidmModel>[]> {
     await clearDocuments(services.shared);
     const documents = texts.map((text) =>
-        services.shared.workspace.LangiumDocumentFactory.fromString<PidmModel>(text, URI.file(`/test/model-${++counter}.pidm`)),
+        services.shared.workspace.LangiumDocumentFactory.fromString<PidmModel>(
+            text,
+            URI.file(`/test/model-${++counter}.pidm`),
+        ),
     );
     for (const document of documents) services.shared.workspace.LangiumDocuments.addDocument(document);
     await services.shared.workspace.DocumentBuilder.build(documents, { validation: true });
@@ -41,7 +44,9 @@ export function codeOf(diagnostic: Diagnostic): string {
 export function issueList(document: LangiumDocument): string[] {
     return [...(document.diagnostics ?? [])]
         .sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character)
-        .map((d) => `${d.range.start.line + 1}:${d.range.start.character + 1} ${SEVERITY[d.severity ?? 1]} ${codeOf(d)}`);
+        .map(
+            (d) => `${d.range.start.line + 1}:${d.range.start.character + 1} ${SEVERITY[d.severity ?? 1]} ${codeOf(d)}`,
+        );
 }
 
 /** The diagnostics with a given code. */

@@ -26,7 +26,9 @@ describe('each PIDM issue code', () => {
 
 describe('messages a modeler understands', () => {
     test('an entity without id gets the surrogate identifier _id', async () => {
-        const document = await validatePidm(BASE + 'entity Localization { latitude float }  query L: select latitude from Localization');
+        const document = await validatePidm(
+            BASE + 'entity Localization { latitude float }  query L: select latitude from Localization',
+        );
         expect(issuesWithCode(document, PidmIssueCodes.MissingId).map((d) => d.message)).toEqual([
             "Entity 'Localization' has no 'id' attribute: it gets the surrogate identifier '_id'.",
         ]);
@@ -35,12 +37,16 @@ describe('messages a modeler understands', () => {
     test('the case-mismatch warning names the declared spelling and carries it for the quick fix', async () => {
         const document = await validatePidm(BASE + 'query C: select FirstName from Passenger');
         const [warning] = issuesWithCode(document, PidmIssueCodes.CaseMismatch);
-        expect(warning.message).toBe("'FirstName' is declared as 'firstname': names are case-sensitive; write 'firstname'.");
+        expect(warning.message).toBe(
+            "'FirstName' is declared as 'firstname': names are case-sensitive; write 'firstname'.",
+        );
         expect(warning.data).toEqual({ code: PidmIssueCodes.CaseMismatch, expected: 'firstname' });
     });
 
     test('a path through an INCLUDE-less single-valued reference is included implicitly, once per reference', async () => {
-        const document = await validatePidm(BASE + 'query J: select current.code, current.origin.city from Passenger order by current.code');
+        const document = await validatePidm(
+            BASE + 'query J: select current.code, current.origin.city from Passenger order by current.code',
+        );
         expect(issuesWithCode(document, PidmIssueCodes.ImplicitInclude).map((d) => d.message)).toEqual([
             "'current.code' goes through the reference 'current', which no INCLUDE names: it is included implicitly (write 'INCLUDE Passenger.current AS …' to make it explicit).",
             "'current.origin.city' goes through the references 'current' and 'origin', which no INCLUDE names: they are included implicitly (write 'INCLUDE Passenger.current.origin AS …' to make it explicit).",
@@ -48,14 +54,18 @@ describe('messages a modeler understands', () => {
     });
 
     test('a path through an INCLUDE-less multi-valued reference is an error naming the INCLUDE to add', async () => {
-        const document = await validatePidm(BASE + 'query J: select FL.stops.city from Passenger include Passenger.flights as FL');
+        const document = await validatePidm(
+            BASE + 'query J: select FL.stops.city from Passenger include Passenger.flights as FL',
+        );
         expect(issuesWithCode(document, PidmIssueCodes.PathNotIncluded).map((d) => d.message)).toEqual([
             "'FL.stops.city' goes through the multi-valued reference 'stops', which no INCLUDE names: add 'INCLUDE Passenger.flights.stops AS …' so that the query says it returns one row per Airport.",
         ]);
     });
 
     test('a prefix of an INCLUDE path covers the paths through it', async () => {
-        const document = await validatePidm(BASE + 'query J: select flights.code, O.city from Passenger include Passenger.flights.origin as O');
+        const document = await validatePidm(
+            BASE + 'query J: select flights.code, O.city from Passenger include Passenger.flights.origin as O',
+        );
         expect(issuesWithCode(document, PidmIssueCodes.PathNotIncluded)).toEqual([]);
         expect(issuesWithCode(document, PidmIssueCodes.ImplicitInclude)).toEqual([]);
     });
@@ -102,7 +112,9 @@ describe('messages a modeler understands', () => {
     ])('comparing `%s` gives %j', async (comparison, severities) => {
         const document = await validatePidm(BASE + `query T: select age from Passenger where ${comparison}`);
         const names: Record<number, string> = { 1: 'error', 2: 'warning' };
-        expect(issuesWithCode(document, PidmIssueCodes.TypeMismatch).map((d) => names[d.severity ?? 1])).toEqual(severities);
+        expect(issuesWithCode(document, PidmIssueCodes.TypeMismatch).map((d) => names[d.severity ?? 1])).toEqual(
+            severities,
+        );
     });
 
     test('an entity declared again in a file of the same model is a duplicate in both', async () => {

@@ -30,13 +30,19 @@ async function revalidatedCodes(document: LangiumDocument): Promise<string[]> {
 describe('PIDM workspace-wide checks', () => {
     test('an entity becomes reached when a query file that uses it is added, and unreached again when it is removed', async () => {
         const [entities] = await loadPidm('entity Crew { id badge  ref Base[1] base }\nentity Base { id code }');
-        expect(await revalidatedCodes(entities)).toEqual([PidmIssueCodes.UnreachableEntity, PidmIssueCodes.UnreachableEntity]);
+        expect(await revalidatedCodes(entities)).toEqual([
+            PidmIssueCodes.UnreachableEntity,
+            PidmIssueCodes.UnreachableEntity,
+        ]);
 
         const queries = await addFile('query K: select badge, base.code from Crew include Crew.base');
         expect(await revalidatedCodes(entities)).toEqual([]);
 
         await services.shared.workspace.DocumentBuilder.update([], [queries.uri]);
-        expect(await revalidatedCodes(entities)).toEqual([PidmIssueCodes.UnreachableEntity, PidmIssueCodes.UnreachableEntity]);
+        expect(await revalidatedCodes(entities)).toEqual([
+            PidmIssueCodes.UnreachableEntity,
+            PidmIssueCodes.UnreachableEntity,
+        ]);
     });
 
     test('a name declared again in a file added later to the same model is a duplicate in the first file too', async () => {
