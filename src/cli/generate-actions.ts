@@ -7,7 +7,7 @@
 import cliProgress from 'cli-progress';
 import { generateModels, type ModelGenerationResult } from '../pipeline/generate.js';
 import { flagOf, type RawOptionValues } from '../generation/generation-options.js';
-import { getGenerationTarget } from '../generation/generation-targets.js';
+import { getGenerationTarget, type RegisteredTarget } from '../generation/generation-targets.js';
 import { KvmodError } from '../pipeline/errors.js';
 import { formatDiagnostic, type KvmodDiagnostic } from '../pipeline/load.js';
 import { defaultEngine, engineOf, runsOnEngine } from '../runtime/engine-registry.js';
@@ -192,14 +192,20 @@ async function probeServer(args: GenerateArgs, configRedis: string | undefined):
         );
     }
     const target = getGenerationTarget(args.target);
-    // A target that runs nowhere itself is asked through the default engine, for the options it shares with
-    // that engine's target (none, for a report: refused below).
-    const engine = runsOnEngine(target) ? await engineOf(target) : await defaultEngine();
+    // A target describing another target's design (a report) is asked through that target's engine; one that
+    // runs nowhere itself through the default engine; either for the options it shares with the engine's target.
+    const described = describedTarget(target, args);
+    const engine = runsOnEngine(described)
+        ? await engineOf(described)
+        : runsOnEngine(target)
+          ? await engineOf(target)
+          : await defaultEngine();
     const engineOptions = new Set(getGenerationTarget(engine.target).options.map((option) => option.name));
     const shared = new Set(target.options.map((option) => option.name).filter((name) => engineOptions.has(name)));
     if (shared.size === 0) {
+        const what = described === target ? `target ${target.name}` : `the ${described.name} design`;
         throw new KvmodError(
-            `--redis asks a server which options the design needs there; target ${target.name} has none that a server decides`,
+            `--redis asks a server which options the design needs there; ${what} has none that a server decides: drop --redis`,
             { code: 'cli.option' },
         );
     }
@@ -224,6 +230,14 @@ async function probeServer(args: GenerateArgs, configRedis: string | undefined):
         dialect: probe.variant,
         options: implied,
     };
+}
+
+/** The target whose design `target` describes with these options (its `describesTargetOption`), else itself. */
+function describedTarget(target: RegisteredTarget, args: GenerateArgs): RegisteredTarget {
+    const option = target.options.find((o) => o.name === target.describesTargetOption);
+    if (!option) return target;
+    const value = givenTargetOptions(args)[option.name] ?? option.declaration.default;
+    return getGenerationTarget(String(value));
 }
 
 /** The option values a server implies, as people read them: `<option> <value>`, comma-separated. */

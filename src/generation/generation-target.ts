@@ -107,6 +107,12 @@ export interface GenerationTarget<Options extends OptionDeclarations, Design> {
      */
     readonly engine?: string;
     /**
+     * For a target that describes another target's design (a report): the option whose value names that target
+     * (`design`). `generate --redis` then asks the server through the described target's engine, for the options
+     * the two targets share, so a report of the redis-core design never probes for the search module.
+     */
+    readonly describesTargetOption?: string;
+    /**
      * Whether the design reads the source PIDM (and the transformation's decisions) besides the KVLM: then the
      * source PIDM of a `.kvlm` input is loaded too, when its `source` names one.
      */

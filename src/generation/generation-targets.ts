@@ -29,6 +29,8 @@ export interface RegisteredTarget {
     readonly description: string;
     /** The engine family its design runs on; absent when it runs nowhere. */
     readonly engine?: string;
+    /** The option naming the target whose design it describes (see `GenerationTarget.describesTargetOption`). */
+    readonly describesTargetOption?: string;
     /** Its options, in declaration order. */
     readonly options: readonly NamedOptionDeclaration[];
     /** The option whose value names a subfolder of the output (a dialect), if any. */
@@ -52,6 +54,7 @@ export function registerTarget<O extends OptionDeclarations, D>(target: Generati
         name: target.name,
         description: target.description,
         engine: target.engine,
+        describesTargetOption: target.describesTargetOption,
         options,
         outputFolderOption: folders[0],
         hasTemplates: target.templates !== undefined,

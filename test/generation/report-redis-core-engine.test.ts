@@ -9,8 +9,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'redis';
-import { memoryIo } from '../../src/cli/cli-io.js';
+import { memoryIo, type CliIo } from '../../src/cli/cli-io.js';
 import { main } from '../../src/cli/main.js';
+import { REPORT_DESIGNS } from '../../src/generation/report/report-designs.js';
 import { splitCliLine } from '../../src/generation/shared/redis-escaping.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
 
@@ -43,6 +44,23 @@ function keyPattern(pattern: string): RegExp {
 const codeSpans = (text: string) => [...text.matchAll(/`([^`]+)`/g)].map((match) => match[1]);
 
 describe('kvmod generate --target report --design redis-core on a real plain redis-server', () => {
+    test('--redis asks the server through the described design: redis-core has no option a server decides', async () => {
+        const io = memoryIo();
+        const out = join(dir, 'probed');
+        const [redisDesign, coreDesign] = REPORT_DESIGNS;
+        const probed = (design: string, io: CliIo) =>
+            main(['generate', MODEL, '--target', 'report', '--design', design, '--redis', server.url, '-o', out], io);
+        expect(await probed(coreDesign, io)).toBe(2);
+        expect(io.stderr).toBe(
+            'kvmod: --redis asks a server which options the design needs there; the redis-core design has none that a server decides: drop --redis\n' +
+                "usage: kvmod generate <inputs..>\nRun 'kvmod generate --help' for usage.\n",
+        );
+        // The redis design's report still asks the server for its dialect, and finds no search module here.
+        const asked = memoryIo();
+        expect(await probed(redisDesign, asked)).toBe(1);
+        expect(asked.stderr).toMatch(/RediSearch/);
+    });
+
     test('the keys the report names are the keys `kvmod load --target redis-core` writes', async () => {
         const data = join(dir, 'data.json');
         expect(await main(['data', 'generate', MODEL, '--scale', '20', '--seed', '4', '-o', data], memoryIo())).toBe(0);

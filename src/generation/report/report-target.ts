@@ -39,6 +39,7 @@ export const reportTarget: GenerationTarget<typeof reportTargetOptions, ReportVi
     description:
         'A design report in Markdown with Mermaid diagrams: the model, the collections, the merges, the access paths',
     usesSourceModel: true,
+    describesTargetOption: 'design',
     options: reportTargetOptions,
     // Imported when it runs: the design code reaches the language layer, which `kvmod --help` must not load.
     buildDesign: async (input, options) => (await import('./report-design.js')).buildReportViewModel(input, options),
