@@ -154,6 +154,34 @@ interface FieldShape {
     maxItems: number;
 }
 
+/** The shape of an attribute's value, as `valueSchema` describes its type. */
+function attributeShape(name: string, type: LogicalType): FieldShape {
+    const kind =
+        type === 'int'
+            ? INT
+            : type === 'float'
+              ? FLOAT
+              : type === 'boolean'
+                ? BOOLEAN
+                : type === 'date' || type === 'time' || type === 'datetime'
+                  ? PATTERN
+                  : TEXT;
+    const pattern = kind === PATTERN ? new RegExp(TEMPORAL_PATTERNS[type as 'date'], 'u') : undefined;
+    return { name, kind, required: true, pattern, numericIds: false, minItems: 0, maxItems: Infinity };
+}
+
+const TYPE_SHAPES = new Map<LogicalType, FieldShape>();
+
+/**
+ * True when a value fits an attribute type as a data file's schema has it (calendar validity aside, which
+ * `startsWithCalendarDate` checks): the one rule `load` and the entity operations share.
+ */
+export function fitsAttributeType(type: LogicalType, value: unknown): boolean {
+    let shape = TYPE_SHAPES.get(type);
+    if (shape === undefined) TYPE_SHAPES.set(type, (shape = attributeShape('', type)));
+    return fitsValue(value, shape);
+}
+
 /** The model's schema (`instanceDataSchema`) as per-entity field lists, checked on the objects' one pass. */
 interface ModelShapes {
     /** True when the top level fits: an object whose keys are entities, each an array (its objects are not looked at). */
@@ -181,21 +209,7 @@ function modelShapes(model: RuntimeModel): ModelShapes | undefined {
     });
     for (const entity of model.entities.values()) {
         const list: FieldShape[] = [];
-        for (const attribute of entity.attributes) {
-            const type = attribute.type;
-            const kind =
-                type === 'int'
-                    ? INT
-                    : type === 'float'
-                      ? FLOAT
-                      : type === 'boolean'
-                        ? BOOLEAN
-                        : type === 'date' || type === 'time' || type === 'datetime'
-                          ? PATTERN
-                          : TEXT;
-            const pattern = kind === PATTERN ? new RegExp(TEMPORAL_PATTERNS[type as 'date'], 'u') : undefined;
-            list.push(shape(attribute.name, kind, true, { pattern }));
-        }
+        for (const attribute of entity.attributes) list.push(attributeShape(attribute.name, attribute.type));
         for (const reference of entity.references) {
             const target = model.entities.get(reference.target);
             const numericIds = target !== undefined && isNumeric(target.idType);

@@ -18,7 +18,7 @@ import { quoteText } from '../../pipeline/json-text.js';
 import {
     identityOf,
     objectLocation,
-    TEMPORAL_PATTERNS,
+    fitsAttributeType,
     type InstanceData,
     type InstanceObject,
     type InstanceValue,
@@ -396,36 +396,27 @@ function checkKnownFields(entity: RuntimeEntity, names: readonly string[], refer
     }
 }
 
-const TEMPORAL_REGEXES = {
-    date: new RegExp(TEMPORAL_PATTERNS.date, 'u'),
-    time: new RegExp(TEMPORAL_PATTERNS.time, 'u'),
-    datetime: new RegExp(TEMPORAL_PATTERNS.datetime, 'u'),
-};
-
 /** Why a value is no value of the type (the instance-data schema's rule, and calendar dates), or null. */
 export function valueProblem(type: LogicalType, value: unknown): string | null {
+    if (fitsAttributeType(type, value))
+        return (type === 'date' || type === 'datetime') && !startsWithCalendarDate(value as string)
+            ? 'is not a calendar date'
+            : null;
     switch (type) {
         case 'int':
-            return typeof value === 'number' && Number.isSafeInteger(value)
-                ? null
-                : 'must be an integer (at most 2^53 - 1 in size)';
+            return 'must be an integer (at most 2^53 - 1 in size)';
         case 'float':
-            return typeof value === 'number' && Number.isFinite(value) ? null : 'must be a finite number';
+            return 'must be a finite number';
         case 'boolean':
-            return typeof value === 'boolean' ? null : 'must be true or false';
+            return 'must be true or false';
         case 'date':
+            return 'must be a date YYYY-MM-DD';
         case 'time':
-        case 'datetime': {
-            const shape = {
-                date: 'a date YYYY-MM-DD',
-                time: 'a time HH:MM:SS',
-                datetime: 'a datetime YYYY-MM-DDTHH:MM:SS',
-            }[type];
-            if (typeof value !== 'string' || !TEMPORAL_REGEXES[type].test(value)) return `must be ${shape}`;
-            return type !== 'time' && !startsWithCalendarDate(value) ? 'is not a calendar date' : null;
-        }
+            return 'must be a time HH:MM:SS';
+        case 'datetime':
+            return 'must be a datetime YYYY-MM-DDTHH:MM:SS';
         default:
-            return typeof value === 'string' ? null : 'must be a text';
+            return 'must be a text';
     }
 }
 

@@ -10,6 +10,7 @@ import {
     ENTITY_ERROR_CODES,
     type EntityOperation,
     type EntityOutcome,
+    valueProblem,
 } from '../../../src/runtime/entities/entity-operations.js';
 import { randomEntityOperations } from '../../../src/runtime/entities/random-operations.js';
 import type { InstanceData } from '../../../src/runtime/instance-data.js';
@@ -51,6 +52,28 @@ function applied(operation: EntityOperation): InstanceData {
     if (!outcome.ok) throw new Error(`refused: ${outcome.refusal.message}`);
     return outcome.data;
 }
+
+describe('valueProblem: the data file rule for a value of each type, and calendar dates', () => {
+    test.each([
+        ['int', 7, null],
+        ['int', 1.5, 'must be an integer (at most 2^53 - 1 in size)'],
+        ['int', 2 ** 53, 'must be an integer (at most 2^53 - 1 in size)'],
+        ['float', -0.25, null],
+        ['float', Number.NaN, 'must be a finite number'],
+        ['boolean', 'true', 'must be true or false'],
+        ['date', '2024-02-29', null],
+        ['date', '2023-02-29', 'is not a calendar date'],
+        ['date', '2024-2-1', 'must be a date YYYY-MM-DD'],
+        ['time', '23:59:59', null],
+        ['time', '24:00', 'must be a time HH:MM:SS'],
+        ['datetime', '2023-04-31T10:00:00', 'is not a calendar date'],
+        ['datetime', 20240101, 'must be a datetime YYYY-MM-DDTHH:MM:SS'],
+        ['text', 3, 'must be a text'],
+        ['text', '', null],
+    ] as const)('%s %p → %p', (type, value, problem) => {
+        expect(valueProblem(type, value)).toBe(problem);
+    });
+});
 
 describe('entity operations on a fixed shop', () => {
     test('create adds the object in declaration order; a left-out [0..1] is null and a left-out [*] is empty', async () => {
