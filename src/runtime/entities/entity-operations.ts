@@ -109,7 +109,8 @@ export type EntityErrorCode =
     | 'entity.required-reference'
     | 'entity.identifier-change'
     | 'entity.unservable-value'
-    | 'entity.bad-value';
+    | 'entity.bad-value'
+    | 'entity.conflict';
 
 export const ENTITY_ERROR_CODES: readonly EntityErrorCode[] = [
     'entity.not-found',
@@ -120,6 +121,7 @@ export const ENTITY_ERROR_CODES: readonly EntityErrorCode[] = [
     'entity.identifier-change',
     'entity.unservable-value',
     'entity.bad-value',
+    'entity.conflict',
 ];
 
 /** The objects of one reference that hold a deleted id: at most `MAX_REFERRER_SAMPLE` of their ids. */
