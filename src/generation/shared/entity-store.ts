@@ -17,7 +17,9 @@
  * and `_v` cannot clash with PIDM attribute names.
  */
 import { decodeRedisValue, encodeRedisValue, encodeSortKey, type RedisLogicalType } from './redis-encoding.js';
-import { equalityForm } from './redis-text-rules.js';
+import type { RedisDialect } from './redis-dialects.js';
+import { unservableNumber } from './redis-number-rules.js';
+import { equalityForm, REDIS_TEXT_RULES } from './redis-text-rules.js';
 
 /** A companion form an attribute's collections copy besides its stored form. */
 export type EntityForm = 'sort' | 'eq';
@@ -27,6 +29,9 @@ export interface EntityAttributeSchema {
     type: RedisLogicalType;
     /** The companions stored beside the stored form (those some collection of the design copies). */
     forms: EntityForm[];
+    /** Some query of the design compares it by equality / sorts on it: its values must be servable (`unservable`). */
+    compared?: boolean;
+    sorted?: boolean;
 }
 
 export interface EntityReferenceSchema {
@@ -57,6 +62,8 @@ export interface EntityStoreSchema {
     database: string;
     /** The Function that runs one entity operation (`FCALL <functionName> 0 <op> …`). */
     functionName: string;
+    /** The RediSearch dialect whose text and number rules values must pass; null when every value is servable (redis-core). */
+    dialect: RedisDialect | null;
     entities: Record<string, EntitySchema>;
 }
 
@@ -156,6 +163,25 @@ export function entityHashFields(schema: EntityStoreSchema, entity: string, obje
         if (stored !== undefined) fields.push(referenceField(reference.name), stored);
     }
     return fields;
+}
+
+/**
+ * Why the design cannot serve an attribute value (a compared or sorted text the engine would miss or misorder, a
+ * compared float it would round), or null: checked by the writers before anything is sent (`entity.unservable-value`).
+ */
+export function unservableReason(
+    schema: EntityStoreSchema,
+    attribute: EntityAttributeSchema,
+    value: unknown,
+): string | null {
+    if (schema.dialect === null) return null;
+    if (typeof value === 'number') return attribute.compared === true ? unservableNumber(schema.dialect, value) : null;
+    if (typeof value !== 'string' || attribute.type !== 'text') return null;
+    const rules = REDIS_TEXT_RULES[schema.dialect];
+    return (
+        (attribute.compared === true ? rules.unservable(value) : null) ??
+        (attribute.sorted === true ? rules.unsortable(value) : null)
+    );
 }
 
 /** The targets a stored reference names, as stored identifiers. */

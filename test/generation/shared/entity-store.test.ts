@@ -13,6 +13,7 @@ import {
 const schema: EntityStoreSchema = {
     database: 'shop',
     functionName: 'kvmod_shop_entity',
+    dialect: 'redisearch1',
     entities: {
         Book: {
             name: 'Book',
