@@ -96,9 +96,13 @@ afterAll(async () => {
 });
 
 describe('the generated TypeScript client of the redis-core design on a plain redis-server', () => {
-    test.each(EXAMPLES)(
-        '%s: data loaded by kvmod load --target redis-core; every query, read page by page, answers like the oracle',
-        async (example) => {
+    test.each([
+        ...EXAMPLES.map((example) => [example, 'redis-core'] as const),
+        // The target a project's config names for its client: load and verify run the design the client runs.
+        ['book-ratings', 'typescript --design redis-core'] as const,
+    ])(
+        '%s: data loaded by kvmod load --target %s; every query, read page by page, answers like the oracle',
+        async (example, target) => {
             const model = `examples/${example}/${example}.pidm`;
             const design = await loadRuntimeDesign(model);
             const module = await importClient(design.kvlm, example);
@@ -110,9 +114,9 @@ describe('the generated TypeScript client of the redis-core design on a plain re
             const file = join(dir, `${example}.json`);
             expect(await runDataGenerate({ model, scale: 40, seed: 3, output: file }, memoryIo())).toBe(0);
             const load = memoryIo();
-            expect(
-                await main(['load', model, '--data', file, '--redis', server.url, '--target', 'redis-core'], load),
-            ).toBe(0);
+            const args = ['load', model, '--data', file, '--redis', server.url, '--target', ...target.split(' ')];
+            expect(await main(args, load)).toBe(0);
+            expect(load.stdout + load.stderr).toMatch(/function library kvmod_\w+: created/);
             // The library `kvmod load` loaded is the one the client ships.
             await expect(call(module, 'checkServer', client)).resolves.toBeUndefined();
             expect(await call(module, 'loadLibrary', client)).toBe(`kvmod_${design.kvlm.name.replace(/-/g, '_')}`);
