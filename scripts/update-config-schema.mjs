@@ -37,11 +37,16 @@ for (const { option, targets } of allTargetOptions().values()) {
         integer: { type: 'integer', minimum: declaration.min, maximum: declaration.max },
         string: { type: 'string' },
     }[declaration.type];
-    const owners = targets.map((target) => target.name).join(', ');
+    // Targets that declare the option alike share one description; one that means something else has its own.
+    const descriptions = new Map();
+    for (const target of targets) {
+        const text = target.options.find((o) => o.name === option.name).declaration.description;
+        descriptions.set(text, [...(descriptions.get(text) ?? []), target.name]);
+    }
     generated[option.name] = {
         ...type,
         default: declaration.default,
-        description: `${owners}: ${declaration.description} (--${option.flag}).`,
+        description: `${[...descriptions].map(([text, names]) => `${names.join(', ')}: ${text}`).join('; ')} (--${option.flag}).`,
     };
 }
 

@@ -43,7 +43,13 @@ export function targetOptions<T>(yargs: Argv<T>, scope: TargetScope): Argv<T & T
         const { declaration } = option;
         const owners = targets.filter((t) => accepted.includes(t)).map((t) => t.name);
         if (owners.length === 0) continue;
-        const describe = `${owners.join(', ')}: ${declaration.description}`;
+        // Targets that declare the option alike share one description; one that means something else has its own.
+        const descriptions = new Map<string, string[]>();
+        for (const t of targets.filter((t) => owners.includes(t.name))) {
+            const text = t.options.find((o) => o.name === option.name)!.declaration.description;
+            descriptions.set(text, [...(descriptions.get(text) ?? []), t.name]);
+        }
+        const describe = [...descriptions].map(([text, names]) => `${names.join(', ')}: ${text}`).join('; ');
         const choices = [
             ...new Set(
                 targets.flatMap((t) =>

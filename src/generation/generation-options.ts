@@ -24,6 +24,12 @@ export interface ChoiceOptionDeclaration<T extends string> extends OptionDeclara
      * two values into one output root never overwrites (a target's dialects). At most one option per target.
      */
     readonly outputFolder?: boolean;
+    /**
+     * Values that name a folder of their own, `<out>/<database>/<target>/<value>`, in place of the output-folder
+     * option's value: a value that selects another design, which that option does not apply to (the TypeScript
+     * client of the redis-core design has no RediSearch dialect).
+     */
+    readonly folderValues?: readonly T[];
 }
 
 /** A switch (`--db-prefix`). */
@@ -75,7 +81,7 @@ export function choiceOption<const T extends string>(
     choices: readonly T[],
     defaultValue: NoInfer<T>,
     description: string,
-    extra: { outputFolder?: boolean } = {},
+    extra: { outputFolder?: boolean; folderValues?: readonly NoInfer<T>[] } = {},
 ): ChoiceOptionDeclaration<T> {
     return { type: 'choice', choices, default: defaultValue, description, ...extra };
 }

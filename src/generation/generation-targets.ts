@@ -107,10 +107,22 @@ export function checkTargetOptions(target: RegisteredTarget, given: RawOptionVal
  * with an output-folder option (the dialect), so that generating both dialects into one root never overwrites.
  */
 export function targetOutputFolder(target: RegisteredTarget, given: RawOptionValues): string[] {
+    const own = ownFolderValue(target, given);
+    if (own !== undefined) return [target.name, own];
     const option = target.outputFolderOption;
     if (!option) return [target.name];
     const value = given[option.name] ?? option.declaration.default;
     return [target.name, String(value)];
+}
+
+/** The value of an option that names a folder of its own (`ChoiceOptionDeclaration.folderValues`), if one is given. */
+function ownFolderValue(target: RegisteredTarget, given: RawOptionValues): string | undefined {
+    for (const option of target.options) {
+        if (option.declaration.type !== 'choice' || !option.declaration.folderValues) continue;
+        const value = String(given[option.name] ?? option.declaration.default);
+        if (option.declaration.folderValues.includes(value)) return value;
+    }
+    return undefined;
 }
 
 /** One output of a target: the option values that select it and its folder below `<out>/<database>/`. */
@@ -121,17 +133,21 @@ export interface TargetVariant {
 
 /**
  * Every output folder a target can write, with the option values that select it: one per value of its
- * output-folder option (`redis/redisearch2`, `redis/redisearch1`), else its own folder with the defaults. The
+ * output-folder option (`redis/redisearch2`, `redis/redisearch1`), else its own folder with the defaults, then one
+ * per value that names a folder of its own (`typescript/redis-core`). The
  * examples' goldens hold exactly these (scripts/regenerate-examples.mjs).
  */
 export function targetVariants(target: RegisteredTarget): TargetVariant[] {
     const option = target.outputFolderOption;
-    if (!option || option.declaration.type !== 'choice')
-        return [{ options: {}, folder: targetOutputFolder(target, {}) }];
-    return option.declaration.choices.map((choice) => {
-        const options = { [option.name]: choice };
-        return { options, folder: targetOutputFolder(target, options) };
-    });
+    const variants: RawOptionValues[] =
+        option && option.declaration.type === 'choice'
+            ? option.declaration.choices.map((choice) => ({ [option.name]: choice }))
+            : [{}];
+    // Then one per value that names a folder of its own (`folderValues`), the output-folder option at its default.
+    for (const own of target.options)
+        if (own.declaration.type === 'choice')
+            for (const value of own.declaration.folderValues ?? []) variants.push({ [own.name]: value });
+    return variants.map((options) => ({ options, folder: targetOutputFolder(target, options) }));
 }
 
 /** Every option any target declares, by name, with the targets that declare it (front ends build flags from it). */

@@ -7,7 +7,7 @@
 import { buildViewModel, targetOptions as resolveTargetOptions } from '../generation/generation-engine.js';
 import { GenerationError } from '../generation/generation-errors.js';
 import type { OptionDeclarations, RawOptionValues } from '../generation/generation-options.js';
-import { DEFAULT_TARGET, type RegisteredTarget } from '../generation/generation-targets.js';
+import { DEFAULT_TARGET, getGenerationTarget, type RegisteredTarget } from '../generation/generation-targets.js';
 import { KvmodError } from '../pipeline/errors.js';
 import { checkedTarget } from '../pipeline/generate.js';
 import { phaseDone } from '../pipeline/phase-timing.js';
@@ -82,7 +82,13 @@ interface Prepared<D> {
 
 /** The target of a run (it must run on an engine) and the given options that its engine's design target declares. */
 function runTarget(name: string | undefined, given: RawOptionValues = {}): RegisteredTarget {
-    return checkedTarget(name ?? DEFAULT_TARGET, given);
+    const target = checkedTarget(name ?? DEFAULT_TARGET, given);
+    // A client of another target's design on another engine (`--target typescript --design redis-core`) is loaded
+    // and verified as that design.
+    const option = target.options.find((o) => o.name === target.describesTargetOption);
+    if (!option) return target;
+    const described = getGenerationTarget(String(given[option.name] ?? option.declaration.default));
+    return described.engine !== undefined && described.engine !== target.engine ? described : target;
 }
 
 /** Of the options given (checked against the named target), those the engine's design target declares. */

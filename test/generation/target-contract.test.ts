@@ -264,6 +264,31 @@ describe('the target contract', () => {
         ]);
     });
 
+    test('a value that names a folder of its own replaces the output-folder option there (the redis-core client)', () => {
+        const toy = registerTarget({
+            name: 'toy',
+            description: 'a toy',
+            options: {
+                design: choiceOption(['a', 'b', 'c'], 'a', 'Design', { folderValues: ['b'] }),
+                flavour: choiceOption(['sweet', 'sour'], 'sweet', 'Taste', { outputFolder: true }),
+            },
+            buildDesign: () => ({}),
+        });
+        expect(targetVariants(toy)).toEqual([
+            { options: { flavour: 'sweet' }, folder: ['toy', 'sweet'] },
+            { options: { flavour: 'sour' }, folder: ['toy', 'sour'] },
+            { options: { design: 'b' }, folder: ['toy', 'b'] },
+        ]);
+        expect(targetOutputFolder(toy, { design: 'b', flavour: 'sour' })).toEqual(['toy', 'b']);
+        expect(targetOutputFolder(toy, { design: 'c', flavour: 'sour' })).toEqual(['toy', 'sour']);
+        const typescript = generationTargets.get('typescript')!;
+        expect(targetVariants(typescript).map((v) => v.folder.join('/'))).toEqual([
+            'typescript/redisearch2',
+            'typescript/redisearch1',
+            'typescript/redis-core',
+        ]);
+    });
+
     test('the extension settings in package.json are the ones the declarations give', () => {
         const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
             contributes: { configuration: { properties: Record<string, { default: unknown; enum?: string[] }> } };

@@ -10,7 +10,10 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { writeOutputs } from '../../src/generation/generation-writer.js';
 import { buildTsClientDesign, safeIdentifier } from '../../src/generation/typescript/typescript-design.js';
-import { CLIENT_RUNTIME_FILES } from '../../src/generation/typescript/typescript-runtime-files.js';
+import {
+    CLIENT_RUNTIME_FILES,
+    CORE_CLIENT_RUNTIME_FILES,
+} from '../../src/generation/typescript/typescript-runtime-files.js';
 import { buildRedisViewModel } from '../../src/generation/redis/redis-view-model.js';
 import { generateFromKvlm } from '../../src/pipeline/generate.js';
 import { KVLM_MODELS, loadKvlmFile, parseKvlm, repoRoot } from './generation-fixtures.js';
@@ -104,6 +107,59 @@ describe('typescript target', () => {
         expect(roots.length).toBe(CLIENT_RUNTIME_FILES.length + KVLM_MODELS.length * 2 + 1);
     });
 
+    test('every client of the redis-core design (every KVLM model) compiles strict against the redis types, with the types of the RediSearch client', async () => {
+        const runtime = [...CLIENT_RUNTIME_FILES, ...CORE_CLIENT_RUNTIME_FILES].map(({ path, content }) => ({
+            path,
+            content,
+        }));
+        await writeOutputs(join(dir, 'core-shared'), runtime);
+        const roots = runtime.map((file) => join(dir, 'core-shared', file.path));
+        for (const path of KVLM_MODELS) {
+            const kvlm = await loadKvlmFile(path);
+            const { files } = await generateFromKvlm(kvlm, {
+                target: 'typescript',
+                targetOptions: { design: 'redis-core' },
+            });
+            expect(files.filter((f) => f.path !== 'client.ts' && f.path !== 'library.ts')).toEqual(runtime);
+            const out = join(dir, 'core', path.replace(/\W/g, '_'));
+            await writeOutputs(
+                out,
+                files.filter((f) => f.path === 'client.ts' || f.path === 'library.ts'),
+            );
+            await symlink(join(dir, 'core-shared', 'kvmod'), join(out, 'kvmod'));
+            roots.push(join(out, 'client.ts'));
+            // The same parameter and result types as the RediSearch client of the model.
+            const rediSearch = (await generateFromKvlm(kvlm, { target: 'typescript' })).files.find(
+                (f) => f.path === 'client.ts',
+            )!.content;
+            const client = files.find((f) => f.path === 'client.ts')!.content;
+            const interfaces = (text: string) =>
+                [...text.matchAll(/export interface \w+(?:Params|Result) \{[^}]*\}/g)].map((m) => m[0]);
+            const own = interfaces(client);
+            expect(own.length).toBeGreaterThan(0);
+            expect(interfaces(rediSearch).filter((i) => own.includes(i))).toEqual(own);
+            // library.ts holds library.lua, as the redis-core target writes it.
+            const lua = (await generateFromKvlm(kvlm, { target: 'redis-core' })).files.find(
+                (f) => f.path === 'library.lua',
+            )!.content;
+            const library = files.find((f) => f.path === 'library.ts')!.content;
+            const module = ts.transpileModule(library, { compilerOptions: { module: ts.ModuleKind.CommonJS } });
+            const exports: { LIBRARY_SOURCE?: string } = {};
+            new Function('exports', module.outputText)(exports);
+            expect(exports.LIBRARY_SOURCE).toBe(lua);
+        }
+        const program = ts.createProgram(roots, STRICT_OPTIONS);
+        const diagnostics = ts.getPreEmitDiagnostics(program).map((d) =>
+            ts.formatDiagnostic(d, {
+                getCanonicalFileName: (f) => f,
+                getCurrentDirectory: () => dir,
+                getNewLine: () => '\n',
+            }),
+        );
+        expect(diagnostics).toEqual([]);
+        expect(roots.length).toBe(runtime.length + KVLM_MODELS.length);
+    });
+
     test('unsafe names get one safe spelling', () => {
         expect(
             ['class', 'delete', '1st', 'Origin.city', 'total €', 'ok_name', 'await', '$x'].map(safeIdentifier),
@@ -158,7 +214,7 @@ collection C {
             text
                 .replace(/from '(?:\.{1,2}\/)+(?:[\w-]+\/)*([\w-]+)\.js'/g, "from './$1.js'")
                 .replace("from './redis-view-model.js'", "from './redis-view-model-types.js'");
-        for (const file of CLIENT_RUNTIME_FILES) {
+        for (const file of [...CLIENT_RUNTIME_FILES, ...CORE_CLIENT_RUNTIME_FILES]) {
             const source = await readFile(join(repoRoot, file.source), 'utf8');
             expect(file.content.split('\n').slice(1).join('\n')).toBe(normalise(source));
         }

@@ -25,7 +25,7 @@ import { CLIENT_RUNTIME_FILES } from './typescript-runtime-files.js';
 const RUNTIME_MODULE = './kvmod/kvmod-client.js';
 
 /** How each logical type looks to the application. */
-const TS_TYPES: Record<RedisLogicalType, string> = {
+export const TS_TYPES: Record<RedisLogicalType, string> = {
     text: 'string',
     int: 'number',
     float: 'number',
@@ -36,7 +36,7 @@ const TS_TYPES: Record<RedisLogicalType, string> = {
 };
 
 /** A string literal in single quotes. */
-function quote(text: string): string {
+export function quote(text: string): string {
     return `'${JSON.stringify(text).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
 }
 
@@ -103,7 +103,10 @@ function header(design: TsClientDesign, version: string): string {
     return `/**\n${lines.map((line) => (line === '' ? ' *' : ` * ${line}`)).join('\n')}\n */\n`;
 }
 
-function propertyOf(property: TsProperty, nullable: 'optional' | 'null'): OptionalKind<PropertySignatureStructure> {
+export function propertyOf(
+    property: TsProperty,
+    nullable: 'optional' | 'null',
+): OptionalKind<PropertySignatureStructure> {
     const type = TS_TYPES[property.type];
     return {
         name: property.prop,
@@ -114,7 +117,7 @@ function propertyOf(property: TsProperty, nullable: 'optional' | 'null'): Option
     };
 }
 
-function interfaceOf(name: string, doc: string, properties: OptionalKind<PropertySignatureStructure>[]) {
+export function interfaceOf(name: string, doc: string, properties: OptionalKind<PropertySignatureStructure>[]) {
     const structure: InterfaceDeclarationStructure = {
         kind: StructureKind.Interface,
         name,
@@ -125,7 +128,7 @@ function interfaceOf(name: string, doc: string, properties: OptionalKind<Propert
     return structure;
 }
 
-const CLIENT_PARAM = { name: 'client', type: 'kvmod.CommandClient' };
+export const CLIENT_PARAM = { name: 'client', type: 'kvmod.CommandClient' };
 
 function collectionData(collection: TsCollection): Record<string, unknown> {
     const { redis } = collection;

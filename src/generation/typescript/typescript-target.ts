@@ -1,36 +1,61 @@
 /**
- * The TypeScript target: a typed node-redis client of the design (`client.ts`, built with ts-morph) with its run-time
- * files, in either RediSearch dialect. Its design is the Redis target's physical design plus TypeScript names, so
- * it takes the Redis target's options (`--dialect`, `--db-prefix`, `--limit`) and follows every change of it.
+ * The TypeScript target: a typed node-redis client of a design (`client.ts`, built with ts-morph) with its run-time
+ * files. Of the Redis target's design (the default), in either RediSearch dialect: its design is the Redis target's
+ * physical design plus TypeScript names, so it takes the Redis target's options (`--dialect`, `--db-prefix`,
+ * `--limit`) and follows every change of it. Of the redis-core target's design with `--design redis-core` (as the
+ * report target names the design it describes): queries through the function library's read function.
  */
+import { choiceOption } from '../generation-options.js';
 import type { GenerationTarget } from '../generation-target.js';
 import { redisTargetOptions } from '../redis/redis-target.js';
 import type { TsClientDesign } from './typescript-design.js';
+import type { TsCoreClientDesign } from './typescript-core-design.js';
 
-/** The TypeScript target's option declarations: the Redis design's own. */
-export const typescriptTargetOptions = redisTargetOptions;
+/** The designs a client can run: the redis target's (RediSearch) or the redis-core target's (core Redis). */
+export const CLIENT_DESIGNS = ['redis', 'redis-core'] as const;
+
+/** The TypeScript target's option declarations: the design it is a client of, then the Redis design's own. */
+export const typescriptTargetOptions = {
+    design: choiceOption(
+        CLIENT_DESIGNS,
+        'redis',
+        'The design the client runs: redis (RediSearch, as `--target redis` generates it, in the dialect of --dialect) or redis-core (core Redis and its function library, as `--target redis-core` generates it; written to typescript/redis-core/)',
+        // The redis design's clients sit in one folder per dialect; the redis-core client has no dialect.
+        { folderValues: ['redis-core'] },
+    ),
+    ...redisTargetOptions,
+};
+
+/** What the emitter receives: a client of the Redis design, or of the redis-core design. */
+export type TsTargetDesign = TsClientDesign | TsCoreClientDesign;
 
 /** The TypeScript client generation target. */
-export const typescriptTarget: GenerationTarget<typeof typescriptTargetOptions, TsClientDesign> = {
+export const typescriptTarget: GenerationTarget<typeof typescriptTargetOptions, TsTargetDesign> = {
     name: 'typescript',
     description:
         'A typed TypeScript client for node-redis: row and parameter types, writes, paged queries, index creation',
-    // The client runs the Redis design on RediSearch: `load`, `verify` and `doctor` with this target (as a
+    // The client runs the Redis design on RediSearch by default: `load`, `verify` and `doctor` with this target (as a
     // project's config names it) work through that engine, which loads and queries the Redis design.
     engine: 'redisearch',
+    // `generate --redis` asks the server through the engine of the design the client runs.
+    describesTargetOption: 'design',
     options: typescriptTargetOptions,
     // Imported when it runs: the design reaches the language layer and the emitter loads ts-morph.
-    buildDesign: async ({ kvlm }, options) =>
-        (await import('./typescript-design.js')).buildTsClientDesignFromKvlm(kvlm, options),
+    buildDesign: async ({ kvlm }, { design, ...options }) =>
+        design === 'redis-core'
+            ? (await import('./typescript-core-design.js')).buildTsCoreClientDesign(kvlm, options)
+            : (await import('./typescript-design.js')).buildTsClientDesignFromKvlm(kvlm, options),
     codeEmitters: [
         {
             name: 'client',
             emit: async (design) => {
-                const [{ emitTypeScriptClient }, { kvmodVersion }] = await Promise.all([
-                    import('./typescript-emitter.js'),
-                    import('./typescript-version.js'),
-                ]);
-                return emitTypeScriptClient(design, kvmodVersion());
+                const { kvmodVersion } = await import('./typescript-version.js');
+                if ('core' in design)
+                    return (await import('./typescript-core-emitter.js')).emitCoreTypeScriptClient(
+                        design,
+                        kvmodVersion(),
+                    );
+                return (await import('./typescript-emitter.js')).emitTypeScriptClient(design, kvmodVersion());
             },
         },
     ],

@@ -1,0 +1,85 @@
+/**
+ * The design of the TypeScript client of the redis-core design: the redis-core target's view model (its library's
+ * read function, each collection's record key, each query's parameters and projections) plus the TypeScript names
+ * the application sees. The names and types are those of the RediSearch client of the same model (built by
+ * `buildTsClientDesign`), so an application reads the same `<Query>Params` and `<Query>Result` types whichever
+ * design it runs on. Pure.
+ */
+import type { KvlmModel } from '../../language/generated/ast.js';
+import { GenerationError } from '../generation-errors.js';
+import {
+    buildCoreViewModel,
+    type CoreCollection,
+    type CoreQuery,
+    type CoreViewModel,
+} from '../redis-core/redis-core-design.js';
+import { buildRedisViewModel, type RedisGenerationOptions } from '../redis/redis-view-model.js';
+import { buildTsClientDesign, type TsProperty } from './typescript-design.js';
+
+/** A served query of the client. */
+export interface TsCoreQuery {
+    /** The redis-core design's query. */
+    core: CoreQuery;
+    /** The collection it reads. */
+    collection: CoreCollection;
+    /** The safe spelling of the query name. */
+    id: string;
+    /** Type and function names (as the RediSearch client names them). */
+    names: { params: string; result: string; run: string; pages: string };
+    /** Its parameters, in the order the read function takes them. */
+    params: TsProperty[];
+    /** Its result columns, in the order the read function returns them (`param` is the hash field). */
+    columns: TsProperty[];
+}
+
+/** What the TypeScript target's emitter receives for `--design redis-core`. */
+export interface TsCoreClientDesign {
+    /** The redis-core design it is built from. */
+    core: CoreViewModel;
+    /** The served queries, in model order. */
+    queries: TsCoreQuery[];
+    /** The default page size (`--limit`). */
+    limit: number;
+}
+
+/** Names the generated module declares or exports besides those the RediSearch client's already has. */
+export const CORE_CLIENT_FIXED_NAMES = [
+    'core',
+    'LIBRARY',
+    'LIBRARY_SOURCE',
+    'loadLibrary',
+    'FunctionsMissingError',
+    'MissingLibraryError',
+] as const;
+
+/** Builds the client's design from the redis-core view model and the RediSearch client's names of the same model. */
+export function buildTsCoreClientDesign(kvlm: KvlmModel, options: Partial<RedisGenerationOptions>): TsCoreClientDesign {
+    const core = buildCoreViewModel(kvlm);
+    const named = buildTsClientDesign(buildRedisViewModel(kvlm, options));
+    const fixed = new Set<string>(CORE_CLIENT_FIXED_NAMES);
+    const queries = core.collections.flatMap((collection) =>
+        collection.queries.map((query): TsCoreQuery => {
+            const ts = named.queries.find((q) => q.redis.name === query.name);
+            if (!ts) throw new Error(`query ${query.name}: the RediSearch client's design does not name it`);
+            for (const name of Object.values(ts.names))
+                if (fixed.has(name))
+                    throw new GenerationError(
+                        `the function of query ${query.name} and the client's own ${name} would both be named ${name} in the TypeScript client (module scope); rename the query in the model`,
+                        { code: 'generation.name-collision' },
+                    );
+            const params = query.params.map((param) => {
+                const property = ts.params.find((p) => p.param === param.name);
+                if (!property) throw new Error(`query ${query.name}: no property for parameter ${param.name}`);
+                return property;
+            });
+            if (ts.columns.length !== query.projections.length)
+                throw new Error(`query ${query.name}: the two designs project different columns`);
+            const columns = ts.columns.map((column, position) => ({
+                ...column,
+                param: query.projections[position]!.field,
+            }));
+            return { core: query, collection, id: ts.id, names: ts.names, params, columns };
+        }),
+    );
+    return { core, queries, limit: named.redis.options.limit };
+}
