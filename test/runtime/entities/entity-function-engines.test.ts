@@ -42,12 +42,15 @@ import { materializeModel } from '../../../src/runtime/materialize.js';
 import { connectCore, type CoreConnection } from '../../../src/runtime/redis-core/core-connection.js';
 import { prepareCore, writeCoreRows } from '../../../src/runtime/redis-core/core-engine.js';
 import { connectRedis, type RedisLink } from '../../../src/runtime/redis-connection/redis-link.js';
-import { loadIntoRedis } from '../../../src/runtime/redisearch/redis-loader.js';
+import { loadIntoRedis, rowParameters } from '../../../src/runtime/redisearch/redis-loader.js';
+import { redisEngine } from '../../../src/runtime/redisearch/redis-engine.js';
+import { bindRedisCommand } from '../../../src/generation/redis/redis-commands.js';
 import type { TextRules } from '../../../src/runtime/servable-values.js';
 import { startRedis, type RedisTestServer } from '../../support/redis-server.js';
 import { EXAMPLES, exampleCase, randomCase, RS1_RULES, shopCase, type EntityCase } from './entity-fixtures.js';
 
-type Engine = 'rs1' | 'core';
+/** `rs2` runs on a plain server: its Function writes rows with DEL + HSET only (2.x indexes them itself). */
+type Engine = 'rs1' | 'rs2' | 'core';
 
 /** One server: a link for commands, and for redis-core the connection its loader takes. */
 interface Server {
@@ -67,10 +70,11 @@ async function open(search: boolean): Promise<Server> {
 beforeAll(async () => {
     servers.rs1 = { ops: await open(true), bulk: await open(true) };
     servers.core = { ops: await open(false), bulk: await open(false) };
+    servers.rs2 = servers.core;
 }, 60_000);
 
 afterAll(async () => {
-    for (const pair of Object.values(servers))
+    for (const pair of [servers.rs1, servers.core])
         for (const one of [pair?.ops, pair?.bulk]) {
             if (one === undefined) continue;
             await one.core?.close();
@@ -88,8 +92,9 @@ interface EngineDesign {
 }
 
 async function designOf(entityCase: EntityCase, engine: Engine): Promise<EngineDesign> {
-    if (engine === 'rs1') {
-        const view = buildRedisViewModel(entityCase.design, { dialect: 'redisearch1' }, { pidm: entityCase.pidm });
+    if (engine !== 'core') {
+        const dialect = engine === 'rs1' ? 'redisearch1' : 'redisearch2';
+        const view = buildRedisViewModel(entityCase.design, { dialect }, { pidm: entityCase.pidm });
         if (view.entityStore === null) throw new Error(`no entity store: ${view.noEntityStore}`);
         return { engine, view, schema: view.entityStore.schema, library: view.entityStore.library };
     }
@@ -111,6 +116,19 @@ async function bulkLoad(
         await loadIntoRedis(target.link, design.view as RedisViewModel, rows, { fresh: true });
         return;
     }
+    if (design.engine === 'rs2') {
+        // The writes of the 2.x design (HSET): no index on this server, the rows alone.
+        await target.link.send(['FLUSHALL']);
+        for (const collection of (design.view as RedisViewModel).collections) {
+            const made = rows.find((candidate) => candidate.name === collection.name)!;
+            await Promise.all(
+                made.rows.map((row) =>
+                    target.link.send(bindRedisCommand(collection.insert, rowParameters(collection, row))),
+                ),
+            );
+        }
+        return;
+    }
     await prepareCore(target.core!, design.view as CoreViewModel, design.library, true);
     await writeCoreRows(target.core!, design.view as CoreViewModel, rows);
 }
@@ -124,22 +142,26 @@ async function snapshot(link: RedisLink): Promise<Map<string, string>> {
         cursor = String(next);
         keys.push(...found.map(String));
     } while (cursor !== '0');
-    const out = new Map<string, string>();
-    for (const key of keys.sort()) {
-        const type = String(await link.send(['TYPE', key]));
-        let content: unknown = null;
-        if (type === 'hash') {
-            const flat = ((await link.send(['HGETALL', key])) as unknown[]).map(String);
-            const pairs: [string, string][] = [];
-            for (let i = 0; i < flat.length; i += 2) pairs.push([flat[i], flat[i + 1]]);
-            content = pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-        } else if (type === 'set') content = ((await link.send(['SMEMBERS', key])) as unknown[]).map(String).sort();
-        else if (type === 'zset')
-            content = ((await link.send(['ZRANGE', key, '0', '-1', 'WITHSCORES'])) as unknown[]).map(String);
-        else if (type === 'string') content = String(await link.send(['GET', key]));
-        out.set(key, `${type} ${JSON.stringify(content)}`);
-    }
-    return out;
+    keys.sort();
+    // Sent together: the link pipelines them.
+    const types = (await Promise.all(keys.map((key) => link.send(['TYPE', key])))).map(String);
+    const contents = await Promise.all(
+        keys.map(async (key, position): Promise<unknown> => {
+            const type = types[position];
+            if (type === 'hash') {
+                const flat = ((await link.send(['HGETALL', key])) as unknown[]).map(String);
+                const pairs: [string, string][] = [];
+                for (let i = 0; i < flat.length; i += 2) pairs.push([flat[i], flat[i + 1]]);
+                return pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+            }
+            if (type === 'set') return ((await link.send(['SMEMBERS', key])) as unknown[]).map(String).sort();
+            if (type === 'zset')
+                return ((await link.send(['ZRANGE', key, '0', '-1', 'WITHSCORES'])) as unknown[]).map(String);
+            if (type === 'string') return String(await link.send(['GET', key]));
+            return null;
+        }),
+    );
+    return new Map(keys.map((key, position) => [key, `${types[position]} ${JSON.stringify(contents[position])}`]));
 }
 
 /** The index answers of a redisearch1 design: per collection, `*` and each indexed value of the rows, as row keys. */
@@ -172,7 +194,7 @@ async function indexAnswers(
                 }
             }
         }
-        for (const query of queries) await search(collection.physicalIndex, query);
+        await Promise.all([...queries].map((query) => search(collection.physicalIndex, query)));
     }
     return answers;
 }
@@ -331,6 +353,8 @@ function nextVersions(
     return next;
 }
 
+const RS2_RULES: TextRules = redisEngine.textRules({ dialect: 'redisearch2' } as never);
+
 const PLAIN_TYPES = /^(hash|set|zset|string|list) /;
 
 const isEntityKey = (schema: EntityStoreSchema, key: string) =>
@@ -342,10 +366,11 @@ async function runCase(entityCase: EntityCase, engine: Engine, seed: number, cou
     const { ops, bulk } = servers[engine];
     const { schema } = design;
     await ops.link.send(['FLUSHALL']);
+    await ops.link.send(['FUNCTION', 'FLUSH']);
     await bulk.link.send(['FLUSHALL']);
     await bulkLoad(ops, entityCase, design, {});
     await ops.link.send(['FUNCTION', 'LOAD', 'REPLACE', design.library]);
-    const rules: TextRules | undefined = engine === 'rs1' ? RS1_RULES : undefined;
+    const rules: TextRules | undefined = engine === 'rs1' ? RS1_RULES : engine === 'rs2' ? RS2_RULES : undefined;
     const operations = randomEntityOperations(entityCase.model, seed, count, {
         design: entityCase.design,
         rules,
@@ -426,7 +451,7 @@ const CASES: [string, () => Promise<EntityCase>][] = [
     ['random 14', () => Promise.resolve(randomCase(14))],
 ];
 
-describe.each(['rs1', 'core'] as const)('the entity Function on %s', (engine) => {
+describe.each(['rs1', 'rs2', 'core'] as const)('the entity Function on %s', (engine) => {
     test.each(CASES)(
         '%s: random operations leave the outcome, the entities, the reverse hashes and the rows of the oracle',
         async (_name, make) => {
