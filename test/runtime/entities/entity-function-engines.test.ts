@@ -47,7 +47,15 @@ import { redisEngine } from '../../../src/runtime/redisearch/redis-engine.js';
 import { bindRedisCommand } from '../../../src/generation/redis/redis-commands.js';
 import type { TextRules } from '../../../src/runtime/servable-values.js';
 import { startRedis, type RedisTestServer } from '../../support/redis-server.js';
-import { EXAMPLES, exampleCase, randomCase, RS1_RULES, shopCase, type EntityCase } from './entity-fixtures.js';
+import {
+    EXAMPLES,
+    exampleCase,
+    randomCase,
+    RS1_RULES,
+    SHOP_DATA,
+    shopCase,
+    type EntityCase,
+} from './entity-fixtures.js';
 
 /** `rs2` runs on a plain server: its Function writes rows with DEL + HSET only (2.x indexes them itself). */
 type Engine = 'rs1' | 'rs2' | 'core';
@@ -463,4 +471,115 @@ describe.each(['rs1', 'rs2', 'core'] as const)('the entity Function on %s', (eng
         },
         300_000,
     );
+});
+
+describe.each(['rs1', 'core'] as const)('the entity Function on %s, case by case (the shop)', (engine) => {
+    /** Sends one call: its reply, or its refusal. */
+    async function send(link: RedisLink, schema: EntityStoreSchema, call: EntityCall) {
+        try {
+            return { ok: true as const, write: parseEntityReply(await link.send(entityCallArgv(schema, call))) };
+        } catch (error) {
+            const refusal = parseEntityError((error as Error).message);
+            if (refusal === null) throw error;
+            return { ok: false as const, refusal };
+        }
+    }
+
+    test('ifVersion, a referenced delete, detach, a [1] referrer, a bad number: each as the oracle says, refusals write nothing', async () => {
+        const entityCase = await shopCase();
+        const design = await designOf(entityCase, engine);
+        const { schema } = design;
+        const { ops, bulk } = servers[engine];
+        await ops.link.send(['FLUSHALL']);
+        await ops.link.send(['FUNCTION', 'FLUSH']);
+        await bulkLoad(ops, entityCase, design, {});
+        await ops.link.send(['FUNCTION', 'LOAD', 'REPLACE', design.library]);
+        for (const name of ['Publisher', 'Tag', 'Book'])
+            for (const object of SHOP_DATA[name]) {
+                const id = storedId(schema, name, object[entitySchema(schema, name).idName]);
+                const done = await send(ops.link, schema, {
+                    op: 'create',
+                    entity: name,
+                    id,
+                    fields: entityHashFields(schema, name, object),
+                });
+                expect(done).toMatchObject({ ok: true, write: { version: 1 } });
+            }
+        const hash = async (key: string) =>
+            Object.fromEntries(
+                ((await ops.link.send(['HGETALL', key])) as unknown[])
+                    .map(String)
+                    .flatMap((_, i, all) => (i % 2 === 0 ? [[all[i], all[i + 1]]] : [])) as [string, string][],
+            );
+        const refusedUnchanged = async (call: EntityCall, code: EntityErrorCode) => {
+            const before = await snapshot(ops.link);
+            const outcome = await send(ops.link, schema, call);
+            expect(outcome).toMatchObject({ ok: false, refusal: { code } });
+            expect(Object.fromEntries(await snapshot(ops.link))).toEqual(Object.fromEntries(before));
+            return outcome.ok ? undefined : outcome.refusal;
+        };
+        const rank = entitySchema(schema, 'Book').attributes.find((attribute) => attribute.name === 'rank')!;
+
+        // ifVersion: the current version passes, a stale one is a conflict.
+        expect(
+            await send(ops.link, schema, {
+                op: 'update',
+                entity: 'Book',
+                id: 'b1',
+                ifVersion: 1,
+                fields: attributeFields(rank, 5),
+            }),
+        ).toMatchObject({ ok: true, write: { version: 2 } });
+        await refusedUnchanged(
+            { op: 'update', entity: 'Book', id: 'b1', ifVersion: 1, fields: attributeFields(rank, 6) },
+            'entity.conflict',
+        );
+        // A number the index could not take is refused before anything is written (no ghost hash on 1.2).
+        await refusedUnchanged({ op: 'update', entity: 'Book', id: 'b2', fields: ['rank', 'abc'] }, 'entity.bad-value');
+        await refusedUnchanged(
+            {
+                op: 'create',
+                entity: 'Book',
+                id: 'b9',
+                fields: [...entityHashFields(schema, 'Book', { ...SHOP_DATA.Book[0], isbn: 'b9' })].map(
+                    (text, i, all) => (all[i - 1] === 'price' ? 'x' : text),
+                ),
+            },
+            'entity.bad-value',
+        );
+        // A tag two books hold: refused, naming them.
+        const referenced = await refusedUnchanged(
+            { op: 'delete', entity: 'Tag', id: 't1', detach: false },
+            'entity.still-referenced',
+        );
+        expect(referenced?.referrers).toEqual([{ entity: 'Book', reference: 'tags', count: 2, sample: ['b1', 'b2'] }]);
+        // A publisher a [1] reference holds refuses even a detaching delete.
+        await refusedUnchanged(
+            { op: 'delete', entity: 'Publisher', id: 'ace', detach: true },
+            'entity.still-referenced',
+        );
+
+        // Detach: the tag leaves both lists (an emptied list is []), the books' versions move on, the rows follow.
+        expect(await send(ops.link, schema, { op: 'delete', entity: 'Tag', id: 't1', detach: true })).toMatchObject({
+            ok: true,
+            write: { version: 0 },
+        });
+        expect(await hash(entityKey(schema.database, 'Book', 'b1'))).toMatchObject({ '>tags': '["t2"]', _v: '3' });
+        expect(await hash(entityKey(schema.database, 'Book', 'b2'))).toMatchObject({ '>tags': '[]', _v: '2' });
+        let data: InstanceData = SHOP_DATA;
+        for (const operation of [
+            { kind: 'update', entity: 'Book', id: 'b1', patch: { rank: 5 } },
+            { kind: 'delete', entity: 'Tag', id: 't1', detach: true },
+        ] as EntityOperation[]) {
+            const outcome = applyEntityOperation(entityCase.model, data, operation);
+            expect(outcome.ok).toBe(true);
+            data = outcome.data;
+        }
+        await bulkLoad(bulk, entityCase, design, data);
+        const plain = ([key, content]: [string, string]) => !isEntityKey(schema, key) && PLAIN_TYPES.test(content);
+        expect(Object.fromEntries([...(await snapshot(ops.link))].filter(plain))).toEqual(
+            Object.fromEntries([...(await snapshot(bulk.link))].filter(plain)),
+        );
+        expect(await ops.link.send(['EXISTS', reverseKey(schema.database, 'Tag', 't1', 'Book', 'tags')])).toBe(0);
+    }, 120_000);
 });
