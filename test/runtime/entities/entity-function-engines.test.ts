@@ -492,6 +492,7 @@ describe.each(['rs1', 'core'] as const)('the entity Function on %s, case by case
         const { ops, bulk } = servers[engine];
         await ops.link.send(['FLUSHALL']);
         await ops.link.send(['FUNCTION', 'FLUSH']);
+        await bulk.link.send(['FLUSHALL']);
         await bulkLoad(ops, entityCase, design, {});
         await ops.link.send(['FUNCTION', 'LOAD', 'REPLACE', design.library]);
         for (const name of ['Publisher', 'Tag', 'Book'])
