@@ -133,6 +133,18 @@ describe('kvmod generate', () => {
                     severity: 'warning',
                     message: `The source file 'airflights.pidm' does not exist (looked for ${join(repoRoot, 'test/fixtures/kvlm/airflights.pidm')}): the collections are not checked against a PIDM model, and load and verify need it.`,
                 },
+                // Without its PIDM the design cannot keep the entities: a design warning says so.
+                {
+                    code: 'redis.no-entity-store',
+                    path: AIRFLIGHTS,
+                    line: 1,
+                    column: 1,
+                    endLine: 1,
+                    endColumn: 1,
+                    severity: 'warning',
+                    message:
+                        'the design keeps no entities, so it has no entity operations (no entities.lua, no entity functions in the client): the design was read from a .kvlm file without its source PIDM model, so the entities (their attributes and references) are unknown',
+                },
             ],
         });
         expect(report.models[1]).toMatchObject({ input: broken, status: 'failed', files: [] });
@@ -253,7 +265,7 @@ describe('kvmod templates', () => {
         const unknown = memoryIo();
         expect(await main(['templates', 'eject', 'redis', mine, 'query.redis'], unknown)).toBe(1);
         expect(unknown.stderr).toBe(
-            "kvmod: no built-in redis template named 'query.redis.hbs' (the templates: README.md.hbs, indexes.redis.hbs, partials/command.hbs, partials/field-table.hbs, partials/query-section.hbs, queries.redis.hbs, writes.lua.hbs, writes.redis.hbs)\n",
+            "kvmod: no built-in redis template named 'query.redis.hbs' (the templates: README.md.hbs, entities.lua.hbs, indexes.redis.hbs, partials/command.hbs, partials/field-table.hbs, partials/query-section.hbs, queries.redis.hbs, writes.lua.hbs, writes.redis.hbs)\n",
         );
     });
 

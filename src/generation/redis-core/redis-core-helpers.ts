@@ -68,6 +68,10 @@ export const redisCoreHelpers: Readonly<Record<string, HelperDelegate>> = {
     mdCode(text: unknown) {
         return markdownCode(String(text));
     },
+    /** `{{concat a b …}}`: the texts joined, for a name made of parts (`attribute#sort`). */
+    concat(...args: unknown[]) {
+        return args.slice(0, -1).map(String).join('');
+    },
     /** `{{visible text}}`: control characters as `\xHH`, for prose. */
     visible(text: unknown) {
         return String(text).replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);

@@ -70,6 +70,10 @@ export const redisHelpers: Readonly<Record<string, HelperDelegate>> = {
     joinPath(...args: unknown[]) {
         return args.slice(0, -1).map(String).join('.');
     },
+    /** `{{concat a b …}}`: the texts joined, for a name made of parts (`attribute#sort`). */
+    concat(...args: unknown[]) {
+        return args.slice(0, -1).map(String).join('');
+    },
     /** `{{visible value}}`: control characters shown as `\xHH` (e.g. the TAG separator) for prose. */
     visible(value: unknown) {
         return String(value).replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
