@@ -130,7 +130,7 @@ collection C {
         });
         const client = files.find((f) => f.path === 'client.ts')!.content;
         expect(client).toContain('export function delete_(client: kvmod.CommandClient, params: Delete_Params');
-        expect(client).toContain('class_?: string | null;');
+        expect(client).toContain('    class_: string;');
         expect(client).toContain('readonly _1st: string | null;');
         expect(client).toContain("{ prop: 'class_', param: 'class' }");
     });

@@ -14,14 +14,20 @@ export const typescriptTargetOptions = redisTargetOptions;
 export const typescriptTarget: GenerationTarget<typeof typescriptTargetOptions, TsClientDesign> = {
     name: 'typescript',
     description:
-        'A typed TypeScript client for node-redis: row and parameter types, writes, paged queries, index creation',
+        'A typed TypeScript client for node-redis: entity operations, paged queries with typed parameters and rows, index creation',
     // The client runs the Redis design on RediSearch: `load`, `verify` and `doctor` with this target (as a
     // project's config names it) work through that engine, which loads and queries the Redis design.
     engine: 'redisearch',
     options: typescriptTargetOptions,
     // Imported when it runs: the design reaches the language layer and the emitter loads ts-morph.
-    buildDesign: async ({ kvlm }, options) =>
-        (await import('./typescript-design.js')).buildTsClientDesignFromKvlm(kvlm, options),
+    // The entity operations need the entities (attributes, references): the source PIDM of a `.kvlm` input too.
+    usesSourceModel: true,
+    buildDesign: async ({ kvlm, pidm }, options) =>
+        (await import('./typescript-design.js')).buildTsClientDesignFromKvlm(
+            kvlm,
+            options,
+            pidm === undefined ? {} : { pidm },
+        ),
     codeEmitters: [
         {
             name: 'client',
