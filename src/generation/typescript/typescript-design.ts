@@ -14,7 +14,7 @@ import {
     type RedisQuery,
     type RedisViewModel,
 } from '../redis/redis-view-model.js';
-import { buildTsEntityStore, type EntityStoreSource, type TsEntityStore } from './typescript-entities.js';
+import { buildTsEntityStore, type TsEntityStore } from './typescript-entities.js';
 import { NameScope, safeIdentifier, typeCase } from './typescript-names.js';
 
 export { safeIdentifier } from './typescript-names.js';
@@ -232,9 +232,7 @@ export function buildTsClientDesign(redis: RedisViewModel): TsClientDesign {
     const queries = collections.flatMap((collection) =>
         collection.redis.queries.map((query) => buildQuery(query, collection, redis.dialect, top)),
     );
-    // Until the Redis view model carries the entity store (branch w34-server), it is read when present.
-    const store = (redis as { entityStore?: EntityStoreSource | null }).entityStore ?? null;
-    return { redis, collections, queries, entities: buildTsEntityStore(store, top) };
+    return { redis, collections, queries, entities: buildTsEntityStore(redis.entityStore, top) };
 }
 
 /** Builds the Redis design of a KVLM model (with its entity store when the source PIDM is given), then the client's. */
@@ -243,10 +241,5 @@ export function buildTsClientDesignFromKvlm(
     options: RedisGenerationOptions,
     source: { pidm?: readonly PidmModel[] } = {},
 ): TsClientDesign {
-    const build = buildRedisViewModel as (
-        model: KvlmModel,
-        options: RedisGenerationOptions,
-        source: { pidm?: readonly PidmModel[] },
-    ) => RedisViewModel;
-    return buildTsClientDesign(build(kvlm, options, source));
+    return buildTsClientDesign(buildRedisViewModel(kvlm, options, source));
 }

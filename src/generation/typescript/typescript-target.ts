@@ -4,7 +4,7 @@
  * it takes the Redis target's options (`--dialect`, `--db-prefix`, `--limit`) and follows every change of it.
  */
 import type { GenerationTarget } from '../generation-target.js';
-import { redisTargetOptions } from '../redis/redis-target.js';
+import { redisTarget, redisTargetOptions } from '../redis/redis-target.js';
 import type { TsClientDesign } from './typescript-design.js';
 
 /** The TypeScript target's option declarations: the Redis design's own. */
@@ -28,6 +28,8 @@ export const typescriptTarget: GenerationTarget<typeof typescriptTargetOptions, 
             options,
             pidm === undefined ? {} : { pidm },
         ),
+    // The Redis design's warnings (a design without entities: its client has no entity operations).
+    warnings: (design) => redisTarget.warnings?.(design.redis) ?? [],
     codeEmitters: [
         {
             name: 'client',
