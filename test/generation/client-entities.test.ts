@@ -187,7 +187,7 @@ describe('client entity operations', () => {
             new Error('KVMOD_CONFLICT Book "b1" is at version 3, not 2'),
             new Error('WRONGTYPE Operation against a key holding the wrong kind of value'),
         );
-        const error = await deleteEntity(client, store, 'Publisher', 12).catch((e: unknown) => e as EntityError);
+        const error = (await deleteEntity(client, store, 'Publisher', 12).catch((e: unknown) => e)) as EntityError;
         expect([error.name, error.code, error.message, error.referrers]).toEqual([
             'EntityError',
             'entity.still-referenced',
