@@ -27,6 +27,7 @@ export const RUNTIME_SOURCES = [
     'src/generation/redis/redis-commands.ts',
     'src/generation/redis/redis-index-schema.ts',
     'src/generation/typescript/client-runtime/kvmod-client.ts',
+    'src/generation/typescript/client-runtime/kvmod-entities.ts',
 ];
 
 /** The files only the client of the redis-core design ships, besides those above. */

@@ -17,6 +17,46 @@ import {
 import { buildRedisViewModel } from '../../src/generation/redis/redis-view-model.js';
 import { generateFromKvlm } from '../../src/pipeline/generate.js';
 import { KVLM_MODELS, loadKvlmFile, parseKvlm, repoRoot } from './generation-fixtures.js';
+import { loadRuntimeDesign } from '../../src/runtime/runtime-design.js';
+import { loadTexts } from '../../src/pipeline/load.js';
+import { transformPidmToKvlm } from '../../transformations/pidm-to-kvlm/index.js';
+import { SHOP_PIDM } from '../runtime/entities/entity-fixtures.js';
+
+const EXAMPLES = ['airflights', 'book-ratings', 'tournament'];
+
+/** The design of a PIDM text: its KVLM (natural keys) with the PIDM, as `generate` reads a `.pidm`. */
+async function pidmDesign(text: string) {
+    const workspace = await loadTexts([{ path: 'model.pidm', text }]);
+    const errors = workspace.diagnostics.filter((d) => d.severity === 'error');
+    if (errors.length > 0) throw new Error(errors.map((e) => e.message).join('\n'));
+    const pidm = workspace.pidm.map((entry) => entry.model);
+    return { kvlm: transformPidmToKvlm(pidm, { merge: 'safe', keyStrategy: 'natural' }).model, pidm };
+}
+
+/** The entity API of the shop model as an application writes it; each line marked `// TS<code>` must not compile. */
+const SHOP_USAGE = `import { connect, createBook, updateBook, getBook, deleteBook, addBookTags, removeBookTags, setBookPublisher, setBookSequelOf, installEntityFunctions, EntityError, type BookPatch } from './client.js';
+const client = await connect('redis://127.0.0.1:1');
+await installEntityFunctions(client);
+await createBook(client, { isbn: 'b1', title: 'Dune', author: 'Herbert', rank: 1, price: 9.5, blurb: '', tags: [], publisher: 'ace', sequelOf: null });
+await updateBook(client, 'b1', { title: 'Dune Messiah' });
+await updateBook(client, 'b1', { title: undefined });
+const patch: BookPatch = {};
+await updateBook(client, 'b1', patch, { ifVersion: 3 });
+const book = await getBook(client, 'b1');
+if (book !== null) { const v: number = book.version; const t: string = book.title; const s: string | null = book.sequelOf; const tags: string[] = book.tags; void [v, t, s, tags]; }
+await addBookTags(client, 'b1', ['sf']);
+await removeBookTags(client, 'b1', ['sf']);
+await setBookPublisher(client, 'b1', 'tor');
+await setBookSequelOf(client, 'b1', null);
+try { await deleteBook(client, 'b1', { detach: true }); } catch (error) { if (error instanceof EntityError && error.code === 'entity.still-referenced') console.log(error.referrers?.[0]?.count); }
+await updateBook(client, 'b1', { title: null }); // TS2322
+await updateBook(client, 'b1', { tags: ['sf'] }); // TS2353
+await updateBook(client, 'b1', { isbn: 'b2' }); // TS2353
+await updateBook(client, 'b1', { rank: 'high' }); // TS2322
+await setBookPublisher(client, 'b1', null); // TS2345
+await createBook(client, { isbn: 'b1', title: 'Dune' }); // TS2345
+await import('./client.js').then((m) => m.writeQ3_booksWithTag); // TS2551
+`;
 
 /** Compiler options at least as strict as an application's: `--strict` and the usual extra checks. */
 export const STRICT_OPTIONS: ts.CompilerOptions = {
@@ -77,9 +117,25 @@ describe('typescript target', () => {
                 roots.push(join(out, 'client.ts'));
             }
         }
+        // Each example generated from its PIDM: the clients with their entity operations.
+        for (const example of EXAMPLES) {
+            const design = await loadRuntimeDesign(`examples/${example}/${example}.pidm`);
+            for (const dialect of ['redisearch2', 'redisearch1']) {
+                const { files } = await generateFromKvlm(
+                    { kvlm: design.kvlm, pidm: design.pidm },
+                    { target: 'typescript', targetOptions: { dialect } },
+                );
+                const client = files.find((f) => f.path === 'client.ts')!;
+                expect(client.content).toContain('export function installEntityFunctions(');
+                const out = join(dir, `${example}-pidm`, dialect);
+                await writeOutputs(out, [client]);
+                await symlink(join(dir, 'shared', 'kvmod'), join(out, 'kvmod'));
+                roots.push(join(out, 'client.ts'));
+            }
+        }
         // The docs' example imports the airflights client generated into ./out.
         const example = join(dir, 'docs-example.ts');
-        const airflights = join(dir, 'examples_airflights_airflights_kvlm', 'redisearch2', 'client.js');
+        const airflights = join(dir, 'airflights-pidm', 'redisearch2', 'client.js');
         await writeFile(
             example,
             (await docsExample()).replace(
@@ -104,7 +160,56 @@ describe('typescript target', () => {
             );
         expect(diagnostics).toEqual([]);
         expect(all.filter((d) => d.file?.fileName === broken).map((d) => d.code)).toEqual([2322]);
-        expect(roots.length).toBe(CLIENT_RUNTIME_FILES.length + KVLM_MODELS.length * 2 + 1);
+        expect(roots.length).toBe(CLIENT_RUNTIME_FILES.length + (KVLM_MODELS.length + EXAMPLES.length) * 2 + 1);
+    });
+
+    test('the entity API type-checks as the contract says: a one-field patch compiles, undefined is no change; null, a reference, the identifier, a wrong type, unsetting a [1] do not', async () => {
+        const { files } = await generateFromKvlm(await pidmDesign(SHOP_PIDM), {
+            target: 'typescript',
+            targetOptions: { dialect: 'redisearch1' },
+        });
+        const out = join(dir, 'shop-entities');
+        await writeOutputs(out, files);
+        await writeFile(join(out, 'usage.ts'), SHOP_USAGE);
+        const program = ts.createProgram([join(out, 'client.ts'), join(out, 'usage.ts')], STRICT_OPTIONS);
+        const found = ts
+            .getPreEmitDiagnostics(program)
+            .map(
+                (d) =>
+                    `${d.file?.fileName.slice(out.length + 1)}:${d.file!.getLineAndCharacterOfPosition(d.start!).line + 1} TS${d.code}`,
+            );
+        const expected = SHOP_USAGE.split('\n').flatMap((line, i) => {
+            const code = /\/\/ (TS\d+)$/.exec(line)?.[1];
+            return code === undefined ? [] : [`usage.ts:${i + 1} ${code}`];
+        });
+        expect(expected).toHaveLength(7);
+        expect(found).toEqual(expected);
+        const client = files.find((f) => f.path === 'client.ts')!.content;
+        expect(client).toContain(
+            'export function setBookSequelOf(client: kvmod.CommandClient, isbn: string, target: string | null)',
+        );
+        expect(client).toContain(
+            'export function setBookPublisher(client: kvmod.CommandClient, isbn: string, target: string)',
+        );
+        expect(client).toContain('    title?: string | undefined;');
+        expect(client).not.toMatch(/export (async )?function (write|delete)Q\d/);
+    });
+
+    test('an entity operation named like a query is refused naming both', async () => {
+        const design = await pidmDesign(`entity Book {
+  id isbn
+  title text
+}
+
+query getBook:
+SELECT isbn, title
+FROM Book
+WHERE isbn = "?"
+`);
+        const redis = buildRedisViewModel(design.kvlm, { dialect: 'redisearch1' }, { pidm: design.pidm });
+        expect(() => buildTsClientDesign(redis)).toThrow(
+            'the get of entity Book and the function of query getBook would both be named getBook in the TypeScript client (module scope); rename one of them in the model',
+        );
     });
 
     test('every client of the redis-core design (every KVLM model) compiles strict against the redis types, with the types of the RediSearch client', async () => {
@@ -186,7 +291,7 @@ collection C {
         });
         const client = files.find((f) => f.path === 'client.ts')!.content;
         expect(client).toContain('export function delete_(client: kvmod.CommandClient, params: Delete_Params');
-        expect(client).toContain('class_?: string | null;');
+        expect(client).toContain('    class_: string;');
         expect(client).toContain('readonly _1st: string | null;');
         expect(client).toContain("{ prop: 'class_', param: 'class' }");
     });

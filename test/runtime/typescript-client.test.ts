@@ -1,38 +1,28 @@
 /**
  * The generated TypeScript client on the real engine (a private redis-server with RediSearch 1.2): every example's
- * instance data written through the GENERATED write functions, every query run through the GENERATED page
+ * instance data written through the GENERATED entity operations, every query run through the GENERATED page
  * iterator (pages of 3 rows) with parameter sets drawn from the data and compared with the oracle; the known 1.2
  * trap (rows with equal sort keys move between FT.SEARCH pages) beaten on 1,000 tied rows; index creation kept
  * idempotent and a different schema explained; the typed errors.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import ts from 'typescript';
-import type { KvlmModel } from '../../src/language/generated/ast.js';
-import { buildRedisViewModel } from '../../src/generation/redis/redis-view-model.js';
-import {
-    buildTsClientDesign,
-    type TsClientDesign,
-    type TsCollection,
-} from '../../src/generation/typescript/typescript-design.js';
-import { generateFromKvlm } from '../../src/pipeline/generate.js';
+import { join } from 'node:path';
+import { buildRedisViewModel, type RedisDialect } from '../../src/generation/redis/redis-view-model.js';
+import { buildTsClientDesign, type TsClientDesign } from '../../src/generation/typescript/typescript-design.js';
 import { generateInstanceData } from '../../src/runtime/data-generator.js';
-import { indexInstanceData } from '../../src/runtime/instance-data.js';
-import { materializeModel } from '../../src/runtime/materialize.js';
 import {
-    rowParameters,
     schemaOfCreate as loaderSchemaOfCreate,
     schemaOfInfo as loaderSchemaOfInfo,
 } from '../../src/runtime/redisearch/redis-loader.js';
 import { schemaOfCreate, schemaOfInfo } from '../../src/generation/redis/redis-index-schema.js';
 import { bindRedisCommand } from '../../src/generation/redis/redis-commands.js';
 import { redisearchCollation } from '../../src/runtime/redisearch/redis-collation.js';
-import { loadRuntimeDesign } from '../../src/runtime/runtime-design.js';
+import { loadRuntimeDesign, type RuntimeDesign } from '../../src/runtime/runtime-design.js';
 import { verdictStatus, verifyQueries } from '../../src/runtime/verify.js';
 import { repoRoot } from '../generation/generation-fixtures.js';
+import { call, importClient as importGenerated, writeEntities, type ClientModule } from './generated-client.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
 
 const EXAMPLES = ['airflights', 'book-ratings', 'tournament'];
@@ -51,32 +41,20 @@ interface Page {
     hasNext: boolean;
 }
 
-/** The generated module, called by name (its types are proven by the compile test). */
-type ClientModule = Record<string, (...args: unknown[]) => unknown>;
-
 let server: RedisTestServer;
 let dir: string;
 let client: Client;
 
-/** Generates a client, transpiles it to JavaScript next to itself, imports it. */
-async function importClient(kvlm: KvlmModel, dialect: string, name: string): Promise<ClientModule> {
-    const { files } = await generateFromKvlm(kvlm, { target: 'typescript', targetOptions: { dialect } });
-    const out = join(dir, name, dialect);
-    for (const file of files) {
-        const js = ts.transpileModule(file.content, {
-            compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
-        }).outputText;
-        const path = join(out, file.path.replace(/\.ts$/, '.js'));
-        await mkdir(dirname(path), { recursive: true });
-        await writeFile(path, js);
-    }
-    return (await import(pathToFileURL(join(out, 'client.js')).href)) as ClientModule;
+/** Generates the client of a design (with its entity operations), transpiles it, imports it. */
+function importClient(design: RuntimeDesign, dialect: string, name: string): Promise<ClientModule> {
+    return importGenerated({ kvlm: design.kvlm, pidm: design.pidm }, dialect, join(dir, name, dialect));
 }
 
-function call<T>(module: ClientModule, name: string, ...args: unknown[]): Promise<T> {
-    const fn = module[name];
-    if (typeof fn !== 'function') throw new Error(`the generated client has no function ${name}`);
-    return fn(...args) as Promise<T>;
+/** The client's design, as the generator builds it. */
+function clientDesign(design: RuntimeDesign, dialect: string): TsClientDesign {
+    return buildTsClientDesign(
+        buildRedisViewModel(design.kvlm, { dialect: dialect as RedisDialect }, { pidm: design.pidm }),
+    );
 }
 
 async function collect(iterator: AsyncIterable<Page>): Promise<{ rows: Record<string, unknown>[]; pages: number }> {
@@ -87,16 +65,6 @@ async function collect(iterator: AsyncIterable<Page>): Promise<{ rows: Record<st
         rows.push(...page.rows);
     }
     return { rows, pages };
-}
-
-/** Writes rows through the generated write function of a collection, a few hundred at a time (node-redis pipelines them). */
-async function writeAll(
-    module: ClientModule,
-    collection: TsCollection,
-    rows: Record<string, unknown>[],
-): Promise<void> {
-    for (let i = 0; i < rows.length; i += 500)
-        await Promise.all(rows.slice(i, i + 500).map((row) => call(module, collection.names.write, client, row)));
 }
 
 function freePort(): Promise<number> {
@@ -123,35 +91,21 @@ afterAll(async () => {
 });
 
 describe('the generated TypeScript client on RediSearch 1.2', () => {
-    test.each([
-        ...EXAMPLES.map((example) => [example, 'natural'] as const),
-        ['tournament', 'counter'] as const, // counter keys: the write is the design's EVAL script
-    ])(
-        '%s (%s keys): rows written by the generated writes; every query, read page by page, answers like the oracle',
-        async (example, keyStrategy) => {
-            const design = await loadRuntimeDesign(`examples/${example}/${example}.pidm`, { keyStrategy });
-            const module = await importClient(design.kvlm, 'redisearch1', `${example}-${keyStrategy}`);
-            const ts: TsClientDesign = buildTsClientDesign(
-                buildRedisViewModel(design.kvlm, { dialect: 'redisearch1' }),
-            );
+    // A counter-key design keeps no entities, so its client writes nothing (its rows come from `kvmod load`).
+    test.each(EXAMPLES)(
+        '%s: instance data written through the generated entity operations; every query, read page by page, answers like the oracle',
+        async (example) => {
+            const design = await loadRuntimeDesign(`examples/${example}/${example}.pidm`);
+            const module = await importClient(design, 'redisearch1', example);
+            const ts = clientDesign(design, 'redisearch1');
             client ??= await call<Client>(module, 'connect', server.url);
             await client.sendCommand(['FLUSHALL']);
             const created = await call<{ action: string }[]>(module, 'createIndexes', client);
             expect(created.map((o) => o.action)).toEqual(ts.collections.map(() => 'created'));
+            await call(module, 'installEntityFunctions', client);
 
             const data = generateInstanceData(design.model, { scale: 40, seed: 3 });
-            const materialized = materializeModel(design.kvlm, data, indexInstanceData(design.model, data));
-            let written = 0;
-            for (const collection of ts.collections) {
-                const rows = materialized
-                    .find((m) => m.name === collection.redis.name)!
-                    .rows.map((row) => {
-                        const values = rowParameters(collection.redis, row);
-                        return Object.fromEntries(collection.row.map((p) => [p.prop, values[p.param] ?? null]));
-                    });
-                await writeAll(module, collection, rows);
-                written += rows.length;
-            }
+            const written = await writeEntities(module, client, ts.entities!.entities, data);
             expect(written).toBeGreaterThan(100);
             // Idempotent: the same schema is kept.
             const again = await call<{ action: string }[]>(module, 'createIndexes', client);
@@ -183,23 +137,31 @@ describe('the generated TypeScript client on RediSearch 1.2', () => {
 
     test('1,000 rows with tied sort keys: the iterator returns every row once, in order (FT.SEARCH and FT.AGGREGATE)', async () => {
         const design = await loadRuntimeDesign('examples/airflights/airflights.pidm');
-        const module = await importClient(design.kvlm, 'redisearch1', 'airflights-ties');
-        const ts = buildTsClientDesign(buildRedisViewModel(design.kvlm, { dialect: 'redisearch1' }));
+        const module = await importClient(design, 'redisearch1', 'airflights-ties');
+        const ts = clientDesign(design, 'redisearch1');
         client ??= await call<Client>(module, 'connect', server.url);
         await client.sendCommand(['FLUSHALL']);
         await call(module, 'createIndexes', client);
+        await call(module, 'installEntityFunctions', client);
         const cities = ['Lyon', 'paris', 'Nice', 'Brest', 'Agen'];
         const airports = ts.collections.find((c) => c.redis.name === 'Q2_airportsGivenCountrySortedByCities')!;
-        await writeAll(
-            module,
-            airports,
-            Array.from({ length: 1000 }, (_, i) => ({
-                codeCAO: `A${String(i).padStart(4, '0')}`,
-                nameAirport: `Airport ${i}`,
-                city: cities[i % cities.length],
-                country: 'France',
-            })),
-        );
+        const airport = (codeCAO: string, city: string, country: string) => ({
+            codeCAO,
+            nameAirport: `Airport ${codeCAO}`,
+            city,
+            country,
+            landedflights: [],
+            departedflights: [],
+        });
+        // 1,000 French airports (Q2's rows) and 7 Spanish ones, all through createAirport.
+        await writeEntities(module, client, ts.entities!.entities, {
+            Airport: [
+                ...Array.from({ length: 1000 }, (_, i) =>
+                    airport(`A${String(i).padStart(4, '0')}`, cities[i % cities.length]!, 'France'),
+                ),
+                ...Array.from({ length: 7 }, (_, j) => airport(`S${j}`, cities[j % cities.length]!, 'Spain')),
+            ],
+        });
         const fold = (text: unknown) => String(text).toLowerCase();
         const ordered = (rows: Record<string, unknown>[], key: (row: Record<string, unknown>) => string) =>
             rows.every((row, i) => i === 0 || key(rows[i - 1]!) <= key(row));
@@ -259,20 +221,34 @@ describe('the generated TypeScript client on RediSearch 1.2', () => {
         expect(ordered(search.rows, (r) => fold(r.city))).toBe(true);
 
         // FT.AGGREGATE (Q5: sorted by country then city, both tied) is paged by LIMIT: 1.2 breaks its ties by document id.
-        const passengers = ts.collections.find((c) => c.redis.name.startsWith('Q4_'))!;
-        await writeAll(
-            module,
-            passengers,
-            Array.from({ length: 1000 }, (_, i) => ({
-                idPassport: `P${i}`,
-                FL_code: `F${i % 7}`,
-                FL_departureDate: '2024-05-01',
-                FL_departureTime: '08:30:00',
-                Origin_city: cities[i % cities.length],
-                Origin_country: i % 2 === 0 ? 'France' : 'Spain',
-                firstName: `First ${i}`,
+        // 1,000 passengers on 7 flights of one day, from French and Spanish airports (Q5's rows: tied sort keys).
+        await writeEntities(module, client, ts.entities!.entities, {
+            Aircraft: [{ registrationNumber: 'F-GKXA', model: 'A320', capacity: 180, flights: [] }],
+            Flight: Array.from({ length: 7 }, (_, j) => ({
+                code: `F${j}`,
+                departureTime: '08:30:00',
+                arrivalTime: '10:30:00',
+                departureDate: '2024-05-01',
+                arrivalDate: '2024-05-01',
+                level: j,
+                registeredPositions: [],
+                sitesAccessed: [],
+                registeredPersons: [],
+                usedAircraft: 'F-GKXA',
+                origin: j % 2 === 0 ? `A000${j}` : `S${j}`,
+                destination: 'A0999',
             })),
-        );
+            Passenger: Array.from({ length: 1000 }, (_, i) => ({
+                idPassport: `P${i}`,
+                firstname: `First ${i}`,
+                lastname: `Last ${i}`,
+                birthdate: '1990-01-01',
+                sex: 'F',
+                nationality: 'FR',
+                flights: [`F${i % 7}`],
+                accessedSites: [],
+            })),
+        });
         const aggregate = await collect(
             call<AsyncIterable<Page>>(
                 module,
@@ -288,21 +264,21 @@ describe('the generated TypeScript client on RediSearch 1.2', () => {
         expect(aggregate.rows[0]).toMatchObject({
             Origin_country: 'France',
             FL_departureTime: '08:30:00',
-            birthdate: null,
+            birthdate: '1990-01-01',
         });
 
         // Keys, deletes.
         expect(call(module, 'keyOfQ2_airportsGivenCountrySortedByCities', { codeCAO: 'a:b%c' })).toBe(
             'Q2_airportsGivenCountrySortedByCities_9cea6f:a%3Ab%25c',
         );
-        await call(module, 'deleteQ2_airportsGivenCountrySortedByCities', client, { codeCAO: 'A0007' });
+        await call(module, 'deleteAirport', client, 'A0007');
         const after = await call<Page>(module, 'Q2_airportsGivenCountrySortedByCities', client, { country: 'France' });
         expect([after.total, after.rows.length, after.hasNext]).toEqual([999, 999, false]);
     });
 
     test('index creation keeps the same schema, explains a different one; queries without an index are a MissingIndexError', async () => {
         const design = await loadRuntimeDesign('examples/airflights/airflights.pidm');
-        const module = await importClient(design.kvlm, 'redisearch1', 'airflights-indexes');
+        const module = await importClient(design, 'redisearch1', 'airflights-indexes');
         client ??= await call<Client>(module, 'connect', server.url);
         await client.sendCommand(['FLUSHALL']);
         await expect(
@@ -340,8 +316,8 @@ describe('the generated TypeScript client on RediSearch 1.2', () => {
 
     test('typed errors: a refused connection, a server without the search module, the wrong dialect', async () => {
         const design = await loadRuntimeDesign('examples/tournament/tournament.pidm');
-        const rs1 = await importClient(design.kvlm, 'redisearch1', 'tournament-errors');
-        const rs2 = await importClient(design.kvlm, 'redisearch2', 'tournament-errors');
+        const rs1 = await importClient(design, 'redisearch1', 'tournament-errors');
+        const rs2 = await importClient(design, 'redisearch2', 'tournament-errors');
         const port = await freePort();
         await expect(call(rs1, 'connect', `redis://:secret@127.0.0.1:${port}`)).rejects.toMatchObject({
             name: 'ConnectionRefusedError',

@@ -4,8 +4,7 @@
  * FROM the Redis view model, never beside it: a renamed index or key, a new encoding or companion field flows into
  * the client unchanged. Pure; a name that two model names share after the safe spelling is a GenerationError.
  */
-import type { KvlmModel } from '../../language/generated/ast.js';
-import { GenerationError } from '../generation-errors.js';
+import type { KvlmModel, PidmModel } from '../../language/generated/ast.js';
 import type { RedisLogicalType } from '../shared/redis-encoding.js';
 import {
     buildRedisViewModel,
@@ -15,6 +14,10 @@ import {
     type RedisQuery,
     type RedisViewModel,
 } from '../redis/redis-view-model.js';
+import { buildTsEntityStore, type TsEntityStore } from './typescript-entities.js';
+import { NameScope, safeIdentifier, typeCase } from './typescript-names.js';
+
+export { safeIdentifier } from './typescript-names.js';
 
 /** A property of an application-facing object: its TypeScript name, the design name it maps to, its type. */
 export interface TsProperty {
@@ -36,11 +39,11 @@ export interface TsCollection {
     redis: RedisCollection;
     /** The safe spelling of the collection name. */
     id: string;
-    /** Type and function names. */
-    names: { row: string; key: string; write: string; delete: string; keyOf: string | null };
-    /** The row's properties (what `write` takes). */
+    /** Type and function names (rows are written by the entity operations, never one by one). */
+    names: { key: string; keyOf: string | null };
+    /** The row's properties (the design parameters a row feeds). */
     row: TsProperty[];
-    /** The key's properties (what `delete` and the key builder take). */
+    /** The key's properties (what the key builder takes). */
     key: TsProperty[];
 }
 
@@ -79,32 +82,8 @@ export interface TsClientDesign {
     collections: TsCollection[];
     /** The served queries, in model order. */
     queries: TsQuery[];
-}
-
-/** Words that cannot name a variable, function or parameter in strict-mode TypeScript modules. */
-const RESERVED = new Set(
-    (
-        'break case catch class const continue debugger default delete do else enum export extends false finally for ' +
-        'function if import in instanceof new null return super switch this throw true try typeof var void while with ' +
-        'implements interface let package private protected public static yield await arguments eval undefined'
-    ).split(' '),
-);
-
-/**
- * The safe TypeScript spelling of a model name, the same every time: every character other than a letter, digit,
- * `_` or `$` becomes `_`; a leading digit gets `_` before it; a reserved word gets `_` after it (`class` → `class_`,
- * `1st` → `_1st`, `Origin.city` → `Origin_city`).
- */
-export function safeIdentifier(name: string): string {
-    let id = name.replace(/[^A-Za-z0-9_$]/g, '_');
-    if (id === '' || /^[0-9]/.test(id)) id = `_${id}`;
-    if (RESERVED.has(id)) id = `${id}_`;
-    return id;
-}
-
-/** `q1_flights` → `Q1_flights`: the first letter capitalised, for type names. */
-function typeCase(id: string): string {
-    return id.charAt(0).toUpperCase() + id.slice(1);
+    /** The entities and their operations; null when the design keeps no entities (see the Redis design's warning). */
+    entities: TsEntityStore | null;
 }
 
 /** Names the generated module declares or exports besides the model's (the runtime's re-exports included). */
@@ -136,31 +115,16 @@ export const CLIENT_FIXED_NAMES = [
     'WrongDialectError',
     'MissingIndexError',
     'IndexSchemaError',
+    'kvmodEntities',
+    'ENTITY_STORE',
+    'installEntityFunctions',
+    'EntityError',
+    'EntityErrorCode',
+    'EntityReferrer',
+    'EntityWrite',
+    'UpdateOptions',
+    'DeleteOptions',
 ] as const;
-
-/** A scope of names: the second model name spelt like a first one is an error naming both. */
-class NameScope {
-    private readonly owners = new Map<string, string>();
-
-    constructor(
-        private readonly what: string,
-        fixed: readonly string[] = [],
-    ) {
-        for (const name of fixed) this.owners.set(name, `the client's own ${name}`);
-    }
-
-    claim(name: string, owner: string): string {
-        const known = this.owners.get(name);
-        if (known !== undefined) {
-            throw new GenerationError(
-                `${owner} and ${known} would both be named ${name} in the TypeScript client (${this.what}); rename one of them in the model`,
-                { code: 'generation.name-collision' },
-            );
-        }
-        this.owners.set(name, owner);
-        return name;
-    }
-}
 
 /** The required-ness of each parameter of a command: required when some slot of it has no way to be left out. */
 function requiredParams(command: RedisCommand): Map<string, boolean> {
@@ -195,13 +159,10 @@ function buildCollection(collection: RedisCollection, top: NameScope): TsCollect
     const what = `collection ${collection.name}`;
     const type = typeCase(id);
     const names = {
-        row: top.claim(`${type}Row`, `the row type of ${what}`),
         key: top.claim(`${type}Key`, `the key type of ${what}`),
-        write: top.claim(`write${type}`, `the write of ${what}`),
-        delete: top.claim(`delete${type}`, `the delete of ${what}`),
         keyOf: collection.key.kind === 'natural' ? top.claim(`keyOf${type}`, `the key builder of ${what}`) : null,
     };
-    const rowScope = new NameScope(`the properties of ${names.row}`);
+    const rowScope = new NameScope(`the row values of ${what}`);
     const required = requiredParams(collection.insert);
     const row = collection.rowParams.map((param) => ({
         prop: rowScope.claim(safeIdentifier(param.name), `row value ${param.name}`),
@@ -271,10 +232,14 @@ export function buildTsClientDesign(redis: RedisViewModel): TsClientDesign {
     const queries = collections.flatMap((collection) =>
         collection.redis.queries.map((query) => buildQuery(query, collection, redis.dialect, top)),
     );
-    return { redis, collections, queries };
+    return { redis, collections, queries, entities: buildTsEntityStore(redis.entityStore, top) };
 }
 
-/** Builds the Redis design of a KVLM model, then the client's. */
-export function buildTsClientDesignFromKvlm(kvlm: KvlmModel, options: RedisGenerationOptions): TsClientDesign {
-    return buildTsClientDesign(buildRedisViewModel(kvlm, options));
+/** Builds the Redis design of a KVLM model (with its entity store when the source PIDM is given), then the client's. */
+export function buildTsClientDesignFromKvlm(
+    kvlm: KvlmModel,
+    options: RedisGenerationOptions,
+    source: { pidm?: readonly PidmModel[] } = {},
+): TsClientDesign {
+    return buildTsClientDesign(buildRedisViewModel(kvlm, options, source));
 }

@@ -10,7 +10,6 @@ import {
     QuoteKind,
     StructureKind,
     VariableDeclarationKind,
-    type FunctionDeclarationStructure,
     type InterfaceDeclarationStructure,
     type OptionalKind,
     type PropertySignatureStructure,
@@ -19,6 +18,7 @@ import {
 import type { GeneratedFile } from '../generation-target.js';
 import type { RedisLogicalType } from '../shared/redis-encoding.js';
 import type { TsClientDesign, TsCollection, TsProperty, TsQuery } from './typescript-design.js';
+import { ENTITIES_MODULE, entityStatements } from './typescript-entities-emitter.js';
 import { CLIENT_RUNTIME_FILES } from './typescript-runtime-files.js';
 
 /** The module the generated client imports its runtime from. */
@@ -73,13 +73,24 @@ function header(design: TsClientDesign, version: string): string {
         `Dialect: ${redis.dialect} (${redis.engine}). Do not edit: regenerate with`,
         `\`kvmod generate <model> --target typescript --dialect ${redis.dialect}\`.`,
         '',
-        'Use: `const client = await connect(url)`, `await createIndexes(client)`, `write<Collection>(client, row)`,',
-        'then each query function returns the first page of its answer (`rows`, `total`, `next()`), and its',
-        '`…Pages` twin iterates every page. Needs the `redis` package (node-redis, RESP2 replies: its default).',
+        ...(design.entities === null
+            ? [
+                  'Use: `const client = await connect(url)`, `await createIndexes(client)`, then each query function returns',
+                  'the first page of its answer (`rows`, `total`, `next()`), and its `…Pages` twin iterates every page.',
+                  'The design keeps no entities, so this client writes nothing: load the rows with `kvmod load`.',
+              ]
+            : [
+                  'Use: `const client = await connect(url)`, `await createIndexes(client)`, `await installEntityFunctions(client)`,',
+                  'then write entities (`create…`, `update…` with a patch, `delete…`, `set…` / `add…` / `remove…` for',
+                  'references): each is one atomic call that keeps every collection row the entity contributes to true.',
+                  'Each query function returns the first page of its answer (`rows`, `total`, `next()`), and its `…Pages`',
+                  'twin iterates every page. A refused operation is an EntityError with a stable `code`.',
+              ]),
+        'Needs the `redis` package (node-redis, RESP2 replies: its default).',
         '',
         'Values: text is a string; int and float are numbers; boolean is a boolean; a date is an ISO string',
         "'YYYY-MM-DD', a time 'HH:MM:SS', a datetime 'YYYY-MM-DDTHH:MM:SS' (no time zone: stored as written, read",
-        'back in that form). A row value left out or null is not stored, and reads back as null.',
+        'back in that form). A column the row does not hold reads back as null.',
         '',
         'Names: a model name that is not a safe TypeScript identifier is spelt the same way every time: each',
         'character other than a letter, digit, `_` or `$` becomes `_`, a leading digit gets `_` before it, a reserved',
@@ -146,10 +157,6 @@ function collectionData(collection: TsCollection): Record<string, unknown> {
         create: redis.create,
         point: redis.point,
         drop: redis.drop,
-        insert: redis.insert,
-        delete: redis.delete,
-        rowParams: collection.row.map(({ prop, param }) => ({ prop, param })),
-        deleteParams: collection.key.map(({ prop, param }) => ({ prop, param })),
     };
 }
 
@@ -173,21 +180,13 @@ function collectionDeclarations(file: StatementStructures[], collection: TsColle
     const { redis, names } = collection;
     file.push(
         interfaceOf(
-            names.row,
-            `A row of ${redis.name} (one per ${[redis.root.entity, ...redis.nodes.map((n) => n.entity)].join(' × ')}), as \`${names.write}\` takes it.`,
-            collection.row.map((p) => propertyOf(p, 'optional')),
-        ),
-    );
-    file.push(
-        interfaceOf(
             names.key,
             `What identifies a row of ${redis.name}: key \`${redis.key.pattern}\`.`,
             collection.key.map((p) => propertyOf(p, 'optional')),
         ),
     );
-    const functions: FunctionDeclarationStructure[] = [];
     if (names.keyOf !== null) {
-        functions.push({
+        file.push({
             kind: StructureKind.Function,
             name: names.keyOf,
             isExported: true,
@@ -197,31 +196,6 @@ function collectionDeclarations(file: StatementStructures[], collection: TsColle
             statements: [`return kvmod.rowKey(COLLECTIONS.${collection.id}, key);`],
         });
     }
-    functions.push(
-        {
-            kind: StructureKind.Function,
-            name: names.write,
-            isExported: true,
-            isAsync: true,
-            docs: [
-                `Writes (or replaces) one row of ${redis.name} and keeps its index in step: every value encoded, every sort companion written.`,
-            ],
-            parameters: [CLIENT_PARAM, { name: 'row', type: names.row }],
-            returnType: 'Promise<void>',
-            statements: [`await kvmod.writeRow(client, COLLECTIONS.${collection.id}, row);`],
-        },
-        {
-            kind: StructureKind.Function,
-            name: names.delete,
-            isExported: true,
-            isAsync: true,
-            docs: [`Deletes one row of ${redis.name} from the keyspace and the index.`],
-            parameters: [CLIENT_PARAM, { name: 'key', type: names.key }],
-            returnType: 'Promise<void>',
-            statements: [`await kvmod.deleteRow(client, COLLECTIONS.${collection.id}, key);`],
-        },
-    );
-    file.push(...functions);
 }
 
 function queryDeclarations(file: StatementStructures[], query: TsQuery): void {
@@ -280,6 +254,22 @@ export function emitTypeScriptClient(design: TsClientDesign, version: string): G
     const { redis } = design;
     const file: StatementStructures[] = [];
     file.push({ kind: StructureKind.ImportDeclaration, namespaceImport: 'kvmod', moduleSpecifier: RUNTIME_MODULE });
+    if (design.entities !== null) {
+        file.push(
+            {
+                kind: StructureKind.ImportDeclaration,
+                namespaceImport: 'kvmodEntities',
+                moduleSpecifier: ENTITIES_MODULE,
+            },
+            {
+                kind: StructureKind.ExportDeclaration,
+                isTypeOnly: true,
+                namedExports: ['DeleteOptions', 'EntityErrorCode', 'EntityReferrer', 'EntityWrite', 'UpdateOptions'],
+                moduleSpecifier: ENTITIES_MODULE,
+            },
+            { kind: StructureKind.ExportDeclaration, namedExports: ['EntityError'], moduleSpecifier: ENTITIES_MODULE },
+        );
+    }
     file.push({
         kind: StructureKind.ExportDeclaration,
         isTypeOnly: true,
@@ -370,6 +360,8 @@ export function emitTypeScriptClient(design: TsClientDesign, version: string): G
             },
         ],
     });
+    const entities = entityStatements(design.entities, TS_TYPES, literal);
+    file.push(...entities.data);
     file.push({
         kind: StructureKind.VariableStatement,
         declarationKind: VariableDeclarationKind.Const,
@@ -378,7 +370,7 @@ export function emitTypeScriptClient(design: TsClientDesign, version: string): G
             {
                 name: 'DESIGN',
                 type: 'kvmod.ClientDesign',
-                initializer: '{ dialect: DIALECT, collections: Object.values(COLLECTIONS) }',
+                initializer: `{ dialect: DIALECT, collections: Object.values(COLLECTIONS), entityStore: ${design.entities === null ? 'null' : 'ENTITY_STORE'} }`,
             },
         ],
     });
@@ -428,6 +420,7 @@ export function emitTypeScriptClient(design: TsClientDesign, version: string): G
             statements: ['return kvmod.dropIndexes(client, DESIGN);'],
         },
     );
+    file.push(...entities.functions);
     for (const collection of design.collections) {
         collectionDeclarations(file, collection);
         for (const query of design.queries.filter((q) => q.collection === collection)) queryDeclarations(file, query);

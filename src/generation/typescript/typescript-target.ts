@@ -7,7 +7,7 @@
  */
 import { choiceOption } from '../generation-options.js';
 import type { GenerationTarget } from '../generation-target.js';
-import { redisTargetOptions } from '../redis/redis-target.js';
+import { redisTarget, redisTargetOptions } from '../redis/redis-target.js';
 import type { TsClientDesign } from './typescript-design.js';
 import type { TsCoreClientDesign } from './typescript-core-design.js';
 
@@ -33,7 +33,7 @@ export type TsTargetDesign = TsClientDesign | TsCoreClientDesign;
 export const typescriptTarget: GenerationTarget<typeof typescriptTargetOptions, TsTargetDesign> = {
     name: 'typescript',
     description:
-        'A typed TypeScript client for node-redis: row and parameter types, writes, paged queries, index creation',
+        'A typed TypeScript client for node-redis: entity operations, paged queries with typed parameters and rows, index creation',
     // The client runs the Redis design on RediSearch by default: `load`, `verify` and `doctor` with this target (as a
     // project's config names it) work through that engine, which loads and queries the Redis design.
     engine: 'redisearch',
@@ -41,10 +41,18 @@ export const typescriptTarget: GenerationTarget<typeof typescriptTargetOptions, 
     describesTargetOption: 'design',
     options: typescriptTargetOptions,
     // Imported when it runs: the design reaches the language layer and the emitter loads ts-morph.
-    buildDesign: async ({ kvlm }, { design, ...options }) =>
+    // The entity operations need the entities (attributes, references): the source PIDM of a `.kvlm` input too.
+    usesSourceModel: true,
+    buildDesign: async ({ kvlm, pidm }, { design, ...options }) =>
         design === 'redis-core'
             ? (await import('./typescript-core-design.js')).buildTsCoreClientDesign(kvlm, options)
-            : (await import('./typescript-design.js')).buildTsClientDesignFromKvlm(kvlm, options),
+            : (await import('./typescript-design.js')).buildTsClientDesignFromKvlm(
+                  kvlm,
+                  options,
+                  pidm === undefined ? {} : { pidm },
+              ),
+    // The Redis design's warnings (a design without entities: its client has no entity operations).
+    warnings: (design) => ('core' in design ? [] : (redisTarget.warnings?.(design.redis) ?? [])),
     codeEmitters: [
         {
             name: 'client',

@@ -3,13 +3,16 @@
  * Dialect: redisearch2 (RediSearch 2.x and later: Redis Stack, Redis 8). Do not edit: regenerate with
  * `kvmod generate <model> --target typescript --dialect redisearch2`.
  *
- * Use: `const client = await connect(url)`, `await createIndexes(client)`, `write<Collection>(client, row)`,
- * then each query function returns the first page of its answer (`rows`, `total`, `next()`), and its
- * `…Pages` twin iterates every page. Needs the `redis` package (node-redis, RESP2 replies: its default).
+ * Use: `const client = await connect(url)`, `await createIndexes(client)`, `await installEntityFunctions(client)`,
+ * then write entities (`create…`, `update…` with a patch, `delete…`, `set…` / `add…` / `remove…` for
+ * references): each is one atomic call that keeps every collection row the entity contributes to true.
+ * Each query function returns the first page of its answer (`rows`, `total`, `next()`), and its `…Pages`
+ * twin iterates every page. A refused operation is an EntityError with a stable `code`.
+ * Needs the `redis` package (node-redis, RESP2 replies: its default).
  *
  * Values: text is a string; int and float are numbers; boolean is a boolean; a date is an ISO string
  * 'YYYY-MM-DD', a time 'HH:MM:SS', a datetime 'YYYY-MM-DDTHH:MM:SS' (no time zone: stored as written, read
- * back in that form). A row value left out or null is not stored, and reads back as null.
+ * back in that form). A column the row does not hold reads back as null.
  *
  * Names: a model name that is not a safe TypeScript identifier is spelt the same way every time: each
  * character other than a letter, digit, `_` or `$` becomes `_`, a leading digit gets `_` before it, a reserved
@@ -23,6 +26,9 @@
  * The encoding, escaping and command binding are the Redis design's own code, shipped in `kvmod/`.
  */
 import * as kvmod from './kvmod/kvmod-client.js';
+import * as kvmodEntities from './kvmod/kvmod-entities.js';
+export type { DeleteOptions, EntityErrorCode, EntityReferrer, EntityWrite, UpdateOptions } from './kvmod/kvmod-entities.js';
+export { EntityError } from './kvmod/kvmod-entities.js';
 export type { CommandClient, IndexOutcome, Page, PageOptions } from './kvmod/kvmod-client.js';
 export { ConnectionRefusedError, IndexSchemaError, KvmodClientError, MissingIndexError, SearchModuleMissingError, WrongDialectError } from './kvmod/kvmod-client.js';
 /** The KVLM database this client was generated for. */
@@ -92,37 +98,6 @@ const COLLECTIONS = {
             params: [],
         },
         drop: { argv: [['FT.DROPINDEX'], ['Q1_aircraftsCapacityWithin_117106'], ['DD']], params: [] },
-        insert: {
-            argv: [
-                ['HSET'],
-                [
-                    'Q1_aircraftsCapacityWithin_117106:',
-                    { param: 'registrationNumber', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['Q1_aircraftsCapacityWithin_id'],
-                [{ param: 'registrationNumber', type: 'text', use: 'key-part', nullable: false }],
-                ['registrationNumber'],
-                [{ param: 'registrationNumber', type: 'text', use: 'value', nullable: true }],
-                ['capacity'],
-                [{ param: 'capacity', type: 'int', use: 'value', nullable: true }],
-            ],
-            params: ['registrationNumber', 'capacity'],
-        },
-        delete: {
-            argv: [
-                ['DEL'],
-                [
-                    'Q1_aircraftsCapacityWithin_117106:',
-                    { param: 'registrationNumber', type: 'text', use: 'key-part', nullable: false },
-                ],
-            ],
-            params: ['registrationNumber'],
-        },
-        rowParams: [
-            { prop: 'registrationNumber', param: 'registrationNumber' },
-            { prop: 'capacity', param: 'capacity' },
-        ],
-        deleteParams: [{ prop: 'registrationNumber', param: 'registrationNumber' }],
     },
     Q2_airportsGivenCountrySortedByCities: {
         name: 'Q2_airportsGivenCountrySortedByCities',
@@ -164,45 +139,6 @@ const COLLECTIONS = {
             params: [],
         },
         drop: { argv: [['FT.DROPINDEX'], ['Q2_airportsGivenCountrySortedByCities_126e4c'], ['DD']], params: [] },
-        insert: {
-            argv: [
-                ['HSET'],
-                [
-                    'Q2_airportsGivenCountrySortedByCities_126e4c:',
-                    { param: 'codeCAO', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['Q2_airportsGivenCountrySortedByCities_id'],
-                [{ param: 'codeCAO', type: 'text', use: 'key-part', nullable: false }],
-                ['nameAirport'],
-                [{ param: 'nameAirport', type: 'text', use: 'value', nullable: true }],
-                ['codeCAO'],
-                [{ param: 'codeCAO', type: 'text', use: 'value', nullable: true }],
-                ['city'],
-                [{ param: 'city', type: 'text', use: 'value', nullable: true }],
-                ['country'],
-                [{ param: 'country', type: 'text', use: 'value', nullable: true }],
-                ['country__eq'],
-                [{ param: 'country', type: 'text', use: 'equality-key', nullable: true }],
-            ],
-            params: ['codeCAO', 'nameAirport', 'city', 'country'],
-        },
-        delete: {
-            argv: [
-                ['DEL'],
-                [
-                    'Q2_airportsGivenCountrySortedByCities_126e4c:',
-                    { param: 'codeCAO', type: 'text', use: 'key-part', nullable: false },
-                ],
-            ],
-            params: ['codeCAO'],
-        },
-        rowParams: [
-            { prop: 'nameAirport', param: 'nameAirport' },
-            { prop: 'codeCAO', param: 'codeCAO' },
-            { prop: 'city', param: 'city' },
-            { prop: 'country', param: 'country' },
-        ],
-        deleteParams: [{ prop: 'codeCAO', param: 'codeCAO' }],
     },
     Q3_passengersOfGivenFlight: {
         name: 'Q3_passengersOfGivenFlight',
@@ -238,53 +174,6 @@ const COLLECTIONS = {
             params: [],
         },
         drop: { argv: [['FT.DROPINDEX'], ['Q3_passengersOfGivenFlight_05b099'], ['DD']], params: [] },
-        insert: {
-            argv: [
-                ['HSET'],
-                [
-                    'Q3_passengersOfGivenFlight_05b099:',
-                    { param: 'idPassport', type: 'text', use: 'key-part', nullable: false },
-                    ':',
-                    { param: 'FL_code', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['Q3_passengersOfGivenFlight_id'],
-                [
-                    { param: 'idPassport', type: 'text', use: 'key-part', nullable: false },
-                    ':',
-                    { param: 'FL_code', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['firstName'],
-                [{ param: 'firstName', type: 'text', use: 'value', nullable: true }],
-                ['lastName'],
-                [{ param: 'lastName', type: 'text', use: 'value', nullable: true }],
-                ['idPassport'],
-                [{ param: 'idPassport', type: 'text', use: 'value', nullable: true }],
-                ['FL_code'],
-                [{ param: 'FL_code', type: 'text', use: 'value', nullable: true }],
-                ['FL_code__eq'],
-                [{ param: 'FL_code', type: 'text', use: 'equality-key', nullable: true }],
-            ],
-            params: ['idPassport', 'FL_code', 'firstName', 'lastName'],
-        },
-        delete: {
-            argv: [
-                ['DEL'],
-                [
-                    'Q3_passengersOfGivenFlight_05b099:',
-                    { param: 'idPassport', type: 'text', use: 'key-part', nullable: false },
-                    ':',
-                    { param: 'FL_code', type: 'text', use: 'key-part', nullable: false },
-                ],
-            ],
-            params: ['idPassport', 'FL_code'],
-        },
-        rowParams: [
-            { prop: 'firstName', param: 'firstName' },
-            { prop: 'lastName', param: 'lastName' },
-            { prop: 'idPassport', param: 'idPassport' },
-            { prop: 'FL_code', param: 'FL_code' },
-        ],
-        deleteParams: [{ prop: 'idPassport', param: 'idPassport' }, { prop: 'FL_code', param: 'FL_code' }],
     },
     Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod: {
         name: 'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod',
@@ -346,94 +235,6 @@ const COLLECTIONS = {
             ],
             params: [],
         },
-        insert: {
-            argv: [
-                ['HSET'],
-                [
-                    'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_70770d:',
-                    { param: 'idPassport', type: 'text', use: 'key-part', nullable: false },
-                    ':',
-                    { param: 'FL_code', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_id'],
-                [
-                    { param: 'idPassport', type: 'text', use: 'key-part', nullable: false },
-                    ':',
-                    { param: 'FL_code', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['Origin_city'],
-                [{ param: 'Origin_city', type: 'text', use: 'value', nullable: true }],
-                ['Origin_city__sort'],
-                [{ param: 'Origin_city', type: 'text', use: 'sort-key', nullable: true }],
-                ['Destination_city'],
-                [{ param: 'Destination_city', type: 'text', use: 'value', nullable: true }],
-                ['FL_departureTime'],
-                [{ param: 'FL_departureTime', type: 'time', use: 'value', nullable: true }],
-                ['idPassport'],
-                [{ param: 'idPassport', type: 'text', use: 'value', nullable: true }],
-                ['firstName'],
-                [{ param: 'firstName', type: 'text', use: 'value', nullable: true }],
-                ['lastName'],
-                [{ param: 'lastName', type: 'text', use: 'value', nullable: true }],
-                ['birthdate'],
-                [{ param: 'birthdate', type: 'date', use: 'value', nullable: true }],
-                ['sex'],
-                [{ param: 'sex', type: 'text', use: 'value', nullable: true }],
-                ['nationality'],
-                [{ param: 'nationality', type: 'text', use: 'value', nullable: true }],
-                ['FL_departureDate'],
-                [{ param: 'FL_departureDate', type: 'date', use: 'value', nullable: true }],
-                ['Origin_country'],
-                [{ param: 'Origin_country', type: 'text', use: 'value', nullable: true }],
-                ['Origin_country__sort'],
-                [{ param: 'Origin_country', type: 'text', use: 'sort-key', nullable: true }],
-                ['Origin_country__eq'],
-                [{ param: 'Origin_country', type: 'text', use: 'equality-key', nullable: true }],
-                ['FL_code'],
-                [{ param: 'FL_code', type: 'text', use: 'value', nullable: true }],
-            ],
-            params: [
-                'idPassport',
-                'FL_code',
-                'Origin_city',
-                'Destination_city',
-                'FL_departureTime',
-                'firstName',
-                'lastName',
-                'birthdate',
-                'sex',
-                'nationality',
-                'FL_departureDate',
-                'Origin_country',
-            ],
-        },
-        delete: {
-            argv: [
-                ['DEL'],
-                [
-                    'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_70770d:',
-                    { param: 'idPassport', type: 'text', use: 'key-part', nullable: false },
-                    ':',
-                    { param: 'FL_code', type: 'text', use: 'key-part', nullable: false },
-                ],
-            ],
-            params: ['idPassport', 'FL_code'],
-        },
-        rowParams: [
-            { prop: 'Origin_city', param: 'Origin_city' },
-            { prop: 'Destination_city', param: 'Destination_city' },
-            { prop: 'FL_departureTime', param: 'FL_departureTime' },
-            { prop: 'idPassport', param: 'idPassport' },
-            { prop: 'firstName', param: 'firstName' },
-            { prop: 'lastName', param: 'lastName' },
-            { prop: 'birthdate', param: 'birthdate' },
-            { prop: 'sex', param: 'sex' },
-            { prop: 'nationality', param: 'nationality' },
-            { prop: 'FL_departureDate', param: 'FL_departureDate' },
-            { prop: 'Origin_country', param: 'Origin_country' },
-            { prop: 'FL_code', param: 'FL_code' },
-        ],
-        deleteParams: [{ prop: 'idPassport', param: 'idPassport' }, { prop: 'FL_code', param: 'FL_code' }],
     },
     Q6_websitesAccessedOnGivenFlight: {
         name: 'Q6_websitesAccessedOnGivenFlight',
@@ -481,51 +282,6 @@ const COLLECTIONS = {
             params: [],
         },
         drop: { argv: [['FT.DROPINDEX'], ['Q6_websitesAccessedOnGivenFlight_43da32'], ['DD']], params: [] },
-        insert: {
-            argv: [
-                ['HSET'],
-                [
-                    'Q6_websitesAccessedOnGivenFlight_43da32:',
-                    { param: 'WebSiteAccess__id', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['Q6_websitesAccessedOnGivenFlight_id'],
-                [{ param: 'WebSiteAccess__id', type: 'text', use: 'key-part', nullable: false }],
-                ['P_idPassport'],
-                [{ param: 'P_idPassport', type: 'text', use: 'value', nullable: true }],
-                ['P_idPassport__sort'],
-                [{ param: 'P_idPassport', type: 'text', use: 'sort-key', nullable: true }],
-                ['url'],
-                [{ param: 'url', type: 'text', use: 'value', nullable: true }],
-                ['accessDate'],
-                [{ param: 'accessDate', type: 'date', use: 'value', nullable: true }],
-                ['accessTime'],
-                [{ param: 'accessTime', type: 'time', use: 'value', nullable: true }],
-                ['F_code'],
-                [{ param: 'F_code', type: 'text', use: 'value', nullable: true }],
-                ['F_code__eq'],
-                [{ param: 'F_code', type: 'text', use: 'equality-key', nullable: true }],
-            ],
-            params: ['WebSiteAccess__id', 'P_idPassport', 'url', 'accessDate', 'accessTime', 'F_code'],
-        },
-        delete: {
-            argv: [
-                ['DEL'],
-                [
-                    'Q6_websitesAccessedOnGivenFlight_43da32:',
-                    { param: 'WebSiteAccess__id', type: 'text', use: 'key-part', nullable: false },
-                ],
-            ],
-            params: ['WebSiteAccess__id'],
-        },
-        rowParams: [
-            { prop: 'WebSiteAccess__id', param: 'WebSiteAccess__id' },
-            { prop: 'P_idPassport', param: 'P_idPassport' },
-            { prop: 'url', param: 'url' },
-            { prop: 'accessDate', param: 'accessDate' },
-            { prop: 'accessTime', param: 'accessTime' },
-            { prop: 'F_code', param: 'F_code' },
-        ],
-        deleteParams: [{ prop: 'WebSiteAccess__id', param: 'WebSiteAccess__id' }],
     },
     Q7_aircraftsDepartedFromAirportDuringPeriod: {
         name: 'Q7_aircraftsDepartedFromAirportDuringPeriod',
@@ -567,46 +323,6 @@ const COLLECTIONS = {
             argv: [['FT.DROPINDEX'], ['Q7_aircraftsDepartedFromAirportDuringPeriod_3dadad'], ['DD']],
             params: [],
         },
-        insert: {
-            argv: [
-                ['HSET'],
-                [
-                    'Q7_aircraftsDepartedFromAirportDuringPeriod_3dadad:',
-                    { param: 'Flight_code', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['Q7_aircraftsDepartedFromAirportDuringPeriod_id'],
-                [{ param: 'Flight_code', type: 'text', use: 'key-part', nullable: false }],
-                ['A_registrationNumber'],
-                [{ param: 'A_registrationNumber', type: 'text', use: 'value', nullable: true }],
-                ['departureDate'],
-                [{ param: 'departureDate', type: 'date', use: 'value', nullable: true }],
-                ['departureTime'],
-                [{ param: 'departureTime', type: 'time', use: 'value', nullable: true }],
-                ['O_codeCAO'],
-                [{ param: 'O_codeCAO', type: 'text', use: 'value', nullable: true }],
-                ['O_codeCAO__eq'],
-                [{ param: 'O_codeCAO', type: 'text', use: 'equality-key', nullable: true }],
-            ],
-            params: ['Flight_code', 'A_registrationNumber', 'departureDate', 'departureTime', 'O_codeCAO'],
-        },
-        delete: {
-            argv: [
-                ['DEL'],
-                [
-                    'Q7_aircraftsDepartedFromAirportDuringPeriod_3dadad:',
-                    { param: 'Flight_code', type: 'text', use: 'key-part', nullable: false },
-                ],
-            ],
-            params: ['Flight_code'],
-        },
-        rowParams: [
-            { prop: 'Flight_code', param: 'Flight_code' },
-            { prop: 'A_registrationNumber', param: 'A_registrationNumber' },
-            { prop: 'departureDate', param: 'departureDate' },
-            { prop: 'departureTime', param: 'departureTime' },
-            { prop: 'O_codeCAO', param: 'O_codeCAO' },
-        ],
-        deleteParams: [{ prop: 'Flight_code', param: 'Flight_code' }],
     },
     Q8_localizationsOfFlightAircraft: {
         name: 'Q8_localizationsOfFlightAircraft',
@@ -649,68 +365,6 @@ const COLLECTIONS = {
             params: [],
         },
         drop: { argv: [['FT.DROPINDEX'], ['Q8_localizationsOfFlightAircraft_73a06b'], ['DD']], params: [] },
-        insert: {
-            argv: [
-                ['HSET'],
-                [
-                    'Q8_localizationsOfFlightAircraft_73a06b:',
-                    { param: 'code', type: 'text', use: 'key-part', nullable: false },
-                    ':',
-                    { param: 'L__id', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['Q8_localizationsOfFlightAircraft_id'],
-                [
-                    { param: 'code', type: 'text', use: 'key-part', nullable: false },
-                    ':',
-                    { param: 'L__id', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['A_registrationNumber'],
-                [{ param: 'A_registrationNumber', type: 'text', use: 'value', nullable: true }],
-                ['L_latitude'],
-                [{ param: 'L_latitude', type: 'float', use: 'value', nullable: true }],
-                ['L_longitude'],
-                [{ param: 'L_longitude', type: 'float', use: 'value', nullable: true }],
-                ['L_crossingDate'],
-                [{ param: 'L_crossingDate', type: 'date', use: 'value', nullable: true }],
-                ['L_crossingTime'],
-                [{ param: 'L_crossingTime', type: 'time', use: 'value', nullable: true }],
-                ['code'],
-                [{ param: 'code', type: 'text', use: 'value', nullable: true }],
-                ['code__eq'],
-                [{ param: 'code', type: 'text', use: 'equality-key', nullable: true }],
-            ],
-            params: [
-                'code',
-                'L__id',
-                'A_registrationNumber',
-                'L_latitude',
-                'L_longitude',
-                'L_crossingDate',
-                'L_crossingTime',
-            ],
-        },
-        delete: {
-            argv: [
-                ['DEL'],
-                [
-                    'Q8_localizationsOfFlightAircraft_73a06b:',
-                    { param: 'code', type: 'text', use: 'key-part', nullable: false },
-                    ':',
-                    { param: 'L__id', type: 'text', use: 'key-part', nullable: false },
-                ],
-            ],
-            params: ['code', 'L__id'],
-        },
-        rowParams: [
-            { prop: 'L__id', param: 'L__id' },
-            { prop: 'A_registrationNumber', param: 'A_registrationNumber' },
-            { prop: 'L_latitude', param: 'L_latitude' },
-            { prop: 'L_longitude', param: 'L_longitude' },
-            { prop: 'L_crossingDate', param: 'L_crossingDate' },
-            { prop: 'L_crossingTime', param: 'L_crossingTime' },
-            { prop: 'code', param: 'code' },
-        ],
-        deleteParams: [{ prop: 'code', param: 'code' }, { prop: 'L__id', param: 'L__id' }],
     },
     Q9_flightsOnGivenDateByLevel: {
         name: 'Q9_flightsOnGivenDateByLevel',
@@ -744,46 +398,6 @@ const COLLECTIONS = {
             params: [],
         },
         drop: { argv: [['FT.DROPINDEX'], ['Q9_flightsOnGivenDateByLevel_80fd3c'], ['DD']], params: [] },
-        insert: {
-            argv: [
-                ['HSET'],
-                [
-                    'Q9_flightsOnGivenDateByLevel_80fd3c:',
-                    { param: 'code', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['Q9_flightsOnGivenDateByLevel_id'],
-                [{ param: 'code', type: 'text', use: 'key-part', nullable: false }],
-                ['code'],
-                [{ param: 'code', type: 'text', use: 'value', nullable: true }],
-                ['level'],
-                [{ param: 'level', type: 'int', use: 'value', nullable: true }],
-                ['O_city'],
-                [{ param: 'O_city', type: 'text', use: 'value', nullable: true }],
-                ['D_city'],
-                [{ param: 'D_city', type: 'text', use: 'value', nullable: true }],
-                ['departureDate'],
-                [{ param: 'departureDate', type: 'date', use: 'value', nullable: true }],
-            ],
-            params: ['code', 'level', 'O_city', 'D_city', 'departureDate'],
-        },
-        delete: {
-            argv: [
-                ['DEL'],
-                [
-                    'Q9_flightsOnGivenDateByLevel_80fd3c:',
-                    { param: 'code', type: 'text', use: 'key-part', nullable: false },
-                ],
-            ],
-            params: ['code'],
-        },
-        rowParams: [
-            { prop: 'code', param: 'code' },
-            { prop: 'level', param: 'level' },
-            { prop: 'O_city', param: 'O_city' },
-            { prop: 'D_city', param: 'D_city' },
-            { prop: 'departureDate', param: 'departureDate' },
-        ],
-        deleteParams: [{ prop: 'code', param: 'code' }],
     },
 } satisfies Record<string, kvmod.ClientCollection>;
 /** The Redis design's served queries: commands with their parameter and paging slots, result columns. */
@@ -1246,8 +860,866 @@ const QUERIES = {
         countTail: 15,
     },
 } satisfies Record<string, kvmod.ClientQuery>;
+/** The design's entity store: how each entity is kept beside the rows, and the Functions library of the entity operations. */
+const ENTITY_STORE = {
+    schema: {
+        database: 'airflights',
+        functionName: 'kvmod_airflights_entity',
+        dialect: 'redisearch2',
+        entities: {
+            Passenger: {
+                name: 'Passenger',
+                idName: 'idPassport',
+                idType: 'text',
+                attributes: [
+                    { name: 'idPassport', type: 'text', forms: ['sort'], sorted: true },
+                    { name: 'firstname', type: 'text', forms: [] },
+                    { name: 'lastname', type: 'text', forms: [] },
+                    { name: 'birthdate', type: 'date', forms: [] },
+                    { name: 'sex', type: 'text', forms: [] },
+                    { name: 'nationality', type: 'text', forms: [] },
+                ],
+                references: [
+                    { name: 'flights', target: 'Flight', kind: 'many', minItems: 0 },
+                    { name: 'accessedSites', target: 'WebSiteAccess', kind: 'many', minItems: 0 },
+                ],
+                referrers: [
+                    { entity: 'Flight', reference: 'registeredPersons' },
+                    { entity: 'WebSiteAccess', reference: 'visitor' },
+                ],
+            },
+            Airport: {
+                name: 'Airport',
+                idName: 'codeCAO',
+                idType: 'text',
+                attributes: [
+                    { name: 'codeCAO', type: 'text', forms: ['eq'], compared: true },
+                    { name: 'nameAirport', type: 'text', forms: [] },
+                    { name: 'city', type: 'text', forms: ['sort'], sorted: true },
+                    { name: 'country', type: 'text', forms: ['eq', 'sort'], compared: true, sorted: true },
+                ],
+                references: [
+                    { name: 'landedflights', target: 'Flight', kind: 'many', minItems: 0 },
+                    { name: 'departedflights', target: 'Flight', kind: 'many', minItems: 0 },
+                ],
+                referrers: [{ entity: 'Flight', reference: 'origin' }, { entity: 'Flight', reference: 'destination' }],
+            },
+            Flight: {
+                name: 'Flight',
+                idName: 'code',
+                idType: 'text',
+                attributes: [
+                    { name: 'code', type: 'text', forms: ['eq'], compared: true },
+                    { name: 'departureTime', type: 'time', forms: [] },
+                    { name: 'arrivalTime', type: 'time', forms: [] },
+                    { name: 'departureDate', type: 'date', forms: [] },
+                    { name: 'arrivalDate', type: 'date', forms: [] },
+                    { name: 'level', type: 'int', forms: [] },
+                ],
+                references: [
+                    { name: 'registeredPositions', target: 'Localization', kind: 'many', minItems: 0 },
+                    { name: 'sitesAccessed', target: 'WebSiteAccess', kind: 'many', minItems: 0 },
+                    { name: 'registeredPersons', target: 'Passenger', kind: 'many', minItems: 0 },
+                    { name: 'usedAircraft', target: 'Aircraft', kind: 'one', minItems: 1, maxItems: 1 },
+                    { name: 'origin', target: 'Airport', kind: 'one', minItems: 1, maxItems: 1 },
+                    { name: 'destination', target: 'Airport', kind: 'one', minItems: 1, maxItems: 1 },
+                ],
+                referrers: [
+                    { entity: 'Passenger', reference: 'flights' },
+                    { entity: 'Airport', reference: 'landedflights' },
+                    { entity: 'Airport', reference: 'departedflights' },
+                    { entity: 'Aircraft', reference: 'flights' },
+                    { entity: 'WebSiteAccess', reference: 'flight' },
+                ],
+            },
+            Aircraft: {
+                name: 'Aircraft',
+                idName: 'registrationNumber',
+                idType: 'text',
+                attributes: [
+                    { name: 'registrationNumber', type: 'text', forms: [] },
+                    { name: 'model', type: 'text', forms: [] },
+                    { name: 'capacity', type: 'int', forms: [] },
+                ],
+                references: [{ name: 'flights', target: 'Flight', kind: 'many', minItems: 0 }],
+                referrers: [{ entity: 'Flight', reference: 'usedAircraft' }],
+            },
+            Localization: {
+                name: 'Localization',
+                idName: '_id',
+                idType: 'text',
+                attributes: [
+                    { name: '_id', type: 'text', forms: [] },
+                    { name: 'latitude', type: 'float', forms: [] },
+                    { name: 'longitude', type: 'float', forms: [] },
+                    { name: 'crossingDate', type: 'date', forms: [] },
+                    { name: 'crossingTime', type: 'time', forms: [] },
+                ],
+                references: [],
+                referrers: [{ entity: 'Flight', reference: 'registeredPositions' }],
+            },
+            WebSiteAccess: {
+                name: 'WebSiteAccess',
+                idName: '_id',
+                idType: 'text',
+                attributes: [
+                    { name: '_id', type: 'text', forms: [] },
+                    { name: 'url', type: 'text', forms: [] },
+                    { name: 'accessDate', type: 'date', forms: [] },
+                    { name: 'accessTime', type: 'time', forms: [] },
+                ],
+                references: [
+                    { name: 'visitor', target: 'Passenger', kind: 'one', minItems: 1, maxItems: 1 },
+                    { name: 'flight', target: 'Flight', kind: 'one', minItems: 1, maxItems: 1 },
+                ],
+                referrers: [
+                    { entity: 'Passenger', reference: 'accessedSites' },
+                    { entity: 'Flight', reference: 'sitesAccessed' },
+                ],
+            },
+        },
+    },
+    library: [
+        '#!lua name=kvmod_airflights_entities',
+        '-- The entity Function of the KVLM design `airflights`, generated by kvmod (target redis, redisearch2).',
+        '-- Load it once per server:  redis-cli -x FUNCTION LOAD REPLACE < entities.lua',
+        '-- Entity operations (issue 28): one atomic call per operation on an entity, keeping every row true.',
+        '-- FCALL kvmod_airflights_entity 0 <op> <Entity> <stored id> …  (see README.md, "Entities")',
+        'local ENGINE = "rs2"',
+        'local ROOT = "kvmod:airflights:"',
+        'local ENTITIES = {',
+        '    Passenger = {id = "idPassport", attrs = {idPassport = {numeric = false, forms = {sort = true}}, firstname = {numeric = false, forms = {}}, lastname = {numeric = false, forms = {}}, birthdate = {numeric = true, forms = {}}, sex = {numeric = false, forms = {}}, nationality = {numeric = false, forms = {}}}, attrOrder = {"idPassport", "firstname", "lastname", "birthdate", "sex", "nationality"}, refs = {flights = {target = "Flight", kind = "many", min = 0}, accessedSites = {target = "WebSiteAccess", kind = "many", min = 0}}, refOrder = {"flights", "accessedSites"}, referrers = {{entity = "Flight", ref = "registeredPersons", kind = "many", min = 0}, {entity = "WebSiteAccess", ref = "visitor", kind = "one", min = 1}}},',
+        '    Airport = {id = "codeCAO", attrs = {codeCAO = {numeric = false, forms = {eq = true}}, nameAirport = {numeric = false, forms = {}}, city = {numeric = false, forms = {sort = true}}, country = {numeric = false, forms = {eq = true, sort = true}}}, attrOrder = {"codeCAO", "nameAirport", "city", "country"}, refs = {landedflights = {target = "Flight", kind = "many", min = 0}, departedflights = {target = "Flight", kind = "many", min = 0}}, refOrder = {"landedflights", "departedflights"}, referrers = {{entity = "Flight", ref = "origin", kind = "one", min = 1}, {entity = "Flight", ref = "destination", kind = "one", min = 1}}},',
+        '    Flight = {id = "code", attrs = {code = {numeric = false, forms = {eq = true}}, departureTime = {numeric = true, forms = {}}, arrivalTime = {numeric = true, forms = {}}, departureDate = {numeric = true, forms = {}}, arrivalDate = {numeric = true, forms = {}}, level = {numeric = true, forms = {}}}, attrOrder = {"code", "departureTime", "arrivalTime", "departureDate", "arrivalDate", "level"}, refs = {registeredPositions = {target = "Localization", kind = "many", min = 0}, sitesAccessed = {target = "WebSiteAccess", kind = "many", min = 0}, registeredPersons = {target = "Passenger", kind = "many", min = 0}, usedAircraft = {target = "Aircraft", kind = "one", min = 1, max = 1}, origin = {target = "Airport", kind = "one", min = 1, max = 1}, destination = {target = "Airport", kind = "one", min = 1, max = 1}}, refOrder = {"registeredPositions", "sitesAccessed", "registeredPersons", "usedAircraft", "origin", "destination"}, referrers = {{entity = "Passenger", ref = "flights", kind = "many", min = 0}, {entity = "Airport", ref = "landedflights", kind = "many", min = 0}, {entity = "Airport", ref = "departedflights", kind = "many", min = 0}, {entity = "Aircraft", ref = "flights", kind = "many", min = 0}, {entity = "WebSiteAccess", ref = "flight", kind = "one", min = 1}}},',
+        '    Aircraft = {id = "registrationNumber", attrs = {registrationNumber = {numeric = false, forms = {}}, model = {numeric = false, forms = {}}, capacity = {numeric = true, forms = {}}}, attrOrder = {"registrationNumber", "model", "capacity"}, refs = {flights = {target = "Flight", kind = "many", min = 0}}, refOrder = {"flights"}, referrers = {{entity = "Flight", ref = "usedAircraft", kind = "one", min = 1}}},',
+        '    Localization = {id = "_id", attrs = {_id = {numeric = false, forms = {}}, latitude = {numeric = true, forms = {}}, longitude = {numeric = true, forms = {}}, crossingDate = {numeric = true, forms = {}}, crossingTime = {numeric = true, forms = {}}}, attrOrder = {"_id", "latitude", "longitude", "crossingDate", "crossingTime"}, refs = {}, refOrder = {}, referrers = {{entity = "Flight", ref = "registeredPositions", kind = "many", min = 0}}},',
+        '    WebSiteAccess = {id = "_id", attrs = {_id = {numeric = false, forms = {}}, url = {numeric = false, forms = {}}, accessDate = {numeric = true, forms = {}}, accessTime = {numeric = true, forms = {}}}, attrOrder = {"_id", "url", "accessDate", "accessTime"}, refs = {visitor = {target = "Passenger", kind = "one", min = 1, max = 1}, flight = {target = "Flight", kind = "one", min = 1, max = 1}}, refOrder = {"visitor", "flight"}, referrers = {{entity = "Passenger", ref = "accessedSites", kind = "many", min = 0}, {entity = "Flight", ref = "sitesAccessed", kind = "many", min = 0}}},',
+        '}',
+        'local ECOLLS = {',
+        '    {name = "Q1_aircraftsCapacityWithin", index = "Q1_aircraftsCapacityWithin_117106", prefix = "Q1_aircraftsCapacityWithin_117106:", idField = "Q1_aircraftsCapacityWithin_id", nodes = {{entity = "Aircraft", parent = 0, ref = ""}}, key = {{node = 1, form = "registrationNumber"}}, fields = {{name = "registrationNumber", node = 1, form = "registrationNumber", indexed = false}, {name = "capacity", node = 1, form = "capacity", indexed = true}}, ids = true},',
+        '    {name = "Q2_airportsGivenCountrySortedByCities", index = "Q2_airportsGivenCountrySortedByCities_126e4c", prefix = "Q2_airportsGivenCountrySortedByCities_126e4c:", idField = "Q2_airportsGivenCountrySortedByCities_id", nodes = {{entity = "Airport", parent = 0, ref = ""}}, key = {{node = 1, form = "codeCAO"}}, fields = {{name = "nameAirport", node = 1, form = "nameAirport", indexed = false}, {name = "codeCAO", node = 1, form = "codeCAO", indexed = false}, {name = "city", node = 1, form = "city", indexed = true}, {name = "country", node = 1, form = "country", indexed = false}, {name = "country__eq", node = 1, form = "country#eq", indexed = true}}, ids = true},',
+        '    {name = "Q3_passengersOfGivenFlight", index = "Q3_passengersOfGivenFlight_05b099", prefix = "Q3_passengersOfGivenFlight_05b099:", idField = "Q3_passengersOfGivenFlight_id", nodes = {{entity = "Passenger", parent = 0, ref = ""}, {entity = "Flight", parent = 1, ref = "flights"}}, key = {{node = 1, form = "idPassport"}, {node = 2, form = "code"}}, fields = {{name = "firstName", node = 1, form = "firstname", indexed = false}, {name = "lastName", node = 1, form = "lastname", indexed = false}, {name = "idPassport", node = 1, form = "idPassport", indexed = false}, {name = "FL_code", node = 2, form = "code", indexed = false}, {name = "FL_code__eq", node = 2, form = "code#eq", indexed = true}}, ids = true},',
+        '    {name = "Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod", index = "Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_70770d", prefix = "Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_70770d:", idField = "Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_id", nodes = {{entity = "Passenger", parent = 0, ref = ""}, {entity = "Flight", parent = 1, ref = "flights"}, {entity = "Airport", parent = 2, ref = "origin"}, {entity = "Airport", parent = 2, ref = "destination"}}, key = {{node = 1, form = "idPassport"}, {node = 2, form = "code"}}, fields = {{name = "Origin_city", node = 3, form = "city", indexed = true}, {name = "Origin_city__sort", node = 3, form = "city#sort", indexed = false}, {name = "Destination_city", node = 4, form = "city", indexed = false}, {name = "FL_departureTime", node = 2, form = "departureTime", indexed = true}, {name = "idPassport", node = 1, form = "idPassport", indexed = false}, {name = "firstName", node = 1, form = "firstname", indexed = false}, {name = "lastName", node = 1, form = "lastname", indexed = false}, {name = "birthdate", node = 1, form = "birthdate", indexed = false}, {name = "sex", node = 1, form = "sex", indexed = false}, {name = "nationality", node = 1, form = "nationality", indexed = false}, {name = "FL_departureDate", node = 2, form = "departureDate", indexed = true}, {name = "Origin_country", node = 3, form = "country", indexed = true}, {name = "Origin_country__sort", node = 3, form = "country#sort", indexed = false}, {name = "Origin_country__eq", node = 3, form = "country#eq", indexed = true}, {name = "FL_code", node = 2, form = "code", indexed = false}}, ids = true},',
+        '    {name = "Q6_websitesAccessedOnGivenFlight", index = "Q6_websitesAccessedOnGivenFlight_43da32", prefix = "Q6_websitesAccessedOnGivenFlight_43da32:", idField = "Q6_websitesAccessedOnGivenFlight_id", nodes = {{entity = "WebSiteAccess", parent = 0, ref = ""}, {entity = "Passenger", parent = 1, ref = "visitor"}, {entity = "Flight", parent = 1, ref = "flight"}}, key = {{node = 1, form = "_id"}}, fields = {{name = "P_idPassport", node = 2, form = "idPassport", indexed = true}, {name = "P_idPassport__sort", node = 2, form = "idPassport#sort", indexed = false}, {name = "url", node = 1, form = "url", indexed = false}, {name = "accessDate", node = 1, form = "accessDate", indexed = true}, {name = "accessTime", node = 1, form = "accessTime", indexed = true}, {name = "F_code", node = 3, form = "code", indexed = false}, {name = "F_code__eq", node = 3, form = "code#eq", indexed = true}}, ids = true},',
+        '    {name = "Q7_aircraftsDepartedFromAirportDuringPeriod", index = "Q7_aircraftsDepartedFromAirportDuringPeriod_3dadad", prefix = "Q7_aircraftsDepartedFromAirportDuringPeriod_3dadad:", idField = "Q7_aircraftsDepartedFromAirportDuringPeriod_id", nodes = {{entity = "Flight", parent = 0, ref = ""}, {entity = "Aircraft", parent = 1, ref = "usedAircraft"}, {entity = "Airport", parent = 1, ref = "origin"}}, key = {{node = 1, form = "code"}}, fields = {{name = "A_registrationNumber", node = 2, form = "registrationNumber", indexed = false}, {name = "departureDate", node = 1, form = "departureDate", indexed = true}, {name = "departureTime", node = 1, form = "departureTime", indexed = false}, {name = "O_codeCAO", node = 3, form = "codeCAO", indexed = false}, {name = "O_codeCAO__eq", node = 3, form = "codeCAO#eq", indexed = true}}, ids = true},',
+        '    {name = "Q8_localizationsOfFlightAircraft", index = "Q8_localizationsOfFlightAircraft_73a06b", prefix = "Q8_localizationsOfFlightAircraft_73a06b:", idField = "Q8_localizationsOfFlightAircraft_id", nodes = {{entity = "Flight", parent = 0, ref = ""}, {entity = "Localization", parent = 1, ref = "registeredPositions"}, {entity = "Aircraft", parent = 1, ref = "usedAircraft"}}, key = {{node = 1, form = "code"}, {node = 2, form = "_id"}}, fields = {{name = "A_registrationNumber", node = 3, form = "registrationNumber", indexed = false}, {name = "L_latitude", node = 2, form = "latitude", indexed = false}, {name = "L_longitude", node = 2, form = "longitude", indexed = false}, {name = "L_crossingDate", node = 2, form = "crossingDate", indexed = true}, {name = "L_crossingTime", node = 2, form = "crossingTime", indexed = true}, {name = "code", node = 1, form = "code", indexed = false}, {name = "code__eq", node = 1, form = "code#eq", indexed = true}}, ids = true},',
+        '    {name = "Q9_flightsOnGivenDateByLevel", index = "Q9_flightsOnGivenDateByLevel_80fd3c", prefix = "Q9_flightsOnGivenDateByLevel_80fd3c:", idField = "Q9_flightsOnGivenDateByLevel_id", nodes = {{entity = "Flight", parent = 0, ref = ""}, {entity = "Airport", parent = 1, ref = "origin"}, {entity = "Airport", parent = 1, ref = "destination"}}, key = {{node = 1, form = "code"}}, fields = {{name = "code", node = 1, form = "code", indexed = false}, {name = "level", node = 1, form = "level", indexed = true}, {name = "O_city", node = 2, form = "city", indexed = false}, {name = "D_city", node = 3, form = "city", indexed = false}, {name = "departureDate", node = 1, form = "departureDate", indexed = true}}, ids = true},',
+        '}',
+        'local function e_esc_id(s)',
+        '    if not string.find(s, \'[%%:{}]\') then return s end',
+        '    s = string.gsub(s, \'%%\', \'%%25\')',
+        '    s = string.gsub(s, \':\', \'%%3A\')',
+        '    s = string.gsub(s, \'{\', \'%%7B\')',
+        '    return (string.gsub(s, \'}\', \'%%7D\'))',
+        'end',
+        'local function e_key(E, id) return ROOT .. \'{\' .. E .. \':\' .. e_esc_id(id) .. \'}\' end',
+        'local function e_revkey(E, id, from, ref) return e_key(E, id) .. \':<\' .. from .. \'.\' .. ref end',
+        '',
+        '-- A key part\'s identity from its stored form (dates, times, booleans), as the loaders write a key part no field holds.',
+        'local function e_iso(s, t)',
+        '    if t == \'boolean\' then',
+        '        if s == \'1\' then return \'true\' end',
+        '        return \'false\'',
+        '    end',
+        '    local width = (t == \'date\' and 8) or (t == \'time\' and 6) or 14',
+        '    if #s < width then s = string.rep(\'0\', width - #s) .. s end',
+        '    local sub = string.sub',
+        '    if t == \'date\' then return sub(s, 1, 4) .. \'-\' .. sub(s, 5, 6) .. \'-\' .. sub(s, 7, 8) end',
+        '    if t == \'time\' then return sub(s, 1, 2) .. \':\' .. sub(s, 3, 4) .. \':\' .. sub(s, 5, 6) end',
+        '    return sub(s, 1, 4) .. \'-\' .. sub(s, 5, 6) .. \'-\' .. sub(s, 7, 8) .. \'T\' .. sub(s, 9, 10) .. \':\' .. sub(s, 11, 12) .. \':\' .. sub(s, 13, 14)',
+        'end',
+        'local function e_key_part(s, part)',
+        '    if part.iso then s = e_iso(s, part.iso) end',
+        '    if not string.find(s, \'[%%:{}]\') then return s end',
+        '    s = string.gsub(s, \'%%\', \'%%25\')',
+        '    s = string.gsub(s, \':\', \'%%3A\')',
+        '    if ENGINE == \'core\' then',
+        '        s = string.gsub(s, \'{\', \'%%7B\')',
+        '        s = string.gsub(s, \'}\', \'%%7D\')',
+        '    end',
+        '    return s',
+        'end',
+        '',
+        '-- JSON as JavaScript\'s JSON.stringify writes it (cjson writes an empty list as {} and escapes \'/\').',
+        'local JSON_ESCAPES = { [\'"\'] = \'\\\\"\', [\'\\\\\'] = \'\\\\\\\\\', [\'\\b\'] = \'\\\\b\', [\'\\f\'] = \'\\\\f\', [\'\\n\'] = \'\\\\n\', [\'\\r\'] = \'\\\\r\', [\'\\t\'] = \'\\\\t\' }',
+        'local function e_json_string(s)',
+        '    return \'"\' .. (string.gsub(s, \'[%z\\1-\\31"\\\\]\', function(c)',
+        '        return JSON_ESCAPES[c] or string.format(\'\\\\u%04x\', string.byte(c))',
+        '    end)) .. \'"\'',
+        'end',
+        'local function e_json_list(list)',
+        '    local parts = {}',
+        '    for i, s in ipairs(list) do parts[i] = e_json_string(s) end',
+        '    return \'[\' .. table.concat(parts, \',\') .. \']\'',
+        'end',
+        'local function e_quote(s) return \'"\' .. s .. \'"\' end',
+        '',
+        'local function e_refuse(code, message) return redis.error_reply(\'KVMOD_\' .. code .. \' \' .. message) end',
+        '',
+        '-- One operation\'s view of the entities: the store as it is (\'old\'), and after the operation (\'new\': the',
+        '-- entities the operation changes, false for a deleted one, over the old store).',
+        'local e_loaded, e_new, X',
+        'local function e_load(E, id)',
+        '    local k = E .. \'\\0\' .. id',
+        '    local m = e_loaded[k]',
+        '    if m == nil then',
+        '        local flat = redis.call(\'HGETALL\', e_key(E, id))',
+        '        if #flat == 0 then m = false else',
+        '            m = {}',
+        '            for i = 1, #flat, 2 do m[flat[i]] = flat[i + 1] end',
+        '        end',
+        '        e_loaded[k] = m',
+        '    end',
+        '    return m',
+        'end',
+        'local function e_view(state, E, id)',
+        '    if state == \'new\' then',
+        '        local m = e_new[E .. \'\\0\' .. id]',
+        '        if m ~= nil then return m end',
+        '    end',
+        '    return e_load(E, id)',
+        'end',
+        '-- A copy of an entity\'s fields (without the decoded lists cached beside them).',
+        'local function e_copy(m)',
+        '    local out = {}',
+        '    for k, v in pairs(m) do if string.byte(k, 1) ~= 0 then out[k] = v end end',
+        '    return out',
+        'end',
+        'local function e_decode_list(raw)',
+        '    local ok, list = pcall(cjson.decode, raw)',
+        '    if not ok or type(list) ~= \'table\' then return nil end',
+        '    for i = 1, #list do if type(list[i]) ~= \'string\' then return nil end end',
+        '    for k in pairs(list) do if type(k) ~= \'number\' or k < 1 or k > #list then return nil end end',
+        '    return list',
+        'end',
+        'local function e_targets(m, ref, kind)',
+        '    local v = m[\'>\' .. ref]',
+        '    if v == nil or v == \'\' then return {} end',
+        '    if kind == \'many\' then',
+        '        local l = m[\'\\0\' .. ref]',
+        '        if not l then',
+        '            l = e_decode_list(v) or {}',
+        '            m[\'\\0\' .. ref] = l',
+        '        end',
+        '        return l',
+        '    end',
+        '    return { v }',
+        'end',
+        '',
+        '-- Every binding of collection C rooted at root, in a state, with node fn bound to fid.',
+        'local function e_bindings(C, root, state, fn, fid, out)',
+        '    local nodes = C.nodes',
+        '    local b = {}',
+        '    local function bind(i)',
+        '        if i > #nodes then',
+        '            local copy = {}',
+        '            for j = 1, #nodes do copy[j] = b[j] end',
+        '            out[#out + 1] = copy',
+        '            return',
+        '        end',
+        '        local node = nodes[i]',
+        '        local parent = b[node.parent]',
+        '        local kind = ENTITIES[nodes[node.parent].entity].refs[node.ref].kind',
+        '        for _, tid in ipairs(e_targets(parent.m, node.ref, kind)) do',
+        '            if fn ~= i or tid == fid then',
+        '                local m = e_view(state, node.entity, tid)',
+        '                if m then',
+        '                    b[i] = { id = tid, m = m }',
+        '                    bind(i + 1)',
+        '                end',
+        '            end',
+        '        end',
+        '    end',
+        '    if fn == 1 and root ~= fid then return end',
+        '    local m = e_view(state, nodes[1].entity, root)',
+        '    if not m then return end',
+        '    b[1] = { id = root, m = m }',
+        '    bind(2)',
+        'end',
+        '',
+        'local function e_row_of(C, binding)',
+        '    local parts = {}',
+        '    for i, p in ipairs(C.key) do parts[i] = e_key_part(binding[p.node].m[p.form], p) end',
+        '    local suffix = table.concat(parts, \':\')',
+        '    local values = {}',
+        '    for i, f in ipairs(C.fields) do values[i] = binding[f.node].m[f.form] end',
+        '    return C.prefix .. suffix, suffix, values',
+        'end',
+        '',
+        '-- The root ids whose bindings hold id at node n (the reverse hashes, walked up to the root).',
+        'local function e_roots_of(C, n, id, acc)',
+        '    if n == 1 then',
+        '        acc[id] = true',
+        '        return acc',
+        '    end',
+        '    local node = C.nodes[n]',
+        '    local parent = C.nodes[node.parent]',
+        '    for _, pid in ipairs(redis.call(\'HKEYS\', e_revkey(node.entity, id, parent.entity, node.ref))) do',
+        '        e_roots_of(C, node.parent, pid, acc)',
+        '    end',
+        '    return acc',
+        'end',
+        '',
+        '-- Plans the row changes of the changed entities: rows (old state) to delete, rows (new state) to write.',
+        '-- A change is { E, id, touched(C, n) }: whether the entity bound at node n of C changes a row of C.',
+        'local function e_plan_rows(changes)',
+        '    local dels, puts, order, before = {}, {}, {}, {}',
+        '    for _, C in ipairs(ECOLLS) do',
+        '        for n, node in ipairs(C.nodes) do',
+        '            for _, ch in ipairs(changes) do',
+        '                if node.entity == ch.E and ch.touched(C, n) then',
+        '                    for root in pairs(e_roots_of(C, n, ch.id, {})) do',
+        '                        local old, new = {}, {}',
+        '                        e_bindings(C, root, \'old\', n, ch.id, old)',
+        '                        e_bindings(C, root, \'new\', n, ch.id, new)',
+        '                        for _, b in ipairs(old) do',
+        '                            local key, _, values = e_row_of(C, b)',
+        '                            dels[key] = C',
+        '                            before[key] = values',
+        '                        end',
+        '                        for _, b in ipairs(new) do',
+        '                            local key, suffix, values = e_row_of(C, b)',
+        '                            if not puts[key] then order[#order + 1] = key end',
+        '                            puts[key] = { C = C, suffix = suffix, values = values }',
+        '                        end',
+        '                    end',
+        '                end',
+        '            end',
+        '        end',
+        '    end',
+        '    -- A row whose key and values stay as they are is neither deleted nor written; a kept row gets its changed fields.',
+        '    local changed = {}',
+        '    for _, key in ipairs(order) do',
+        '        local row, was = puts[key], before[key]',
+        '        dels[key] = nil',
+        '        local same = was ~= nil',
+        '        if same then',
+        '            for i = 1, #row.C.fields do',
+        '                if was[i] ~= row.values[i] then',
+        '                    same = false',
+        '                    break',
+        '                end',
+        '            end',
+        '        end',
+        '        if not same then',
+        '            changed[#changed + 1] = key',
+        '            if was ~= nil then',
+        '                local fields, indexed = {}, false',
+        '                for i, f in ipairs(row.C.fields) do',
+        '                    if was[i] ~= row.values[i] then',
+        '                        fields[#fields + 1] = i',
+        '                        indexed = indexed or f.indexed',
+        '                    end',
+        '                end',
+        '                row.partial = { C = row.C, key = key, fields = fields, indexed = indexed, values = row.values }',
+        '            end',
+        '        end',
+        '    end',
+        '    return dels, puts, changed',
+        'end',
+        '',
+        '-- The fast path of an attribute update (no key form changed) of X at node n of C, when every node of C lies on',
+        '-- the path root -> n and the key names those nodes by their identifiers: each walk up the reverse hashes is one',
+        '-- row, its key made of the ids on the walk; only the changed fields are written, and no entity is read.',
+        'local function e_on_path(C, n)',
+        '    if not C.ids then return false end',
+        '    local on, i = {}, n',
+        '    while i > 0 do',
+        '        on[i] = true',
+        '        i = C.nodes[i].parent',
+        '    end',
+        '    for j = 1, #C.nodes do if not on[j] then return false end end',
+        '    return true',
+        'end',
+        'local function e_paths_of(C, n, id, ids, out)',
+        '    ids[n] = id',
+        '    if n == 1 then',
+        '        local copy = {}',
+        '        for j = 1, #C.nodes do copy[j] = ids[j] end',
+        '        out[#out + 1] = copy',
+        '        return',
+        '    end',
+        '    local node = C.nodes[n]',
+        '    local parent = C.nodes[node.parent]',
+        '    for _, pid in ipairs(redis.call(\'HKEYS\', e_revkey(node.entity, id, parent.entity, node.ref))) do',
+        '        e_paths_of(C, node.parent, pid, ids, out)',
+        '    end',
+        'end',
+        'local function e_partial_rows(C, n, changed, out)',
+        '    local fields, indexed = {}, false',
+        '    for i, f in ipairs(C.fields) do',
+        '        if f.node == n and changed[f.form] then',
+        '            fields[#fields + 1] = i',
+        '            indexed = indexed or f.indexed',
+        '        end',
+        '    end',
+        '    if #fields == 0 then return end',
+        '    local paths = {}',
+        '    e_paths_of(C, n, X.id, {}, paths)',
+        '    for _, ids in ipairs(paths) do',
+        '        local parts = {}',
+        '        for i, p in ipairs(C.key) do parts[i] = e_key_part(ids[p.node], p) end',
+        '        out[#out + 1] = { C = C, key = C.prefix .. table.concat(parts, \':\'), fields = fields, indexed = indexed }',
+        '    end',
+        'end',
+        '',
+        'local function e_field_value(p, i)',
+        '    if p.values then return p.values[i] end',
+        '    return X.new[p.C.fields[i].form]',
+        'end',
+        'local function e_write_partial(p)',
+        '    local C = p.C',
+        '    if ENGINE == \'rs1\' and p.indexed then',
+        '        local args = { \'FT.ADD\', C.index, p.key, \'1.0\', \'REPLACE\', \'PARTIAL\', \'FIELDS\' }',
+        '        for _, i in ipairs(p.fields) do',
+        '            args[#args + 1] = C.fields[i].name',
+        '            args[#args + 1] = e_field_value(p, i)',
+        '        end',
+        '        redis.call(unpack(args))',
+        '        return',
+        '    end',
+        '    local args = { \'HSET\', p.key }',
+        '    for _, i in ipairs(p.fields) do',
+        '        args[#args + 1] = C.fields[i].name',
+        '        args[#args + 1] = e_field_value(p, i)',
+        '    end',
+        '    redis.call(unpack(args))',
+        '    if ENGINE == \'core\' and p.indexed then',
+        '        local c = COLLECTIONS[C.name]',
+        '        index_put(c, p.key, p.values or redis.call(\'HMGET\', p.key, unpack(c.fields)))',
+        '    end',
+        'end',
+        '',
+        'local function e_write_row(C, key, row)',
+        '    if ENGINE == \'core\' then',
+        '        local c = COLLECTIONS[C.name]',
+        '        row_put(c, key, row.values)',
+        '        index_put(c, key, row.values)',
+        '        return',
+        '    end',
+        '    local args',
+        '    if ENGINE == \'rs1\' then',
+        '        args = { \'FT.ADD\', C.index, key, \'1.0\', \'REPLACE\', \'FIELDS\', C.idField, row.suffix }',
+        '    else',
+        '        args = { \'HSET\', key, C.idField, row.suffix }',
+        '    end',
+        '    for i, f in ipairs(C.fields) do',
+        '        if row.values[i] ~= nil then',
+        '            args[#args + 1] = f.name',
+        '            args[#args + 1] = row.values[i]',
+        '        end',
+        '    end',
+        '    -- RediSearch 2.x indexes the hash itself: a whole row replaces the old one.',
+        '    if ENGINE == \'rs2\' then redis.call(\'DEL\', key) end',
+        '    redis.call(unpack(args))',
+        'end',
+        'local function e_delete_row(C, key)',
+        '    if ENGINE == \'core\' then',
+        '        remove_entries(COLLECTIONS[C.name], key)',
+        '        redis.call(\'DEL\', key)',
+        '    elseif ENGINE == \'rs1\' then',
+        '        redis.call(\'FT.DEL\', C.index, key, \'DD\')',
+        '    else',
+        '        redis.call(\'DEL\', key)',
+        '    end',
+        'end',
+        '',
+        'local function e_apply(dels, puts, order)',
+        '    local deleted, written = 0, 0',
+        '    for key, C in pairs(dels) do',
+        '        e_delete_row(C, key)',
+        '        deleted = deleted + 1',
+        '    end',
+        '    for _, key in ipairs(order) do',
+        '        if puts[key].partial then e_write_partial(puts[key].partial) else e_write_row(puts[key].C, key, puts[key]) end',
+        '        written = written + 1',
+        '    end',
+        '    return deleted, written',
+        'end',
+        '',
+        'local function e_uses_form(C, n, changed)',
+        '    for _, f in ipairs(C.fields) do if f.node == n and changed[f.form] then return true end end',
+        '    for _, p in ipairs(C.key) do if p.node == n and changed[p.form] then return true end end',
+        '    return false',
+        'end',
+        'local function e_follows(C, n, refs)',
+        '    for _, node in ipairs(C.nodes) do if node.parent == n and refs[node.ref] then return true end end',
+        '    return false',
+        'end',
+        'local function e_root_only(_, n) return n == 1 end',
+        '',
+        'local function e_name(E, id) return E .. \' \' .. e_quote(id) end',
+        '',
+        'local function e_missing_target(E, ref, target, ids)',
+        '    for _, tid in ipairs(ids) do',
+        '        if redis.call(\'EXISTS\', e_key(target, tid)) == 0 then',
+        '            return e_refuse(\'MISSING_TARGET\', E .. \'.\' .. ref .. \': \' .. e_name(target, tid) .. \' does not exist\')',
+        '        end',
+        '    end',
+        'end',
+        '',
+        '-- An attribute form of a field name (attr, attr#sort, attr#eq), or a refusal.',
+        'local function e_form_of(E, spec, name)',
+        '    if string.byte(name, 1) == 62 then',
+        '        return nil, e_refuse(\'BAD_VALUE\', E .. \'.\' .. string.sub(name, 2) .. \' is a reference: a patch changes attributes only (use set, unset, add or remove)\')',
+        '    end',
+        '    local attr, form = string.match(name, \'^([^#]*)#?(.*)$\')',
+        '    local a = spec.attrs[attr]',
+        '    if a == nil then return nil, e_refuse(\'BAD_VALUE\', E .. \' has no attribute \' .. e_quote(attr)) end',
+        '    if form ~= \'\' and not a.forms[form] then',
+        '        return nil, e_refuse(\'BAD_VALUE\', E .. \'.\' .. attr .. \' stores no form \' .. e_quote(form) .. \' in this design\')',
+        '    end',
+        '    return attr, nil, form, a',
+        'end',
+        'local function e_bad_number(E, attr, a, form, value)',
+        '    if form == \'\' and a.numeric and tonumber(value) == nil then',
+        '        return e_refuse(\'BAD_VALUE\', E .. \'.\' .. attr .. \' must be a stored number, got \' .. e_quote(value))',
+        '    end',
+        'end',
+        '-- Every companion form of a given attribute must come with it (the rows copy them).',
+        'local function e_missing_forms(E, spec, fields)',
+        '    for name in pairs(fields) do',
+        '        local a = spec.attrs[name]',
+        '        if a then',
+        '            for form in pairs(a.forms) do',
+        '                if fields[name .. \'#\' .. form] == nil then',
+        '                    return e_refuse(\'BAD_VALUE\', E .. \'.\' .. name .. \' comes without its form \' .. e_quote(form))',
+        '                end',
+        '            end',
+        '        end',
+        '    end',
+        'end',
+        'local function e_next_version(m) return tostring((tonumber(m._v) or 0) + 1) end',
+        '',
+        'local function e_create(args)',
+        '    local E, id, spec = X.E, X.id, X.spec',
+        '    if X.old then return e_refuse(\'EXISTS\', e_name(E, id) .. \' exists already\') end',
+        '    if (#args - 3) % 2 ~= 0 then return e_refuse(\'BAD_VALUE\', \'fields come in name/value pairs\') end',
+        '    local new, given = {}, {}',
+        '    for i = 4, #args, 2 do',
+        '        local name, value = args[i], args[i + 1]',
+        '        if string.byte(name, 1) == 62 then',
+        '            local ref = string.sub(name, 2)',
+        '            if spec.refs[ref] == nil then return e_refuse(\'BAD_VALUE\', E .. \' has no reference \' .. e_quote(ref)) end',
+        '            given[ref] = value',
+        '        else',
+        '            local attr, e, form, a = e_form_of(E, spec, name)',
+        '            if e then return e end',
+        '            e = e_bad_number(E, attr, a, form, value)',
+        '            if e then return e end',
+        '            if attr == spec.id and form == \'\' and value ~= id then',
+        '                return e_refuse(\'BAD_VALUE\', \'a new \' .. E .. \' has the identifier \' .. e_quote(value) .. \', not \' .. e_quote(id))',
+        '            end',
+        '            new[name] = value',
+        '        end',
+        '    end',
+        '    if new[spec.id] == nil then new[spec.id] = id end',
+        '    for _, attr in ipairs(spec.attrOrder) do',
+        '        if new[attr] == nil then return e_refuse(\'BAD_VALUE\', \'a new \' .. E .. \' needs its attribute \' .. attr) end',
+        '    end',
+        '    local e = e_missing_forms(E, spec, new)',
+        '    if e then return e end',
+        '    local adds = {}',
+        '    for _, ref in ipairs(spec.refOrder) do',
+        '        local r = spec.refs[ref]',
+        '        local raw = given[ref]',
+        '        local ids = {}',
+        '        if r.kind == \'many\' then',
+        '            if raw ~= nil and raw ~= \'\' then',
+        '                ids = e_decode_list(raw)',
+        '                if ids == nil then return e_refuse(\'BAD_VALUE\', E .. \'.\' .. ref .. \' holds a JSON list of identifiers\') end',
+        '            end',
+        '            local seen = {}',
+        '            for _, tid in ipairs(ids) do',
+        '                if seen[tid] then return e_refuse(\'BAD_VALUE\', e_name(E, id) .. \'.\' .. ref .. \' lists \' .. e_name(r.target, tid) .. \' twice\') end',
+        '                seen[tid] = true',
+        '            end',
+        '            if #ids < r.min then',
+        '                return e_refuse(\'REQUIRED_REFERENCE\', e_name(E, id) .. \'.\' .. ref .. \' must list at least \' .. r.min .. \' \' .. r.target)',
+        '            end',
+        '            if r.max and #ids > r.max then',
+        '                return e_refuse(\'BAD_VALUE\', e_name(E, id) .. \'.\' .. ref .. \' can list at most \' .. r.max .. \' \' .. r.target)',
+        '            end',
+        '            new[\'>\' .. ref] = e_json_list(ids)',
+        '        elseif raw ~= nil and raw ~= \'\' then',
+        '            ids = { raw }',
+        '            new[\'>\' .. ref] = raw',
+        '        elseif r.kind == \'one\' then',
+        '            return e_refuse(\'REQUIRED_REFERENCE\', e_name(E, id) .. \'.\' .. ref .. \' is required ([1]): name a \' .. r.target)',
+        '        end',
+        '        e = e_missing_target(E, ref, r.target, ids)',
+        '        if e then return e end',
+        '        adds[ref] = ids',
+        '    end',
+        '    new._v = \'1\'',
+        '    X.new = new',
+        '    e_new[E .. \'\\0\' .. id] = new',
+        '    local dels, puts, order = e_plan_rows({ { E = E, id = id, touched = e_root_only } })',
+        '    -- phase 2: writes',
+        '    local flat = {}',
+        '    for k, v in pairs(new) do',
+        '        if string.byte(k, 1) ~= 0 then',
+        '            flat[#flat + 1] = k',
+        '            flat[#flat + 1] = v',
+        '        end',
+        '    end',
+        '    redis.call(\'HSET\', e_key(E, id), unpack(flat))',
+        '    for _, ref in ipairs(spec.refOrder) do',
+        '        for _, tid in ipairs(adds[ref]) do redis.call(\'HSET\', e_revkey(spec.refs[ref].target, tid, E, ref), id, \'\') end',
+        '    end',
+        '    local d, w = e_apply(dels, puts, order)',
+        '    return { 1, w, d }',
+        'end',
+        '',
+        'local function e_update(args)',
+        '    local E, id, spec = X.E, X.id, X.spec',
+        '    if not X.old then return e_refuse(\'NOT_FOUND\', e_name(E, id) .. \' does not exist\') end',
+        '    if (#args - 4) % 2 ~= 0 then return e_refuse(\'BAD_VALUE\', \'fields come in name/value pairs\') end',
+        '    local expected = args[4]',
+        '    if expected ~= nil and expected ~= \'\' and tonumber(expected) ~= tonumber(X.old._v) then',
+        '        return e_refuse(\'CONFLICT\', e_name(E, id) .. \' is at version \' .. tostring(X.old._v) .. \', not \' .. expected)',
+        '    end',
+        '    local given = {}',
+        '    for i = 5, #args, 2 do',
+        '        local _, e = e_form_of(E, spec, args[i])',
+        '        if e then return e end',
+        '        given[args[i]] = args[i + 1]',
+        '    end',
+        '    local new, changed = e_copy(X.old), {}',
+        '    for i = 5, #args, 2 do',
+        '        local name, value = args[i], args[i + 1]',
+        '        local attr, _, form, a = e_form_of(E, spec, name)',
+        '        if attr == spec.id then',
+        '            if form == \'\' and value ~= id then',
+        '                return e_refuse(\'IDENTIFIER_CHANGE\', E .. \'.\' .. attr .. \' is the identifier of \' .. e_name(E, id) .. \': it cannot change (create a new \' .. E .. \' instead)\')',
+        '            end',
+        '        else',
+        '            local e = e_bad_number(E, attr, a, form, value)',
+        '            if e then return e end',
+        '            if new[name] ~= value then',
+        '                new[name] = value',
+        '                changed[name] = true',
+        '            end',
+        '        end',
+        '    end',
+        '    local e = e_missing_forms(E, spec, given)',
+        '    if e then return e end',
+        '    new._v = e_next_version(X.old)',
+        '    X.new = new',
+        '    e_new[E .. \'\\0\' .. id] = new',
+        '    local partial, fast = {}, {}',
+        '    for _, C in ipairs(ECOLLS) do',
+        '        local keyed = false',
+        '        for _, p in ipairs(C.key) do if C.nodes[p.node].entity == E and changed[p.form] then keyed = true end end',
+        '        for n, node in ipairs(C.nodes) do',
+        '            if node.entity == E and not keyed and e_uses_form(C, n, changed) and e_on_path(C, n) then',
+        '                fast[C.name .. \'\\0\' .. n] = true',
+        '                e_partial_rows(C, n, changed, partial)',
+        '            end',
+        '        end',
+        '    end',
+        '    local touched = function(C, n) return not fast[C.name .. \'\\0\' .. n] and e_uses_form(C, n, changed) end',
+        '    local dels, puts, order = e_plan_rows({ { E = E, id = id, touched = touched } })',
+        '    local flat = { \'_v\', new._v }',
+        '    for form in pairs(changed) do',
+        '        flat[#flat + 1] = form',
+        '        flat[#flat + 1] = new[form]',
+        '    end',
+        '    redis.call(\'HSET\', e_key(E, id), unpack(flat))',
+        '    for _, p in ipairs(partial) do e_write_partial(p) end',
+        '    local d, w = e_apply(dels, puts, order)',
+        '    return { tonumber(new._v), w + #partial, d }',
+        'end',
+        '',
+        '-- set / unset / add / remove on a reference: ARGV <ref> <target…>',
+        'local function e_reference(op, args)',
+        '    local E, id, spec = X.E, X.id, X.spec',
+        '    if not X.old then return e_refuse(\'NOT_FOUND\', e_name(E, id) .. \' does not exist\') end',
+        '    local ref = args[4]',
+        '    local r = spec.refs[ref or \'\']',
+        '    if r == nil then return e_refuse(\'BAD_VALUE\', E .. \' has no reference \' .. e_quote(tostring(ref))) end',
+        '    local many = op == \'add\' or op == \'remove\'',
+        '    if many ~= (r.kind == \'many\') then',
+        '        if r.kind == \'many\' then',
+        '            return e_refuse(\'BAD_VALUE\', E .. \'.\' .. ref .. \' is a [*] reference: \' .. op .. \' does not apply (use add or remove)\')',
+        '        end',
+        '        return e_refuse(\'BAD_VALUE\', E .. \'.\' .. ref .. \' is a [1] or [0..1] reference: \' .. op .. \' does not apply (use set or unset)\')',
+        '    end',
+        '    local before = e_targets(X.old, ref, r.kind)',
+        '    local list, added, removed = {}, {}, {}',
+        '    if many then',
+        '        local has = {}',
+        '        for _, t in ipairs(before) do has[t] = true end',
+        '        if op == \'add\' then',
+        '            for _, t in ipairs(before) do list[#list + 1] = t end',
+        '            for i = 5, #args do',
+        '                local t = args[i]',
+        '                if has[t] then',
+        '                    return e_refuse(\'BAD_VALUE\', e_name(E, id) .. \'.\' .. ref .. \' lists \' .. e_name(r.target, t) .. \' already (a reference lists a target once)\')',
+        '                end',
+        '                has[t] = true',
+        '                list[#list + 1] = t',
+        '                added[#added + 1] = t',
+        '            end',
+        '            local e = e_missing_target(E, ref, r.target, added)',
+        '            if e then return e end',
+        '        else',
+        '            local gone = {}',
+        '            for i = 5, #args do',
+        '                local t = args[i]',
+        '                if gone[t] or not has[t] then',
+        '                    return e_refuse(\'BAD_VALUE\', e_name(E, id) .. \'.\' .. ref .. \' does not list \' .. e_name(r.target, t))',
+        '                end',
+        '                gone[t] = true',
+        '                removed[#removed + 1] = t',
+        '            end',
+        '            for _, t in ipairs(before) do if not gone[t] then list[#list + 1] = t end end',
+        '        end',
+        '        if #list < r.min then',
+        '            return e_refuse(\'REQUIRED_REFERENCE\', e_name(E, id) .. \'.\' .. ref .. \' must list at least \' .. r.min .. \' \' .. r.target)',
+        '        end',
+        '        if r.max and #list > r.max then',
+        '            return e_refuse(\'BAD_VALUE\', e_name(E, id) .. \'.\' .. ref .. \' can list at most \' .. r.max .. \' \' .. r.target)',
+        '        end',
+        '    elseif op == \'set\' then',
+        '        local t = args[5]',
+        '        if t == nil or t == \'\' then return e_refuse(\'BAD_VALUE\', \'set names the target of \' .. E .. \'.\' .. ref) end',
+        '        local e = e_missing_target(E, ref, r.target, { t })',
+        '        if e then return e end',
+        '        removed = before',
+        '        list = { t }',
+        '        added = list',
+        '    else',
+        '        if r.kind == \'one\' then',
+        '            return e_refuse(\'REQUIRED_REFERENCE\', E .. \'.\' .. ref .. \' is required ([1]): it cannot be unset, only set to another \' .. r.target)',
+        '        end',
+        '        removed = before',
+        '    end',
+        '    local new = e_copy(X.old)',
+        '    local raw',
+        '    if many then raw = e_json_list(list) elseif #list > 0 then raw = list[1] end',
+        '    new[\'>\' .. ref] = raw',
+        '    new._v = e_next_version(X.old)',
+        '    X.new = new',
+        '    e_new[E .. \'\\0\' .. id] = new',
+        '    local refs = { [ref] = true }',
+        '    local dels, puts, order = e_plan_rows({ { E = E, id = id, touched = function(C, n) return e_follows(C, n, refs) end } })',
+        '    local k = e_key(E, id)',
+        '    if raw ~= nil then',
+        '        redis.call(\'HSET\', k, \'>\' .. ref, raw, \'_v\', new._v)',
+        '    else',
+        '        redis.call(\'HDEL\', k, \'>\' .. ref)',
+        '        redis.call(\'HSET\', k, \'_v\', new._v)',
+        '    end',
+        '    for _, t in ipairs(removed) do redis.call(\'HDEL\', e_revkey(r.target, t, E, ref), id) end',
+        '    for _, t in ipairs(added) do redis.call(\'HSET\', e_revkey(r.target, t, E, ref), id, \'\') end',
+        '    local d, w = e_apply(dels, puts, order)',
+        '    return { tonumber(new._v), w, d }',
+        'end',
+        '',
+        '-- delete <0|1>: 1 takes the id out of the [*] and [0..1] references that hold it (never a [1], nor a list',
+        '-- with a lower bound: those still refuse).',
+        'local function e_delete(args)',
+        '    local E, id, spec = X.E, X.id, X.spec',
+        '    if not X.old then return e_refuse(\'NOT_FOUND\', e_name(E, id) .. \' does not exist\') end',
+        '    local detach = args[4] == \'1\'',
+        '    local blocking, detached = {}, {}',
+        '    for _, rr in ipairs(spec.referrers) do',
+        '        local holders = {}',
+        '        for _, h in ipairs(redis.call(\'HKEYS\', e_revkey(E, id, rr.entity, rr.ref))) do',
+        '            -- An object referencing itself is no referrer of its own delete.',
+        '            if not (rr.entity == E and h == id) then holders[#holders + 1] = h end',
+        '        end',
+        '        if #holders > 0 then',
+        '            if not detach or rr.kind == \'one\' or rr.min > 0 then',
+        '                table.sort(holders)',
+        '                local sample = {}',
+        '                for i = 1, math.min(5, #holders) do sample[i] = holders[i] end',
+        '                blocking[#blocking + 1] = { rr = rr, count = #holders, sample = sample }',
+        '            else',
+        '                detached[#detached + 1] = { rr = rr, holders = holders }',
+        '            end',
+        '        end',
+        '    end',
+        '    if #blocking > 0 then',
+        '        local texts, json = {}, {}',
+        '        for i, b in ipairs(blocking) do',
+        '            local quoted = {}',
+        '            for j, s in ipairs(b.sample) do quoted[j] = e_quote(s) end',
+        '            texts[i] = b.rr.entity .. \'.\' .. b.rr.ref .. \' (\' .. b.count .. \': \' .. table.concat(quoted, \', \') .. (b.count > #b.sample and \', …\' or \'\') .. \')\'',
+        '            json[i] = \'{"entity":\' .. e_json_string(b.rr.entity) .. \',"reference":\' .. e_json_string(b.rr.ref) .. \',"count":\' .. b.count .. \',"sample":\' .. e_json_list(b.sample) .. \'}\'',
+        '        end',
+        '        return e_refuse(\'STILL_REFERENCED\', e_name(E, id) .. \' is still referenced by \' .. table.concat(texts, \'; \') .. \': delete or change the referrers first | referrers=[\' .. table.concat(json, \',\') .. \']\')',
+        '    end',
+        '    X.new = false',
+        '    e_new[E .. \'\\0\' .. id] = false',
+        '    local changes = { { E = E, id = id, touched = e_root_only } }',
+        '    local holders_changed, holder_list = {}, {}',
+        '    for _, d in ipairs(detached) do',
+        '        for _, h in ipairs(d.holders) do',
+        '            local k = d.rr.entity .. \'\\0\' .. h',
+        '            local ch = holders_changed[k]',
+        '            if ch == nil then',
+        '                local old = e_load(d.rr.entity, h)',
+        '                local refs = {}',
+        '                ch = { E = d.rr.entity, id = h, refs = refs, new = e_copy(old), fields = {} }',
+        '                ch.new._v = e_next_version(old)',
+        '                ch.touched = function(C, n) return e_follows(C, n, refs) end',
+        '                holders_changed[k] = ch',
+        '                holder_list[#holder_list + 1] = ch',
+        '                changes[#changes + 1] = ch',
+        '                e_new[k] = ch.new',
+        '            end',
+        '            ch.refs[d.rr.ref] = true',
+        '            local kind = ENTITIES[d.rr.entity].refs[d.rr.ref].kind',
+        '            if kind == \'many\' then',
+        '                local kept = {}',
+        '                for _, t in ipairs(e_targets(e_load(d.rr.entity, h), d.rr.ref, kind)) do if t ~= id then kept[#kept + 1] = t end end',
+        '                ch.new[\'>\' .. d.rr.ref] = e_json_list(kept)',
+        '            else',
+        '                ch.new[\'>\' .. d.rr.ref] = nil',
+        '            end',
+        '            ch.fields[#ch.fields + 1] = d.rr.ref',
+        '        end',
+        '    end',
+        '    local dels, puts, order = e_plan_rows(changes)',
+        '    for _, ref in ipairs(spec.refOrder) do',
+        '        local r = spec.refs[ref]',
+        '        for _, t in ipairs(e_targets(X.old, ref, r.kind)) do redis.call(\'HDEL\', e_revkey(r.target, t, E, ref), id) end',
+        '    end',
+        '    redis.call(\'DEL\', e_key(E, id))',
+        '    for _, rr in ipairs(spec.referrers) do redis.call(\'DEL\', e_revkey(E, id, rr.entity, rr.ref)) end',
+        '    for _, ch in ipairs(holder_list) do',
+        '        local k = e_key(ch.E, ch.id)',
+        '        for _, ref in ipairs(ch.fields) do',
+        '            local raw = ch.new[\'>\' .. ref]',
+        '            if raw == nil then redis.call(\'HDEL\', k, \'>\' .. ref) else redis.call(\'HSET\', k, \'>\' .. ref, raw) end',
+        '        end',
+        '        redis.call(\'HSET\', k, \'_v\', ch.new._v)',
+        '    end',
+        '    local d, w = e_apply(dels, puts, order)',
+        '    return { 0, w, d }',
+        'end',
+        '',
+        '-- FCALL <function> 0 <op> <Entity> <stored id> …: the keys are found by the function (one server).',
+        'redis.register_function(\'kvmod_airflights_entity\', function(_, args)',
+        '    local op, E, id = args[1], args[2], args[3]',
+        '    if E == nil or ENTITIES[E] == nil then return e_refuse(\'BAD_VALUE\', tostring(E) .. \' is no entity of the design\') end',
+        '    if id == nil or id == \'\' then return e_refuse(\'BAD_VALUE\', \'the identifier is empty; every object needs one\') end',
+        '    e_loaded, e_new = {}, {}',
+        '    X = { E = E, id = id, spec = ENTITIES[E] }',
+        '    X.old = e_load(E, id)',
+        '    if op == \'create\' then return e_create(args) end',
+        '    if op == \'update\' then return e_update(args) end',
+        '    if op == \'delete\' then return e_delete(args) end',
+        '    if op == \'set\' or op == \'unset\' or op == \'add\' or op == \'remove\' then return e_reference(op, args) end',
+        '    return e_refuse(\'BAD_VALUE\', \'no entity operation \' .. e_quote(tostring(op)))',
+        'end)',
+        '',
+    ].join('\n'),
+} satisfies kvmodEntities.ClientEntityStore;
 /** The design the runtime reads. */
-const DESIGN: kvmod.ClientDesign = { dialect: DIALECT, collections: Object.values(COLLECTIONS) };
+const DESIGN: kvmod.ClientDesign = { dialect: DIALECT, collections: Object.values(COLLECTIONS), entityStore: ENTITY_STORE };
 
 /** Connects to a Redis server (RESP2, no silent reconnects); a server that cannot be reached is a ConnectionRefusedError. */
 export function connect(url: string, options: { timeoutMs?: number } = {}) {
@@ -1269,12 +1741,414 @@ export function dropIndexes(client: kvmod.CommandClient): Promise<string[]> {
     return kvmod.dropIndexes(client, DESIGN);
 }
 
-/** A row of Q1_aircraftsCapacityWithin (one per Aircraft), as `writeQ1_aircraftsCapacityWithin` takes it. */
-export interface Q1_aircraftsCapacityWithinRow {
-    /** Aircraft.registrationNumber */
+/** Installs (or replaces) the entity Function kvmod_airflights_entity on the server (FUNCTION LOAD REPLACE): call it once after createIndexes, before the first entity operation. */
+export function installEntityFunctions(client: kvmod.CommandClient): Promise<void> {
+    return kvmodEntities.installEntityFunctions(client, ENTITY_STORE);
+}
+
+/** A Passenger: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Passenger {
+    /** The identifier (text). */
+    idPassport: string;
+    /** Passenger.firstname (text). */
+    firstname: string;
+    /** Passenger.lastname (text). */
+    lastname: string;
+    /** Passenger.birthdate (date). */
+    birthdate: IsoDate;
+    /** Passenger.sex (text). */
+    sex: string;
+    /** Passenger.nationality (text). */
+    nationality: string;
+    /** The identifiers of its Flight objects (`[*]`), in the order written. */
+    flights: string[];
+    /** The identifiers of its WebSiteAccess objects (`[*]`), in the order written. */
+    accessedSites: string[];
+}
+
+/** A change of a Passenger: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface PassengerPatch {
+    /** Passenger.firstname (text). */
+    firstname?: string | undefined;
+    /** Passenger.lastname (text). */
+    lastname?: string | undefined;
+    /** Passenger.birthdate (date). */
+    birthdate?: IsoDate | undefined;
+    /** Passenger.sex (text). */
+    sex?: string | undefined;
+    /** Passenger.nationality (text). */
+    nationality?: string | undefined;
+}
+
+/** Creates a Passenger, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createPassenger(client: kvmod.CommandClient, passenger: Passenger): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Passenger', passenger);
+}
+
+/** Changes the attributes a patch gives of a Passenger, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updatePassenger(client: kvmod.CommandClient, idPassport: string, patch: PassengerPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Passenger', idPassport, patch, options);
+}
+
+/** Deletes a Passenger and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deletePassenger(client: kvmod.CommandClient, idPassport: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Passenger', idPassport, options);
+}
+
+/** Reads a Passenger by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getPassenger(client: kvmod.CommandClient, idPassport: string): Promise<(Passenger & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Passenger', idPassport);
+    return found === null ? null : { ...(found.object as unknown as Passenger), version: found.version };
+}
+
+/** Adds targets to Passenger.flights (identifiers of Flight), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addPassengerFlights(client: kvmod.CommandClient, idPassport: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Passenger', idPassport, 'flights', targets);
+}
+
+/** Removes targets from Passenger.flights (identifiers of Flight), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removePassengerFlights(client: kvmod.CommandClient, idPassport: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Passenger', idPassport, 'flights', targets);
+}
+
+/** Adds targets to Passenger.accessedSites (identifiers of WebSiteAccess), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addPassengerAccessedSites(client: kvmod.CommandClient, idPassport: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Passenger', idPassport, 'accessedSites', targets);
+}
+
+/** Removes targets from Passenger.accessedSites (identifiers of WebSiteAccess), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removePassengerAccessedSites(client: kvmod.CommandClient, idPassport: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Passenger', idPassport, 'accessedSites', targets);
+}
+
+/** An Airport: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Airport {
+    /** The identifier (text). */
+    codeCAO: string;
+    /** Airport.nameAirport (text). */
+    nameAirport: string;
+    /** Airport.city (text). */
+    city: string;
+    /** Airport.country (text). */
+    country: string;
+    /** The identifiers of its Flight objects (`[*]`), in the order written. */
+    landedflights: string[];
+    /** The identifiers of its Flight objects (`[*]`), in the order written. */
+    departedflights: string[];
+}
+
+/** A change of an Airport: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface AirportPatch {
+    /** Airport.nameAirport (text). */
+    nameAirport?: string | undefined;
+    /** Airport.city (text). */
+    city?: string | undefined;
+    /** Airport.country (text). */
+    country?: string | undefined;
+}
+
+/** Creates an Airport, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createAirport(client: kvmod.CommandClient, airport: Airport): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Airport', airport);
+}
+
+/** Changes the attributes a patch gives of an Airport, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateAirport(client: kvmod.CommandClient, codeCAO: string, patch: AirportPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Airport', codeCAO, patch, options);
+}
+
+/** Deletes an Airport and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteAirport(client: kvmod.CommandClient, codeCAO: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Airport', codeCAO, options);
+}
+
+/** Reads an Airport by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getAirport(client: kvmod.CommandClient, codeCAO: string): Promise<(Airport & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Airport', codeCAO);
+    return found === null ? null : { ...(found.object as unknown as Airport), version: found.version };
+}
+
+/** Adds targets to Airport.landedflights (identifiers of Flight), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addAirportLandedflights(client: kvmod.CommandClient, codeCAO: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Airport', codeCAO, 'landedflights', targets);
+}
+
+/** Removes targets from Airport.landedflights (identifiers of Flight), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeAirportLandedflights(client: kvmod.CommandClient, codeCAO: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Airport', codeCAO, 'landedflights', targets);
+}
+
+/** Adds targets to Airport.departedflights (identifiers of Flight), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addAirportDepartedflights(client: kvmod.CommandClient, codeCAO: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Airport', codeCAO, 'departedflights', targets);
+}
+
+/** Removes targets from Airport.departedflights (identifiers of Flight), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeAirportDepartedflights(client: kvmod.CommandClient, codeCAO: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Airport', codeCAO, 'departedflights', targets);
+}
+
+/** A Flight: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Flight {
+    /** The identifier (text). */
+    code: string;
+    /** Flight.departureTime (time). */
+    departureTime: IsoTime;
+    /** Flight.arrivalTime (time). */
+    arrivalTime: IsoTime;
+    /** Flight.departureDate (date). */
+    departureDate: IsoDate;
+    /** Flight.arrivalDate (date). */
+    arrivalDate: IsoDate;
+    /** Flight.level (int). */
+    level: number;
+    /** The identifiers of its Localization objects (`[*]`), in the order written. */
+    registeredPositions: string[];
+    /** The identifiers of its WebSiteAccess objects (`[*]`), in the order written. */
+    sitesAccessed: string[];
+    /** The identifiers of its Passenger objects (`[*]`), in the order written. */
+    registeredPersons: string[];
+    /** The identifier of its Aircraft (`[1]`: required). */
+    usedAircraft: string;
+    /** The identifier of its Airport (`[1]`: required). */
+    origin: string;
+    /** The identifier of its Airport (`[1]`: required). */
+    destination: string;
+}
+
+/** A change of a Flight: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface FlightPatch {
+    /** Flight.departureTime (time). */
+    departureTime?: IsoTime | undefined;
+    /** Flight.arrivalTime (time). */
+    arrivalTime?: IsoTime | undefined;
+    /** Flight.departureDate (date). */
+    departureDate?: IsoDate | undefined;
+    /** Flight.arrivalDate (date). */
+    arrivalDate?: IsoDate | undefined;
+    /** Flight.level (int). */
+    level?: number | undefined;
+}
+
+/** Creates a Flight, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createFlight(client: kvmod.CommandClient, flight: Flight): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Flight', flight);
+}
+
+/** Changes the attributes a patch gives of a Flight, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateFlight(client: kvmod.CommandClient, code: string, patch: FlightPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Flight', code, patch, options);
+}
+
+/** Deletes a Flight and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteFlight(client: kvmod.CommandClient, code: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Flight', code, options);
+}
+
+/** Reads a Flight by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getFlight(client: kvmod.CommandClient, code: string): Promise<(Flight & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Flight', code);
+    return found === null ? null : { ...(found.object as unknown as Flight), version: found.version };
+}
+
+/** Adds targets to Flight.registeredPositions (identifiers of Localization), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addFlightRegisteredPositions(client: kvmod.CommandClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Flight', code, 'registeredPositions', targets);
+}
+
+/** Removes targets from Flight.registeredPositions (identifiers of Localization), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeFlightRegisteredPositions(client: kvmod.CommandClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Flight', code, 'registeredPositions', targets);
+}
+
+/** Adds targets to Flight.sitesAccessed (identifiers of WebSiteAccess), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addFlightSitesAccessed(client: kvmod.CommandClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Flight', code, 'sitesAccessed', targets);
+}
+
+/** Removes targets from Flight.sitesAccessed (identifiers of WebSiteAccess), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeFlightSitesAccessed(client: kvmod.CommandClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Flight', code, 'sitesAccessed', targets);
+}
+
+/** Adds targets to Flight.registeredPersons (identifiers of Passenger), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addFlightRegisteredPersons(client: kvmod.CommandClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Flight', code, 'registeredPersons', targets);
+}
+
+/** Removes targets from Flight.registeredPersons (identifiers of Passenger), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeFlightRegisteredPersons(client: kvmod.CommandClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Flight', code, 'registeredPersons', targets);
+}
+
+/** Points Flight.usedAircraft at another Aircraft, and moves the rows it makes, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`. */
+export function setFlightUsedAircraft(client: kvmod.CommandClient, code: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'Flight', code, 'usedAircraft', target);
+}
+
+/** Points Flight.origin at another Airport, and moves the rows it makes, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`. */
+export function setFlightOrigin(client: kvmod.CommandClient, code: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'Flight', code, 'origin', target);
+}
+
+/** Points Flight.destination at another Airport, and moves the rows it makes, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`. */
+export function setFlightDestination(client: kvmod.CommandClient, code: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'Flight', code, 'destination', target);
+}
+
+/** An Aircraft: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Aircraft {
+    /** The identifier (text). */
     registrationNumber: string;
-    /** Aircraft.capacity */
-    capacity?: number | null;
+    /** Aircraft.model (text). */
+    model: string;
+    /** Aircraft.capacity (int). */
+    capacity: number;
+    /** The identifiers of its Flight objects (`[*]`), in the order written. */
+    flights: string[];
+}
+
+/** A change of an Aircraft: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface AircraftPatch {
+    /** Aircraft.model (text). */
+    model?: string | undefined;
+    /** Aircraft.capacity (int). */
+    capacity?: number | undefined;
+}
+
+/** Creates an Aircraft, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createAircraft(client: kvmod.CommandClient, aircraft: Aircraft): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Aircraft', aircraft);
+}
+
+/** Changes the attributes a patch gives of an Aircraft, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateAircraft(client: kvmod.CommandClient, registrationNumber: string, patch: AircraftPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Aircraft', registrationNumber, patch, options);
+}
+
+/** Deletes an Aircraft and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteAircraft(client: kvmod.CommandClient, registrationNumber: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Aircraft', registrationNumber, options);
+}
+
+/** Reads an Aircraft by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getAircraft(client: kvmod.CommandClient, registrationNumber: string): Promise<(Aircraft & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Aircraft', registrationNumber);
+    return found === null ? null : { ...(found.object as unknown as Aircraft), version: found.version };
+}
+
+/** Adds targets to Aircraft.flights (identifiers of Flight), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addAircraftFlights(client: kvmod.CommandClient, registrationNumber: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Aircraft', registrationNumber, 'flights', targets);
+}
+
+/** Removes targets from Aircraft.flights (identifiers of Flight), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeAircraftFlights(client: kvmod.CommandClient, registrationNumber: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Aircraft', registrationNumber, 'flights', targets);
+}
+
+/** A Localization: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Localization {
+    /** The identifier (text). */
+    _id: string;
+    /** Localization.latitude (float). */
+    latitude: number;
+    /** Localization.longitude (float). */
+    longitude: number;
+    /** Localization.crossingDate (date). */
+    crossingDate: IsoDate;
+    /** Localization.crossingTime (time). */
+    crossingTime: IsoTime;
+}
+
+/** A change of a Localization: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier is not part of it. */
+export interface LocalizationPatch {
+    /** Localization.latitude (float). */
+    latitude?: number | undefined;
+    /** Localization.longitude (float). */
+    longitude?: number | undefined;
+    /** Localization.crossingDate (date). */
+    crossingDate?: IsoDate | undefined;
+    /** Localization.crossingTime (time). */
+    crossingTime?: IsoTime | undefined;
+}
+
+/** Creates a Localization, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createLocalization(client: kvmod.CommandClient, localization: Localization): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Localization', localization);
+}
+
+/** Changes the attributes a patch gives of a Localization, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateLocalization(client: kvmod.CommandClient, _id: string, patch: LocalizationPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Localization', _id, patch, options);
+}
+
+/** Deletes a Localization and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteLocalization(client: kvmod.CommandClient, _id: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Localization', _id, options);
+}
+
+/** Reads a Localization by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getLocalization(client: kvmod.CommandClient, _id: string): Promise<(Localization & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Localization', _id);
+    return found === null ? null : { ...(found.object as unknown as Localization), version: found.version };
+}
+
+/** A WebSiteAccess: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface WebSiteAccess {
+    /** The identifier (text). */
+    _id: string;
+    /** WebSiteAccess.url (text). */
+    url: string;
+    /** WebSiteAccess.accessDate (date). */
+    accessDate: IsoDate;
+    /** WebSiteAccess.accessTime (time). */
+    accessTime: IsoTime;
+    /** The identifier of its Passenger (`[1]`: required). */
+    visitor: string;
+    /** The identifier of its Flight (`[1]`: required). */
+    flight: string;
+}
+
+/** A change of a WebSiteAccess: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface WebSiteAccessPatch {
+    /** WebSiteAccess.url (text). */
+    url?: string | undefined;
+    /** WebSiteAccess.accessDate (date). */
+    accessDate?: IsoDate | undefined;
+    /** WebSiteAccess.accessTime (time). */
+    accessTime?: IsoTime | undefined;
+}
+
+/** Creates a WebSiteAccess, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createWebSiteAccess(client: kvmod.CommandClient, webSiteAccess: WebSiteAccess): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'WebSiteAccess', webSiteAccess);
+}
+
+/** Changes the attributes a patch gives of a WebSiteAccess, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateWebSiteAccess(client: kvmod.CommandClient, _id: string, patch: WebSiteAccessPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'WebSiteAccess', _id, patch, options);
+}
+
+/** Deletes a WebSiteAccess and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteWebSiteAccess(client: kvmod.CommandClient, _id: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'WebSiteAccess', _id, options);
+}
+
+/** Reads a WebSiteAccess by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getWebSiteAccess(client: kvmod.CommandClient, _id: string): Promise<(WebSiteAccess & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'WebSiteAccess', _id);
+    return found === null ? null : { ...(found.object as unknown as WebSiteAccess), version: found.version };
+}
+
+/** Points WebSiteAccess.visitor at another Passenger, and moves the rows it makes, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`. */
+export function setWebSiteAccessVisitor(client: kvmod.CommandClient, _id: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'WebSiteAccess', _id, 'visitor', target);
+}
+
+/** Points WebSiteAccess.flight at another Flight, and moves the rows it makes, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`. */
+export function setWebSiteAccessFlight(client: kvmod.CommandClient, _id: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'WebSiteAccess', _id, 'flight', target);
 }
 
 /** What identifies a row of Q1_aircraftsCapacityWithin: key `Q1_aircraftsCapacityWithin_117106:<registrationNumber>`. */
@@ -1286,16 +2160,6 @@ export interface Q1_aircraftsCapacityWithinKey {
 /** The Redis key of a row of Q1_aircraftsCapacityWithin: `Q1_aircraftsCapacityWithin_117106:<registrationNumber>`, each part encoded and escaped. */
 export function keyOfQ1_aircraftsCapacityWithin(key: Q1_aircraftsCapacityWithinKey): string {
     return kvmod.rowKey(COLLECTIONS.Q1_aircraftsCapacityWithin, key);
-}
-
-/** Writes (or replaces) one row of Q1_aircraftsCapacityWithin and keeps its index in step: every value encoded, every sort companion written. */
-export async function writeQ1_aircraftsCapacityWithin(client: kvmod.CommandClient, row: Q1_aircraftsCapacityWithinRow): Promise<void> {
-    await kvmod.writeRow(client, COLLECTIONS.Q1_aircraftsCapacityWithin, row);
-}
-
-/** Deletes one row of Q1_aircraftsCapacityWithin from the keyspace and the index. */
-export async function deleteQ1_aircraftsCapacityWithin(client: kvmod.CommandClient, key: Q1_aircraftsCapacityWithinKey): Promise<void> {
-    await kvmod.deleteRow(client, COLLECTIONS.Q1_aircraftsCapacityWithin, key);
 }
 
 /** The parameters of Q1_aircraftsCapacityWithin. */
@@ -1324,18 +2188,6 @@ export function Q1_aircraftsCapacityWithinPages(client: kvmod.CommandClient, par
     return kvmod.allPages(Q1_aircraftsCapacityWithin(client, params, options));
 }
 
-/** A row of Q2_airportsGivenCountrySortedByCities (one per Airport), as `writeQ2_airportsGivenCountrySortedByCities` takes it. */
-export interface Q2_airportsGivenCountrySortedByCitiesRow {
-    /** Airport.nameAirport */
-    nameAirport?: string | null;
-    /** Airport.codeCAO */
-    codeCAO: string;
-    /** Airport.city */
-    city?: string | null;
-    /** Airport.country */
-    country?: string | null;
-}
-
 /** What identifies a row of Q2_airportsGivenCountrySortedByCities: key `Q2_airportsGivenCountrySortedByCities_126e4c:<codeCAO>`. */
 export interface Q2_airportsGivenCountrySortedByCitiesKey {
     /** Airport.codeCAO */
@@ -1345,16 +2197,6 @@ export interface Q2_airportsGivenCountrySortedByCitiesKey {
 /** The Redis key of a row of Q2_airportsGivenCountrySortedByCities: `Q2_airportsGivenCountrySortedByCities_126e4c:<codeCAO>`, each part encoded and escaped. */
 export function keyOfQ2_airportsGivenCountrySortedByCities(key: Q2_airportsGivenCountrySortedByCitiesKey): string {
     return kvmod.rowKey(COLLECTIONS.Q2_airportsGivenCountrySortedByCities, key);
-}
-
-/** Writes (or replaces) one row of Q2_airportsGivenCountrySortedByCities and keeps its index in step: every value encoded, every sort companion written. */
-export async function writeQ2_airportsGivenCountrySortedByCities(client: kvmod.CommandClient, row: Q2_airportsGivenCountrySortedByCitiesRow): Promise<void> {
-    await kvmod.writeRow(client, COLLECTIONS.Q2_airportsGivenCountrySortedByCities, row);
-}
-
-/** Deletes one row of Q2_airportsGivenCountrySortedByCities from the keyspace and the index. */
-export async function deleteQ2_airportsGivenCountrySortedByCities(client: kvmod.CommandClient, key: Q2_airportsGivenCountrySortedByCitiesKey): Promise<void> {
-    await kvmod.deleteRow(client, COLLECTIONS.Q2_airportsGivenCountrySortedByCities, key);
 }
 
 /** The parameters of Q2_airportsGivenCountrySortedByCities. */
@@ -1383,18 +2225,6 @@ export function Q2_airportsGivenCountrySortedByCitiesPages(client: kvmod.Command
     return kvmod.allPages(Q2_airportsGivenCountrySortedByCities(client, params, options));
 }
 
-/** A row of Q3_passengersOfGivenFlight (one per Passenger × Flight), as `writeQ3_passengersOfGivenFlight` takes it. */
-export interface Q3_passengersOfGivenFlightRow {
-    /** Passenger.firstname */
-    firstName?: string | null;
-    /** Passenger.lastname */
-    lastName?: string | null;
-    /** Passenger.idPassport */
-    idPassport: string;
-    /** FL.code */
-    FL_code: string;
-}
-
 /** What identifies a row of Q3_passengersOfGivenFlight: key `Q3_passengersOfGivenFlight_05b099:<idPassport>:<FL_code>`. */
 export interface Q3_passengersOfGivenFlightKey {
     /** Passenger.idPassport */
@@ -1406,16 +2236,6 @@ export interface Q3_passengersOfGivenFlightKey {
 /** The Redis key of a row of Q3_passengersOfGivenFlight: `Q3_passengersOfGivenFlight_05b099:<idPassport>:<FL_code>`, each part encoded and escaped. */
 export function keyOfQ3_passengersOfGivenFlight(key: Q3_passengersOfGivenFlightKey): string {
     return kvmod.rowKey(COLLECTIONS.Q3_passengersOfGivenFlight, key);
-}
-
-/** Writes (or replaces) one row of Q3_passengersOfGivenFlight and keeps its index in step: every value encoded, every sort companion written. */
-export async function writeQ3_passengersOfGivenFlight(client: kvmod.CommandClient, row: Q3_passengersOfGivenFlightRow): Promise<void> {
-    await kvmod.writeRow(client, COLLECTIONS.Q3_passengersOfGivenFlight, row);
-}
-
-/** Deletes one row of Q3_passengersOfGivenFlight from the keyspace and the index. */
-export async function deleteQ3_passengersOfGivenFlight(client: kvmod.CommandClient, key: Q3_passengersOfGivenFlightKey): Promise<void> {
-    await kvmod.deleteRow(client, COLLECTIONS.Q3_passengersOfGivenFlight, key);
 }
 
 /** The parameters of Q3_passengersOfGivenFlight. */
@@ -1444,34 +2264,6 @@ export function Q3_passengersOfGivenFlightPages(client: kvmod.CommandClient, par
     return kvmod.allPages(Q3_passengersOfGivenFlight(client, params, options));
 }
 
-/** A row of Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod (one per Passenger × Flight × Airport × Airport), as `writeQ4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod` takes it. */
-export interface Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriodRow {
-    /** Origin.city */
-    Origin_city?: string | null;
-    /** Destination.city */
-    Destination_city?: string | null;
-    /** FL.departureTime */
-    FL_departureTime?: IsoTime | null;
-    /** Passenger.idPassport */
-    idPassport: string;
-    /** Passenger.firstname */
-    firstName?: string | null;
-    /** Passenger.lastname */
-    lastName?: string | null;
-    /** Passenger.birthdate */
-    birthdate?: IsoDate | null;
-    /** Passenger.sex */
-    sex?: string | null;
-    /** Passenger.nationality */
-    nationality?: string | null;
-    /** FL.departureDate */
-    FL_departureDate?: IsoDate | null;
-    /** Origin.country */
-    Origin_country?: string | null;
-    /** FL.code */
-    FL_code: string;
-}
-
 /** What identifies a row of Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod: key `Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_70770d:<idPassport>:<FL_code>`. */
 export interface Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriodKey {
     /** Passenger.idPassport */
@@ -1483,16 +2275,6 @@ export interface Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenP
 /** The Redis key of a row of Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod: `Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_70770d:<idPassport>:<FL_code>`, each part encoded and escaped. */
 export function keyOfQ4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod(key: Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriodKey): string {
     return kvmod.rowKey(COLLECTIONS.Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod, key);
-}
-
-/** Writes (or replaces) one row of Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod and keeps its index in step: every value encoded, every sort companion written. */
-export async function writeQ4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod(client: kvmod.CommandClient, row: Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriodRow): Promise<void> {
-    await kvmod.writeRow(client, COLLECTIONS.Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod, row);
-}
-
-/** Deletes one row of Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod from the keyspace and the index. */
-export async function deleteQ4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod(client: kvmod.CommandClient, key: Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriodKey): Promise<void> {
-    await kvmod.deleteRow(client, COLLECTIONS.Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod, key);
 }
 
 /** The parameters of Q4_passengersDepartingGivenCountry. */
@@ -1575,22 +2357,6 @@ export function Q5_passengersDepartingGivenPeriodPages(client: kvmod.CommandClie
     return kvmod.allPages(Q5_passengersDepartingGivenPeriod(client, params, options));
 }
 
-/** A row of Q6_websitesAccessedOnGivenFlight (one per WebSiteAccess × Passenger × Flight), as `writeQ6_websitesAccessedOnGivenFlight` takes it. */
-export interface Q6_websitesAccessedOnGivenFlightRow {
-    /** WebSiteAccess._id (key only) */
-    WebSiteAccess__id: string;
-    /** P.idPassport */
-    P_idPassport?: string | null;
-    /** WebSiteAccess.url */
-    url?: string | null;
-    /** WebSiteAccess.accessDate */
-    accessDate?: IsoDate | null;
-    /** WebSiteAccess.accessTime */
-    accessTime?: IsoTime | null;
-    /** F.code */
-    F_code?: string | null;
-}
-
 /** What identifies a row of Q6_websitesAccessedOnGivenFlight: key `Q6_websitesAccessedOnGivenFlight_43da32:<WebSiteAccess__id>`. */
 export interface Q6_websitesAccessedOnGivenFlightKey {
     /** WebSiteAccess._id */
@@ -1600,16 +2366,6 @@ export interface Q6_websitesAccessedOnGivenFlightKey {
 /** The Redis key of a row of Q6_websitesAccessedOnGivenFlight: `Q6_websitesAccessedOnGivenFlight_43da32:<WebSiteAccess__id>`, each part encoded and escaped. */
 export function keyOfQ6_websitesAccessedOnGivenFlight(key: Q6_websitesAccessedOnGivenFlightKey): string {
     return kvmod.rowKey(COLLECTIONS.Q6_websitesAccessedOnGivenFlight, key);
-}
-
-/** Writes (or replaces) one row of Q6_websitesAccessedOnGivenFlight and keeps its index in step: every value encoded, every sort companion written. */
-export async function writeQ6_websitesAccessedOnGivenFlight(client: kvmod.CommandClient, row: Q6_websitesAccessedOnGivenFlightRow): Promise<void> {
-    await kvmod.writeRow(client, COLLECTIONS.Q6_websitesAccessedOnGivenFlight, row);
-}
-
-/** Deletes one row of Q6_websitesAccessedOnGivenFlight from the keyspace and the index. */
-export async function deleteQ6_websitesAccessedOnGivenFlight(client: kvmod.CommandClient, key: Q6_websitesAccessedOnGivenFlightKey): Promise<void> {
-    await kvmod.deleteRow(client, COLLECTIONS.Q6_websitesAccessedOnGivenFlight, key);
 }
 
 /** The parameters of Q6_websitesAccessedOnGivenFlight. */
@@ -1640,20 +2396,6 @@ export function Q6_websitesAccessedOnGivenFlightPages(client: kvmod.CommandClien
     return kvmod.allPages(Q6_websitesAccessedOnGivenFlight(client, params, options));
 }
 
-/** A row of Q7_aircraftsDepartedFromAirportDuringPeriod (one per Flight × Aircraft × Airport), as `writeQ7_aircraftsDepartedFromAirportDuringPeriod` takes it. */
-export interface Q7_aircraftsDepartedFromAirportDuringPeriodRow {
-    /** Flight.code (key only) */
-    Flight_code: string;
-    /** A.registrationNumber */
-    A_registrationNumber?: string | null;
-    /** Flight.departureDate */
-    departureDate?: IsoDate | null;
-    /** Flight.departureTime */
-    departureTime?: IsoTime | null;
-    /** O.codeCAO */
-    O_codeCAO?: string | null;
-}
-
 /** What identifies a row of Q7_aircraftsDepartedFromAirportDuringPeriod: key `Q7_aircraftsDepartedFromAirportDuringPeriod_3dadad:<Flight_code>`. */
 export interface Q7_aircraftsDepartedFromAirportDuringPeriodKey {
     /** Flight.code */
@@ -1663,16 +2405,6 @@ export interface Q7_aircraftsDepartedFromAirportDuringPeriodKey {
 /** The Redis key of a row of Q7_aircraftsDepartedFromAirportDuringPeriod: `Q7_aircraftsDepartedFromAirportDuringPeriod_3dadad:<Flight_code>`, each part encoded and escaped. */
 export function keyOfQ7_aircraftsDepartedFromAirportDuringPeriod(key: Q7_aircraftsDepartedFromAirportDuringPeriodKey): string {
     return kvmod.rowKey(COLLECTIONS.Q7_aircraftsDepartedFromAirportDuringPeriod, key);
-}
-
-/** Writes (or replaces) one row of Q7_aircraftsDepartedFromAirportDuringPeriod and keeps its index in step: every value encoded, every sort companion written. */
-export async function writeQ7_aircraftsDepartedFromAirportDuringPeriod(client: kvmod.CommandClient, row: Q7_aircraftsDepartedFromAirportDuringPeriodRow): Promise<void> {
-    await kvmod.writeRow(client, COLLECTIONS.Q7_aircraftsDepartedFromAirportDuringPeriod, row);
-}
-
-/** Deletes one row of Q7_aircraftsDepartedFromAirportDuringPeriod from the keyspace and the index. */
-export async function deleteQ7_aircraftsDepartedFromAirportDuringPeriod(client: kvmod.CommandClient, key: Q7_aircraftsDepartedFromAirportDuringPeriodKey): Promise<void> {
-    await kvmod.deleteRow(client, COLLECTIONS.Q7_aircraftsDepartedFromAirportDuringPeriod, key);
 }
 
 /** The parameters of Q7_aircraftsDepartedFromAirportDuringPeriod. */
@@ -1705,24 +2437,6 @@ export function Q7_aircraftsDepartedFromAirportDuringPeriodPages(client: kvmod.C
     return kvmod.allPages(Q7_aircraftsDepartedFromAirportDuringPeriod(client, params, options));
 }
 
-/** A row of Q8_localizationsOfFlightAircraft (one per Flight × Localization × Aircraft), as `writeQ8_localizationsOfFlightAircraft` takes it. */
-export interface Q8_localizationsOfFlightAircraftRow {
-    /** L._id (key only) */
-    L__id: string;
-    /** A.registrationNumber */
-    A_registrationNumber?: string | null;
-    /** L.latitude */
-    L_latitude?: number | null;
-    /** L.longitude */
-    L_longitude?: number | null;
-    /** L.crossingDate */
-    L_crossingDate?: IsoDate | null;
-    /** L.crossingTime */
-    L_crossingTime?: IsoTime | null;
-    /** Flight.code */
-    code: string;
-}
-
 /** What identifies a row of Q8_localizationsOfFlightAircraft: key `Q8_localizationsOfFlightAircraft_73a06b:<code>:<L__id>`. */
 export interface Q8_localizationsOfFlightAircraftKey {
     /** Flight.code */
@@ -1734,16 +2448,6 @@ export interface Q8_localizationsOfFlightAircraftKey {
 /** The Redis key of a row of Q8_localizationsOfFlightAircraft: `Q8_localizationsOfFlightAircraft_73a06b:<code>:<L__id>`, each part encoded and escaped. */
 export function keyOfQ8_localizationsOfFlightAircraft(key: Q8_localizationsOfFlightAircraftKey): string {
     return kvmod.rowKey(COLLECTIONS.Q8_localizationsOfFlightAircraft, key);
-}
-
-/** Writes (or replaces) one row of Q8_localizationsOfFlightAircraft and keeps its index in step: every value encoded, every sort companion written. */
-export async function writeQ8_localizationsOfFlightAircraft(client: kvmod.CommandClient, row: Q8_localizationsOfFlightAircraftRow): Promise<void> {
-    await kvmod.writeRow(client, COLLECTIONS.Q8_localizationsOfFlightAircraft, row);
-}
-
-/** Deletes one row of Q8_localizationsOfFlightAircraft from the keyspace and the index. */
-export async function deleteQ8_localizationsOfFlightAircraft(client: kvmod.CommandClient, key: Q8_localizationsOfFlightAircraftKey): Promise<void> {
-    await kvmod.deleteRow(client, COLLECTIONS.Q8_localizationsOfFlightAircraft, key);
 }
 
 /** The parameters of Q8_localizationsOfFlightAircraft. */
@@ -1776,20 +2480,6 @@ export function Q8_localizationsOfFlightAircraftPages(client: kvmod.CommandClien
     return kvmod.allPages(Q8_localizationsOfFlightAircraft(client, params, options));
 }
 
-/** A row of Q9_flightsOnGivenDateByLevel (one per Flight × Airport × Airport), as `writeQ9_flightsOnGivenDateByLevel` takes it. */
-export interface Q9_flightsOnGivenDateByLevelRow {
-    /** Flight.code */
-    code: string;
-    /** Flight.level */
-    level?: number | null;
-    /** O.city */
-    O_city?: string | null;
-    /** D.city */
-    D_city?: string | null;
-    /** Flight.departureDate */
-    departureDate?: IsoDate | null;
-}
-
 /** What identifies a row of Q9_flightsOnGivenDateByLevel: key `Q9_flightsOnGivenDateByLevel_80fd3c:<code>`. */
 export interface Q9_flightsOnGivenDateByLevelKey {
     /** Flight.code */
@@ -1799,16 +2489,6 @@ export interface Q9_flightsOnGivenDateByLevelKey {
 /** The Redis key of a row of Q9_flightsOnGivenDateByLevel: `Q9_flightsOnGivenDateByLevel_80fd3c:<code>`, each part encoded and escaped. */
 export function keyOfQ9_flightsOnGivenDateByLevel(key: Q9_flightsOnGivenDateByLevelKey): string {
     return kvmod.rowKey(COLLECTIONS.Q9_flightsOnGivenDateByLevel, key);
-}
-
-/** Writes (or replaces) one row of Q9_flightsOnGivenDateByLevel and keeps its index in step: every value encoded, every sort companion written. */
-export async function writeQ9_flightsOnGivenDateByLevel(client: kvmod.CommandClient, row: Q9_flightsOnGivenDateByLevelRow): Promise<void> {
-    await kvmod.writeRow(client, COLLECTIONS.Q9_flightsOnGivenDateByLevel, row);
-}
-
-/** Deletes one row of Q9_flightsOnGivenDateByLevel from the keyspace and the index. */
-export async function deleteQ9_flightsOnGivenDateByLevel(client: kvmod.CommandClient, key: Q9_flightsOnGivenDateByLevelKey): Promise<void> {
-    await kvmod.deleteRow(client, COLLECTIONS.Q9_flightsOnGivenDateByLevel, key);
 }
 
 /** The parameters of Q9_flightsOnGivenDateByLevel. */

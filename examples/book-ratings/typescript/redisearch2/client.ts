@@ -3,13 +3,16 @@
  * Dialect: redisearch2 (RediSearch 2.x and later: Redis Stack, Redis 8). Do not edit: regenerate with
  * `kvmod generate <model> --target typescript --dialect redisearch2`.
  *
- * Use: `const client = await connect(url)`, `await createIndexes(client)`, `write<Collection>(client, row)`,
- * then each query function returns the first page of its answer (`rows`, `total`, `next()`), and its
- * `…Pages` twin iterates every page. Needs the `redis` package (node-redis, RESP2 replies: its default).
+ * Use: `const client = await connect(url)`, `await createIndexes(client)`, `await installEntityFunctions(client)`,
+ * then write entities (`create…`, `update…` with a patch, `delete…`, `set…` / `add…` / `remove…` for
+ * references): each is one atomic call that keeps every collection row the entity contributes to true.
+ * Each query function returns the first page of its answer (`rows`, `total`, `next()`), and its `…Pages`
+ * twin iterates every page. A refused operation is an EntityError with a stable `code`.
+ * Needs the `redis` package (node-redis, RESP2 replies: its default).
  *
  * Values: text is a string; int and float are numbers; boolean is a boolean; a date is an ISO string
  * 'YYYY-MM-DD', a time 'HH:MM:SS', a datetime 'YYYY-MM-DDTHH:MM:SS' (no time zone: stored as written, read
- * back in that form). A row value left out or null is not stored, and reads back as null.
+ * back in that form). A column the row does not hold reads back as null.
  *
  * Names: a model name that is not a safe TypeScript identifier is spelt the same way every time: each
  * character other than a letter, digit, `_` or `$` becomes `_`, a leading digit gets `_` before it, a reserved
@@ -23,6 +26,9 @@
  * The encoding, escaping and command binding are the Redis design's own code, shipped in `kvmod/`.
  */
 import * as kvmod from './kvmod/kvmod-client.js';
+import * as kvmodEntities from './kvmod/kvmod-entities.js';
+export type { DeleteOptions, EntityErrorCode, EntityReferrer, EntityWrite, UpdateOptions } from './kvmod/kvmod-entities.js';
+export { EntityError } from './kvmod/kvmod-entities.js';
 export type { CommandClient, IndexOutcome, Page, PageOptions } from './kvmod/kvmod-client.js';
 export { ConnectionRefusedError, IndexSchemaError, KvmodClientError, MissingIndexError, SearchModuleMissingError, WrongDialectError } from './kvmod/kvmod-client.js';
 /** The KVLM database this client was generated for. */
@@ -104,48 +110,6 @@ const COLLECTIONS = {
             params: [],
         },
         drop: { argv: [['FT.DROPINDEX'], ['Q1_booksByRank_Q7_bargainsOrTopRanked_fafaaf'], ['DD']], params: [] },
-        insert: {
-            argv: [
-                ['HSET'],
-                [
-                    'Q1_booksByRank_Q7_bargainsOrTopRanked_fafaaf:',
-                    { param: 'isbn', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['Q1_booksByRank_Q7_bargainsOrTopRanked_id'],
-                [{ param: 'isbn', type: 'text', use: 'key-part', nullable: false }],
-                ['isbn'],
-                [{ param: 'isbn', type: 'text', use: 'value', nullable: true }],
-                ['title'],
-                [{ param: 'title', type: 'text', use: 'value', nullable: true }],
-                ['author'],
-                [{ param: 'author', type: 'text', use: 'value', nullable: true }],
-                ['author__eq'],
-                [{ param: 'author', type: 'text', use: 'equality-key', nullable: true }],
-                ['rank'],
-                [{ param: 'rank', type: 'int', use: 'value', nullable: true }],
-                ['price'],
-                [{ param: 'price', type: 'float', use: 'value', nullable: true }],
-            ],
-            params: ['isbn', 'title', 'author', 'rank', 'price'],
-        },
-        delete: {
-            argv: [
-                ['DEL'],
-                [
-                    'Q1_booksByRank_Q7_bargainsOrTopRanked_fafaaf:',
-                    { param: 'isbn', type: 'text', use: 'key-part', nullable: false },
-                ],
-            ],
-            params: ['isbn'],
-        },
-        rowParams: [
-            { prop: 'isbn', param: 'isbn' },
-            { prop: 'title', param: 'title' },
-            { prop: 'author', param: 'author' },
-            { prop: 'rank', param: 'rank' },
-            { prop: 'price', param: 'price' },
-        ],
-        deleteParams: [{ prop: 'isbn', param: 'isbn' }],
     },
     Q2_authorsOfTag: {
         name: 'Q2_authorsOfTag',
@@ -178,51 +142,6 @@ const COLLECTIONS = {
         },
         point: { argv: [['FT.ALIASUPDATE'], ['Q2_authorsOfTag'], ['Q2_authorsOfTag_911032']], params: [] },
         drop: { argv: [['FT.DROPINDEX'], ['Q2_authorsOfTag_911032'], ['DD']], params: [] },
-        insert: {
-            argv: [
-                ['HSET'],
-                [
-                    'Q2_authorsOfTag_911032:',
-                    { param: 'Book_isbn', type: 'text', use: 'key-part', nullable: false },
-                    ':',
-                    { param: 'T_name', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['Q2_authorsOfTag_id'],
-                [
-                    { param: 'Book_isbn', type: 'text', use: 'key-part', nullable: false },
-                    ':',
-                    { param: 'T_name', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['author'],
-                [{ param: 'author', type: 'text', use: 'value', nullable: true }],
-                ['title'],
-                [{ param: 'title', type: 'text', use: 'value', nullable: true }],
-                ['T_name'],
-                [{ param: 'T_name', type: 'text', use: 'value', nullable: true }],
-                ['T_name__eq'],
-                [{ param: 'T_name', type: 'text', use: 'equality-key', nullable: true }],
-            ],
-            params: ['Book_isbn', 'T_name', 'author', 'title'],
-        },
-        delete: {
-            argv: [
-                ['DEL'],
-                [
-                    'Q2_authorsOfTag_911032:',
-                    { param: 'Book_isbn', type: 'text', use: 'key-part', nullable: false },
-                    ':',
-                    { param: 'T_name', type: 'text', use: 'key-part', nullable: false },
-                ],
-            ],
-            params: ['Book_isbn', 'T_name'],
-        },
-        rowParams: [
-            { prop: 'Book_isbn', param: 'Book_isbn' },
-            { prop: 'author', param: 'author' },
-            { prop: 'title', param: 'title' },
-            { prop: 'T_name', param: 'T_name' },
-        ],
-        deleteParams: [{ prop: 'Book_isbn', param: 'Book_isbn' }, { prop: 'T_name', param: 'T_name' }],
     },
     Q3_booksWithTag: {
         name: 'Q3_booksWithTag',
@@ -255,56 +174,6 @@ const COLLECTIONS = {
         },
         point: { argv: [['FT.ALIASUPDATE'], ['Q3_booksWithTag'], ['Q3_booksWithTag_746b51']], params: [] },
         drop: { argv: [['FT.DROPINDEX'], ['Q3_booksWithTag_746b51'], ['DD']], params: [] },
-        insert: {
-            argv: [
-                ['HSET'],
-                [
-                    'Q3_booksWithTag_746b51:',
-                    { param: 'isbn', type: 'text', use: 'key-part', nullable: false },
-                    ':',
-                    { param: 'T_name', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['Q3_booksWithTag_id'],
-                [
-                    { param: 'isbn', type: 'text', use: 'key-part', nullable: false },
-                    ':',
-                    { param: 'T_name', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['isbn'],
-                [{ param: 'isbn', type: 'text', use: 'value', nullable: true }],
-                ['title'],
-                [{ param: 'title', type: 'text', use: 'value', nullable: true }],
-                ['author'],
-                [{ param: 'author', type: 'text', use: 'value', nullable: true }],
-                ['rank'],
-                [{ param: 'rank', type: 'int', use: 'value', nullable: true }],
-                ['T_name'],
-                [{ param: 'T_name', type: 'text', use: 'value', nullable: true }],
-                ['T_name__eq'],
-                [{ param: 'T_name', type: 'text', use: 'equality-key', nullable: true }],
-            ],
-            params: ['isbn', 'T_name', 'title', 'author', 'rank'],
-        },
-        delete: {
-            argv: [
-                ['DEL'],
-                [
-                    'Q3_booksWithTag_746b51:',
-                    { param: 'isbn', type: 'text', use: 'key-part', nullable: false },
-                    ':',
-                    { param: 'T_name', type: 'text', use: 'key-part', nullable: false },
-                ],
-            ],
-            params: ['isbn', 'T_name'],
-        },
-        rowParams: [
-            { prop: 'isbn', param: 'isbn' },
-            { prop: 'title', param: 'title' },
-            { prop: 'author', param: 'author' },
-            { prop: 'rank', param: 'rank' },
-            { prop: 'T_name', param: 'T_name' },
-        ],
-        deleteParams: [{ prop: 'isbn', param: 'isbn' }, { prop: 'T_name', param: 'T_name' }],
     },
     Q4_commentsOfBook: {
         name: 'Q4_commentsOfBook',
@@ -337,54 +206,6 @@ const COLLECTIONS = {
         },
         point: { argv: [['FT.ALIASUPDATE'], ['Q4_commentsOfBook'], ['Q4_commentsOfBook_71b488']], params: [] },
         drop: { argv: [['FT.DROPINDEX'], ['Q4_commentsOfBook_71b488'], ['DD']], params: [] },
-        insert: {
-            argv: [
-                ['HSET'],
-                [
-                    'Q4_commentsOfBook_71b488:',
-                    { param: 'isbn', type: 'text', use: 'key-part', nullable: false },
-                    ':',
-                    { param: 'C__id', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['Q4_commentsOfBook_id'],
-                [
-                    { param: 'isbn', type: 'text', use: 'key-part', nullable: false },
-                    ':',
-                    { param: 'C__id', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['C_text'],
-                [{ param: 'C_text', type: 'text', use: 'value', nullable: true }],
-                ['C_postedAt'],
-                [{ param: 'C_postedAt', type: 'datetime', use: 'value', nullable: true }],
-                ['W_username'],
-                [{ param: 'W_username', type: 'text', use: 'value', nullable: true }],
-                ['isbn'],
-                [{ param: 'isbn', type: 'text', use: 'value', nullable: true }],
-                ['isbn__eq'],
-                [{ param: 'isbn', type: 'text', use: 'equality-key', nullable: true }],
-            ],
-            params: ['isbn', 'C__id', 'C_text', 'C_postedAt', 'W_username'],
-        },
-        delete: {
-            argv: [
-                ['DEL'],
-                [
-                    'Q4_commentsOfBook_71b488:',
-                    { param: 'isbn', type: 'text', use: 'key-part', nullable: false },
-                    ':',
-                    { param: 'C__id', type: 'text', use: 'key-part', nullable: false },
-                ],
-            ],
-            params: ['isbn', 'C__id'],
-        },
-        rowParams: [
-            { prop: 'C__id', param: 'C__id' },
-            { prop: 'C_text', param: 'C_text' },
-            { prop: 'C_postedAt', param: 'C_postedAt' },
-            { prop: 'W_username', param: 'W_username' },
-            { prop: 'isbn', param: 'isbn' },
-        ],
-        deleteParams: [{ prop: 'isbn', param: 'isbn' }, { prop: 'C__id', param: 'C__id' }],
     },
     Q5_booksAbovePrice: {
         name: 'Q5_booksAbovePrice',
@@ -413,38 +234,6 @@ const COLLECTIONS = {
         },
         point: { argv: [['FT.ALIASUPDATE'], ['Q5_booksAbovePrice'], ['Q5_booksAbovePrice_d81774']], params: [] },
         drop: { argv: [['FT.DROPINDEX'], ['Q5_booksAbovePrice_d81774'], ['DD']], params: [] },
-        insert: {
-            argv: [
-                ['HSET'],
-                [
-                    'Q5_booksAbovePrice_d81774:',
-                    { param: 'Book_isbn', type: 'text', use: 'key-part', nullable: false },
-                ],
-                ['Q5_booksAbovePrice_id'],
-                [{ param: 'Book_isbn', type: 'text', use: 'key-part', nullable: false }],
-                ['title'],
-                [{ param: 'title', type: 'text', use: 'value', nullable: true }],
-                ['price'],
-                [{ param: 'price', type: 'float', use: 'value', nullable: true }],
-            ],
-            params: ['Book_isbn', 'title', 'price'],
-        },
-        delete: {
-            argv: [
-                ['DEL'],
-                [
-                    'Q5_booksAbovePrice_d81774:',
-                    { param: 'Book_isbn', type: 'text', use: 'key-part', nullable: false },
-                ],
-            ],
-            params: ['Book_isbn'],
-        },
-        rowParams: [
-            { prop: 'Book_isbn', param: 'Book_isbn' },
-            { prop: 'title', param: 'title' },
-            { prop: 'price', param: 'price' },
-        ],
-        deleteParams: [{ prop: 'Book_isbn', param: 'Book_isbn' }],
     },
     Q6_booksOfAuthor: {
         name: 'Q6_booksOfAuthor',
@@ -477,40 +266,6 @@ const COLLECTIONS = {
         },
         point: { argv: [['FT.ALIASUPDATE'], ['Q6_booksOfAuthor'], ['Q6_booksOfAuthor_ea8b1e']], params: [] },
         drop: { argv: [['FT.DROPINDEX'], ['Q6_booksOfAuthor_ea8b1e'], ['DD']], params: [] },
-        insert: {
-            argv: [
-                ['HSET'],
-                ['Q6_booksOfAuthor_ea8b1e:', { param: 'Book_isbn', type: 'text', use: 'key-part', nullable: false }],
-                ['Q6_booksOfAuthor_id'],
-                [{ param: 'Book_isbn', type: 'text', use: 'key-part', nullable: false }],
-                ['title'],
-                [{ param: 'title', type: 'text', use: 'value', nullable: true }],
-                ['published'],
-                [{ param: 'published', type: 'date', use: 'value', nullable: true }],
-                ['rank'],
-                [{ param: 'rank', type: 'int', use: 'value', nullable: true }],
-                ['author'],
-                [{ param: 'author', type: 'text', use: 'value', nullable: true }],
-                ['author__eq'],
-                [{ param: 'author', type: 'text', use: 'equality-key', nullable: true }],
-            ],
-            params: ['Book_isbn', 'title', 'published', 'rank', 'author'],
-        },
-        delete: {
-            argv: [
-                ['DEL'],
-                ['Q6_booksOfAuthor_ea8b1e:', { param: 'Book_isbn', type: 'text', use: 'key-part', nullable: false }],
-            ],
-            params: ['Book_isbn'],
-        },
-        rowParams: [
-            { prop: 'Book_isbn', param: 'Book_isbn' },
-            { prop: 'title', param: 'title' },
-            { prop: 'published', param: 'published' },
-            { prop: 'rank', param: 'rank' },
-            { prop: 'author', param: 'author' },
-        ],
-        deleteParams: [{ prop: 'Book_isbn', param: 'Book_isbn' }],
     },
 } satisfies Record<string, kvmod.ClientCollection>;
 /** The Redis design's served queries: commands with their parameter and paging slots, result columns. */
@@ -809,8 +564,803 @@ const QUERIES = {
         countTail: 14,
     },
 } satisfies Record<string, kvmod.ClientQuery>;
+/** The design's entity store: how each entity is kept beside the rows, and the Functions library of the entity operations. */
+const ENTITY_STORE = {
+    schema: {
+        database: 'book_ratings',
+        functionName: 'kvmod_book_ratings_entity',
+        dialect: 'redisearch2',
+        entities: {
+            Book: {
+                name: 'Book',
+                idName: 'isbn',
+                idType: 'text',
+                attributes: [
+                    { name: 'isbn', type: 'text', forms: ['eq'], compared: true },
+                    { name: 'title', type: 'text', forms: [], sorted: true },
+                    { name: 'author', type: 'text', forms: ['eq'], compared: true },
+                    { name: 'rank', type: 'int', forms: [] },
+                    { name: 'price', type: 'float', forms: [], compared: true },
+                    { name: 'link', type: 'text', forms: [] },
+                    { name: 'published', type: 'date', forms: [] },
+                ],
+                references: [
+                    { name: 'tags', target: 'Tag', kind: 'many', minItems: 0 },
+                    { name: 'comments', target: 'Comment', kind: 'many', minItems: 0 },
+                ],
+                referrers: [{ entity: 'Tag', reference: 'books' }],
+            },
+            Tag: {
+                name: 'Tag',
+                idName: 'name',
+                idType: 'text',
+                attributes: [{ name: 'name', type: 'text', forms: ['eq'], compared: true }],
+                references: [{ name: 'books', target: 'Book', kind: 'many', minItems: 0 }],
+                referrers: [{ entity: 'Book', reference: 'tags' }],
+            },
+            Comment: {
+                name: 'Comment',
+                idName: '_id',
+                idType: 'text',
+                attributes: [
+                    { name: '_id', type: 'text', forms: [] },
+                    { name: 'text', type: 'text', forms: [] },
+                    { name: 'postedAt', type: 'datetime', forms: [] },
+                ],
+                references: [{ name: 'writer', target: 'User', kind: 'one', minItems: 1, maxItems: 1 }],
+                referrers: [{ entity: 'Book', reference: 'comments' }],
+            },
+            User: {
+                name: 'User',
+                idName: 'username',
+                idType: 'text',
+                attributes: [
+                    { name: 'username', type: 'text', forms: [] },
+                    { name: 'fullName', type: 'text', forms: [] },
+                    { name: 'joined', type: 'date', forms: [] },
+                ],
+                references: [],
+                referrers: [{ entity: 'Comment', reference: 'writer' }],
+            },
+        },
+    },
+    library: [
+        '#!lua name=kvmod_book_ratings_entities',
+        '-- The entity Function of the KVLM design `book_ratings`, generated by kvmod (target redis, redisearch2).',
+        '-- Load it once per server:  redis-cli -x FUNCTION LOAD REPLACE < entities.lua',
+        '-- Entity operations (issue 28): one atomic call per operation on an entity, keeping every row true.',
+        '-- FCALL kvmod_book_ratings_entity 0 <op> <Entity> <stored id> …  (see README.md, "Entities")',
+        'local ENGINE = "rs2"',
+        'local ROOT = "kvmod:book_ratings:"',
+        'local ENTITIES = {',
+        '    Book = {id = "isbn", attrs = {isbn = {numeric = false, forms = {eq = true}}, title = {numeric = false, forms = {}}, author = {numeric = false, forms = {eq = true}}, rank = {numeric = true, forms = {}}, price = {numeric = true, forms = {}}, link = {numeric = false, forms = {}}, published = {numeric = true, forms = {}}}, attrOrder = {"isbn", "title", "author", "rank", "price", "link", "published"}, refs = {tags = {target = "Tag", kind = "many", min = 0}, comments = {target = "Comment", kind = "many", min = 0}}, refOrder = {"tags", "comments"}, referrers = {{entity = "Tag", ref = "books", kind = "many", min = 0}}},',
+        '    Tag = {id = "name", attrs = {name = {numeric = false, forms = {eq = true}}}, attrOrder = {"name"}, refs = {books = {target = "Book", kind = "many", min = 0}}, refOrder = {"books"}, referrers = {{entity = "Book", ref = "tags", kind = "many", min = 0}}},',
+        '    Comment = {id = "_id", attrs = {_id = {numeric = false, forms = {}}, text = {numeric = false, forms = {}}, postedAt = {numeric = true, forms = {}}}, attrOrder = {"_id", "text", "postedAt"}, refs = {writer = {target = "User", kind = "one", min = 1, max = 1}}, refOrder = {"writer"}, referrers = {{entity = "Book", ref = "comments", kind = "many", min = 0}}},',
+        '    User = {id = "username", attrs = {username = {numeric = false, forms = {}}, fullName = {numeric = false, forms = {}}, joined = {numeric = true, forms = {}}}, attrOrder = {"username", "fullName", "joined"}, refs = {}, refOrder = {}, referrers = {{entity = "Comment", ref = "writer", kind = "one", min = 1}}},',
+        '}',
+        'local ECOLLS = {',
+        '    {name = "Q1_booksByRank_Q7_bargainsOrTopRanked", index = "Q1_booksByRank_Q7_bargainsOrTopRanked_fafaaf", prefix = "Q1_booksByRank_Q7_bargainsOrTopRanked_fafaaf:", idField = "Q1_booksByRank_Q7_bargainsOrTopRanked_id", nodes = {{entity = "Book", parent = 0, ref = ""}}, key = {{node = 1, form = "isbn"}}, fields = {{name = "isbn", node = 1, form = "isbn", indexed = false}, {name = "title", node = 1, form = "title", indexed = true}, {name = "author", node = 1, form = "author", indexed = false}, {name = "author__eq", node = 1, form = "author#eq", indexed = true}, {name = "rank", node = 1, form = "rank", indexed = true}, {name = "price", node = 1, form = "price", indexed = true}}, ids = true},',
+        '    {name = "Q2_authorsOfTag", index = "Q2_authorsOfTag_911032", prefix = "Q2_authorsOfTag_911032:", idField = "Q2_authorsOfTag_id", nodes = {{entity = "Book", parent = 0, ref = ""}, {entity = "Tag", parent = 1, ref = "tags"}}, key = {{node = 1, form = "isbn"}, {node = 2, form = "name"}}, fields = {{name = "author", node = 1, form = "author", indexed = false}, {name = "title", node = 1, form = "title", indexed = false}, {name = "T_name", node = 2, form = "name", indexed = false}, {name = "T_name__eq", node = 2, form = "name#eq", indexed = true}}, ids = true},',
+        '    {name = "Q3_booksWithTag", index = "Q3_booksWithTag_746b51", prefix = "Q3_booksWithTag_746b51:", idField = "Q3_booksWithTag_id", nodes = {{entity = "Book", parent = 0, ref = ""}, {entity = "Tag", parent = 1, ref = "tags"}}, key = {{node = 1, form = "isbn"}, {node = 2, form = "name"}}, fields = {{name = "isbn", node = 1, form = "isbn", indexed = false}, {name = "title", node = 1, form = "title", indexed = false}, {name = "author", node = 1, form = "author", indexed = false}, {name = "rank", node = 1, form = "rank", indexed = true}, {name = "T_name", node = 2, form = "name", indexed = false}, {name = "T_name__eq", node = 2, form = "name#eq", indexed = true}}, ids = true},',
+        '    {name = "Q4_commentsOfBook", index = "Q4_commentsOfBook_71b488", prefix = "Q4_commentsOfBook_71b488:", idField = "Q4_commentsOfBook_id", nodes = {{entity = "Book", parent = 0, ref = ""}, {entity = "Comment", parent = 1, ref = "comments"}, {entity = "User", parent = 2, ref = "writer"}}, key = {{node = 1, form = "isbn"}, {node = 2, form = "_id"}}, fields = {{name = "C_text", node = 2, form = "text", indexed = false}, {name = "C_postedAt", node = 2, form = "postedAt", indexed = true}, {name = "W_username", node = 3, form = "username", indexed = false}, {name = "isbn", node = 1, form = "isbn", indexed = false}, {name = "isbn__eq", node = 1, form = "isbn#eq", indexed = true}}, ids = true},',
+        '    {name = "Q5_booksAbovePrice", index = "Q5_booksAbovePrice_d81774", prefix = "Q5_booksAbovePrice_d81774:", idField = "Q5_booksAbovePrice_id", nodes = {{entity = "Book", parent = 0, ref = ""}}, key = {{node = 1, form = "isbn"}}, fields = {{name = "title", node = 1, form = "title", indexed = false}, {name = "price", node = 1, form = "price", indexed = true}}, ids = true},',
+        '    {name = "Q6_booksOfAuthor", index = "Q6_booksOfAuthor_ea8b1e", prefix = "Q6_booksOfAuthor_ea8b1e:", idField = "Q6_booksOfAuthor_id", nodes = {{entity = "Book", parent = 0, ref = ""}}, key = {{node = 1, form = "isbn"}}, fields = {{name = "title", node = 1, form = "title", indexed = false}, {name = "published", node = 1, form = "published", indexed = true}, {name = "rank", node = 1, form = "rank", indexed = false}, {name = "author", node = 1, form = "author", indexed = false}, {name = "author__eq", node = 1, form = "author#eq", indexed = true}}, ids = true},',
+        '}',
+        'local function e_esc_id(s)',
+        '    if not string.find(s, \'[%%:{}]\') then return s end',
+        '    s = string.gsub(s, \'%%\', \'%%25\')',
+        '    s = string.gsub(s, \':\', \'%%3A\')',
+        '    s = string.gsub(s, \'{\', \'%%7B\')',
+        '    return (string.gsub(s, \'}\', \'%%7D\'))',
+        'end',
+        'local function e_key(E, id) return ROOT .. \'{\' .. E .. \':\' .. e_esc_id(id) .. \'}\' end',
+        'local function e_revkey(E, id, from, ref) return e_key(E, id) .. \':<\' .. from .. \'.\' .. ref end',
+        '',
+        '-- A key part\'s identity from its stored form (dates, times, booleans), as the loaders write a key part no field holds.',
+        'local function e_iso(s, t)',
+        '    if t == \'boolean\' then',
+        '        if s == \'1\' then return \'true\' end',
+        '        return \'false\'',
+        '    end',
+        '    local width = (t == \'date\' and 8) or (t == \'time\' and 6) or 14',
+        '    if #s < width then s = string.rep(\'0\', width - #s) .. s end',
+        '    local sub = string.sub',
+        '    if t == \'date\' then return sub(s, 1, 4) .. \'-\' .. sub(s, 5, 6) .. \'-\' .. sub(s, 7, 8) end',
+        '    if t == \'time\' then return sub(s, 1, 2) .. \':\' .. sub(s, 3, 4) .. \':\' .. sub(s, 5, 6) end',
+        '    return sub(s, 1, 4) .. \'-\' .. sub(s, 5, 6) .. \'-\' .. sub(s, 7, 8) .. \'T\' .. sub(s, 9, 10) .. \':\' .. sub(s, 11, 12) .. \':\' .. sub(s, 13, 14)',
+        'end',
+        'local function e_key_part(s, part)',
+        '    if part.iso then s = e_iso(s, part.iso) end',
+        '    if not string.find(s, \'[%%:{}]\') then return s end',
+        '    s = string.gsub(s, \'%%\', \'%%25\')',
+        '    s = string.gsub(s, \':\', \'%%3A\')',
+        '    if ENGINE == \'core\' then',
+        '        s = string.gsub(s, \'{\', \'%%7B\')',
+        '        s = string.gsub(s, \'}\', \'%%7D\')',
+        '    end',
+        '    return s',
+        'end',
+        '',
+        '-- JSON as JavaScript\'s JSON.stringify writes it (cjson writes an empty list as {} and escapes \'/\').',
+        'local JSON_ESCAPES = { [\'"\'] = \'\\\\"\', [\'\\\\\'] = \'\\\\\\\\\', [\'\\b\'] = \'\\\\b\', [\'\\f\'] = \'\\\\f\', [\'\\n\'] = \'\\\\n\', [\'\\r\'] = \'\\\\r\', [\'\\t\'] = \'\\\\t\' }',
+        'local function e_json_string(s)',
+        '    return \'"\' .. (string.gsub(s, \'[%z\\1-\\31"\\\\]\', function(c)',
+        '        return JSON_ESCAPES[c] or string.format(\'\\\\u%04x\', string.byte(c))',
+        '    end)) .. \'"\'',
+        'end',
+        'local function e_json_list(list)',
+        '    local parts = {}',
+        '    for i, s in ipairs(list) do parts[i] = e_json_string(s) end',
+        '    return \'[\' .. table.concat(parts, \',\') .. \']\'',
+        'end',
+        'local function e_quote(s) return \'"\' .. s .. \'"\' end',
+        '',
+        'local function e_refuse(code, message) return redis.error_reply(\'KVMOD_\' .. code .. \' \' .. message) end',
+        '',
+        '-- One operation\'s view of the entities: the store as it is (\'old\'), and after the operation (\'new\': the',
+        '-- entities the operation changes, false for a deleted one, over the old store).',
+        'local e_loaded, e_new, X',
+        'local function e_load(E, id)',
+        '    local k = E .. \'\\0\' .. id',
+        '    local m = e_loaded[k]',
+        '    if m == nil then',
+        '        local flat = redis.call(\'HGETALL\', e_key(E, id))',
+        '        if #flat == 0 then m = false else',
+        '            m = {}',
+        '            for i = 1, #flat, 2 do m[flat[i]] = flat[i + 1] end',
+        '        end',
+        '        e_loaded[k] = m',
+        '    end',
+        '    return m',
+        'end',
+        'local function e_view(state, E, id)',
+        '    if state == \'new\' then',
+        '        local m = e_new[E .. \'\\0\' .. id]',
+        '        if m ~= nil then return m end',
+        '    end',
+        '    return e_load(E, id)',
+        'end',
+        '-- A copy of an entity\'s fields (without the decoded lists cached beside them).',
+        'local function e_copy(m)',
+        '    local out = {}',
+        '    for k, v in pairs(m) do if string.byte(k, 1) ~= 0 then out[k] = v end end',
+        '    return out',
+        'end',
+        'local function e_decode_list(raw)',
+        '    local ok, list = pcall(cjson.decode, raw)',
+        '    if not ok or type(list) ~= \'table\' then return nil end',
+        '    for i = 1, #list do if type(list[i]) ~= \'string\' then return nil end end',
+        '    for k in pairs(list) do if type(k) ~= \'number\' or k < 1 or k > #list then return nil end end',
+        '    return list',
+        'end',
+        'local function e_targets(m, ref, kind)',
+        '    local v = m[\'>\' .. ref]',
+        '    if v == nil or v == \'\' then return {} end',
+        '    if kind == \'many\' then',
+        '        local l = m[\'\\0\' .. ref]',
+        '        if not l then',
+        '            l = e_decode_list(v) or {}',
+        '            m[\'\\0\' .. ref] = l',
+        '        end',
+        '        return l',
+        '    end',
+        '    return { v }',
+        'end',
+        '',
+        '-- Every binding of collection C rooted at root, in a state, with node fn bound to fid.',
+        'local function e_bindings(C, root, state, fn, fid, out)',
+        '    local nodes = C.nodes',
+        '    local b = {}',
+        '    local function bind(i)',
+        '        if i > #nodes then',
+        '            local copy = {}',
+        '            for j = 1, #nodes do copy[j] = b[j] end',
+        '            out[#out + 1] = copy',
+        '            return',
+        '        end',
+        '        local node = nodes[i]',
+        '        local parent = b[node.parent]',
+        '        local kind = ENTITIES[nodes[node.parent].entity].refs[node.ref].kind',
+        '        for _, tid in ipairs(e_targets(parent.m, node.ref, kind)) do',
+        '            if fn ~= i or tid == fid then',
+        '                local m = e_view(state, node.entity, tid)',
+        '                if m then',
+        '                    b[i] = { id = tid, m = m }',
+        '                    bind(i + 1)',
+        '                end',
+        '            end',
+        '        end',
+        '    end',
+        '    if fn == 1 and root ~= fid then return end',
+        '    local m = e_view(state, nodes[1].entity, root)',
+        '    if not m then return end',
+        '    b[1] = { id = root, m = m }',
+        '    bind(2)',
+        'end',
+        '',
+        'local function e_row_of(C, binding)',
+        '    local parts = {}',
+        '    for i, p in ipairs(C.key) do parts[i] = e_key_part(binding[p.node].m[p.form], p) end',
+        '    local suffix = table.concat(parts, \':\')',
+        '    local values = {}',
+        '    for i, f in ipairs(C.fields) do values[i] = binding[f.node].m[f.form] end',
+        '    return C.prefix .. suffix, suffix, values',
+        'end',
+        '',
+        '-- The root ids whose bindings hold id at node n (the reverse hashes, walked up to the root).',
+        'local function e_roots_of(C, n, id, acc)',
+        '    if n == 1 then',
+        '        acc[id] = true',
+        '        return acc',
+        '    end',
+        '    local node = C.nodes[n]',
+        '    local parent = C.nodes[node.parent]',
+        '    for _, pid in ipairs(redis.call(\'HKEYS\', e_revkey(node.entity, id, parent.entity, node.ref))) do',
+        '        e_roots_of(C, node.parent, pid, acc)',
+        '    end',
+        '    return acc',
+        'end',
+        '',
+        '-- Plans the row changes of the changed entities: rows (old state) to delete, rows (new state) to write.',
+        '-- A change is { E, id, touched(C, n) }: whether the entity bound at node n of C changes a row of C.',
+        'local function e_plan_rows(changes)',
+        '    local dels, puts, order, before = {}, {}, {}, {}',
+        '    for _, C in ipairs(ECOLLS) do',
+        '        for n, node in ipairs(C.nodes) do',
+        '            for _, ch in ipairs(changes) do',
+        '                if node.entity == ch.E and ch.touched(C, n) then',
+        '                    for root in pairs(e_roots_of(C, n, ch.id, {})) do',
+        '                        local old, new = {}, {}',
+        '                        e_bindings(C, root, \'old\', n, ch.id, old)',
+        '                        e_bindings(C, root, \'new\', n, ch.id, new)',
+        '                        for _, b in ipairs(old) do',
+        '                            local key, _, values = e_row_of(C, b)',
+        '                            dels[key] = C',
+        '                            before[key] = values',
+        '                        end',
+        '                        for _, b in ipairs(new) do',
+        '                            local key, suffix, values = e_row_of(C, b)',
+        '                            if not puts[key] then order[#order + 1] = key end',
+        '                            puts[key] = { C = C, suffix = suffix, values = values }',
+        '                        end',
+        '                    end',
+        '                end',
+        '            end',
+        '        end',
+        '    end',
+        '    -- A row whose key and values stay as they are is neither deleted nor written; a kept row gets its changed fields.',
+        '    local changed = {}',
+        '    for _, key in ipairs(order) do',
+        '        local row, was = puts[key], before[key]',
+        '        dels[key] = nil',
+        '        local same = was ~= nil',
+        '        if same then',
+        '            for i = 1, #row.C.fields do',
+        '                if was[i] ~= row.values[i] then',
+        '                    same = false',
+        '                    break',
+        '                end',
+        '            end',
+        '        end',
+        '        if not same then',
+        '            changed[#changed + 1] = key',
+        '            if was ~= nil then',
+        '                local fields, indexed = {}, false',
+        '                for i, f in ipairs(row.C.fields) do',
+        '                    if was[i] ~= row.values[i] then',
+        '                        fields[#fields + 1] = i',
+        '                        indexed = indexed or f.indexed',
+        '                    end',
+        '                end',
+        '                row.partial = { C = row.C, key = key, fields = fields, indexed = indexed, values = row.values }',
+        '            end',
+        '        end',
+        '    end',
+        '    return dels, puts, changed',
+        'end',
+        '',
+        '-- The fast path of an attribute update (no key form changed) of X at node n of C, when every node of C lies on',
+        '-- the path root -> n and the key names those nodes by their identifiers: each walk up the reverse hashes is one',
+        '-- row, its key made of the ids on the walk; only the changed fields are written, and no entity is read.',
+        'local function e_on_path(C, n)',
+        '    if not C.ids then return false end',
+        '    local on, i = {}, n',
+        '    while i > 0 do',
+        '        on[i] = true',
+        '        i = C.nodes[i].parent',
+        '    end',
+        '    for j = 1, #C.nodes do if not on[j] then return false end end',
+        '    return true',
+        'end',
+        'local function e_paths_of(C, n, id, ids, out)',
+        '    ids[n] = id',
+        '    if n == 1 then',
+        '        local copy = {}',
+        '        for j = 1, #C.nodes do copy[j] = ids[j] end',
+        '        out[#out + 1] = copy',
+        '        return',
+        '    end',
+        '    local node = C.nodes[n]',
+        '    local parent = C.nodes[node.parent]',
+        '    for _, pid in ipairs(redis.call(\'HKEYS\', e_revkey(node.entity, id, parent.entity, node.ref))) do',
+        '        e_paths_of(C, node.parent, pid, ids, out)',
+        '    end',
+        'end',
+        'local function e_partial_rows(C, n, changed, out)',
+        '    local fields, indexed = {}, false',
+        '    for i, f in ipairs(C.fields) do',
+        '        if f.node == n and changed[f.form] then',
+        '            fields[#fields + 1] = i',
+        '            indexed = indexed or f.indexed',
+        '        end',
+        '    end',
+        '    if #fields == 0 then return end',
+        '    local paths = {}',
+        '    e_paths_of(C, n, X.id, {}, paths)',
+        '    for _, ids in ipairs(paths) do',
+        '        local parts = {}',
+        '        for i, p in ipairs(C.key) do parts[i] = e_key_part(ids[p.node], p) end',
+        '        out[#out + 1] = { C = C, key = C.prefix .. table.concat(parts, \':\'), fields = fields, indexed = indexed }',
+        '    end',
+        'end',
+        '',
+        'local function e_field_value(p, i)',
+        '    if p.values then return p.values[i] end',
+        '    return X.new[p.C.fields[i].form]',
+        'end',
+        'local function e_write_partial(p)',
+        '    local C = p.C',
+        '    if ENGINE == \'rs1\' and p.indexed then',
+        '        local args = { \'FT.ADD\', C.index, p.key, \'1.0\', \'REPLACE\', \'PARTIAL\', \'FIELDS\' }',
+        '        for _, i in ipairs(p.fields) do',
+        '            args[#args + 1] = C.fields[i].name',
+        '            args[#args + 1] = e_field_value(p, i)',
+        '        end',
+        '        redis.call(unpack(args))',
+        '        return',
+        '    end',
+        '    local args = { \'HSET\', p.key }',
+        '    for _, i in ipairs(p.fields) do',
+        '        args[#args + 1] = C.fields[i].name',
+        '        args[#args + 1] = e_field_value(p, i)',
+        '    end',
+        '    redis.call(unpack(args))',
+        '    if ENGINE == \'core\' and p.indexed then',
+        '        local c = COLLECTIONS[C.name]',
+        '        index_put(c, p.key, p.values or redis.call(\'HMGET\', p.key, unpack(c.fields)))',
+        '    end',
+        'end',
+        '',
+        'local function e_write_row(C, key, row)',
+        '    if ENGINE == \'core\' then',
+        '        local c = COLLECTIONS[C.name]',
+        '        row_put(c, key, row.values)',
+        '        index_put(c, key, row.values)',
+        '        return',
+        '    end',
+        '    local args',
+        '    if ENGINE == \'rs1\' then',
+        '        args = { \'FT.ADD\', C.index, key, \'1.0\', \'REPLACE\', \'FIELDS\', C.idField, row.suffix }',
+        '    else',
+        '        args = { \'HSET\', key, C.idField, row.suffix }',
+        '    end',
+        '    for i, f in ipairs(C.fields) do',
+        '        if row.values[i] ~= nil then',
+        '            args[#args + 1] = f.name',
+        '            args[#args + 1] = row.values[i]',
+        '        end',
+        '    end',
+        '    -- RediSearch 2.x indexes the hash itself: a whole row replaces the old one.',
+        '    if ENGINE == \'rs2\' then redis.call(\'DEL\', key) end',
+        '    redis.call(unpack(args))',
+        'end',
+        'local function e_delete_row(C, key)',
+        '    if ENGINE == \'core\' then',
+        '        remove_entries(COLLECTIONS[C.name], key)',
+        '        redis.call(\'DEL\', key)',
+        '    elseif ENGINE == \'rs1\' then',
+        '        redis.call(\'FT.DEL\', C.index, key, \'DD\')',
+        '    else',
+        '        redis.call(\'DEL\', key)',
+        '    end',
+        'end',
+        '',
+        'local function e_apply(dels, puts, order)',
+        '    local deleted, written = 0, 0',
+        '    for key, C in pairs(dels) do',
+        '        e_delete_row(C, key)',
+        '        deleted = deleted + 1',
+        '    end',
+        '    for _, key in ipairs(order) do',
+        '        if puts[key].partial then e_write_partial(puts[key].partial) else e_write_row(puts[key].C, key, puts[key]) end',
+        '        written = written + 1',
+        '    end',
+        '    return deleted, written',
+        'end',
+        '',
+        'local function e_uses_form(C, n, changed)',
+        '    for _, f in ipairs(C.fields) do if f.node == n and changed[f.form] then return true end end',
+        '    for _, p in ipairs(C.key) do if p.node == n and changed[p.form] then return true end end',
+        '    return false',
+        'end',
+        'local function e_follows(C, n, refs)',
+        '    for _, node in ipairs(C.nodes) do if node.parent == n and refs[node.ref] then return true end end',
+        '    return false',
+        'end',
+        'local function e_root_only(_, n) return n == 1 end',
+        '',
+        'local function e_name(E, id) return E .. \' \' .. e_quote(id) end',
+        '',
+        'local function e_missing_target(E, ref, target, ids)',
+        '    for _, tid in ipairs(ids) do',
+        '        if redis.call(\'EXISTS\', e_key(target, tid)) == 0 then',
+        '            return e_refuse(\'MISSING_TARGET\', E .. \'.\' .. ref .. \': \' .. e_name(target, tid) .. \' does not exist\')',
+        '        end',
+        '    end',
+        'end',
+        '',
+        '-- An attribute form of a field name (attr, attr#sort, attr#eq), or a refusal.',
+        'local function e_form_of(E, spec, name)',
+        '    if string.byte(name, 1) == 62 then',
+        '        return nil, e_refuse(\'BAD_VALUE\', E .. \'.\' .. string.sub(name, 2) .. \' is a reference: a patch changes attributes only (use set, unset, add or remove)\')',
+        '    end',
+        '    local attr, form = string.match(name, \'^([^#]*)#?(.*)$\')',
+        '    local a = spec.attrs[attr]',
+        '    if a == nil then return nil, e_refuse(\'BAD_VALUE\', E .. \' has no attribute \' .. e_quote(attr)) end',
+        '    if form ~= \'\' and not a.forms[form] then',
+        '        return nil, e_refuse(\'BAD_VALUE\', E .. \'.\' .. attr .. \' stores no form \' .. e_quote(form) .. \' in this design\')',
+        '    end',
+        '    return attr, nil, form, a',
+        'end',
+        'local function e_bad_number(E, attr, a, form, value)',
+        '    if form == \'\' and a.numeric and tonumber(value) == nil then',
+        '        return e_refuse(\'BAD_VALUE\', E .. \'.\' .. attr .. \' must be a stored number, got \' .. e_quote(value))',
+        '    end',
+        'end',
+        '-- Every companion form of a given attribute must come with it (the rows copy them).',
+        'local function e_missing_forms(E, spec, fields)',
+        '    for name in pairs(fields) do',
+        '        local a = spec.attrs[name]',
+        '        if a then',
+        '            for form in pairs(a.forms) do',
+        '                if fields[name .. \'#\' .. form] == nil then',
+        '                    return e_refuse(\'BAD_VALUE\', E .. \'.\' .. name .. \' comes without its form \' .. e_quote(form))',
+        '                end',
+        '            end',
+        '        end',
+        '    end',
+        'end',
+        'local function e_next_version(m) return tostring((tonumber(m._v) or 0) + 1) end',
+        '',
+        'local function e_create(args)',
+        '    local E, id, spec = X.E, X.id, X.spec',
+        '    if X.old then return e_refuse(\'EXISTS\', e_name(E, id) .. \' exists already\') end',
+        '    if (#args - 3) % 2 ~= 0 then return e_refuse(\'BAD_VALUE\', \'fields come in name/value pairs\') end',
+        '    local new, given = {}, {}',
+        '    for i = 4, #args, 2 do',
+        '        local name, value = args[i], args[i + 1]',
+        '        if string.byte(name, 1) == 62 then',
+        '            local ref = string.sub(name, 2)',
+        '            if spec.refs[ref] == nil then return e_refuse(\'BAD_VALUE\', E .. \' has no reference \' .. e_quote(ref)) end',
+        '            given[ref] = value',
+        '        else',
+        '            local attr, e, form, a = e_form_of(E, spec, name)',
+        '            if e then return e end',
+        '            e = e_bad_number(E, attr, a, form, value)',
+        '            if e then return e end',
+        '            if attr == spec.id and form == \'\' and value ~= id then',
+        '                return e_refuse(\'BAD_VALUE\', \'a new \' .. E .. \' has the identifier \' .. e_quote(value) .. \', not \' .. e_quote(id))',
+        '            end',
+        '            new[name] = value',
+        '        end',
+        '    end',
+        '    if new[spec.id] == nil then new[spec.id] = id end',
+        '    for _, attr in ipairs(spec.attrOrder) do',
+        '        if new[attr] == nil then return e_refuse(\'BAD_VALUE\', \'a new \' .. E .. \' needs its attribute \' .. attr) end',
+        '    end',
+        '    local e = e_missing_forms(E, spec, new)',
+        '    if e then return e end',
+        '    local adds = {}',
+        '    for _, ref in ipairs(spec.refOrder) do',
+        '        local r = spec.refs[ref]',
+        '        local raw = given[ref]',
+        '        local ids = {}',
+        '        if r.kind == \'many\' then',
+        '            if raw ~= nil and raw ~= \'\' then',
+        '                ids = e_decode_list(raw)',
+        '                if ids == nil then return e_refuse(\'BAD_VALUE\', E .. \'.\' .. ref .. \' holds a JSON list of identifiers\') end',
+        '            end',
+        '            local seen = {}',
+        '            for _, tid in ipairs(ids) do',
+        '                if seen[tid] then return e_refuse(\'BAD_VALUE\', e_name(E, id) .. \'.\' .. ref .. \' lists \' .. e_name(r.target, tid) .. \' twice\') end',
+        '                seen[tid] = true',
+        '            end',
+        '            if #ids < r.min then',
+        '                return e_refuse(\'REQUIRED_REFERENCE\', e_name(E, id) .. \'.\' .. ref .. \' must list at least \' .. r.min .. \' \' .. r.target)',
+        '            end',
+        '            if r.max and #ids > r.max then',
+        '                return e_refuse(\'BAD_VALUE\', e_name(E, id) .. \'.\' .. ref .. \' can list at most \' .. r.max .. \' \' .. r.target)',
+        '            end',
+        '            new[\'>\' .. ref] = e_json_list(ids)',
+        '        elseif raw ~= nil and raw ~= \'\' then',
+        '            ids = { raw }',
+        '            new[\'>\' .. ref] = raw',
+        '        elseif r.kind == \'one\' then',
+        '            return e_refuse(\'REQUIRED_REFERENCE\', e_name(E, id) .. \'.\' .. ref .. \' is required ([1]): name a \' .. r.target)',
+        '        end',
+        '        e = e_missing_target(E, ref, r.target, ids)',
+        '        if e then return e end',
+        '        adds[ref] = ids',
+        '    end',
+        '    new._v = \'1\'',
+        '    X.new = new',
+        '    e_new[E .. \'\\0\' .. id] = new',
+        '    local dels, puts, order = e_plan_rows({ { E = E, id = id, touched = e_root_only } })',
+        '    -- phase 2: writes',
+        '    local flat = {}',
+        '    for k, v in pairs(new) do',
+        '        if string.byte(k, 1) ~= 0 then',
+        '            flat[#flat + 1] = k',
+        '            flat[#flat + 1] = v',
+        '        end',
+        '    end',
+        '    redis.call(\'HSET\', e_key(E, id), unpack(flat))',
+        '    for _, ref in ipairs(spec.refOrder) do',
+        '        for _, tid in ipairs(adds[ref]) do redis.call(\'HSET\', e_revkey(spec.refs[ref].target, tid, E, ref), id, \'\') end',
+        '    end',
+        '    local d, w = e_apply(dels, puts, order)',
+        '    return { 1, w, d }',
+        'end',
+        '',
+        'local function e_update(args)',
+        '    local E, id, spec = X.E, X.id, X.spec',
+        '    if not X.old then return e_refuse(\'NOT_FOUND\', e_name(E, id) .. \' does not exist\') end',
+        '    if (#args - 4) % 2 ~= 0 then return e_refuse(\'BAD_VALUE\', \'fields come in name/value pairs\') end',
+        '    local expected = args[4]',
+        '    if expected ~= nil and expected ~= \'\' and tonumber(expected) ~= tonumber(X.old._v) then',
+        '        return e_refuse(\'CONFLICT\', e_name(E, id) .. \' is at version \' .. tostring(X.old._v) .. \', not \' .. expected)',
+        '    end',
+        '    local given = {}',
+        '    for i = 5, #args, 2 do',
+        '        local _, e = e_form_of(E, spec, args[i])',
+        '        if e then return e end',
+        '        given[args[i]] = args[i + 1]',
+        '    end',
+        '    local new, changed = e_copy(X.old), {}',
+        '    for i = 5, #args, 2 do',
+        '        local name, value = args[i], args[i + 1]',
+        '        local attr, _, form, a = e_form_of(E, spec, name)',
+        '        if attr == spec.id then',
+        '            if form == \'\' and value ~= id then',
+        '                return e_refuse(\'IDENTIFIER_CHANGE\', E .. \'.\' .. attr .. \' is the identifier of \' .. e_name(E, id) .. \': it cannot change (create a new \' .. E .. \' instead)\')',
+        '            end',
+        '        else',
+        '            local e = e_bad_number(E, attr, a, form, value)',
+        '            if e then return e end',
+        '            if new[name] ~= value then',
+        '                new[name] = value',
+        '                changed[name] = true',
+        '            end',
+        '        end',
+        '    end',
+        '    local e = e_missing_forms(E, spec, given)',
+        '    if e then return e end',
+        '    new._v = e_next_version(X.old)',
+        '    X.new = new',
+        '    e_new[E .. \'\\0\' .. id] = new',
+        '    local partial, fast = {}, {}',
+        '    for _, C in ipairs(ECOLLS) do',
+        '        local keyed = false',
+        '        for _, p in ipairs(C.key) do if C.nodes[p.node].entity == E and changed[p.form] then keyed = true end end',
+        '        for n, node in ipairs(C.nodes) do',
+        '            if node.entity == E and not keyed and e_uses_form(C, n, changed) and e_on_path(C, n) then',
+        '                fast[C.name .. \'\\0\' .. n] = true',
+        '                e_partial_rows(C, n, changed, partial)',
+        '            end',
+        '        end',
+        '    end',
+        '    local touched = function(C, n) return not fast[C.name .. \'\\0\' .. n] and e_uses_form(C, n, changed) end',
+        '    local dels, puts, order = e_plan_rows({ { E = E, id = id, touched = touched } })',
+        '    local flat = { \'_v\', new._v }',
+        '    for form in pairs(changed) do',
+        '        flat[#flat + 1] = form',
+        '        flat[#flat + 1] = new[form]',
+        '    end',
+        '    redis.call(\'HSET\', e_key(E, id), unpack(flat))',
+        '    for _, p in ipairs(partial) do e_write_partial(p) end',
+        '    local d, w = e_apply(dels, puts, order)',
+        '    return { tonumber(new._v), w + #partial, d }',
+        'end',
+        '',
+        '-- set / unset / add / remove on a reference: ARGV <ref> <target…>',
+        'local function e_reference(op, args)',
+        '    local E, id, spec = X.E, X.id, X.spec',
+        '    if not X.old then return e_refuse(\'NOT_FOUND\', e_name(E, id) .. \' does not exist\') end',
+        '    local ref = args[4]',
+        '    local r = spec.refs[ref or \'\']',
+        '    if r == nil then return e_refuse(\'BAD_VALUE\', E .. \' has no reference \' .. e_quote(tostring(ref))) end',
+        '    local many = op == \'add\' or op == \'remove\'',
+        '    if many ~= (r.kind == \'many\') then',
+        '        if r.kind == \'many\' then',
+        '            return e_refuse(\'BAD_VALUE\', E .. \'.\' .. ref .. \' is a [*] reference: \' .. op .. \' does not apply (use add or remove)\')',
+        '        end',
+        '        return e_refuse(\'BAD_VALUE\', E .. \'.\' .. ref .. \' is a [1] or [0..1] reference: \' .. op .. \' does not apply (use set or unset)\')',
+        '    end',
+        '    local before = e_targets(X.old, ref, r.kind)',
+        '    local list, added, removed = {}, {}, {}',
+        '    if many then',
+        '        local has = {}',
+        '        for _, t in ipairs(before) do has[t] = true end',
+        '        if op == \'add\' then',
+        '            for _, t in ipairs(before) do list[#list + 1] = t end',
+        '            for i = 5, #args do',
+        '                local t = args[i]',
+        '                if has[t] then',
+        '                    return e_refuse(\'BAD_VALUE\', e_name(E, id) .. \'.\' .. ref .. \' lists \' .. e_name(r.target, t) .. \' already (a reference lists a target once)\')',
+        '                end',
+        '                has[t] = true',
+        '                list[#list + 1] = t',
+        '                added[#added + 1] = t',
+        '            end',
+        '            local e = e_missing_target(E, ref, r.target, added)',
+        '            if e then return e end',
+        '        else',
+        '            local gone = {}',
+        '            for i = 5, #args do',
+        '                local t = args[i]',
+        '                if gone[t] or not has[t] then',
+        '                    return e_refuse(\'BAD_VALUE\', e_name(E, id) .. \'.\' .. ref .. \' does not list \' .. e_name(r.target, t))',
+        '                end',
+        '                gone[t] = true',
+        '                removed[#removed + 1] = t',
+        '            end',
+        '            for _, t in ipairs(before) do if not gone[t] then list[#list + 1] = t end end',
+        '        end',
+        '        if #list < r.min then',
+        '            return e_refuse(\'REQUIRED_REFERENCE\', e_name(E, id) .. \'.\' .. ref .. \' must list at least \' .. r.min .. \' \' .. r.target)',
+        '        end',
+        '        if r.max and #list > r.max then',
+        '            return e_refuse(\'BAD_VALUE\', e_name(E, id) .. \'.\' .. ref .. \' can list at most \' .. r.max .. \' \' .. r.target)',
+        '        end',
+        '    elseif op == \'set\' then',
+        '        local t = args[5]',
+        '        if t == nil or t == \'\' then return e_refuse(\'BAD_VALUE\', \'set names the target of \' .. E .. \'.\' .. ref) end',
+        '        local e = e_missing_target(E, ref, r.target, { t })',
+        '        if e then return e end',
+        '        removed = before',
+        '        list = { t }',
+        '        added = list',
+        '    else',
+        '        if r.kind == \'one\' then',
+        '            return e_refuse(\'REQUIRED_REFERENCE\', E .. \'.\' .. ref .. \' is required ([1]): it cannot be unset, only set to another \' .. r.target)',
+        '        end',
+        '        removed = before',
+        '    end',
+        '    local new = e_copy(X.old)',
+        '    local raw',
+        '    if many then raw = e_json_list(list) elseif #list > 0 then raw = list[1] end',
+        '    new[\'>\' .. ref] = raw',
+        '    new._v = e_next_version(X.old)',
+        '    X.new = new',
+        '    e_new[E .. \'\\0\' .. id] = new',
+        '    local refs = { [ref] = true }',
+        '    local dels, puts, order = e_plan_rows({ { E = E, id = id, touched = function(C, n) return e_follows(C, n, refs) end } })',
+        '    local k = e_key(E, id)',
+        '    if raw ~= nil then',
+        '        redis.call(\'HSET\', k, \'>\' .. ref, raw, \'_v\', new._v)',
+        '    else',
+        '        redis.call(\'HDEL\', k, \'>\' .. ref)',
+        '        redis.call(\'HSET\', k, \'_v\', new._v)',
+        '    end',
+        '    for _, t in ipairs(removed) do redis.call(\'HDEL\', e_revkey(r.target, t, E, ref), id) end',
+        '    for _, t in ipairs(added) do redis.call(\'HSET\', e_revkey(r.target, t, E, ref), id, \'\') end',
+        '    local d, w = e_apply(dels, puts, order)',
+        '    return { tonumber(new._v), w, d }',
+        'end',
+        '',
+        '-- delete <0|1>: 1 takes the id out of the [*] and [0..1] references that hold it (never a [1], nor a list',
+        '-- with a lower bound: those still refuse).',
+        'local function e_delete(args)',
+        '    local E, id, spec = X.E, X.id, X.spec',
+        '    if not X.old then return e_refuse(\'NOT_FOUND\', e_name(E, id) .. \' does not exist\') end',
+        '    local detach = args[4] == \'1\'',
+        '    local blocking, detached = {}, {}',
+        '    for _, rr in ipairs(spec.referrers) do',
+        '        local holders = {}',
+        '        for _, h in ipairs(redis.call(\'HKEYS\', e_revkey(E, id, rr.entity, rr.ref))) do',
+        '            -- An object referencing itself is no referrer of its own delete.',
+        '            if not (rr.entity == E and h == id) then holders[#holders + 1] = h end',
+        '        end',
+        '        if #holders > 0 then',
+        '            if not detach or rr.kind == \'one\' or rr.min > 0 then',
+        '                table.sort(holders)',
+        '                local sample = {}',
+        '                for i = 1, math.min(5, #holders) do sample[i] = holders[i] end',
+        '                blocking[#blocking + 1] = { rr = rr, count = #holders, sample = sample }',
+        '            else',
+        '                detached[#detached + 1] = { rr = rr, holders = holders }',
+        '            end',
+        '        end',
+        '    end',
+        '    if #blocking > 0 then',
+        '        local texts, json = {}, {}',
+        '        for i, b in ipairs(blocking) do',
+        '            local quoted = {}',
+        '            for j, s in ipairs(b.sample) do quoted[j] = e_quote(s) end',
+        '            texts[i] = b.rr.entity .. \'.\' .. b.rr.ref .. \' (\' .. b.count .. \': \' .. table.concat(quoted, \', \') .. (b.count > #b.sample and \', …\' or \'\') .. \')\'',
+        '            json[i] = \'{"entity":\' .. e_json_string(b.rr.entity) .. \',"reference":\' .. e_json_string(b.rr.ref) .. \',"count":\' .. b.count .. \',"sample":\' .. e_json_list(b.sample) .. \'}\'',
+        '        end',
+        '        return e_refuse(\'STILL_REFERENCED\', e_name(E, id) .. \' is still referenced by \' .. table.concat(texts, \'; \') .. \': delete or change the referrers first | referrers=[\' .. table.concat(json, \',\') .. \']\')',
+        '    end',
+        '    X.new = false',
+        '    e_new[E .. \'\\0\' .. id] = false',
+        '    local changes = { { E = E, id = id, touched = e_root_only } }',
+        '    local holders_changed, holder_list = {}, {}',
+        '    for _, d in ipairs(detached) do',
+        '        for _, h in ipairs(d.holders) do',
+        '            local k = d.rr.entity .. \'\\0\' .. h',
+        '            local ch = holders_changed[k]',
+        '            if ch == nil then',
+        '                local old = e_load(d.rr.entity, h)',
+        '                local refs = {}',
+        '                ch = { E = d.rr.entity, id = h, refs = refs, new = e_copy(old), fields = {} }',
+        '                ch.new._v = e_next_version(old)',
+        '                ch.touched = function(C, n) return e_follows(C, n, refs) end',
+        '                holders_changed[k] = ch',
+        '                holder_list[#holder_list + 1] = ch',
+        '                changes[#changes + 1] = ch',
+        '                e_new[k] = ch.new',
+        '            end',
+        '            ch.refs[d.rr.ref] = true',
+        '            local kind = ENTITIES[d.rr.entity].refs[d.rr.ref].kind',
+        '            if kind == \'many\' then',
+        '                local kept = {}',
+        '                for _, t in ipairs(e_targets(e_load(d.rr.entity, h), d.rr.ref, kind)) do if t ~= id then kept[#kept + 1] = t end end',
+        '                ch.new[\'>\' .. d.rr.ref] = e_json_list(kept)',
+        '            else',
+        '                ch.new[\'>\' .. d.rr.ref] = nil',
+        '            end',
+        '            ch.fields[#ch.fields + 1] = d.rr.ref',
+        '        end',
+        '    end',
+        '    local dels, puts, order = e_plan_rows(changes)',
+        '    for _, ref in ipairs(spec.refOrder) do',
+        '        local r = spec.refs[ref]',
+        '        for _, t in ipairs(e_targets(X.old, ref, r.kind)) do redis.call(\'HDEL\', e_revkey(r.target, t, E, ref), id) end',
+        '    end',
+        '    redis.call(\'DEL\', e_key(E, id))',
+        '    for _, rr in ipairs(spec.referrers) do redis.call(\'DEL\', e_revkey(E, id, rr.entity, rr.ref)) end',
+        '    for _, ch in ipairs(holder_list) do',
+        '        local k = e_key(ch.E, ch.id)',
+        '        for _, ref in ipairs(ch.fields) do',
+        '            local raw = ch.new[\'>\' .. ref]',
+        '            if raw == nil then redis.call(\'HDEL\', k, \'>\' .. ref) else redis.call(\'HSET\', k, \'>\' .. ref, raw) end',
+        '        end',
+        '        redis.call(\'HSET\', k, \'_v\', ch.new._v)',
+        '    end',
+        '    local d, w = e_apply(dels, puts, order)',
+        '    return { 0, w, d }',
+        'end',
+        '',
+        '-- FCALL <function> 0 <op> <Entity> <stored id> …: the keys are found by the function (one server).',
+        'redis.register_function(\'kvmod_book_ratings_entity\', function(_, args)',
+        '    local op, E, id = args[1], args[2], args[3]',
+        '    if E == nil or ENTITIES[E] == nil then return e_refuse(\'BAD_VALUE\', tostring(E) .. \' is no entity of the design\') end',
+        '    if id == nil or id == \'\' then return e_refuse(\'BAD_VALUE\', \'the identifier is empty; every object needs one\') end',
+        '    e_loaded, e_new = {}, {}',
+        '    X = { E = E, id = id, spec = ENTITIES[E] }',
+        '    X.old = e_load(E, id)',
+        '    if op == \'create\' then return e_create(args) end',
+        '    if op == \'update\' then return e_update(args) end',
+        '    if op == \'delete\' then return e_delete(args) end',
+        '    if op == \'set\' or op == \'unset\' or op == \'add\' or op == \'remove\' then return e_reference(op, args) end',
+        '    return e_refuse(\'BAD_VALUE\', \'no entity operation \' .. e_quote(tostring(op)))',
+        'end)',
+        '',
+    ].join('\n'),
+} satisfies kvmodEntities.ClientEntityStore;
 /** The design the runtime reads. */
-const DESIGN: kvmod.ClientDesign = { dialect: DIALECT, collections: Object.values(COLLECTIONS) };
+const DESIGN: kvmod.ClientDesign = { dialect: DIALECT, collections: Object.values(COLLECTIONS), entityStore: ENTITY_STORE };
 
 /** Connects to a Redis server (RESP2, no silent reconnects); a server that cannot be reached is a ConnectionRefusedError. */
 export function connect(url: string, options: { timeoutMs?: number } = {}) {
@@ -832,18 +1382,216 @@ export function dropIndexes(client: kvmod.CommandClient): Promise<string[]> {
     return kvmod.dropIndexes(client, DESIGN);
 }
 
-/** A row of Q1_booksByRank_Q7_bargainsOrTopRanked (one per Book), as `writeQ1_booksByRank_Q7_bargainsOrTopRanked` takes it. */
-export interface Q1_booksByRank_Q7_bargainsOrTopRankedRow {
-    /** Book.isbn */
+/** Installs (or replaces) the entity Function kvmod_book_ratings_entity on the server (FUNCTION LOAD REPLACE): call it once after createIndexes, before the first entity operation. */
+export function installEntityFunctions(client: kvmod.CommandClient): Promise<void> {
+    return kvmodEntities.installEntityFunctions(client, ENTITY_STORE);
+}
+
+/** A Book: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Book {
+    /** The identifier (text). */
     isbn: string;
-    /** Book.title */
-    title?: string | null;
-    /** Book.author */
-    author?: string | null;
-    /** Book.rank */
-    rank?: number | null;
-    /** Book.price */
-    price?: number | null;
+    /** Book.title (text). */
+    title: string;
+    /** Book.author (text). */
+    author: string;
+    /** Book.rank (int). */
+    rank: number;
+    /** Book.price (float). */
+    price: number;
+    /** Book.link (text). */
+    link: string;
+    /** Book.published (date). */
+    published: IsoDate;
+    /** The identifiers of its Tag objects (`[*]`), in the order written. */
+    tags: string[];
+    /** The identifiers of its Comment objects (`[*]`), in the order written. */
+    comments: string[];
+}
+
+/** A change of a Book: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface BookPatch {
+    /** Book.title (text). */
+    title?: string | undefined;
+    /** Book.author (text). */
+    author?: string | undefined;
+    /** Book.rank (int). */
+    rank?: number | undefined;
+    /** Book.price (float). */
+    price?: number | undefined;
+    /** Book.link (text). */
+    link?: string | undefined;
+    /** Book.published (date). */
+    published?: IsoDate | undefined;
+}
+
+/** Creates a Book, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createBook(client: kvmod.CommandClient, book: Book): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Book', book);
+}
+
+/** Changes the attributes a patch gives of a Book, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateBook(client: kvmod.CommandClient, isbn: string, patch: BookPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Book', isbn, patch, options);
+}
+
+/** Deletes a Book and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteBook(client: kvmod.CommandClient, isbn: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Book', isbn, options);
+}
+
+/** Reads a Book by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getBook(client: kvmod.CommandClient, isbn: string): Promise<(Book & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Book', isbn);
+    return found === null ? null : { ...(found.object as unknown as Book), version: found.version };
+}
+
+/** Adds targets to Book.tags (identifiers of Tag), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addBookTags(client: kvmod.CommandClient, isbn: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Book', isbn, 'tags', targets);
+}
+
+/** Removes targets from Book.tags (identifiers of Tag), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeBookTags(client: kvmod.CommandClient, isbn: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Book', isbn, 'tags', targets);
+}
+
+/** Adds targets to Book.comments (identifiers of Comment), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addBookComments(client: kvmod.CommandClient, isbn: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Book', isbn, 'comments', targets);
+}
+
+/** Removes targets from Book.comments (identifiers of Comment), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeBookComments(client: kvmod.CommandClient, isbn: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Book', isbn, 'comments', targets);
+}
+
+/** A Tag: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Tag {
+    /** The identifier (text). */
+    name: string;
+    /** The identifiers of its Book objects (`[*]`), in the order written. */
+    books: string[];
+}
+
+/** A change of a Tag: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface TagPatch {
+}
+
+/** Creates a Tag, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createTag(client: kvmod.CommandClient, tag: Tag): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Tag', tag);
+}
+
+/** Changes the attributes a patch gives of a Tag, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateTag(client: kvmod.CommandClient, name: string, patch: TagPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Tag', name, patch, options);
+}
+
+/** Deletes a Tag and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteTag(client: kvmod.CommandClient, name: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Tag', name, options);
+}
+
+/** Reads a Tag by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getTag(client: kvmod.CommandClient, name: string): Promise<(Tag & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Tag', name);
+    return found === null ? null : { ...(found.object as unknown as Tag), version: found.version };
+}
+
+/** Adds targets to Tag.books (identifiers of Book), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addTagBooks(client: kvmod.CommandClient, name: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Tag', name, 'books', targets);
+}
+
+/** Removes targets from Tag.books (identifiers of Book), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeTagBooks(client: kvmod.CommandClient, name: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Tag', name, 'books', targets);
+}
+
+/** A Comment: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Comment {
+    /** The identifier (text). */
+    _id: string;
+    /** Comment.text (text). */
+    text: string;
+    /** Comment.postedAt (datetime). */
+    postedAt: IsoDateTime;
+    /** The identifier of its User (`[1]`: required). */
+    writer: string;
+}
+
+/** A change of a Comment: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface CommentPatch {
+    /** Comment.text (text). */
+    text?: string | undefined;
+    /** Comment.postedAt (datetime). */
+    postedAt?: IsoDateTime | undefined;
+}
+
+/** Creates a Comment, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createComment(client: kvmod.CommandClient, comment: Comment): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Comment', comment);
+}
+
+/** Changes the attributes a patch gives of a Comment, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateComment(client: kvmod.CommandClient, _id: string, patch: CommentPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Comment', _id, patch, options);
+}
+
+/** Deletes a Comment and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteComment(client: kvmod.CommandClient, _id: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Comment', _id, options);
+}
+
+/** Reads a Comment by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getComment(client: kvmod.CommandClient, _id: string): Promise<(Comment & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Comment', _id);
+    return found === null ? null : { ...(found.object as unknown as Comment), version: found.version };
+}
+
+/** Points Comment.writer at another User, and moves the rows it makes, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`. */
+export function setCommentWriter(client: kvmod.CommandClient, _id: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'Comment', _id, 'writer', target);
+}
+
+/** An User: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface User {
+    /** The identifier (text). */
+    username: string;
+    /** User.fullName (text). */
+    fullName: string;
+    /** User.joined (date). */
+    joined: IsoDate;
+}
+
+/** A change of an User: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier is not part of it. */
+export interface UserPatch {
+    /** User.fullName (text). */
+    fullName?: string | undefined;
+    /** User.joined (date). */
+    joined?: IsoDate | undefined;
+}
+
+/** Creates an User, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createUser(client: kvmod.CommandClient, user: User): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'User', user);
+}
+
+/** Changes the attributes a patch gives of an User, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateUser(client: kvmod.CommandClient, username: string, patch: UserPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'User', username, patch, options);
+}
+
+/** Deletes an User and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteUser(client: kvmod.CommandClient, username: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'User', username, options);
+}
+
+/** Reads an User by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getUser(client: kvmod.CommandClient, username: string): Promise<(User & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'User', username);
+    return found === null ? null : { ...(found.object as unknown as User), version: found.version };
 }
 
 /** What identifies a row of Q1_booksByRank_Q7_bargainsOrTopRanked: key `Q1_booksByRank_Q7_bargainsOrTopRanked_fafaaf:<isbn>`. */
@@ -855,16 +1603,6 @@ export interface Q1_booksByRank_Q7_bargainsOrTopRankedKey {
 /** The Redis key of a row of Q1_booksByRank_Q7_bargainsOrTopRanked: `Q1_booksByRank_Q7_bargainsOrTopRanked_fafaaf:<isbn>`, each part encoded and escaped. */
 export function keyOfQ1_booksByRank_Q7_bargainsOrTopRanked(key: Q1_booksByRank_Q7_bargainsOrTopRankedKey): string {
     return kvmod.rowKey(COLLECTIONS.Q1_booksByRank_Q7_bargainsOrTopRanked, key);
-}
-
-/** Writes (or replaces) one row of Q1_booksByRank_Q7_bargainsOrTopRanked and keeps its index in step: every value encoded, every sort companion written. */
-export async function writeQ1_booksByRank_Q7_bargainsOrTopRanked(client: kvmod.CommandClient, row: Q1_booksByRank_Q7_bargainsOrTopRankedRow): Promise<void> {
-    await kvmod.writeRow(client, COLLECTIONS.Q1_booksByRank_Q7_bargainsOrTopRanked, row);
-}
-
-/** Deletes one row of Q1_booksByRank_Q7_bargainsOrTopRanked from the keyspace and the index. */
-export async function deleteQ1_booksByRank_Q7_bargainsOrTopRanked(client: kvmod.CommandClient, key: Q1_booksByRank_Q7_bargainsOrTopRankedKey): Promise<void> {
-    await kvmod.deleteRow(client, COLLECTIONS.Q1_booksByRank_Q7_bargainsOrTopRanked, key);
 }
 
 /** The parameters of Q1_booksByRank. */
@@ -927,18 +1665,6 @@ export function Q7_bargainsOrTopRankedPages(client: kvmod.CommandClient, params:
     return kvmod.allPages(Q7_bargainsOrTopRanked(client, params, options));
 }
 
-/** A row of Q2_authorsOfTag (one per Book × Tag), as `writeQ2_authorsOfTag` takes it. */
-export interface Q2_authorsOfTagRow {
-    /** Book.isbn (key only) */
-    Book_isbn: string;
-    /** Book.author */
-    author?: string | null;
-    /** Book.title */
-    title?: string | null;
-    /** T.name */
-    T_name: string;
-}
-
 /** What identifies a row of Q2_authorsOfTag: key `Q2_authorsOfTag_911032:<Book_isbn>:<T_name>`. */
 export interface Q2_authorsOfTagKey {
     /** Book.isbn */
@@ -950,16 +1676,6 @@ export interface Q2_authorsOfTagKey {
 /** The Redis key of a row of Q2_authorsOfTag: `Q2_authorsOfTag_911032:<Book_isbn>:<T_name>`, each part encoded and escaped. */
 export function keyOfQ2_authorsOfTag(key: Q2_authorsOfTagKey): string {
     return kvmod.rowKey(COLLECTIONS.Q2_authorsOfTag, key);
-}
-
-/** Writes (or replaces) one row of Q2_authorsOfTag and keeps its index in step: every value encoded, every sort companion written. */
-export async function writeQ2_authorsOfTag(client: kvmod.CommandClient, row: Q2_authorsOfTagRow): Promise<void> {
-    await kvmod.writeRow(client, COLLECTIONS.Q2_authorsOfTag, row);
-}
-
-/** Deletes one row of Q2_authorsOfTag from the keyspace and the index. */
-export async function deleteQ2_authorsOfTag(client: kvmod.CommandClient, key: Q2_authorsOfTagKey): Promise<void> {
-    await kvmod.deleteRow(client, COLLECTIONS.Q2_authorsOfTag, key);
 }
 
 /** The parameters of Q2_authorsOfTag. */
@@ -986,20 +1702,6 @@ export function Q2_authorsOfTagPages(client: kvmod.CommandClient, params: Q2_aut
     return kvmod.allPages(Q2_authorsOfTag(client, params, options));
 }
 
-/** A row of Q3_booksWithTag (one per Book × Tag), as `writeQ3_booksWithTag` takes it. */
-export interface Q3_booksWithTagRow {
-    /** Book.isbn */
-    isbn: string;
-    /** Book.title */
-    title?: string | null;
-    /** Book.author */
-    author?: string | null;
-    /** Book.rank */
-    rank?: number | null;
-    /** T.name */
-    T_name: string;
-}
-
 /** What identifies a row of Q3_booksWithTag: key `Q3_booksWithTag_746b51:<isbn>:<T_name>`. */
 export interface Q3_booksWithTagKey {
     /** Book.isbn */
@@ -1011,16 +1713,6 @@ export interface Q3_booksWithTagKey {
 /** The Redis key of a row of Q3_booksWithTag: `Q3_booksWithTag_746b51:<isbn>:<T_name>`, each part encoded and escaped. */
 export function keyOfQ3_booksWithTag(key: Q3_booksWithTagKey): string {
     return kvmod.rowKey(COLLECTIONS.Q3_booksWithTag, key);
-}
-
-/** Writes (or replaces) one row of Q3_booksWithTag and keeps its index in step: every value encoded, every sort companion written. */
-export async function writeQ3_booksWithTag(client: kvmod.CommandClient, row: Q3_booksWithTagRow): Promise<void> {
-    await kvmod.writeRow(client, COLLECTIONS.Q3_booksWithTag, row);
-}
-
-/** Deletes one row of Q3_booksWithTag from the keyspace and the index. */
-export async function deleteQ3_booksWithTag(client: kvmod.CommandClient, key: Q3_booksWithTagKey): Promise<void> {
-    await kvmod.deleteRow(client, COLLECTIONS.Q3_booksWithTag, key);
 }
 
 /** The parameters of Q3_booksWithTag. */
@@ -1051,20 +1743,6 @@ export function Q3_booksWithTagPages(client: kvmod.CommandClient, params: Q3_boo
     return kvmod.allPages(Q3_booksWithTag(client, params, options));
 }
 
-/** A row of Q4_commentsOfBook (one per Book × Comment × User), as `writeQ4_commentsOfBook` takes it. */
-export interface Q4_commentsOfBookRow {
-    /** C._id (key only) */
-    C__id: string;
-    /** C.text */
-    C_text?: string | null;
-    /** C.postedAt */
-    C_postedAt?: IsoDateTime | null;
-    /** W.username */
-    W_username?: string | null;
-    /** Book.isbn */
-    isbn: string;
-}
-
 /** What identifies a row of Q4_commentsOfBook: key `Q4_commentsOfBook_71b488:<isbn>:<C__id>`. */
 export interface Q4_commentsOfBookKey {
     /** Book.isbn */
@@ -1076,16 +1754,6 @@ export interface Q4_commentsOfBookKey {
 /** The Redis key of a row of Q4_commentsOfBook: `Q4_commentsOfBook_71b488:<isbn>:<C__id>`, each part encoded and escaped. */
 export function keyOfQ4_commentsOfBook(key: Q4_commentsOfBookKey): string {
     return kvmod.rowKey(COLLECTIONS.Q4_commentsOfBook, key);
-}
-
-/** Writes (or replaces) one row of Q4_commentsOfBook and keeps its index in step: every value encoded, every sort companion written. */
-export async function writeQ4_commentsOfBook(client: kvmod.CommandClient, row: Q4_commentsOfBookRow): Promise<void> {
-    await kvmod.writeRow(client, COLLECTIONS.Q4_commentsOfBook, row);
-}
-
-/** Deletes one row of Q4_commentsOfBook from the keyspace and the index. */
-export async function deleteQ4_commentsOfBook(client: kvmod.CommandClient, key: Q4_commentsOfBookKey): Promise<void> {
-    await kvmod.deleteRow(client, COLLECTIONS.Q4_commentsOfBook, key);
 }
 
 /** The parameters of Q4_commentsOfBook. */
@@ -1114,16 +1782,6 @@ export function Q4_commentsOfBookPages(client: kvmod.CommandClient, params: Q4_c
     return kvmod.allPages(Q4_commentsOfBook(client, params, options));
 }
 
-/** A row of Q5_booksAbovePrice (one per Book), as `writeQ5_booksAbovePrice` takes it. */
-export interface Q5_booksAbovePriceRow {
-    /** Book.isbn (key only) */
-    Book_isbn: string;
-    /** Book.title */
-    title?: string | null;
-    /** Book.price */
-    price?: number | null;
-}
-
 /** What identifies a row of Q5_booksAbovePrice: key `Q5_booksAbovePrice_d81774:<Book_isbn>`. */
 export interface Q5_booksAbovePriceKey {
     /** Book.isbn */
@@ -1133,16 +1791,6 @@ export interface Q5_booksAbovePriceKey {
 /** The Redis key of a row of Q5_booksAbovePrice: `Q5_booksAbovePrice_d81774:<Book_isbn>`, each part encoded and escaped. */
 export function keyOfQ5_booksAbovePrice(key: Q5_booksAbovePriceKey): string {
     return kvmod.rowKey(COLLECTIONS.Q5_booksAbovePrice, key);
-}
-
-/** Writes (or replaces) one row of Q5_booksAbovePrice and keeps its index in step: every value encoded, every sort companion written. */
-export async function writeQ5_booksAbovePrice(client: kvmod.CommandClient, row: Q5_booksAbovePriceRow): Promise<void> {
-    await kvmod.writeRow(client, COLLECTIONS.Q5_booksAbovePrice, row);
-}
-
-/** Deletes one row of Q5_booksAbovePrice from the keyspace and the index. */
-export async function deleteQ5_booksAbovePrice(client: kvmod.CommandClient, key: Q5_booksAbovePriceKey): Promise<void> {
-    await kvmod.deleteRow(client, COLLECTIONS.Q5_booksAbovePrice, key);
 }
 
 /** The parameters of Q5_booksAbovePrice. */
@@ -1169,20 +1817,6 @@ export function Q5_booksAbovePricePages(client: kvmod.CommandClient, params: Q5_
     return kvmod.allPages(Q5_booksAbovePrice(client, params, options));
 }
 
-/** A row of Q6_booksOfAuthor (one per Book), as `writeQ6_booksOfAuthor` takes it. */
-export interface Q6_booksOfAuthorRow {
-    /** Book.isbn (key only) */
-    Book_isbn: string;
-    /** Book.title */
-    title?: string | null;
-    /** Book.published */
-    published?: IsoDate | null;
-    /** Book.rank */
-    rank?: number | null;
-    /** Book.author */
-    author?: string | null;
-}
-
 /** What identifies a row of Q6_booksOfAuthor: key `Q6_booksOfAuthor_ea8b1e:<Book_isbn>`. */
 export interface Q6_booksOfAuthorKey {
     /** Book.isbn */
@@ -1192,16 +1826,6 @@ export interface Q6_booksOfAuthorKey {
 /** The Redis key of a row of Q6_booksOfAuthor: `Q6_booksOfAuthor_ea8b1e:<Book_isbn>`, each part encoded and escaped. */
 export function keyOfQ6_booksOfAuthor(key: Q6_booksOfAuthorKey): string {
     return kvmod.rowKey(COLLECTIONS.Q6_booksOfAuthor, key);
-}
-
-/** Writes (or replaces) one row of Q6_booksOfAuthor and keeps its index in step: every value encoded, every sort companion written. */
-export async function writeQ6_booksOfAuthor(client: kvmod.CommandClient, row: Q6_booksOfAuthorRow): Promise<void> {
-    await kvmod.writeRow(client, COLLECTIONS.Q6_booksOfAuthor, row);
-}
-
-/** Deletes one row of Q6_booksOfAuthor from the keyspace and the index. */
-export async function deleteQ6_booksOfAuthor(client: kvmod.CommandClient, key: Q6_booksOfAuthorKey): Promise<void> {
-    await kvmod.deleteRow(client, COLLECTIONS.Q6_booksOfAuthor, key);
 }
 
 /** The parameters of Q6_booksOfAuthor. */

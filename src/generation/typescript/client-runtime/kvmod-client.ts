@@ -1,6 +1,7 @@
 /**
  * The run-time part of a generated TypeScript client (`kvmod generate --target typescript`): connecting, probing
- * the server, creating and dropping indexes, writing and deleting rows, and reading served queries page by page.
+ * the server, creating and dropping indexes, and reading served queries page by page (rows are written by the
+ * entity operations of `kvmod-entities.ts`, which keep every row an entity contributes to true).
  * It is shipped verbatim inside every generated client (`kvmod/kvmod-client.ts`), next to verbatim copies of the
  * Redis target's own encoding, escaping and command-binding modules, so that the client encodes, escapes and binds
  * exactly as `kvmod load` and the generated scripts do: the Redis design's rules have one source. It reads
@@ -9,6 +10,7 @@
 import { createClient, ErrorReply } from 'redis';
 import { bindRedisCommand, isEmptyAggregateError } from '../../redis/redis-commands.js';
 import type { RedisDialect } from '../../shared/redis-dialects.js';
+import type { EntityStoreSchema } from '../../shared/entity-store.js';
 import { schemaOfCreate, schemaOfInfo } from '../../redis/redis-index-schema.js';
 import { decodeRedisValue, naturalKeySuffix, type RedisLogicalType } from '../../shared/redis-encoding.js';
 import type { RedisCommand } from '../../redis/redis-view-model-types.js';
@@ -102,14 +104,6 @@ export interface ClientCollection {
     point: RedisCommand;
     /** Drops the index with its rows. */
     drop: RedisCommand;
-    /** The write of one row. */
-    insert: RedisCommand;
-    /** The delete of one row. */
-    delete: RedisCommand;
-    /** The row's properties and the design parameters they feed. */
-    rowParams: readonly { prop: string; param: string }[];
-    /** The delete's properties and the design parameters they feed. */
-    deleteParams: readonly { prop: string; param: string }[];
 }
 
 /** A served query of the design, as the client sees it. */
@@ -146,6 +140,8 @@ export interface ClientDesign {
     dialect: RedisDialect;
     /** The collections. */
     collections: readonly ClientCollection[];
+    /** The entity store (its layout and the Functions library of the entity operations); null when the design keeps no entities. */
+    entityStore: { schema: EntityStoreSchema; library: string } | null;
 }
 
 /** One page of an answer. */
@@ -348,16 +344,6 @@ export function rowKey(collection: ClientCollection, parts: object): string {
         collection.keyPrefix +
         naturalKeySuffix(collection.keyParts.map((p) => ({ type: p.type, value: source[p.prop] })))
     );
-}
-
-/** Writes (or replaces) one row, with every encoding and sort companion the design needs. */
-export async function writeRow(client: CommandClient, collection: ClientCollection, row: object): Promise<void> {
-    await send(client, bindRedisCommand(collection.insert, valuesOf(row, collection.rowParams)), collection.index);
-}
-
-/** Deletes one row from the keyspace and the index. */
-export async function deleteRow(client: CommandClient, collection: ClientCollection, key: object): Promise<void> {
-    await send(client, bindRedisCommand(collection.delete, valuesOf(key, collection.deleteParams)), collection.index);
 }
 
 /** A reply's rows: the hash fields of each (FT.SEARCH: after each key; FT.AGGREGATE: one list per row). */

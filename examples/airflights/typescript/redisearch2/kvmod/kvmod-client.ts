@@ -1,7 +1,8 @@
 // Copied by kvmod from its src/generation/typescript/client-runtime/kvmod-client.ts: the rules of the Redis design have one source. Do not edit.
 /**
  * The run-time part of a generated TypeScript client (`kvmod generate --target typescript`): connecting, probing
- * the server, creating and dropping indexes, writing and deleting rows, and reading served queries page by page.
+ * the server, creating and dropping indexes, and reading served queries page by page (rows are written by the
+ * entity operations of `kvmod-entities.ts`, which keep every row an entity contributes to true).
  * It is shipped verbatim inside every generated client (`kvmod/kvmod-client.ts`), next to verbatim copies of the
  * Redis target's own encoding, escaping and command-binding modules, so that the client encodes, escapes and binds
  * exactly as `kvmod load` and the generated scripts do: the Redis design's rules have one source. It reads
@@ -10,6 +11,7 @@
 import { createClient, ErrorReply } from 'redis';
 import { bindRedisCommand, isEmptyAggregateError } from './redis-commands.js';
 import type { RedisDialect } from './redis-dialects.js';
+import type { EntityStoreSchema } from './entity-store.js';
 import { schemaOfCreate, schemaOfInfo } from './redis-index-schema.js';
 import { decodeRedisValue, naturalKeySuffix, type RedisLogicalType } from './redis-encoding.js';
 import type { RedisCommand } from './redis-view-model-types.js';
@@ -103,14 +105,6 @@ export interface ClientCollection {
     point: RedisCommand;
     /** Drops the index with its rows. */
     drop: RedisCommand;
-    /** The write of one row. */
-    insert: RedisCommand;
-    /** The delete of one row. */
-    delete: RedisCommand;
-    /** The row's properties and the design parameters they feed. */
-    rowParams: readonly { prop: string; param: string }[];
-    /** The delete's properties and the design parameters they feed. */
-    deleteParams: readonly { prop: string; param: string }[];
 }
 
 /** A served query of the design, as the client sees it. */
@@ -147,6 +141,8 @@ export interface ClientDesign {
     dialect: RedisDialect;
     /** The collections. */
     collections: readonly ClientCollection[];
+    /** The entity store (its layout and the Functions library of the entity operations); null when the design keeps no entities. */
+    entityStore: { schema: EntityStoreSchema; library: string } | null;
 }
 
 /** One page of an answer. */
@@ -349,16 +345,6 @@ export function rowKey(collection: ClientCollection, parts: object): string {
         collection.keyPrefix +
         naturalKeySuffix(collection.keyParts.map((p) => ({ type: p.type, value: source[p.prop] })))
     );
-}
-
-/** Writes (or replaces) one row, with every encoding and sort companion the design needs. */
-export async function writeRow(client: CommandClient, collection: ClientCollection, row: object): Promise<void> {
-    await send(client, bindRedisCommand(collection.insert, valuesOf(row, collection.rowParams)), collection.index);
-}
-
-/** Deletes one row from the keyspace and the index. */
-export async function deleteRow(client: CommandClient, collection: ClientCollection, key: object): Promise<void> {
-    await send(client, bindRedisCommand(collection.delete, valuesOf(key, collection.deleteParams)), collection.index);
 }
 
 /** A reply's rows: the hash fields of each (FT.SEARCH: after each key; FT.AGGREGATE: one list per row). */
