@@ -340,6 +340,9 @@ function checkValue(
     let problem: string | null = null;
     if (typeof value !== VALUE_TYPES[attribute.type] || value === null)
         problem = `must be a ${VALUE_TYPES[attribute.type]}`;
+    // A number past 2^53 is no exact integer: JSON and the data files' rule refuse it, so the server never stores one.
+    else if (attribute.type === 'int' && !Number.isSafeInteger(value))
+        problem = 'must be an integer (at most 2^53 - 1 in size)';
     else {
         try {
             encodeRedisValue(attribute.type, value);
