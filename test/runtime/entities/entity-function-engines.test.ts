@@ -141,8 +141,17 @@ async function bulkLoad(
     await writeCoreRows(target.core!, design.view as CoreViewModel, rows);
 }
 
-/** Every key of a server with its type and content (module keys: their type only). */
+/** Every plain key of a server (hash, set, sorted set, string) with its content. */
 async function snapshot(link: RedisLink): Promise<Map<string, string>> {
+    return new Map([...(await everyKey(link))].filter(([, content]) => PLAIN_TYPES.test(content)));
+}
+
+/**
+ * Every key with its type and content; RediSearch 1.2's own index keys (module types) by type only. `snapshot` leaves
+ * those out: 1.2 makes them when it likes (a numeric index key may appear after the write that needs it), and the
+ * tests compare what they index through the index answers.
+ */
+async function everyKey(link: RedisLink): Promise<Map<string, string>> {
     const keys: string[] = [];
     let cursor = '0';
     do {
