@@ -57,6 +57,11 @@ export interface RedisStoreAccess<Design> {
     rowPattern(design: Design, collection: string): string;
     /** Deletes rows with their index entries. */
     deleteRows(design: Design, collection: string, keys: readonly string[]): Promise<void>;
+    /**
+     * Installs the design's entity Function library (`FUNCTION LOAD REPLACE`), where the engine's design has one
+     * apart from what `prepareSchema` loads.
+     */
+    installFunctions?(design: Design): Promise<void>;
     /** The index entries of every collection against the rows the entities imply: differences. */
     checkIndexes(design: Design, expected: ReadonlyMap<string, CollectionHashes>): Promise<string[]>;
 }
@@ -328,6 +333,7 @@ export function redisEntityStore<D>(
                     }
                     const commands = storeCommands(expected, server, extraKeys);
                     await sendAll(access.node, commands, batchSize);
+                    await access.installFunctions?.(design);
                     return {
                         written: commands.filter((argv) => argv[0] === 'HSET' && argv[1].endsWith('}')).length,
                         removed: extra,

@@ -5,7 +5,9 @@
  * field, those of each value the rows hold.
  */
 import type { Collection } from '../../language/generated/ast.js';
+import { renderTemplates } from '../../generation/generation-engine.js';
 import { bindRedisCommand } from '../../generation/redis/redis-commands.js';
+import { redisTarget } from '../../generation/redis/redis-target.js';
 import type { RedisCollection, RedisViewModel } from '../../generation/redis/redis-view-model.js';
 import type { EntityForm } from '../../generation/shared/entity-store.js';
 import { escapeTagValue } from '../../generation/shared/redis-escaping.js';
@@ -124,6 +126,13 @@ export function redisStoreAccess(link: RedisLink): RedisStoreAccess<RedisViewMod
                 ),
             );
         },
+        async installFunctions(view) {
+            // The design's entity library, when the target writes one (`entities.lua`).
+            const library = (await renderTemplates(redisTarget, view)).find((file) =>
+                file.path.endsWith('entities.lua'),
+            );
+            if (library !== undefined) await link.send(['FUNCTION', 'LOAD', 'REPLACE', library.content]);
+        },
         async checkIndexes(view, expected) {
             const out: string[] = [];
             const rules = REDIS_TEXT_RULES[view.dialect];
@@ -146,8 +155,20 @@ export function redisStoreAccess(link: RedisLink): RedisStoreAccess<RedisViewMod
                         keys.add(key);
                         byValue.set(value, keys);
                     }
-                    for (const [value, keys] of byValue) {
+                    // Every value the index holds too (a value no row holds is a stale entry), and for a number
+                    // every document with one.
+                    const values = new Set(byValue.keys());
+                    if (!numeric)
+                        for (const value of (await link.send(['FT.TAGVALS', index, name])) as unknown[])
+                            values.add(String(value));
+                    for (const value of [...values].sort()) {
+                        const keys = byValue.get(value) ?? new Set<string>();
                         const query = numeric ? `@${name}:[${value} ${value}]` : `@${name}:{${escapeTagValue(value)}}`;
+                        out.push(...documentDifferences(index, query, keys, await documents(link, index, query)));
+                    }
+                    if (numeric) {
+                        const query = `@${name}:[-inf +inf]`;
+                        const keys = new Set([...byValue.values()].flatMap((set) => [...set]));
                         out.push(...documentDifferences(index, query, keys, await documents(link, index, query)));
                     }
                 }
