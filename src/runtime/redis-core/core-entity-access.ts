@@ -1,13 +1,11 @@
 /**
  * What the entity store (../redis-entities/redis-entity-store.ts) needs of the core-Redis engine: a row exactly as
  * the library's `row_put` writes it (the key field, then every field's encoded value), how a row is deleted (the
- * library's `del`, index entries with it), and the index keys the live rows imply (core-consistency.ts). The
- * redis-core design stores no companion: its functions compute their own index forms.
+ * library's `del`, index entries with it), and the index keys the live rows imply (core-consistency.ts).
  */
 import type { Collection } from '../../language/generated/ast.js';
 import type { CoreCollection, CoreViewModel } from '../../generation/redis-core/redis-core-design.js';
 import type { MaterializedRow } from '../materialize.js';
-import { buildEntityStoreSchema } from '../redis-entities/entity-store-schema.js';
 import type { CollectionHashes, RedisStoreAccess } from '../redis-entities/redis-entity-store.js';
 import type { CoreConnection } from './core-connection.js';
 import { checkCoreIndexes } from './core-consistency.js';
@@ -29,12 +27,10 @@ export function coreStoreAccess(connection: CoreConnection): RedisStoreAccess<Co
         unsupported(design) {
             if (connection.cluster)
                 return `${connection.url} is a cluster: the entity store runs on a single server (issue 29)`;
-            const counters = design.collections.filter((collection) => collection.key.kind === 'counter');
-            return counters.length === 0
-                ? null
-                : `the design has counter-key collections (${counters.map((c) => c.name).join(', ')}): it keeps no entity store`;
+            return design.entityStore === null ? (design.noEntityStore ?? 'the design keeps no entity store') : null;
         },
-        schemaOf: (design, model) => buildEntityStoreSchema(model, design.database, null, []),
+        // Its entity functions are in the design's library, which `prepareSchema` loads.
+        schemaOf: (design) => design.entityStore!.schema,
         rowHashes(design, collection: Collection, rows: readonly MaterializedRow[]): CollectionHashes {
             const core = collectionOf(design, collection.name);
             const hashes: CollectionHashes = new Map();

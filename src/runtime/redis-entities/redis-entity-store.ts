@@ -50,7 +50,8 @@ export interface RedisStoreAccess<Design> {
     node: StoreNode;
     /** Why the design keeps no entity store (counter keys), or null. */
     unsupported(design: Design): string | null;
-    schemaOf(design: Design, model: RuntimeModel): EntityStoreSchema;
+    /** The design's entity store schema (only asked when `unsupported` is null). */
+    schemaOf(design: Design): EntityStoreSchema;
     /** The rows of a collection exactly as the engine's loader writes them, by key. */
     rowHashes(design: Design, collection: Collection, rows: readonly MaterializedRow[]): CollectionHashes;
     /** The SCAN pattern of a collection's row keys. */
@@ -284,7 +285,7 @@ export function redisEntityStore<D>(
     const schemaFor = (design: D, runtime: RuntimeDesign): EntityStoreSchema => {
         const reason = access.unsupported(design);
         if (reason !== null) throw new KvmodError(reason, { code: 'entity-store.unsupported' });
-        return access.schemaOf(design, runtime.model);
+        return access.schemaOf(design);
     };
     return {
         unsupported: (design) => access.unsupported(design),

@@ -5,16 +5,13 @@
  * field, those of each value the rows hold.
  */
 import type { Collection } from '../../language/generated/ast.js';
-import { renderTemplates } from '../../generation/generation-engine.js';
+import { entityLibrary } from '../../generation/entities/entity-library.js';
 import { bindRedisCommand } from '../../generation/redis/redis-commands.js';
-import { redisTarget } from '../../generation/redis/redis-target.js';
 import type { RedisCollection, RedisViewModel } from '../../generation/redis/redis-view-model.js';
-import type { EntityForm } from '../../generation/shared/entity-store.js';
 import { escapeTagValue } from '../../generation/shared/redis-escaping.js';
 import { REDIS_TEXT_RULES } from '../../generation/shared/redis-text-rules.js';
 import type { MaterializedRow } from '../materialize.js';
 import type { RedisLink } from '../redis-connection/redis-link.js';
-import { buildEntityStoreSchema, type AttributeCopy } from '../redis-entities/entity-store-schema.js';
 import type { CollectionHashes, RedisStoreAccess, RowHash } from '../redis-entities/redis-entity-store.js';
 import { rowParameters } from './redis-loader.js';
 import { MAX_REPLY_ROWS } from './redis-query.js';
@@ -28,33 +25,6 @@ function collectionOf(view: RedisViewModel, name: string): RedisCollection {
     const found = view.collections.find((collection) => collection.name === name);
     if (!found) throw new Error(`the Redis design has no collection ${name}`);
     return found;
-}
-
-/** What the design's fields copy of each entity attribute. */
-export function attributeCopies(view: RedisViewModel): AttributeCopy[] {
-    const copies: AttributeCopy[] = [];
-    for (const collection of view.collections) {
-        const entities = new Map([
-            [collection.root.name, collection.root.entity],
-            ...collection.nodes.map((node) => [node.name, node.entity] as const),
-        ]);
-        for (const field of collection.fields) {
-            const [node, attribute] = field.source.split('.');
-            const entity = entities.get(node);
-            if (entity === undefined || attribute === undefined) continue;
-            const forms: EntityForm[] = [];
-            if (field.sortKey !== null) forms.push('sort');
-            if (field.equalityKey !== null) forms.push('eq');
-            copies.push({
-                entity,
-                attribute,
-                forms,
-                compared: field.roles.filtered.length > 0,
-                sorted: field.roles.sorted.length > 0,
-            });
-        }
-    }
-    return copies;
 }
 
 /** A row's key and hash, from the command that writes it (`FT.ADD idx key score REPLACE FIELDS …` or `HSET key …`). */
@@ -99,13 +69,9 @@ function documentDifferences(
 export function redisStoreAccess(link: RedisLink): RedisStoreAccess<RedisViewModel> {
     return {
         node: link,
-        unsupported(view) {
-            const counters = view.collections.filter((collection) => collection.key.kind === 'counter');
-            return counters.length === 0
-                ? null
-                : `the design has counter-key collections (${counters.map((c) => c.name).join(', ')}): it keeps no entity store`;
-        },
-        schemaOf: (view, model) => buildEntityStoreSchema(model, view.database, view.dialect, attributeCopies(view)),
+        unsupported: (view) =>
+            view.entityStore === null ? (view.noEntityStore ?? 'the design keeps no entity store') : null,
+        schemaOf: (view) => view.entityStore!.schema,
         rowHashes(view, collection: Collection, rows: readonly MaterializedRow[]): CollectionHashes {
             const design = collectionOf(view, collection.name);
             const hashes: CollectionHashes = new Map();
@@ -127,11 +93,8 @@ export function redisStoreAccess(link: RedisLink): RedisStoreAccess<RedisViewMod
             );
         },
         async installFunctions(view) {
-            // The design's entity library, when the target writes one (`entities.lua`).
-            const library = (await renderTemplates(redisTarget, view)).find((file) =>
-                file.path.endsWith('entities.lua'),
-            );
-            if (library !== undefined) await link.send(['FUNCTION', 'LOAD', 'REPLACE', library.content]);
+            const library = await entityLibrary(view);
+            if (library !== null) await link.send(['FUNCTION', 'LOAD', 'REPLACE', library]);
         },
         async checkIndexes(view, expected) {
             const out: string[] = [];
