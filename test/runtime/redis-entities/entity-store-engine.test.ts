@@ -11,6 +11,16 @@ import { join } from 'node:path';
 import { memoryIo } from '../../../src/cli/cli-io.js';
 import { runDataGenerate } from '../../../src/cli/data-actions.js';
 import { main } from '../../../src/cli/main.js';
+import { buildViewModel } from '../../../src/generation/generation-engine.js';
+import { redisCoreTarget } from '../../../src/generation/redis-core/redis-core-target.js';
+import { redisTarget } from '../../../src/generation/redis/redis-target.js';
+import {
+    entityCallArgv,
+    entityHashFields,
+    storedId,
+    type EntityStoreSchema,
+} from '../../../src/generation/shared/entity-store.js';
+import { connectRedis, type RedisLink } from '../../../src/runtime/redis-connection/redis-link.js';
 import { liveCheck } from '../../../src/runtime/live-check.js';
 import { loadRuntimeDesign } from '../../../src/runtime/runtime-design.js';
 import { redisCli, startRedis, type RedisTestServer } from '../../support/redis-server.js';
@@ -76,7 +86,133 @@ async function keys(engine: Engine, pattern: string): Promise<string[]> {
     return (await cli(engine, ['--scan', '--pattern', pattern])).split('\n').filter(Boolean).sort();
 }
 
+/** Every key of a server and its content (entity versions `_v` left out), sorted: what two servers are compared by. */
+async function dump(link: RedisLink): Promise<string[]> {
+    const out: string[] = [];
+    let cursor = '0';
+    const keys: string[] = [];
+    do {
+        const [next, batch] = (await link.send(['SCAN', cursor, 'COUNT', '1000'])) as [string, string[]];
+        cursor = String(next);
+        keys.push(...batch.map(String));
+    } while (cursor !== '0');
+    for (const key of [...new Set(keys)].sort()) {
+        const type = String(await link.send(['TYPE', key]));
+        let content: string[];
+        if (type === 'hash') {
+            const flat = ((await link.send(['HGETALL', key])) as string[]).map(String);
+            content = [];
+            for (let i = 0; i < flat.length; i += 2)
+                if (!(flat[i] === '_v' && key.startsWith('kvmod:'))) content.push(`${flat[i]}=${flat[i + 1]}`);
+            content.sort();
+        } else if (type === 'set') content = ((await link.send(['SMEMBERS', key])) as string[]).map(String).sort();
+        else if (type === 'zset')
+            content = ((await link.send(['ZRANGE', key, '0', '-1', 'WITHSCORES'])) as string[]).map(String);
+        else if (type === 'string') content = [String(await link.send(['GET', key]))];
+        else content = [];
+        out.push(`${key} ${type} ${JSON.stringify(content)}`);
+    }
+    return out;
+}
+
+/**
+ * The data as single entity operations through the design's Function: each entity created with its `[1]` references
+ * (targets first), then every `[0..1]` set and every `[*]` added in the data's order.
+ */
+function operationsOf(schema: EntityStoreSchema, data: Record<string, Record<string, unknown>[]>): string[][] {
+    const entities = Object.values(schema.entities);
+    const order: string[] = [];
+    const visit = (name: string, path: string[]) => {
+        if (order.includes(name) || path.includes(name)) return;
+        for (const reference of schema.entities[name].references)
+            if (reference.kind === 'one') visit(reference.target, [...path, name]);
+        order.push(name);
+    };
+    for (const entity of entities) visit(entity.name, []);
+    const calls: string[][] = [];
+    for (const name of order) {
+        const entity = schema.entities[name];
+        for (const object of data[name] ?? []) {
+            const created: Record<string, unknown> = { ...object };
+            for (const reference of entity.references) if (reference.kind !== 'one') delete created[reference.name];
+            const id = storedId(schema, name, object[entity.idName]);
+            calls.push(
+                entityCallArgv(schema, {
+                    op: 'create',
+                    entity: name,
+                    id,
+                    fields: entityHashFields(schema, name, created),
+                }),
+            );
+        }
+    }
+    for (const name of order) {
+        const entity = schema.entities[name];
+        for (const object of data[name] ?? []) {
+            const id = storedId(schema, name, object[entity.idName]);
+            for (const reference of entity.references) {
+                const value = object[reference.name];
+                if (reference.kind === 'optional' && value !== null && value !== undefined)
+                    calls.push(
+                        entityCallArgv(schema, {
+                            op: 'set',
+                            entity: name,
+                            id,
+                            reference: reference.name,
+                            target: storedId(schema, reference.target, value),
+                        }),
+                    );
+                if (reference.kind === 'many' && Array.isArray(value) && value.length > 0)
+                    calls.push(
+                        entityCallArgv(schema, {
+                            op: 'add',
+                            entity: name,
+                            id,
+                            reference: reference.name,
+                            targets: value.map((target) => storedId(schema, reference.target, target)),
+                        }),
+                    );
+            }
+        }
+    }
+    return calls;
+}
+
 describe.each(['redisearch1', 'redis-core'])('the entity store on %s', (engineName) => {
+    test.each(EXAMPLES)(
+        '%s: bulk load ≡ one operation at a time through the entity Function (every key and value but _v)',
+        async (example) => {
+            const engine = engineNamed(engineName);
+            const design = await loadRuntimeDesign(modelOf(example));
+            const schema =
+                engineName === 'redis-core'
+                    ? (await buildViewModel(redisCoreTarget, design)).entityStore!.schema
+                    : (await buildViewModel(redisTarget, design, { dialect: 'redisearch1' })).entityStore!.schema;
+            const link = await connectRedis(engine.server.url);
+            try {
+                await flush(engine);
+                expect((await load(engine, example)).code).toBe(0);
+                const bulk = await dump(link);
+                await flush(engine);
+                const empty = join(dir, 'empty.json');
+                await writeFile(empty, '{}');
+                // The schema (indexes, the Function libraries), no entity, no row.
+                expect((await load(engine, example, empty)).code).toBe(0);
+                const data = JSON.parse(await readFile(join(dir, `${example}.json`), 'utf8')) as Record<
+                    string,
+                    Record<string, unknown>[]
+                >;
+                for (const argv of operationsOf(schema, data)) await link.send(argv);
+                expect(await dump(link)).toEqual(bulk);
+                expect(bulk.filter((line) => line.startsWith('kvmod:')).length).toBeGreaterThan(20);
+                expect(await check(engine, example)).toEqual([]);
+            } finally {
+                await link.close();
+            }
+        },
+        120_000,
+    );
+
     test.each(EXAMPLES)(
         '%s: after kvmod load, the live check finds nothing and verify --live exits 0',
         async (example) => {
