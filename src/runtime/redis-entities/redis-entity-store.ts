@@ -27,7 +27,6 @@ import {
 import { formatCount } from '../format-count.js';
 import { identityOf, indexInstanceData, type InstanceData } from '../instance-data.js';
 import { materializeCollection, type MaterializedRow } from '../materialize.js';
-import type { RuntimeDesign } from '../runtime-design.js';
 import type { RuntimeModel } from '../runtime-model.js';
 import { isErrorReply, RedisConnectionLost } from '../redis-connection/redis-link.js';
 import { respBatch, type RespBatch } from '../redis-connection/redis-resp.js';
@@ -278,11 +277,8 @@ function sameHash(a: RowHash, b: RowHash): boolean {
 const SHOWN_IDS = 10;
 
 /** The entity store of a Redis design, over the engine's `access`. */
-export function redisEntityStore<D>(
-    access: RedisStoreAccess<D>,
-    kvlmOf: (runtime: RuntimeDesign) => KvlmModel = (r) => r.kvlm,
-): EngineEntityStore<D> {
-    const schemaFor = (design: D, runtime: RuntimeDesign): EntityStoreSchema => {
+export function redisEntityStore<D>(access: RedisStoreAccess<D>): EngineEntityStore<D> {
+    const schemaFor = (design: D): EntityStoreSchema => {
         const reason = access.unsupported(design);
         if (reason !== null) throw new KvmodError(reason, { code: 'entity-store.unsupported' });
         return access.schemaOf(design);
@@ -290,7 +286,7 @@ export function redisEntityStore<D>(
     return {
         unsupported: (design) => access.unsupported(design),
         async planLoad(design, runtime, data, { fresh, sync }): Promise<EntityLoadPlan> {
-            const schema = schemaFor(design, runtime);
+            const schema = schemaFor(design);
             const model = runtime.model;
             const server = await readServerEntities(access.node, schema, model);
             const expected = expectedStore(schema, model, data);
@@ -322,7 +318,7 @@ export function redisEntityStore<D>(
                     // The rows the server's entities implied and the data's do not (records gone, references moved).
                     let rowsDeleted = 0;
                     if (!fresh && server.entities.size > 0) {
-                        const kvlm = kvlmOf(runtime);
+                        const kvlm = runtime.kvlm;
                         const old = expectedRows(access, design, kvlm, model, server.data, []);
                         const now = expectedRows(access, design, kvlm, model, data, []);
                         for (const [collection, rows] of old) {
@@ -344,10 +340,10 @@ export function redisEntityStore<D>(
             };
         },
         async check(design, runtime): Promise<LiveCheckResult> {
-            const schema = schemaFor(design, runtime);
+            const schema = schemaFor(design);
             const server = await readServerEntities(access.node, schema, runtime.model);
             const differences = checkEntityStore(schema, runtime.model, server);
-            const expected = expectedRows(access, design, kvlmOf(runtime), runtime.model, server.data, differences);
+            const expected = expectedRows(access, design, runtime.kvlm, runtime.model, server.data, differences);
             for (const [collection, rows] of expected) {
                 const keys = await scanKeys(access.node, access.rowPattern(design, collection));
                 const hashes = await readHashes(access.node, keys);
