@@ -179,7 +179,9 @@ async function load<D>(prepared: Prepared<D>, options: RuntimeRunOptions, fresh:
     const unsupported = store?.unsupported(view, design) ?? null;
     if (store !== undefined && unsupported === null)
         plan = await store.planLoad(view, design, data, { fresh, sync: options.sync ?? false });
-    else if (unsupported !== null) prepared.warnings.push(`no entity store is written: ${unsupported}`);
+    // A design that keeps no entity store says so among its own warnings; a server that cannot keep one is said here.
+    else if (unsupported !== null && !prepared.warnings.some((warning) => warning.includes(unsupported)))
+        prepared.warnings.push(`no entity store is written: ${unsupported}`);
     const schema = await session.prepareSchema(view, fresh ? 'fresh' : options.recreate ? 'recreate' : 'keep');
     phaseDone('bind rows + schema');
     const entities = await plan?.write({ batchSize: options.batchSize });
