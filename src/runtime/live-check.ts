@@ -70,7 +70,10 @@ async function checkLive<D>({ session, view }: LiveSession<D>, design: RuntimeDe
             },
         );
     const unsupported = store.unsupported(view, design);
-    if (unsupported !== null) throw new KvmodError(unsupported, { code: 'entity-store.unsupported' });
+    if (unsupported !== null)
+        throw new KvmodError(`the design keeps no entity store, so there is nothing to check live: ${unsupported}`, {
+            code: 'entity-store.unsupported',
+        });
     return store.check(view, design);
 }
 
