@@ -50,7 +50,18 @@ describe('usage errors exit 2 with the usage and one message', () => {
     });
 
     it('missing required options', () => {
-        usageError(['verify', MODEL], /^kvmod verify <model>\n/, 'Missing required arguments: data, redis');
+        usageError(['load', MODEL], /^kvmod load <model>\n/, 'Missing required arguments: data, redis');
+        usageError(['verify', MODEL], /^kvmod verify <model>\n/, 'Missing required argument: redis');
+        usageError(
+            ['verify', MODEL, '--redis', 'redis://127.0.0.1:1'],
+            /^kvmod verify <model>\n/,
+            'Missing required argument: data (or --live to check the server as it is)',
+        );
+        usageError(
+            ['verify', MODEL, '--live', '--data', 'd.json', '--redis', 'redis://127.0.0.1:1'],
+            /^kvmod verify <model>\n/,
+            '--live reads the entities from the server: give no --data',
+        );
     });
 
     it('a threshold outside (0, 1], rejected by the shared option check of every command that transforms', () => {

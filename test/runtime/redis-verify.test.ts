@@ -149,6 +149,8 @@ describe('kvmod load', () => {
 
     test('an index with another schema stops the load with a clear error unless --recreate', async () => {
         const link = await connectRedis(server.url);
+        // From an empty server: the entities of an earlier test's data would stop the load first.
+        await link.send(['FLUSHALL']);
         // The design's physical index (stable name + storage signature) exists with another schema.
         const physical = 'Q2_airportsGivenCountrySortedByCities_9cea6f';
         await link.send(['FT.DROP', physical]).catch(() => undefined);
@@ -203,6 +205,10 @@ describe('kvmod load', () => {
     test('a stable name serving another design of a collection stops the load, naming kvmod migrate', async () => {
         const model = EXAMPLES[0];
         const data = await dataFor(model, 10, 1);
+        // From an empty server: the entities of an earlier test's data would stop the load first.
+        const flush = await connectRedis(server.url);
+        await flush.send(['FLUSHALL']);
+        await flush.close();
         expect(await runLoad({ model, data, redis: server.url }, memoryIo())).toBe(0);
         const link = await connectRedis(server.url);
         await link.send(['FT.CREATE', 'Q1_aircraftsCapacityWithin_000000', 'SCHEMA', 'x', 'TAG']);
