@@ -420,7 +420,8 @@ export function parseOperations(text: string): EntityOperation[] {
     ) as EntityOperation[];
 }
 
-function jsonNumbers(_key: string, value: unknown): unknown {
+/** A JSON.stringify replacer that writes non-finite numbers as `{"$number":"NaN"}` (JSON has none). */
+export function jsonNumbers(_key: string, value: unknown): unknown {
     return typeof value === 'number' && !Number.isFinite(value) ? { $number: String(value) } : value;
 }
 

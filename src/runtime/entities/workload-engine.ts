@@ -1,0 +1,208 @@
+/**
+ * `kvmod workload` on a real server: the design as `generate` makes it for the server (the target's options given or
+ * detected), emptied and installed anew before the run and before every replay of a shrink (`FLUSHALL`, the
+ * engine's schema, the entity Function installed by the client's own setup function), operations through the
+ * generated client's entity functions (one connection per writer), the live check of the engine's entity store
+ * (`EngineEntityStore.check`: the entities read back, every row and index entry compared with what they imply), and
+ * a digest of every key (`SCAN`, `DUMP`). Destructive by design: the server must be a scratch one.
+ */
+import { createHash } from 'node:crypto';
+import {
+    buildViewModel,
+    renderTemplate,
+    targetOptions as resolveTargetOptions,
+} from '../../generation/generation-engine.js';
+import { GenerationError } from '../../generation/generation-errors.js';
+import type { OptionDeclarations, RawOptionValues } from '../../generation/generation-options.js';
+import { DEFAULT_TARGET } from '../../generation/generation-targets.js';
+import type { EntityStoreSchema } from '../../generation/shared/entity-store.js';
+import type { CommandClient } from '../../generation/typescript/client-runtime/kvmod-client.js';
+import {
+    installEntityFunctions,
+    type ClientEntityStore,
+} from '../../generation/typescript/client-runtime/kvmod-entities.js';
+import { KvmodError } from '../../pipeline/errors.js';
+import { checkedTarget } from '../../pipeline/generate.js';
+import type { EngineRuntime } from '../engine.js';
+import { engineOf } from '../engine-registry.js';
+import { connectRedis, type RedisLink } from '../redis-connection/redis-link.js';
+import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from '../runtime-design.js';
+import { runWorkload, type EntityExecutor, type WorkloadReport, type WorkloadStore } from './workload.js';
+import { clientExecutor } from './workload-client.js';
+
+/** What `kvmod workload` needs. */
+export interface EngineWorkloadOptions extends DesignOptions {
+    /** The model: `.pidm` (transformed with the merge/key options) or `.kvlm`. */
+    modelPath: string;
+    /** The server's URL (one server: the writers and the check share it). */
+    server: string;
+    /** The target whose design is run (default: the default target). */
+    target?: string;
+    /** The target's options as given; those the server implies are detected when not given. */
+    targetOptions?: RawOptionValues;
+    timeoutSeconds?: number;
+    operations: number;
+    seed: number;
+    writers: 1 | 2;
+    checkEvery: number;
+    idsPerEntity?: number;
+    shrink?: boolean;
+    onProgress?: (done: number, total: number) => void;
+}
+
+export interface EngineWorkloadResult {
+    target: string;
+    /** The server as messages print it (its password hidden). */
+    server: string;
+    /** The engine variant the design is made for (`redisearch1`, `redis-core`). */
+    engine: string;
+    report: WorkloadReport;
+    warnings: string[];
+}
+
+/** Runs the workload on the server (see the module comment): the report says whether anything differed. */
+export async function runWorkloadOnEngine(options: EngineWorkloadOptions): Promise<EngineWorkloadResult> {
+    const design = await loadRuntimeDesign(options.modelPath, options);
+    const target = checkedTarget(options.target ?? DEFAULT_TARGET, options.targetOptions ?? {});
+    const engine = await engineOf(target);
+    return engine.use((typed) => runOn(typed, target.name, design, options));
+}
+
+async function runOn<O extends OptionDeclarations, D>(
+    engine: EngineRuntime<O, D>,
+    target: string,
+    design: RuntimeDesign,
+    options: EngineWorkloadOptions,
+): Promise<EngineWorkloadResult> {
+    const given = Object.fromEntries(
+        Object.entries(options.targetOptions ?? {}).filter(([name]) => name in engine.target.options),
+    );
+    const session = await engine.connect({ urls: [options.server], timeoutSeconds: options.timeoutSeconds });
+    const links: RedisLink[] = [];
+    try {
+        const values = { ...session.probe.options, ...given };
+        let view: D;
+        try {
+            view = await buildViewModel(engine.target, design, values);
+        } catch (error) {
+            if (!(error instanceof GenerationError)) throw error;
+            throw new KvmodError(`cannot generate the ${engine.target.name} design: ${error.message}`, {
+                code: 'generation.failed',
+                cause: error,
+            });
+        }
+        const entities = session.entities;
+        const unsupported =
+            entities === undefined
+                ? `the ${engine.variantOf(view)} engine keeps no entity store`
+                : entities.unsupported(view, design);
+        if (entities === undefined || unsupported !== null)
+            throw new KvmodError(`the workload needs the design's entity store: ${unsupported}`, {
+                code: 'entity-store.unsupported',
+            });
+        const clientStore = await clientEntityStore(engine, view);
+        const rules = engine.textRules(resolveTargetOptions(engine.target, values));
+        const connect = async (): Promise<RedisLink> => {
+            const link = await connectRedis(options.server, { timeoutSeconds: options.timeoutSeconds });
+            links.push(link);
+            return link;
+        };
+        const admin = await connect();
+        const writers = new Map<number, EntityExecutor>();
+        const store: WorkloadStore = {
+            reset: async () => {
+                await admin.send(['FLUSHALL']);
+                await session.prepareSchema(view, 'fresh');
+                await installEntityFunctions(commandClient(admin), clientStore);
+            },
+            writer: async (index) => {
+                let writer = writers.get(index);
+                if (writer === undefined) {
+                    writer = clientExecutor(commandClient(await connect()), clientStore);
+                    writers.set(index, writer);
+                }
+                return writer;
+            },
+            check: () => entities.check(view, design),
+            digest: () => serverDigest(admin),
+        };
+        const report = await runWorkload(store, {
+            model: design.model,
+            design: design.kvlm,
+            rules,
+            operations: options.operations,
+            seed: options.seed,
+            writers: options.writers,
+            checkEvery: options.checkEvery,
+            idsPerEntity: options.idsPerEntity,
+            shrink: options.shrink,
+            onProgress: options.onProgress,
+        });
+        return {
+            target,
+            server: session.probe.server,
+            engine: engine.variantOf(view),
+            report,
+            warnings: [...design.warnings, ...session.contradictions(given), ...(session.probe.warnings ?? [])],
+        };
+    } finally {
+        for (const link of links) await link.close();
+        await session.close();
+    }
+}
+
+/** A link as the generated client takes a connection. */
+function commandClient(link: RedisLink): CommandClient {
+    return { sendCommand: (argv) => link.send(argv) };
+}
+
+/** The view model's entity store, as the Redis targets give it. */
+interface ViewEntityStore {
+    schema: EntityStoreSchema;
+    /** The redis target's own library (`entities.lua`); redis-core's Function is part of `library.lua`. */
+    library?: string;
+}
+
+/**
+ * What the client needs of the design's entity store: its layout and the library that holds its Function (the redis
+ * target's `entities.lua`; redis-core's whole `library.lua`, which `FUNCTION LOAD REPLACE` must replace whole).
+ */
+async function clientEntityStore<O extends OptionDeclarations, D>(
+    engine: EngineRuntime<O, D>,
+    view: D,
+): Promise<ClientEntityStore> {
+    const store = (view as { entityStore?: ViewEntityStore | null }).entityStore;
+    if (store === undefined || store === null)
+        throw new KvmodError(`the ${engine.target.name} design keeps no entity store`, {
+            code: 'entity-store.unsupported',
+        });
+    const library = store.library ?? (await renderTemplate(engine.target, view, 'library.lua'));
+    if (library === undefined) throw new Error(`the ${engine.target.name} templates wrote no library.lua`);
+    return { schema: store.schema, library };
+}
+
+/** Keys SCAN asks for per call. */
+const SCAN_COUNT = '1000';
+
+/** A digest of every key of the server: each key's name and `DUMP` (or its error), in key order. */
+export async function serverDigest(link: RedisLink): Promise<string> {
+    const keys = new Set<string>();
+    let cursor = '0';
+    do {
+        const [next, batch] = (await link.send(['SCAN', cursor, 'COUNT', SCAN_COUNT])) as [unknown, unknown[]];
+        cursor = String(next);
+        for (const key of batch) keys.add(String(key));
+    } while (cursor !== '0');
+    const sorted = [...keys].sort();
+    const dumps = await Promise.all(
+        sorted.map((key) =>
+            link.send(['DUMP', key]).then(
+                (dump) => String(dump),
+                (error: unknown) => `error: ${error instanceof Error ? error.message : String(error)}`,
+            ),
+        ),
+    );
+    const hash = createHash('sha256');
+    for (let i = 0; i < sorted.length; i++) hash.update(`${sorted[i]}\u0000${dumps[i]}\u0000`);
+    return hash.digest('hex');
+}
