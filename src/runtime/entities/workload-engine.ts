@@ -48,6 +48,8 @@ export interface EngineWorkloadOptions extends DesignOptions {
     idsPerEntity?: number;
     shrink?: boolean;
     onProgress?: (done: number, total: number) => void;
+    /** The executor of a writer's connection (default: the client's entity functions, `clientExecutor`). */
+    executor?: (client: CommandClient, store: ClientEntityStore) => EntityExecutor;
 }
 
 export interface EngineWorkloadResult {
@@ -62,7 +64,14 @@ export interface EngineWorkloadResult {
 
 /** Runs the workload on the server (see the module comment): the report says whether anything differed. */
 export async function runWorkloadOnEngine(options: EngineWorkloadOptions): Promise<EngineWorkloadResult> {
-    const design = await loadRuntimeDesign(options.modelPath, options);
+    return runWorkloadOnDesign(await loadRuntimeDesign(options.modelPath, options), options);
+}
+
+/** The same, on a design already loaded (`modelPath` is then not read). */
+export async function runWorkloadOnDesign(
+    design: RuntimeDesign,
+    options: EngineWorkloadOptions,
+): Promise<EngineWorkloadResult> {
     const target = checkedTarget(options.target ?? DEFAULT_TARGET, options.targetOptions ?? {});
     const engine = await engineOf(target);
     return engine.use((typed) => runOn(typed, target.name, design, options));
@@ -118,7 +127,7 @@ async function runOn<O extends OptionDeclarations, D>(
             writer: async (index) => {
                 let writer = writers.get(index);
                 if (writer === undefined) {
-                    writer = clientExecutor(commandClient(await connect()), clientStore);
+                    writer = (options.executor ?? clientExecutor)(commandClient(await connect()), clientStore);
                     writers.set(index, writer);
                 }
                 return writer;
