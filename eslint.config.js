@@ -12,7 +12,7 @@ const arrow = (message, ...names) => ({ regex: layer(...names), message });
 
 /** The targets' folders under src/generation, and the engines' under src/runtime (a wing each). */
 const TARGET_FOLDERS = ['redis', 'redis-core', 'typescript', 'report'];
-const ENGINE_FOLDERS = ['redisearch', 'redis-core', 'redis-connection'];
+const ENGINE_FOLDERS = ['redisearch', 'redis-core', 'redis-connection', 'redis-entities'];
 
 const generationArrow = arrow(
     'src/generation must not import downstream layers.',
@@ -240,6 +240,12 @@ export default defineConfig(
         files: ['src/runtime/redis-connection/**/*.ts'],
         rules: frontEndRule(
             arrow('the Redis connection is shared by the engines: it imports none.', 'redisearch', 'redis-core'),
+        ),
+    }),
+    withDynamicImports({
+        files: ['src/runtime/redis-entities/**/*.ts'],
+        rules: frontEndRule(
+            arrow('the entity store is shared by the Redis engines: it imports none.', 'redisearch', 'redis-core'),
         ),
     }),
 );

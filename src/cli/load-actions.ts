@@ -3,6 +3,7 @@
  * the Redis generator describes; idempotent with natural keys. Loaded by the command's handler only when it
  * runs (it pulls in Langium and node-redis).
  */
+import { describeIds } from '../runtime/engine.js';
 import { formatCount } from '../runtime/format-count.js';
 import { loadIntoEngine } from '../runtime/runtime-actions.js';
 import { singleModelArgument } from './cli-files.js';
@@ -10,12 +11,10 @@ import { processIo, type CliIo } from './cli-io.js';
 import { givenTargetOptions, type TargetArgs } from './target-options.js';
 import { transformOptionsOf, warnUnusedTransformOptions, type TransformOptionArgs } from './transform-options.js';
 
-/** The arguments `kvmod load` and `kvmod verify` share. */
-export interface RuntimeArgs extends TransformOptionArgs, Partial<TargetArgs> {
+/** The arguments `kvmod load` and `kvmod verify` share (`--data`: see `RuntimeArgs`). */
+export interface ServerArgs extends TransformOptionArgs, Partial<TargetArgs> {
     /** A `.pidm` model (transformed on the fly with the transformation options) or a `.kvlm` design. */
     model: string;
-    /** The instance data (JSON, see schemas/instance-data.md). */
-    data: string;
     /** `redis://host:port` (or `rediss://`, with `user:password@`). */
     redis: string;
     /** Seconds to wait for the connection and for each reply. */
@@ -28,10 +27,18 @@ export interface RuntimeArgs extends TransformOptionArgs, Partial<TargetArgs> {
     [targetOption: string]: unknown;
 }
 
+/** The arguments of a command that reads instance data. */
+export interface RuntimeArgs extends ServerArgs {
+    /** The instance data (JSON, see schemas/instance-data.md). */
+    data: string;
+}
+
 /** The arguments of `kvmod load`. */
 export interface LoadArgs extends RuntimeArgs {
     /** Drop an index whose schema differs (and its rows) instead of stopping. */
     recreate?: boolean;
+    /** Remove the entities the server holds that the data lacks (and their rows) instead of stopping. */
+    sync?: boolean;
 }
 
 /**
@@ -85,6 +92,7 @@ export async function runLoad(args: LoadArgs, io: CliIo = processIo): Promise<nu
             targetOptions: givenTargetOptions(args),
             timeoutSeconds: args.timeout,
             recreate: args.recreate,
+            sync: args.sync,
             ...transformOptionsOf(args),
             pidm: args.pidm,
             batchSize: args.batch,
@@ -95,6 +103,14 @@ export async function runLoad(args: LoadArgs, io: CliIo = processIo): Promise<nu
     }
     for (const warning of result.warnings) io.err(`kvmod: warning: ${warning}\n`);
     for (const object of result.schema) io.err(`${object.object} ${object.name}: ${object.action}\n`);
+    const entities = result.entities;
+    if (entities !== undefined) {
+        for (const removed of entities.removed)
+            io.err(`removed ${describeIds(removed)}: the data lacks ${removed.ids.length === 1 ? 'it' : 'them'}\n`);
+        if (entities.rowsDeleted > 0)
+            io.err(`deleted ${formatCount(entities.rowsDeleted)} rows no entity implies any more\n`);
+        io.err(`entity store: ${formatCount(entities.written)} entity hashes written\n`);
+    }
     for (const collection of result.collections) io.out(`${collection.name}: ${formatCount(collection.rows)} rows\n`);
     io.err(`loaded ${formatCount(result.rows)} rows into ${result.server} (${result.engine})\n`);
     return 0;

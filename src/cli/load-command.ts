@@ -10,8 +10,14 @@ import type { LoadArgs } from './load-actions.js';
 import { targetOptions } from './target-options.js';
 import { transformOptions } from './transform-options.js';
 
-/** Options shared by `load` and `verify` (the target and its options exactly as `generate` takes them). */
-export function runtimeOptions<T>(yargs: Argv<T>): Argv<T> {
+/**
+ * Options shared by `load` and `verify` (the target and its options exactly as `generate` takes them); `data`
+ * describes `--data` where a command can do without it (`verify --live`).
+ */
+export function runtimeOptions<T>(
+    yargs: Argv<T>,
+    data = { describe: 'Instance data, JSON (see schemas/instance-data.md)', required: true },
+): Argv<T> {
     return transformOptions(
         batchOption(
             timeoutOption(
@@ -22,9 +28,9 @@ export function runtimeOptions<T>(yargs: Argv<T>): Argv<T> {
                         demandOption: true,
                     })
                     .option('data', {
-                        describe: 'Instance data, JSON (see schemas/instance-data.md)',
+                        describe: data.describe,
                         type: 'string',
-                        demandOption: true,
+                        demandOption: data.required,
                     })
                     .option('redis', {
                         describe:
@@ -78,6 +84,12 @@ export function loadCommand(context: CliContext): CommandModule<object, LoadArgs
             runtimeOptions(yargs)
                 .option('recreate', {
                     describe: 'Drop an index whose schema differs, with its rows, and create it anew',
+                    type: 'boolean',
+                    default: false,
+                })
+                .option('sync', {
+                    describe:
+                        'Remove the entities the server holds that the data lacks, with their rows, and say which (without it, load stops on them and writes nothing)',
                     type: 'boolean',
                     default: false,
                 })

@@ -8,11 +8,15 @@ import { formatVerdicts, verdictStatus, type QueryVerdict } from '../runtime/ver
 import { singleModelArgument } from './cli-files.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { givenTargetOptions } from './target-options.js';
-import { progressReporter, type RuntimeArgs } from './load-actions.js';
+import { progressReporter, type ServerArgs } from './load-actions.js';
 import { transformOptionsOf, warnUnusedTransformOptions } from './transform-options.js';
 
 /** The arguments of `kvmod verify`. */
-export interface VerifyArgs extends RuntimeArgs {
+export interface VerifyArgs extends ServerArgs {
+    /** The instance data (absent with `live`). */
+    data?: string;
+    /** Check the server as it is, read-only: no data file, no load, no drop. */
+    live?: boolean;
     /** Parameter sets per query drawn from the data (plus one made up). */
     samples?: number;
     /** Seed of the sampling. */
@@ -46,12 +50,15 @@ export async function runVerify(args: VerifyArgs, io: CliIo = processIo): Promis
     args = { ...args, model: await singleModelArgument(args.model) };
     warnUnusedTransformOptions([args.model], args, io);
     const samples = args.samples ?? 10;
+    if (args.live) return runVerifyLive(args, samples, io);
+    if (args.data === undefined) throw new Error('verify needs --data or --live');
+    const data = args.data;
     const progress = await progressReporter(io, 'loading');
     let result;
     try {
         result = await verifyOnEngine({
             modelPath: args.model,
-            dataPath: args.data,
+            dataPath: data,
             server: args.redis,
             target: args.target,
             targetOptions: givenTargetOptions(args),
@@ -106,5 +113,66 @@ export async function runVerify(args: VerifyArgs, io: CliIo = processIo): Promis
         io.err(
             `kvmod: --strict: ${untested.length} untested ${untested.length === 1 ? 'query fails' : 'queries fail'} the run\n`,
         );
+    return ok ? 0 : 1;
+}
+
+/** What `kvmod verify --live --format json` prints. */
+export interface LiveVerifyReport {
+    model: string;
+    target: string;
+    engine: string;
+    /** Entities read back from the server. */
+    entities: number;
+    /** Every key-for-key difference, a sentence each. */
+    differences: string[];
+    samples: number;
+    queries: (QueryVerdict & { status: ReturnType<typeof verdictStatus> })[];
+    warnings: string[];
+    /** No difference and no query differs: the exit code is 0. */
+    ok: boolean;
+}
+
+/** `kvmod verify --live`: prints the differences, then the query table; 1 on any difference. */
+async function runVerifyLive(args: VerifyArgs, samples: number, io: CliIo): Promise<number> {
+    const { verifyLive } = await import('../runtime/live-check.js');
+    const result = await verifyLive({
+        modelPath: args.model,
+        server: args.redis,
+        target: args.target,
+        targetOptions: givenTargetOptions(args),
+        timeoutSeconds: args.timeout,
+        ...transformOptionsOf(args),
+        pidm: args.pidm,
+        samples,
+        seed: args.seed,
+    });
+    const queries = result.verdicts.map((verdict) => ({ ...verdict, status: verdictStatus(verdict) }));
+    const ok = result.ok && !(args.strict && queries.some((q) => q.status === 'untested'));
+    if (args.format === 'json') {
+        const report: LiveVerifyReport = {
+            model: args.model,
+            target: result.target,
+            engine: result.engine,
+            entities: result.entities,
+            differences: result.differences,
+            samples,
+            queries,
+            warnings: result.warnings,
+            ok,
+        };
+        io.out(JSON.stringify(report, null, 2) + '\n');
+        return ok ? 0 : 1;
+    }
+    for (const warning of result.warnings) io.err(`kvmod: warning: ${warning}\n`);
+    io.err(
+        `read ${result.entities} entities from ${result.server} (${result.engine}); ${samples} parameter sets per query drawn from them, plus one made up\n`,
+    );
+    for (const difference of result.differences) io.out(`${difference}\n`);
+    io.out(
+        result.differences.length === 0
+            ? 'every row, index entry and reverse reference is what the entities imply\n'
+            : `${result.differences.length} ${result.differences.length === 1 ? 'difference' : 'differences'} between the server and what its entities imply\n`,
+    );
+    io.out(formatVerdicts(result.verdicts) + '\n');
     return ok ? 0 : 1;
 }

@@ -14,6 +14,8 @@ import type { CollectionRows } from './materialize.js';
 import type { ParameterValues } from './oracle.js';
 import type { TextRules } from './servable-values.js';
 import type { ExecutedQuery } from './verify.js';
+import type { InstanceData } from './instance-data.js';
+import type { RuntimeDesign } from './runtime-design.js';
 
 /** Where the engine is: one server, or the seed nodes of a cluster. */
 export interface EngineConnection {
@@ -145,8 +147,76 @@ export interface EngineSession<Design> {
      * whole answer: its rows, projected columns in order, and the command, as the engine's client takes it.
      */
     runQuery(design: Design, collection: string, query: string, parameters: ParameterValues): Promise<ExecutedQuery>;
+    /** The design's entity store (issue 28: the entities beside the rows), on an engine that keeps one. */
+    readonly entities?: EngineEntityStore<Design>;
     /** Closes the connection (idempotent). */
     close(): Promise<void>;
+}
+
+/** Entities of one entity, by their stored identifiers. */
+export interface EntityIds {
+    entity: string;
+    ids: string[];
+}
+
+/** `Book 2 (b7, b9)`: how many entities, and the first 10 ids. */
+export function describeIds({ entity, ids }: EntityIds): string {
+    const shown = ids.slice(0, 10).join(', ');
+    return `${entity} ${ids.length} (${shown}${ids.length > 10 ? ', …' : ''})`;
+}
+
+/**
+ * What a load of instance data will do to the entity store, found before anything is written: the entities the
+ * server holds that the data lacks (`kvmod load` stops on them unless asked to remove them).
+ */
+export interface EntityLoadPlan {
+    /** Entities on the server that the data lacks, per entity (ids sorted); empty when none. */
+    extra: EntityIds[];
+    /**
+     * Writes the entity hashes and reverse hashes of the data (those already exact are left alone), removes `extra`
+     * and deletes the rows the server's old entities implied and the data no longer does.
+     */
+    write(options?: { batchSize?: number }): Promise<EntityLoadResult>;
+}
+
+/** What writing the entity store did. */
+export interface EntityLoadResult {
+    /** Entity hashes written (new or changed). */
+    written: number;
+    /** Entities removed (`sync`): the plan's `extra`. */
+    removed: EntityIds[];
+    /** Rows deleted because no entity implies them any more. */
+    rowsDeleted: number;
+}
+
+/** The entities read back from a server and what a key-for-key comparison found. */
+export interface LiveCheckResult {
+    /** The entities the server holds (those that decode), as instance data. */
+    data: InstanceData;
+    /** One plain sentence per difference, naming its key; empty when the server holds exactly what they imply. */
+    differences: string[];
+}
+
+/** The entity store of a design on a live server. */
+export interface EngineEntityStore<Design> {
+    /** Why the design keeps no entity store (a sentence), or null. */
+    unsupported(design: Design, runtime: RuntimeDesign): string | null;
+    /**
+     * Reads the server's entities and compares them with `data`: what a load would do (nothing written). Entities
+     * the server holds and the data lacks are an error unless `sync` (then they are removed) or `fresh` (the
+     * server's store is replaced whole); so is, with `sync`, one a kept entity still references.
+     */
+    planLoad(
+        design: Design,
+        runtime: RuntimeDesign,
+        data: InstanceData,
+        options: { fresh: boolean; sync: boolean },
+    ): Promise<EntityLoadPlan>;
+    /**
+     * Read-only: reads the entities back and compares every row, index entry, reverse hash and entity hash with
+     * what the entities imply.
+     */
+    check(design: Design, runtime: RuntimeDesign): Promise<LiveCheckResult>;
 }
 
 /**
@@ -182,4 +252,19 @@ export interface RegisteredEngine {
 /** Registers a typed engine runtime. */
 export function registerEngine<O extends OptionDeclarations, D>(engine: EngineRuntime<O, D>): RegisteredEngine {
     return { name: engine.name, target: engine.target.name, use: (use) => use(engine) };
+}
+
+/** An entity store whose failures are translated by `translate` (a function from `engineErrors`). */
+export function entityStoreErrors<D>(
+    translate: (error: unknown) => unknown,
+    store: EngineEntityStore<D>,
+): EngineEntityStore<D> {
+    return {
+        unsupported: (design, runtime) => store.unsupported(design, runtime),
+        planLoad: async (design, runtime, data, options) => {
+            const plan = await withEngineErrors(translate, () => store.planLoad(design, runtime, data, options));
+            return { extra: plan.extra, write: (writing) => withEngineErrors(translate, () => plan.write(writing)) };
+        },
+        check: (design, runtime) => withEngineErrors(translate, () => store.check(design, runtime)),
+    };
 }

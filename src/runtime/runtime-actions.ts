@@ -11,7 +11,14 @@ import { DEFAULT_TARGET, type RegisteredTarget } from '../generation/generation-
 import { KvmodError } from '../pipeline/errors.js';
 import { checkedTarget } from '../pipeline/generate.js';
 import { phaseDone } from '../pipeline/phase-timing.js';
-import type { EngineRuntime, EngineSession, SchemaOutcome, WriteResult } from './engine.js';
+import type {
+    EngineRuntime,
+    EngineSession,
+    EntityLoadPlan,
+    EntityLoadResult,
+    SchemaOutcome,
+    WriteResult,
+} from './engine.js';
 import { engineOf } from './engine-registry.js';
 import { readInstanceDataAhead, type InstanceData, type InstanceIndex } from './instance-data.js';
 import { streamModel } from './materialize.js';
@@ -39,6 +46,8 @@ export interface RuntimeRunOptions extends DesignOptions {
     timeoutSeconds?: number;
     /** Replace schema objects (indexes) that differ from the design. */
     recreate?: boolean;
+    /** Remove the entities the server holds that the data lacks (with their rows) instead of stopping. */
+    sync?: boolean;
     /** Rows per pipelined batch. */
     batchSize?: number;
     /** Progress of row writing (awaited when it returns a promise). */
@@ -49,6 +58,8 @@ export interface RuntimeRunOptions extends DesignOptions {
 export interface LoadResult extends WriteResult {
     /** What happened to each schema object of the design (`index airports: created`). */
     schema: SchemaOutcome[];
+    /** What happened to the entity store (absent when the design keeps none). */
+    entities?: EntityLoadResult;
 }
 
 /** The result of a load. */
@@ -81,12 +92,12 @@ interface Prepared<D> {
 }
 
 /** The target of a run (it must run on an engine) and the given options that its engine's design target declares. */
-function runTarget(name: string | undefined, given: RawOptionValues = {}): RegisteredTarget {
+export function runTarget(name: string | undefined, given: RawOptionValues = {}): RegisteredTarget {
     return checkedTarget(name ?? DEFAULT_TARGET, given);
 }
 
 /** Of the options given (checked against the named target), those the engine's design target declares. */
-function designOptions<O extends OptionDeclarations, D>(
+export function designOptions<O extends OptionDeclarations, D>(
     engine: EngineRuntime<O, D>,
     given: RawOptionValues,
 ): RawOptionValues {
@@ -162,19 +173,28 @@ async function load<D>(prepared: Prepared<D>, options: RuntimeRunOptions, fresh:
     // The data passed its check (readInstanceData): keys that name every step by its identifier need no check.
     const ids = (entity: string) => design.model.entities.get(entity)?.idName;
     const collections = streamModel(design.kvlm, data, index, ids);
+    // The entity store is read and compared with the data before anything is written: a refusal writes nothing.
+    let plan: EntityLoadPlan | undefined;
+    const store = session.entities;
+    const unsupported = store?.unsupported(view, design) ?? null;
+    if (store !== undefined && unsupported === null)
+        plan = await store.planLoad(view, design, data, { fresh, sync: options.sync ?? false });
+    else if (unsupported !== null) prepared.warnings.push(`no entity store is written: ${unsupported}`);
     const schema = await session.prepareSchema(view, fresh ? 'fresh' : options.recreate ? 'recreate' : 'keep');
     phaseDone('bind rows + schema');
+    const entities = await plan?.write({ batchSize: options.batchSize });
+    phaseDone('write entities');
     const written = await session.writeRows(view, collections, {
         batchSize: options.batchSize,
         onProgress: options.onProgress,
     });
     phaseDone('write rows');
-    return { schema, ...written };
+    return { schema, ...written, ...(entities !== undefined ? { entities } : {}) };
 }
 
 /** Runs `run` with the engine runtime of the target the options name, typed. */
-async function withEngine<R>(
-    options: RuntimeRunOptions,
+export async function withEngine<R>(
+    options: { target?: string; targetOptions?: RawOptionValues },
     run: <O extends OptionDeclarations, D>(engine: EngineRuntime<O, D>, target: string) => Promise<R>,
 ): Promise<R> {
     const target = runTarget(options.target, options.targetOptions);

@@ -12,6 +12,8 @@ import {
     EngineError,
     engineErrors,
     withEngineErrors,
+    entityStoreErrors,
+    type EngineEntityStore,
     type EngineFailure,
     type EngineProbe,
     type EngineRuntime,
@@ -22,6 +24,8 @@ import { isErrorReply, REDIS_LINK_FAILURES } from '../redis-connection/redis-lin
 import { connectCore, type CoreConnection } from './core-connection.js';
 import { coreEqualityForm, coreOrderForm } from './core-consistency.js';
 import { prepareCore, runCoreQuery, writeCoreRows } from './core-engine.js';
+import { coreStoreAccess } from './core-entity-access.js';
+import { redisEntityStore } from '../redis-entities/redis-entity-store.js';
 
 /** The failure each error code of this runtime means. */
 const FAILURES: Readonly<Record<string, EngineFailure>> = {
@@ -35,6 +39,9 @@ const engineError = engineErrors(FAILURES);
 
 /** Runs `action`, its failures as `EngineError`s. */
 const typed = <T>(action: () => Promise<T>): Promise<T> => withEngineErrors(engineError, action);
+
+/** An entity store, its failures as `EngineError`s. */
+const typedStore = <D>(store: EngineEntityStore<D>): EngineEntityStore<D> => entityStoreErrors(engineError, store);
 
 /**
  * Text equality: ASCII white space trimmed, ASCII letters lower-cased; order: ASCII letters lower-cased, then code
@@ -142,6 +149,7 @@ function session(connection: CoreConnection, found: EngineProbe): EngineSession<
                 const answer = await runCoreQuery(connection, view, collection, query, parameters);
                 return { rows: answer.rows, command: answer.command };
             }),
+        entities: typedStore(redisEntityStore(coreStoreAccess(connection))),
         close: () => connection.close(),
     };
 }

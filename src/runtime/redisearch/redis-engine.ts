@@ -13,6 +13,8 @@ import {
     EngineError,
     engineErrors,
     withEngineErrors,
+    entityStoreErrors,
+    type EngineEntityStore,
     type EngineFailure,
     type EngineProbe,
     type EngineRuntime,
@@ -34,6 +36,8 @@ import { designRecordArgv } from './redis-stable-names.js';
 import { redisearchCollation } from './redis-collation.js';
 import { cutsAnswers, queryTimeoutWarning, readQueryTimeout } from './redis-query-timeout.js';
 import { screenedUnservable } from './redis-servable-screen.js';
+import { redisStoreAccess } from './redis-entity-access.js';
+import { redisEntityStore } from '../redis-entities/redis-entity-store.js';
 
 /** The failure each of the Redis runtime's error codes means. */
 const FAILURES: Readonly<Record<string, EngineFailure>> = {
@@ -47,6 +51,9 @@ const engineError = engineErrors(FAILURES);
 
 /** Runs `action`, its failures as `EngineError`s. */
 const typed = <T>(action: () => Promise<T>): Promise<T> => withEngineErrors(engineError, action);
+
+/** An entity store, its failures as `EngineError`s. */
+const typedStore = <D>(store: EngineEntityStore<D>): EngineEntityStore<D> => entityStoreErrors(engineError, store);
 
 /** The server's version from INFO server; `unknown` when the server does not say or the user may not ask. */
 async function serverVersion(link: RedisLink): Promise<string> {
@@ -142,6 +149,7 @@ function session(link: RedisLink, { found, search }: Probed): EngineSession<Redi
                 const answer = await runEngineQuery(link, query, parameters);
                 return { rows: answer.rows, command: formatCliCommand(answer.argv) };
             }),
+        entities: typedStore(redisEntityStore(redisStoreAccess(link))),
         close: () => link.close(),
     };
 }
