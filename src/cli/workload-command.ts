@@ -84,6 +84,11 @@ export function workloadCommand(context: CliContext): CommandModule<object, Work
                     choices: ['text', 'json'] as const,
                     default: 'text' as const,
                 })
+                .check((argv) =>
+                    argv.ids === undefined || (argv.ids as number) <= 9
+                        ? true
+                        : `--ids must be a whole number from 1 to 9, got ${argv.ids}`,
+                )
                 .example(
                     '$0 workload examples/airflights/airflights.pidm --redis redis://127.0.0.1:6379 --ops 2000 --seed 7 --writers 2',
                     '',
