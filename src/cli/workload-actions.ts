@@ -4,7 +4,7 @@
  * command's handler only when it runs (it pulls in Langium and node-redis).
  */
 import { jsonNumbers, operationsJson, type WorkloadReport } from '../runtime/entities/workload.js';
-import { runWorkloadOnEngine } from '../runtime/entities/workload-engine.js';
+import { runWorkloadOnEngine } from '../runtime/redis-entities/workload-engine.js';
 import { singleModelArgument } from './cli-files.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { progressReporter } from './load-actions.js';

@@ -13,7 +13,7 @@
  *
  * The sequences depend on the seed only. A failure is shrunk (`shrinkFailing`) by replaying candidate sequences with
  * one writer on an emptied server (`WorkloadStore.reset`), and reported as the short sequence that still fails the
- * same way. Nothing here knows an engine: the store and the executors are given (see workload-engine.ts).
+ * same way. Nothing here knows an engine: the store and the executors are given (see ../redis-entities/workload-engine.ts).
  */
 import type { KvlmModel } from '../../language/generated/ast.js';
 import { identityOf, type InstanceData } from '../instance-data.js';

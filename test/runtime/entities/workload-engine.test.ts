@@ -13,8 +13,11 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { printPidm } from '../../../src/language/pidm/pidm-printer.js';
 import { connectRedis } from '../../../src/runtime/redis-connection/redis-link.js';
 import type { EntityExecutor } from '../../../src/runtime/entities/workload.js';
-import { clientExecutor } from '../../../src/runtime/entities/workload-client.js';
-import { runWorkloadOnEngine, type EngineWorkloadOptions } from '../../../src/runtime/entities/workload-engine.js';
+import { clientExecutor } from '../../../src/runtime/redis-entities/workload-client.js';
+import {
+    runWorkloadOnEngine,
+    type EngineWorkloadOptions,
+} from '../../../src/runtime/redis-entities/workload-engine.js';
 import { generateRandomPidm } from '../../../src/testing/random-pidm.js';
 import { startRedis, type RedisTestServer } from '../../support/redis-server.js';
 

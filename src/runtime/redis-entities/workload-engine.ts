@@ -27,7 +27,7 @@ import type { EngineRuntime } from '../engine.js';
 import { engineOf } from '../engine-registry.js';
 import { connectRedis, type RedisLink } from '../redis-connection/redis-link.js';
 import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from '../runtime-design.js';
-import { runWorkload, type EntityExecutor, type WorkloadReport, type WorkloadStore } from './workload.js';
+import { runWorkload, type EntityExecutor, type WorkloadReport, type WorkloadStore } from '../entities/workload.js';
 import { clientExecutor } from './workload-client.js';
 
 /** What `kvmod workload` needs. */

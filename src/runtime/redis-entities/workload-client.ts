@@ -15,8 +15,8 @@ import {
     updateEntity,
     type ClientEntityStore,
 } from '../../generation/typescript/client-runtime/kvmod-entities.js';
-import type { EntityOperation } from './entity-operations.js';
-import type { EntityExecutor, ExecutedOutcome } from './workload.js';
+import type { EntityOperation } from '../entities/entity-operations.js';
+import type { EntityExecutor, ExecutedOutcome } from '../entities/workload.js';
 
 /** Runs one operation with the client's function for it. */
 export async function executeWithClient(
