@@ -91,9 +91,11 @@ export async function runWorkloadCommand(args: WorkloadArgs, io: CliIo = process
     io.err(`kvmod: the workload differs (${failure.kind}) after ${failure.after} operations:\n`);
     for (const detail of failure.details) io.err(`  ${detail}\n`);
     io.err(
-        failure.reproduced
+        failure.shrinking === 'shrunk'
             ? `shrunk to ${failure.shrunk.length} of ${failure.ran} operations (replayed by one writer on the emptied server, which it leaves as they leave it):\n`
-            : `not reproduced by one writer on the emptied server: the ${failure.ran} operations as the server finished them:\n`,
+            : failure.shrinking === 'off'
+              ? `the ${failure.ran} operations that ran, as the server finished them (--no-shrink):\n`
+              : `not reproduced by one writer on the emptied server: the ${failure.ran} operations as the server finished them:\n`,
     );
     io.out(operationsJson(failure.shrunk) + '\n');
     return 1;

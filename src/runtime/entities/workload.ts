@@ -94,8 +94,11 @@ export interface WorkloadFailure {
     ran: number;
     /** The shortest sequence found that fails the same way with one writer on an emptied server. */
     shrunk: EntityOperation[];
-    /** Whether `shrunk` was replayed and fails (false: two writers' failure that one writer does not reproduce). */
-    reproduced: boolean;
+    /**
+     * `shrunk`: replayed by one writer and shrunk; `not reproduced`: one writer on an emptied server does not fail
+     * so (two writers' interleaving), `shrunk` is every operation that ran; `off`: not asked to shrink.
+     */
+    shrinking: 'shrunk' | 'not reproduced' | 'off';
 }
 
 export interface WorkloadReport {
@@ -156,10 +159,19 @@ export async function runWorkload(store: WorkloadStore, options: WorkloadOptions
 }
 
 /** A failure as found, before shrinking. */
-interface Found {
-    kind: FailureKind;
-    details: string[];
+interface Found extends Failed {
     after: number;
+}
+
+/**
+ * A failure of one check. Its signature is what a shrink keeps: the kind, and for an outcome the operation's kind and
+ * both outcomes' codes, so that a candidate failing another way (an update of a deleted entity refused for its value
+ * by the client, for its absence by the oracle) does not stand in for the failure found.
+ */
+interface Failed {
+    kind: FailureKind;
+    signature: string;
+    details: string[];
 }
 
 function count(report: WorkloadReport, drawn: RandomOperation | undefined, outcome: ExecutedOutcome): void {
@@ -195,18 +207,19 @@ async function stepOneWriter(
     operation: EntityOperation,
     digests: boolean,
     onRan: (outcome: ExecutedOutcome, digested: boolean) => void,
-): Promise<{ kind: FailureKind; details: string[] } | undefined> {
+): Promise<Failed | undefined> {
     const expected = applyEntityOperation(options.model, state.data, operation, { rules: options.rules });
     const before = !expected.ok && digests ? await store.digest() : undefined;
     const outcome = await writer.execute(operation);
     onRan(outcome, before !== undefined);
     state.data = expected.data;
     if (!outcome.ok && outcome.code === null)
-        return { kind: 'error', details: [`${operationText(operation)}: ${outcome.message}`] };
+        return { kind: 'error', signature: 'error', details: [`${operationText(operation)}: ${outcome.message}`] };
     const same = expected.ok ? outcome.ok : !outcome.ok && outcome.code === expected.refusal.code;
     if (!same)
         return {
             kind: 'outcome',
+            signature: `outcome ${operation.kind}: ${outcome.ok ? 'done' : outcome.code} where the oracle says ${expected.ok ? 'done' : expected.refusal.code}`,
             details: [
                 `${operationText(operation)}: the server ${describeOutcome(outcome)}; the oracle ${expected.ok ? 'does it' : `refuses it with ${expected.refusal.code}: ${expected.refusal.message}`}`,
             ],
@@ -216,6 +229,7 @@ async function stepOneWriter(
         if (after !== before)
             return {
                 kind: 'refused-wrote',
+                signature: `refused-wrote ${operation.kind}`,
                 details: [
                     `${operationText(operation)} was refused (${expected.ok ? '' : expected.refusal.code}) but changed the server's keys`,
                 ],
@@ -229,13 +243,13 @@ async function liveCheck(
     store: WorkloadStore,
     model: RuntimeModel,
     expected: InstanceData | undefined,
-): Promise<{ kind: FailureKind; details: string[] } | undefined> {
+): Promise<Failed | undefined> {
     const checked = await store.check();
     if (expected !== undefined) {
         const differences = entityDifferences(model, expected, checked.data);
-        if (differences.length > 0) return { kind: 'entities', details: differences };
+        if (differences.length > 0) return { kind: 'entities', signature: 'entities', details: differences };
     }
-    if (checked.differences.length > 0) return { kind: 'live', details: checked.differences };
+    if (checked.differences.length > 0) return { kind: 'live', signature: 'live', details: checked.differences };
     return undefined;
 }
 
@@ -303,6 +317,7 @@ async function runWriters(
                     if (!outcome.ok && outcome.code === null)
                         error ??= {
                             kind: 'error',
+                            signature: 'error',
                             details: [`writer ${index + 1}: ${operationText(drawn.operation)}: ${outcome.message}`],
                             after: ran.length,
                         };
@@ -319,32 +334,31 @@ async function runWriters(
 }
 
 /**
- * Replays `operations` with one writer on an emptied server, with every check of a one-writer run (the live check
- * after the last operation, and every `checkEvery` before): the kind of the first failure, or undefined.
+ * Replays `operations` with one writer on an emptied server and says whether they fail with `signature`. Only what can
+ * show that failure is checked: digests around refusals for a refusal that writes, the live check after the last
+ * operation for entities or rows that differ, outcomes always; a failure of another signature is passed over.
  */
-export async function replayOneWriter(
+export async function replayFails(
     store: WorkloadStore,
     options: WorkloadOptions,
     operations: readonly EntityOperation[],
-): Promise<{ kind: FailureKind; details: string[] } | undefined> {
+    signature: string,
+): Promise<boolean> {
     await store.reset();
     const writer = await store.writer(0);
     const state: OneWriter = { data: {} };
-    const every = Math.max(1, options.checkEvery);
-    for (let i = 0; i < operations.length; i++) {
-        const failed = await stepOneWriter(store, writer, options, state, operations[i], true, () => undefined);
-        if (failed !== undefined) return failed;
-        if ((i + 1) % every === 0 || i + 1 === operations.length) {
-            const differs = await liveCheck(store, options.model, state.data);
-            if (differs !== undefined) return differs;
-        }
+    const digests = signature.startsWith('refused-wrote');
+    for (const operation of operations) {
+        const failed = await stepOneWriter(store, writer, options, state, operation, digests, () => undefined);
+        if (failed?.signature === signature) return true;
     }
-    return undefined;
+    if (signature !== 'live' && signature !== 'entities') return false;
+    return (await liveCheck(store, options.model, state.data))?.signature === signature;
 }
 
 /**
- * Shrinks the operations that ran up to the failure: candidates are replayed with one writer (`replayOneWriter`), and
- * one fails when it fails the same way. `shrinkFailing` asks synchronously, so its questions are answered ahead: it
+ * Shrinks the operations that ran up to the failure: candidates are replayed with one writer (`replayFails`), and
+ * one fails when it fails the same way (the same signature). `shrinkFailing` asks synchronously, so its questions are answered ahead: it
  * is run again with every answer known so far until it asks nothing new (each replay is made once).
  */
 async function shrunkFailure(
@@ -354,25 +368,24 @@ async function shrunkFailure(
     ran: readonly RanOperation[],
 ): Promise<WorkloadFailure> {
     const operations = ran.slice(0, found.after).map((entry) => entry.operation);
-    const base: Omit<WorkloadFailure, 'shrunk' | 'reproduced'> = {
+    const base: Omit<WorkloadFailure, 'shrunk' | 'shrinking'> = {
         kind: found.kind,
         details: found.details.slice(0, SHOWN),
         after: found.after,
         ran: operations.length,
     };
-    if (options.shrink === false) return { ...base, shrunk: operations, reproduced: false };
+    if (options.shrink === false) return { ...base, shrunk: operations, shrinking: 'off' };
     const answers = new Map<string, boolean>();
-    const failsSame = async (positions: readonly number[]): Promise<boolean> => {
-        const replayed = await replayOneWriter(
+    const failsSame = (positions: readonly number[]): Promise<boolean> =>
+        replayFails(
             store,
             options,
             positions.map((position) => operations[position]),
+            found.signature,
         );
-        return replayed !== undefined && replayed.kind === found.kind;
-    };
     const all = operations.map((_, position) => position);
     answers.set(all.join(','), await failsSame(all));
-    if (!answers.get(all.join(','))) return { ...base, shrunk: operations, reproduced: false };
+    if (!answers.get(all.join(','))) return { ...base, shrunk: operations, shrinking: 'not reproduced' };
     for (;;) {
         let asked: readonly number[] | undefined;
         let shrunk: number[] | undefined;
@@ -388,12 +401,13 @@ async function shrunkFailure(
         }
         if (shrunk !== undefined) {
             // The store is left as the shrunk sequence leaves it: what a user inspects after the run.
-            await replayOneWriter(
+            await replayFails(
                 store,
                 options,
                 shrunk.map((position) => operations[position]),
+                found.signature,
             );
-            return { ...base, shrunk: shrunk.map((position) => operations[position]), reproduced: true };
+            return { ...base, shrunk: shrunk.map((position) => operations[position]), shrinking: 'shrunk' };
         }
         answers.set(asked!.join(','), await failsSame(asked!));
     }

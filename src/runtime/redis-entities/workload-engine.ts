@@ -7,15 +7,13 @@
  * a digest of every key (`SCAN`, `DUMP`). Destructive by design: the server must be a scratch one.
  */
 import { createHash } from 'node:crypto';
-import {
-    buildViewModel,
-    renderTemplate,
-    targetOptions as resolveTargetOptions,
-} from '../../generation/generation-engine.js';
+import { buildViewModel, targetOptions as resolveTargetOptions } from '../../generation/generation-engine.js';
 import { GenerationError } from '../../generation/generation-errors.js';
 import type { OptionDeclarations, RawOptionValues } from '../../generation/generation-options.js';
 import { DEFAULT_TARGET } from '../../generation/generation-targets.js';
-import type { EntityStoreSchema } from '../../generation/shared/entity-store.js';
+import { entityLibrary } from '../../generation/entities/entity-library.js';
+import type { CoreViewModel } from '../../generation/redis-core/redis-core-view-model.js';
+import type { RedisViewModel } from '../../generation/redis/redis-view-model-types.js';
 import type { CommandClient } from '../../generation/typescript/client-runtime/kvmod-client.js';
 import {
     installEntityFunctions,
@@ -165,35 +163,36 @@ function commandClient(link: RedisLink): CommandClient {
     return { sendCommand: (argv) => link.send(argv) };
 }
 
-/** The view model's entity store, as the Redis targets give it. */
-interface ViewEntityStore {
-    schema: EntityStoreSchema;
-    /** The redis target's own library (`entities.lua`); redis-core's Function is part of `library.lua`. */
-    library?: string;
-}
-
 /**
- * What the client needs of the design's entity store: its layout and the library that holds its Function (the redis
- * target's `entities.lua`; redis-core's whole `library.lua`, which `FUNCTION LOAD REPLACE` must replace whole).
+ * What the client needs of the design's entity store: its layout and the library that holds its Function
+ * (`entityLibrary`: the redis target's `entities.lua`, redis-core's whole `library.lua`).
  */
 async function clientEntityStore<O extends OptionDeclarations, D>(
     engine: EngineRuntime<O, D>,
     view: D,
 ): Promise<ClientEntityStore> {
-    const store = (view as { entityStore?: ViewEntityStore | null }).entityStore;
-    if (store === undefined || store === null)
-        throw new KvmodError(`the ${engine.target.name} design keeps no entity store`, {
-            code: 'entity-store.unsupported',
-        });
-    const library = store.library ?? (await renderTemplate(engine.target, view, 'library.lua'));
-    if (library === undefined) throw new Error(`the ${engine.target.name} templates wrote no library.lua`);
-    return { schema: store.schema, library };
+    const design = view as RedisViewModel | CoreViewModel;
+    const library = design.entityStore === undefined ? null : await entityLibrary(design);
+    if (library === null)
+        throw new KvmodError(
+            `the ${engine.target.name} design keeps no entity store${design.noEntityStore ? `: ${design.noEntityStore}` : ''}`,
+            { code: 'entity-store.unsupported' },
+        );
+    return { schema: design.entityStore!.schema, library };
 }
 
 /** Keys SCAN asks for per call. */
 const SCAN_COUNT = '1000';
 
-/** A digest of every key of the server: each key's name and `DUMP` (or its error), in key order. */
+/** The types of Redis itself; a module's keys (RediSearch 1.2's index structures) have others. */
+const REDIS_TYPES = new Set(['string', 'list', 'set', 'zset', 'hash', 'stream']);
+
+/**
+ * A digest of every key of the server: each key's name and `DUMP` (or its error), in key order. A module's own keys
+ * are left out: RediSearch 1.2's garbage collector rewrites its index structures in the background after a delete,
+ * so their DUMP changes with no command sent; an index entry a refused operation wrote would come with its document
+ * hash (`FT.ADD` writes it), and the live check compares the index entries themselves.
+ */
 export async function serverDigest(link: RedisLink): Promise<string> {
     const keys = new Set<string>();
     let cursor = '0';
@@ -203,8 +202,10 @@ export async function serverDigest(link: RedisLink): Promise<string> {
         for (const key of batch) keys.add(String(key));
     } while (cursor !== '0');
     const sorted = [...keys].sort();
+    const types = await Promise.all(sorted.map((key) => link.send(['TYPE', key]).then(String)));
+    const kept = sorted.filter((_, i) => REDIS_TYPES.has(types[i]) || types[i] === 'none');
     const dumps = await Promise.all(
-        sorted.map((key) =>
+        kept.map((key) =>
             link.send(['DUMP', key]).then(
                 (dump) => String(dump),
                 (error: unknown) => `error: ${error instanceof Error ? error.message : String(error)}`,
@@ -212,6 +213,6 @@ export async function serverDigest(link: RedisLink): Promise<string> {
         ),
     );
     const hash = createHash('sha256');
-    for (let i = 0; i < sorted.length; i++) hash.update(`${sorted[i]}\u0000${dumps[i]}\u0000`);
+    for (let i = 0; i < kept.length; i++) hash.update(`${kept[i]}\u0000${dumps[i]}\u0000`);
     return hash.digest('hex');
 }

@@ -174,7 +174,7 @@ describe.each(ENGINES)('the workload on $name', (engine) => {
         );
         const failure = report.failure!;
         expect(failure.kind).toBe('live');
-        expect(failure.reproduced).toBe(true);
+        expect(failure.shrinking).toBe('shrunk');
         expect(failure.details.join('\n')).toContain('behind');
         expect(failure.shrunk.length).toBeLessThanOrEqual(6);
         expect(failure.shrunk.at(-1)?.kind).toBe('update');

@@ -139,7 +139,7 @@ describe('runWorkload catches a wrong store and shrinks the sequence', () => {
         const report = await runWorkload(store, options());
         const failure = report.failure!;
         expect(failure.kind).toBe('entities');
-        expect(failure.reproduced).toBe(true);
+        expect(failure.shrinking).toBe('shrunk');
         expect(failure.details[0]).toMatch(/^Book "[^"]+" is \[.*\] on the server, \[.*\] in the oracle$/);
         // A Book needs its Publisher: publisher, book (maybe a tag it lists), the patch of its title.
         expect(failure.shrunk.length).toBeLessThanOrEqual(4);
@@ -192,7 +192,7 @@ describe('runWorkload catches a wrong store and shrinks the sequence', () => {
         for (const writers of [1, 2] as const) {
             const report = await runWorkload(store, options({ writers }));
             expect(report.failure?.kind).toBe('live');
-            expect(report.failure?.reproduced).toBe(true);
+            expect(report.failure?.shrinking).toBe('shrunk');
             // A publisher, two tags, a book listing both (created so, or added to).
             expect(report.failure!.shrunk.length).toBeLessThanOrEqual(5);
             const shrunk = report.failure!.shrunk;
@@ -220,7 +220,7 @@ describe('runWorkload catches a wrong store and shrinks the sequence', () => {
             options({ shrink: false }),
         );
         expect(report.failure?.shrunk).toHaveLength(report.failure!.after);
-        expect(report.failure?.reproduced).toBe(false);
+        expect(report.failure?.shrinking).toBe('off');
     });
 });
 
