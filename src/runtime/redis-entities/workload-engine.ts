@@ -6,7 +6,6 @@
  * (`EngineEntityStore.check`: the entities read back, every row and index entry compared with what they imply), and
  * a digest of every key (`SCAN`, `DUMP`). Destructive by design: the server must be a scratch one.
  */
-import { createHash } from 'node:crypto';
 import { buildViewModel, targetOptions as resolveTargetOptions } from '../../generation/generation-engine.js';
 import { GenerationError } from '../../generation/generation-errors.js';
 import type { OptionDeclarations, RawOptionValues } from '../../generation/generation-options.js';
@@ -181,38 +180,34 @@ async function clientEntityStore<O extends OptionDeclarations, D>(
     return { schema: design.entityStore!.schema, library };
 }
 
-/** Keys SCAN asks for per call. */
-const SCAN_COUNT = '1000';
-
-/** The types of Redis itself; a module's keys (RediSearch 1.2's index structures) have others. */
-const REDIS_TYPES = new Set(['string', 'list', 'set', 'zset', 'hash', 'stream']);
-
 /**
- * A digest of every key of the server: each key's name and `DUMP` (or its error), in key order. A module's own keys
- * are left out: RediSearch 1.2's garbage collector rewrites its index structures in the background after a delete,
- * so their DUMP changes with no command sent; an index entry a refused operation wrote would come with its document
- * hash (`FT.ADD` writes it), and the live check compares the index entries themselves.
+ * A digest of every key of the server, made by the server in one call (a refused operation is digested before and
+ * after, so a round trip per key would cost more than the operation): the SHA-1 of each key's name and `DUMP`, in key
+ * order. A module's own keys are left out: RediSearch 1.2's garbage collector rewrites its index structures in the
+ * background after a delete, so their `DUMP` changes with no command sent; an index entry a refused operation wrote
+ * would come with its document hash (`FT.ADD` writes it), and the live check compares the index entries themselves.
  */
+const DIGEST_SCRIPT = `#!lua flags=no-writes
+local keys, cursor = {}, '0'
+repeat
+    local reply = redis.call('SCAN', cursor, 'COUNT', 1000)
+    cursor = reply[1]
+    for _, key in ipairs(reply[2]) do keys[#keys + 1] = key end
+until cursor == '0'
+table.sort(keys)
+local redisTypes = { string = true, list = true, set = true, zset = true, hash = true, stream = true }
+local parts, last = {}, nil
+for _, key in ipairs(keys) do
+    if key ~= last and redisTypes[redis.call('TYPE', key).ok] then
+        parts[#parts + 1] = key
+        parts[#parts + 1] = redis.call('DUMP', key)
+    end
+    last = key
+end
+return redis.sha1hex(table.concat(parts, '\\0'))
+`;
+
+/** A digest of every key of the server but a module's (see `DIGEST_SCRIPT`). */
 export async function serverDigest(link: RedisLink): Promise<string> {
-    const keys = new Set<string>();
-    let cursor = '0';
-    do {
-        const [next, batch] = (await link.send(['SCAN', cursor, 'COUNT', SCAN_COUNT])) as [unknown, unknown[]];
-        cursor = String(next);
-        for (const key of batch) keys.add(String(key));
-    } while (cursor !== '0');
-    const sorted = [...keys].sort();
-    const types = await Promise.all(sorted.map((key) => link.send(['TYPE', key]).then(String)));
-    const kept = sorted.filter((_, i) => REDIS_TYPES.has(types[i]) || types[i] === 'none');
-    const dumps = await Promise.all(
-        kept.map((key) =>
-            link.send(['DUMP', key]).then(
-                (dump) => String(dump),
-                (error: unknown) => `error: ${error instanceof Error ? error.message : String(error)}`,
-            ),
-        ),
-    );
-    const hash = createHash('sha256');
-    for (let i = 0; i < kept.length; i++) hash.update(`${kept[i]}\u0000${dumps[i]}\u0000`);
-    return hash.digest('hex');
+    return String(await link.send(['EVAL', DIGEST_SCRIPT, '0']));
 }
