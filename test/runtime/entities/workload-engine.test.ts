@@ -50,6 +50,14 @@ const models = [
     ...EXAMPLES,
     ...RANDOM_SEEDS.map((seed) => ({ name: `random model ${seed}`, path: join(dir, `random-${seed}.pidm`) })),
 ];
+
+/**
+ * The model an engine runs: RediSearch cannot range over text, and random models do, so the redis target runs a
+ * random model with its texts made integers (identifiers stay texts).
+ */
+function modelFor(engine: Engine, path: string): string {
+    return engine.target === 'redis' && path.startsWith(dir) ? path.replace(/\.pidm$/, '-numeric.pidm') : path;
+}
 /** Operations run, over every test of the file. */
 let total = 0;
 
@@ -64,7 +72,9 @@ beforeAll(async () => {
             familiesPerRoot: 2,
             grainNoise: 0.5,
         });
-        await writeFile(join(dir, `random-${seed}.pidm`), printPidm(pidm));
+        const text = printPidm(pidm);
+        await writeFile(join(dir, `random-${seed}.pidm`), text);
+        await writeFile(join(dir, `random-${seed}-numeric.pidm`), text.replace(/^( {2}a\d+) text$/gm, '$1 int'));
     }
     const [search, core] = await Promise.all([startRedis(), startRedis({ search: false })]);
     ENGINES[0].server = search;
@@ -96,7 +106,9 @@ describe.each(ENGINES)('the workload on $name', (engine) => {
     test.each(models.map((model, index) => ({ ...model, index })))(
         'one writer, $name: every outcome as the oracle says, 0 differences',
         async ({ path, index }) => {
-            const { report } = await runWorkloadOnEngine(options(engine, path, { seed: 100 + index }));
+            const { report } = await runWorkloadOnEngine(
+                options(engine, modelFor(engine, path), { seed: 100 + index }),
+            );
             expect(report.failure).toBeUndefined();
             expect(report.operations).toBe(OPS);
             expect(report.checks).toBe(OPS / CHECK_EVERY);
@@ -124,8 +136,8 @@ describe.each(ENGINES)('the workload on $name', (engine) => {
 
     test('every kind of operation was done, and every role of attribute patched', () => {
         for (const intent of [
+            // No `patch:key`: natural keys are made of identifiers, which never change.
             'create',
-            'patch:key',
             'patch:filtered',
             'patch:ranged',
             'patch:sorted',
