@@ -23,6 +23,7 @@ import { templatesCommand } from './templates-command.js';
 import { transformCommand } from './transform-command.js';
 import { validateCommand } from './validate-command.js';
 import { verifyCommand } from './verify-command.js';
+import { workloadCommand } from './workload-command.js';
 
 /** Every command of `kvmod`, in the order `--help` lists them. Add one line per command module. */
 export const commands: CliCommand[] = [
@@ -33,6 +34,7 @@ export const commands: CliCommand[] = [
     dataCommand,
     loadCommand,
     verifyCommand,
+    workloadCommand,
     planCommand,
     migrateCommand,
     conformanceCommand,
