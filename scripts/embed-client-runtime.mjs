@@ -21,10 +21,13 @@ export const RUNTIME_SOURCES = [
     'src/generation/shared/redis-encoding.ts',
     'src/generation/shared/redis-escaping.ts',
     'src/generation/shared/redis-text-rules.ts',
+    'src/generation/shared/redis-number-rules.ts',
+    'src/generation/shared/entity-store.ts',
     'src/generation/redis/redis-view-model-types.ts',
     'src/generation/redis/redis-commands.ts',
     'src/generation/redis/redis-index-schema.ts',
     'src/generation/typescript/client-runtime/kvmod-client.ts',
+    'src/generation/typescript/client-runtime/kvmod-entities.ts',
 ];
 
 /** Imports that resolve to a module re-exporting another embedded one: the embedded one stands in. */

@@ -301,8 +301,8 @@ export function parseEntityError(
 ): { code: EntityErrorCode; message: string; referrers?: EntityReferrer[] } | null {
     const match = /^(?:ERR )?KVMOD_([A-Z_]+) ([\s\S]*)$/.exec(message);
     if (match === null) return null;
-    const code = `entity.${match[1].toLowerCase().replace(/_/g, '-')}` as EntityErrorCode;
-    let text = match[2];
+    const code = `entity.${(match[1] ?? '').toLowerCase().replace(/_/g, '-')}` as EntityErrorCode;
+    let text = match[2] ?? '';
     const at = text.indexOf(REFERRERS_MARK);
     if (at < 0) return { code, message: text };
     const referrers = JSON.parse(text.slice(at + REFERRERS_MARK.length)) as EntityReferrer[];

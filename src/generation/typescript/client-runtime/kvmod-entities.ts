@@ -1,0 +1,413 @@
+/**
+ * The entity operations of a generated TypeScript client (issue 28): create, patch, delete, read one entity, and
+ * change its references, each one call of the design's entity Function (`FCALL`), which checks everything before
+ * its first write and keeps every collection row the entity contributes to true. Engine-agnostic: the redis
+ * target (both dialects) and redis-core serve the same call. Shipped verbatim in every generated client
+ * (`kvmod/kvmod-entities.ts`) beside the shared layout module (`kvmod/entity-store.ts`), so the client encodes
+ * values exactly as `kvmod load` does.
+ *
+ * Values are checked here before anything is sent: a value of the wrong type is `entity.bad-value`, a value the
+ * design cannot serve (a compared text the engine would miss, a compared float RediSearch 1.2 rounds) is
+ * `entity.unservable-value`. Existence, references and numbers are checked by the server, whose `KVMOD_<CODE>`
+ * refusals become `EntityError`s with the same codes. A patch never drops a field: an `undefined` property is
+ * left unchanged, a `null` one is refused (every attribute holds a value).
+ */
+import { KvmodClientError, type CommandClient } from './kvmod-client.js';
+import {
+    attributeFields,
+    decodeEntityHash,
+    entityCallArgv,
+    entityHashFields,
+    entityKey,
+    parseEntityError,
+    parseEntityReply,
+    storedId,
+    unservableReason,
+    type EntityAttributeSchema,
+    type EntityCall,
+    type EntityErrorCode,
+    type EntityReferenceSchema,
+    type EntityReferrer,
+    type EntitySchema,
+    type EntityStoreSchema,
+    type EntityWrite,
+} from '../../shared/entity-store.js';
+import { encodeRedisValue, type RedisLogicalType } from '../../shared/redis-encoding.js';
+
+export type { EntityErrorCode, EntityReferrer, EntityStoreSchema, EntityWrite } from '../../shared/entity-store.js';
+
+/** A refused entity operation; `code` is stable (`entity.not-found`, `entity.still-referenced`, …). */
+export class EntityError extends KvmodClientError {
+    declare readonly code: EntityErrorCode;
+    /** Who still references the entity (`entity.still-referenced`): per reference, a count and up to 5 ids. */
+    readonly referrers?: EntityReferrer[];
+
+    constructor(code: EntityErrorCode, message: string, options?: { cause?: unknown; referrers?: EntityReferrer[] }) {
+        super(code, message, options?.cause === undefined ? undefined : { cause: options.cause });
+        this.name = 'EntityError';
+        if (options?.referrers !== undefined) this.referrers = options.referrers;
+    }
+}
+
+/** What the client needs of a design's entity store. */
+export interface ClientEntityStore {
+    schema: EntityStoreSchema;
+    /** The Lua library holding the entity Function (`FUNCTION LOAD REPLACE` installs it). */
+    library: string;
+}
+
+/** Options of an update. */
+export interface UpdateOptions {
+    /** Refuse (`entity.conflict`) unless the entity's version is this one. */
+    ifVersion?: number;
+}
+
+/** Options of a delete. */
+export interface DeleteOptions {
+    /** Remove the id from the `[*]` and `[0..1]` references that hold it, in the same call (never from a `[1]`). */
+    detach?: boolean;
+}
+
+/** Installs (or replaces) the design's entity Function on the server: `FUNCTION LOAD REPLACE`. */
+export async function installEntityFunctions(client: CommandClient, store: ClientEntityStore): Promise<void> {
+    await client.sendCommand(['FUNCTION', 'LOAD', 'REPLACE', store.library]);
+}
+
+/** Creates an entity: every attribute, and its references (`[1]` required, `[0..1]` null or left out, `[*]` a list). */
+export async function createEntity(
+    client: CommandClient,
+    store: ClientEntityStore,
+    entity: string,
+    object: object,
+): Promise<EntityWrite> {
+    const e = schemaOf(store, entity);
+    if (!isPlainObject(object))
+        refuse('entity.bad-value', `a new ${entity} must be an object of its attributes and references`);
+    const given = object as Readonly<Record<string, unknown>>;
+    const idValue = given[e.idName];
+    if (idValue === undefined || idValue === null)
+        refuse('entity.bad-value', `a new ${entity} needs its identifier ${e.idName}`);
+    const id = idOf(store, entity, idValue);
+    if (id === '') refuse('entity.bad-value', `${entity}.${e.idName}: the identifier is empty; every object needs one`);
+    for (const name of Object.keys(given))
+        if (
+            given[name] !== undefined &&
+            !e.attributes.some((a) => a.name === name) &&
+            !e.references.some((r) => r.name === name)
+        )
+            refuse('entity.bad-value', `${entity} has no attribute ${JSON.stringify(name)}`);
+    for (const attribute of e.attributes) {
+        const value = given[attribute.name];
+        if (value === undefined) refuse('entity.bad-value', `a new ${entity} needs its attribute ${attribute.name}`);
+        checkValue(store, e, idValue, attribute, value);
+    }
+    for (const reference of e.references) checkReferenceValue(store, e, idValue, reference, given[reference.name]);
+    return call(client, store, { op: 'create', entity, id, fields: entityHashFields(store.schema, entity, given) });
+}
+
+/**
+ * Changes the given attributes of an entity, nothing else: a property left out or `undefined` keeps its value; a
+ * reference is not an attribute (use the reference operations); the identifier cannot change.
+ */
+export async function updateEntity(
+    client: CommandClient,
+    store: ClientEntityStore,
+    entity: string,
+    id: unknown,
+    patch: object,
+    options: UpdateOptions = {},
+): Promise<EntityWrite> {
+    const e = schemaOf(store, entity);
+    const stored = idOf(store, entity, id);
+    if (!isPlainObject(patch)) refuse('entity.bad-value', `a patch of ${entity} must be an object of attributes`);
+    const given = patch as Readonly<Record<string, unknown>>;
+    const fields: string[] = [];
+    for (const name of Object.keys(given)) {
+        const value = given[name];
+        if (value === undefined) continue;
+        const attribute = e.attributes.find((a) => a.name === name);
+        if (attribute === undefined) {
+            if (e.references.some((r) => r.name === name))
+                refuse(
+                    'entity.bad-value',
+                    `${entity}.${name} is a reference: a patch changes attributes only (use set, unset, add or remove)`,
+                );
+            refuse('entity.bad-value', `${entity} has no attribute ${JSON.stringify(name)}`);
+        }
+        if (attribute === e.attributes[0]) {
+            if (idOf(store, entity, value) !== stored)
+                refuse(
+                    'entity.identifier-change',
+                    `${entity}.${name} is the identifier of ${entityName(entity, id)}: it cannot change (create a new ${entity} instead)`,
+                );
+            continue;
+        }
+        checkValue(store, e, id, attribute, value);
+        fields.push(...attributeFields(attribute, value));
+    }
+    const ifVersion = options.ifVersion;
+    if (ifVersion !== undefined && (!Number.isSafeInteger(ifVersion) || ifVersion < 0))
+        refuse('entity.bad-value', `ifVersion must be a version number (an integer from 0), got ${String(ifVersion)}`);
+    return call(client, store, {
+        op: 'update',
+        entity,
+        id: stored,
+        ...(ifVersion === undefined ? {} : { ifVersion }),
+        fields,
+    });
+}
+
+/**
+ * Deletes an entity with every row it contributes to. Refused (`entity.still-referenced`, naming the referrers)
+ * while others reference it, unless `detach` removes it from the `[*]` and `[0..1]` references that hold it.
+ */
+export async function deleteEntity(
+    client: CommandClient,
+    store: ClientEntityStore,
+    entity: string,
+    id: unknown,
+    options: DeleteOptions = {},
+): Promise<EntityWrite> {
+    schemaOf(store, entity);
+    return call(client, store, { op: 'delete', entity, id: idOf(store, entity, id), detach: options.detach === true });
+}
+
+/** Reads one entity by its identifier (its attributes and references, and its version), or null. */
+export async function getEntity(
+    client: CommandClient,
+    store: ClientEntityStore,
+    entity: string,
+    id: unknown,
+): Promise<{ object: Record<string, unknown>; version: number } | null> {
+    schemaOf(store, entity);
+    const key = entityKey(store.schema.database, entity, idOf(store, entity, id));
+    const hash = hashOf(await client.sendCommand(['HGETALL', key]));
+    if (Object.keys(hash).length === 0) return null;
+    return decodeEntityHash(store.schema, entity, hash);
+}
+
+/** Sets a `[1]` or `[0..1]` reference to a target's identifier; null unsets a `[0..1]` one. */
+export async function setReference(
+    client: CommandClient,
+    store: ClientEntityStore,
+    entity: string,
+    id: unknown,
+    reference: string,
+    target: unknown,
+): Promise<EntityWrite> {
+    const r = referenceOf(store, entity, reference, 'set');
+    const stored = idOf(store, entity, id);
+    if (target === null || target === undefined)
+        return call(client, store, { op: 'unset', entity, id: stored, reference });
+    return call(client, store, { op: 'set', entity, id: stored, reference, target: targetId(store, r, target) });
+}
+
+/** Adds targets to a `[*]` reference (each at most once), after those it lists. */
+export async function addReferences(
+    client: CommandClient,
+    store: ClientEntityStore,
+    entity: string,
+    id: unknown,
+    reference: string,
+    targets: readonly unknown[],
+): Promise<EntityWrite> {
+    return listCall(client, store, 'add', entity, id, reference, targets);
+}
+
+/** Removes targets from a `[*]` reference. */
+export async function removeReferences(
+    client: CommandClient,
+    store: ClientEntityStore,
+    entity: string,
+    id: unknown,
+    reference: string,
+    targets: readonly unknown[],
+): Promise<EntityWrite> {
+    return listCall(client, store, 'remove', entity, id, reference, targets);
+}
+
+async function listCall(
+    client: CommandClient,
+    store: ClientEntityStore,
+    op: 'add' | 'remove',
+    entity: string,
+    id: unknown,
+    reference: string,
+    targets: readonly unknown[],
+): Promise<EntityWrite> {
+    const r = referenceOf(store, entity, reference, op);
+    const stored = idOf(store, entity, id);
+    if (!Array.isArray(targets))
+        refuse('entity.bad-value', `${entity}.${reference}: ${op} takes a list of ${r.target} identifiers`);
+    const ids = targets.map((target) => targetId(store, r, target));
+    return call(client, store, { op, entity, id: stored, reference, targets: ids });
+}
+
+/** Sends one call; a `KVMOD_<CODE>` refusal becomes an `EntityError`. */
+async function call(client: CommandClient, store: ClientEntityStore, entityCall: EntityCall): Promise<EntityWrite> {
+    let reply: unknown;
+    try {
+        reply = await client.sendCommand(entityCallArgv(store.schema, entityCall));
+    } catch (error) {
+        const refusal = error instanceof Error ? parseEntityError(error.message) : null;
+        if (refusal === null) throw error;
+        throw new EntityError(refusal.code, refusal.message, {
+            cause: error,
+            ...(refusal.referrers === undefined ? {} : { referrers: refusal.referrers }),
+        });
+    }
+    return parseEntityReply(reply);
+}
+
+function refuse(code: EntityErrorCode, message: string): never {
+    throw new EntityError(code, message);
+}
+
+function isPlainObject(value: unknown): boolean {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function entityName(entity: string, id: unknown): string {
+    return `${entity} ${JSON.stringify(String(id))}`;
+}
+
+function schemaOf(store: ClientEntityStore, entity: string): EntitySchema {
+    const found = Object.prototype.hasOwnProperty.call(store.schema.entities, entity)
+        ? store.schema.entities[entity]
+        : undefined;
+    if (found === undefined) refuse('entity.bad-value', `${JSON.stringify(entity)} is no entity of the design`);
+    return found;
+}
+
+function referenceOf(
+    store: ClientEntityStore,
+    entity: string,
+    name: string,
+    op: 'set' | 'add' | 'remove',
+): EntityReferenceSchema {
+    const reference = schemaOf(store, entity).references.find((r) => r.name === name);
+    if (reference === undefined) refuse('entity.bad-value', `${entity} has no reference ${JSON.stringify(name)}`);
+    const many = reference.kind === 'many';
+    if (many !== (op !== 'set'))
+        refuse(
+            'entity.bad-value',
+            `${entity}.${name} is a ${many ? '[*]' : '[1] or [0..1]'} reference: ${op} does not apply (use ${many ? 'add or remove' : 'set or unset'})`,
+        );
+    return reference;
+}
+
+/** The stored form of an identifier of `entity` (a text id is a string; a numeric one a number or its text). */
+function idOf(store: ClientEntityStore, entity: string, id: unknown): string {
+    const type = schemaOf(store, entity).idType;
+    const numeric = type === 'int' || type === 'float';
+    if (!(typeof id === 'string' || (numeric && typeof id === 'number')))
+        refuse(
+            'entity.bad-value',
+            `an identifier of ${entity} must be ${numeric ? 'a number or a text' : 'a text'}; got ${shown(id)}`,
+        );
+    try {
+        return storedId(store.schema, entity, id);
+    } catch (error) {
+        throw new EntityError('entity.bad-value', `an identifier of ${entity}: ${messageOf(error)}`, { cause: error });
+    }
+}
+
+function targetId(store: ClientEntityStore, reference: EntityReferenceSchema, target: unknown): string {
+    return idOf(store, reference.target, target);
+}
+
+/** The JavaScript type a value of a logical type must have. */
+const VALUE_TYPES: Record<RedisLogicalType, string> = {
+    text: 'string',
+    int: 'number',
+    float: 'number',
+    boolean: 'boolean',
+    date: 'string',
+    time: 'string',
+    datetime: 'string',
+};
+
+/** Refuses a value of the wrong type (`entity.bad-value`) or one the design cannot serve (`entity.unservable-value`). */
+function checkValue(
+    store: ClientEntityStore,
+    entity: EntitySchema,
+    id: unknown,
+    attribute: EntityAttributeSchema,
+    value: unknown,
+): void {
+    const owner = id === undefined || id === null ? `a new ${entity.name}` : entityName(entity.name, id);
+    let problem: string | null = null;
+    if (typeof value !== VALUE_TYPES[attribute.type] || value === null)
+        problem = `must be a ${VALUE_TYPES[attribute.type]}`;
+    else {
+        try {
+            encodeRedisValue(attribute.type, value);
+        } catch (error) {
+            problem = messageOf(error);
+        }
+    }
+    if (problem !== null)
+        refuse('entity.bad-value', `${owner}.${attribute.name} ${problem} (${attribute.type}); got ${shown(value)}`);
+    const reason = unservableReason(store.schema, attribute, value);
+    if (reason !== null)
+        refuse(
+            'entity.unservable-value',
+            `${owner}.${attribute.name}: the design cannot serve ${shown(value)}: ${reason}`,
+        );
+}
+
+/** Refuses a reference value of the wrong shape; whether its targets exist is the server's check. */
+function checkReferenceValue(
+    store: ClientEntityStore,
+    entity: EntitySchema,
+    id: unknown,
+    reference: EntityReferenceSchema,
+    value: unknown,
+): void {
+    const where = `${entityName(entity.name, id)}.${reference.name}`;
+    if (reference.kind !== 'many') {
+        if (value === undefined || value === null) {
+            if (reference.kind === 'one')
+                refuse('entity.required-reference', `${where} is required ([1]): name a ${reference.target}`);
+            return;
+        }
+        if (Array.isArray(value)) refuse('entity.bad-value', `${entity.name}.${reference.name} holds one identifier`);
+        targetId(store, reference, value);
+        return;
+    }
+    const list = value === undefined || value === null ? [] : value;
+    if (!Array.isArray(list))
+        refuse('entity.bad-value', `${entity.name}.${reference.name} holds a list of identifiers`);
+    const seen = new Set<string>();
+    for (const target of list as unknown[]) {
+        const stored = targetId(store, reference, target);
+        if (seen.has(stored))
+            refuse('entity.bad-value', `${where} lists ${entityName(reference.target, target)} twice`);
+        seen.add(stored);
+    }
+    if (list.length < reference.minItems)
+        refuse('entity.required-reference', `${where} must list at least ${reference.minItems} ${reference.target}`);
+    if (reference.maxItems !== undefined && list.length > reference.maxItems)
+        refuse('entity.bad-value', `${where} can list at most ${reference.maxItems} ${reference.target}`);
+}
+
+/** An HGETALL reply as a record (RESP2: a flat list; RESP3 clients: a map or an object). */
+function hashOf(reply: unknown): Record<string, string> {
+    const hash: Record<string, string> = {};
+    if (Array.isArray(reply)) {
+        for (let i = 0; i + 1 < reply.length; i += 2) hash[String(reply[i])] = String(reply[i + 1]);
+    } else if (reply instanceof Map) {
+        for (const [field, value] of reply) hash[String(field)] = String(value);
+    } else if (typeof reply === 'object' && reply !== null) {
+        for (const [field, value] of Object.entries(reply)) hash[field] = String(value);
+    }
+    return hash;
+}
+
+function shown(value: unknown): string {
+    return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
+function messageOf(error: unknown): string {
+    return error instanceof Error ? error.message : String(error);
+}
