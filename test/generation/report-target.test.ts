@@ -189,10 +189,10 @@ describe('kvmod generate --target report', () => {
                 '| `kvmod:book_ratings:{Tag:<name>}` | hash | the stored forms of name, `>books`, `_v` | one per Tag |',
                 '| `kvmod:book_ratings:{Comment:<_id>}` | hash | the stored forms of _id, text, postedAt, `>writer`, `_v` | one per Comment |',
                 '| `kvmod:book_ratings:{User:<username>}` | hash | the stored forms of username, fullName, joined, `_v` | one per User |',
-                '| `kvmod:book_ratings:{Tag:<name>}:<Book.tags` | hash | the isbn of each Book whose tags names the Tag (value "") | one per Tag that a Book references |',
-                '| `kvmod:book_ratings:{Comment:<_id>}:<Book.comments` | hash | the isbn of each Book whose comments names the Comment (value "") | one per Comment that a Book references |',
-                '| `kvmod:book_ratings:{Book:<isbn>}:<Tag.books` | hash | the name of each Tag whose books names the Book (value "") | one per Book that a Tag references |',
-                '| `kvmod:book_ratings:{User:<username>}:<Comment.writer` | hash | the _id of each Comment whose writer names the User (value "") | one per User that a Comment references |',
+                '| `kvmod:book_ratings:{Tag:<name>}:<Book.tags` | hash | the isbn of each Book whose tags names the Tag (value "") | one per Tag some Book.tags names |',
+                '| `kvmod:book_ratings:{Comment:<_id>}:<Book.comments` | hash | the isbn of each Book whose comments names the Comment (value "") | one per Comment some Book.comments names |',
+                '| `kvmod:book_ratings:{Book:<isbn>}:<Tag.books` | hash | the name of each Tag whose books names the Book (value "") | one per Book some Tag.books names |',
+                '| `kvmod:book_ratings:{User:<username>}:<Comment.writer` | hash | the _id of each Comment whose writer names the User (value "") | one per User some Comment.writer names |',
             ]);
             expect(report).toContain('Memory, measured on Redis 7.0.15');
         } finally {

@@ -420,7 +420,7 @@ function reportEntityStore(pidm: readonly PidmModel[], kvlm: KvlmModel): ReportE
                 key: reverseKey(kvlm.name, reference.target.$refText, `<${targetId}>`, entity.name, reference.name),
                 kind: 'hash',
                 holds: `the ${sourceId} of each ${entity.name} whose ${reference.name} names the ${reference.target.$refText} (value "")`,
-                count: `one per ${reference.target.$refText} that a ${entity.name} references`,
+                count: `one per ${reference.target.$refText} some ${entity.name}.${reference.name} names`,
             });
         }
     return {
