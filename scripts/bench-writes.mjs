@@ -39,10 +39,10 @@ const { loadRuntimeDesign } = await import(`${root}out/src/runtime/runtime-desig
 const { indexInstanceData } = await import(`${root}out/src/runtime/instance-data.js`);
 const { materializeModel } = await import(`${root}out/src/runtime/materialize.js`);
 const { getGenerationTarget } = await import(`${root}out/src/generation/generation-targets.js`);
-const { buildViewModel } = await import(`${root}out/src/generation/generation-engine.js`);
+const { generateTarget } = await import(`${root}out/src/generation/generation-engine.js`);
 const { bindRedisCommand } = await import(`${root}out/src/generation/redis/redis-commands.js`);
 const { rowParameters } = await import(`${root}out/src/runtime/redisearch/redis-loader.js`);
-const { buildCoreDesign, coreRowKey, coreRowValues } = await import(`${root}out/src/runtime/redis-core/core-engine.js`);
+const { coreRowKey, coreRowValues } = await import(`${root}out/src/runtime/redis-core/core-engine.js`);
 const { entityHashFields, entityKey, reverseKey, VERSION_FIELD } = await import(
     `${root}out/src/generation/shared/entity-store.js`
 );
@@ -124,11 +124,18 @@ try {
     }
 
     async function measureEngine(engine, server, client) {
-        const view = await buildViewModel(getGenerationTarget(engine.target), design, engine.options);
+        // The design as `kvmod generate` makes it from the model: the entity store's schema, and its library (the
+        // redis target's entities.lua; the redis-core library.lua, which holds the entity Function too).
+        const { viewModel: view, files } = await generateTarget(
+            getGenerationTarget(engine.target),
+            design,
+            engine.options,
+        );
         if (!view.entityStore)
             throw new Error(`the ${engine.target} design of the bench model keeps no entities: ${view.noEntityStore}`);
-        const core = engine.target === 'redis-core' ? await buildCoreDesign(design.kvlm) : undefined;
-        const store = { schema: view.entityStore.schema, library: view.entityStore.library ?? core.library };
+        const core =
+            engine.target === 'redis-core' ? { design: view, library: fileOf(files, 'library.lua') } : undefined;
+        const store = { schema: view.entityStore.schema, library: core ? core.library : view.entityStore.library };
         // The schema as `kvmod load` prepares it, then the entity Function and the data, through the client.
         if (core) await client.sendCommand(['FUNCTION', 'LOAD', 'REPLACE', core.library]);
         else
@@ -356,6 +363,13 @@ try {
 } finally {
     for (const server of servers) server.stop();
     removeDir(dir);
+}
+
+/** The text of a generated file. */
+function fileOf(files, name) {
+    const file = files.find((f) => f.path === name || f.path.endsWith(`/${name}`));
+    if (!file) throw new Error(`the design wrote no ${name}`);
+    return file.content;
 }
 
 function fmt(perSecond) {
