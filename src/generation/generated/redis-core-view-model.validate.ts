@@ -5,7 +5,8 @@
 "use strict";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/redis-core-view-model.schema.json","title":"The redis-core target's view model","description":"What templates/redis-core/*.hbs receive (src/generation/redis-core/redis-core-design.ts): per collection its row keys, fields, record columns, indexes (sets and sorted sets in the collection's hash-tag slot) and the plan of each served query; the function library's entry points; the queries no index narrows.","type":"object","additionalProperties":false,"required":["target","database","source","library","functions","collections","warnings"],"properties":{"target":{"const":"redis-core"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"library":{"type":"string"},"functions":{"type":"object","additionalProperties":false,"required":["put","add","del","rowPut","rowDel","indexPut","indexDel","query","queryKeys"],"properties":{"put":{"type":"string"},"add":{"type":"string"},"del":{"type":"string"},"rowPut":{"type":"string"},"rowDel":{"type":"string"},"indexPut":{"type":"string"},"indexDel":{"type":"string"},"query":{"type":"string"},"queryKeys":{"type":"string"}}},"collections":{"type":"array","items":{"$ref":"#/$defs/collection"}},"warnings":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["query","collection","reason","instead"],"properties":{"query":{"type":"string"},"collection":{"type":"string"},"reason":{"type":"string"},"instead":{"type":"string"}}}}},"$defs":{"value":{"oneOf":[{"type":"object","additionalProperties":false,"required":["param"],"properties":{"param":{"type":"integer"}}},{"type":"object","additionalProperties":false,"required":["literal"],"properties":{"literal":{"type":"string"}}}]},"bound":{"anyOf":[{"type":"object","additionalProperties":false,"required":["value","inclusive"],"properties":{"value":{"$ref":"#/$defs/value"},"inclusive":{"type":"boolean"}}},{"type":"null"}]},"access":{"oneOf":[{"type":"object","additionalProperties":false,"required":["kind","index","value"],"properties":{"kind":{"const":"eq"},"index":{"type":"integer"},"value":{"$ref":"#/$defs/value"}}},{"type":"object","additionalProperties":false,"required":["kind","index","min","max"],"properties":{"kind":{"const":"range"},"index":{"type":"integer"},"min":{"$ref":"#/$defs/bound"},"max":{"$ref":"#/$defs/bound"}}},{"type":"object","additionalProperties":false,"required":["kind","of"],"properties":{"kind":{"const":"union"},"of":{"type":"array","items":{"$ref":"#/$defs/access"}}}},{"type":"object","additionalProperties":false,"required":["kind","index"],"properties":{"kind":{"const":"order"},"index":{"type":"integer"}}},{"type":"object","additionalProperties":false,"required":["kind"],"properties":{"kind":{"const":"all"}}}]},"filter":{"oneOf":[{"type":"object","additionalProperties":false,"required":["op","column","type","operator","value"],"properties":{"op":{"const":"cmp"},"column":{"type":"integer"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"operator":{"enum":["=","!=","<","<=",">",">="]},"value":{"$ref":"#/$defs/value"}}},{"type":"object","additionalProperties":false,"required":["op","args"],"properties":{"op":{"enum":["and","or"]},"args":{"type":"array","items":{"$ref":"#/$defs/filter"}}}}]},"query":{"type":"object","additionalProperties":false,"required":["name","params","where","orderBy","projections","plan","cost","warning"],"properties":{"name":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","position"],"properties":{"name":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"position":{"type":"integer"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"projections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","label","type"],"properties":{"field":{"type":"string"},"label":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]}}}},"plan":{"type":"object","additionalProperties":false,"required":["access","filter","sort","presorted","descending","project"],"properties":{"access":{"$ref":"#/$defs/access"},"filter":{"anyOf":[{"$ref":"#/$defs/filter"},{"type":"null"}]},"sort":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["column","type","descending"],"properties":{"column":{"type":"integer"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"descending":{"type":"boolean"}}}},"presorted":{"type":"boolean"},"descending":{"type":"boolean"},"project":{"type":"array","items":{"type":"string"}}}},"cost":{"type":"object","additionalProperties":false,"required":["access","keys","server","cluster"],"properties":{"access":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"server":{"type":"string"},"cluster":{"type":"string"}}},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},"collection":{"type":"object","additionalProperties":false,"required":["name","tag","rowPrefix","keyField","key","fields","recordKey","record","indexes","queries"],"properties":{"name":{"type":"string"},"tag":{"type":"string"},"rowPrefix":{"type":"string"},"keyField":{"type":"string"},"key":{"type":"object","additionalProperties":false,"required":["kind","parts","pattern","counterKey"],"properties":{"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","type"],"properties":{"source":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]}}}},"pattern":{"type":"string"},"counterKey":{"anyOf":[{"type":"string"},{"type":"null"}]}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","label","type","source"],"properties":{"name":{"type":"string"},"label":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"source":{"type":"string"}}}},"recordKey":{"type":"string"},"record":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","type","position"],"properties":{"field":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"position":{"type":"integer"}}}},"indexes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["kind","field","type","column","key","pattern","queries"],"properties":{"kind":{"enum":["eq","score","lex"]},"field":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"column":{"type":"integer"},"key":{"type":"string"},"pattern":{"type":"string"},"queries":{"type":"array","items":{"type":"string"}}}}},"queries":{"type":"array","items":{"$ref":"#/$defs/query"}}}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/redis-core-view-model.schema.json","title":"The redis-core target's view model","description":"What templates/redis-core/*.hbs receive (src/generation/redis-core/redis-core-design.ts): per collection its row keys, fields, record columns, indexes (sets and sorted sets in the collection's hash-tag slot) and the plan of each served query; the function library's entry points; the queries no index narrows.","type":"object","additionalProperties":false,"required":["target","database","source","library","functions","collections","warnings","entityStore","noEntityStore"],"properties":{"target":{"const":"redis-core"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"library":{"type":"string"},"functions":{"type":"object","additionalProperties":false,"required":["put","add","del","rowPut","rowDel","indexPut","indexDel","query","queryKeys"],"properties":{"put":{"type":"string"},"add":{"type":"string"},"del":{"type":"string"},"rowPut":{"type":"string"},"rowDel":{"type":"string"},"indexPut":{"type":"string"},"indexDel":{"type":"string"},"query":{"type":"string"},"queryKeys":{"type":"string"}}},"collections":{"type":"array","items":{"$ref":"#/$defs/collection"}},"warnings":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["query","collection","reason","instead"],"properties":{"query":{"type":"string"},"collection":{"type":"string"},"reason":{"type":"string"},"instead":{"type":"string"}}}},"entityStore":{"description":"The entity store (issue 28), or null when the design keeps no entities (noEntityStore says why).","oneOf":[{"type":"null"},{"type":"object","additionalProperties":false,"required":["schema","code"],"properties":{"schema":{"$ref":"#/$defs/entityStoreSchema"},"code":{"type":"string","description":"The entity code library.lua appends to its own."}}}]},"noEntityStore":{"description":"Why the design keeps no entities (a design warning), or null.","type":["string","null"]}},"$defs":{"value":{"oneOf":[{"type":"object","additionalProperties":false,"required":["param"],"properties":{"param":{"type":"integer"}}},{"type":"object","additionalProperties":false,"required":["literal"],"properties":{"literal":{"type":"string"}}}]},"bound":{"anyOf":[{"type":"object","additionalProperties":false,"required":["value","inclusive"],"properties":{"value":{"$ref":"#/$defs/value"},"inclusive":{"type":"boolean"}}},{"type":"null"}]},"access":{"oneOf":[{"type":"object","additionalProperties":false,"required":["kind","index","value"],"properties":{"kind":{"const":"eq"},"index":{"type":"integer"},"value":{"$ref":"#/$defs/value"}}},{"type":"object","additionalProperties":false,"required":["kind","index","min","max"],"properties":{"kind":{"const":"range"},"index":{"type":"integer"},"min":{"$ref":"#/$defs/bound"},"max":{"$ref":"#/$defs/bound"}}},{"type":"object","additionalProperties":false,"required":["kind","of"],"properties":{"kind":{"const":"union"},"of":{"type":"array","items":{"$ref":"#/$defs/access"}}}},{"type":"object","additionalProperties":false,"required":["kind","index"],"properties":{"kind":{"const":"order"},"index":{"type":"integer"}}},{"type":"object","additionalProperties":false,"required":["kind"],"properties":{"kind":{"const":"all"}}}]},"filter":{"oneOf":[{"type":"object","additionalProperties":false,"required":["op","column","type","operator","value"],"properties":{"op":{"const":"cmp"},"column":{"type":"integer"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"operator":{"enum":["=","!=","<","<=",">",">="]},"value":{"$ref":"#/$defs/value"}}},{"type":"object","additionalProperties":false,"required":["op","args"],"properties":{"op":{"enum":["and","or"]},"args":{"type":"array","items":{"$ref":"#/$defs/filter"}}}}]},"query":{"type":"object","additionalProperties":false,"required":["name","params","where","orderBy","projections","plan","cost","warning"],"properties":{"name":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","position"],"properties":{"name":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"position":{"type":"integer"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"projections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","label","type"],"properties":{"field":{"type":"string"},"label":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]}}}},"plan":{"type":"object","additionalProperties":false,"required":["access","filter","sort","presorted","descending","project"],"properties":{"access":{"$ref":"#/$defs/access"},"filter":{"anyOf":[{"$ref":"#/$defs/filter"},{"type":"null"}]},"sort":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["column","type","descending"],"properties":{"column":{"type":"integer"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"descending":{"type":"boolean"}}}},"presorted":{"type":"boolean"},"descending":{"type":"boolean"},"project":{"type":"array","items":{"type":"string"}}}},"cost":{"type":"object","additionalProperties":false,"required":["access","keys","server","cluster"],"properties":{"access":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"server":{"type":"string"},"cluster":{"type":"string"}}},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},"collection":{"type":"object","additionalProperties":false,"required":["name","tag","rowPrefix","keyField","key","fields","recordKey","record","indexes","queries"],"properties":{"name":{"type":"string"},"tag":{"type":"string"},"rowPrefix":{"type":"string"},"keyField":{"type":"string"},"key":{"type":"object","additionalProperties":false,"required":["kind","parts","pattern","counterKey"],"properties":{"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","type"],"properties":{"source":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]}}}},"pattern":{"type":"string"},"counterKey":{"anyOf":[{"type":"string"},{"type":"null"}]}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","label","type","source"],"properties":{"name":{"type":"string"},"label":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"source":{"type":"string"}}}},"recordKey":{"type":"string"},"record":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","type","position"],"properties":{"field":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"position":{"type":"integer"}}}},"indexes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["kind","field","type","column","key","pattern","queries"],"properties":{"kind":{"enum":["eq","score","lex"]},"field":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"column":{"type":"integer"},"key":{"type":"string"},"pattern":{"type":"string"},"queries":{"type":"array","items":{"type":"string"}}}}},"queries":{"type":"array","items":{"$ref":"#/$defs/query"}}}},"entityStoreSchema":{"description":"The entity store's layout (src/generation/shared/entity-store.ts, EntityStoreSchema): what every writer and reader of the entities shares.","type":"object","additionalProperties":false,"required":["database","functionName","dialect","entities"],"properties":{"database":{"type":"string"},"functionName":{"type":"string","description":"The Function of the entity operations: FCALL <functionName> 0 <op> <Entity> <id> …"},"dialect":{"description":"The RediSearch dialect whose rules values must pass; null on redis-core.","oneOf":[{"type":"null"},{"enum":["redisearch1","redisearch2"]}]},"entities":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"required":["name","idName","idType","attributes","references","referrers"],"properties":{"name":{"type":"string"},"idName":{"type":"string"},"idType":{"enum":["text","int","float","boolean","date","time","datetime"]},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","forms"],"properties":{"name":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"forms":{"type":"array","items":{"enum":["sort","eq"]}},"compared":{"type":"boolean"},"sorted":{"type":"boolean"}}}},"references":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","target","kind","minItems"],"properties":{"name":{"type":"string"},"target":{"type":"string"},"kind":{"enum":["one","optional","many"]},"minItems":{"type":"integer","minimum":0},"maxItems":{"type":"integer","minimum":0}}}},"referrers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","reference"],"properties":{"entity":{"type":"string"},"reference":{"type":"string"}}}}}}}}}}};
+const schema40 = {"description":"The entity store's layout (src/generation/shared/entity-store.ts, EntityStoreSchema): what every writer and reader of the entities shares.","type":"object","additionalProperties":false,"required":["database","functionName","dialect","entities"],"properties":{"database":{"type":"string"},"functionName":{"type":"string","description":"The Function of the entity operations: FCALL <functionName> 0 <op> <Entity> <id> …"},"dialect":{"description":"The RediSearch dialect whose rules values must pass; null on redis-core.","oneOf":[{"type":"null"},{"enum":["redisearch1","redisearch2"]}]},"entities":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"required":["name","idName","idType","attributes","references","referrers"],"properties":{"name":{"type":"string"},"idName":{"type":"string"},"idType":{"enum":["text","int","float","boolean","date","time","datetime"]},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","forms"],"properties":{"name":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"forms":{"type":"array","items":{"enum":["sort","eq"]}},"compared":{"type":"boolean"},"sorted":{"type":"boolean"}}}},"references":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","target","kind","minItems"],"properties":{"name":{"type":"string"},"target":{"type":"string"},"kind":{"enum":["one","optional","many"]},"minItems":{"type":"integer","minimum":0},"maxItems":{"type":"integer","minimum":0}}}},"referrers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","reference"],"properties":{"entity":{"type":"string"},"reference":{"type":"string"}}}}}}}}};
 const func1 = Object.prototype.hasOwnProperty;
 const schema32 = {"type":"object","additionalProperties":false,"required":["name","tag","rowPrefix","keyField","key","fields","recordKey","record","indexes","queries"],"properties":{"name":{"type":"string"},"tag":{"type":"string"},"rowPrefix":{"type":"string"},"keyField":{"type":"string"},"key":{"type":"object","additionalProperties":false,"required":["kind","parts","pattern","counterKey"],"properties":{"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","type"],"properties":{"source":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]}}}},"pattern":{"type":"string"},"counterKey":{"anyOf":[{"type":"string"},{"type":"null"}]}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","label","type","source"],"properties":{"name":{"type":"string"},"label":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"source":{"type":"string"}}}},"recordKey":{"type":"string"},"record":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","type","position"],"properties":{"field":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"position":{"type":"integer"}}}},"indexes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["kind","field","type","column","key","pattern","queries"],"properties":{"kind":{"enum":["eq","score","lex"]},"field":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"column":{"type":"integer"},"key":{"type":"string"},"pattern":{"type":"string"},"queries":{"type":"array","items":{"type":"string"}}}}},"queries":{"type":"array","items":{"$ref":"#/$defs/query"}}}};
 const schema33 = {"type":"object","additionalProperties":false,"required":["name","params","where","orderBy","projections","plan","cost","warning"],"properties":{"name":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","position"],"properties":{"name":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"position":{"type":"integer"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"projections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","label","type"],"properties":{"field":{"type":"string"},"label":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]}}}},"plan":{"type":"object","additionalProperties":false,"required":["access","filter","sort","presorted","descending","project"],"properties":{"access":{"$ref":"#/$defs/access"},"filter":{"anyOf":[{"$ref":"#/$defs/filter"},{"type":"null"}]},"sort":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["column","type","descending"],"properties":{"column":{"type":"integer"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"descending":{"type":"boolean"}}}},"presorted":{"type":"boolean"},"descending":{"type":"boolean"},"project":{"type":"array","items":{"type":"string"}}}},"cost":{"type":"object","additionalProperties":false,"required":["access","keys","server","cluster"],"properties":{"access":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"server":{"type":"string"},"cluster":{"type":"string"}}},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}};
@@ -3218,9 +3219,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(((((((key0 === "target") || (key0 === "database")) || (key0 === "source")) || (key0 === "library")) || (key0 === "functions")) || (key0 === "collections")) || (key0 === "warnings"))){
-const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.entityStore === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "entityStore"},message:"must have required property '"+"entityStore"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3229,10 +3229,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.target !== undefined){
-if("redis-core" !== data.target){
-const err8 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/const",keyword:"const",params:{allowedValue: "redis-core"},message:"must be equal to constant"};
+if(data.noEntityStore === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "noEntityStore"},message:"must have required property '"+"noEntityStore"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3241,15 +3239,38 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.database !== undefined){
-if(typeof data.database !== "string"){
-const err9 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema31.properties, key0))){
+const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.target !== undefined){
+if("redis-core" !== data.target){
+const err10 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/const",keyword:"const",params:{allowedValue: "redis-core"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.database !== undefined){
+if(typeof data.database !== "string"){
+const err11 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
 }
 errors++;
 }
@@ -3260,12 +3281,12 @@ const _errs6 = errors;
 let valid1 = false;
 const _errs7 = errors;
 if(typeof data2 !== "string"){
-const err10 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err12 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err12];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err12);
 }
 errors++;
 }
@@ -3273,24 +3294,24 @@ var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
 const _errs9 = errors;
 if(data2 !== null){
-const err11 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err13 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err13];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err13);
 }
 errors++;
 }
 var _valid0 = _errs9 === errors;
 valid1 = valid1 || _valid0;
 if(!valid1){
-const err12 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err14 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err14];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err14);
 }
 errors++;
 }
@@ -3308,31 +3329,7 @@ vErrors = null;
 }
 if(data.library !== undefined){
 if(typeof data.library !== "string"){
-const err13 = {instancePath:instancePath+"/library",schemaPath:"#/properties/library/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.functions !== undefined){
-let data4 = data.functions;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.put === undefined){
-const err14 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/required",keyword:"required",params:{missingProperty: "put"},message:"must have required property '"+"put"+"'"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(data4.add === undefined){
-const err15 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/required",keyword:"required",params:{missingProperty: "add"},message:"must have required property '"+"add"+"'"};
+const err15 = {instancePath:instancePath+"/library",schemaPath:"#/properties/library/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3341,8 +3338,12 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data4.del === undefined){
-const err16 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/required",keyword:"required",params:{missingProperty: "del"},message:"must have required property '"+"del"+"'"};
+}
+if(data.functions !== undefined){
+let data4 = data.functions;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.put === undefined){
+const err16 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/required",keyword:"required",params:{missingProperty: "put"},message:"must have required property '"+"put"+"'"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3351,8 +3352,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data4.rowPut === undefined){
-const err17 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/required",keyword:"required",params:{missingProperty: "rowPut"},message:"must have required property '"+"rowPut"+"'"};
+if(data4.add === undefined){
+const err17 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/required",keyword:"required",params:{missingProperty: "add"},message:"must have required property '"+"add"+"'"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3361,8 +3362,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data4.rowDel === undefined){
-const err18 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/required",keyword:"required",params:{missingProperty: "rowDel"},message:"must have required property '"+"rowDel"+"'"};
+if(data4.del === undefined){
+const err18 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/required",keyword:"required",params:{missingProperty: "del"},message:"must have required property '"+"del"+"'"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3371,8 +3372,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(data4.indexPut === undefined){
-const err19 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/required",keyword:"required",params:{missingProperty: "indexPut"},message:"must have required property '"+"indexPut"+"'"};
+if(data4.rowPut === undefined){
+const err19 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/required",keyword:"required",params:{missingProperty: "rowPut"},message:"must have required property '"+"rowPut"+"'"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3381,8 +3382,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(data4.indexDel === undefined){
-const err20 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/required",keyword:"required",params:{missingProperty: "indexDel"},message:"must have required property '"+"indexDel"+"'"};
+if(data4.rowDel === undefined){
+const err20 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/required",keyword:"required",params:{missingProperty: "rowDel"},message:"must have required property '"+"rowDel"+"'"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3391,8 +3392,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(data4.query === undefined){
-const err21 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+if(data4.indexPut === undefined){
+const err21 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/required",keyword:"required",params:{missingProperty: "indexPut"},message:"must have required property '"+"indexPut"+"'"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3401,8 +3402,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(data4.queryKeys === undefined){
-const err22 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/required",keyword:"required",params:{missingProperty: "queryKeys"},message:"must have required property '"+"queryKeys"+"'"};
+if(data4.indexDel === undefined){
+const err22 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/required",keyword:"required",params:{missingProperty: "indexDel"},message:"must have required property '"+"indexDel"+"'"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3411,9 +3412,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-for(const key1 in data4){
-if(!(func1.call(schema31.properties.functions.properties, key1))){
-const err23 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data4.query === undefined){
+const err23 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3422,10 +3422,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-if(data4.put !== undefined){
-if(typeof data4.put !== "string"){
-const err24 = {instancePath:instancePath+"/functions/put",schemaPath:"#/properties/functions/properties/put/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.queryKeys === undefined){
+const err24 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/required",keyword:"required",params:{missingProperty: "queryKeys"},message:"must have required property '"+"queryKeys"+"'"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3434,10 +3432,9 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-if(data4.add !== undefined){
-if(typeof data4.add !== "string"){
-const err25 = {instancePath:instancePath+"/functions/add",schemaPath:"#/properties/functions/properties/add/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key1 in data4){
+if(!(func1.call(schema31.properties.functions.properties, key1))){
+const err25 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -3447,9 +3444,9 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data4.del !== undefined){
-if(typeof data4.del !== "string"){
-const err26 = {instancePath:instancePath+"/functions/del",schemaPath:"#/properties/functions/properties/del/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.put !== undefined){
+if(typeof data4.put !== "string"){
+const err26 = {instancePath:instancePath+"/functions/put",schemaPath:"#/properties/functions/properties/put/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3459,9 +3456,9 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data4.rowPut !== undefined){
-if(typeof data4.rowPut !== "string"){
-const err27 = {instancePath:instancePath+"/functions/rowPut",schemaPath:"#/properties/functions/properties/rowPut/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.add !== undefined){
+if(typeof data4.add !== "string"){
+const err27 = {instancePath:instancePath+"/functions/add",schemaPath:"#/properties/functions/properties/add/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3471,9 +3468,9 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data4.rowDel !== undefined){
-if(typeof data4.rowDel !== "string"){
-const err28 = {instancePath:instancePath+"/functions/rowDel",schemaPath:"#/properties/functions/properties/rowDel/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.del !== undefined){
+if(typeof data4.del !== "string"){
+const err28 = {instancePath:instancePath+"/functions/del",schemaPath:"#/properties/functions/properties/del/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -3483,9 +3480,9 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data4.indexPut !== undefined){
-if(typeof data4.indexPut !== "string"){
-const err29 = {instancePath:instancePath+"/functions/indexPut",schemaPath:"#/properties/functions/properties/indexPut/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.rowPut !== undefined){
+if(typeof data4.rowPut !== "string"){
+const err29 = {instancePath:instancePath+"/functions/rowPut",schemaPath:"#/properties/functions/properties/rowPut/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3495,9 +3492,9 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data4.indexDel !== undefined){
-if(typeof data4.indexDel !== "string"){
-const err30 = {instancePath:instancePath+"/functions/indexDel",schemaPath:"#/properties/functions/properties/indexDel/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.rowDel !== undefined){
+if(typeof data4.rowDel !== "string"){
+const err30 = {instancePath:instancePath+"/functions/rowDel",schemaPath:"#/properties/functions/properties/rowDel/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3507,9 +3504,9 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data4.query !== undefined){
-if(typeof data4.query !== "string"){
-const err31 = {instancePath:instancePath+"/functions/query",schemaPath:"#/properties/functions/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.indexPut !== undefined){
+if(typeof data4.indexPut !== "string"){
+const err31 = {instancePath:instancePath+"/functions/indexPut",schemaPath:"#/properties/functions/properties/indexPut/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3519,9 +3516,9 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data4.queryKeys !== undefined){
-if(typeof data4.queryKeys !== "string"){
-const err32 = {instancePath:instancePath+"/functions/queryKeys",schemaPath:"#/properties/functions/properties/queryKeys/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.indexDel !== undefined){
+if(typeof data4.indexDel !== "string"){
+const err32 = {instancePath:instancePath+"/functions/indexDel",schemaPath:"#/properties/functions/properties/indexDel/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3531,14 +3528,38 @@ vErrors.push(err32);
 errors++;
 }
 }
-}
-else {
-const err33 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data4.query !== undefined){
+if(typeof data4.query !== "string"){
+const err33 = {instancePath:instancePath+"/functions/query",schemaPath:"#/properties/functions/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err33];
 }
 else {
 vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data4.queryKeys !== undefined){
+if(typeof data4.queryKeys !== "string"){
+const err34 = {instancePath:instancePath+"/functions/queryKeys",schemaPath:"#/properties/functions/properties/queryKeys/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/functions",schemaPath:"#/properties/functions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
 }
 errors++;
 }
@@ -3555,12 +3576,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err34 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err36 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err34];
+vErrors = [err36];
 }
 else {
-vErrors.push(err34);
+vErrors.push(err36);
 }
 errors++;
 }
@@ -3573,27 +3594,7 @@ for(let i1=0; i1<len1; i1++){
 let data17 = data16[i1];
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 if(data17.query === undefined){
-const err35 = {instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/properties/warnings/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-if(data17.collection === undefined){
-const err36 = {instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/properties/warnings/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-if(data17.reason === undefined){
-const err37 = {instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/properties/warnings/items/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
+const err37 = {instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/properties/warnings/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3602,8 +3603,8 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(data17.instead === undefined){
-const err38 = {instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/properties/warnings/items/required",keyword:"required",params:{missingProperty: "instead"},message:"must have required property '"+"instead"+"'"};
+if(data17.collection === undefined){
+const err38 = {instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/properties/warnings/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3612,9 +3613,8 @@ vErrors.push(err38);
 }
 errors++;
 }
-for(const key2 in data17){
-if(!((((key2 === "query") || (key2 === "collection")) || (key2 === "reason")) || (key2 === "instead"))){
-const err39 = {instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/properties/warnings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(data17.reason === undefined){
+const err39 = {instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/properties/warnings/items/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3623,10 +3623,8 @@ vErrors.push(err39);
 }
 errors++;
 }
-}
-if(data17.query !== undefined){
-if(typeof data17.query !== "string"){
-const err40 = {instancePath:instancePath+"/warnings/" + i1+"/query",schemaPath:"#/properties/warnings/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data17.instead === undefined){
+const err40 = {instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/properties/warnings/items/required",keyword:"required",params:{missingProperty: "instead"},message:"must have required property '"+"instead"+"'"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3635,10 +3633,9 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-if(data17.collection !== undefined){
-if(typeof data17.collection !== "string"){
-const err41 = {instancePath:instancePath+"/warnings/" + i1+"/collection",schemaPath:"#/properties/warnings/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key2 in data17){
+if(!((((key2 === "query") || (key2 === "collection")) || (key2 === "reason")) || (key2 === "instead"))){
+const err41 = {instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/properties/warnings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -3648,9 +3645,9 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(data17.reason !== undefined){
-if(typeof data17.reason !== "string"){
-const err42 = {instancePath:instancePath+"/warnings/" + i1+"/reason",schemaPath:"#/properties/warnings/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data17.query !== undefined){
+if(typeof data17.query !== "string"){
+const err42 = {instancePath:instancePath+"/warnings/" + i1+"/query",schemaPath:"#/properties/warnings/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -3660,9 +3657,9 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data17.instead !== undefined){
-if(typeof data17.instead !== "string"){
-const err43 = {instancePath:instancePath+"/warnings/" + i1+"/instead",schemaPath:"#/properties/warnings/items/properties/instead/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data17.collection !== undefined){
+if(typeof data17.collection !== "string"){
+const err43 = {instancePath:instancePath+"/warnings/" + i1+"/collection",schemaPath:"#/properties/warnings/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -3672,9 +3669,9 @@ vErrors.push(err43);
 errors++;
 }
 }
-}
-else {
-const err44 = {instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/properties/warnings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data17.reason !== undefined){
+if(typeof data17.reason !== "string"){
+const err44 = {instancePath:instancePath+"/warnings/" + i1+"/reason",schemaPath:"#/properties/warnings/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -3684,9 +3681,9 @@ vErrors.push(err44);
 errors++;
 }
 }
-}
-else {
-const err45 = {instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data17.instead !== undefined){
+if(typeof data17.instead !== "string"){
+const err45 = {instancePath:instancePath+"/warnings/" + i1+"/instead",schemaPath:"#/properties/warnings/items/properties/instead/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -3698,12 +3695,863 @@ errors++;
 }
 }
 else {
-const err46 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err46 = {instancePath:instancePath+"/warnings/" + i1,schemaPath:"#/properties/warnings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err46];
 }
 else {
 vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+if(data.entityStore !== undefined){
+let data22 = data.entityStore;
+const _errs51 = errors;
+let valid8 = false;
+let passing0 = null;
+const _errs52 = errors;
+if(data22 !== null){
+const err48 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+var _valid1 = _errs52 === errors;
+if(_valid1){
+valid8 = true;
+passing0 = 0;
+}
+const _errs54 = errors;
+if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
+if(data22.schema === undefined){
+const err49 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/oneOf/1/required",keyword:"required",params:{missingProperty: "schema"},message:"must have required property '"+"schema"+"'"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+if(data22.code === undefined){
+const err50 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/oneOf/1/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+for(const key3 in data22){
+if(!((key3 === "schema") || (key3 === "code"))){
+const err51 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+if(data22.schema !== undefined){
+let data23 = data22.schema;
+if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
+if(data23.database === undefined){
+const err52 = {instancePath:instancePath+"/entityStore/schema",schemaPath:"#/$defs/entityStoreSchema/required",keyword:"required",params:{missingProperty: "database"},message:"must have required property '"+"database"+"'"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+if(data23.functionName === undefined){
+const err53 = {instancePath:instancePath+"/entityStore/schema",schemaPath:"#/$defs/entityStoreSchema/required",keyword:"required",params:{missingProperty: "functionName"},message:"must have required property '"+"functionName"+"'"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+if(data23.dialect === undefined){
+const err54 = {instancePath:instancePath+"/entityStore/schema",schemaPath:"#/$defs/entityStoreSchema/required",keyword:"required",params:{missingProperty: "dialect"},message:"must have required property '"+"dialect"+"'"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+if(data23.entities === undefined){
+const err55 = {instancePath:instancePath+"/entityStore/schema",schemaPath:"#/$defs/entityStoreSchema/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+for(const key4 in data23){
+if(!((((key4 === "database") || (key4 === "functionName")) || (key4 === "dialect")) || (key4 === "entities"))){
+const err56 = {instancePath:instancePath+"/entityStore/schema",schemaPath:"#/$defs/entityStoreSchema/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+if(data23.database !== undefined){
+if(typeof data23.database !== "string"){
+const err57 = {instancePath:instancePath+"/entityStore/schema/database",schemaPath:"#/$defs/entityStoreSchema/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+if(data23.functionName !== undefined){
+if(typeof data23.functionName !== "string"){
+const err58 = {instancePath:instancePath+"/entityStore/schema/functionName",schemaPath:"#/$defs/entityStoreSchema/properties/functionName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(data23.dialect !== undefined){
+let data26 = data23.dialect;
+const _errs66 = errors;
+let valid12 = false;
+let passing1 = null;
+const _errs67 = errors;
+if(data26 !== null){
+const err59 = {instancePath:instancePath+"/entityStore/schema/dialect",schemaPath:"#/$defs/entityStoreSchema/properties/dialect/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+var _valid2 = _errs67 === errors;
+if(_valid2){
+valid12 = true;
+passing1 = 0;
+}
+const _errs69 = errors;
+if(!((data26 === "redisearch1") || (data26 === "redisearch2"))){
+const err60 = {instancePath:instancePath+"/entityStore/schema/dialect",schemaPath:"#/$defs/entityStoreSchema/properties/dialect/oneOf/1/enum",keyword:"enum",params:{allowedValues: schema40.properties.dialect.oneOf[1].enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+var _valid2 = _errs69 === errors;
+if(_valid2 && valid12){
+valid12 = false;
+passing1 = [passing1, 1];
+}
+else {
+if(_valid2){
+valid12 = true;
+passing1 = 1;
+}
+}
+if(!valid12){
+const err61 = {instancePath:instancePath+"/entityStore/schema/dialect",schemaPath:"#/$defs/entityStoreSchema/properties/dialect/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+else {
+errors = _errs66;
+if(vErrors !== null){
+if(_errs66){
+vErrors.length = _errs66;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data23.entities !== undefined){
+let data27 = data23.entities;
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+for(const key5 in data27){
+let data28 = data27[key5];
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+if(data28.name === undefined){
+const err62 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+if(data28.idName === undefined){
+const err63 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/required",keyword:"required",params:{missingProperty: "idName"},message:"must have required property '"+"idName"+"'"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+if(data28.idType === undefined){
+const err64 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/required",keyword:"required",params:{missingProperty: "idType"},message:"must have required property '"+"idType"+"'"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+if(data28.attributes === undefined){
+const err65 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+if(data28.references === undefined){
+const err66 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/required",keyword:"required",params:{missingProperty: "references"},message:"must have required property '"+"references"+"'"};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+if(data28.referrers === undefined){
+const err67 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/required",keyword:"required",params:{missingProperty: "referrers"},message:"must have required property '"+"referrers"+"'"};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+for(const key6 in data28){
+if(!((((((key6 === "name") || (key6 === "idName")) || (key6 === "idType")) || (key6 === "attributes")) || (key6 === "references")) || (key6 === "referrers"))){
+const err68 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+}
+if(data28.name !== undefined){
+if(typeof data28.name !== "string"){
+const err69 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/name",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+if(data28.idName !== undefined){
+if(typeof data28.idName !== "string"){
+const err70 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/idName",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/idName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+}
+if(data28.idType !== undefined){
+let data31 = data28.idType;
+if(!(((((((data31 === "text") || (data31 === "int")) || (data31 === "float")) || (data31 === "boolean")) || (data31 === "date")) || (data31 === "time")) || (data31 === "datetime"))){
+const err71 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/idType",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/idType/enum",keyword:"enum",params:{allowedValues: schema40.properties.entities.additionalProperties.properties.idType.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+if(data28.attributes !== undefined){
+let data32 = data28.attributes;
+if(Array.isArray(data32)){
+const len2 = data32.length;
+for(let i2=0; i2<len2; i2++){
+let data33 = data32[i2];
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+if(data33.name === undefined){
+const err72 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i2,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+if(data33.type === undefined){
+const err73 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i2,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+if(data33.forms === undefined){
+const err74 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i2,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/required",keyword:"required",params:{missingProperty: "forms"},message:"must have required property '"+"forms"+"'"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+for(const key7 in data33){
+if(!(((((key7 === "name") || (key7 === "type")) || (key7 === "forms")) || (key7 === "compared")) || (key7 === "sorted"))){
+const err75 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i2,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+if(data33.name !== undefined){
+if(typeof data33.name !== "string"){
+const err76 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i2+"/name",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+}
+if(data33.type !== undefined){
+let data35 = data33.type;
+if(!(((((((data35 === "text") || (data35 === "int")) || (data35 === "float")) || (data35 === "boolean")) || (data35 === "date")) || (data35 === "time")) || (data35 === "datetime"))){
+const err77 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i2+"/type",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema40.properties.entities.additionalProperties.properties.attributes.items.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+}
+if(data33.forms !== undefined){
+let data36 = data33.forms;
+if(Array.isArray(data36)){
+const len3 = data36.length;
+for(let i3=0; i3<len3; i3++){
+let data37 = data36[i3];
+if(!((data37 === "sort") || (data37 === "eq"))){
+const err78 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i2+"/forms/" + i3,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/properties/forms/items/enum",keyword:"enum",params:{allowedValues: schema40.properties.entities.additionalProperties.properties.attributes.items.properties.forms.items.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+}
+}
+else {
+const err79 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i2+"/forms",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/properties/forms/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+}
+if(data33.compared !== undefined){
+if(typeof data33.compared !== "boolean"){
+const err80 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i2+"/compared",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/properties/compared/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+}
+if(data33.sorted !== undefined){
+if(typeof data33.sorted !== "boolean"){
+const err81 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i2+"/sorted",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/properties/sorted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+}
+}
+else {
+const err82 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i2,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+}
+}
+else {
+const err83 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+}
+if(data28.references !== undefined){
+let data40 = data28.references;
+if(Array.isArray(data40)){
+const len4 = data40.length;
+for(let i4=0; i4<len4; i4++){
+let data41 = data40[i4];
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+if(data41.name === undefined){
+const err84 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i4,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+if(data41.target === undefined){
+const err85 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i4,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/required",keyword:"required",params:{missingProperty: "target"},message:"must have required property '"+"target"+"'"};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+}
+if(data41.kind === undefined){
+const err86 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i4,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
+}
+if(data41.minItems === undefined){
+const err87 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i4,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/required",keyword:"required",params:{missingProperty: "minItems"},message:"must have required property '"+"minItems"+"'"};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+for(const key8 in data41){
+if(!(((((key8 === "name") || (key8 === "target")) || (key8 === "kind")) || (key8 === "minItems")) || (key8 === "maxItems"))){
+const err88 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i4,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
+}
+errors++;
+}
+}
+if(data41.name !== undefined){
+if(typeof data41.name !== "string"){
+const err89 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i4+"/name",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err89];
+}
+else {
+vErrors.push(err89);
+}
+errors++;
+}
+}
+if(data41.target !== undefined){
+if(typeof data41.target !== "string"){
+const err90 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i4+"/target",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err90];
+}
+else {
+vErrors.push(err90);
+}
+errors++;
+}
+}
+if(data41.kind !== undefined){
+let data44 = data41.kind;
+if(!(((data44 === "one") || (data44 === "optional")) || (data44 === "many"))){
+const err91 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i4+"/kind",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema40.properties.entities.additionalProperties.properties.references.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err91];
+}
+else {
+vErrors.push(err91);
+}
+errors++;
+}
+}
+if(data41.minItems !== undefined){
+let data45 = data41.minItems;
+if(!(((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45))) && (isFinite(data45)))){
+const err92 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i4+"/minItems",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/properties/minItems/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err92];
+}
+else {
+vErrors.push(err92);
+}
+errors++;
+}
+if((typeof data45 == "number") && (isFinite(data45))){
+if(data45 < 0 || isNaN(data45)){
+const err93 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i4+"/minItems",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err93];
+}
+else {
+vErrors.push(err93);
+}
+errors++;
+}
+}
+}
+if(data41.maxItems !== undefined){
+let data46 = data41.maxItems;
+if(!(((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46))) && (isFinite(data46)))){
+const err94 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i4+"/maxItems",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/properties/maxItems/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
+}
+if((typeof data46 == "number") && (isFinite(data46))){
+if(data46 < 0 || isNaN(data46)){
+const err95 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i4+"/maxItems",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err96 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i4,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
+}
+errors++;
+}
+}
+}
+else {
+const err97 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/references",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err97];
+}
+else {
+vErrors.push(err97);
+}
+errors++;
+}
+}
+if(data28.referrers !== undefined){
+let data47 = data28.referrers;
+if(Array.isArray(data47)){
+const len5 = data47.length;
+for(let i5=0; i5<len5; i5++){
+let data48 = data47[i5];
+if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
+if(data48.entity === undefined){
+const err98 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/referrers/" + i5,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/referrers/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
+if(vErrors === null){
+vErrors = [err98];
+}
+else {
+vErrors.push(err98);
+}
+errors++;
+}
+if(data48.reference === undefined){
+const err99 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/referrers/" + i5,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/referrers/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
+if(vErrors === null){
+vErrors = [err99];
+}
+else {
+vErrors.push(err99);
+}
+errors++;
+}
+for(const key9 in data48){
+if(!((key9 === "entity") || (key9 === "reference"))){
+const err100 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/referrers/" + i5,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/referrers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err100];
+}
+else {
+vErrors.push(err100);
+}
+errors++;
+}
+}
+if(data48.entity !== undefined){
+if(typeof data48.entity !== "string"){
+const err101 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/referrers/" + i5+"/entity",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/referrers/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err101];
+}
+else {
+vErrors.push(err101);
+}
+errors++;
+}
+}
+if(data48.reference !== undefined){
+if(typeof data48.reference !== "string"){
+const err102 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/referrers/" + i5+"/reference",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/referrers/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err102];
+}
+else {
+vErrors.push(err102);
+}
+errors++;
+}
+}
+}
+else {
+const err103 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/referrers/" + i5,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/referrers/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err103];
+}
+else {
+vErrors.push(err103);
+}
+errors++;
+}
+}
+}
+else {
+const err104 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/referrers",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/referrers/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err104];
+}
+else {
+vErrors.push(err104);
+}
+errors++;
+}
+}
+}
+else {
+const err105 = {instancePath:instancePath+"/entityStore/schema/entities/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err105];
+}
+else {
+vErrors.push(err105);
+}
+errors++;
+}
+}
+}
+else {
+const err106 = {instancePath:instancePath+"/entityStore/schema/entities",schemaPath:"#/$defs/entityStoreSchema/properties/entities/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err106];
+}
+else {
+vErrors.push(err106);
+}
+errors++;
+}
+}
+}
+else {
+const err107 = {instancePath:instancePath+"/entityStore/schema",schemaPath:"#/$defs/entityStoreSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err107];
+}
+else {
+vErrors.push(err107);
+}
+errors++;
+}
+}
+if(data22.code !== undefined){
+if(typeof data22.code !== "string"){
+const err108 = {instancePath:instancePath+"/entityStore/code",schemaPath:"#/properties/entityStore/oneOf/1/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err108];
+}
+else {
+vErrors.push(err108);
+}
+errors++;
+}
+}
+}
+else {
+const err109 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err109];
+}
+else {
+vErrors.push(err109);
+}
+errors++;
+}
+var _valid1 = _errs54 === errors;
+if(_valid1 && valid8){
+valid8 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid1){
+valid8 = true;
+passing0 = 1;
+}
+}
+if(!valid8){
+const err110 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
+}
+errors++;
+}
+else {
+errors = _errs51;
+if(vErrors !== null){
+if(_errs51){
+vErrors.length = _errs51;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.noEntityStore !== undefined){
+let data52 = data.noEntityStore;
+if((typeof data52 !== "string") && (data52 !== null)){
+const err111 = {instancePath:instancePath+"/noEntityStore",schemaPath:"#/properties/noEntityStore/type",keyword:"type",params:{type: schema31.properties.noEntityStore.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err111];
+}
+else {
+vErrors.push(err111);
+}
+errors++;
+}
+}
+}
+else {
+const err112 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
 }
 errors++;
 }

@@ -5,7 +5,8 @@
 "use strict";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/redis-view-model.schema.json","title":"kvmod Redis view model","description":"Exactly what the Redis templates receive (print it with `kvmod generate --dump-view-model`). Commands are argv arrays; each argument is a list of parts: literal strings and parameter slots.","$defs":{"type":{"enum":["text","int","float","boolean","date","time","datetime"],"description":"A logical KVLM type."},"slot":{"type":"object","additionalProperties":false,"required":["param","type","use","nullable"],"properties":{"param":{"type":"string","description":"The parameter (query parameter or row field) whose value goes here."},"type":{"$ref":"#/$defs/type"},"use":{"enum":["value","key-part","tag","tag-param","sort-key","equality-key"],"description":"value: stored encoding; key-part: stored encoding with % and : escaped; tag: a text compared with a TAG field, escaped into a RediSearch 1.2 query string; tag-param: a text compared with a TAG field, passed as a PARAMS value (trimmed, backslashes doubled); sort-key: the text's sort form (full Unicode case folding), stored in a field's sort companion; equality-key: the text's equality form (trimmed, ASCII letters lower-cased, % and non-ASCII characters as %xx of their UTF-8 bytes), stored in a field's equality companion."},"nullable":{"type":"boolean","description":"When true and the value is null or missing, this argument and the one before it are left out."},"default":{"type":"string","description":"The value bound when none is given (the paging slots: offset 0, count = the page size)."}},"description":"A parameter slot inside an argument."},"command":{"type":"object","additionalProperties":false,"required":["argv","params"],"properties":{"argv":{"type":"array","minItems":1,"description":"The arguments, command name first; each argument is its parts concatenated.","items":{"type":"array","minItems":1,"items":{"oneOf":[{"type":"string"},{"$ref":"#/$defs/slot"}]}}},"params":{"type":"array","items":{"type":"string"},"description":"The distinct parameters used, in order of first use."}},"description":"One Redis command with parameter slots."},"field":{"type":"object","additionalProperties":false,"required":["name","label","type","source","indexed","roles","index","sortKey","equalityKey"],"properties":{"name":{"type":"string"},"label":{"type":"string"},"type":{"$ref":"#/$defs/type"},"source":{"type":"string","description":"node.attribute"},"indexed":{"type":"boolean","description":"The paper's flag: some query sorts on it."},"roles":{"type":"object","additionalProperties":false,"required":["projected","filtered","ranged","sorted"],"properties":{"projected":{"type":"array","items":{"type":"string"}},"filtered":{"type":"array","items":{"type":"string"}},"ranged":{"type":"array","items":{"type":"string"}},"sorted":{"type":"array","items":{"type":"string"}}}},"index":{"oneOf":[{"type":"null"},{"type":"object","additionalProperties":false,"required":["type","sortable","separator","reason"],"properties":{"type":{"enum":["TAG","NUMERIC"]},"sortable":{"type":"boolean"},"separator":{"type":["string","null"]},"reason":{"type":"string"}}}]},"sortKey":{"type":["string","null"],"description":"The companion hash field (`<name>__sort`) that stores the value's sort form, written with every row, when an FT.AGGREGATE query sorts on this text field (FT.AGGREGATE compares LOADed strings byte-wise); null otherwise. Stored only, not indexed."},"equalityKey":{"type":["string","null"],"description":"RediSearch 2.x: the companion hash field (`<name>__eq`) that stores the value's equality form, written with every row and indexed as a TAG, when a query compares this text field; equality clauses search it, so no build's case folding changes what they find. The field itself is then indexed only when a query sorts on it. Null otherwise (always on 1.2)."}}},"query":{"type":"object","additionalProperties":false,"required":["name","params","kind","filter","sortKeys","projections","load","limit","page","rowIdentity","command"],"properties":{"name":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","field"],"properties":{"name":{"type":"string"},"type":{"$ref":"#/$defs/type"},"field":{"type":["string","null"],"description":"The field the parameter is first compared with; null when the filter does not use it."}}}},"kind":{"enum":["search","aggregate"]},"filter":{"type":"string","description":"The query string with $param markers."},"sortKeys":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","direction","property","numeric"],"properties":{"field":{"type":"string"},"direction":{"enum":["ASC","DESC"]},"property":{"type":"string","description":"What the engine sorts on: the field (FT.SEARCH); in FT.AGGREGATE `@<field>_num` for numbers and the text field's sort companion `@<field>__sort`."},"numeric":{"type":"boolean"}}}},"projections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","label","type"],"properties":{"field":{"type":"string"},"label":{"type":"string"},"type":{"$ref":"#/$defs/type"}}}},"load":{"type":"array","items":{"type":"string"},"description":"Hash fields an FT.AGGREGATE LOADs: the id field, the projected fields, then what the sort keys need (numbers: the field; text: its sort companion). Empty for FT.SEARCH."},"limit":{"type":"integer","minimum":1,"description":"The page size: the default count of LIMIT $offset $count."},"rowIdentity":{"enum":["document-key","id-field"]},"command":{"$ref":"#/$defs/command"},"page":{"type":"object","additionalProperties":false,"required":["offset","count"],"properties":{"offset":{"type":"string"},"count":{"type":"string"}},"description":"The parameter names of the paging slots of LIMIT $offset $count (offset and count, with _ appended on a clash with a query parameter)."}}},"collection":{"type":"object","additionalProperties":false,"required":["name","index","physicalIndex","pointerKey","keyPrefix","idField","key","root","nodes","fields","schemaFields","rowParams","create","insert","delete","point","drop","queries"],"properties":{"name":{"type":"string"},"index":{"type":"string"},"physicalIndex":{"type":"string"},"pointerKey":{"type":["string","null"]},"keyPrefix":{"type":"string"},"idField":{"type":"string"},"key":{"type":"object","additionalProperties":false,"required":["kind","parts","counterKey","pattern"],"properties":{"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","param","type"],"properties":{"source":{"type":"string"},"param":{"type":"string"},"type":{"$ref":"#/$defs/type"}}}},"counterKey":{"type":["string","null"]},"pattern":{"type":"string"}}},"root":{"type":"object","additionalProperties":false,"required":["name","entity"],"properties":{"name":{"type":"string"},"entity":{"type":"string"}}},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","parent","reference","entity","cardinality"],"properties":{"name":{"type":"string"},"parent":{"type":"string"},"reference":{"type":"string"},"entity":{"type":"string"},"cardinality":{"enum":["one","optional","many"]}}}},"fields":{"type":"array","items":{"$ref":"#/$defs/field"}},"schemaFields":{"type":"array","items":{"type":"string"}},"rowParams":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","keyOnly"],"properties":{"name":{"type":"string"},"type":{"$ref":"#/$defs/type"},"source":{"type":"string"},"keyOnly":{"type":"boolean"}}}},"create":{"$ref":"#/$defs/command"},"insert":{"$ref":"#/$defs/command"},"delete":{"$ref":"#/$defs/command"},"point":{"$ref":"#/$defs/command"},"drop":{"$ref":"#/$defs/command"},"queries":{"type":"array","items":{"$ref":"#/$defs/query"}}}}},"type":"object","additionalProperties":false,"required":["target","dialect","engine","legacy","database","source","options","tagSeparator","counterInsertLua","collections"],"properties":{"target":{"const":"redis"},"dialect":{"enum":["redisearch2","redisearch1"]},"engine":{"type":"string"},"legacy":{"type":"boolean"},"database":{"type":"string"},"source":{"type":["string","null"]},"options":{"type":"object","additionalProperties":false,"required":["dbPrefix","limit"],"properties":{"dbPrefix":{"type":"boolean"},"limit":{"type":"integer","minimum":1,"maximum":1000000}}},"tagSeparator":{"type":"string"},"counterInsertLua":{"type":["string","null"]},"collections":{"type":"array","items":{"$ref":"#/$defs/collection"}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/redis-view-model.schema.json","title":"kvmod Redis view model","description":"Exactly what the Redis templates receive (print it with `kvmod generate --dump-view-model`). Commands are argv arrays; each argument is a list of parts: literal strings and parameter slots.","$defs":{"type":{"enum":["text","int","float","boolean","date","time","datetime"],"description":"A logical KVLM type."},"slot":{"type":"object","additionalProperties":false,"required":["param","type","use","nullable"],"properties":{"param":{"type":"string","description":"The parameter (query parameter or row field) whose value goes here."},"type":{"$ref":"#/$defs/type"},"use":{"enum":["value","key-part","tag","tag-param","sort-key","equality-key"],"description":"value: stored encoding; key-part: stored encoding with % and : escaped; tag: a text compared with a TAG field, escaped into a RediSearch 1.2 query string; tag-param: a text compared with a TAG field, passed as a PARAMS value (trimmed, backslashes doubled); sort-key: the text's sort form (full Unicode case folding), stored in a field's sort companion; equality-key: the text's equality form (trimmed, ASCII letters lower-cased, % and non-ASCII characters as %xx of their UTF-8 bytes), stored in a field's equality companion."},"nullable":{"type":"boolean","description":"When true and the value is null or missing, this argument and the one before it are left out."},"default":{"type":"string","description":"The value bound when none is given (the paging slots: offset 0, count = the page size)."}},"description":"A parameter slot inside an argument."},"command":{"type":"object","additionalProperties":false,"required":["argv","params"],"properties":{"argv":{"type":"array","minItems":1,"description":"The arguments, command name first; each argument is its parts concatenated.","items":{"type":"array","minItems":1,"items":{"oneOf":[{"type":"string"},{"$ref":"#/$defs/slot"}]}}},"params":{"type":"array","items":{"type":"string"},"description":"The distinct parameters used, in order of first use."}},"description":"One Redis command with parameter slots."},"field":{"type":"object","additionalProperties":false,"required":["name","label","type","source","indexed","roles","index","sortKey","equalityKey"],"properties":{"name":{"type":"string"},"label":{"type":"string"},"type":{"$ref":"#/$defs/type"},"source":{"type":"string","description":"node.attribute"},"indexed":{"type":"boolean","description":"The paper's flag: some query sorts on it."},"roles":{"type":"object","additionalProperties":false,"required":["projected","filtered","ranged","sorted"],"properties":{"projected":{"type":"array","items":{"type":"string"}},"filtered":{"type":"array","items":{"type":"string"}},"ranged":{"type":"array","items":{"type":"string"}},"sorted":{"type":"array","items":{"type":"string"}}}},"index":{"oneOf":[{"type":"null"},{"type":"object","additionalProperties":false,"required":["type","sortable","separator","reason"],"properties":{"type":{"enum":["TAG","NUMERIC"]},"sortable":{"type":"boolean"},"separator":{"type":["string","null"]},"reason":{"type":"string"}}}]},"sortKey":{"type":["string","null"],"description":"The companion hash field (`<name>__sort`) that stores the value's sort form, written with every row, when an FT.AGGREGATE query sorts on this text field (FT.AGGREGATE compares LOADed strings byte-wise); null otherwise. Stored only, not indexed."},"equalityKey":{"type":["string","null"],"description":"RediSearch 2.x: the companion hash field (`<name>__eq`) that stores the value's equality form, written with every row and indexed as a TAG, when a query compares this text field; equality clauses search it, so no build's case folding changes what they find. The field itself is then indexed only when a query sorts on it. Null otherwise (always on 1.2)."}}},"query":{"type":"object","additionalProperties":false,"required":["name","params","kind","filter","sortKeys","projections","load","limit","page","rowIdentity","command"],"properties":{"name":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","field"],"properties":{"name":{"type":"string"},"type":{"$ref":"#/$defs/type"},"field":{"type":["string","null"],"description":"The field the parameter is first compared with; null when the filter does not use it."}}}},"kind":{"enum":["search","aggregate"]},"filter":{"type":"string","description":"The query string with $param markers."},"sortKeys":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","direction","property","numeric"],"properties":{"field":{"type":"string"},"direction":{"enum":["ASC","DESC"]},"property":{"type":"string","description":"What the engine sorts on: the field (FT.SEARCH); in FT.AGGREGATE `@<field>_num` for numbers and the text field's sort companion `@<field>__sort`."},"numeric":{"type":"boolean"}}}},"projections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","label","type"],"properties":{"field":{"type":"string"},"label":{"type":"string"},"type":{"$ref":"#/$defs/type"}}}},"load":{"type":"array","items":{"type":"string"},"description":"Hash fields an FT.AGGREGATE LOADs: the id field, the projected fields, then what the sort keys need (numbers: the field; text: its sort companion). Empty for FT.SEARCH."},"limit":{"type":"integer","minimum":1,"description":"The page size: the default count of LIMIT $offset $count."},"rowIdentity":{"enum":["document-key","id-field"]},"command":{"$ref":"#/$defs/command"},"page":{"type":"object","additionalProperties":false,"required":["offset","count"],"properties":{"offset":{"type":"string"},"count":{"type":"string"}},"description":"The parameter names of the paging slots of LIMIT $offset $count (offset and count, with _ appended on a clash with a query parameter)."}}},"collection":{"type":"object","additionalProperties":false,"required":["name","index","physicalIndex","pointerKey","keyPrefix","idField","key","root","nodes","fields","schemaFields","rowParams","create","insert","delete","point","drop","queries"],"properties":{"name":{"type":"string"},"index":{"type":"string"},"physicalIndex":{"type":"string"},"pointerKey":{"type":["string","null"]},"keyPrefix":{"type":"string"},"idField":{"type":"string"},"key":{"type":"object","additionalProperties":false,"required":["kind","parts","counterKey","pattern"],"properties":{"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","param","type"],"properties":{"source":{"type":"string"},"param":{"type":"string"},"type":{"$ref":"#/$defs/type"}}}},"counterKey":{"type":["string","null"]},"pattern":{"type":"string"}}},"root":{"type":"object","additionalProperties":false,"required":["name","entity"],"properties":{"name":{"type":"string"},"entity":{"type":"string"}}},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","parent","reference","entity","cardinality"],"properties":{"name":{"type":"string"},"parent":{"type":"string"},"reference":{"type":"string"},"entity":{"type":"string"},"cardinality":{"enum":["one","optional","many"]}}}},"fields":{"type":"array","items":{"$ref":"#/$defs/field"}},"schemaFields":{"type":"array","items":{"type":"string"}},"rowParams":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","keyOnly"],"properties":{"name":{"type":"string"},"type":{"$ref":"#/$defs/type"},"source":{"type":"string"},"keyOnly":{"type":"boolean"}}}},"create":{"$ref":"#/$defs/command"},"insert":{"$ref":"#/$defs/command"},"delete":{"$ref":"#/$defs/command"},"point":{"$ref":"#/$defs/command"},"drop":{"$ref":"#/$defs/command"},"queries":{"type":"array","items":{"$ref":"#/$defs/query"}}}},"entityStoreSchema":{"description":"The entity store's layout (src/generation/shared/entity-store.ts, EntityStoreSchema): what every writer and reader of the entities shares.","type":"object","additionalProperties":false,"required":["database","functionName","dialect","entities"],"properties":{"database":{"type":"string"},"functionName":{"type":"string","description":"The Function of the entity operations: FCALL <functionName> 0 <op> <Entity> <id> …"},"dialect":{"description":"The RediSearch dialect whose rules values must pass; null on redis-core.","oneOf":[{"type":"null"},{"enum":["redisearch1","redisearch2"]}]},"entities":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"required":["name","idName","idType","attributes","references","referrers"],"properties":{"name":{"type":"string"},"idName":{"type":"string"},"idType":{"enum":["text","int","float","boolean","date","time","datetime"]},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","forms"],"properties":{"name":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"forms":{"type":"array","items":{"enum":["sort","eq"]}},"compared":{"type":"boolean"},"sorted":{"type":"boolean"}}}},"references":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","target","kind","minItems"],"properties":{"name":{"type":"string"},"target":{"type":"string"},"kind":{"enum":["one","optional","many"]},"minItems":{"type":"integer","minimum":0},"maxItems":{"type":"integer","minimum":0}}}},"referrers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","reference"],"properties":{"entity":{"type":"string"},"reference":{"type":"string"}}}}}}}}}},"type":"object","additionalProperties":false,"required":["target","dialect","engine","legacy","database","source","options","tagSeparator","counterInsertLua","collections","entityStore","noEntityStore"],"properties":{"target":{"const":"redis"},"dialect":{"enum":["redisearch2","redisearch1"]},"engine":{"type":"string"},"legacy":{"type":"boolean"},"database":{"type":"string"},"source":{"type":["string","null"]},"options":{"type":"object","additionalProperties":false,"required":["dbPrefix","limit"],"properties":{"dbPrefix":{"type":"boolean"},"limit":{"type":"integer","minimum":1,"maximum":1000000}}},"tagSeparator":{"type":"string"},"counterInsertLua":{"type":["string","null"]},"collections":{"type":"array","items":{"$ref":"#/$defs/collection"}},"entityStore":{"description":"The entity store (issue 28), or null when the design keeps no entities (noEntityStore says why).","oneOf":[{"type":"null"},{"type":"object","additionalProperties":false,"required":["schema","library","libraryName"],"properties":{"schema":{"$ref":"#/$defs/entityStoreSchema"},"library":{"type":"string","description":"The text of entities.lua (FUNCTION LOAD REPLACE)."},"libraryName":{"type":"string"}}}]},"noEntityStore":{"description":"Why the design keeps no entities (a design warning), or null.","type":["string","null"]}}};
+const schema43 = {"description":"The entity store's layout (src/generation/shared/entity-store.ts, EntityStoreSchema): what every writer and reader of the entities shares.","type":"object","additionalProperties":false,"required":["database","functionName","dialect","entities"],"properties":{"database":{"type":"string"},"functionName":{"type":"string","description":"The Function of the entity operations: FCALL <functionName> 0 <op> <Entity> <id> …"},"dialect":{"description":"The RediSearch dialect whose rules values must pass; null on redis-core.","oneOf":[{"type":"null"},{"enum":["redisearch1","redisearch2"]}]},"entities":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"required":["name","idName","idType","attributes","references","referrers"],"properties":{"name":{"type":"string"},"idName":{"type":"string"},"idType":{"enum":["text","int","float","boolean","date","time","datetime"]},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","forms"],"properties":{"name":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"forms":{"type":"array","items":{"enum":["sort","eq"]}},"compared":{"type":"boolean"},"sorted":{"type":"boolean"}}}},"references":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","target","kind","minItems"],"properties":{"name":{"type":"string"},"target":{"type":"string"},"kind":{"enum":["one","optional","many"]},"minItems":{"type":"integer","minimum":0},"maxItems":{"type":"integer","minimum":0}}}},"referrers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","reference"],"properties":{"entity":{"type":"string"},"reference":{"type":"string"}}}}}}}}};
 const func1 = Object.prototype.hasOwnProperty;
 const schema32 = {"type":"object","additionalProperties":false,"required":["name","index","physicalIndex","pointerKey","keyPrefix","idField","key","root","nodes","fields","schemaFields","rowParams","create","insert","delete","point","drop","queries"],"properties":{"name":{"type":"string"},"index":{"type":"string"},"physicalIndex":{"type":"string"},"pointerKey":{"type":["string","null"]},"keyPrefix":{"type":"string"},"idField":{"type":"string"},"key":{"type":"object","additionalProperties":false,"required":["kind","parts","counterKey","pattern"],"properties":{"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","param","type"],"properties":{"source":{"type":"string"},"param":{"type":"string"},"type":{"$ref":"#/$defs/type"}}}},"counterKey":{"type":["string","null"]},"pattern":{"type":"string"}}},"root":{"type":"object","additionalProperties":false,"required":["name","entity"],"properties":{"name":{"type":"string"},"entity":{"type":"string"}}},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","parent","reference","entity","cardinality"],"properties":{"name":{"type":"string"},"parent":{"type":"string"},"reference":{"type":"string"},"entity":{"type":"string"},"cardinality":{"enum":["one","optional","many"]}}}},"fields":{"type":"array","items":{"$ref":"#/$defs/field"}},"schemaFields":{"type":"array","items":{"type":"string"}},"rowParams":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","keyOnly"],"properties":{"name":{"type":"string"},"type":{"$ref":"#/$defs/type"},"source":{"type":"string"},"keyOnly":{"type":"boolean"}}}},"create":{"$ref":"#/$defs/command"},"insert":{"$ref":"#/$defs/command"},"delete":{"$ref":"#/$defs/command"},"point":{"$ref":"#/$defs/command"},"drop":{"$ref":"#/$defs/command"},"queries":{"type":"array","items":{"$ref":"#/$defs/query"}}}};
 const schema33 = {"enum":["text","int","float","boolean","date","time","datetime"],"description":"A logical KVLM type."};
@@ -2682,9 +2683,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema31.properties, key0))){
-const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.entityStore === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "entityStore"},message:"must have required property '"+"entityStore"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2693,10 +2693,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.target !== undefined){
-if("redis" !== data.target){
-const err11 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/const",keyword:"const",params:{allowedValue: "redis"},message:"must be equal to constant"};
+if(data.noEntityStore === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "noEntityStore"},message:"must have required property '"+"noEntityStore"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2705,11 +2703,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.dialect !== undefined){
-let data1 = data.dialect;
-if(!((data1 === "redisearch2") || (data1 === "redisearch1"))){
-const err12 = {instancePath:instancePath+"/dialect",schemaPath:"#/properties/dialect/enum",keyword:"enum",params:{allowedValues: schema31.properties.dialect.enum},message:"must be equal to one of the allowed values"};
+for(const key0 in data){
+if(!(func1.call(schema31.properties, key0))){
+const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2719,9 +2715,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.engine !== undefined){
-if(typeof data.engine !== "string"){
-const err13 = {instancePath:instancePath+"/engine",schemaPath:"#/properties/engine/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.target !== undefined){
+if("redis" !== data.target){
+const err13 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/const",keyword:"const",params:{allowedValue: "redis"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2731,9 +2727,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.legacy !== undefined){
-if(typeof data.legacy !== "boolean"){
-const err14 = {instancePath:instancePath+"/legacy",schemaPath:"#/properties/legacy/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.dialect !== undefined){
+let data1 = data.dialect;
+if(!((data1 === "redisearch2") || (data1 === "redisearch1"))){
+const err14 = {instancePath:instancePath+"/dialect",schemaPath:"#/properties/dialect/enum",keyword:"enum",params:{allowedValues: schema31.properties.dialect.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2743,9 +2740,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.database !== undefined){
-if(typeof data.database !== "string"){
-const err15 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.engine !== undefined){
+if(typeof data.engine !== "string"){
+const err15 = {instancePath:instancePath+"/engine",schemaPath:"#/properties/engine/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2755,10 +2752,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.source !== undefined){
-let data5 = data.source;
-if((typeof data5 !== "string") && (data5 !== null)){
-const err16 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: schema31.properties.source.type},message:"must be string,null"};
+if(data.legacy !== undefined){
+if(typeof data.legacy !== "boolean"){
+const err16 = {instancePath:instancePath+"/legacy",schemaPath:"#/properties/legacy/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2768,11 +2764,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.options !== undefined){
-let data6 = data.options;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.dbPrefix === undefined){
-const err17 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/required",keyword:"required",params:{missingProperty: "dbPrefix"},message:"must have required property '"+"dbPrefix"+"'"};
+if(data.database !== undefined){
+if(typeof data.database !== "string"){
+const err17 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2781,8 +2775,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data6.limit === undefined){
-const err18 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/required",keyword:"required",params:{missingProperty: "limit"},message:"must have required property '"+"limit"+"'"};
+}
+if(data.source !== undefined){
+let data5 = data.source;
+if((typeof data5 !== "string") && (data5 !== null)){
+const err18 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: schema31.properties.source.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2791,9 +2788,12 @@ vErrors.push(err18);
 }
 errors++;
 }
-for(const key1 in data6){
-if(!((key1 === "dbPrefix") || (key1 === "limit"))){
-const err19 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+}
+if(data.options !== undefined){
+let data6 = data.options;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.dbPrefix === undefined){
+const err19 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/required",keyword:"required",params:{missingProperty: "dbPrefix"},message:"must have required property '"+"dbPrefix"+"'"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2802,10 +2802,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-if(data6.dbPrefix !== undefined){
-if(typeof data6.dbPrefix !== "boolean"){
-const err20 = {instancePath:instancePath+"/options/dbPrefix",schemaPath:"#/properties/options/properties/dbPrefix/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data6.limit === undefined){
+const err20 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/required",keyword:"required",params:{missingProperty: "limit"},message:"must have required property '"+"limit"+"'"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2814,11 +2812,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data6.limit !== undefined){
-let data8 = data6.limit;
-if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err21 = {instancePath:instancePath+"/options/limit",schemaPath:"#/properties/options/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+for(const key1 in data6){
+if(!((key1 === "dbPrefix") || (key1 === "limit"))){
+const err21 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2827,9 +2823,10 @@ vErrors.push(err21);
 }
 errors++;
 }
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 > 1000000 || isNaN(data8)){
-const err22 = {instancePath:instancePath+"/options/limit",schemaPath:"#/properties/options/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+}
+if(data6.dbPrefix !== undefined){
+if(typeof data6.dbPrefix !== "boolean"){
+const err22 = {instancePath:instancePath+"/options/dbPrefix",schemaPath:"#/properties/options/properties/dbPrefix/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2838,8 +2835,11 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(data8 < 1 || isNaN(data8)){
-const err23 = {instancePath:instancePath+"/options/limit",schemaPath:"#/properties/options/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data6.limit !== undefined){
+let data8 = data6.limit;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err23 = {instancePath:instancePath+"/options/limit",schemaPath:"#/properties/options/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2848,11 +2848,9 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 > 1000000 || isNaN(data8)){
+const err24 = {instancePath:instancePath+"/options/limit",schemaPath:"#/properties/options/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -2861,10 +2859,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-if(data.tagSeparator !== undefined){
-if(typeof data.tagSeparator !== "string"){
-const err25 = {instancePath:instancePath+"/tagSeparator",schemaPath:"#/properties/tagSeparator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8 < 1 || isNaN(data8)){
+const err25 = {instancePath:instancePath+"/options/limit",schemaPath:"#/properties/options/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -2874,15 +2870,40 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.counterInsertLua !== undefined){
-let data10 = data.counterInsertLua;
-if((typeof data10 !== "string") && (data10 !== null)){
-const err26 = {instancePath:instancePath+"/counterInsertLua",schemaPath:"#/properties/counterInsertLua/type",keyword:"type",params:{type: schema31.properties.counterInsertLua.type},message:"must be string,null"};
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/options",schemaPath:"#/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err26];
 }
 else {
 vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.tagSeparator !== undefined){
+if(typeof data.tagSeparator !== "string"){
+const err27 = {instancePath:instancePath+"/tagSeparator",schemaPath:"#/properties/tagSeparator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.counterInsertLua !== undefined){
+let data10 = data.counterInsertLua;
+if((typeof data10 !== "string") && (data10 !== null)){
+const err28 = {instancePath:instancePath+"/counterInsertLua",schemaPath:"#/properties/counterInsertLua/type",keyword:"type",params:{type: schema31.properties.counterInsertLua.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
 }
 errors++;
 }
@@ -2899,24 +2920,873 @@ errors = vErrors.length;
 }
 }
 else {
-const err27 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err29 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err27];
+vErrors = [err29];
 }
 else {
-vErrors.push(err27);
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.entityStore !== undefined){
+let data13 = data.entityStore;
+const _errs27 = errors;
+let valid4 = false;
+let passing0 = null;
+const _errs28 = errors;
+if(data13 !== null){
+const err30 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+var _valid0 = _errs28 === errors;
+if(_valid0){
+valid4 = true;
+passing0 = 0;
+}
+const _errs30 = errors;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.schema === undefined){
+const err31 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/oneOf/1/required",keyword:"required",params:{missingProperty: "schema"},message:"must have required property '"+"schema"+"'"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(data13.library === undefined){
+const err32 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/oneOf/1/required",keyword:"required",params:{missingProperty: "library"},message:"must have required property '"+"library"+"'"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(data13.libraryName === undefined){
+const err33 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/oneOf/1/required",keyword:"required",params:{missingProperty: "libraryName"},message:"must have required property '"+"libraryName"+"'"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+for(const key2 in data13){
+if(!(((key2 === "schema") || (key2 === "library")) || (key2 === "libraryName"))){
+const err34 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data13.schema !== undefined){
+let data14 = data13.schema;
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(data14.database === undefined){
+const err35 = {instancePath:instancePath+"/entityStore/schema",schemaPath:"#/$defs/entityStoreSchema/required",keyword:"required",params:{missingProperty: "database"},message:"must have required property '"+"database"+"'"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if(data14.functionName === undefined){
+const err36 = {instancePath:instancePath+"/entityStore/schema",schemaPath:"#/$defs/entityStoreSchema/required",keyword:"required",params:{missingProperty: "functionName"},message:"must have required property '"+"functionName"+"'"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(data14.dialect === undefined){
+const err37 = {instancePath:instancePath+"/entityStore/schema",schemaPath:"#/$defs/entityStoreSchema/required",keyword:"required",params:{missingProperty: "dialect"},message:"must have required property '"+"dialect"+"'"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+if(data14.entities === undefined){
+const err38 = {instancePath:instancePath+"/entityStore/schema",schemaPath:"#/$defs/entityStoreSchema/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+for(const key3 in data14){
+if(!((((key3 === "database") || (key3 === "functionName")) || (key3 === "dialect")) || (key3 === "entities"))){
+const err39 = {instancePath:instancePath+"/entityStore/schema",schemaPath:"#/$defs/entityStoreSchema/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+if(data14.database !== undefined){
+if(typeof data14.database !== "string"){
+const err40 = {instancePath:instancePath+"/entityStore/schema/database",schemaPath:"#/$defs/entityStoreSchema/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data14.functionName !== undefined){
+if(typeof data14.functionName !== "string"){
+const err41 = {instancePath:instancePath+"/entityStore/schema/functionName",schemaPath:"#/$defs/entityStoreSchema/properties/functionName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data14.dialect !== undefined){
+let data17 = data14.dialect;
+const _errs42 = errors;
+let valid8 = false;
+let passing1 = null;
+const _errs43 = errors;
+if(data17 !== null){
+const err42 = {instancePath:instancePath+"/entityStore/schema/dialect",schemaPath:"#/$defs/entityStoreSchema/properties/dialect/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+var _valid1 = _errs43 === errors;
+if(_valid1){
+valid8 = true;
+passing1 = 0;
+}
+const _errs45 = errors;
+if(!((data17 === "redisearch1") || (data17 === "redisearch2"))){
+const err43 = {instancePath:instancePath+"/entityStore/schema/dialect",schemaPath:"#/$defs/entityStoreSchema/properties/dialect/oneOf/1/enum",keyword:"enum",params:{allowedValues: schema43.properties.dialect.oneOf[1].enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+var _valid1 = _errs45 === errors;
+if(_valid1 && valid8){
+valid8 = false;
+passing1 = [passing1, 1];
+}
+else {
+if(_valid1){
+valid8 = true;
+passing1 = 1;
+}
+}
+if(!valid8){
+const err44 = {instancePath:instancePath+"/entityStore/schema/dialect",schemaPath:"#/$defs/entityStoreSchema/properties/dialect/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+else {
+errors = _errs42;
+if(vErrors !== null){
+if(_errs42){
+vErrors.length = _errs42;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data14.entities !== undefined){
+let data18 = data14.entities;
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+for(const key4 in data18){
+let data19 = data18[key4];
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(data19.name === undefined){
+const err45 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+if(data19.idName === undefined){
+const err46 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/required",keyword:"required",params:{missingProperty: "idName"},message:"must have required property '"+"idName"+"'"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+if(data19.idType === undefined){
+const err47 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/required",keyword:"required",params:{missingProperty: "idType"},message:"must have required property '"+"idType"+"'"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+if(data19.attributes === undefined){
+const err48 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+if(data19.references === undefined){
+const err49 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/required",keyword:"required",params:{missingProperty: "references"},message:"must have required property '"+"references"+"'"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+if(data19.referrers === undefined){
+const err50 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/required",keyword:"required",params:{missingProperty: "referrers"},message:"must have required property '"+"referrers"+"'"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+for(const key5 in data19){
+if(!((((((key5 === "name") || (key5 === "idName")) || (key5 === "idType")) || (key5 === "attributes")) || (key5 === "references")) || (key5 === "referrers"))){
+const err51 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+if(data19.name !== undefined){
+if(typeof data19.name !== "string"){
+const err52 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/name",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+if(data19.idName !== undefined){
+if(typeof data19.idName !== "string"){
+const err53 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/idName",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/idName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+if(data19.idType !== undefined){
+let data22 = data19.idType;
+if(!(((((((data22 === "text") || (data22 === "int")) || (data22 === "float")) || (data22 === "boolean")) || (data22 === "date")) || (data22 === "time")) || (data22 === "datetime"))){
+const err54 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/idType",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/idType/enum",keyword:"enum",params:{allowedValues: schema43.properties.entities.additionalProperties.properties.idType.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+}
+if(data19.attributes !== undefined){
+let data23 = data19.attributes;
+if(Array.isArray(data23)){
+const len1 = data23.length;
+for(let i1=0; i1<len1; i1++){
+let data24 = data23[i1];
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+if(data24.name === undefined){
+const err55 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i1,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+if(data24.type === undefined){
+const err56 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i1,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+if(data24.forms === undefined){
+const err57 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i1,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/required",keyword:"required",params:{missingProperty: "forms"},message:"must have required property '"+"forms"+"'"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+for(const key6 in data24){
+if(!(((((key6 === "name") || (key6 === "type")) || (key6 === "forms")) || (key6 === "compared")) || (key6 === "sorted"))){
+const err58 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i1,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(data24.name !== undefined){
+if(typeof data24.name !== "string"){
+const err59 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i1+"/name",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+}
+if(data24.type !== undefined){
+let data26 = data24.type;
+if(!(((((((data26 === "text") || (data26 === "int")) || (data26 === "float")) || (data26 === "boolean")) || (data26 === "date")) || (data26 === "time")) || (data26 === "datetime"))){
+const err60 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i1+"/type",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema43.properties.entities.additionalProperties.properties.attributes.items.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+if(data24.forms !== undefined){
+let data27 = data24.forms;
+if(Array.isArray(data27)){
+const len2 = data27.length;
+for(let i2=0; i2<len2; i2++){
+let data28 = data27[i2];
+if(!((data28 === "sort") || (data28 === "eq"))){
+const err61 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i1+"/forms/" + i2,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/properties/forms/items/enum",keyword:"enum",params:{allowedValues: schema43.properties.entities.additionalProperties.properties.attributes.items.properties.forms.items.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
 }
 errors++;
 }
 }
 }
 else {
-const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err62 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i1+"/forms",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/properties/forms/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err28];
+vErrors = [err62];
 }
 else {
-vErrors.push(err28);
+vErrors.push(err62);
+}
+errors++;
+}
+}
+if(data24.compared !== undefined){
+if(typeof data24.compared !== "boolean"){
+const err63 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i1+"/compared",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/properties/compared/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+}
+if(data24.sorted !== undefined){
+if(typeof data24.sorted !== "boolean"){
+const err64 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i1+"/sorted",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/properties/sorted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+}
+else {
+const err65 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes/" + i1,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+}
+}
+else {
+const err66 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/attributes",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+}
+if(data19.references !== undefined){
+let data31 = data19.references;
+if(Array.isArray(data31)){
+const len3 = data31.length;
+for(let i3=0; i3<len3; i3++){
+let data32 = data31[i3];
+if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
+if(data32.name === undefined){
+const err67 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i3,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+if(data32.target === undefined){
+const err68 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i3,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/required",keyword:"required",params:{missingProperty: "target"},message:"must have required property '"+"target"+"'"};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+if(data32.kind === undefined){
+const err69 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i3,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+if(data32.minItems === undefined){
+const err70 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i3,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/required",keyword:"required",params:{missingProperty: "minItems"},message:"must have required property '"+"minItems"+"'"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+for(const key7 in data32){
+if(!(((((key7 === "name") || (key7 === "target")) || (key7 === "kind")) || (key7 === "minItems")) || (key7 === "maxItems"))){
+const err71 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i3,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+if(data32.name !== undefined){
+if(typeof data32.name !== "string"){
+const err72 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i3+"/name",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+if(data32.target !== undefined){
+if(typeof data32.target !== "string"){
+const err73 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i3+"/target",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+if(data32.kind !== undefined){
+let data35 = data32.kind;
+if(!(((data35 === "one") || (data35 === "optional")) || (data35 === "many"))){
+const err74 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i3+"/kind",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema43.properties.entities.additionalProperties.properties.references.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+}
+if(data32.minItems !== undefined){
+let data36 = data32.minItems;
+if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
+const err75 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i3+"/minItems",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/properties/minItems/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 < 0 || isNaN(data36)){
+const err76 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i3+"/minItems",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/properties/minItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+}
+}
+if(data32.maxItems !== undefined){
+let data37 = data32.maxItems;
+if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
+const err77 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i3+"/maxItems",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/properties/maxItems/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+if((typeof data37 == "number") && (isFinite(data37))){
+if(data37 < 0 || isNaN(data37)){
+const err78 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i3+"/maxItems",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err79 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/references/" + i3,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+}
+}
+else {
+const err80 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/references",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/references/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+}
+if(data19.referrers !== undefined){
+let data38 = data19.referrers;
+if(Array.isArray(data38)){
+const len4 = data38.length;
+for(let i4=0; i4<len4; i4++){
+let data39 = data38[i4];
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+if(data39.entity === undefined){
+const err81 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/referrers/" + i4,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/referrers/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+if(data39.reference === undefined){
+const err82 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/referrers/" + i4,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/referrers/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+for(const key8 in data39){
+if(!((key8 === "entity") || (key8 === "reference"))){
+const err83 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/referrers/" + i4,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/referrers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+}
+if(data39.entity !== undefined){
+if(typeof data39.entity !== "string"){
+const err84 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/referrers/" + i4+"/entity",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/referrers/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+}
+if(data39.reference !== undefined){
+if(typeof data39.reference !== "string"){
+const err85 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/referrers/" + i4+"/reference",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/referrers/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+}
+}
+}
+else {
+const err86 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/referrers/" + i4,schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/referrers/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
+}
+}
+}
+else {
+const err87 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/referrers",schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/properties/referrers/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+}
+}
+else {
+const err88 = {instancePath:instancePath+"/entityStore/schema/entities/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/entityStoreSchema/properties/entities/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
+}
+errors++;
+}
+}
+}
+else {
+const err89 = {instancePath:instancePath+"/entityStore/schema/entities",schemaPath:"#/$defs/entityStoreSchema/properties/entities/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err89];
+}
+else {
+vErrors.push(err89);
+}
+errors++;
+}
+}
+}
+else {
+const err90 = {instancePath:instancePath+"/entityStore/schema",schemaPath:"#/$defs/entityStoreSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err90];
+}
+else {
+vErrors.push(err90);
+}
+errors++;
+}
+}
+if(data13.library !== undefined){
+if(typeof data13.library !== "string"){
+const err91 = {instancePath:instancePath+"/entityStore/library",schemaPath:"#/properties/entityStore/oneOf/1/properties/library/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err91];
+}
+else {
+vErrors.push(err91);
+}
+errors++;
+}
+}
+if(data13.libraryName !== undefined){
+if(typeof data13.libraryName !== "string"){
+const err92 = {instancePath:instancePath+"/entityStore/libraryName",schemaPath:"#/properties/entityStore/oneOf/1/properties/libraryName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err92];
+}
+else {
+vErrors.push(err92);
+}
+errors++;
+}
+}
+}
+else {
+const err93 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err93];
+}
+else {
+vErrors.push(err93);
+}
+errors++;
+}
+var _valid0 = _errs30 === errors;
+if(_valid0 && valid4){
+valid4 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid4 = true;
+passing0 = 1;
+}
+}
+if(!valid4){
+const err94 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
+}
+else {
+errors = _errs27;
+if(vErrors !== null){
+if(_errs27){
+vErrors.length = _errs27;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.noEntityStore !== undefined){
+let data44 = data.noEntityStore;
+if((typeof data44 !== "string") && (data44 !== null)){
+const err95 = {instancePath:instancePath+"/noEntityStore",schemaPath:"#/properties/noEntityStore/type",keyword:"type",params:{type: schema31.properties.noEntityStore.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
+}
+errors++;
+}
+}
+}
+else {
+const err96 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
 }
 errors++;
 }

@@ -22,7 +22,9 @@ import {
     type Field,
     type KExpression,
     type KvlmModel,
+    type PidmModel,
 } from '../../language/generated/ast.js';
+import { coreEntityStore } from '../entities/entity-store-design.js';
 import { GenerationError } from '../generation-errors.js';
 import { escapeKeyPart, type RedisLogicalType } from '../shared/redis-encoding.js';
 import { buildQuery, describeCost, refName } from './redis-core-query-plan.js';
@@ -40,6 +42,7 @@ export type {
     CoreAccess,
     CoreFilter,
     CoreQuery,
+    CoreEntityStore,
 } from './redis-core-view-model.js';
 
 /** The most characters Redis accepts in a function name. */
@@ -74,9 +77,10 @@ export function coreFunctions(database: string): CoreFunctions {
     return functions;
 }
 
-/** Builds the core-Redis design of a KVLM model. Pure. */
-export function buildCoreViewModel(kvlm: KvlmModel): CoreViewModel {
+/** Builds the core-Redis design of a KVLM model (with the source PIDM, its entity store too). Pure. */
+export function buildCoreViewModel(kvlm: KvlmModel, pidm?: readonly PidmModel[]): CoreViewModel {
     const collections = kvlm.collections.map(buildCollection);
+    const entities = coreEntityStore(kvlm, pidm, collections);
     return {
         target: 'redis-core',
         database: kvlm.name,
@@ -94,6 +98,8 @@ export function buildCoreViewModel(kvlm: KvlmModel): CoreViewModel {
                     instead: `the plan reads every record of ${collection.name} (HKEYS ${collection.recordKey}, then HMGET) and filters them in the function: its cost grows with the collection, not with the answer`,
                 })),
         ),
+        entityStore: entities.store,
+        noEntityStore: entities.missing,
     };
 }
 

@@ -19,16 +19,26 @@ export const redisCoreTarget: GenerationTarget<typeof redisCoreTargetOptions, Co
     engine: 'redis-core',
     options: redisCoreTargetOptions,
     // Imported when it runs: the design code reaches the language layer, which `kvmod --help` must not load.
-    buildDesign: async ({ kvlm }) => (await import('./redis-core-design.js')).buildCoreViewModel(kvlm),
+    usesSourceModel: true,
+    buildDesign: async ({ kvlm, pidm }) => (await import('./redis-core-design.js')).buildCoreViewModel(kvlm, pidm),
     templates: {
         viewModelSchema: 'schemas/redis-core-view-model.schema.json',
         entries: [{ template: 'library.lua.hbs' }, { template: 'calls.redis.hbs' }, { template: 'README.md.hbs' }],
         helpers: redisCoreHelpers,
     },
-    warnings: (design) =>
-        design.warnings.map((warning) => ({
+    warnings: (design) => [
+        ...design.warnings.map((warning) => ({
             code: 'redis-core.full-scan',
             query: warning.query,
             message: `query ${warning.query} cannot be served without a full scan on core Redis: ${warning.reason}; instead, ${warning.instead}`,
         })),
+        ...(design.noEntityStore === null
+            ? []
+            : [
+                  {
+                      code: 'redis-core.no-entity-store',
+                      message: `the design keeps no entities, so it has no entity operations (no entity function in library.lua): ${design.noEntityStore}`,
+                  },
+              ]),
+    ],
 };

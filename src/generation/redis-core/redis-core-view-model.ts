@@ -3,6 +3,7 @@
  * entry points, and per collection its row keys, record, indexes and query plans. Types only.
  */
 import type { RedisLogicalType } from '../shared/redis-encoding.js';
+import type { EntityStoreSchema } from '../shared/entity-store.js';
 
 /** The library's entry points, by role; every name is `<database>_<role>`. */
 export interface CoreFunctions {
@@ -39,6 +40,18 @@ export interface CoreViewModel {
     collections: CoreCollection[];
     /** Queries no index narrows (they read every record of their collection): what `generate` warns about. */
     warnings: CoreWarning[];
+    /** The entity store (issue 28): entity hashes, reverse hashes and the entity Function; null when the design has none. */
+    entityStore: CoreEntityStore | null;
+    /** Why the design has no entity store (a design warning), or null. */
+    noEntityStore: string | null;
+}
+
+/** The entity store of a redis-core design: its Function lives in the design's own library (`library.lua`). */
+export interface CoreEntityStore {
+    /** The layout every writer and reader of the entities shares (src/generation/shared/entity-store.ts). */
+    schema: EntityStoreSchema;
+    /** The entity code the library appends to its own (it calls `row_put`, `index_put`, `remove_entries`). */
+    code: string;
 }
 
 /** A query served by reading every record of its collection. */

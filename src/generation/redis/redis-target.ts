@@ -34,7 +34,8 @@ export const redisTarget: GenerationTarget<typeof redisTargetOptions, RedisViewM
     description: 'RediSearch indexes, writes and queries as redis-cli scripts, and a README of the design',
     engine: 'redisearch',
     options: redisTargetOptions,
-    buildDesign: ({ kvlm }, options) => buildRedisViewModel(kvlm, options),
+    usesSourceModel: true,
+    buildDesign: ({ kvlm, pidm }, options) => buildRedisViewModel(kvlm, options, { pidm }),
     templates: {
         viewModelSchema: 'schemas/redis-view-model.schema.json',
         entries: [
@@ -42,11 +43,21 @@ export const redisTarget: GenerationTarget<typeof redisTargetOptions, RedisViewM
             { template: 'writes.redis.hbs' },
             { template: 'writes.lua.hbs', when: (design) => design.counterInsertLua !== null },
             { template: 'queries.redis.hbs' },
+            { template: 'entities.lua.hbs', when: (design) => design.entityStore !== null },
             { template: 'README.md.hbs' },
         ],
         helpers: redisHelpers,
         partialRenderers: redisPartialRenderers,
     },
+    warnings: (design) =>
+        design.noEntityStore === null
+            ? []
+            : [
+                  {
+                      code: 'redis.no-entity-store',
+                      message: `the design keeps no entities, so it has no entity operations (no entities.lua, no entity functions in the client): ${design.noEntityStore}`,
+                  },
+              ],
     describeCollection(design, name) {
         const collection = design.collections.find((c) => c.name === name);
         return collection

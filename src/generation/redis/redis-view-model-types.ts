@@ -5,6 +5,7 @@
  */
 import type { RedisLogicalType } from '../shared/redis-encoding.js';
 import type { RedisDialect } from '../shared/redis-dialects.js';
+import type { EntityStoreSchema } from '../shared/entity-store.js';
 
 /** Options of the Redis target; their doc comments are the documentation of the CLI flags. */
 export interface RedisGenerationOptions {
@@ -240,4 +241,18 @@ export interface RedisViewModel {
     counterInsertLua: string | null;
     /** The collections. */
     collections: RedisCollection[];
+    /** The entity store (issue 28): entity hashes, reverse hashes and the entity Function; null when the design has none. */
+    entityStore: RedisEntityStore | null;
+    /** Why the design has no entity store (a design warning), or null. */
+    noEntityStore: string | null;
+}
+
+/** The entity store of a design: how entities are kept and the Functions library that runs their operations. */
+export interface RedisEntityStore {
+    /** The layout every writer and reader of the entities shares (src/generation/shared/entity-store.ts). */
+    schema: EntityStoreSchema;
+    /** The Functions library (`FUNCTION LOAD REPLACE`), the text of `entities.lua`: one Function, `schema.functionName`. */
+    library: string;
+    /** The library's name: `kvmod_<database>_entities`. */
+    libraryName: string;
 }

@@ -4,7 +4,8 @@
  * `redis-collection-builder.ts` and `redis-query-builder.ts`, and what differs between RediSearch 1.2 and 2.x is one
  * strategy object per dialect (`redis-dialect-strategy.ts`).
  */
-import type { KvlmModel } from '../../language/generated/ast.js';
+import type { KvlmModel, PidmModel } from '../../language/generated/ast.js';
+import { redisEntityStore } from '../entities/entity-store-design.js';
 import { GenerationError } from '../generation-errors.js';
 import { buildCollection, SharedValues } from './redis-collection-builder.js';
 import { REDIS_DIALECT_STRATEGIES } from './redis-dialect-strategy.js';
@@ -16,8 +17,15 @@ export { REDIS_DIALECTS, type RedisDialect } from '../shared/redis-dialects.js';
 export { TAG_SEPARATOR } from '../shared/redis-text-rules.js';
 export * from './redis-view-model-types.js';
 
-/** Builds the view model of a KVLM model for one dialect. Throws `GenerationError` for what RediSearch cannot express. */
-export function buildRedisViewModel(model: KvlmModel, options: Partial<RedisGenerationOptions> = {}): RedisViewModel {
+/**
+ * Builds the view model of a KVLM model for one dialect. Throws `GenerationError` for what RediSearch cannot express.
+ * With the source PIDM model(s), the design keeps the entities too (`entityStore`).
+ */
+export function buildRedisViewModel(
+    model: KvlmModel,
+    options: Partial<RedisGenerationOptions> = {},
+    source: { pidm?: readonly PidmModel[] } = {},
+): RedisViewModel {
     const opts: RedisGenerationOptions = { ...DEFAULT_REDIS_OPTIONS, ...definedOnly(options) };
     if (!REDIS_DIALECTS.includes(opts.dialect)) {
         throw new GenerationError(`unknown Redis dialect '${opts.dialect}' (known: ${REDIS_DIALECTS.join(', ')})`, {
@@ -34,6 +42,7 @@ export function buildRedisViewModel(model: KvlmModel, options: Partial<RedisGene
     const collections = model.collections.map((collection) =>
         buildCollection(model, collection, opts, strategy, shared),
     );
+    const entities = redisEntityStore(model, source.pidm, opts.dialect, collections);
     return {
         target: 'redis',
         dialect: opts.dialect,
@@ -45,6 +54,8 @@ export function buildRedisViewModel(model: KvlmModel, options: Partial<RedisGene
         tagSeparator: TAG_SEPARATOR,
         counterInsertLua: collections.some((c) => c.key.kind === 'counter') ? strategy.counterInsertLua : null,
         collections,
+        entityStore: entities.store,
+        noEntityStore: entities.missing,
     };
 }
 

@@ -16,6 +16,8 @@ export interface EntityCase {
     name: string;
     model: RuntimeModel;
     design: KvlmModel;
+    /** The source model(s): what a design's entity store is built from. */
+    pidm: PidmModel[];
 }
 
 /** RediSearch 1.2's rules, as `kvmod load` screens values for it. */
@@ -118,6 +120,7 @@ function fromPidm(name: string, pidm: PidmModel[], keyStrategy: 'natural' | 'cou
         name,
         model: buildRuntimeModel(pidm),
         design: transformPidmToKvlm(pidm, { merge: 'safe', keyStrategy }).model,
+        pidm,
     };
 }
 

@@ -1,0 +1,887 @@
+/**
+ * The Lua of a design's entity Function (issue 28; docs/design/entity-store.md section 4): generic code, the same for
+ * every design, driven by two tables generated from the design — `ENTITIES` (attributes with their stored forms,
+ * references, referrers) and `ECOLLS` (per collection its node tree, key parts and fields as stored forms of the
+ * entity bound at a node). The server copies strings from entity hashes into rows and never encodes a value: the
+ * writers store the encoded forms (src/generation/shared/entity-store.ts). Each operation reads and checks everything
+ * and plans every write in memory first (phase 1), then writes (phase 2): a refused operation has written nothing.
+ *
+ * The row writers differ per engine: `rs1` (RediSearch 1.2: `FT.ADD … REPLACE [PARTIAL]`, `FT.DEL … DD`), `rs2`
+ * (RediSearch 2.x indexes hashes itself: `DEL` + `HSET`), `core` (the redis-core library's own `row_put`,
+ * `index_put`, `remove_entries`: the entity code is appended to that library, whose locals it calls).
+ */
+import { ENTITY_KEY_ROOT, type EntityStoreSchema } from '../shared/entity-store.js';
+import type { RedisLogicalType } from '../shared/redis-encoding.js';
+
+/** A string as a Lua literal: printable ASCII as is, `"` `\\` and every other byte as a three-digit decimal escape. */
+export function luaString(text: string): string {
+    let out = '"';
+    for (const byte of Buffer.from(text, 'utf8')) {
+        const plain = byte >= 0x20 && byte < 0x7f && byte !== 0x22 && byte !== 0x5c;
+        out += plain ? String.fromCharCode(byte) : `\\${String(byte).padStart(3, '0')}`;
+    }
+    return `${out}"`;
+}
+
+/** Plain data (strings, finite numbers, booleans, arrays, objects; undefined members left out) as a Lua constructor. */
+export function luaValue(value: unknown): string {
+    if (typeof value === 'string') return luaString(value);
+    if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+    if (typeof value === 'boolean') return String(value);
+    if (Array.isArray(value)) return `{${value.map(luaValue).join(', ')}}`;
+    if (typeof value === 'object' && value !== null) {
+        const entries = Object.entries(value).filter(([, member]) => member !== undefined);
+        return `{${entries.map(([key, member]) => `${luaKey(key)} = ${luaValue(member)}`).join(', ')}}`;
+    }
+    throw new Error(`luaValue: cannot write ${String(value)} as Lua`);
+}
+
+const LUA_KEYWORDS = new Set(
+    'and break do else elseif end false for function if in local nil not or repeat return then true until while'.split(
+        ' ',
+    ),
+);
+
+/** A table key: a name as is, anything else bracketed. */
+function luaKey(key: string): string {
+    return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) && !LUA_KEYWORDS.has(key) ? key : `[${luaString(key)}]`;
+}
+
+/** Which row writer the Function uses. */
+export type EntityEngine = 'rs1' | 'rs2' | 'core';
+
+/** A collection as the Function reads it: where every key part and field comes from. */
+export interface EntityLuaCollection {
+    name: string;
+    /** The physical index (rs1 writes rows through it); '' elsewhere. */
+    index: string;
+    /** The row keys' prefix. */
+    prefix: string;
+    /** The hash field holding the row key after the prefix. */
+    idField: string;
+    /** Nodes, root first: entity, parent position (1-based; 0 for the root), reference followed from the parent. */
+    nodes: { entity: string; parent: number; ref: string }[];
+    /**
+     * Key parts: the node (1-based) and stored form they read; `iso`: a key part no field holds takes the value's
+     * identity (`2024-01-31`, `true`), not its stored form, as the loaders write it.
+     */
+    key: { node: number; form: string; iso?: RedisLogicalType }[];
+    /** Row fields in write order: hash field, node, stored form (`attr`, `attr#sort`, `attr#eq`), whether indexed. */
+    fields: { name: string; node: number; form: string; indexed: boolean }[];
+}
+
+/** Key-part types whose identity differs from their stored form. */
+const ISO_TYPES: ReadonlySet<RedisLogicalType> = new Set(['date', 'time', 'datetime', 'boolean']);
+
+/** The `iso` of a key part that no field holds, read from the attribute's type. */
+export function isoOfKeyOnly(type: RedisLogicalType | undefined): RedisLogicalType | undefined {
+    return type !== undefined && ISO_TYPES.has(type) ? type : undefined;
+}
+
+/** The model tables of the Function, as Lua source. */
+export function entityLuaTables(
+    schema: EntityStoreSchema,
+    engine: EntityEngine,
+    collections: EntityLuaCollection[],
+): string {
+    const numeric = (type: RedisLogicalType) => type !== 'text';
+    const entities: Record<string, unknown> = {};
+    for (const entity of Object.values(schema.entities)) {
+        entities[entity.name] = {
+            id: entity.idName,
+            attrs: Object.fromEntries(
+                entity.attributes.map((attribute) => [
+                    attribute.name,
+                    {
+                        numeric: numeric(attribute.type),
+                        forms: Object.fromEntries(attribute.forms.map((form) => [form, true])),
+                    },
+                ]),
+            ),
+            attrOrder: entity.attributes.map((attribute) => attribute.name),
+            refs: Object.fromEntries(
+                entity.references.map((reference) => [
+                    reference.name,
+                    {
+                        target: reference.target,
+                        kind: reference.kind,
+                        min: reference.minItems,
+                        ...(reference.maxItems !== undefined ? { max: reference.maxItems } : {}),
+                    },
+                ]),
+            ),
+            refOrder: entity.references.map((reference) => reference.name),
+            referrers: entity.referrers.map((referrer) => {
+                const from = schema.entities[referrer.entity].references.find(
+                    (reference) => reference.name === referrer.reference,
+                )!;
+                return { entity: referrer.entity, ref: referrer.reference, kind: from.kind, min: from.minItems };
+            }),
+        };
+    }
+    const colls = collections.map((collection) => ({
+        ...collection,
+        // The fast path (see the Lua): every key part is the identifier of the entity bound at its node.
+        ids: collection.key.every(
+            (part) => schema.entities[collection.nodes[part.node - 1].entity]?.idName === part.form,
+        ),
+    }));
+    return [
+        `local ENGINE = ${luaValue(engine)}`,
+        `local ROOT = ${luaValue(`${ENTITY_KEY_ROOT}:${schema.database}:`)}`,
+        'local ENTITIES = {',
+        ...Object.entries(entities).map(([name, entity]) => `    ${luaKey(name)} = ${luaValue(entity)},`),
+        '}',
+        'local ECOLLS = {',
+        ...colls.map((collection) => `    ${luaValue(collection)},`),
+        '}',
+    ].join('\n');
+}
+
+/** The entity code (tables and functions) of a design: what the redis-core library appends to its own code. */
+export function entityLuaCode(
+    schema: EntityStoreSchema,
+    engine: EntityEngine,
+    collections: EntityLuaCollection[],
+): string {
+    return [
+        '-- Entity operations (issue 28): one atomic call per operation on an entity, keeping every row true.',
+        `-- FCALL ${schema.functionName} 0 <op> <Entity> <stored id> …  (see README.md, "Entities")`,
+        entityLuaTables(schema, engine, collections),
+        ENTITY_LUA_BODY.replace('__FUNCTION__', schema.functionName).trim(),
+    ].join('\n');
+}
+
+/** The entity library of a redis-target design (`entities.lua`): a library of its own. */
+export function entityLibraryText(
+    schema: EntityStoreSchema,
+    engine: 'rs1' | 'rs2',
+    collections: EntityLuaCollection[],
+): string {
+    return [
+        `#!lua name=${entityLibraryName(schema.database)}`,
+        `-- The entity Function of the KVLM design \`${schema.database}\`, generated by kvmod (target redis, ${engine === 'rs1' ? 'redisearch1' : 'redisearch2'}).`,
+        '-- Load it once per server:  redis-cli -x FUNCTION LOAD REPLACE < entities.lua',
+        entityLuaCode(schema, engine, collections),
+        '',
+    ].join('\n');
+}
+
+/** The name of a redis-target design's entity library. */
+export function entityLibraryName(database: string): string {
+    return `kvmod_${database}_entities`;
+}
+
+/** The generic code (the Function's body), in Lua 5.1 as Redis runs it. */
+const ENTITY_LUA_BODY = String.raw`
+local function e_esc_id(s)
+    if not string.find(s, '[%%:{}]') then return s end
+    s = string.gsub(s, '%%', '%%25')
+    s = string.gsub(s, ':', '%%3A')
+    s = string.gsub(s, '{', '%%7B')
+    return (string.gsub(s, '}', '%%7D'))
+end
+local function e_key(E, id) return ROOT .. '{' .. E .. ':' .. e_esc_id(id) .. '}' end
+local function e_revkey(E, id, from, ref) return e_key(E, id) .. ':<' .. from .. '.' .. ref end
+
+-- A key part's identity from its stored form (dates, times, booleans), as the loaders write a key part no field holds.
+local function e_iso(s, t)
+    if t == 'boolean' then
+        if s == '1' then return 'true' end
+        return 'false'
+    end
+    local width = (t == 'date' and 8) or (t == 'time' and 6) or 14
+    if #s < width then s = string.rep('0', width - #s) .. s end
+    local sub = string.sub
+    if t == 'date' then return sub(s, 1, 4) .. '-' .. sub(s, 5, 6) .. '-' .. sub(s, 7, 8) end
+    if t == 'time' then return sub(s, 1, 2) .. ':' .. sub(s, 3, 4) .. ':' .. sub(s, 5, 6) end
+    return sub(s, 1, 4) .. '-' .. sub(s, 5, 6) .. '-' .. sub(s, 7, 8) .. 'T' .. sub(s, 9, 10) .. ':' .. sub(s, 11, 12) .. ':' .. sub(s, 13, 14)
+end
+local function e_key_part(s, part)
+    if part.iso then s = e_iso(s, part.iso) end
+    if not string.find(s, '[%%:{}]') then return s end
+    s = string.gsub(s, '%%', '%%25')
+    s = string.gsub(s, ':', '%%3A')
+    if ENGINE == 'core' then
+        s = string.gsub(s, '{', '%%7B')
+        s = string.gsub(s, '}', '%%7D')
+    end
+    return s
+end
+
+-- JSON as JavaScript's JSON.stringify writes it (cjson writes an empty list as {} and escapes '/').
+local JSON_ESCAPES = { ['"'] = '\\"', ['\\'] = '\\\\', ['\b'] = '\\b', ['\f'] = '\\f', ['\n'] = '\\n', ['\r'] = '\\r', ['\t'] = '\\t' }
+local function e_json_string(s)
+    return '"' .. (string.gsub(s, '[%z\1-\31"\\]', function(c)
+        return JSON_ESCAPES[c] or string.format('\\u%04x', string.byte(c))
+    end)) .. '"'
+end
+local function e_json_list(list)
+    local parts = {}
+    for i, s in ipairs(list) do parts[i] = e_json_string(s) end
+    return '[' .. table.concat(parts, ',') .. ']'
+end
+local function e_quote(s) return '"' .. s .. '"' end
+
+local function e_refuse(code, message) return redis.error_reply('KVMOD_' .. code .. ' ' .. message) end
+
+-- One operation's view of the entities: the store as it is ('old'), and after the operation ('new': the
+-- entities the operation changes, false for a deleted one, over the old store).
+local e_loaded, e_new, X
+local function e_load(E, id)
+    local k = E .. '\0' .. id
+    local m = e_loaded[k]
+    if m == nil then
+        local flat = redis.call('HGETALL', e_key(E, id))
+        if #flat == 0 then m = false else
+            m = {}
+            for i = 1, #flat, 2 do m[flat[i]] = flat[i + 1] end
+        end
+        e_loaded[k] = m
+    end
+    return m
+end
+local function e_view(state, E, id)
+    if state == 'new' then
+        local m = e_new[E .. '\0' .. id]
+        if m ~= nil then return m end
+    end
+    return e_load(E, id)
+end
+-- A copy of an entity's fields (without the decoded lists cached beside them).
+local function e_copy(m)
+    local out = {}
+    for k, v in pairs(m) do if string.byte(k, 1) ~= 0 then out[k] = v end end
+    return out
+end
+local function e_decode_list(raw)
+    local ok, list = pcall(cjson.decode, raw)
+    if not ok or type(list) ~= 'table' then return nil end
+    for i = 1, #list do if type(list[i]) ~= 'string' then return nil end end
+    for k in pairs(list) do if type(k) ~= 'number' or k < 1 or k > #list then return nil end end
+    return list
+end
+local function e_targets(m, ref, kind)
+    local v = m['>' .. ref]
+    if v == nil or v == '' then return {} end
+    if kind == 'many' then
+        local l = m['\0' .. ref]
+        if not l then
+            l = e_decode_list(v) or {}
+            m['\0' .. ref] = l
+        end
+        return l
+    end
+    return { v }
+end
+
+-- Every binding of collection C rooted at root, in a state, with node fn bound to fid.
+local function e_bindings(C, root, state, fn, fid, out)
+    local nodes = C.nodes
+    local b = {}
+    local function bind(i)
+        if i > #nodes then
+            local copy = {}
+            for j = 1, #nodes do copy[j] = b[j] end
+            out[#out + 1] = copy
+            return
+        end
+        local node = nodes[i]
+        local parent = b[node.parent]
+        local kind = ENTITIES[nodes[node.parent].entity].refs[node.ref].kind
+        for _, tid in ipairs(e_targets(parent.m, node.ref, kind)) do
+            if fn ~= i or tid == fid then
+                local m = e_view(state, node.entity, tid)
+                if m then
+                    b[i] = { id = tid, m = m }
+                    bind(i + 1)
+                end
+            end
+        end
+    end
+    if fn == 1 and root ~= fid then return end
+    local m = e_view(state, nodes[1].entity, root)
+    if not m then return end
+    b[1] = { id = root, m = m }
+    bind(2)
+end
+
+local function e_row_of(C, binding)
+    local parts = {}
+    for i, p in ipairs(C.key) do parts[i] = e_key_part(binding[p.node].m[p.form], p) end
+    local suffix = table.concat(parts, ':')
+    local values = {}
+    for i, f in ipairs(C.fields) do values[i] = binding[f.node].m[f.form] end
+    return C.prefix .. suffix, suffix, values
+end
+
+-- The root ids whose bindings hold id at node n (the reverse hashes, walked up to the root).
+local function e_roots_of(C, n, id, acc)
+    if n == 1 then
+        acc[id] = true
+        return acc
+    end
+    local node = C.nodes[n]
+    local parent = C.nodes[node.parent]
+    for _, pid in ipairs(redis.call('HKEYS', e_revkey(node.entity, id, parent.entity, node.ref))) do
+        e_roots_of(C, node.parent, pid, acc)
+    end
+    return acc
+end
+
+-- Plans the row changes of the changed entities: rows (old state) to delete, rows (new state) to write.
+-- A change is { E, id, touched(C, n) }: whether the entity bound at node n of C changes a row of C.
+local function e_plan_rows(changes)
+    local dels, puts, order, before = {}, {}, {}, {}
+    for _, C in ipairs(ECOLLS) do
+        for n, node in ipairs(C.nodes) do
+            for _, ch in ipairs(changes) do
+                if node.entity == ch.E and ch.touched(C, n) then
+                    for root in pairs(e_roots_of(C, n, ch.id, {})) do
+                        local old, new = {}, {}
+                        e_bindings(C, root, 'old', n, ch.id, old)
+                        e_bindings(C, root, 'new', n, ch.id, new)
+                        for _, b in ipairs(old) do
+                            local key, _, values = e_row_of(C, b)
+                            dels[key] = C
+                            before[key] = values
+                        end
+                        for _, b in ipairs(new) do
+                            local key, suffix, values = e_row_of(C, b)
+                            if not puts[key] then order[#order + 1] = key end
+                            puts[key] = { C = C, suffix = suffix, values = values }
+                        end
+                    end
+                end
+            end
+        end
+    end
+    -- A row whose key and values stay as they are is neither deleted nor written; a kept row gets its changed fields.
+    local changed = {}
+    for _, key in ipairs(order) do
+        local row, was = puts[key], before[key]
+        dels[key] = nil
+        local same = was ~= nil
+        if same then
+            for i = 1, #row.C.fields do
+                if was[i] ~= row.values[i] then
+                    same = false
+                    break
+                end
+            end
+        end
+        if not same then
+            changed[#changed + 1] = key
+            if was ~= nil then
+                local fields, indexed = {}, false
+                for i, f in ipairs(row.C.fields) do
+                    if was[i] ~= row.values[i] then
+                        fields[#fields + 1] = i
+                        indexed = indexed or f.indexed
+                    end
+                end
+                row.partial = { C = row.C, key = key, fields = fields, indexed = indexed, values = row.values }
+            end
+        end
+    end
+    return dels, puts, changed
+end
+
+-- The fast path of an attribute update (no key form changed) of X at node n of C, when every node of C lies on
+-- the path root -> n and the key names those nodes by their identifiers: each walk up the reverse hashes is one
+-- row, its key made of the ids on the walk; only the changed fields are written, and no entity is read.
+local function e_on_path(C, n)
+    if not C.ids then return false end
+    local on, i = {}, n
+    while i > 0 do
+        on[i] = true
+        i = C.nodes[i].parent
+    end
+    for j = 1, #C.nodes do if not on[j] then return false end end
+    return true
+end
+local function e_paths_of(C, n, id, ids, out)
+    ids[n] = id
+    if n == 1 then
+        local copy = {}
+        for j = 1, #C.nodes do copy[j] = ids[j] end
+        out[#out + 1] = copy
+        return
+    end
+    local node = C.nodes[n]
+    local parent = C.nodes[node.parent]
+    for _, pid in ipairs(redis.call('HKEYS', e_revkey(node.entity, id, parent.entity, node.ref))) do
+        e_paths_of(C, node.parent, pid, ids, out)
+    end
+end
+local function e_partial_rows(C, n, changed, out)
+    local fields, indexed = {}, false
+    for i, f in ipairs(C.fields) do
+        if f.node == n and changed[f.form] then
+            fields[#fields + 1] = i
+            indexed = indexed or f.indexed
+        end
+    end
+    if #fields == 0 then return end
+    local paths = {}
+    e_paths_of(C, n, X.id, {}, paths)
+    for _, ids in ipairs(paths) do
+        local parts = {}
+        for i, p in ipairs(C.key) do parts[i] = e_key_part(ids[p.node], p) end
+        out[#out + 1] = { C = C, key = C.prefix .. table.concat(parts, ':'), fields = fields, indexed = indexed }
+    end
+end
+
+local function e_field_value(p, i)
+    if p.values then return p.values[i] end
+    return X.new[p.C.fields[i].form]
+end
+local function e_write_partial(p)
+    local C = p.C
+    if ENGINE == 'rs1' and p.indexed then
+        local args = { 'FT.ADD', C.index, p.key, '1.0', 'REPLACE', 'PARTIAL', 'FIELDS' }
+        for _, i in ipairs(p.fields) do
+            args[#args + 1] = C.fields[i].name
+            args[#args + 1] = e_field_value(p, i)
+        end
+        redis.call(unpack(args))
+        return
+    end
+    local args = { 'HSET', p.key }
+    for _, i in ipairs(p.fields) do
+        args[#args + 1] = C.fields[i].name
+        args[#args + 1] = e_field_value(p, i)
+    end
+    redis.call(unpack(args))
+    if ENGINE == 'core' and p.indexed then
+        local c = COLLECTIONS[C.name]
+        index_put(c, p.key, p.values or redis.call('HMGET', p.key, unpack(c.fields)))
+    end
+end
+
+local function e_write_row(C, key, row)
+    if ENGINE == 'core' then
+        local c = COLLECTIONS[C.name]
+        row_put(c, key, row.values)
+        index_put(c, key, row.values)
+        return
+    end
+    local args
+    if ENGINE == 'rs1' then
+        args = { 'FT.ADD', C.index, key, '1.0', 'REPLACE', 'FIELDS', C.idField, row.suffix }
+    else
+        args = { 'HSET', key, C.idField, row.suffix }
+    end
+    for i, f in ipairs(C.fields) do
+        if row.values[i] ~= nil then
+            args[#args + 1] = f.name
+            args[#args + 1] = row.values[i]
+        end
+    end
+    -- RediSearch 2.x indexes the hash itself: a whole row replaces the old one.
+    if ENGINE == 'rs2' then redis.call('DEL', key) end
+    redis.call(unpack(args))
+end
+local function e_delete_row(C, key)
+    if ENGINE == 'core' then
+        remove_entries(COLLECTIONS[C.name], key)
+        redis.call('DEL', key)
+    elseif ENGINE == 'rs1' then
+        redis.call('FT.DEL', C.index, key, 'DD')
+    else
+        redis.call('DEL', key)
+    end
+end
+
+local function e_apply(dels, puts, order)
+    local deleted, written = 0, 0
+    for key, C in pairs(dels) do
+        e_delete_row(C, key)
+        deleted = deleted + 1
+    end
+    for _, key in ipairs(order) do
+        if puts[key].partial then e_write_partial(puts[key].partial) else e_write_row(puts[key].C, key, puts[key]) end
+        written = written + 1
+    end
+    return deleted, written
+end
+
+local function e_uses_form(C, n, changed)
+    for _, f in ipairs(C.fields) do if f.node == n and changed[f.form] then return true end end
+    for _, p in ipairs(C.key) do if p.node == n and changed[p.form] then return true end end
+    return false
+end
+local function e_follows(C, n, refs)
+    for _, node in ipairs(C.nodes) do if node.parent == n and refs[node.ref] then return true end end
+    return false
+end
+local function e_root_only(_, n) return n == 1 end
+
+local function e_name(E, id) return E .. ' ' .. e_quote(id) end
+
+local function e_missing_target(E, ref, target, ids)
+    for _, tid in ipairs(ids) do
+        if redis.call('EXISTS', e_key(target, tid)) == 0 then
+            return e_refuse('MISSING_TARGET', E .. '.' .. ref .. ': ' .. e_name(target, tid) .. ' does not exist')
+        end
+    end
+end
+
+-- An attribute form of a field name (attr, attr#sort, attr#eq), or a refusal.
+local function e_form_of(E, spec, name)
+    if string.byte(name, 1) == 62 then
+        return nil, e_refuse('BAD_VALUE', E .. '.' .. string.sub(name, 2) .. ' is a reference: a patch changes attributes only (use set, unset, add or remove)')
+    end
+    local attr, form = string.match(name, '^([^#]*)#?(.*)$')
+    local a = spec.attrs[attr]
+    if a == nil then return nil, e_refuse('BAD_VALUE', E .. ' has no attribute ' .. e_quote(attr)) end
+    if form ~= '' and not a.forms[form] then
+        return nil, e_refuse('BAD_VALUE', E .. '.' .. attr .. ' stores no form ' .. e_quote(form) .. ' in this design')
+    end
+    return attr, nil, form, a
+end
+local function e_bad_number(E, attr, a, form, value)
+    if form == '' and a.numeric and tonumber(value) == nil then
+        return e_refuse('BAD_VALUE', E .. '.' .. attr .. ' must be a stored number, got ' .. e_quote(value))
+    end
+end
+-- Every companion form of a given attribute must come with it (the rows copy them).
+local function e_missing_forms(E, spec, fields)
+    for name in pairs(fields) do
+        local a = spec.attrs[name]
+        if a then
+            for form in pairs(a.forms) do
+                if fields[name .. '#' .. form] == nil then
+                    return e_refuse('BAD_VALUE', E .. '.' .. name .. ' comes without its form ' .. e_quote(form))
+                end
+            end
+        end
+    end
+end
+local function e_next_version(m) return tostring((tonumber(m._v) or 0) + 1) end
+
+local function e_create(args)
+    local E, id, spec = X.E, X.id, X.spec
+    if X.old then return e_refuse('EXISTS', e_name(E, id) .. ' exists already') end
+    if (#args - 3) % 2 ~= 0 then return e_refuse('BAD_VALUE', 'fields come in name/value pairs') end
+    local new, given = {}, {}
+    for i = 4, #args, 2 do
+        local name, value = args[i], args[i + 1]
+        if string.byte(name, 1) == 62 then
+            local ref = string.sub(name, 2)
+            if spec.refs[ref] == nil then return e_refuse('BAD_VALUE', E .. ' has no reference ' .. e_quote(ref)) end
+            given[ref] = value
+        else
+            local attr, e, form, a = e_form_of(E, spec, name)
+            if e then return e end
+            e = e_bad_number(E, attr, a, form, value)
+            if e then return e end
+            if attr == spec.id and form == '' and value ~= id then
+                return e_refuse('BAD_VALUE', 'a new ' .. E .. ' has the identifier ' .. e_quote(value) .. ', not ' .. e_quote(id))
+            end
+            new[name] = value
+        end
+    end
+    if new[spec.id] == nil then new[spec.id] = id end
+    for _, attr in ipairs(spec.attrOrder) do
+        if new[attr] == nil then return e_refuse('BAD_VALUE', 'a new ' .. E .. ' needs its attribute ' .. attr) end
+    end
+    local e = e_missing_forms(E, spec, new)
+    if e then return e end
+    local adds = {}
+    for _, ref in ipairs(spec.refOrder) do
+        local r = spec.refs[ref]
+        local raw = given[ref]
+        local ids = {}
+        if r.kind == 'many' then
+            if raw ~= nil and raw ~= '' then
+                ids = e_decode_list(raw)
+                if ids == nil then return e_refuse('BAD_VALUE', E .. '.' .. ref .. ' holds a JSON list of identifiers') end
+            end
+            local seen = {}
+            for _, tid in ipairs(ids) do
+                if seen[tid] then return e_refuse('BAD_VALUE', e_name(E, id) .. '.' .. ref .. ' lists ' .. e_name(r.target, tid) .. ' twice') end
+                seen[tid] = true
+            end
+            if #ids < r.min then
+                return e_refuse('REQUIRED_REFERENCE', e_name(E, id) .. '.' .. ref .. ' must list at least ' .. r.min .. ' ' .. r.target)
+            end
+            if r.max and #ids > r.max then
+                return e_refuse('BAD_VALUE', e_name(E, id) .. '.' .. ref .. ' can list at most ' .. r.max .. ' ' .. r.target)
+            end
+            new['>' .. ref] = e_json_list(ids)
+        elseif raw ~= nil and raw ~= '' then
+            ids = { raw }
+            new['>' .. ref] = raw
+        elseif r.kind == 'one' then
+            return e_refuse('REQUIRED_REFERENCE', e_name(E, id) .. '.' .. ref .. ' is required ([1]): name a ' .. r.target)
+        end
+        e = e_missing_target(E, ref, r.target, ids)
+        if e then return e end
+        adds[ref] = ids
+    end
+    new._v = '1'
+    X.new = new
+    e_new[E .. '\0' .. id] = new
+    local dels, puts, order = e_plan_rows({ { E = E, id = id, touched = e_root_only } })
+    -- phase 2: writes
+    local flat = {}
+    for k, v in pairs(new) do
+        if string.byte(k, 1) ~= 0 then
+            flat[#flat + 1] = k
+            flat[#flat + 1] = v
+        end
+    end
+    redis.call('HSET', e_key(E, id), unpack(flat))
+    for _, ref in ipairs(spec.refOrder) do
+        for _, tid in ipairs(adds[ref]) do redis.call('HSET', e_revkey(spec.refs[ref].target, tid, E, ref), id, '') end
+    end
+    local d, w = e_apply(dels, puts, order)
+    return { 1, w, d }
+end
+
+local function e_update(args)
+    local E, id, spec = X.E, X.id, X.spec
+    if not X.old then return e_refuse('NOT_FOUND', e_name(E, id) .. ' does not exist') end
+    if (#args - 4) % 2 ~= 0 then return e_refuse('BAD_VALUE', 'fields come in name/value pairs') end
+    local expected = args[4]
+    if expected ~= nil and expected ~= '' and tonumber(expected) ~= tonumber(X.old._v) then
+        return e_refuse('CONFLICT', e_name(E, id) .. ' is at version ' .. tostring(X.old._v) .. ', not ' .. expected)
+    end
+    local given = {}
+    for i = 5, #args, 2 do
+        local _, e = e_form_of(E, spec, args[i])
+        if e then return e end
+        given[args[i]] = args[i + 1]
+    end
+    local new, changed = e_copy(X.old), {}
+    for i = 5, #args, 2 do
+        local name, value = args[i], args[i + 1]
+        local attr, _, form, a = e_form_of(E, spec, name)
+        if attr == spec.id then
+            if form == '' and value ~= id then
+                return e_refuse('IDENTIFIER_CHANGE', E .. '.' .. attr .. ' is the identifier of ' .. e_name(E, id) .. ': it cannot change (create a new ' .. E .. ' instead)')
+            end
+        else
+            local e = e_bad_number(E, attr, a, form, value)
+            if e then return e end
+            if new[name] ~= value then
+                new[name] = value
+                changed[name] = true
+            end
+        end
+    end
+    local e = e_missing_forms(E, spec, given)
+    if e then return e end
+    new._v = e_next_version(X.old)
+    X.new = new
+    e_new[E .. '\0' .. id] = new
+    local partial, fast = {}, {}
+    for _, C in ipairs(ECOLLS) do
+        local keyed = false
+        for _, p in ipairs(C.key) do if C.nodes[p.node].entity == E and changed[p.form] then keyed = true end end
+        for n, node in ipairs(C.nodes) do
+            if node.entity == E and not keyed and e_uses_form(C, n, changed) and e_on_path(C, n) then
+                fast[C.name .. '\0' .. n] = true
+                e_partial_rows(C, n, changed, partial)
+            end
+        end
+    end
+    local touched = function(C, n) return not fast[C.name .. '\0' .. n] and e_uses_form(C, n, changed) end
+    local dels, puts, order = e_plan_rows({ { E = E, id = id, touched = touched } })
+    local flat = { '_v', new._v }
+    for form in pairs(changed) do
+        flat[#flat + 1] = form
+        flat[#flat + 1] = new[form]
+    end
+    redis.call('HSET', e_key(E, id), unpack(flat))
+    for _, p in ipairs(partial) do e_write_partial(p) end
+    local d, w = e_apply(dels, puts, order)
+    return { tonumber(new._v), w + #partial, d }
+end
+
+-- set / unset / add / remove on a reference: ARGV <ref> <target…>
+local function e_reference(op, args)
+    local E, id, spec = X.E, X.id, X.spec
+    if not X.old then return e_refuse('NOT_FOUND', e_name(E, id) .. ' does not exist') end
+    local ref = args[4]
+    local r = spec.refs[ref or '']
+    if r == nil then return e_refuse('BAD_VALUE', E .. ' has no reference ' .. e_quote(tostring(ref))) end
+    local many = op == 'add' or op == 'remove'
+    if many ~= (r.kind == 'many') then
+        if r.kind == 'many' then
+            return e_refuse('BAD_VALUE', E .. '.' .. ref .. ' is a [*] reference: ' .. op .. ' does not apply (use add or remove)')
+        end
+        return e_refuse('BAD_VALUE', E .. '.' .. ref .. ' is a [1] or [0..1] reference: ' .. op .. ' does not apply (use set or unset)')
+    end
+    local before = e_targets(X.old, ref, r.kind)
+    local list, added, removed = {}, {}, {}
+    if many then
+        local has = {}
+        for _, t in ipairs(before) do has[t] = true end
+        if op == 'add' then
+            for _, t in ipairs(before) do list[#list + 1] = t end
+            for i = 5, #args do
+                local t = args[i]
+                if has[t] then
+                    return e_refuse('BAD_VALUE', e_name(E, id) .. '.' .. ref .. ' lists ' .. e_name(r.target, t) .. ' already (a reference lists a target once)')
+                end
+                has[t] = true
+                list[#list + 1] = t
+                added[#added + 1] = t
+            end
+            local e = e_missing_target(E, ref, r.target, added)
+            if e then return e end
+        else
+            local gone = {}
+            for i = 5, #args do
+                local t = args[i]
+                if gone[t] or not has[t] then
+                    return e_refuse('BAD_VALUE', e_name(E, id) .. '.' .. ref .. ' does not list ' .. e_name(r.target, t))
+                end
+                gone[t] = true
+                removed[#removed + 1] = t
+            end
+            for _, t in ipairs(before) do if not gone[t] then list[#list + 1] = t end end
+        end
+        if #list < r.min then
+            return e_refuse('REQUIRED_REFERENCE', e_name(E, id) .. '.' .. ref .. ' must list at least ' .. r.min .. ' ' .. r.target)
+        end
+        if r.max and #list > r.max then
+            return e_refuse('BAD_VALUE', e_name(E, id) .. '.' .. ref .. ' can list at most ' .. r.max .. ' ' .. r.target)
+        end
+    elseif op == 'set' then
+        local t = args[5]
+        if t == nil or t == '' then return e_refuse('BAD_VALUE', 'set names the target of ' .. E .. '.' .. ref) end
+        local e = e_missing_target(E, ref, r.target, { t })
+        if e then return e end
+        removed = before
+        list = { t }
+        added = list
+    else
+        if r.kind == 'one' then
+            return e_refuse('REQUIRED_REFERENCE', E .. '.' .. ref .. ' is required ([1]): it cannot be unset, only set to another ' .. r.target)
+        end
+        removed = before
+    end
+    local new = e_copy(X.old)
+    local raw
+    if many then raw = e_json_list(list) elseif #list > 0 then raw = list[1] end
+    new['>' .. ref] = raw
+    new._v = e_next_version(X.old)
+    X.new = new
+    e_new[E .. '\0' .. id] = new
+    local refs = { [ref] = true }
+    local dels, puts, order = e_plan_rows({ { E = E, id = id, touched = function(C, n) return e_follows(C, n, refs) end } })
+    local k = e_key(E, id)
+    if raw ~= nil then
+        redis.call('HSET', k, '>' .. ref, raw, '_v', new._v)
+    else
+        redis.call('HDEL', k, '>' .. ref)
+        redis.call('HSET', k, '_v', new._v)
+    end
+    for _, t in ipairs(removed) do redis.call('HDEL', e_revkey(r.target, t, E, ref), id) end
+    for _, t in ipairs(added) do redis.call('HSET', e_revkey(r.target, t, E, ref), id, '') end
+    local d, w = e_apply(dels, puts, order)
+    return { tonumber(new._v), w, d }
+end
+
+-- delete <0|1>: 1 takes the id out of the [*] and [0..1] references that hold it (never a [1], nor a list
+-- with a lower bound: those still refuse).
+local function e_delete(args)
+    local E, id, spec = X.E, X.id, X.spec
+    if not X.old then return e_refuse('NOT_FOUND', e_name(E, id) .. ' does not exist') end
+    local detach = args[4] == '1'
+    local blocking, detached = {}, {}
+    for _, rr in ipairs(spec.referrers) do
+        local holders = {}
+        for _, h in ipairs(redis.call('HKEYS', e_revkey(E, id, rr.entity, rr.ref))) do
+            -- An object referencing itself is no referrer of its own delete.
+            if not (rr.entity == E and h == id) then holders[#holders + 1] = h end
+        end
+        if #holders > 0 then
+            if not detach or rr.kind == 'one' or rr.min > 0 then
+                table.sort(holders)
+                local sample = {}
+                for i = 1, math.min(5, #holders) do sample[i] = holders[i] end
+                blocking[#blocking + 1] = { rr = rr, count = #holders, sample = sample }
+            else
+                detached[#detached + 1] = { rr = rr, holders = holders }
+            end
+        end
+    end
+    if #blocking > 0 then
+        local texts, json = {}, {}
+        for i, b in ipairs(blocking) do
+            local quoted = {}
+            for j, s in ipairs(b.sample) do quoted[j] = e_quote(s) end
+            texts[i] = b.rr.entity .. '.' .. b.rr.ref .. ' (' .. b.count .. ': ' .. table.concat(quoted, ', ') .. (b.count > #b.sample and ', …' or '') .. ')'
+            json[i] = '{"entity":' .. e_json_string(b.rr.entity) .. ',"reference":' .. e_json_string(b.rr.ref) .. ',"count":' .. b.count .. ',"sample":' .. e_json_list(b.sample) .. '}'
+        end
+        return e_refuse('STILL_REFERENCED', e_name(E, id) .. ' is still referenced by ' .. table.concat(texts, '; ') .. ': delete or change the referrers first | referrers=[' .. table.concat(json, ',') .. ']')
+    end
+    X.new = false
+    e_new[E .. '\0' .. id] = false
+    local changes = { { E = E, id = id, touched = e_root_only } }
+    local holders_changed, holder_list = {}, {}
+    for _, d in ipairs(detached) do
+        for _, h in ipairs(d.holders) do
+            local k = d.rr.entity .. '\0' .. h
+            local ch = holders_changed[k]
+            if ch == nil then
+                local old = e_load(d.rr.entity, h)
+                local refs = {}
+                ch = { E = d.rr.entity, id = h, refs = refs, new = e_copy(old), fields = {} }
+                ch.new._v = e_next_version(old)
+                ch.touched = function(C, n) return e_follows(C, n, refs) end
+                holders_changed[k] = ch
+                holder_list[#holder_list + 1] = ch
+                changes[#changes + 1] = ch
+                e_new[k] = ch.new
+            end
+            ch.refs[d.rr.ref] = true
+            local kind = ENTITIES[d.rr.entity].refs[d.rr.ref].kind
+            if kind == 'many' then
+                local kept = {}
+                for _, t in ipairs(e_targets(e_load(d.rr.entity, h), d.rr.ref, kind)) do if t ~= id then kept[#kept + 1] = t end end
+                ch.new['>' .. d.rr.ref] = e_json_list(kept)
+            else
+                ch.new['>' .. d.rr.ref] = nil
+            end
+            ch.fields[#ch.fields + 1] = d.rr.ref
+        end
+    end
+    local dels, puts, order = e_plan_rows(changes)
+    for _, ref in ipairs(spec.refOrder) do
+        local r = spec.refs[ref]
+        for _, t in ipairs(e_targets(X.old, ref, r.kind)) do redis.call('HDEL', e_revkey(r.target, t, E, ref), id) end
+    end
+    redis.call('DEL', e_key(E, id))
+    for _, rr in ipairs(spec.referrers) do redis.call('DEL', e_revkey(E, id, rr.entity, rr.ref)) end
+    for _, ch in ipairs(holder_list) do
+        local k = e_key(ch.E, ch.id)
+        for _, ref in ipairs(ch.fields) do
+            local raw = ch.new['>' .. ref]
+            if raw == nil then redis.call('HDEL', k, '>' .. ref) else redis.call('HSET', k, '>' .. ref, raw) end
+        end
+        redis.call('HSET', k, '_v', ch.new._v)
+    end
+    local d, w = e_apply(dels, puts, order)
+    return { 0, w, d }
+end
+
+-- FCALL <function> 0 <op> <Entity> <stored id> …: the keys are found by the function (one server).
+redis.register_function('__FUNCTION__', function(_, args)
+    local op, E, id = args[1], args[2], args[3]
+    if E == nil or ENTITIES[E] == nil then return e_refuse('BAD_VALUE', tostring(E) .. ' is no entity of the design') end
+    if id == nil or id == '' then return e_refuse('BAD_VALUE', 'the identifier is empty; every object needs one') end
+    e_loaded, e_new = {}, {}
+    X = { E = E, id = id, spec = ENTITIES[E] }
+    X.old = e_load(E, id)
+    if op == 'create' then return e_create(args) end
+    if op == 'update' then return e_update(args) end
+    if op == 'delete' then return e_delete(args) end
+    if op == 'set' or op == 'unset' or op == 'add' or op == 'remove' then return e_reference(op, args) end
+    return e_refuse('BAD_VALUE', 'no entity operation ' .. e_quote(tostring(op)))
+end)
+`;
