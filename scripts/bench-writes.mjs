@@ -8,9 +8,12 @@
 //   row's changed field, the reverse hashes), with no index upkeep: not a correct way to write an indexed row;
 // - row floor: the entity hash and reverse hashes as above, each row written the way the design writes rows today
 //   (`kvmod load`): `FT.ADD … REPLACE` (RediSearch 1.2) or the redis-core library's put / del function. The honest one.
-// Each variant keeps `--in-flight` operations in flight on one node-redis connection (node-redis pipelines the
-// commands of concurrent calls), so the client's calls and the floors are pipelined alike; the rounds are
-// interleaved and the fastest of each variant is kept. The ratios are the operations' throughput over each floor's.
+// The client keeps `--in-flight` operations in flight on one node-redis connection (node-redis pipelines the commands
+// of concurrent calls); the floors, and the client's own FCALLs (the Function alone, without the client), are
+// replayed the way `redis-cli --pipe` replays a file (REDIS.md's method: every command written at once on one
+// connection, the replies only counted; in process, since starting redis-cli would weigh on short runs), so every
+// side is pipelined and the floors are the server's best case. The rounds are interleaved and the fastest of each variant is kept. The ratios
+// are throughput over a floor's, for the same keys per operation.
 //
 // Engines: a redis-server with RediSearch 1.2 (`SAFEMODE TIMEOUT 0`) for the redis target's redisearch1 dialect, and
 // a plain redis-server for the redis-core design, both started here on free loopback ports and stopped by pid.
@@ -21,12 +24,13 @@
 // label rewrites that many Q3 rows; book r0 has tags a, b, c, so a change of its rank (sorted, indexed) moves 4 rows.
 import './polyfills.mjs';
 import { writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
-import { benchOptions, removeDir, scratchDir, startBenchServer } from './bench-redis.mjs';
+import { benchOptions, removeDir, respText, scratchDir, startBenchServer } from './bench-redis.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { option, flag } = benchOptions();
@@ -43,7 +47,7 @@ const { generateTarget } = await import(`${root}out/src/generation/generation-en
 const { bindRedisCommand } = await import(`${root}out/src/generation/redis/redis-commands.js`);
 const { rowParameters } = await import(`${root}out/src/runtime/redisearch/redis-loader.js`);
 const { coreRowKey, coreRowValues } = await import(`${root}out/src/runtime/redis-core/core-engine.js`);
-const { entityHashFields, entityKey, reverseKey, VERSION_FIELD } = await import(
+const { attributeFields, entityCallArgv, entityHashFields, entityKey, reverseKey, VERSION_FIELD } = await import(
     `${root}out/src/generation/shared/entity-store.js`
 );
 const entities = await import(`${root}out/src/generation/typescript/client-runtime/kvmod-entities.js`);
@@ -126,10 +130,8 @@ try {
     async function measureEngine(engine, server, client) {
         // The design as `kvmod generate` makes it from the model: the entity store's schema, and its library (the
         // redis target's entities.lua; the redis-core library.lua, which holds the entity Function too).
-        const { viewModel: view, files } = await generateTarget(
-            getGenerationTarget(engine.target),
-            design,
-            engine.options,
+        const { viewModel: view, files } = await getGenerationTarget(engine.target).use((target) =>
+            generateTarget(target, design, engine.options),
         );
         if (!view.entityStore)
             throw new Error(`the ${engine.target} design of the bench model keeps no entities: ${view.noEntityStore}`);
@@ -179,6 +181,17 @@ try {
             return copy;
         };
 
+        /** The FCALL of an update of one attribute, as the client builds it (the stored form and its companions). */
+        const update = (entity, id, name, value) =>
+            entityCallArgv(store.schema, {
+                op: 'update',
+                entity,
+                id,
+                fields: attributeFields(
+                    store.schema.entities[entity].attributes.find((a) => a.name === name),
+                    value,
+                ),
+            });
         /** One operation: the client's call, and the two floors' commands, for the k-th op of a variant. */
         const operations = [];
         for (const n of [1, 10, 100]) {
@@ -190,6 +203,7 @@ try {
                 ops: n === 100 ? Math.max(1, Math.round(ops / 5)) : ops,
                 keys: 1 + rows.length,
                 client: (k, tagOf) => entities.updateEntity(client, store, 'Tag', tag, { label: `L${tagOf}${k}` }),
+                fcall: (k, tagOf) => [update('Tag', tag, 'label', `L${tagOf}${k}`)],
                 raw: (k, tagOf) => [
                     ['HSET', entityKey(database, 'Tag', tag), 'label', `L${tagOf}${k}`, VERSION_FIELD, String(k)],
                     ...rows.map((row) => ['HSET', row.key, row.markField, `L${tagOf}${k}`]),
@@ -211,6 +225,7 @@ try {
                 ops,
                 keys: 1 + rows.length,
                 client: () => entities.updateEntity(client, store, 'Book', 'r0', { rank: Number(next()) }),
+                fcall: () => [update('Book', 'r0', 'rank', Number(next()))],
                 raw: (k) => {
                     const rank = next();
                     return [
@@ -249,6 +264,14 @@ try {
                 ops,
                 keys: 1 + rows.length + 3,
                 client: (k, variant) => entities.createEntity(client, store, 'Book', newBook(isbn(k, variant))),
+                fcall: (k, variant) => [
+                    entityCallArgv(store.schema, {
+                        op: 'create',
+                        entity: 'Book',
+                        id: isbn(k, variant),
+                        fields: entityHashFields(store.schema, 'Book', newBook(isbn(k, variant))),
+                    }),
+                ],
                 raw: (k, variant) => [
                     ['HSET', entityKey(database, 'Book', isbn(k, variant)), ...hash(isbn(k, variant))],
                     ...rows.map((row) => rowHash(row, isbn(k, variant))),
@@ -265,6 +288,9 @@ try {
                 ops,
                 keys: 1 + rows.length + 3,
                 client: (k, variant) => entities.deleteEntity(client, store, 'Book', isbn(k, variant)),
+                fcall: (k, variant) => [
+                    entityCallArgv(store.schema, { op: 'delete', entity: 'Book', id: isbn(k, variant), detach: false }),
+                ],
                 raw: (k, variant) => [
                     ['DEL', entityKey(database, 'Book', isbn(k, variant))],
                     ...rows.map((row) => ['DEL', fill([row.key], isbn(k, variant))[0]]),
@@ -293,31 +319,39 @@ try {
             );
             return { seconds: (performance.now() - started) / 1000, rows: rows / count };
         };
-        const send = (commands) => Promise.all(commands.map((argv) => client.sendCommand(argv)));
+        /** Every command of `count` operations written at once on a fresh connection, replies counted: seconds. */
+        const pipe = (count, commands) => {
+            const chunks = [];
+            let replies = 0;
+            for (let k = 0; k < count; k++)
+                for (const argv of commands(k)) {
+                    chunks.push(respText(argv));
+                    replies++;
+                }
+            return replay(server.port, Buffer.from(chunks.join('')), replies);
+        };
         const out = operations.map((o) => ({ engine: engine.name, operation: o.name, keys: o.keys, ops: o.ops }));
-        const best = operations.map(() => ({ client: Infinity, raw: Infinity, row: Infinity, rows: 0 }));
+        const variants = ['client', 'fcall', 'raw', 'row'];
+        const best = operations.map(() => ({ ...Object.fromEntries(variants.map((v) => [v, Infinity])), rows: 0 }));
         // create and delete go in pairs (the delete removes what its create made), each variant on its own ids.
         for (let round = 0; round < rounds; round++) {
-            const tagOf = `r${round}`;
             for (const [i, o] of operations.entries()) {
-                for (const variant of ['client', 'raw', 'row']) {
-                    const ids = `${variant}${round}_`;
-                    const arg = o.name.startsWith('create') || o.name.startsWith('delete') ? ids : tagOf;
-                    const timed =
-                        variant === 'client'
-                            ? await run(o.ops, (k) => o.client(k, arg))
-                            : await run(o.ops, (k) => send(o[variant](k, arg)));
-                    best[i][variant] = Math.min(best[i][variant], timed.seconds);
-                    if (variant === 'client') best[i].rows = timed.rows;
+                for (const variant of variants) {
+                    const arg = `${variant}${round}_`;
+                    let seconds;
+                    if (variant === 'client') {
+                        const timed = await run(o.ops, (k) => o.client(k, arg));
+                        seconds = timed.seconds;
+                        best[i].rows = timed.rows;
+                    } else seconds = await pipe(o.ops, (k) => o[variant](k, arg));
+                    best[i][variant] = Math.min(best[i][variant], seconds);
                 }
             }
         }
         return out.map((o, i) => ({
             ...o,
             functionRows: best[i].rows,
-            client: o.ops / best[i].client,
-            raw: o.ops / best[i].raw,
-            row: o.ops / best[i].row,
+            ...Object.fromEntries(variants.map((v) => [v, o.ops / best[i][v]])),
         }));
     }
 
@@ -327,7 +361,7 @@ try {
     if (json) console.log(JSON.stringify({ ops, inFlight, rounds, load, results }, null, 2));
     else {
         console.log(
-            `bench:writes: entity operations through the client runtime vs the same keys written by a raw HSET floor and by the row floor (rows as the design writes them); ${inFlight} in flight, fastest of ${rounds} interleaved rounds; load average ${load}`,
+            `bench:writes: entity operations through the client runtime vs the same keys written by a raw HSET floor and by the row floor (rows as the design writes them); ${inFlight} in flight; fastest of ${rounds} interleaved rounds; load average ${load} (shared machine)`,
         );
         console.log('');
         const header = [
@@ -335,34 +369,102 @@ try {
             'operation',
             'ops',
             'keys/op',
+            'rows/op',
             'client op/s',
+            'FCALL pipe',
             'raw floor',
-            'ratio',
+            'client/raw',
             'row floor',
-            'ratio',
+            'client/row',
+            'FCALL/row',
         ];
         const lines = results.map((r) => [
             r.engine,
             r.operation,
             String(r.ops),
-            `${r.keys}`,
+            String(r.keys),
+            r.functionRows.toFixed(1),
             fmt(r.client),
+            fmt(r.fcall),
             fmt(r.raw),
             (r.client / r.raw).toFixed(2),
             fmt(r.row),
             (r.client / r.row).toFixed(2),
+            (r.fcall / r.row).toFixed(2),
         ]);
         const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
         for (const line of [header, ...lines])
             console.log(line.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
         console.log('');
         console.log(
-            "ratio = the client's op/s over the floor's; goal >= 0.50 of the row floor (the raw floor leaves indexes stale: not a correct write).",
+            "client = the typed client's runtime over node-redis, --in-flight calls in flight; FCALL pipe = the same FCALLs replayed as redis-cli --pipe does (the Function alone); the floors are replayed so too. Goal: client/row >= 0.50 (the raw floor leaves indexes stale: not a correct write).",
         );
     }
 } finally {
     for (const server of servers) server.stop();
     removeDir(dir);
+}
+
+/**
+ * What `redis-cli --pipe` does, in process (a process start would weigh on short runs): writes `data` (RESP
+ * commands) on a new connection and resolves with the seconds until `expected` replies came back; rejects on the
+ * first error reply. The replies are counted, not kept.
+ */
+function replay(port, data, expected) {
+    return new Promise((resolveSeconds, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        let left = Buffer.alloc(0);
+        let replies = 0;
+        let started;
+        socket.once('connect', () => {
+            started = performance.now();
+            socket.write(data);
+        });
+        socket.on('error', reject);
+        socket.on('data', (chunk) => {
+            const buffer = left.length === 0 ? chunk : Buffer.concat([left, chunk]);
+            let at = 0;
+            for (;;) {
+                const end = replyEnd(buffer, at);
+                if (end < 0) break;
+                if (buffer[at] === 0x2d) {
+                    socket.destroy();
+                    reject(new Error(`error reply: ${buffer.toString('utf8', at + 1, end - 2)}`));
+                    return;
+                }
+                replies++;
+                at = end;
+            }
+            left = buffer.subarray(at);
+            if (replies === expected) {
+                const seconds = (performance.now() - started) / 1000;
+                socket.destroy();
+                resolveSeconds(seconds);
+            }
+        });
+    });
+}
+
+/** Where the RESP2 reply starting at `at` ends, or -1 when it is not complete yet. */
+function replyEnd(buffer, at) {
+    if (at >= buffer.length) return -1;
+    const line = buffer.indexOf('\r\n', at);
+    if (line < 0) return -1;
+    const type = buffer[at];
+    if (type === 0x2b || type === 0x2d || type === 0x3a) return line + 2; // + - :
+    const n = Number(buffer.toString('latin1', at + 1, line));
+    if (type === 0x24) {
+        // $: a bulk string of n bytes (or nil)
+        if (n < 0) return line + 2;
+        return line + 2 + n + 2 <= buffer.length ? line + 2 + n + 2 : -1;
+    }
+    // *: an array of n replies (or nil)
+    let end = line + 2;
+    for (let i = 0; i < n; i++) {
+        end = replyEnd(buffer, end);
+        if (end < 0) return -1;
+    }
+    return end;
 }
 
 /** The text of a generated file. */
