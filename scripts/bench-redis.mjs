@@ -27,15 +27,16 @@ export function scratchDir(root, name) {
 /**
  * Starts a scratch redis-server with the RediSearch module in `dir`: with `SAFEMODE TIMEOUT 0` (REDIS.md: module
  * threads off, no query timeout) unless `safemode` is false, when only `TIMEOUT 0` is given (the module's default
- * threading: 1.2's FT.ADD then blocks the connection for each document). Resolves when it listens.
+ * threading: 1.2's FT.ADD then blocks the connection for each document). With `module` false, a plain redis-server
+ * (the redis-core design's engine). Resolves when it listens.
  */
-export async function startBenchServer(dir, { safemode = true } = {}) {
+export async function startBenchServer(dir, { safemode = true, module = true } = {}) {
     const port = await freePort();
     const server = spawn(
         'redis-server',
         [
             ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
-            ...['--loadmodule', REDISEARCH_MODULE, ...(safemode ? ['SAFEMODE'] : []), 'TIMEOUT', '0'],
+            ...(module ? ['--loadmodule', REDISEARCH_MODULE, ...(safemode ? ['SAFEMODE'] : []), 'TIMEOUT', '0'] : []),
         ],
         { stdio: 'ignore' },
     );

@@ -132,6 +132,90 @@ describe('kvmod generate --target report', () => {
         }
     });
 
+    test('the write map of book-ratings: per attribute the rows and keys an update writes, per copy its count', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'kvmod-report-'));
+        try {
+            const pidm = 'examples/book-ratings/book-ratings.pidm';
+            expect(await main(['generate', pidm, '--target', 'report', '-o', dir], memoryIo())).toBe(0);
+            const report = await readFile(reportFile(dir, 'book_ratings', DEFAULT_DESIGN), 'utf8');
+            const section = (from: string, to: string) => report.slice(report.indexOf(from), report.indexOf(to));
+            // The Book's costs: a root attribute copied once per collection, times the Tags of a Book where a
+            // collection binds Book.tags; a reference per target added or removed.
+            expect(
+                section(
+                    '| attribute or reference | copies | rows per update of one Book',
+                    '\n\n| attribute or reference | copied into',
+                ),
+            ).toBe(
+                [
+                    '| attribute or reference | copies | rows per update of one Book | keys written per update |',
+                    '| --- | --- | --- | --- |',
+                    '| isbn (identifier) | 6 | 3 + 2 × Tags per Book + Comments per Book | never updated: an identifier change is refused (`entity.identifier-change`) |',
+                    '| title | 5 | 3 + 2 × Tags per Book | 1 entity hash + (3 + 2 × Tags per Book) rows |',
+                    '| author | 4 | 2 + 2 × Tags per Book | 1 entity hash + (2 + 2 × Tags per Book) rows |',
+                    '| rank | 3 | 2 + Tags per Book | 1 entity hash + (2 + Tags per Book) rows |',
+                    '| price | 2 | 2 | 1 entity hash + 2 rows |',
+                    '| link | 0 | 0 | 1 entity hash |',
+                    '| published | 1 | 1 | 1 entity hash + 1 row |',
+                    '| tags → Tag (reference) | 2 | 2 | per target added or removed: 1 entity hash + 1 reverse hash + 2 rows |',
+                    '| comments → Comment (reference) | 1 | 1 | per target added or removed: 1 entity hash + 1 reverse hash + 1 row |',
+                ].join('\n'),
+            );
+            // Tag.name is copied in two collections, one row per Book referencing the Tag; User.username two steps up.
+            expect(section('### Tag', '### Comment')).toBe(
+                [
+                    '### Tag',
+                    '',
+                    '| attribute or reference | copies | rows per update of one Tag | keys written per update |',
+                    '| --- | --- | --- | --- |',
+                    '| name (identifier) | 2 | 2 × Books per Tag | never updated: an identifier change is refused (`entity.identifier-change`) |',
+                    '| books → Book (reference) | 0 | 0 | per target added or removed: 1 entity hash + 1 reverse hash |',
+                    '',
+                    '| attribute or reference | copied into | roles | rows | which rows |',
+                    '| --- | --- | --- | --- | --- |',
+                    '| name (identifier) | `Q2_authorsOfTag.T_name` | filtered, key part | Books per Tag | 1 row per Book of the Tag (Book.tags reversed: [*]) |',
+                    '| name (identifier) | `Q3_booksWithTag.T_name` | filtered, key part | Books per Tag | 1 row per Book of the Tag (Book.tags reversed: [*]) |',
+                    '| books → Book (reference) | nothing |  | none | none |',
+                    '',
+                    '',
+                ].join('\n'),
+            );
+            expect(section('| username (identifier) | 1 |', '\n| fullName | 0')).toBe(
+                '| username (identifier) | 1 | Comments per User × Books per Comment | never updated: an identifier change is refused (`entity.identifier-change`) |',
+            );
+            // The entity store: an entity hash per instance, a reverse hash per referenced instance and reference.
+            expect(report.split('\n').filter((line) => line.startsWith('| `kvmod:'))).toEqual([
+                '| `kvmod:book_ratings:{Book:<isbn>}` | hash | the stored forms of isbn, title, author, rank, price, link, published, `>tags`, `>comments`, `_v` | one per Book |',
+                '| `kvmod:book_ratings:{Tag:<name>}` | hash | the stored forms of name, `>books`, `_v` | one per Tag |',
+                '| `kvmod:book_ratings:{Comment:<_id>}` | hash | the stored forms of _id, text, postedAt, `>writer`, `_v` | one per Comment |',
+                '| `kvmod:book_ratings:{User:<username>}` | hash | the stored forms of username, fullName, joined, `_v` | one per User |',
+                '| `kvmod:book_ratings:{Tag:<name>}:<Book.tags` | hash | the isbn of each Book whose tags names the Tag (value "") | one per Tag some Book.tags names |',
+                '| `kvmod:book_ratings:{Comment:<_id>}:<Book.comments` | hash | the isbn of each Book whose comments names the Comment (value "") | one per Comment some Book.comments names |',
+                '| `kvmod:book_ratings:{Book:<isbn>}:<Tag.books` | hash | the name of each Tag whose books names the Book (value "") | one per Book some Tag.books names |',
+                '| `kvmod:book_ratings:{User:<username>}:<Comment.writer` | hash | the _id of each Comment whose writer names the User (value "") | one per User some Comment.writer names |',
+            ]);
+            expect(report).toContain('Memory, measured on Redis 7.0.15');
+        } finally {
+            await rm(dir, { recursive: true, force: true });
+        }
+    });
+
+    test('a design with counter keys keeps no entities: the entity store section says why', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'kvmod-report-'));
+        try {
+            const pidm = 'examples/book-ratings/book-ratings.pidm';
+            expect(
+                await main(['generate', pidm, '--target', 'report', '--key', 'counter', '-o', dir], memoryIo()),
+            ).toBe(0);
+            const report = await readFile(reportFile(dir, 'book_ratings', DEFAULT_DESIGN), 'utf8');
+            expect(report.slice(report.indexOf('## Entity store'))).toMatch(
+                /^## Entity store\n\nNone: collections `Q1_booksByRank_Q7_bargainsOrTopRanked`, `Q2_authorsOfTag`, .*, `Q6_booksOfAuthor` use counter keys, which the entity operations do not maintain: the design keeps no entities\.\n$/,
+            );
+        } finally {
+            await rm(dir, { recursive: true, force: true });
+        }
+    });
+
     test('the write map needs the source PIDM: from a .kvlm without it, the section says so', async () => {
         const dir = await mkdtemp(join(tmpdir(), 'kvmod-report-'));
         try {
@@ -140,7 +224,8 @@ describe('kvmod generate --target report', () => {
             expect(await main(['generate', kvlm, '--target', 'report', '-o', dir], memoryIo())).toBe(0);
             const report = await readFile(reportFile(dir, 'book_ratings', DEFAULT_DESIGN), 'utf8');
             expect(report.slice(report.indexOf('## Write map'))).toBe(
-                '## Write map\n\nNot known: the source PIDM model was not available (generate the report from the `.pidm` to see which collections\ncopy each attribute).\n\n',
+                '## Write map\n\nNot known: the source PIDM model was not available (generate the report from the `.pidm` to see which collections\ncopy each attribute).\n\n' +
+                    '## Entity store\n\nNot known: the source PIDM model was not available (the entity store needs the entities: generate the report from\nthe `.pidm`).\n\n',
             );
         } finally {
             await rm(dir, { recursive: true, force: true });

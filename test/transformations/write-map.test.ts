@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import { transformPidmToKvlm } from '../../transformations/pidm-to-kvlm/index.js';
-import { buildWriteMap, type EntityWriteMap } from '../../transformations/write-map/index.js';
+import { buildWriteMap, totalRows, type EntityWriteMap } from '../../transformations/write-map/index.js';
 import { loadPidm } from './transformation-test-helpers.js';
 
 const CLINIC = `
@@ -142,6 +142,50 @@ describe('buildWriteMap', () => {
         ]);
         expect(references('Patient')).toEqual([
             'clinic -> Clinic: Q3_appointmentsByCity C = 1 row per Appointment of the Patient (Appointment.patient reversed: [*]) × Room of the Appointment if any (Appointment.room: [0..1])',
+        ]);
+    });
+
+    test('each copy’s rows as a count of instances, and an update’s rows as the sum over its copies', async () => {
+        const map = await writeMap();
+        const counts = (entity: string, name: string) => attribute(map, entity, name).copies.map((c) => c.rows.count);
+        expect(counts('Patient', 'fullName')).toEqual([
+            'Appointments per Patient',
+            'Appointments per Patient × (0 or 1 Room per Appointment)',
+        ]);
+        expect(counts('Clinic', 'city')).toEqual([
+            'Patients per Clinic × Appointments per Patient × (0 or 1 Room per Appointment)',
+        ]);
+        expect(counts('Appointment', 'at')).toEqual(['1', 'Drugs per Appointment', '(0 or 1 Room per Appointment)']);
+        const total = (entity: string, name: string) =>
+            totalRows(attribute(map, entity, name).copies.map((c) => c.rows));
+        expect(total('Appointment', 'at')).toBe('1 + Drugs per Appointment + (0 or 1 Room per Appointment)');
+        expect(total('Patient', 'phone')).toBe('0');
+        // Equal counts are grouped, the ones added up first.
+        const row = (count: string) => ({ factors: [], text: '', count });
+        expect(totalRows([row('Tags per Book'), row('1'), row('Tags per Book'), row('1')])).toBe(
+            '2 + 2 × Tags per Book',
+        );
+        // The plural of an entity name: Address → Addresses, Category → Categories, Day → Days.
+        const pidm = await loadPidm(`
+entity Address {
+  id code
+  ref Category[1] category
+}
+entity Category {
+  id name
+  ref Day[1] day
+}
+entity Day {
+  id date
+}
+query Q1_addresses:
+SELECT code, C.name, D.date
+FROM Address
+INCLUDE Address.category as C, C.day as D
+`);
+        const days = buildWriteMap(pidm, transformPidmToKvlm(pidm).model).find((e) => e.entity === 'Day')!;
+        expect(days.attributes[0].copies.map((c) => c.rows.count)).toEqual([
+            'Categories per Day × Addresses per Category',
         ]);
     });
 

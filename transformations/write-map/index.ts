@@ -29,6 +29,8 @@ export interface RowCount {
     factors: RowFactor[];
     /** In words: `1 row per Appointment of the Patient (Appointment.patient reversed: [*])`. */
     text: string;
+    /** As a count: `1`, `Appointments per Patient`, `Tags per Book × (0 or 1 Room per Appointment)`. */
+    count: string;
 }
 
 /** A collection field that copies an attribute. */
@@ -65,9 +67,17 @@ export interface EntityWriteMap {
 
 type Node = RootNode | PathNode;
 
-/** Builds the write map of every entity of the PIDM against the KVLM designed from it. Pure. */
-export function buildWriteMap(pidm: readonly PidmModel[], kvlm: KvlmModel): EntityWriteMap[] {
-    const entities = pidm.flatMap((model) => model.entities);
+/** Every copy a design makes: attribute copies by `Entity.attribute`, reference copies by `Entity.reference`. */
+export interface DesignCopies {
+    attributes: Map<string, AttributeCopy[]>;
+    references: Map<string, ReferenceCopy[]>;
+}
+
+/**
+ * The copies of a KVLM design alone, keyed by the entity and member they copy: what the write map lists, and what
+ * needs no PIDM (the entity operations read an attribute's roles from it). Pure.
+ */
+export function designCopies(kvlm: KvlmModel): DesignCopies {
     const attributeCopies = new Map<string, AttributeCopy[]>();
     const referenceCopies = new Map<string, ReferenceCopy[]>();
     const add = <T>(map: Map<string, T[]>, key: string, value: T) => {
@@ -119,16 +129,23 @@ export function buildWriteMap(pidm: readonly PidmModel[], kvlm: KvlmModel): Enti
             });
         }
     }
+    return { attributes: attributeCopies, references: referenceCopies };
+}
+
+/** Builds the write map of every entity of the PIDM against the KVLM designed from it. Pure. */
+export function buildWriteMap(pidm: readonly PidmModel[], kvlm: KvlmModel): EntityWriteMap[] {
+    const entities = pidm.flatMap((model) => model.entities);
+    const copies = designCopies(kvlm);
     return entities.map((entity) => ({
         entity: entity.name,
         attributes: attributesOf(entity).map((attribute) => ({
             ...attribute,
-            copies: attributeCopies.get(`${entity.name}.${attribute.name}`) ?? [],
+            copies: copies.attributes.get(`${entity.name}.${attribute.name}`) ?? [],
         })),
         references: entity.members.filter(isReference).map((reference) => ({
             name: reference.name,
             target: reference.target.ref?.name ?? reference.target.$refText,
-            copies: referenceCopies.get(`${entity.name}.${reference.name}`) ?? [],
+            copies: copies.references.get(`${entity.name}.${reference.name}`) ?? [],
         })),
     }));
 }
@@ -186,7 +203,7 @@ function rowsHolding(tree: Tree, pinned: Node, through: Node): RowCount {
             cardinality: node.cardinality === 'optional' ? 'optional' : 'many',
         });
     }
-    return { factors, text: describeRows(factors) };
+    return { factors, text: describeRows(factors), count: countRows(factors) };
 }
 
 /** A row count in words. */
@@ -200,4 +217,42 @@ export function describeRows(factors: readonly RowFactor[]): string {
               : `${factor.entity} of the ${factor.of} if any (${factor.of}.${factor.reference}: [0..1])`,
     );
     return `1 row per ${words.join(' × ')}`;
+}
+
+/**
+ * A row count as a count of instances: `1`; a reversed step is `Books per Tag` (the Books whose `tags` reach one
+ * Tag), a `[*]` include `Tags per Book`, a `[0..1]` include `(0 or 1 Room per Appointment)`; factors multiply.
+ */
+export function countRows(factors: readonly RowFactor[]): string {
+    if (factors.length === 0) return '1';
+    return factors
+        .map((factor) =>
+            factor.kind === 'include' && factor.cardinality === 'optional'
+                ? `(0 or 1 ${factor.entity} per ${factor.of})`
+                : `${plural(factor.entity)} per ${factor.of}`,
+        )
+        .join(' × ');
+}
+
+/**
+ * The rows of several copies together (an update writes each copy's rows): the counts of 1 added up, equal
+ * counts grouped, in order of first appearance: `3 + 2 × Tags per Book`. No copies: `0`.
+ */
+export function totalRows(rows: readonly RowCount[]): string {
+    let ones = 0;
+    const grouped = new Map<string, number>();
+    for (const { count } of rows) {
+        if (count === '1') ones++;
+        else grouped.set(count, (grouped.get(count) ?? 0) + 1);
+    }
+    const terms = [...grouped].map(([count, times]) => (times === 1 ? count : `${times} × ${count}`));
+    if (ones > 0 || terms.length === 0) terms.unshift(String(ones));
+    return terms.join(' + ');
+}
+
+/** An entity name in the plural, for counts (`Book` → `Books`, `Address` → `Addresses`, `Category` → `Categories`). */
+function plural(name: string): string {
+    if (/(s|x|z|ch|sh)$/.test(name)) return `${name}es`;
+    if (/[^aeiouAEIOU]y$/.test(name)) return `${name.slice(0, -1)}ies`;
+    return `${name}s`;
 }

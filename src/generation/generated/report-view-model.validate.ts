@@ -5,7 +5,7 @@
 "use strict";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/report-view-model.schema.json","title":"The report target's view model","description":"What templates/report/*.hbs receive (src/generation/report/report-design.ts): the PIDM as entities and relationships, the collections with row grain, key, fields and queries, the merge decisions, the write map, and each query's access path in the chosen design (the redis target's, in the chosen dialect, or the redis-core target's).","type":"object","additionalProperties":false,"required":["target","database","source","writeMap","design","engine","pidm","collections","merges","queries"],"properties":{"target":{"const":"report"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"writeMap":{"description":"Per entity, the collection fields that copy each attribute and reference and the rows an update of one instance rewrites (transformations/write-map); null without the source PIDM.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","lines"],"properties":{"entity":{"type":"string"},"lines":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copy","roles","rows"],"properties":{"member":{"type":"string"},"copy":{"anyOf":[{"type":"string"},{"type":"null"}]},"roles":{"type":"string"},"rows":{"type":"string"}}}}}}},{"type":"null"}]},"design":{"enum":["redis","redis-core"],"description":"The design whose keys and access paths the report shows."},"engine":{"type":"string"},"pidm":{"anyOf":[{"type":"object","additionalProperties":false,"required":["entities","relationships"],"properties":{"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","attributes"],"properties":{"name":{"type":"string"},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","key","note"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"key":{"type":"boolean"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}}}},"relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","toCardinality","written","kind"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"toCardinality":{"enum":["exactly-one","zero-or-one","zero-or-more","one-or-more"]},"written":{"type":"string"},"kind":{"enum":["one","optional","many"]}}}}}},{"type":"null"}]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","grain","nodes","edges","key","fields","queries","coreKeys"],"properties":{"name":{"type":"string"},"grain":{"type":"string"},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","name","entity","root"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"root":{"type":"boolean"}}}},"edges":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","cardinality"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"cardinality":{"type":"string"}}}},"key":{"type":"object","additionalProperties":false,"required":["field","kind","parts","pattern"],"properties":{"field":{"type":"string"},"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"string"}},"pattern":{"type":"string"}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","label","roles","indexed"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"source":{"type":"string"},"label":{"type":"string"},"roles":{"type":"array","items":{"type":"string"}},"indexed":{"type":"boolean"}}}},"queries":{"type":"array","items":{"type":"string"}},"coreKeys":{"description":"The keys the redis-core design stores for the collection; null for the redis design.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"}}}},{"type":"null"}]}}}},"merges":{"anyOf":[{"type":"object","additionalProperties":false,"required":["policy","threshold","decisions"],"properties":{"policy":{"type":"string"},"threshold":{"type":"number"},"decisions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right","common","leftSize","rightSize","leftRatio","rightRatio","merged","outcome"],"properties":{"left":{"type":"string"},"right":{"type":"string"},"common":{"type":"integer"},"leftSize":{"type":"integer"},"rightSize":{"type":"integer"},"leftRatio":{"type":"string"},"rightRatio":{"type":"string"},"merged":{"type":"boolean"},"outcome":{"type":"string"}}}}}},{"type":"null"}]},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","collection","params","where","orderBy","select","access","core"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string"},"type":{"type":"string"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"select":{"type":"array","items":{"type":"string"}},"access":{"description":"The redis design's access path; null for the redis-core design.","anyOf":[{"type":"object","additionalProperties":false,"required":["index","operation","filter","sort","command"],"properties":{"index":{"type":"string"},"operation":{"type":"string"},"filter":{"type":"string"},"sort":{"type":"string"},"command":{"type":"string"}}},{"type":"null"}]},"core":{"description":"The redis-core design's access path: the FCALL, the keys read, the round trips; null for the redis design.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","keys","args","command","clusterCommand","access","indexKeys","rowKeys","server","cluster","warning"],"properties":{"function":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"command":{"type":"string"},"clusterCommand":{"type":"string"},"access":{"type":"string"},"indexKeys":{"type":"array","items":{"type":"string"}},"rowKeys":{"type":"string"},"server":{"type":"string"},"cluster":{"type":"string"},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},{"type":"null"}]}}}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/report-view-model.schema.json","title":"The report target's view model","description":"What templates/report/*.hbs receive (src/generation/report/report-design.ts): the PIDM as entities and relationships, the collections with row grain, key, fields and queries, the merge decisions, the write map, and each query's access path in the chosen design (the redis target's, in the chosen dialect, or the redis-core target's).","type":"object","additionalProperties":false,"required":["target","database","source","writeMap","entityStore","design","engine","pidm","collections","merges","queries"],"properties":{"target":{"const":"report"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"writeMap":{"description":"Per entity, the cost of updating each attribute and reference (rows and keys written) and the collection fields that copy it, with the rows an update of one instance rewrites (transformations/write-map); null without the source PIDM.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","summary","lines"],"properties":{"entity":{"type":"string"},"summary":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copies","rows","keys"],"properties":{"member":{"type":"string"},"copies":{"type":"integer"},"rows":{"type":"string","description":"The rows one update writes, all copies together: `3 + 2 × Tags per Book`."},"keys":{"type":"string","description":"The keys one update writes (entity hash, reverse hash, rows), or why it is never updated."}}}},"lines":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copy","roles","rows","count"],"properties":{"member":{"type":"string"},"copy":{"anyOf":[{"type":"string"},{"type":"null"}]},"roles":{"type":"string"},"rows":{"type":"string"},"count":{"type":"string","description":"The rows as a count of instances: `1`, `Books per Tag`, `none`."}}}}}}},{"type":"null"}]},"entityStore":{"description":"The keys the design keeps beside the rows for the entity operations (entity hashes, reverse hashes); null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","reason","keys"],"properties":{"function":{"type":"string"},"reason":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the design keeps no entities, or null."},"keys":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds","count"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"},"count":{"type":"string"}}}}}},{"type":"null"}]},"design":{"enum":["redis","redis-core"],"description":"The design whose keys and access paths the report shows."},"engine":{"type":"string"},"pidm":{"anyOf":[{"type":"object","additionalProperties":false,"required":["entities","relationships"],"properties":{"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","attributes"],"properties":{"name":{"type":"string"},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","key","note"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"key":{"type":"boolean"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}}}},"relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","toCardinality","written","kind"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"toCardinality":{"enum":["exactly-one","zero-or-one","zero-or-more","one-or-more"]},"written":{"type":"string"},"kind":{"enum":["one","optional","many"]}}}}}},{"type":"null"}]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","grain","nodes","edges","key","fields","queries","coreKeys"],"properties":{"name":{"type":"string"},"grain":{"type":"string"},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","name","entity","root"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"root":{"type":"boolean"}}}},"edges":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","cardinality"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"cardinality":{"type":"string"}}}},"key":{"type":"object","additionalProperties":false,"required":["field","kind","parts","pattern"],"properties":{"field":{"type":"string"},"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"string"}},"pattern":{"type":"string"}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","label","roles","indexed"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"source":{"type":"string"},"label":{"type":"string"},"roles":{"type":"array","items":{"type":"string"}},"indexed":{"type":"boolean"}}}},"queries":{"type":"array","items":{"type":"string"}},"coreKeys":{"description":"The keys the redis-core design stores for the collection; null for the redis design.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"}}}},{"type":"null"}]}}}},"merges":{"anyOf":[{"type":"object","additionalProperties":false,"required":["policy","threshold","decisions"],"properties":{"policy":{"type":"string"},"threshold":{"type":"number"},"decisions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right","common","leftSize","rightSize","leftRatio","rightRatio","merged","outcome"],"properties":{"left":{"type":"string"},"right":{"type":"string"},"common":{"type":"integer"},"leftSize":{"type":"integer"},"rightSize":{"type":"integer"},"leftRatio":{"type":"string"},"rightRatio":{"type":"string"},"merged":{"type":"boolean"},"outcome":{"type":"string"}}}}}},{"type":"null"}]},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","collection","params","where","orderBy","select","access","core"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string"},"type":{"type":"string"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"select":{"type":"array","items":{"type":"string"}},"access":{"description":"The redis design's access path; null for the redis-core design.","anyOf":[{"type":"object","additionalProperties":false,"required":["index","operation","filter","sort","command"],"properties":{"index":{"type":"string"},"operation":{"type":"string"},"filter":{"type":"string"},"sort":{"type":"string"},"command":{"type":"string"}}},{"type":"null"}]},"core":{"description":"The redis-core design's access path: the FCALL, the keys read, the round trips; null for the redis design.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","keys","args","command","clusterCommand","access","indexKeys","rowKeys","server","cluster","warning"],"properties":{"function":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"command":{"type":"string"},"clusterCommand":{"type":"string"},"access":{"type":"string"},"indexKeys":{"type":"array","items":{"type":"string"}},"rowKeys":{"type":"string"},"server":{"type":"string"},"cluster":{"type":"string"},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},{"type":"null"}]}}}}}};
 const func1 = Object.prototype.hasOwnProperty;
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -60,8 +60,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.design === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "design"},message:"must have required property '"+"design"+"'"};
+if(data.entityStore === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "entityStore"},message:"must have required property '"+"entityStore"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -70,8 +70,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.engine === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "engine"},message:"must have required property '"+"engine"+"'"};
+if(data.design === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "design"},message:"must have required property '"+"design"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -80,8 +80,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.pidm === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "pidm"},message:"must have required property '"+"pidm"+"'"};
+if(data.engine === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "engine"},message:"must have required property '"+"engine"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -90,8 +90,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.collections === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "collections"},message:"must have required property '"+"collections"+"'"};
+if(data.pidm === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "pidm"},message:"must have required property '"+"pidm"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -100,8 +100,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data.merges === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merges"},message:"must have required property '"+"merges"+"'"};
+if(data.collections === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "collections"},message:"must have required property '"+"collections"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -110,8 +110,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data.queries === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data.merges === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merges"},message:"must have required property '"+"merges"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -120,9 +120,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema31.properties, key0))){
-const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.queries === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -131,10 +130,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.target !== undefined){
-if("report" !== data.target){
-const err11 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/const",keyword:"const",params:{allowedValue: "report"},message:"must be equal to constant"};
+for(const key0 in data){
+if(!(func1.call(schema31.properties, key0))){
+const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -144,14 +142,26 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.database !== undefined){
-if(typeof data.database !== "string"){
-const err12 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.target !== undefined){
+if("report" !== data.target){
+const err12 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/const",keyword:"const",params:{allowedValue: "report"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.database !== undefined){
+if(typeof data.database !== "string"){
+const err13 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }
@@ -162,20 +172,7 @@ const _errs6 = errors;
 let valid1 = false;
 const _errs7 = errors;
 if(typeof data2 !== "string"){
-const err13 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-valid1 = valid1 || _valid0;
-const _errs9 = errors;
-if(data2 !== null){
-const err14 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err14 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -184,15 +181,28 @@ vErrors.push(err14);
 }
 errors++;
 }
-var _valid0 = _errs9 === errors;
+var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
-if(!valid1){
-const err15 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs9 = errors;
+if(data2 !== null){
+const err15 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err15];
 }
 else {
 vErrors.push(err15);
+}
+errors++;
+}
+var _valid0 = _errs9 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err16 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
 }
 errors++;
 }
@@ -219,17 +229,7 @@ for(let i0=0; i0<len0; i0++){
 let data4 = data3[i0];
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.entity === undefined){
-const err16 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-if(data4.lines === undefined){
-const err17 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/required",keyword:"required",params:{missingProperty: "lines"},message:"must have required property '"+"lines"+"'"};
+const err17 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -238,9 +238,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-for(const key1 in data4){
-if(!((key1 === "entity") || (key1 === "lines"))){
-const err18 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data4.summary === undefined){
+const err18 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/required",keyword:"required",params:{missingProperty: "summary"},message:"must have required property '"+"summary"+"'"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -249,10 +248,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data4.entity !== undefined){
-if(typeof data4.entity !== "string"){
-const err19 = {instancePath:instancePath+"/writeMap/" + i0+"/entity",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.lines === undefined){
+const err19 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/required",keyword:"required",params:{missingProperty: "lines"},message:"must have required property '"+"lines"+"'"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -261,16 +258,9 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-if(data4.lines !== undefined){
-let data6 = data4.lines;
-if(Array.isArray(data6)){
-const len1 = data6.length;
-for(let i1=0; i1<len1; i1++){
-let data7 = data6[i1];
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.member === undefined){
-const err20 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "member"},message:"must have required property '"+"member"+"'"};
+for(const key1 in data4){
+if(!(((key1 === "entity") || (key1 === "summary")) || (key1 === "lines"))){
+const err20 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -279,8 +269,10 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(data7.copy === undefined){
-const err21 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "copy"},message:"must have required property '"+"copy"+"'"};
+}
+if(data4.entity !== undefined){
+if(typeof data4.entity !== "string"){
+const err21 = {instancePath:instancePath+"/writeMap/" + i0+"/entity",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -289,8 +281,16 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(data7.roles === undefined){
-const err22 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
+}
+if(data4.summary !== undefined){
+let data6 = data4.summary;
+if(Array.isArray(data6)){
+const len1 = data6.length;
+for(let i1=0; i1<len1; i1++){
+let data7 = data6[i1];
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+if(data7.member === undefined){
+const err22 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/required",keyword:"required",params:{missingProperty: "member"},message:"must have required property '"+"member"+"'"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -299,8 +299,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(data7.rows === undefined){
-const err23 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "rows"},message:"must have required property '"+"rows"+"'"};
+if(data7.copies === undefined){
+const err23 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/required",keyword:"required",params:{missingProperty: "copies"},message:"must have required property '"+"copies"+"'"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -309,9 +309,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-for(const key2 in data7){
-if(!((((key2 === "member") || (key2 === "copy")) || (key2 === "roles")) || (key2 === "rows"))){
-const err24 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(data7.rows === undefined){
+const err24 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/required",keyword:"required",params:{missingProperty: "rows"},message:"must have required property '"+"rows"+"'"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -320,10 +319,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-if(data7.member !== undefined){
-if(typeof data7.member !== "string"){
-const err25 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1+"/member",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/member/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data7.keys === undefined){
+const err25 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -332,14 +329,9 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
-if(data7.copy !== undefined){
-let data9 = data7.copy;
-const _errs28 = errors;
-let valid9 = false;
-const _errs29 = errors;
-if(typeof data9 !== "string"){
-const err26 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1+"/copy",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/copy/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key2 in data7){
+if(!((((key2 === "member") || (key2 === "copies")) || (key2 === "rows")) || (key2 === "keys"))){
+const err26 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -348,11 +340,10 @@ vErrors.push(err26);
 }
 errors++;
 }
-var _valid2 = _errs29 === errors;
-valid9 = valid9 || _valid2;
-const _errs31 = errors;
-if(data9 !== null){
-const err27 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1+"/copy",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/copy/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data7.member !== undefined){
+if(typeof data7.member !== "string"){
+const err27 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1+"/member",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/properties/member/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -361,10 +352,11 @@ vErrors.push(err27);
 }
 errors++;
 }
-var _valid2 = _errs31 === errors;
-valid9 = valid9 || _valid2;
-if(!valid9){
-const err28 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1+"/copy",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/copy/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data7.copies !== undefined){
+let data9 = data7.copies;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+const err28 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1+"/copies",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/properties/copies/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -373,21 +365,10 @@ vErrors.push(err28);
 }
 errors++;
 }
-else {
-errors = _errs28;
-if(vErrors !== null){
-if(_errs28){
-vErrors.length = _errs28;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data7.roles !== undefined){
-if(typeof data7.roles !== "string"){
-const err29 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1+"/roles",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/roles/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data7.rows !== undefined){
+if(typeof data7.rows !== "string"){
+const err29 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1+"/rows",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/properties/rows/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -397,9 +378,9 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data7.rows !== undefined){
-if(typeof data7.rows !== "string"){
-const err30 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1+"/rows",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/rows/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data7.keys !== undefined){
+if(typeof data7.keys !== "string"){
+const err30 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1+"/keys",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/properties/keys/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -411,7 +392,7 @@ errors++;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err31 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -423,7 +404,7 @@ errors++;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/writeMap/" + i0+"/lines",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err32 = {instancePath:instancePath+"/writeMap/" + i0+"/summary",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -433,9 +414,15 @@ vErrors.push(err32);
 errors++;
 }
 }
-}
-else {
-const err33 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data4.lines !== undefined){
+let data12 = data4.lines;
+if(Array.isArray(data12)){
+const len2 = data12.length;
+for(let i2=0; i2<len2; i2++){
+let data13 = data12[i2];
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.member === undefined){
+const err33 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "member"},message:"must have required property '"+"member"+"'"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -444,10 +431,8 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-}
-else {
-const err34 = {instancePath:instancePath+"/writeMap",schemaPath:"#/properties/writeMap/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data13.copy === undefined){
+const err34 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "copy"},message:"must have required property '"+"copy"+"'"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -456,11 +441,8 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid1 = _errs13 === errors;
-valid2 = valid2 || _valid1;
-const _errs37 = errors;
-if(data3 !== null){
-const err35 = {instancePath:instancePath+"/writeMap",schemaPath:"#/properties/writeMap/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(data13.roles === undefined){
+const err35 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -469,15 +451,207 @@ vErrors.push(err35);
 }
 errors++;
 }
-var _valid1 = _errs37 === errors;
-valid2 = valid2 || _valid1;
-if(!valid2){
-const err36 = {instancePath:instancePath+"/writeMap",schemaPath:"#/properties/writeMap/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data13.rows === undefined){
+const err36 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "rows"},message:"must have required property '"+"rows"+"'"};
 if(vErrors === null){
 vErrors = [err36];
 }
 else {
 vErrors.push(err36);
+}
+errors++;
+}
+if(data13.count === undefined){
+const err37 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+for(const key3 in data13){
+if(!(((((key3 === "member") || (key3 === "copy")) || (key3 === "roles")) || (key3 === "rows")) || (key3 === "count"))){
+const err38 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data13.member !== undefined){
+if(typeof data13.member !== "string"){
+const err39 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/member",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/member/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+if(data13.copy !== undefined){
+let data15 = data13.copy;
+const _errs41 = errors;
+let valid12 = false;
+const _errs42 = errors;
+if(typeof data15 !== "string"){
+const err40 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/copy",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/copy/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+var _valid2 = _errs42 === errors;
+valid12 = valid12 || _valid2;
+const _errs44 = errors;
+if(data15 !== null){
+const err41 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/copy",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/copy/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+var _valid2 = _errs44 === errors;
+valid12 = valid12 || _valid2;
+if(!valid12){
+const err42 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/copy",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/copy/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+else {
+errors = _errs41;
+if(vErrors !== null){
+if(_errs41){
+vErrors.length = _errs41;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data13.roles !== undefined){
+if(typeof data13.roles !== "string"){
+const err43 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/roles",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/roles/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+if(data13.rows !== undefined){
+if(typeof data13.rows !== "string"){
+const err44 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/rows",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/rows/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data13.count !== undefined){
+if(typeof data13.count !== "string"){
+const err45 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/count",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/count/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+}
+else {
+const err46 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/writeMap/" + i0+"/lines",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+}
+else {
+const err49 = {instancePath:instancePath+"/writeMap",schemaPath:"#/properties/writeMap/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+var _valid1 = _errs13 === errors;
+valid2 = valid2 || _valid1;
+const _errs52 = errors;
+if(data3 !== null){
+const err50 = {instancePath:instancePath+"/writeMap",schemaPath:"#/properties/writeMap/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+var _valid1 = _errs52 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err51 = {instancePath:instancePath+"/writeMap",schemaPath:"#/properties/writeMap/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
 }
 errors++;
 }
@@ -493,194 +667,14 @@ vErrors = null;
 }
 }
 }
-if(data.design !== undefined){
-let data12 = data.design;
-if(!((data12 === "redis") || (data12 === "redis-core"))){
-const err37 = {instancePath:instancePath+"/design",schemaPath:"#/properties/design/enum",keyword:"enum",params:{allowedValues: schema31.properties.design.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-if(data.engine !== undefined){
-if(typeof data.engine !== "string"){
-const err38 = {instancePath:instancePath+"/engine",schemaPath:"#/properties/engine/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-if(data.pidm !== undefined){
-let data14 = data.pidm;
-const _errs43 = errors;
-let valid10 = false;
-const _errs44 = errors;
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(data14.entities === undefined){
-const err39 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-if(data14.relationships === undefined){
-const err40 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "relationships"},message:"must have required property '"+"relationships"+"'"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-for(const key3 in data14){
-if(!((key3 === "entities") || (key3 === "relationships"))){
-const err41 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(data14.entities !== undefined){
-let data15 = data14.entities;
-if(Array.isArray(data15)){
-const len2 = data15.length;
-for(let i2=0; i2<len2; i2++){
-let data16 = data15[i2];
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(data16.name === undefined){
-const err42 = {instancePath:instancePath+"/pidm/entities/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-if(data16.attributes === undefined){
-const err43 = {instancePath:instancePath+"/pidm/entities/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-for(const key4 in data16){
-if(!((key4 === "name") || (key4 === "attributes"))){
-const err44 = {instancePath:instancePath+"/pidm/entities/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-}
-if(data16.name !== undefined){
-if(typeof data16.name !== "string"){
-const err45 = {instancePath:instancePath+"/pidm/entities/" + i2+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-}
-if(data16.attributes !== undefined){
-let data18 = data16.attributes;
-if(Array.isArray(data18)){
-const len3 = data18.length;
-for(let i3=0; i3<len3; i3++){
-let data19 = data18[i3];
+if(data.entityStore !== undefined){
+let data19 = data.entityStore;
+const _errs55 = errors;
+let valid13 = false;
+const _errs56 = errors;
 if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-if(data19.name === undefined){
-const err46 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-if(data19.type === undefined){
-const err47 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-if(data19.key === undefined){
-const err48 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-if(data19.note === undefined){
-const err49 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-for(const key5 in data19){
-if(!((((key5 === "name") || (key5 === "type")) || (key5 === "key")) || (key5 === "note"))){
-const err50 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-}
-}
-if(data19.name !== undefined){
-if(typeof data19.name !== "string"){
-const err51 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
-errors++;
-}
-}
-if(data19.type !== undefined){
-if(typeof data19.type !== "string"){
-const err52 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3+"/type",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data19.function === undefined){
+const err52 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf/0/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -689,10 +683,8 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-if(data19.key !== undefined){
-if(typeof data19.key !== "boolean"){
-const err53 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3+"/key",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/key/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data19.reason === undefined){
+const err53 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf/0/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -701,14 +693,8 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-if(data19.note !== undefined){
-let data23 = data19.note;
-const _errs66 = errors;
-let valid18 = false;
-const _errs67 = errors;
-if(typeof data23 !== "string"){
-const err54 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data19.keys === undefined){
+const err54 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf/0/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -717,11 +703,9 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid4 = _errs67 === errors;
-valid18 = valid18 || _valid4;
-const _errs69 = errors;
-if(data23 !== null){
-const err55 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+for(const key4 in data19){
+if(!(((key4 === "function") || (key4 === "reason")) || (key4 === "keys"))){
+const err55 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -730,10 +714,10 @@ vErrors.push(err55);
 }
 errors++;
 }
-var _valid4 = _errs69 === errors;
-valid18 = valid18 || _valid4;
-if(!valid18){
-const err56 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data19.function !== undefined){
+if(typeof data19.function !== "string"){
+const err56 = {instancePath:instancePath+"/entityStore/function",schemaPath:"#/properties/entityStore/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -742,21 +726,14 @@ vErrors.push(err56);
 }
 errors++;
 }
-else {
-errors = _errs66;
-if(vErrors !== null){
-if(_errs66){
-vErrors.length = _errs66;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err57 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes/" + i3,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data19.reason !== undefined){
+let data21 = data19.reason;
+const _errs62 = errors;
+let valid15 = false;
+const _errs63 = errors;
+if(typeof data21 !== "string"){
+const err57 = {instancePath:instancePath+"/entityStore/reason",schemaPath:"#/properties/entityStore/anyOf/0/properties/reason/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -765,10 +742,11 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-}
-else {
-const err58 = {instancePath:instancePath+"/pidm/entities/" + i2+"/attributes",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+var _valid4 = _errs63 === errors;
+valid15 = valid15 || _valid4;
+const _errs65 = errors;
+if(data21 !== null){
+const err58 = {instancePath:instancePath+"/entityStore/reason",schemaPath:"#/properties/entityStore/anyOf/0/properties/reason/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -777,10 +755,10 @@ vErrors.push(err58);
 }
 errors++;
 }
-}
-}
-else {
-const err59 = {instancePath:instancePath+"/pidm/entities/" + i2,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid4 = _errs65 === errors;
+valid15 = valid15 || _valid4;
+if(!valid15){
+const err59 = {instancePath:instancePath+"/entityStore/reason",schemaPath:"#/properties/entityStore/anyOf/0/properties/reason/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -789,10 +767,27 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
+else {
+errors = _errs62;
+if(vErrors !== null){
+if(_errs62){
+vErrors.length = _errs62;
 }
 else {
-const err60 = {instancePath:instancePath+"/pidm/entities",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+vErrors = null;
+}
+}
+}
+}
+if(data19.keys !== undefined){
+let data22 = data19.keys;
+if(Array.isArray(data22)){
+const len3 = data22.length;
+for(let i3=0; i3<len3; i3++){
+let data23 = data22[i3];
+if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
+if(data23.key === undefined){
+const err60 = {instancePath:instancePath+"/entityStore/keys/" + i3,schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -801,16 +796,8 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-if(data14.relationships !== undefined){
-let data24 = data14.relationships;
-if(Array.isArray(data24)){
-const len4 = data24.length;
-for(let i4=0; i4<len4; i4++){
-let data25 = data24[i4];
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if(data25.from === undefined){
-const err61 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+if(data23.kind === undefined){
+const err61 = {instancePath:instancePath+"/entityStore/keys/" + i3,schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -819,8 +806,8 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(data25.to === undefined){
-const err62 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+if(data23.holds === undefined){
+const err62 = {instancePath:instancePath+"/entityStore/keys/" + i3,schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/required",keyword:"required",params:{missingProperty: "holds"},message:"must have required property '"+"holds"+"'"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -829,8 +816,8 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(data25.reference === undefined){
-const err63 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
+if(data23.count === undefined){
+const err63 = {instancePath:instancePath+"/entityStore/keys/" + i3,schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -839,8 +826,9 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(data25.toCardinality === undefined){
-const err64 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "toCardinality"},message:"must have required property '"+"toCardinality"+"'"};
+for(const key5 in data23){
+if(!((((key5 === "key") || (key5 === "kind")) || (key5 === "holds")) || (key5 === "count"))){
+const err64 = {instancePath:instancePath+"/entityStore/keys/" + i3,schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -849,8 +837,10 @@ vErrors.push(err64);
 }
 errors++;
 }
-if(data25.written === undefined){
-const err65 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "written"},message:"must have required property '"+"written"+"'"};
+}
+if(data23.key !== undefined){
+if(typeof data23.key !== "string"){
+const err65 = {instancePath:instancePath+"/entityStore/keys/" + i3+"/key",schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -859,8 +849,10 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(data25.kind === undefined){
-const err66 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+}
+if(data23.kind !== undefined){
+if(typeof data23.kind !== "string"){
+const err66 = {instancePath:instancePath+"/entityStore/keys/" + i3+"/kind",schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -869,9 +861,10 @@ vErrors.push(err66);
 }
 errors++;
 }
-for(const key6 in data25){
-if(!((((((key6 === "from") || (key6 === "to")) || (key6 === "reference")) || (key6 === "toCardinality")) || (key6 === "written")) || (key6 === "kind"))){
-const err67 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+}
+if(data23.holds !== undefined){
+if(typeof data23.holds !== "string"){
+const err67 = {instancePath:instancePath+"/entityStore/keys/" + i3+"/holds",schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/properties/holds/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -881,9 +874,9 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(data25.from !== undefined){
-if(typeof data25.from !== "string"){
-const err68 = {instancePath:instancePath+"/pidm/relationships/" + i4+"/from",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data23.count !== undefined){
+if(typeof data23.count !== "string"){
+const err68 = {instancePath:instancePath+"/entityStore/keys/" + i3+"/count",schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/properties/count/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -893,9 +886,9 @@ vErrors.push(err68);
 errors++;
 }
 }
-if(data25.to !== undefined){
-if(typeof data25.to !== "string"){
-const err69 = {instancePath:instancePath+"/pidm/relationships/" + i4+"/to",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err69 = {instancePath:instancePath+"/entityStore/keys/" + i3,schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -905,9 +898,9 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(data25.reference !== undefined){
-if(typeof data25.reference !== "string"){
-const err70 = {instancePath:instancePath+"/pidm/relationships/" + i4+"/reference",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err70 = {instancePath:instancePath+"/entityStore/keys",schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -917,10 +910,9 @@ vErrors.push(err70);
 errors++;
 }
 }
-if(data25.toCardinality !== undefined){
-let data29 = data25.toCardinality;
-if(!((((data29 === "exactly-one") || (data29 === "zero-or-one")) || (data29 === "zero-or-more")) || (data29 === "one-or-more"))){
-const err71 = {instancePath:instancePath+"/pidm/relationships/" + i4+"/toCardinality",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/toCardinality/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.toCardinality.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err71 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -929,10 +921,11 @@ vErrors.push(err71);
 }
 errors++;
 }
-}
-if(data25.written !== undefined){
-if(typeof data25.written !== "string"){
-const err72 = {instancePath:instancePath+"/pidm/relationships/" + i4+"/written",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/written/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid3 = _errs56 === errors;
+valid13 = valid13 || _valid3;
+const _errs80 = errors;
+if(data19 !== null){
+const err72 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -941,11 +934,10 @@ vErrors.push(err72);
 }
 errors++;
 }
-}
-if(data25.kind !== undefined){
-let data31 = data25.kind;
-if(!(((data31 === "one") || (data31 === "optional")) || (data31 === "many"))){
-const err73 = {instancePath:instancePath+"/pidm/relationships/" + i4+"/kind",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+var _valid3 = _errs80 === errors;
+valid13 = valid13 || _valid3;
+if(!valid13){
+const err73 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -954,10 +946,22 @@ vErrors.push(err73);
 }
 errors++;
 }
-}
+else {
+errors = _errs55;
+if(vErrors !== null){
+if(_errs55){
+vErrors.length = _errs55;
 }
 else {
-const err74 = {instancePath:instancePath+"/pidm/relationships/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+vErrors = null;
+}
+}
+}
+}
+if(data.design !== undefined){
+let data28 = data.design;
+if(!((data28 === "redis") || (data28 === "redis-core"))){
+const err74 = {instancePath:instancePath+"/design",schemaPath:"#/properties/design/enum",keyword:"enum",params:{allowedValues: schema31.properties.design.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -967,9 +971,9 @@ vErrors.push(err74);
 errors++;
 }
 }
-}
-else {
-const err75 = {instancePath:instancePath+"/pidm/relationships",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.engine !== undefined){
+if(typeof data.engine !== "string"){
+const err75 = {instancePath:instancePath+"/engine",schemaPath:"#/properties/engine/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -979,9 +983,14 @@ vErrors.push(err75);
 errors++;
 }
 }
-}
-else {
-const err76 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.pidm !== undefined){
+let data30 = data.pidm;
+const _errs86 = errors;
+let valid19 = false;
+const _errs87 = errors;
+if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
+if(data30.entities === undefined){
+const err76 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -990,11 +999,8 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid3 = _errs44 === errors;
-valid10 = valid10 || _valid3;
-const _errs86 = errors;
-if(data14 !== null){
-const err77 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(data30.relationships === undefined){
+const err77 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "relationships"},message:"must have required property '"+"relationships"+"'"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1003,10 +1009,9 @@ vErrors.push(err77);
 }
 errors++;
 }
-var _valid3 = _errs86 === errors;
-valid10 = valid10 || _valid3;
-if(!valid10){
-const err78 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+for(const key6 in data30){
+if(!((key6 === "entities") || (key6 === "relationships"))){
+const err78 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1015,27 +1020,16 @@ vErrors.push(err78);
 }
 errors++;
 }
-else {
-errors = _errs43;
-if(vErrors !== null){
-if(_errs43){
-vErrors.length = _errs43;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.collections !== undefined){
-let data32 = data.collections;
-if(Array.isArray(data32)){
-const len5 = data32.length;
-for(let i5=0; i5<len5; i5++){
-let data33 = data32[i5];
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-if(data33.name === undefined){
-const err79 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data30.entities !== undefined){
+let data31 = data30.entities;
+if(Array.isArray(data31)){
+const len4 = data31.length;
+for(let i4=0; i4<len4; i4++){
+let data32 = data31[i4];
+if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
+if(data32.name === undefined){
+const err79 = {instancePath:instancePath+"/pidm/entities/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1044,8 +1038,8 @@ vErrors.push(err79);
 }
 errors++;
 }
-if(data33.grain === undefined){
-const err80 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "grain"},message:"must have required property '"+"grain"+"'"};
+if(data32.attributes === undefined){
+const err80 = {instancePath:instancePath+"/pidm/entities/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1054,8 +1048,9 @@ vErrors.push(err80);
 }
 errors++;
 }
-if(data33.nodes === undefined){
-const err81 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "nodes"},message:"must have required property '"+"nodes"+"'"};
+for(const key7 in data32){
+if(!((key7 === "name") || (key7 === "attributes"))){
+const err81 = {instancePath:instancePath+"/pidm/entities/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1064,8 +1059,10 @@ vErrors.push(err81);
 }
 errors++;
 }
-if(data33.edges === undefined){
-const err82 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "edges"},message:"must have required property '"+"edges"+"'"};
+}
+if(data32.name !== undefined){
+if(typeof data32.name !== "string"){
+const err82 = {instancePath:instancePath+"/pidm/entities/" + i4+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1074,8 +1071,16 @@ vErrors.push(err82);
 }
 errors++;
 }
-if(data33.key === undefined){
-const err83 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+}
+if(data32.attributes !== undefined){
+let data34 = data32.attributes;
+if(Array.isArray(data34)){
+const len5 = data34.length;
+for(let i5=0; i5<len5; i5++){
+let data35 = data34[i5];
+if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+if(data35.name === undefined){
+const err83 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1084,8 +1089,8 @@ vErrors.push(err83);
 }
 errors++;
 }
-if(data33.fields === undefined){
-const err84 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
+if(data35.type === undefined){
+const err84 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1094,8 +1099,8 @@ vErrors.push(err84);
 }
 errors++;
 }
-if(data33.queries === undefined){
-const err85 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data35.key === undefined){
+const err85 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1104,8 +1109,8 @@ vErrors.push(err85);
 }
 errors++;
 }
-if(data33.coreKeys === undefined){
-const err86 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "coreKeys"},message:"must have required property '"+"coreKeys"+"'"};
+if(data35.note === undefined){
+const err86 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1114,9 +1119,9 @@ vErrors.push(err86);
 }
 errors++;
 }
-for(const key7 in data33){
-if(!((((((((key7 === "name") || (key7 === "grain")) || (key7 === "nodes")) || (key7 === "edges")) || (key7 === "key")) || (key7 === "fields")) || (key7 === "queries")) || (key7 === "coreKeys"))){
-const err87 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+for(const key8 in data35){
+if(!((((key8 === "name") || (key8 === "type")) || (key8 === "key")) || (key8 === "note"))){
+const err87 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1126,9 +1131,9 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(data33.name !== undefined){
-if(typeof data33.name !== "string"){
-const err88 = {instancePath:instancePath+"/collections/" + i5+"/name",schemaPath:"#/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data35.name !== undefined){
+if(typeof data35.name !== "string"){
+const err88 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1138,9 +1143,9 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(data33.grain !== undefined){
-if(typeof data33.grain !== "string"){
-const err89 = {instancePath:instancePath+"/collections/" + i5+"/grain",schemaPath:"#/properties/collections/items/properties/grain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data35.type !== undefined){
+if(typeof data35.type !== "string"){
+const err89 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5+"/type",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1150,15 +1155,9 @@ vErrors.push(err89);
 errors++;
 }
 }
-if(data33.nodes !== undefined){
-let data36 = data33.nodes;
-if(Array.isArray(data36)){
-const len6 = data36.length;
-for(let i6=0; i6<len6; i6++){
-let data37 = data36[i6];
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-if(data37.id === undefined){
-const err90 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data35.key !== undefined){
+if(typeof data35.key !== "boolean"){
+const err90 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5+"/key",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/key/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1167,8 +1166,14 @@ vErrors.push(err90);
 }
 errors++;
 }
-if(data37.name === undefined){
-const err91 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+if(data35.note !== undefined){
+let data39 = data35.note;
+const _errs109 = errors;
+let valid27 = false;
+const _errs110 = errors;
+if(typeof data39 !== "string"){
+const err91 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1177,8 +1182,11 @@ vErrors.push(err91);
 }
 errors++;
 }
-if(data37.entity === undefined){
-const err92 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
+var _valid6 = _errs110 === errors;
+valid27 = valid27 || _valid6;
+const _errs112 = errors;
+if(data39 !== null){
+const err92 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1187,8 +1195,10 @@ vErrors.push(err92);
 }
 errors++;
 }
-if(data37.root === undefined){
-const err93 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
+var _valid6 = _errs112 === errors;
+valid27 = valid27 || _valid6;
+if(!valid27){
+const err93 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1197,9 +1207,21 @@ vErrors.push(err93);
 }
 errors++;
 }
-for(const key8 in data37){
-if(!((((key8 === "id") || (key8 === "name")) || (key8 === "entity")) || (key8 === "root"))){
-const err94 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6,schemaPath:"#/properties/collections/items/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+else {
+errors = _errs109;
+if(vErrors !== null){
+if(_errs109){
+vErrors.length = _errs109;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err94 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1209,9 +1231,9 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(data37.id !== undefined){
-if(typeof data37.id !== "string"){
-const err95 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6+"/id",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err95 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1221,9 +1243,9 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(data37.name !== undefined){
-if(typeof data37.name !== "string"){
-const err96 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6+"/name",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err96 = {instancePath:instancePath+"/pidm/entities/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1233,9 +1255,9 @@ vErrors.push(err96);
 errors++;
 }
 }
-if(data37.entity !== undefined){
-if(typeof data37.entity !== "string"){
-const err97 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6+"/entity",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err97 = {instancePath:instancePath+"/pidm/entities",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1245,9 +1267,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(data37.root !== undefined){
-if(typeof data37.root !== "boolean"){
-const err98 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6+"/root",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/root/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data30.relationships !== undefined){
+let data40 = data30.relationships;
+if(Array.isArray(data40)){
+const len6 = data40.length;
+for(let i6=0; i6<len6; i6++){
+let data41 = data40[i6];
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+if(data41.from === undefined){
+const err98 = {instancePath:instancePath+"/pidm/relationships/" + i6,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1256,10 +1284,8 @@ vErrors.push(err98);
 }
 errors++;
 }
-}
-}
-else {
-const err99 = {instancePath:instancePath+"/collections/" + i5+"/nodes/" + i6,schemaPath:"#/properties/collections/items/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data41.to === undefined){
+const err99 = {instancePath:instancePath+"/pidm/relationships/" + i6,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1268,10 +1294,8 @@ vErrors.push(err99);
 }
 errors++;
 }
-}
-}
-else {
-const err100 = {instancePath:instancePath+"/collections/" + i5+"/nodes",schemaPath:"#/properties/collections/items/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data41.reference === undefined){
+const err100 = {instancePath:instancePath+"/pidm/relationships/" + i6,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1280,16 +1304,8 @@ vErrors.push(err100);
 }
 errors++;
 }
-}
-if(data33.edges !== undefined){
-let data42 = data33.edges;
-if(Array.isArray(data42)){
-const len7 = data42.length;
-for(let i7=0; i7<len7; i7++){
-let data43 = data42[i7];
-if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
-if(data43.from === undefined){
-const err101 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+if(data41.toCardinality === undefined){
+const err101 = {instancePath:instancePath+"/pidm/relationships/" + i6,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "toCardinality"},message:"must have required property '"+"toCardinality"+"'"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1298,8 +1314,8 @@ vErrors.push(err101);
 }
 errors++;
 }
-if(data43.to === undefined){
-const err102 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+if(data41.written === undefined){
+const err102 = {instancePath:instancePath+"/pidm/relationships/" + i6,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "written"},message:"must have required property '"+"written"+"'"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1308,8 +1324,8 @@ vErrors.push(err102);
 }
 errors++;
 }
-if(data43.reference === undefined){
-const err103 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
+if(data41.kind === undefined){
+const err103 = {instancePath:instancePath+"/pidm/relationships/" + i6,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1318,8 +1334,9 @@ vErrors.push(err103);
 }
 errors++;
 }
-if(data43.cardinality === undefined){
-const err104 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "cardinality"},message:"must have required property '"+"cardinality"+"'"};
+for(const key9 in data41){
+if(!((((((key9 === "from") || (key9 === "to")) || (key9 === "reference")) || (key9 === "toCardinality")) || (key9 === "written")) || (key9 === "kind"))){
+const err104 = {instancePath:instancePath+"/pidm/relationships/" + i6,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1328,9 +1345,10 @@ vErrors.push(err104);
 }
 errors++;
 }
-for(const key9 in data43){
-if(!((((key9 === "from") || (key9 === "to")) || (key9 === "reference")) || (key9 === "cardinality"))){
-const err105 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7,schemaPath:"#/properties/collections/items/properties/edges/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+}
+if(data41.from !== undefined){
+if(typeof data41.from !== "string"){
+const err105 = {instancePath:instancePath+"/pidm/relationships/" + i6+"/from",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1340,9 +1358,9 @@ vErrors.push(err105);
 errors++;
 }
 }
-if(data43.from !== undefined){
-if(typeof data43.from !== "string"){
-const err106 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7+"/from",schemaPath:"#/properties/collections/items/properties/edges/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.to !== undefined){
+if(typeof data41.to !== "string"){
+const err106 = {instancePath:instancePath+"/pidm/relationships/" + i6+"/to",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1352,9 +1370,9 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(data43.to !== undefined){
-if(typeof data43.to !== "string"){
-const err107 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7+"/to",schemaPath:"#/properties/collections/items/properties/edges/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.reference !== undefined){
+if(typeof data41.reference !== "string"){
+const err107 = {instancePath:instancePath+"/pidm/relationships/" + i6+"/reference",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1364,9 +1382,10 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data43.reference !== undefined){
-if(typeof data43.reference !== "string"){
-const err108 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7+"/reference",schemaPath:"#/properties/collections/items/properties/edges/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.toCardinality !== undefined){
+let data45 = data41.toCardinality;
+if(!((((data45 === "exactly-one") || (data45 === "zero-or-one")) || (data45 === "zero-or-more")) || (data45 === "one-or-more"))){
+const err108 = {instancePath:instancePath+"/pidm/relationships/" + i6+"/toCardinality",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/toCardinality/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.toCardinality.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1376,9 +1395,9 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(data43.cardinality !== undefined){
-if(typeof data43.cardinality !== "string"){
-const err109 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7+"/cardinality",schemaPath:"#/properties/collections/items/properties/edges/items/properties/cardinality/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.written !== undefined){
+if(typeof data41.written !== "string"){
+const err109 = {instancePath:instancePath+"/pidm/relationships/" + i6+"/written",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/written/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1388,9 +1407,10 @@ vErrors.push(err109);
 errors++;
 }
 }
-}
-else {
-const err110 = {instancePath:instancePath+"/collections/" + i5+"/edges/" + i7,schemaPath:"#/properties/collections/items/properties/edges/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data41.kind !== undefined){
+let data47 = data41.kind;
+if(!(((data47 === "one") || (data47 === "optional")) || (data47 === "many"))){
+const err110 = {instancePath:instancePath+"/pidm/relationships/" + i6+"/kind",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1402,7 +1422,7 @@ errors++;
 }
 }
 else {
-const err111 = {instancePath:instancePath+"/collections/" + i5+"/edges",schemaPath:"#/properties/collections/items/properties/edges/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err111 = {instancePath:instancePath+"/pidm/relationships/" + i6,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1412,11 +1432,9 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(data33.key !== undefined){
-let data48 = data33.key;
-if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
-if(data48.field === undefined){
-const err112 = {instancePath:instancePath+"/collections/" + i5+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
+}
+else {
+const err112 = {instancePath:instancePath+"/pidm/relationships",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1425,8 +1443,10 @@ vErrors.push(err112);
 }
 errors++;
 }
-if(data48.kind === undefined){
-const err113 = {instancePath:instancePath+"/collections/" + i5+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+}
+}
+else {
+const err113 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1435,8 +1455,11 @@ vErrors.push(err113);
 }
 errors++;
 }
-if(data48.parts === undefined){
-const err114 = {instancePath:instancePath+"/collections/" + i5+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
+var _valid5 = _errs87 === errors;
+valid19 = valid19 || _valid5;
+const _errs129 = errors;
+if(data30 !== null){
+const err114 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1445,8 +1468,10 @@ vErrors.push(err114);
 }
 errors++;
 }
-if(data48.pattern === undefined){
-const err115 = {instancePath:instancePath+"/collections/" + i5+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
+var _valid5 = _errs129 === errors;
+valid19 = valid19 || _valid5;
+if(!valid19){
+const err115 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1455,9 +1480,27 @@ vErrors.push(err115);
 }
 errors++;
 }
-for(const key10 in data48){
-if(!((((key10 === "field") || (key10 === "kind")) || (key10 === "parts")) || (key10 === "pattern"))){
-const err116 = {instancePath:instancePath+"/collections/" + i5+"/key",schemaPath:"#/properties/collections/items/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+else {
+errors = _errs86;
+if(vErrors !== null){
+if(_errs86){
+vErrors.length = _errs86;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.collections !== undefined){
+let data48 = data.collections;
+if(Array.isArray(data48)){
+const len7 = data48.length;
+for(let i7=0; i7<len7; i7++){
+let data49 = data48[i7];
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+if(data49.name === undefined){
+const err116 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1466,10 +1509,8 @@ vErrors.push(err116);
 }
 errors++;
 }
-}
-if(data48.field !== undefined){
-if(typeof data48.field !== "string"){
-const err117 = {instancePath:instancePath+"/collections/" + i5+"/key/field",schemaPath:"#/properties/collections/items/properties/key/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data49.grain === undefined){
+const err117 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "grain"},message:"must have required property '"+"grain"+"'"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1478,11 +1519,8 @@ vErrors.push(err117);
 }
 errors++;
 }
-}
-if(data48.kind !== undefined){
-let data50 = data48.kind;
-if(!((data50 === "natural") || (data50 === "counter"))){
-const err118 = {instancePath:instancePath+"/collections/" + i5+"/key/kind",schemaPath:"#/properties/collections/items/properties/key/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.collections.items.properties.key.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(data49.nodes === undefined){
+const err118 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "nodes"},message:"must have required property '"+"nodes"+"'"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1491,14 +1529,8 @@ vErrors.push(err118);
 }
 errors++;
 }
-}
-if(data48.parts !== undefined){
-let data51 = data48.parts;
-if(Array.isArray(data51)){
-const len8 = data51.length;
-for(let i8=0; i8<len8; i8++){
-if(typeof data51[i8] !== "string"){
-const err119 = {instancePath:instancePath+"/collections/" + i5+"/key/parts/" + i8,schemaPath:"#/properties/collections/items/properties/key/properties/parts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data49.edges === undefined){
+const err119 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "edges"},message:"must have required property '"+"edges"+"'"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1507,10 +1539,8 @@ vErrors.push(err119);
 }
 errors++;
 }
-}
-}
-else {
-const err120 = {instancePath:instancePath+"/collections/" + i5+"/key/parts",schemaPath:"#/properties/collections/items/properties/key/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data49.key === undefined){
+const err120 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1519,10 +1549,8 @@ vErrors.push(err120);
 }
 errors++;
 }
-}
-if(data48.pattern !== undefined){
-if(typeof data48.pattern !== "string"){
-const err121 = {instancePath:instancePath+"/collections/" + i5+"/key/pattern",schemaPath:"#/properties/collections/items/properties/key/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data49.fields === undefined){
+const err121 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1531,10 +1559,8 @@ vErrors.push(err121);
 }
 errors++;
 }
-}
-}
-else {
-const err122 = {instancePath:instancePath+"/collections/" + i5+"/key",schemaPath:"#/properties/collections/items/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data49.queries === undefined){
+const err122 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1543,16 +1569,8 @@ vErrors.push(err122);
 }
 errors++;
 }
-}
-if(data33.fields !== undefined){
-let data54 = data33.fields;
-if(Array.isArray(data54)){
-const len9 = data54.length;
-for(let i9=0; i9<len9; i9++){
-let data55 = data54[i9];
-if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
-if(data55.name === undefined){
-const err123 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data49.coreKeys === undefined){
+const err123 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "coreKeys"},message:"must have required property '"+"coreKeys"+"'"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1561,8 +1579,9 @@ vErrors.push(err123);
 }
 errors++;
 }
-if(data55.type === undefined){
-const err124 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+for(const key10 in data49){
+if(!((((((((key10 === "name") || (key10 === "grain")) || (key10 === "nodes")) || (key10 === "edges")) || (key10 === "key")) || (key10 === "fields")) || (key10 === "queries")) || (key10 === "coreKeys"))){
+const err124 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1571,8 +1590,10 @@ vErrors.push(err124);
 }
 errors++;
 }
-if(data55.source === undefined){
-const err125 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+}
+if(data49.name !== undefined){
+if(typeof data49.name !== "string"){
+const err125 = {instancePath:instancePath+"/collections/" + i7+"/name",schemaPath:"#/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1581,8 +1602,10 @@ vErrors.push(err125);
 }
 errors++;
 }
-if(data55.label === undefined){
-const err126 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
+}
+if(data49.grain !== undefined){
+if(typeof data49.grain !== "string"){
+const err126 = {instancePath:instancePath+"/collections/" + i7+"/grain",schemaPath:"#/properties/collections/items/properties/grain/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1591,8 +1614,16 @@ vErrors.push(err126);
 }
 errors++;
 }
-if(data55.roles === undefined){
-const err127 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
+}
+if(data49.nodes !== undefined){
+let data52 = data49.nodes;
+if(Array.isArray(data52)){
+const len8 = data52.length;
+for(let i8=0; i8<len8; i8++){
+let data53 = data52[i8];
+if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
+if(data53.id === undefined){
+const err127 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1601,8 +1632,8 @@ vErrors.push(err127);
 }
 errors++;
 }
-if(data55.indexed === undefined){
-const err128 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "indexed"},message:"must have required property '"+"indexed"+"'"};
+if(data53.name === undefined){
+const err128 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1611,9 +1642,8 @@ vErrors.push(err128);
 }
 errors++;
 }
-for(const key11 in data55){
-if(!((((((key11 === "name") || (key11 === "type")) || (key11 === "source")) || (key11 === "label")) || (key11 === "roles")) || (key11 === "indexed"))){
-const err129 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+if(data53.entity === undefined){
+const err129 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1622,10 +1652,8 @@ vErrors.push(err129);
 }
 errors++;
 }
-}
-if(data55.name !== undefined){
-if(typeof data55.name !== "string"){
-const err130 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/name",schemaPath:"#/properties/collections/items/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data53.root === undefined){
+const err130 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1634,10 +1662,9 @@ vErrors.push(err130);
 }
 errors++;
 }
-}
-if(data55.type !== undefined){
-if(typeof data55.type !== "string"){
-const err131 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/type",schemaPath:"#/properties/collections/items/properties/fields/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key11 in data53){
+if(!((((key11 === "id") || (key11 === "name")) || (key11 === "entity")) || (key11 === "root"))){
+const err131 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8,schemaPath:"#/properties/collections/items/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1647,9 +1674,9 @@ vErrors.push(err131);
 errors++;
 }
 }
-if(data55.source !== undefined){
-if(typeof data55.source !== "string"){
-const err132 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/source",schemaPath:"#/properties/collections/items/properties/fields/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data53.id !== undefined){
+if(typeof data53.id !== "string"){
+const err132 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8+"/id",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1659,9 +1686,9 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(data55.label !== undefined){
-if(typeof data55.label !== "string"){
-const err133 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/label",schemaPath:"#/properties/collections/items/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data53.name !== undefined){
+if(typeof data53.name !== "string"){
+const err133 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8+"/name",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1671,13 +1698,9 @@ vErrors.push(err133);
 errors++;
 }
 }
-if(data55.roles !== undefined){
-let data60 = data55.roles;
-if(Array.isArray(data60)){
-const len10 = data60.length;
-for(let i10=0; i10<len10; i10++){
-if(typeof data60[i10] !== "string"){
-const err134 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/roles/" + i10,schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data53.entity !== undefined){
+if(typeof data53.entity !== "string"){
+const err134 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8+"/entity",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1687,9 +1710,9 @@ vErrors.push(err134);
 errors++;
 }
 }
-}
-else {
-const err135 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/roles",schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data53.root !== undefined){
+if(typeof data53.root !== "boolean"){
+const err135 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8+"/root",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/root/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1699,9 +1722,9 @@ vErrors.push(err135);
 errors++;
 }
 }
-if(data55.indexed !== undefined){
-if(typeof data55.indexed !== "boolean"){
-const err136 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9+"/indexed",schemaPath:"#/properties/collections/items/properties/fields/items/properties/indexed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err136 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8,schemaPath:"#/properties/collections/items/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1713,7 +1736,7 @@ errors++;
 }
 }
 else {
-const err137 = {instancePath:instancePath+"/collections/" + i5+"/fields/" + i9,schemaPath:"#/properties/collections/items/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err137 = {instancePath:instancePath+"/collections/" + i7+"/nodes",schemaPath:"#/properties/collections/items/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1723,9 +1746,15 @@ vErrors.push(err137);
 errors++;
 }
 }
-}
-else {
-const err138 = {instancePath:instancePath+"/collections/" + i5+"/fields",schemaPath:"#/properties/collections/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data49.edges !== undefined){
+let data58 = data49.edges;
+if(Array.isArray(data58)){
+const len9 = data58.length;
+for(let i9=0; i9<len9; i9++){
+let data59 = data58[i9];
+if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
+if(data59.from === undefined){
+const err138 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1734,14 +1763,8 @@ vErrors.push(err138);
 }
 errors++;
 }
-}
-if(data33.queries !== undefined){
-let data63 = data33.queries;
-if(Array.isArray(data63)){
-const len11 = data63.length;
-for(let i11=0; i11<len11; i11++){
-if(typeof data63[i11] !== "string"){
-const err139 = {instancePath:instancePath+"/collections/" + i5+"/queries/" + i11,schemaPath:"#/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data59.to === undefined){
+const err139 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1750,10 +1773,8 @@ vErrors.push(err139);
 }
 errors++;
 }
-}
-}
-else {
-const err140 = {instancePath:instancePath+"/collections/" + i5+"/queries",schemaPath:"#/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data59.reference === undefined){
+const err140 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1762,19 +1783,8 @@ vErrors.push(err140);
 }
 errors++;
 }
-}
-if(data33.coreKeys !== undefined){
-let data65 = data33.coreKeys;
-const _errs159 = errors;
-let valid41 = false;
-const _errs160 = errors;
-if(Array.isArray(data65)){
-const len12 = data65.length;
-for(let i12=0; i12<len12; i12++){
-let data66 = data65[i12];
-if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
-if(data66.key === undefined){
-const err141 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(data59.cardinality === undefined){
+const err141 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "cardinality"},message:"must have required property '"+"cardinality"+"'"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1783,8 +1793,9 @@ vErrors.push(err141);
 }
 errors++;
 }
-if(data66.kind === undefined){
-const err142 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+for(const key12 in data59){
+if(!((((key12 === "from") || (key12 === "to")) || (key12 === "reference")) || (key12 === "cardinality"))){
+const err142 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9,schemaPath:"#/properties/collections/items/properties/edges/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1793,8 +1804,10 @@ vErrors.push(err142);
 }
 errors++;
 }
-if(data66.holds === undefined){
-const err143 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "holds"},message:"must have required property '"+"holds"+"'"};
+}
+if(data59.from !== undefined){
+if(typeof data59.from !== "string"){
+const err143 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9+"/from",schemaPath:"#/properties/collections/items/properties/edges/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1803,9 +1816,10 @@ vErrors.push(err143);
 }
 errors++;
 }
-for(const key12 in data66){
-if(!(((key12 === "key") || (key12 === "kind")) || (key12 === "holds"))){
-const err144 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+}
+if(data59.to !== undefined){
+if(typeof data59.to !== "string"){
+const err144 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9+"/to",schemaPath:"#/properties/collections/items/properties/edges/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1815,9 +1829,9 @@ vErrors.push(err144);
 errors++;
 }
 }
-if(data66.key !== undefined){
-if(typeof data66.key !== "string"){
-const err145 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12+"/key",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data59.reference !== undefined){
+if(typeof data59.reference !== "string"){
+const err145 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9+"/reference",schemaPath:"#/properties/collections/items/properties/edges/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1827,9 +1841,9 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(data66.kind !== undefined){
-if(typeof data66.kind !== "string"){
-const err146 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12+"/kind",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data59.cardinality !== undefined){
+if(typeof data59.cardinality !== "string"){
+const err146 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9+"/cardinality",schemaPath:"#/properties/collections/items/properties/edges/items/properties/cardinality/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1839,9 +1853,9 @@ vErrors.push(err146);
 errors++;
 }
 }
-if(data66.holds !== undefined){
-if(typeof data66.holds !== "string"){
-const err147 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12+"/holds",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/holds/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err147 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9,schemaPath:"#/properties/collections/items/properties/edges/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1853,7 +1867,7 @@ errors++;
 }
 }
 else {
-const err148 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys/" + i12,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err148 = {instancePath:instancePath+"/collections/" + i7+"/edges",schemaPath:"#/properties/collections/items/properties/edges/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1863,9 +1877,11 @@ vErrors.push(err148);
 errors++;
 }
 }
-}
-else {
-const err149 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data49.key !== undefined){
+let data64 = data49.key;
+if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
+if(data64.field === undefined){
+const err149 = {instancePath:instancePath+"/collections/" + i7+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -1874,11 +1890,8 @@ vErrors.push(err149);
 }
 errors++;
 }
-var _valid5 = _errs160 === errors;
-valid41 = valid41 || _valid5;
-const _errs171 = errors;
-if(data65 !== null){
-const err150 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(data64.kind === undefined){
+const err150 = {instancePath:instancePath+"/collections/" + i7+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -1887,10 +1900,8 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid5 = _errs171 === errors;
-valid41 = valid41 || _valid5;
-if(!valid41){
-const err151 = {instancePath:instancePath+"/collections/" + i5+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data64.parts === undefined){
+const err151 = {instancePath:instancePath+"/collections/" + i7+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -1899,21 +1910,8 @@ vErrors.push(err151);
 }
 errors++;
 }
-else {
-errors = _errs159;
-if(vErrors !== null){
-if(_errs159){
-vErrors.length = _errs159;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err152 = {instancePath:instancePath+"/collections/" + i5,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data64.pattern === undefined){
+const err152 = {instancePath:instancePath+"/collections/" + i7+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -1922,10 +1920,9 @@ vErrors.push(err152);
 }
 errors++;
 }
-}
-}
-else {
-const err153 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key13 in data64){
+if(!((((key13 === "field") || (key13 === "kind")) || (key13 === "parts")) || (key13 === "pattern"))){
+const err153 = {instancePath:instancePath+"/collections/" + i7+"/key",schemaPath:"#/properties/collections/items/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -1935,14 +1932,9 @@ vErrors.push(err153);
 errors++;
 }
 }
-if(data.merges !== undefined){
-let data70 = data.merges;
-const _errs174 = errors;
-let valid45 = false;
-const _errs175 = errors;
-if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
-if(data70.policy === undefined){
-const err154 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
+if(data64.field !== undefined){
+if(typeof data64.field !== "string"){
+const err154 = {instancePath:instancePath+"/collections/" + i7+"/key/field",schemaPath:"#/properties/collections/items/properties/key/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -1951,8 +1943,11 @@ vErrors.push(err154);
 }
 errors++;
 }
-if(data70.threshold === undefined){
-const err155 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "threshold"},message:"must have required property '"+"threshold"+"'"};
+}
+if(data64.kind !== undefined){
+let data66 = data64.kind;
+if(!((data66 === "natural") || (data66 === "counter"))){
+const err155 = {instancePath:instancePath+"/collections/" + i7+"/key/kind",schemaPath:"#/properties/collections/items/properties/key/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.collections.items.properties.key.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -1961,8 +1956,14 @@ vErrors.push(err155);
 }
 errors++;
 }
-if(data70.decisions === undefined){
-const err156 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "decisions"},message:"must have required property '"+"decisions"+"'"};
+}
+if(data64.parts !== undefined){
+let data67 = data64.parts;
+if(Array.isArray(data67)){
+const len10 = data67.length;
+for(let i10=0; i10<len10; i10++){
+if(typeof data67[i10] !== "string"){
+const err156 = {instancePath:instancePath+"/collections/" + i7+"/key/parts/" + i10,schemaPath:"#/properties/collections/items/properties/key/properties/parts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -1971,9 +1972,10 @@ vErrors.push(err156);
 }
 errors++;
 }
-for(const key13 in data70){
-if(!(((key13 === "policy") || (key13 === "threshold")) || (key13 === "decisions"))){
-const err157 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+}
+}
+else {
+const err157 = {instancePath:instancePath+"/collections/" + i7+"/key/parts",schemaPath:"#/properties/collections/items/properties/key/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -1983,9 +1985,9 @@ vErrors.push(err157);
 errors++;
 }
 }
-if(data70.policy !== undefined){
-if(typeof data70.policy !== "string"){
-const err158 = {instancePath:instancePath+"/merges/policy",schemaPath:"#/properties/merges/anyOf/0/properties/policy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data64.pattern !== undefined){
+if(typeof data64.pattern !== "string"){
+const err158 = {instancePath:instancePath+"/collections/" + i7+"/key/pattern",schemaPath:"#/properties/collections/items/properties/key/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -1995,10 +1997,9 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(data70.threshold !== undefined){
-let data72 = data70.threshold;
-if(!((typeof data72 == "number") && (isFinite(data72)))){
-const err159 = {instancePath:instancePath+"/merges/threshold",schemaPath:"#/properties/merges/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
+}
+else {
+const err159 = {instancePath:instancePath+"/collections/" + i7+"/key",schemaPath:"#/properties/collections/items/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2008,15 +2009,15 @@ vErrors.push(err159);
 errors++;
 }
 }
-if(data70.decisions !== undefined){
-let data73 = data70.decisions;
-if(Array.isArray(data73)){
-const len13 = data73.length;
-for(let i13=0; i13<len13; i13++){
-let data74 = data73[i13];
-if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
-if(data74.left === undefined){
-const err160 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "left"},message:"must have required property '"+"left"+"'"};
+if(data49.fields !== undefined){
+let data70 = data49.fields;
+if(Array.isArray(data70)){
+const len11 = data70.length;
+for(let i11=0; i11<len11; i11++){
+let data71 = data70[i11];
+if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
+if(data71.name === undefined){
+const err160 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2025,8 +2026,8 @@ vErrors.push(err160);
 }
 errors++;
 }
-if(data74.right === undefined){
-const err161 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "right"},message:"must have required property '"+"right"+"'"};
+if(data71.type === undefined){
+const err161 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2035,8 +2036,8 @@ vErrors.push(err161);
 }
 errors++;
 }
-if(data74.common === undefined){
-const err162 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "common"},message:"must have required property '"+"common"+"'"};
+if(data71.source === undefined){
+const err162 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2045,8 +2046,8 @@ vErrors.push(err162);
 }
 errors++;
 }
-if(data74.leftSize === undefined){
-const err163 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftSize"},message:"must have required property '"+"leftSize"+"'"};
+if(data71.label === undefined){
+const err163 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2055,8 +2056,8 @@ vErrors.push(err163);
 }
 errors++;
 }
-if(data74.rightSize === undefined){
-const err164 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightSize"},message:"must have required property '"+"rightSize"+"'"};
+if(data71.roles === undefined){
+const err164 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2065,8 +2066,8 @@ vErrors.push(err164);
 }
 errors++;
 }
-if(data74.leftRatio === undefined){
-const err165 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftRatio"},message:"must have required property '"+"leftRatio"+"'"};
+if(data71.indexed === undefined){
+const err165 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "indexed"},message:"must have required property '"+"indexed"+"'"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2075,8 +2076,9 @@ vErrors.push(err165);
 }
 errors++;
 }
-if(data74.rightRatio === undefined){
-const err166 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightRatio"},message:"must have required property '"+"rightRatio"+"'"};
+for(const key14 in data71){
+if(!((((((key14 === "name") || (key14 === "type")) || (key14 === "source")) || (key14 === "label")) || (key14 === "roles")) || (key14 === "indexed"))){
+const err166 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11,schemaPath:"#/properties/collections/items/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2085,8 +2087,10 @@ vErrors.push(err166);
 }
 errors++;
 }
-if(data74.merged === undefined){
-const err167 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "merged"},message:"must have required property '"+"merged"+"'"};
+}
+if(data71.name !== undefined){
+if(typeof data71.name !== "string"){
+const err167 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11+"/name",schemaPath:"#/properties/collections/items/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2095,8 +2099,10 @@ vErrors.push(err167);
 }
 errors++;
 }
-if(data74.outcome === undefined){
-const err168 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
+}
+if(data71.type !== undefined){
+if(typeof data71.type !== "string"){
+const err168 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11+"/type",schemaPath:"#/properties/collections/items/properties/fields/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2105,9 +2111,10 @@ vErrors.push(err168);
 }
 errors++;
 }
-for(const key14 in data74){
-if(!(func1.call(schema31.properties.merges.anyOf[0].properties.decisions.items.properties, key14))){
-const err169 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+}
+if(data71.source !== undefined){
+if(typeof data71.source !== "string"){
+const err169 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11+"/source",schemaPath:"#/properties/collections/items/properties/fields/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2117,9 +2124,9 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(data74.left !== undefined){
-if(typeof data74.left !== "string"){
-const err170 = {instancePath:instancePath+"/merges/decisions/" + i13+"/left",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/left/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data71.label !== undefined){
+if(typeof data71.label !== "string"){
+const err170 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11+"/label",schemaPath:"#/properties/collections/items/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2129,9 +2136,13 @@ vErrors.push(err170);
 errors++;
 }
 }
-if(data74.right !== undefined){
-if(typeof data74.right !== "string"){
-const err171 = {instancePath:instancePath+"/merges/decisions/" + i13+"/right",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/right/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data71.roles !== undefined){
+let data76 = data71.roles;
+if(Array.isArray(data76)){
+const len12 = data76.length;
+for(let i12=0; i12<len12; i12++){
+if(typeof data76[i12] !== "string"){
+const err171 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11+"/roles/" + i12,schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2141,10 +2152,9 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(data74.common !== undefined){
-let data77 = data74.common;
-if(!(((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77))) && (isFinite(data77)))){
-const err172 = {instancePath:instancePath+"/merges/decisions/" + i13+"/common",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/common/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err172 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11+"/roles",schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2154,10 +2164,9 @@ vErrors.push(err172);
 errors++;
 }
 }
-if(data74.leftSize !== undefined){
-let data78 = data74.leftSize;
-if(!(((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78))) && (isFinite(data78)))){
-const err173 = {instancePath:instancePath+"/merges/decisions/" + i13+"/leftSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data71.indexed !== undefined){
+if(typeof data71.indexed !== "boolean"){
+const err173 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11+"/indexed",schemaPath:"#/properties/collections/items/properties/fields/items/properties/indexed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2167,10 +2176,9 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(data74.rightSize !== undefined){
-let data79 = data74.rightSize;
-if(!(((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79))) && (isFinite(data79)))){
-const err174 = {instancePath:instancePath+"/merges/decisions/" + i13+"/rightSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err174 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11,schemaPath:"#/properties/collections/items/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2180,9 +2188,9 @@ vErrors.push(err174);
 errors++;
 }
 }
-if(data74.leftRatio !== undefined){
-if(typeof data74.leftRatio !== "string"){
-const err175 = {instancePath:instancePath+"/merges/decisions/" + i13+"/leftRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err175 = {instancePath:instancePath+"/collections/" + i7+"/fields",schemaPath:"#/properties/collections/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2192,9 +2200,13 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(data74.rightRatio !== undefined){
-if(typeof data74.rightRatio !== "string"){
-const err176 = {instancePath:instancePath+"/merges/decisions/" + i13+"/rightRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data49.queries !== undefined){
+let data79 = data49.queries;
+if(Array.isArray(data79)){
+const len13 = data79.length;
+for(let i13=0; i13<len13; i13++){
+if(typeof data79[i13] !== "string"){
+const err176 = {instancePath:instancePath+"/collections/" + i7+"/queries/" + i13,schemaPath:"#/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2204,9 +2216,9 @@ vErrors.push(err176);
 errors++;
 }
 }
-if(data74.merged !== undefined){
-if(typeof data74.merged !== "boolean"){
-const err177 = {instancePath:instancePath+"/merges/decisions/" + i13+"/merged",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/merged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err177 = {instancePath:instancePath+"/collections/" + i7+"/queries",schemaPath:"#/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2216,9 +2228,18 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(data74.outcome !== undefined){
-if(typeof data74.outcome !== "string"){
-const err178 = {instancePath:instancePath+"/merges/decisions/" + i13+"/outcome",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data49.coreKeys !== undefined){
+let data81 = data49.coreKeys;
+const _errs202 = errors;
+let valid50 = false;
+const _errs203 = errors;
+if(Array.isArray(data81)){
+const len14 = data81.length;
+for(let i14=0; i14<len14; i14++){
+let data82 = data81[i14];
+if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
+if(data82.key === undefined){
+const err178 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys/" + i14,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2227,10 +2248,8 @@ vErrors.push(err178);
 }
 errors++;
 }
-}
-}
-else {
-const err179 = {instancePath:instancePath+"/merges/decisions/" + i13,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data82.kind === undefined){
+const err179 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys/" + i14,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2239,10 +2258,8 @@ vErrors.push(err179);
 }
 errors++;
 }
-}
-}
-else {
-const err180 = {instancePath:instancePath+"/merges/decisions",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data82.holds === undefined){
+const err180 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys/" + i14,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "holds"},message:"must have required property '"+"holds"+"'"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2251,10 +2268,9 @@ vErrors.push(err180);
 }
 errors++;
 }
-}
-}
-else {
-const err181 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key15 in data82){
+if(!(((key15 === "key") || (key15 === "kind")) || (key15 === "holds"))){
+const err181 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys/" + i14,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2263,11 +2279,10 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid6 = _errs175 === errors;
-valid45 = valid45 || _valid6;
-const _errs205 = errors;
-if(data70 !== null){
-const err182 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data82.key !== undefined){
+if(typeof data82.key !== "string"){
+const err182 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2276,10 +2291,10 @@ vErrors.push(err182);
 }
 errors++;
 }
-var _valid6 = _errs205 === errors;
-valid45 = valid45 || _valid6;
-if(!valid45){
-const err183 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data82.kind !== undefined){
+if(typeof data82.kind !== "string"){
+const err183 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys/" + i14+"/kind",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2288,27 +2303,10 @@ vErrors.push(err183);
 }
 errors++;
 }
-else {
-errors = _errs174;
-if(vErrors !== null){
-if(_errs174){
-vErrors.length = _errs174;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.queries !== undefined){
-let data84 = data.queries;
-if(Array.isArray(data84)){
-const len14 = data84.length;
-for(let i14=0; i14<len14; i14++){
-let data85 = data84[i14];
-if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
-if(data85.name === undefined){
-const err184 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data82.holds !== undefined){
+if(typeof data82.holds !== "string"){
+const err184 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys/" + i14+"/holds",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/holds/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2317,8 +2315,10 @@ vErrors.push(err184);
 }
 errors++;
 }
-if(data85.collection === undefined){
-const err185 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
+}
+}
+else {
+const err185 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys/" + i14,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2327,8 +2327,10 @@ vErrors.push(err185);
 }
 errors++;
 }
-if(data85.params === undefined){
-const err186 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+}
+}
+else {
+const err186 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2337,8 +2339,11 @@ vErrors.push(err186);
 }
 errors++;
 }
-if(data85.where === undefined){
-const err187 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "where"},message:"must have required property '"+"where"+"'"};
+var _valid7 = _errs203 === errors;
+valid50 = valid50 || _valid7;
+const _errs214 = errors;
+if(data81 !== null){
+const err187 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2347,8 +2352,10 @@ vErrors.push(err187);
 }
 errors++;
 }
-if(data85.orderBy === undefined){
-const err188 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "orderBy"},message:"must have required property '"+"orderBy"+"'"};
+var _valid7 = _errs214 === errors;
+valid50 = valid50 || _valid7;
+if(!valid50){
+const err188 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2357,8 +2364,21 @@ vErrors.push(err188);
 }
 errors++;
 }
-if(data85.select === undefined){
-const err189 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "select"},message:"must have required property '"+"select"+"'"};
+else {
+errors = _errs202;
+if(vErrors !== null){
+if(_errs202){
+vErrors.length = _errs202;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err189 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2367,8 +2387,10 @@ vErrors.push(err189);
 }
 errors++;
 }
-if(data85.access === undefined){
-const err190 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+}
+}
+else {
+const err190 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2377,8 +2399,15 @@ vErrors.push(err190);
 }
 errors++;
 }
-if(data85.core === undefined){
-const err191 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "core"},message:"must have required property '"+"core"+"'"};
+}
+if(data.merges !== undefined){
+let data86 = data.merges;
+const _errs217 = errors;
+let valid54 = false;
+const _errs218 = errors;
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+if(data86.policy === undefined){
+const err191 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2387,9 +2416,8 @@ vErrors.push(err191);
 }
 errors++;
 }
-for(const key15 in data85){
-if(!((((((((key15 === "name") || (key15 === "collection")) || (key15 === "params")) || (key15 === "where")) || (key15 === "orderBy")) || (key15 === "select")) || (key15 === "access")) || (key15 === "core"))){
-const err192 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+if(data86.threshold === undefined){
+const err192 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "threshold"},message:"must have required property '"+"threshold"+"'"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -2398,10 +2426,8 @@ vErrors.push(err192);
 }
 errors++;
 }
-}
-if(data85.name !== undefined){
-if(typeof data85.name !== "string"){
-const err193 = {instancePath:instancePath+"/queries/" + i14+"/name",schemaPath:"#/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data86.decisions === undefined){
+const err193 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "decisions"},message:"must have required property '"+"decisions"+"'"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -2410,10 +2436,9 @@ vErrors.push(err193);
 }
 errors++;
 }
-}
-if(data85.collection !== undefined){
-if(typeof data85.collection !== "string"){
-const err194 = {instancePath:instancePath+"/queries/" + i14+"/collection",schemaPath:"#/properties/queries/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key16 in data86){
+if(!(((key16 === "policy") || (key16 === "threshold")) || (key16 === "decisions"))){
+const err194 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -2423,15 +2448,9 @@ vErrors.push(err194);
 errors++;
 }
 }
-if(data85.params !== undefined){
-let data88 = data85.params;
-if(Array.isArray(data88)){
-const len15 = data88.length;
-for(let i15=0; i15<len15; i15++){
-let data89 = data88[i15];
-if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
-if(data89.name === undefined){
-const err195 = {instancePath:instancePath+"/queries/" + i14+"/params/" + i15,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data86.policy !== undefined){
+if(typeof data86.policy !== "string"){
+const err195 = {instancePath:instancePath+"/merges/policy",schemaPath:"#/properties/merges/anyOf/0/properties/policy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -2440,8 +2459,11 @@ vErrors.push(err195);
 }
 errors++;
 }
-if(data89.type === undefined){
-const err196 = {instancePath:instancePath+"/queries/" + i14+"/params/" + i15,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+if(data86.threshold !== undefined){
+let data88 = data86.threshold;
+if(!((typeof data88 == "number") && (isFinite(data88)))){
+const err196 = {instancePath:instancePath+"/merges/threshold",schemaPath:"#/properties/merges/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -2450,9 +2472,16 @@ vErrors.push(err196);
 }
 errors++;
 }
-for(const key16 in data89){
-if(!((key16 === "name") || (key16 === "type"))){
-const err197 = {instancePath:instancePath+"/queries/" + i14+"/params/" + i15,schemaPath:"#/properties/queries/items/properties/params/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+}
+if(data86.decisions !== undefined){
+let data89 = data86.decisions;
+if(Array.isArray(data89)){
+const len15 = data89.length;
+for(let i15=0; i15<len15; i15++){
+let data90 = data89[i15];
+if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
+if(data90.left === undefined){
+const err197 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "left"},message:"must have required property '"+"left"+"'"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -2461,10 +2490,8 @@ vErrors.push(err197);
 }
 errors++;
 }
-}
-if(data89.name !== undefined){
-if(typeof data89.name !== "string"){
-const err198 = {instancePath:instancePath+"/queries/" + i14+"/params/" + i15+"/name",schemaPath:"#/properties/queries/items/properties/params/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data90.right === undefined){
+const err198 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "right"},message:"must have required property '"+"right"+"'"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -2473,10 +2500,8 @@ vErrors.push(err198);
 }
 errors++;
 }
-}
-if(data89.type !== undefined){
-if(typeof data89.type !== "string"){
-const err199 = {instancePath:instancePath+"/queries/" + i14+"/params/" + i15+"/type",schemaPath:"#/properties/queries/items/properties/params/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data90.common === undefined){
+const err199 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "common"},message:"must have required property '"+"common"+"'"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -2485,10 +2510,8 @@ vErrors.push(err199);
 }
 errors++;
 }
-}
-}
-else {
-const err200 = {instancePath:instancePath+"/queries/" + i14+"/params/" + i15,schemaPath:"#/properties/queries/items/properties/params/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data90.leftSize === undefined){
+const err200 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftSize"},message:"must have required property '"+"leftSize"+"'"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -2497,10 +2520,8 @@ vErrors.push(err200);
 }
 errors++;
 }
-}
-}
-else {
-const err201 = {instancePath:instancePath+"/queries/" + i14+"/params",schemaPath:"#/properties/queries/items/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data90.rightSize === undefined){
+const err201 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightSize"},message:"must have required property '"+"rightSize"+"'"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -2509,14 +2530,8 @@ vErrors.push(err201);
 }
 errors++;
 }
-}
-if(data85.where !== undefined){
-let data92 = data85.where;
-const _errs226 = errors;
-let valid56 = false;
-const _errs227 = errors;
-if(typeof data92 !== "string"){
-const err202 = {instancePath:instancePath+"/queries/" + i14+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data90.leftRatio === undefined){
+const err202 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftRatio"},message:"must have required property '"+"leftRatio"+"'"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -2525,11 +2540,8 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid7 = _errs227 === errors;
-valid56 = valid56 || _valid7;
-const _errs229 = errors;
-if(data92 !== null){
-const err203 = {instancePath:instancePath+"/queries/" + i14+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(data90.rightRatio === undefined){
+const err203 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightRatio"},message:"must have required property '"+"rightRatio"+"'"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -2538,10 +2550,8 @@ vErrors.push(err203);
 }
 errors++;
 }
-var _valid7 = _errs229 === errors;
-valid56 = valid56 || _valid7;
-if(!valid56){
-const err204 = {instancePath:instancePath+"/queries/" + i14+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data90.merged === undefined){
+const err204 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "merged"},message:"must have required property '"+"merged"+"'"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -2550,25 +2560,8 @@ vErrors.push(err204);
 }
 errors++;
 }
-else {
-errors = _errs226;
-if(vErrors !== null){
-if(_errs226){
-vErrors.length = _errs226;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data85.orderBy !== undefined){
-let data93 = data85.orderBy;
-if(Array.isArray(data93)){
-const len16 = data93.length;
-for(let i16=0; i16<len16; i16++){
-if(typeof data93[i16] !== "string"){
-const err205 = {instancePath:instancePath+"/queries/" + i14+"/orderBy/" + i16,schemaPath:"#/properties/queries/items/properties/orderBy/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data90.outcome === undefined){
+const err205 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -2577,10 +2570,9 @@ vErrors.push(err205);
 }
 errors++;
 }
-}
-}
-else {
-const err206 = {instancePath:instancePath+"/queries/" + i14+"/orderBy",schemaPath:"#/properties/queries/items/properties/orderBy/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key17 in data90){
+if(!(func1.call(schema31.properties.merges.anyOf[0].properties.decisions.items.properties, key17))){
+const err206 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -2590,13 +2582,9 @@ vErrors.push(err206);
 errors++;
 }
 }
-if(data85.select !== undefined){
-let data95 = data85.select;
-if(Array.isArray(data95)){
-const len17 = data95.length;
-for(let i17=0; i17<len17; i17++){
-if(typeof data95[i17] !== "string"){
-const err207 = {instancePath:instancePath+"/queries/" + i14+"/select/" + i17,schemaPath:"#/properties/queries/items/properties/select/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data90.left !== undefined){
+if(typeof data90.left !== "string"){
+const err207 = {instancePath:instancePath+"/merges/decisions/" + i15+"/left",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/left/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -2606,9 +2594,9 @@ vErrors.push(err207);
 errors++;
 }
 }
-}
-else {
-const err208 = {instancePath:instancePath+"/queries/" + i14+"/select",schemaPath:"#/properties/queries/items/properties/select/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data90.right !== undefined){
+if(typeof data90.right !== "string"){
+const err208 = {instancePath:instancePath+"/merges/decisions/" + i15+"/right",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/right/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -2618,14 +2606,10 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(data85.access !== undefined){
-let data97 = data85.access;
-const _errs240 = errors;
-let valid61 = false;
-const _errs241 = errors;
-if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
-if(data97.index === undefined){
-const err209 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
+if(data90.common !== undefined){
+let data93 = data90.common;
+if(!(((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93))) && (isFinite(data93)))){
+const err209 = {instancePath:instancePath+"/merges/decisions/" + i15+"/common",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/common/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -2634,8 +2618,11 @@ vErrors.push(err209);
 }
 errors++;
 }
-if(data97.operation === undefined){
-const err210 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'"};
+}
+if(data90.leftSize !== undefined){
+let data94 = data90.leftSize;
+if(!(((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94))) && (isFinite(data94)))){
+const err210 = {instancePath:instancePath+"/merges/decisions/" + i15+"/leftSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -2644,8 +2631,11 @@ vErrors.push(err210);
 }
 errors++;
 }
-if(data97.filter === undefined){
-const err211 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
+}
+if(data90.rightSize !== undefined){
+let data95 = data90.rightSize;
+if(!(((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95))) && (isFinite(data95)))){
+const err211 = {instancePath:instancePath+"/merges/decisions/" + i15+"/rightSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -2654,8 +2644,10 @@ vErrors.push(err211);
 }
 errors++;
 }
-if(data97.sort === undefined){
-const err212 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
+}
+if(data90.leftRatio !== undefined){
+if(typeof data90.leftRatio !== "string"){
+const err212 = {instancePath:instancePath+"/merges/decisions/" + i15+"/leftRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -2664,8 +2656,10 @@ vErrors.push(err212);
 }
 errors++;
 }
-if(data97.command === undefined){
-const err213 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+}
+if(data90.rightRatio !== undefined){
+if(typeof data90.rightRatio !== "string"){
+const err213 = {instancePath:instancePath+"/merges/decisions/" + i15+"/rightRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -2674,9 +2668,10 @@ vErrors.push(err213);
 }
 errors++;
 }
-for(const key17 in data97){
-if(!(((((key17 === "index") || (key17 === "operation")) || (key17 === "filter")) || (key17 === "sort")) || (key17 === "command"))){
-const err214 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+}
+if(data90.merged !== undefined){
+if(typeof data90.merged !== "boolean"){
+const err214 = {instancePath:instancePath+"/merges/decisions/" + i15+"/merged",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/merged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -2686,9 +2681,9 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(data97.index !== undefined){
-if(typeof data97.index !== "string"){
-const err215 = {instancePath:instancePath+"/queries/" + i14+"/access/index",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/index/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data90.outcome !== undefined){
+if(typeof data90.outcome !== "string"){
+const err215 = {instancePath:instancePath+"/merges/decisions/" + i15+"/outcome",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -2698,9 +2693,9 @@ vErrors.push(err215);
 errors++;
 }
 }
-if(data97.operation !== undefined){
-if(typeof data97.operation !== "string"){
-const err216 = {instancePath:instancePath+"/queries/" + i14+"/access/operation",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err216 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -2710,9 +2705,9 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(data97.filter !== undefined){
-if(typeof data97.filter !== "string"){
-const err217 = {instancePath:instancePath+"/queries/" + i14+"/access/filter",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err217 = {instancePath:instancePath+"/merges/decisions",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -2722,9 +2717,9 @@ vErrors.push(err217);
 errors++;
 }
 }
-if(data97.sort !== undefined){
-if(typeof data97.sort !== "string"){
-const err218 = {instancePath:instancePath+"/queries/" + i14+"/access/sort",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err218 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -2733,10 +2728,11 @@ vErrors.push(err218);
 }
 errors++;
 }
-}
-if(data97.command !== undefined){
-if(typeof data97.command !== "string"){
-const err219 = {instancePath:instancePath+"/queries/" + i14+"/access/command",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid8 = _errs218 === errors;
+valid54 = valid54 || _valid8;
+const _errs248 = errors;
+if(data86 !== null){
+const err219 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -2745,10 +2741,10 @@ vErrors.push(err219);
 }
 errors++;
 }
-}
-}
-else {
-const err220 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid8 = _errs248 === errors;
+valid54 = valid54 || _valid8;
+if(!valid54){
+const err220 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -2757,11 +2753,27 @@ vErrors.push(err220);
 }
 errors++;
 }
-var _valid8 = _errs241 === errors;
-valid61 = valid61 || _valid8;
-const _errs254 = errors;
-if(data97 !== null){
-const err221 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+else {
+errors = _errs217;
+if(vErrors !== null){
+if(_errs217){
+vErrors.length = _errs217;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.queries !== undefined){
+let data100 = data.queries;
+if(Array.isArray(data100)){
+const len16 = data100.length;
+for(let i16=0; i16<len16; i16++){
+let data101 = data100[i16];
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+if(data101.name === undefined){
+const err221 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -2770,10 +2782,8 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid8 = _errs254 === errors;
-valid61 = valid61 || _valid8;
-if(!valid61){
-const err222 = {instancePath:instancePath+"/queries/" + i14+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data101.collection === undefined){
+const err222 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -2782,26 +2792,8 @@ vErrors.push(err222);
 }
 errors++;
 }
-else {
-errors = _errs240;
-if(vErrors !== null){
-if(_errs240){
-vErrors.length = _errs240;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data85.core !== undefined){
-let data103 = data85.core;
-const _errs257 = errors;
-let valid63 = false;
-const _errs258 = errors;
-if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
-if(data103.function === undefined){
-const err223 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
+if(data101.params === undefined){
+const err223 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -2810,8 +2802,8 @@ vErrors.push(err223);
 }
 errors++;
 }
-if(data103.keys === undefined){
-const err224 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
+if(data101.where === undefined){
+const err224 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "where"},message:"must have required property '"+"where"+"'"};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -2820,8 +2812,8 @@ vErrors.push(err224);
 }
 errors++;
 }
-if(data103.args === undefined){
-const err225 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "args"},message:"must have required property '"+"args"+"'"};
+if(data101.orderBy === undefined){
+const err225 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "orderBy"},message:"must have required property '"+"orderBy"+"'"};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -2830,8 +2822,8 @@ vErrors.push(err225);
 }
 errors++;
 }
-if(data103.command === undefined){
-const err226 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(data101.select === undefined){
+const err226 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "select"},message:"must have required property '"+"select"+"'"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -2840,8 +2832,8 @@ vErrors.push(err226);
 }
 errors++;
 }
-if(data103.clusterCommand === undefined){
-const err227 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "clusterCommand"},message:"must have required property '"+"clusterCommand"+"'"};
+if(data101.access === undefined){
+const err227 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -2850,8 +2842,8 @@ vErrors.push(err227);
 }
 errors++;
 }
-if(data103.access === undefined){
-const err228 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+if(data101.core === undefined){
+const err228 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "core"},message:"must have required property '"+"core"+"'"};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -2860,8 +2852,9 @@ vErrors.push(err228);
 }
 errors++;
 }
-if(data103.indexKeys === undefined){
-const err229 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "indexKeys"},message:"must have required property '"+"indexKeys"+"'"};
+for(const key18 in data101){
+if(!((((((((key18 === "name") || (key18 === "collection")) || (key18 === "params")) || (key18 === "where")) || (key18 === "orderBy")) || (key18 === "select")) || (key18 === "access")) || (key18 === "core"))){
+const err229 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -2870,8 +2863,10 @@ vErrors.push(err229);
 }
 errors++;
 }
-if(data103.rowKeys === undefined){
-const err230 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "rowKeys"},message:"must have required property '"+"rowKeys"+"'"};
+}
+if(data101.name !== undefined){
+if(typeof data101.name !== "string"){
+const err230 = {instancePath:instancePath+"/queries/" + i16+"/name",schemaPath:"#/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -2880,8 +2875,10 @@ vErrors.push(err230);
 }
 errors++;
 }
-if(data103.server === undefined){
-const err231 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+}
+if(data101.collection !== undefined){
+if(typeof data101.collection !== "string"){
+const err231 = {instancePath:instancePath+"/queries/" + i16+"/collection",schemaPath:"#/properties/queries/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -2890,8 +2887,16 @@ vErrors.push(err231);
 }
 errors++;
 }
-if(data103.cluster === undefined){
-const err232 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "cluster"},message:"must have required property '"+"cluster"+"'"};
+}
+if(data101.params !== undefined){
+let data104 = data101.params;
+if(Array.isArray(data104)){
+const len17 = data104.length;
+for(let i17=0; i17<len17; i17++){
+let data105 = data104[i17];
+if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
+if(data105.name === undefined){
+const err232 = {instancePath:instancePath+"/queries/" + i16+"/params/" + i17,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -2900,8 +2905,8 @@ vErrors.push(err232);
 }
 errors++;
 }
-if(data103.warning === undefined){
-const err233 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "warning"},message:"must have required property '"+"warning"+"'"};
+if(data105.type === undefined){
+const err233 = {instancePath:instancePath+"/queries/" + i16+"/params/" + i17,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -2910,9 +2915,9 @@ vErrors.push(err233);
 }
 errors++;
 }
-for(const key18 in data103){
-if(!(func1.call(schema31.properties.queries.items.properties.core.anyOf[0].properties, key18))){
-const err234 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+for(const key19 in data105){
+if(!((key19 === "name") || (key19 === "type"))){
+const err234 = {instancePath:instancePath+"/queries/" + i16+"/params/" + i17,schemaPath:"#/properties/queries/items/properties/params/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -2922,9 +2927,9 @@ vErrors.push(err234);
 errors++;
 }
 }
-if(data103.function !== undefined){
-if(typeof data103.function !== "string"){
-const err235 = {instancePath:instancePath+"/queries/" + i14+"/core/function",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data105.name !== undefined){
+if(typeof data105.name !== "string"){
+const err235 = {instancePath:instancePath+"/queries/" + i16+"/params/" + i17+"/name",schemaPath:"#/properties/queries/items/properties/params/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -2934,13 +2939,9 @@ vErrors.push(err235);
 errors++;
 }
 }
-if(data103.keys !== undefined){
-let data105 = data103.keys;
-if(Array.isArray(data105)){
-const len18 = data105.length;
-for(let i18=0; i18<len18; i18++){
-if(typeof data105[i18] !== "string"){
-const err236 = {instancePath:instancePath+"/queries/" + i14+"/core/keys/" + i18,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data105.type !== undefined){
+if(typeof data105.type !== "string"){
+const err236 = {instancePath:instancePath+"/queries/" + i16+"/params/" + i17+"/type",schemaPath:"#/properties/queries/items/properties/params/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -2952,7 +2953,7 @@ errors++;
 }
 }
 else {
-const err237 = {instancePath:instancePath+"/queries/" + i14+"/core/keys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err237 = {instancePath:instancePath+"/queries/" + i16+"/params/" + i17,schemaPath:"#/properties/queries/items/properties/params/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -2962,13 +2963,9 @@ vErrors.push(err237);
 errors++;
 }
 }
-if(data103.args !== undefined){
-let data107 = data103.args;
-if(Array.isArray(data107)){
-const len19 = data107.length;
-for(let i19=0; i19<len19; i19++){
-if(typeof data107[i19] !== "string"){
-const err238 = {instancePath:instancePath+"/queries/" + i14+"/core/args/" + i19,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err238 = {instancePath:instancePath+"/queries/" + i16+"/params",schemaPath:"#/properties/queries/items/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -2978,9 +2975,13 @@ vErrors.push(err238);
 errors++;
 }
 }
-}
-else {
-const err239 = {instancePath:instancePath+"/queries/" + i14+"/core/args",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data101.where !== undefined){
+let data108 = data101.where;
+const _errs269 = errors;
+let valid65 = false;
+const _errs270 = errors;
+if(typeof data108 !== "string"){
+const err239 = {instancePath:instancePath+"/queries/" + i16+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err239];
 }
@@ -2989,10 +2990,11 @@ vErrors.push(err239);
 }
 errors++;
 }
-}
-if(data103.command !== undefined){
-if(typeof data103.command !== "string"){
-const err240 = {instancePath:instancePath+"/queries/" + i14+"/core/command",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid9 = _errs270 === errors;
+valid65 = valid65 || _valid9;
+const _errs272 = errors;
+if(data108 !== null){
+const err240 = {instancePath:instancePath+"/queries/" + i16+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err240];
 }
@@ -3001,10 +3003,10 @@ vErrors.push(err240);
 }
 errors++;
 }
-}
-if(data103.clusterCommand !== undefined){
-if(typeof data103.clusterCommand !== "string"){
-const err241 = {instancePath:instancePath+"/queries/" + i14+"/core/clusterCommand",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/clusterCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid9 = _errs272 === errors;
+valid65 = valid65 || _valid9;
+if(!valid65){
+const err241 = {instancePath:instancePath+"/queries/" + i16+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err241];
 }
@@ -3013,10 +3015,25 @@ vErrors.push(err241);
 }
 errors++;
 }
+else {
+errors = _errs269;
+if(vErrors !== null){
+if(_errs269){
+vErrors.length = _errs269;
 }
-if(data103.access !== undefined){
-if(typeof data103.access !== "string"){
-const err242 = {instancePath:instancePath+"/queries/" + i14+"/core/access",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/access/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data101.orderBy !== undefined){
+let data109 = data101.orderBy;
+if(Array.isArray(data109)){
+const len18 = data109.length;
+for(let i18=0; i18<len18; i18++){
+if(typeof data109[i18] !== "string"){
+const err242 = {instancePath:instancePath+"/queries/" + i16+"/orderBy/" + i18,schemaPath:"#/properties/queries/items/properties/orderBy/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err242];
 }
@@ -3026,13 +3043,9 @@ vErrors.push(err242);
 errors++;
 }
 }
-if(data103.indexKeys !== undefined){
-let data112 = data103.indexKeys;
-if(Array.isArray(data112)){
-const len20 = data112.length;
-for(let i20=0; i20<len20; i20++){
-if(typeof data112[i20] !== "string"){
-const err243 = {instancePath:instancePath+"/queries/" + i14+"/core/indexKeys/" + i20,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err243 = {instancePath:instancePath+"/queries/" + i16+"/orderBy",schemaPath:"#/properties/queries/items/properties/orderBy/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err243];
 }
@@ -3042,9 +3055,13 @@ vErrors.push(err243);
 errors++;
 }
 }
-}
-else {
-const err244 = {instancePath:instancePath+"/queries/" + i14+"/core/indexKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data101.select !== undefined){
+let data111 = data101.select;
+if(Array.isArray(data111)){
+const len19 = data111.length;
+for(let i19=0; i19<len19; i19++){
+if(typeof data111[i19] !== "string"){
+const err244 = {instancePath:instancePath+"/queries/" + i16+"/select/" + i19,schemaPath:"#/properties/queries/items/properties/select/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err244];
 }
@@ -3054,9 +3071,9 @@ vErrors.push(err244);
 errors++;
 }
 }
-if(data103.rowKeys !== undefined){
-if(typeof data103.rowKeys !== "string"){
-const err245 = {instancePath:instancePath+"/queries/" + i14+"/core/rowKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/rowKeys/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err245 = {instancePath:instancePath+"/queries/" + i16+"/select",schemaPath:"#/properties/queries/items/properties/select/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err245];
 }
@@ -3066,9 +3083,14 @@ vErrors.push(err245);
 errors++;
 }
 }
-if(data103.server !== undefined){
-if(typeof data103.server !== "string"){
-const err246 = {instancePath:instancePath+"/queries/" + i14+"/core/server",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data101.access !== undefined){
+let data113 = data101.access;
+const _errs283 = errors;
+let valid70 = false;
+const _errs284 = errors;
+if(data113 && typeof data113 == "object" && !Array.isArray(data113)){
+if(data113.index === undefined){
+const err246 = {instancePath:instancePath+"/queries/" + i16+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
 if(vErrors === null){
 vErrors = [err246];
 }
@@ -3077,10 +3099,8 @@ vErrors.push(err246);
 }
 errors++;
 }
-}
-if(data103.cluster !== undefined){
-if(typeof data103.cluster !== "string"){
-const err247 = {instancePath:instancePath+"/queries/" + i14+"/core/cluster",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/cluster/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data113.operation === undefined){
+const err247 = {instancePath:instancePath+"/queries/" + i16+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'"};
 if(vErrors === null){
 vErrors = [err247];
 }
@@ -3089,14 +3109,8 @@ vErrors.push(err247);
 }
 errors++;
 }
-}
-if(data103.warning !== undefined){
-let data117 = data103.warning;
-const _errs288 = errors;
-let valid71 = false;
-const _errs289 = errors;
-if(typeof data117 !== "string"){
-const err248 = {instancePath:instancePath+"/queries/" + i14+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data113.filter === undefined){
+const err248 = {instancePath:instancePath+"/queries/" + i16+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
 if(vErrors === null){
 vErrors = [err248];
 }
@@ -3105,11 +3119,8 @@ vErrors.push(err248);
 }
 errors++;
 }
-var _valid10 = _errs289 === errors;
-valid71 = valid71 || _valid10;
-const _errs291 = errors;
-if(data117 !== null){
-const err249 = {instancePath:instancePath+"/queries/" + i14+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(data113.sort === undefined){
+const err249 = {instancePath:instancePath+"/queries/" + i16+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
 if(vErrors === null){
 vErrors = [err249];
 }
@@ -3118,10 +3129,8 @@ vErrors.push(err249);
 }
 errors++;
 }
-var _valid10 = _errs291 === errors;
-valid71 = valid71 || _valid10;
-if(!valid71){
-const err250 = {instancePath:instancePath+"/queries/" + i14+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data113.command === undefined){
+const err250 = {instancePath:instancePath+"/queries/" + i16+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
 if(vErrors === null){
 vErrors = [err250];
 }
@@ -3130,21 +3139,9 @@ vErrors.push(err250);
 }
 errors++;
 }
-else {
-errors = _errs288;
-if(vErrors !== null){
-if(_errs288){
-vErrors.length = _errs288;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err251 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key20 in data113){
+if(!(((((key20 === "index") || (key20 === "operation")) || (key20 === "filter")) || (key20 === "sort")) || (key20 === "command"))){
+const err251 = {instancePath:instancePath+"/queries/" + i16+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err251];
 }
@@ -3153,11 +3150,10 @@ vErrors.push(err251);
 }
 errors++;
 }
-var _valid9 = _errs258 === errors;
-valid63 = valid63 || _valid9;
-const _errs293 = errors;
-if(data103 !== null){
-const err252 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data113.index !== undefined){
+if(typeof data113.index !== "string"){
+const err252 = {instancePath:instancePath+"/queries/" + i16+"/access/index",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/index/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err252];
 }
@@ -3166,10 +3162,10 @@ vErrors.push(err252);
 }
 errors++;
 }
-var _valid9 = _errs293 === errors;
-valid63 = valid63 || _valid9;
-if(!valid63){
-const err253 = {instancePath:instancePath+"/queries/" + i14+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data113.operation !== undefined){
+if(typeof data113.operation !== "string"){
+const err253 = {instancePath:instancePath+"/queries/" + i16+"/access/operation",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err253];
 }
@@ -3178,21 +3174,10 @@ vErrors.push(err253);
 }
 errors++;
 }
-else {
-errors = _errs257;
-if(vErrors !== null){
-if(_errs257){
-vErrors.length = _errs257;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err254 = {instancePath:instancePath+"/queries/" + i14,schemaPath:"#/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data113.filter !== undefined){
+if(typeof data113.filter !== "string"){
+const err254 = {instancePath:instancePath+"/queries/" + i16+"/access/filter",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err254];
 }
@@ -3202,9 +3187,9 @@ vErrors.push(err254);
 errors++;
 }
 }
-}
-else {
-const err255 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data113.sort !== undefined){
+if(typeof data113.sort !== "string"){
+const err255 = {instancePath:instancePath+"/queries/" + i16+"/access/sort",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err255];
 }
@@ -3214,14 +3199,494 @@ vErrors.push(err255);
 errors++;
 }
 }
-}
-else {
-const err256 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data113.command !== undefined){
+if(typeof data113.command !== "string"){
+const err256 = {instancePath:instancePath+"/queries/" + i16+"/access/command",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err256];
 }
 else {
 vErrors.push(err256);
+}
+errors++;
+}
+}
+}
+else {
+const err257 = {instancePath:instancePath+"/queries/" + i16+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err257];
+}
+else {
+vErrors.push(err257);
+}
+errors++;
+}
+var _valid10 = _errs284 === errors;
+valid70 = valid70 || _valid10;
+const _errs297 = errors;
+if(data113 !== null){
+const err258 = {instancePath:instancePath+"/queries/" + i16+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err258];
+}
+else {
+vErrors.push(err258);
+}
+errors++;
+}
+var _valid10 = _errs297 === errors;
+valid70 = valid70 || _valid10;
+if(!valid70){
+const err259 = {instancePath:instancePath+"/queries/" + i16+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err259];
+}
+else {
+vErrors.push(err259);
+}
+errors++;
+}
+else {
+errors = _errs283;
+if(vErrors !== null){
+if(_errs283){
+vErrors.length = _errs283;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data101.core !== undefined){
+let data119 = data101.core;
+const _errs300 = errors;
+let valid72 = false;
+const _errs301 = errors;
+if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
+if(data119.function === undefined){
+const err260 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
+if(vErrors === null){
+vErrors = [err260];
+}
+else {
+vErrors.push(err260);
+}
+errors++;
+}
+if(data119.keys === undefined){
+const err261 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
+if(vErrors === null){
+vErrors = [err261];
+}
+else {
+vErrors.push(err261);
+}
+errors++;
+}
+if(data119.args === undefined){
+const err262 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "args"},message:"must have required property '"+"args"+"'"};
+if(vErrors === null){
+vErrors = [err262];
+}
+else {
+vErrors.push(err262);
+}
+errors++;
+}
+if(data119.command === undefined){
+const err263 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(vErrors === null){
+vErrors = [err263];
+}
+else {
+vErrors.push(err263);
+}
+errors++;
+}
+if(data119.clusterCommand === undefined){
+const err264 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "clusterCommand"},message:"must have required property '"+"clusterCommand"+"'"};
+if(vErrors === null){
+vErrors = [err264];
+}
+else {
+vErrors.push(err264);
+}
+errors++;
+}
+if(data119.access === undefined){
+const err265 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+if(vErrors === null){
+vErrors = [err265];
+}
+else {
+vErrors.push(err265);
+}
+errors++;
+}
+if(data119.indexKeys === undefined){
+const err266 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "indexKeys"},message:"must have required property '"+"indexKeys"+"'"};
+if(vErrors === null){
+vErrors = [err266];
+}
+else {
+vErrors.push(err266);
+}
+errors++;
+}
+if(data119.rowKeys === undefined){
+const err267 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "rowKeys"},message:"must have required property '"+"rowKeys"+"'"};
+if(vErrors === null){
+vErrors = [err267];
+}
+else {
+vErrors.push(err267);
+}
+errors++;
+}
+if(data119.server === undefined){
+const err268 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+if(vErrors === null){
+vErrors = [err268];
+}
+else {
+vErrors.push(err268);
+}
+errors++;
+}
+if(data119.cluster === undefined){
+const err269 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "cluster"},message:"must have required property '"+"cluster"+"'"};
+if(vErrors === null){
+vErrors = [err269];
+}
+else {
+vErrors.push(err269);
+}
+errors++;
+}
+if(data119.warning === undefined){
+const err270 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "warning"},message:"must have required property '"+"warning"+"'"};
+if(vErrors === null){
+vErrors = [err270];
+}
+else {
+vErrors.push(err270);
+}
+errors++;
+}
+for(const key21 in data119){
+if(!(func1.call(schema31.properties.queries.items.properties.core.anyOf[0].properties, key21))){
+const err271 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err271];
+}
+else {
+vErrors.push(err271);
+}
+errors++;
+}
+}
+if(data119.function !== undefined){
+if(typeof data119.function !== "string"){
+const err272 = {instancePath:instancePath+"/queries/" + i16+"/core/function",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err272];
+}
+else {
+vErrors.push(err272);
+}
+errors++;
+}
+}
+if(data119.keys !== undefined){
+let data121 = data119.keys;
+if(Array.isArray(data121)){
+const len20 = data121.length;
+for(let i20=0; i20<len20; i20++){
+if(typeof data121[i20] !== "string"){
+const err273 = {instancePath:instancePath+"/queries/" + i16+"/core/keys/" + i20,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err273];
+}
+else {
+vErrors.push(err273);
+}
+errors++;
+}
+}
+}
+else {
+const err274 = {instancePath:instancePath+"/queries/" + i16+"/core/keys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err274];
+}
+else {
+vErrors.push(err274);
+}
+errors++;
+}
+}
+if(data119.args !== undefined){
+let data123 = data119.args;
+if(Array.isArray(data123)){
+const len21 = data123.length;
+for(let i21=0; i21<len21; i21++){
+if(typeof data123[i21] !== "string"){
+const err275 = {instancePath:instancePath+"/queries/" + i16+"/core/args/" + i21,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err275];
+}
+else {
+vErrors.push(err275);
+}
+errors++;
+}
+}
+}
+else {
+const err276 = {instancePath:instancePath+"/queries/" + i16+"/core/args",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err276];
+}
+else {
+vErrors.push(err276);
+}
+errors++;
+}
+}
+if(data119.command !== undefined){
+if(typeof data119.command !== "string"){
+const err277 = {instancePath:instancePath+"/queries/" + i16+"/core/command",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err277];
+}
+else {
+vErrors.push(err277);
+}
+errors++;
+}
+}
+if(data119.clusterCommand !== undefined){
+if(typeof data119.clusterCommand !== "string"){
+const err278 = {instancePath:instancePath+"/queries/" + i16+"/core/clusterCommand",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/clusterCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err278];
+}
+else {
+vErrors.push(err278);
+}
+errors++;
+}
+}
+if(data119.access !== undefined){
+if(typeof data119.access !== "string"){
+const err279 = {instancePath:instancePath+"/queries/" + i16+"/core/access",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/access/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err279];
+}
+else {
+vErrors.push(err279);
+}
+errors++;
+}
+}
+if(data119.indexKeys !== undefined){
+let data128 = data119.indexKeys;
+if(Array.isArray(data128)){
+const len22 = data128.length;
+for(let i22=0; i22<len22; i22++){
+if(typeof data128[i22] !== "string"){
+const err280 = {instancePath:instancePath+"/queries/" + i16+"/core/indexKeys/" + i22,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err280];
+}
+else {
+vErrors.push(err280);
+}
+errors++;
+}
+}
+}
+else {
+const err281 = {instancePath:instancePath+"/queries/" + i16+"/core/indexKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err281];
+}
+else {
+vErrors.push(err281);
+}
+errors++;
+}
+}
+if(data119.rowKeys !== undefined){
+if(typeof data119.rowKeys !== "string"){
+const err282 = {instancePath:instancePath+"/queries/" + i16+"/core/rowKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/rowKeys/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err282];
+}
+else {
+vErrors.push(err282);
+}
+errors++;
+}
+}
+if(data119.server !== undefined){
+if(typeof data119.server !== "string"){
+const err283 = {instancePath:instancePath+"/queries/" + i16+"/core/server",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err283];
+}
+else {
+vErrors.push(err283);
+}
+errors++;
+}
+}
+if(data119.cluster !== undefined){
+if(typeof data119.cluster !== "string"){
+const err284 = {instancePath:instancePath+"/queries/" + i16+"/core/cluster",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/cluster/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err284];
+}
+else {
+vErrors.push(err284);
+}
+errors++;
+}
+}
+if(data119.warning !== undefined){
+let data133 = data119.warning;
+const _errs331 = errors;
+let valid80 = false;
+const _errs332 = errors;
+if(typeof data133 !== "string"){
+const err285 = {instancePath:instancePath+"/queries/" + i16+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err285];
+}
+else {
+vErrors.push(err285);
+}
+errors++;
+}
+var _valid12 = _errs332 === errors;
+valid80 = valid80 || _valid12;
+const _errs334 = errors;
+if(data133 !== null){
+const err286 = {instancePath:instancePath+"/queries/" + i16+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err286];
+}
+else {
+vErrors.push(err286);
+}
+errors++;
+}
+var _valid12 = _errs334 === errors;
+valid80 = valid80 || _valid12;
+if(!valid80){
+const err287 = {instancePath:instancePath+"/queries/" + i16+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err287];
+}
+else {
+vErrors.push(err287);
+}
+errors++;
+}
+else {
+errors = _errs331;
+if(vErrors !== null){
+if(_errs331){
+vErrors.length = _errs331;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err288 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err288];
+}
+else {
+vErrors.push(err288);
+}
+errors++;
+}
+var _valid11 = _errs301 === errors;
+valid72 = valid72 || _valid11;
+const _errs336 = errors;
+if(data119 !== null){
+const err289 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err289];
+}
+else {
+vErrors.push(err289);
+}
+errors++;
+}
+var _valid11 = _errs336 === errors;
+valid72 = valid72 || _valid11;
+if(!valid72){
+const err290 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err290];
+}
+else {
+vErrors.push(err290);
+}
+errors++;
+}
+else {
+errors = _errs300;
+if(vErrors !== null){
+if(_errs300){
+vErrors.length = _errs300;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err291 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err291];
+}
+else {
+vErrors.push(err291);
+}
+errors++;
+}
+}
+}
+else {
+const err292 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err292];
+}
+else {
+vErrors.push(err292);
+}
+errors++;
+}
+}
+}
+else {
+const err293 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err293];
+}
+else {
+vErrors.push(err293);
 }
 errors++;
 }

@@ -5,13 +5,14 @@
  * them, and the helpers in report-helpers.ts make every name and label safe for Mermaid.
  */
 import type { Collection, KvlmModel, PidmModel } from '../../language/generated/ast.js';
-import { isAttribute, isIdAttribute, isReference } from '../../language/generated/ast.js';
+import { isAttribute, isIdAttribute, isNaturalKey, isReference } from '../../language/generated/ast.js';
 import { printKvlmExpression } from '../../language/kvlm/kvlm-printer.js';
 import { referencedName } from '../../language/kvlm/kvlm-semantics.js';
 import { attributeType, cardinalityKind, identifierOf, SURROGATE_ID } from '../../language/pidm/pidm-semantics.js';
-import { buildWriteMap } from '../../../transformations/write-map/index.js';
+import { buildWriteMap, totalRows } from '../../../transformations/write-map/index.js';
 import type { DesignInput } from '../generation-target.js';
 import { formatRedisCommand } from '../redis/redis-commands.js';
+import { entityKey, entityFunctionName, referenceField, reverseKey, VERSION_FIELD } from '../shared/entity-store.js';
 import { formatCliCommand } from '../shared/redis-escaping.js';
 import {
     buildRedisViewModel,
@@ -60,6 +61,8 @@ export interface ReportViewModel {
     queries: ReportQuery[];
     /** Per entity, the collection fields that copy each attribute and reference, and the rows an update rewrites; null without the PIDM. */
     writeMap: ReportWriteMap[] | null;
+    /** The keys the design keeps beside the rows for the entity operations; null without the PIDM. */
+    entityStore: ReportEntityStore | null;
     /** The design whose keys and access paths the report shows. */
     design: ReportDesign;
     /** The engine and dialect the access paths are given for. */
@@ -103,6 +106,16 @@ export interface ReportCollection {
 /** One entity's write map, a line per copy (an attribute or reference copied nowhere has one line, `copy` null). */
 export interface ReportWriteMap {
     entity: string;
+    /** Per attribute and reference, the cost of one update: the rows and keys it writes. */
+    summary: {
+        member: string;
+        /** How many collection fields (or includes) copy it. */
+        copies: number;
+        /** The rows an update writes, all copies together: `3 + 2 × Tags per Book` (`0`: none). */
+        rows: string;
+        /** The keys an update writes: the entity hash (and a reverse hash) and the rows, or why it is never updated. */
+        keys: string;
+    }[];
     lines: {
         /** `fullName`, `pid (identifier)`, `clinic → Clinic (reference)`. */
         member: string;
@@ -112,6 +125,25 @@ export interface ReportWriteMap {
         roles: string;
         /** The rows of the collection an update of one instance rewrites, in words. */
         rows: string;
+        /** The same as a count of instances: `1`, `Books per Tag`, `none`. */
+        count: string;
+    }[];
+}
+
+/** The keys the design keeps for the entity operations besides the rows (docs/design/entity-store.md). */
+export interface ReportEntityStore {
+    /** The Function each entity operation calls (`FCALL <function> 0 <op> …`). */
+    function: string;
+    /** Why the design keeps no entities (a counter-key collection), or null. */
+    reason: string | null;
+    keys: {
+        /** The key pattern, as the design stores it. */
+        key: string;
+        kind: string;
+        /** What the key holds. */
+        holds: string;
+        /** How many such keys there are. */
+        count: string;
     }[];
 }
 
@@ -206,6 +238,7 @@ export function buildReportViewModel(
         source: kvlm.source ?? null,
         pidm: input.pidm && input.pidm.length > 0 ? reportPidm(input.pidm) : null,
         writeMap: input.pidm && input.pidm.length > 0 ? reportWriteMap(input.pidm, kvlm) : null,
+        entityStore: input.pidm && input.pidm.length > 0 ? reportEntityStore(input.pidm, kvlm) : null,
         collections: kvlm.collections.map((collection) =>
             reportCollection(collection, keyPattern, coreCollections.get(collection.name)),
         ),
@@ -296,10 +329,33 @@ function reportPidm(models: readonly PidmModel[]): ReportPidm {
 function reportWriteMap(pidm: readonly PidmModel[], kvlm: KvlmModel): ReportWriteMap[] {
     return buildWriteMap(pidm, kvlm).map((entity) => ({
         entity: entity.entity,
+        summary: [
+            ...entity.attributes.map((attribute) => {
+                const rows = totalRows(attribute.copies.map((copy) => copy.rows));
+                return {
+                    member: attribute.identifier ? `${attribute.name} (identifier)` : attribute.name,
+                    copies: attribute.copies.length,
+                    rows,
+                    keys: attribute.identifier
+                        ? 'never updated: an identifier change is refused (`entity.identifier-change`)'
+                        : `1 entity hash${rows === '0' ? '' : ` + ${rowsPhrase(rows)}`}`,
+                };
+            }),
+            ...entity.references.map((reference) => {
+                const rows = totalRows(reference.copies.map((copy) => copy.rows));
+                return {
+                    member: `${reference.name} → ${reference.target} (reference)`,
+                    copies: reference.copies.length,
+                    rows,
+                    keys: `per target added or removed: 1 entity hash + 1 reverse hash${rows === '0' ? '' : ` + ${rowsPhrase(rows)}`}`,
+                };
+            }),
+        ],
         lines: [
             ...entity.attributes.flatMap((attribute): ReportWriteMap['lines'] => {
                 const member = attribute.identifier ? `${attribute.name} (identifier)` : attribute.name;
-                if (attribute.copies.length === 0) return [{ member, copy: null, roles: '', rows: 'none' }];
+                if (attribute.copies.length === 0)
+                    return [{ member, copy: null, roles: '', rows: 'none', count: 'none' }];
                 return attribute.copies.map((copy) => ({
                     member,
                     copy: `${copy.collection}.${copy.field}`,
@@ -309,20 +365,72 @@ function reportWriteMap(pidm: readonly PidmModel[], kvlm: KvlmModel): ReportWrit
                         ...(copy.keyPart ? ['key part'] : []),
                     ].join(', '),
                     rows: copy.rows.text,
+                    count: copy.rows.count,
                 }));
             }),
             ...entity.references.flatMap((reference): ReportWriteMap['lines'] => {
                 const member = `${reference.name} → ${reference.target} (reference)`;
-                if (reference.copies.length === 0) return [{ member, copy: null, roles: '', rows: 'none' }];
+                if (reference.copies.length === 0)
+                    return [{ member, copy: null, roles: '', rows: 'none', count: 'none' }];
                 return reference.copies.map((copy) => ({
                     member,
                     copy: `${copy.collection} include ${copy.node}`,
                     roles: 'include',
                     rows: copy.rows.text,
+                    count: copy.rows.count,
                 }));
             }),
         ],
     }));
+}
+
+/** `1 row`, `2 rows`, `(3 + Tags per Book) rows`. */
+function rowsPhrase(rows: string): string {
+    if (rows === '1') return '1 row';
+    return /^\d+$/.test(rows) ? `${rows} rows` : `(${rows}) rows`;
+}
+
+/** The entity store's keys: an entity hash per instance, a reverse hash per referenced instance and reference. */
+function reportEntityStore(pidm: readonly PidmModel[], kvlm: KvlmModel): ReportEntityStore {
+    const counters = kvlm.collections.filter((collection) => !isNaturalKey(collection.strategy));
+    const entities = pidm.flatMap((model) => model.entities);
+    const keys: ReportEntityStore['keys'] = [];
+    for (const entity of entities) {
+        const id = identifierOf(entity)?.name ?? SURROGATE_ID;
+        const attributes = entity.members.filter((m) => isAttribute(m) || isIdAttribute(m)).map((m) => m.name);
+        if (!identifierOf(entity)) attributes.unshift(SURROGATE_ID);
+        const references = entity.members.filter(isReference);
+        keys.push({
+            key: entityKey(kvlm.name, entity.name, `<${id}>`),
+            kind: 'hash',
+            holds: [
+                `the stored forms of ${attributes.join(', ')}`,
+                ...references.map((reference) => `\`${referenceField(reference.name)}\``),
+                `\`${VERSION_FIELD}\``,
+            ].join(', '),
+            count: `one per ${entity.name}`,
+        });
+    }
+    for (const entity of entities)
+        for (const reference of entity.members.filter(isReference)) {
+            const target = entities.find((e) => e.name === reference.target.$refText);
+            const targetId = (target && identifierOf(target)?.name) ?? SURROGATE_ID;
+            const sourceId = identifierOf(entity)?.name ?? SURROGATE_ID;
+            keys.push({
+                key: reverseKey(kvlm.name, reference.target.$refText, `<${targetId}>`, entity.name, reference.name),
+                kind: 'hash',
+                holds: `the ${sourceId} of each ${entity.name} whose ${reference.name} names the ${reference.target.$refText} (value "")`,
+                count: `one per ${reference.target.$refText} some ${entity.name}.${reference.name} names`,
+            });
+        }
+    return {
+        function: entityFunctionName(kvlm.name),
+        reason:
+            counters.length === 0
+                ? null
+                : `collection${counters.length > 1 ? 's' : ''} ${counters.map((c) => `\`${c.name}\``).join(', ')} use${counters.length > 1 ? '' : 's'} counter keys, which the entity operations do not maintain: the design keeps no entities`,
+        keys: counters.length === 0 ? keys : [],
+    };
 }
 
 /**

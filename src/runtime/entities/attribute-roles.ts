@@ -1,42 +1,32 @@
 /**
  * The roles an entity attribute plays in a design: part of a row key, filtered (`=`, `!=`), ranged (`<`, `>=`…),
- * sorted (ORDER BY), projected (SELECT). Read from the KVLM: each collection field names the node (hence the entity)
- * and attribute it copies, and carries the roles its queries give it; the natural key names its parts the same way.
+ * sorted (ORDER BY), projected (SELECT). Read from the design's copies (transformations/write-map, the report's write
+ * map): each copy is a collection field with the roles its queries give it, or a natural key's part.
  * An update of a key part moves rows, of a filtered, ranged or sorted one moves index entries, of a projected-only
  * one rewrites fields in place: the workload patches each kind, the report's write map shows them.
  */
-import { isNaturalKey, type FieldRoleKind, type KvlmModel } from '../../language/generated/ast.js';
-import { collectionNodes } from '../materialize.js';
+import type { FieldRoleKind, KvlmModel } from '../../language/generated/ast.js';
+import { designCopies } from '../../../transformations/write-map/index.js';
 
 export type AttributeRole = 'key' | FieldRoleKind;
 
 /** Roles by entity, then attribute. An attribute no collection copies has no entry. */
 export type AttributeRoles = Map<string, Map<string, Set<AttributeRole>>>;
 
-/** The roles of every attribute the design copies. */
+/** The roles of every attribute the design copies: those of its copies in the write map, `key` for a key part. */
 export function attributeRoles(design: KvlmModel): AttributeRoles {
     const roles: AttributeRoles = new Map();
-    const add = (entity: string, attribute: string, role: AttributeRole): void => {
+    for (const [member, copies] of designCopies(design).attributes) {
+        const dot = member.indexOf('.');
+        const entity = member.slice(0, dot);
         let attributes = roles.get(entity);
         if (attributes === undefined) roles.set(entity, (attributes = new Map()));
-        let set = attributes.get(attribute);
-        if (set === undefined) attributes.set(attribute, (set = new Set()));
-        set.add(role);
-    };
-    for (const collection of design.collections) {
-        const entityOf = new Map(collectionNodes(collection).map((node) => [node.key, node.entity]));
-        const nodeEntity = (node: { ref?: { name: string }; $refText?: string }): string | undefined =>
-            entityOf.get(node.ref?.name ?? node.$refText ?? '');
-        for (const field of collection.fields) {
-            const entity = nodeEntity(field.node);
-            if (entity === undefined) continue;
-            for (const role of field.roles) add(entity, field.attribute, role.kind);
+        const set = new Set<AttributeRole>();
+        for (const copy of copies) {
+            for (const role of copy.roles) set.add(role as AttributeRole);
+            if (copy.keyPart) set.add('key');
         }
-        if (isNaturalKey(collection.strategy))
-            for (const part of collection.strategy.parts) {
-                const entity = nodeEntity(part.node);
-                if (entity !== undefined) add(entity, part.attribute, 'key');
-            }
+        attributes.set(member.slice(dot + 1), set);
     }
     return roles;
 }
