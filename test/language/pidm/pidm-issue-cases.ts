@@ -187,11 +187,5 @@ export const CASES: [string, Severity, string, string, string][] = [
         '2',
         'workload { size Passenger.current 1 }',
     ],
-    [
-        PidmIssueCodes.InvalidCount,
-        'error',
-        'workload { count Flight 0.5 }',
-        '0.5',
-        'workload { count Flight 500 }',
-    ],
+    [PidmIssueCodes.InvalidCount, 'error', 'workload { count Flight 0.5 }', '0.5', 'workload { count Flight 500 }'],
 ];
