@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { printKvlm } from '../../src/language/kvlm/kvlm-printer.js';
@@ -18,8 +19,17 @@ import { materializeModel } from '../../src/runtime/materialize.js';
 import { loadRuntimeDesign } from '../../src/runtime/runtime-design.js';
 import { verifyQueries } from '../../src/runtime/verify.js';
 import { transformPidmToKvlm } from '../../transformations/pidm-to-kvlm/index.js';
+import { collectionsOfQueries } from '../../transformations/pidm-to-kvlm/index.js';
+import { chooseByCost, costProgram } from '../../transformations/pidm-to-kvlm/choose-by-cost.js';
+import { Workload } from '../../src/language/pidm/pidm-workload.js';
 import { startRedis, type RedisTestServer } from '../support/redis-server.js';
 import { loadPidm } from './transformation-test-helpers.js';
+
+/** HiGHS (WebAssembly), through its CommonJS entry: the part of its API these tests use. */
+type HighsLoader = () => Promise<{
+    solve(lp: string, options: object): { Status: string; Columns: Record<string, { Primal: number } | undefined> };
+}>;
+const loadHighs = createRequire(import.meta.url)('highs') as HighsLoader;
 
 const bookRatings = readFileSync(new URL('../../examples/book-ratings/book-ratings.pidm', import.meta.url), 'utf8');
 /** The book rating site without its workload block. */
@@ -100,6 +110,38 @@ describe('the cost policy', () => {
             const annotated = transformPidmToKvlm(await loadPidm(bookRatings), { merge, databaseName: 'books' });
             expect(printKvlm(annotated.model)).toBe(printKvlm(plain.model));
         }
+    });
+});
+
+describe('the greedy against the exact choice (an integer program solved by HiGHS)', () => {
+    const models: [string, () => string][] = [
+        ['book-ratings, read-heavy', () => withoutWorkload + READ_HEAVY],
+        ['book-ratings, write-heavy', () => withoutWorkload + WRITE_HEAVY],
+        ...['airflights', 'book-ratings', 'tournament'].map((name): [string, () => string] => [
+            `${name}, its own workload`,
+            () => readFileSync(new URL(`../../examples/${name}/${name}.pidm`, import.meta.url), 'utf8'),
+        ]),
+    ];
+
+    test.each(models)('%s: the greedy finds the optimum', async (_name, text) => {
+        const pidm = await loadPidm(text());
+        const collections = collectionsOfQueries(pidm, []);
+        const workload = new Workload(pidm);
+        const program = costProgram(collections, workload);
+        const highs = await loadHighs();
+        const solution = highs.solve(program.lp, { output_flag: false });
+        expect(solution.Status).toBe('Optimal');
+        const chosenGroups = program.groups
+            .filter((_, i) => Math.round(solution.Columns[`x${i}`]?.Primal ?? 0) === 1)
+            .map((group) => group.members.map((index) => collections[index].name).join(' + '));
+        const optimum = program.groups.reduce(
+            (sum, group, i) => sum + (Math.round(solution.Columns[`x${i}`]?.Primal ?? 0) === 1 ? group.cost.time : 0),
+            0,
+        );
+        const greedy = chooseByCost(collections, 0.8, workload);
+        expect(greedy.cost.time).toBeCloseTo(optimum, 6);
+        // Every collection in exactly one group of the optimum.
+        expect(chosenGroups.join(' + ').split(' + ').sort()).toEqual(collections.map((c) => c.name).sort());
     });
 });
 

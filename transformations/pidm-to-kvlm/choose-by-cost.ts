@@ -78,6 +78,11 @@ class CostChooser {
         });
     }
 
+    /** Whether the group's collection and one more collection of Algorithm 1 have grains that agree. */
+    agrees(group: Group, member: number): boolean {
+        return grainConflict(this.collection(group), this.collections[member]) === undefined;
+    }
+
     /** The groups of Algorithm 1's collections that make up a design's collections. */
     groupsOf(design: readonly CollectionModel[]): Group[] {
         return design.map((collection) => [
@@ -189,4 +194,54 @@ function common(a: Int32Array, b: Int32Array): number {
         }
     }
     return count;
+}
+
+/** The integer program of the choice: one binary per group whose grains agree, each collection in one group. */
+export interface CostProgram {
+    /** The program in CPLEX LP format (what HiGHS and other solvers read): minimize the time of the design. */
+    lp: string;
+    /** The group of each variable `x<i>` (positions of Algorithm 1's collections) and its cost. */
+    groups: { members: number[]; cost: Cost }[];
+}
+
+/**
+ * The exact form of the choice for small models (every group of collections with one FROM entity whose grains
+ * agree: 2^n per entity): minimize Σ time(g)·x_g with every collection in exactly one chosen group. A solver
+ * outside this layer solves it; the tests use it to check the greedy. Throws past `maxGroups` candidate groups.
+ */
+export function costProgram(
+    collections: readonly CollectionModel[],
+    workload: Workload,
+    maxGroups = 5000,
+): CostProgram {
+    const chooser = new CostChooser(collections, workload);
+    const groups: { members: number[]; cost: Cost }[] = [];
+    const byRoot = new Map<string, number[]>();
+    collections.forEach((collection, index) => {
+        const list = byRoot.get(collection.rootEntity);
+        if (list) list.push(index);
+        else byRoot.set(collection.rootEntity, [index]);
+    });
+    for (const members of byRoot.values()) {
+        // Grow groups in list order; a group whose grains disagree has no agreeing supersets worth keeping.
+        const grow = (group: number[], next: number) => {
+            for (let k = next; k < members.length; k++) {
+                const candidate = [...group, members[k]];
+                if (group.length > 0 && !chooser.agrees(group, members[k])) continue;
+                groups.push({ members: candidate, cost: chooser.designCost([candidate]) });
+                if (groups.length > maxGroups) throw new RangeError(`more than ${maxGroups} candidate groups`);
+                grow(candidate, k + 1);
+            }
+        };
+        grow([], 0);
+    }
+    const term = (value: number, variable: string) => `${value} ${variable}`;
+    const lines = ['Minimize', ` obj: ${groups.map((group, i) => term(group.cost.time, `x${i}`)).join(' + ')}`];
+    lines.push('Subject To');
+    collections.forEach((_, index) => {
+        const covering = groups.flatMap((group, i) => (group.members.includes(index) ? [`x${i}`] : []));
+        lines.push(` c${index}: ${covering.join(' + ')} = 1`);
+    });
+    lines.push('Binary', ` ${groups.map((_, i) => `x${i}`).join(' ')}`, 'End');
+    return { lp: lines.join('\n') + '\n', groups };
 }
