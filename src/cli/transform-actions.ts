@@ -63,7 +63,7 @@ export async function runTransform(args: TransformArgs, io: CliIo = processIo): 
     for (const warning of result.warnings) io.err(`kvmod: warning: ${warning}\n`);
     const text = format === 'json' ? JSON.stringify(kvlmToJson(result.kvlm), null, 2) + '\n' : result.kvlmText;
     await writeFileAtomically(target, text);
-    if (args.explain) io.out(explainDecisions(result.decisions, result.options, result.nearMisses));
+    if (args.explain) io.out(explainDecisions(result.decisions, result.options, result.nearMisses, result.cost));
     const merges = result.decisions.filter((decision) => decision.result !== undefined).length;
     const refused = result.decisions.length - merges;
     io.err(

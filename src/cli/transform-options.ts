@@ -42,7 +42,7 @@ export function transformOptions<T>(yargs: Argv<T>): Argv<T & TransformOptionArg
             })
             .default('threshold', undefined, String(DEFAULT_TRANSFORM_OPTIONS.threshold))
             .option('merge', {
-                describe: `safe: merge only collections whose rows have the same grain; paper: the paper's literal rule (answers may change); none: never merge ${KVLM_NOTE}`,
+                describe: `safe: merge only collections whose rows have the same grain; paper: the paper's literal rule (answers may change); none: never merge; cost: merge by the cost of the design under the model's workload (grain-safe merges only) ${KVLM_NOTE}`,
                 choices: MERGE_POLICIES,
             })
             .default('merge', undefined, DEFAULT_TRANSFORM_OPTIONS.merge)

@@ -89,7 +89,7 @@ function readSettings(uri: vscode.Uri): KvmodCommandSettings {
     };
     return {
         threshold: config.get<number>('merge.threshold'),
-        policy: config.get<'safe' | 'paper' | 'none'>('merge.policy'),
+        policy: config.get<'safe' | 'paper' | 'none' | 'cost'>('merge.policy'),
         outputFolder: optional('output.folder'),
         templatesFolder: optional('templates.folder'),
         target: optional('generate.target'),

@@ -32,7 +32,7 @@ export interface KvmodConfig {
     target?: string;
     templates?: string;
     threshold?: number;
-    merge?: 'safe' | 'paper' | 'none';
+    merge?: 'safe' | 'paper' | 'none' | 'cost';
     key?: 'natural' | 'counter';
     redis?: string;
     data?: string;

@@ -20,6 +20,8 @@ import {
     type MergeDecisionInfo,
     type NearMisses,
     type TransformOptions,
+    type TransformResult,
+    ROUND_TRIP,
 } from '../../transformations/pidm-to-kvlm/index.js';
 import { KvmodError } from './errors.js';
 import { checkHeapHeadroom } from './memory-guard.js';
@@ -72,6 +74,8 @@ export interface TransformFilesResult {
     decisions: MergeDecisionInfo[];
     /** The closest pairs below the threshold, when `closestPairs` asked for them. */
     nearMisses?: NearMisses;
+    /** Under `--merge cost`: the greedy's steps with their figures (`TransformResult.cost`). */
+    cost?: TransformResult['cost'];
     /** The transformation's warnings (e.g. merges the paper policy made although answers may change). */
     warnings: string[];
     /** The PIDM diagnostics (errors stop the run), then any warnings on the printed KVLM. */
@@ -140,6 +144,7 @@ export async function transformFiles(
         querySites: loaded.querySites,
         decisions: loaded.decisions,
         ...(loaded.nearMisses ? { nearMisses: loaded.nearMisses } : {}),
+        ...(loaded.cost ? { cost: loaded.cost } : {}),
         warnings: loaded.warnings,
         diagnostics,
         options: effective,
@@ -152,6 +157,7 @@ interface LoadedAndTransformed {
     kvlm?: KvlmModel;
     decisions: MergeDecisionInfo[];
     nearMisses?: NearMisses;
+    cost?: TransformResult['cost'];
     warnings: string[];
     querySites: ReadonlyMap<string, QuerySite>;
     /** The diagnostics of loading the PIDM. */
@@ -209,6 +215,7 @@ async function loadAndTransform(
         kvlm: result.model,
         decisions: result.decisions,
         ...(result.nearMisses ? { nearMisses: result.nearMisses } : {}),
+        ...(result.cost ? { cost: result.cost } : {}),
         warnings: result.warnings,
         querySites: querySitesOf(workspace.pidm),
         loadDiagnostics: workspace.diagnostics,
@@ -248,6 +255,7 @@ export function explainDecisions(
     decisions: readonly MergeDecisionInfo[],
     options: Pick<TransformOptions, 'merge' | 'threshold'>,
     nearMisses?: NearMisses,
+    cost?: TransformResult['cost'],
 ): string {
     const header = `Merge decisions (policy ${options.merge}, threshold ${options.threshold}; common = non-key fields with the same resolved attribute path)`;
     if (options.merge === 'none') return `${header}\nMerging is off (--merge none): one collection per query.\n`;
@@ -275,7 +283,47 @@ export function explainDecisions(
             ),
         );
     if (nearMisses) lines.push(...explainNearMisses(nearMisses, options));
+    if (cost) lines.push(...explainCostChoice(cost, options));
     return lines.join('\n') + '\n';
+}
+
+/**
+ * The cost policy's lines of `explainDecisions`: each change the greedy took with the cost (per unit of the
+ * workload's time, in field accesses) of the collections it replaced and of those it made, then the totals.
+ */
+function explainCostChoice(
+    cost: NonNullable<TransformResult['cost']>,
+    options: Pick<TransformOptions, 'threshold'>,
+): string[] {
+    const figure = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
+    const lines = [
+        `Cost decisions (greedy from the safe design at threshold ${options.threshold}; time = reads + writes in field accesses per unit of the workload, a round trip = ${ROUND_TRIP})`,
+    ];
+    if (cost.steps.length === 0) lines.push('No change saves anything: the safe design is kept.');
+    else
+        lines.push(
+            ...alignedTable(
+                ['change', 'of', 'time before', 'time after', 'reads after', 'writes after', 'memory after', 'queries'],
+                cost.steps.map((step) => [
+                    step.change,
+                    step.change === 'merge' ? `${step.left} + ${step.right}` : `${step.right} out of ${step.left}`,
+                    figure(step.before.time),
+                    figure(step.after.time),
+                    figure(step.after.reads),
+                    figure(step.after.writes),
+                    figure(step.after.memory),
+                    `${step.leftQueries.join(', ')} | ${step.rightQueries.join(', ')}`,
+                ]),
+                2,
+            ),
+        );
+    const total = (label: string, value: NonNullable<TransformResult['cost']>['cost']) =>
+        `${label}: time ${figure(value.time)} (reads ${figure(value.reads)}, writes ${figure(value.writes)}), memory ${figure(value.memory)}`;
+    lines.push(total('Safe design', cost.startCost), total('Chosen design', cost.cost));
+    lines.push(
+        'Not a candidate: a narrower collection with the projected attributes looked up by identifier (no target generates the join yet).',
+    );
+    return lines;
 }
 
 /** The near misses' lines of `explainDecisions`. */
@@ -309,9 +357,9 @@ function explainNearMisses(nearMisses: NearMisses, options: Pick<TransformOption
 }
 
 /** Rows under their titles, columns aligned (the figures to the right), the last column as is. */
-function alignedTable(titles: string[], rows: string[][]): string[] {
-    // Both tables: two names, five figures, and a last column of text.
-    const alignRight = titles.map((_, column) => column >= 2 && column < titles.length - 1);
+function alignedTable(titles: string[], rows: string[][], names = 2): string[] {
+    // Names first, then figures, and a last column of text.
+    const alignRight = titles.map((_, column) => column >= names && column < titles.length - 1);
     const widths = titles.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
     const line = (cells: string[]) =>
         cells

@@ -105,6 +105,7 @@ export function generateRandomPidm(options: RandomPidmOptions): PidmModel {
         $type: 'PidmModel',
         entities: [],
         queries: [],
+        workloads: [],
     });
     const families = Math.ceil(m / familySize);
     const rootCount = Math.max(1, Math.ceil(families / familiesPerRoot));
@@ -415,6 +416,7 @@ export function generateGridPidm(options: GridPidmOptions): PidmModel {
         $type: 'PidmModel',
         entities: [],
         queries: [],
+        workloads: [],
     });
     const entities: Entity[] = [];
     const attributes: Attribute[][] = [];

@@ -51,7 +51,7 @@ describe('one set of transformation options', () => {
         const transform = await transformOptionHelp('transform');
         expect(transform).toMatch(/--threshold +Merge two collections when common\/n1 >= t and common\/n2 >= t/);
         expect(transform).toMatch(/\[number\] \[default: 0\.8\]/);
-        expect(transform).toMatch(/\[choices: "safe", "paper", "none"\] \[default: safe\]/);
+        expect(transform).toMatch(/\[choices: "safe", "paper", "none", "cost"\] \[default: safe\]/);
         expect(transform).toMatch(/\[choices: "natural", "counter"\] \[default: natural\]/);
         expect(transform).toContain('ignored for a');
         for (const command of ['generate', 'load', 'verify'])

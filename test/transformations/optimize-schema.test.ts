@@ -252,7 +252,7 @@ describe('the paper and none policies', () => {
             'the threshold must be a number in (0, 1], got 1.5',
         );
         expect(() => transformPidmToKvlm(models, { merge: 'always' as never })).toThrow(
-            'the merge policy must be one of safe, paper, none, got always',
+            'the merge policy must be one of safe, paper, none, cost, got always',
         );
     });
 });

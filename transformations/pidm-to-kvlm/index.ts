@@ -12,6 +12,8 @@ import { databaseNameFromPath, resolveTransformOptions, type TransformOptions } 
 import { queryToCollection } from './query-to-collection.js';
 import type { MergeDecisionInfo } from './trace.js';
 import { closestPairs, type NearMisses } from './near-misses.js';
+import { chooseByCost, type CostChoice } from './choose-by-cost.js';
+import { Workload } from '../../src/language/pidm/pidm-workload.js';
 
 export {
     checkTransformOptions,
@@ -23,6 +25,9 @@ export {
 export type { KeyStrategyKind, MergePolicy, OptimizerKind, TransformOptions } from './options.js';
 export type { MergeDecisionInfo } from './trace.js';
 export type { NearMiss, NearMisses } from './near-misses.js';
+export type { CostChoice, CostDecision } from './choose-by-cost.js';
+export type { Cost } from './cost-model.js';
+export { ROUND_TRIP } from './cost-model.js';
 
 /** The transformation's result: the KVLM AST, the merge trace, and warnings about the input. */
 export interface TransformResult {
@@ -31,6 +36,8 @@ export interface TransformResult {
     warnings: string[];
     /** The closest pairs below the threshold, when `closestPairs` asked for them. */
     nearMisses?: NearMisses;
+    /** Under `--merge cost`: the greedy's steps with their figures, the cost of the start and of the choice. */
+    cost?: Pick<CostChoice, 'steps' | 'startCost' | 'cost'>;
 }
 
 /**
@@ -42,7 +49,9 @@ export function transformPidmToKvlm(models: PidmModel[], options: Partial<Transf
     const warnings: string[] = [];
     const collections = collectionsOfQueries(models, warnings);
     const optimize = resolved.optimizer === 'reference' ? optimizeSchemaReference : optimizeSchema;
-    const optimized = optimize(collections, resolved.threshold, resolved.merge);
+    const choice =
+        resolved.merge === 'cost' ? chooseByCost(collections, resolved.threshold, new Workload(models)) : undefined;
+    const optimized = choice ?? optimize(collections, resolved.threshold, resolved.merge);
     const model = buildKvlm(optimized.collections, optimized.decisions, {
         databaseName: resolved.databaseName,
         sourceName: resolved.sourceName,
@@ -52,12 +61,15 @@ export function transformPidmToKvlm(models: PidmModel[], options: Partial<Transf
     });
     const wanted = resolved.closestPairs ?? 0;
     const nearMisses =
-        wanted > 0 ? closestPairs(optimized.collections, resolved.threshold, resolved.merge, wanted) : undefined;
+        wanted > 0 && !choice
+            ? closestPairs(optimized.collections, resolved.threshold, resolved.merge, wanted)
+            : undefined;
     return {
         model,
         decisions: optimized.decisions,
         warnings: [...warnings, ...optimized.warnings],
         ...(nearMisses ? { nearMisses } : {}),
+        ...(choice ? { cost: { steps: choice.steps, startCost: choice.startCost, cost: choice.cost } } : {}),
     };
 }
 

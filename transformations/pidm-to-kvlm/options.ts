@@ -3,8 +3,11 @@
  * that the CLI, the pipeline and the tests reject the same bad values with the same words.
  */
 
-/** How Algorithm 3 may merge collections: grain-safe only (default), the paper's literal rule, or never. */
-export type MergePolicy = 'safe' | 'paper' | 'none';
+/**
+ * How collections are merged: Algorithm 3 grain-safe only (default), the paper's literal rule, never, or by the
+ * cost of the design under the model's workload (grain-safe merges only, the threshold giving the start).
+ */
+export type MergePolicy = 'safe' | 'paper' | 'none' | 'cost';
 
 /** How row keys are made: from the identifiers along the row's path, or from a per-collection counter. */
 export type KeyStrategyKind = 'natural' | 'counter';
@@ -38,7 +41,7 @@ export const DEFAULT_TRANSFORM_OPTIONS: Readonly<Omit<TransformOptions, 'databas
 };
 
 /** The merge policies, in the order help texts list them. */
-export const MERGE_POLICIES: readonly MergePolicy[] = ['safe', 'paper', 'none'];
+export const MERGE_POLICIES: readonly MergePolicy[] = ['safe', 'paper', 'none', 'cost'];
 
 /** The key strategies, in the order help texts list them. */
 export const KEY_STRATEGIES: readonly KeyStrategyKind[] = ['natural', 'counter'];

@@ -43,6 +43,7 @@ export namespace Kvlm {
         | "by"
         | "collection"
         | "common"
+        | "cost"
         | "counter"
         | "database"
         | "date"
@@ -158,9 +159,12 @@ export namespace Pidm {
         | "bool"
         | "boolean"
         | "by"
+        | "count"
+        | "create"
         | "date"
         | "datetime"
         | "decimal"
+        | "delete"
         | "desc"
         | "double"
         | "entity"
@@ -181,13 +185,16 @@ export namespace Pidm {
         | "real"
         | "ref"
         | "select"
+        | "size"
         | "string"
         | "text"
         | "time"
         | "timestamp"
         | "true"
         | "unique"
+        | "update"
         | "where"
+        | "workload"
         | "{"
         | "}";
 
@@ -198,8 +205,10 @@ export namespace Pidm {
         BinaryExpression: BinaryExpression
         BooleanValue: BooleanValue
         Cardinality: Cardinality
+        ChangeRate: ChangeRate
         Comparison: Comparison
         Entity: Entity
+        EntityCount: EntityCount
         Expression: Expression
         FromClause: FromClause
         GroupExpression: GroupExpression
@@ -214,10 +223,14 @@ export namespace Pidm {
         PidmModel: PidmModel
         Projection: Projection
         Query: Query
+        QueryRate: QueryRate
         Reference: Reference
+        ReferenceSize: ReferenceSize
         Segment: Segment
         StringValue: StringValue
         Value: Value
+        Workload: Workload
+        WorkloadItem: WorkloadItem
     }
 
 }
@@ -273,10 +286,10 @@ export function isAttribute(item: unknown): item is Attribute {
 }
 
 /** What an attribute written name first may be called: a plain name or a type name. */
-export type AttributeName = 'asc' | 'bool' | 'boolean' | 'by' | 'date' | 'datetime' | 'decimal' | 'desc' | 'double' | 'entity' | 'float' | 'int' | 'integer' | 'long' | 'number' | 'order' | 'query' | 'real' | 'string' | 'text' | 'time' | 'timestamp' | string;
+export type AttributeName = 'asc' | 'bool' | 'boolean' | 'by' | 'count' | 'create' | 'date' | 'datetime' | 'decimal' | 'delete' | 'desc' | 'double' | 'entity' | 'float' | 'int' | 'integer' | 'long' | 'number' | 'order' | 'query' | 'real' | 'size' | 'string' | 'text' | 'time' | 'timestamp' | 'update' | 'workload' | string;
 
 export function isAttributeName(item: unknown): item is AttributeName {
-    return item === 'entity' || item === 'query' || item === 'order' || item === 'by' || item === 'asc' || item === 'desc' || item === 'text' || item === 'string' || item === 'int' || item === 'integer' || item === 'long' || item === 'float' || item === 'double' || item === 'decimal' || item === 'real' || item === 'number' || item === 'boolean' || item === 'bool' || item === 'date' || item === 'time' || item === 'datetime' || item === 'timestamp' || (typeof item === 'string' && (/[_a-zA-Z][\w_]*/.test(item)));
+    return item === 'entity' || item === 'query' || item === 'order' || item === 'by' || item === 'asc' || item === 'desc' || item === 'workload' || item === 'create' || item === 'update' || item === 'delete' || item === 'size' || item === 'count' || item === 'workload' || item === 'create' || item === 'update' || item === 'delete' || item === 'size' || item === 'count' || item === 'text' || item === 'string' || item === 'int' || item === 'integer' || item === 'long' || item === 'float' || item === 'double' || item === 'decimal' || item === 'real' || item === 'number' || item === 'boolean' || item === 'bool' || item === 'date' || item === 'time' || item === 'datetime' || item === 'timestamp' || (typeof item === 'string' && (/[_a-zA-Z][\w_]*/.test(item)));
 }
 
 export interface BinaryExpression extends langium.AstNode {
@@ -340,6 +353,38 @@ export const Cardinality = {
 
 export function isCardinality(item: unknown): item is Cardinality {
     return reflection.isInstance(item, Cardinality.$type);
+}
+
+/** `create`, `update` or `delete` in any case; stored in lower case. */
+export type ChangeOperation = 'create' | 'delete' | 'update';
+
+export function isChangeOperation(item: unknown): item is ChangeOperation {
+    return item === 'create' || item === 'update' || item === 'delete';
+}
+
+/**
+ * `update Patient 20`: 20 updates of one Patient per unit of time, each changing every attribute;
+ * `update Patient.name 5`: 5 changes of that attribute (or reference); `create` and `delete` name an entity.
+ */
+export interface ChangeRate extends langium.AstNode {
+    readonly $container: Workload;
+    readonly $type: 'ChangeRate';
+    entity: langium.Reference<Entity>;
+    member?: langium.Reference<Member>;
+    operation: ChangeOperation;
+    rate: number;
+}
+
+export const ChangeRate = {
+    $type: 'ChangeRate',
+    entity: 'entity',
+    member: 'member',
+    operation: 'operation',
+    rate: 'rate'
+} as const;
+
+export function isChangeRate(item: unknown): item is ChangeRate {
+    return reflection.isInstance(item, ChangeRate.$type);
 }
 
 /** A collection: one index and one kind of associative array (a Redis hash per row). */
@@ -436,6 +481,24 @@ export const Entity = {
 
 export function isEntity(item: unknown): item is Entity {
     return reflection.isInstance(item, Entity.$type);
+}
+
+/** `count Patient 5000`: the entity has 5000 instances. */
+export interface EntityCount extends langium.AstNode {
+    readonly $container: Workload;
+    readonly $type: 'EntityCount';
+    count: number;
+    entity: langium.Reference<Entity>;
+}
+
+export const EntityCount = {
+    $type: 'EntityCount',
+    count: 'count',
+    entity: 'entity'
+} as const;
+
+export function isEntityCount(item: unknown): item is EntityCount {
+    return reflection.isInstance(item, EntityCount.$type);
 }
 
 /** A boolean filter: comparisons combined with `and`, `or`, `not` and parentheses; `and` binds tighter. */
@@ -863,18 +926,21 @@ export function isMergeDecision(item: unknown): item is MergeDecision {
     return reflection.isInstance(item, MergeDecision.$type);
 }
 
-/** How collections were merged: grain-safe (default), the paper's literal rule, or not at all. */
-export type MergePolicy = 'none' | 'paper' | 'safe';
+/**
+ * How collections were merged: grain-safe (default), the paper's literal rule, not at all, or by the cost of the
+ * design under the PIDM's workload (grain-safe merges only).
+ */
+export type MergePolicy = 'cost' | 'none' | 'paper' | 'safe';
 
 export function isMergePolicy(item: unknown): item is MergePolicy {
-    return item === 'safe' || item === 'paper' || item === 'none';
+    return item === 'safe' || item === 'paper' || item === 'none' || item === 'cost';
 }
 
 /** Names may be spelled like type names and a few keywords. */
-export type Name = 'asc' | 'bool' | 'boolean' | 'by' | 'date' | 'datetime' | 'decimal' | 'desc' | 'double' | 'entity' | 'float' | 'id' | 'int' | 'integer' | 'long' | 'number' | 'order' | 'query' | 'real' | 'ref' | 'string' | 'text' | 'time' | 'timestamp' | 'unique' | string;
+export type Name = 'asc' | 'bool' | 'boolean' | 'by' | 'count' | 'create' | 'date' | 'datetime' | 'decimal' | 'delete' | 'desc' | 'double' | 'entity' | 'float' | 'id' | 'int' | 'integer' | 'long' | 'number' | 'order' | 'query' | 'real' | 'ref' | 'size' | 'string' | 'text' | 'time' | 'timestamp' | 'unique' | 'update' | 'workload' | string;
 
 export function isName(item: unknown): item is Name {
-    return item === 'entity' || item === 'query' || item === 'order' || item === 'by' || item === 'asc' || item === 'desc' || item === 'text' || item === 'string' || item === 'int' || item === 'integer' || item === 'long' || item === 'float' || item === 'double' || item === 'decimal' || item === 'real' || item === 'number' || item === 'boolean' || item === 'bool' || item === 'date' || item === 'time' || item === 'datetime' || item === 'timestamp' || item === 'id' || item === 'ref' || item === 'unique' || (typeof item === 'string' && (/[_a-zA-Z][\w_]*/.test(item)));
+    return item === 'entity' || item === 'query' || item === 'order' || item === 'by' || item === 'asc' || item === 'desc' || item === 'workload' || item === 'create' || item === 'update' || item === 'delete' || item === 'size' || item === 'count' || item === 'text' || item === 'string' || item === 'int' || item === 'integer' || item === 'long' || item === 'float' || item === 'double' || item === 'decimal' || item === 'real' || item === 'number' || item === 'boolean' || item === 'bool' || item === 'date' || item === 'time' || item === 'datetime' || item === 'timestamp' || item === 'id' || item === 'ref' || item === 'unique' || (typeof item === 'string' && (/[_a-zA-Z][\w_]*/.test(item)));
 }
 
 export interface NaturalKey extends langium.AstNode {
@@ -1044,17 +1110,21 @@ export function isPathNode(item: unknown): item is PathNode {
     return reflection.isInstance(item, PathNode.$type);
 }
 
-/** A PIDM model: entities and queries in any order. A model may be split across several files. */
+/**
+ * A PIDM model: entities, queries and workloads in any order. A model may be split across several files.
+ */
 export interface PidmModel extends langium.AstNode {
     readonly $type: 'PidmModel';
     entities: Array<Entity>;
     queries: Array<Query>;
+    workloads: Array<Workload>;
 }
 
 export const PidmModel = {
     $type: 'PidmModel',
     entities: 'entities',
-    queries: 'queries'
+    queries: 'queries',
+    workloads: 'workloads'
 } as const;
 
 export function isPidmModel(item: unknown): item is PidmModel {
@@ -1062,10 +1132,10 @@ export function isPidmModel(item: unknown): item is PidmModel {
 }
 
 /** A name that is neither a type name nor a member keyword; a few keywords may be used as names. */
-export type PlainName = 'asc' | 'by' | 'desc' | 'entity' | 'order' | 'query' | string;
+export type PlainName = 'asc' | 'by' | 'count' | 'create' | 'delete' | 'desc' | 'entity' | 'order' | 'query' | 'size' | 'update' | 'workload' | string;
 
 export function isPlainName(item: unknown): item is PlainName {
-    return item === 'entity' || item === 'query' || item === 'order' || item === 'by' || item === 'asc' || item === 'desc' || (typeof item === 'string' && (/[_a-zA-Z][\w_]*/.test(item)));
+    return item === 'entity' || item === 'query' || item === 'order' || item === 'by' || item === 'asc' || item === 'desc' || item === 'workload' || item === 'create' || item === 'update' || item === 'delete' || item === 'size' || item === 'count' || item === 'workload' || item === 'create' || item === 'update' || item === 'delete' || item === 'size' || item === 'count' || (typeof item === 'string' && (/[_a-zA-Z][\w_]*/.test(item)));
 }
 
 /** A projected attribute, optionally renamed: `Origin.city AS departureCity`. */
@@ -1116,6 +1186,24 @@ export function isQuery(item: unknown): item is Query {
     return reflection.isInstance(item, Query.$type);
 }
 
+/** `query Q4 200`: the query runs 200 times per unit of time. */
+export interface QueryRate extends langium.AstNode {
+    readonly $container: Workload;
+    readonly $type: 'QueryRate';
+    query: langium.Reference<Query>;
+    rate: number;
+}
+
+export const QueryRate = {
+    $type: 'QueryRate',
+    query: 'query',
+    rate: 'rate'
+} as const;
+
+export function isQueryRate(item: unknown): item is QueryRate {
+    return reflection.isInstance(item, QueryRate.$type);
+}
+
 /**
  * A reference to another entity: `ref Target[cardinality] name`. `[1]` is exactly one, `[0..1]` at
  * most one; `[*]`, `[1..*]` and `[n]` for n > 1 are multi-valued. `(1)` is the paper's prose form.
@@ -1137,6 +1225,26 @@ export const Reference = {
 
 export function isReference(item: unknown): item is Reference {
     return reflection.isInstance(item, Reference.$type);
+}
+
+/** `size Patient.appointments 12`: a Patient has 12 appointments on average. */
+export interface ReferenceSize extends langium.AstNode {
+    readonly $container: Workload;
+    readonly $type: 'ReferenceSize';
+    average: number;
+    entity: langium.Reference<Entity>;
+    reference: langium.Reference<Reference>;
+}
+
+export const ReferenceSize = {
+    $type: 'ReferenceSize',
+    average: 'average',
+    entity: 'entity',
+    reference: 'reference'
+} as const;
+
+export function isReferenceSize(item: unknown): item is ReferenceSize {
+    return reflection.isInstance(item, ReferenceSize.$type);
 }
 
 /** The row grain's root: one row per instance of this entity (before includes multiply them). */
@@ -1248,6 +1356,38 @@ export function isValue(item: unknown): item is Value {
     return reflection.isInstance(item, Value.$type);
 }
 
+/**
+ * The application's workload: how often each query runs and each entity changes, and how large the data is.
+ * Figures are relative (any one unit of time, the same throughout); what is not said takes its default:
+ * a query runs 1 time, nothing is created, updated or deleted, an entity has 1000 instances, a reference has
+ * its cardinality's targets (`[*]` and `[1..*]`: 10). Only `--merge cost` reads it.
+ */
+export interface Workload extends langium.AstNode {
+    readonly $container: PidmModel;
+    readonly $type: 'Workload';
+    items: Array<WorkloadItem>;
+}
+
+export const Workload = {
+    $type: 'Workload',
+    items: 'items'
+} as const;
+
+export function isWorkload(item: unknown): item is Workload {
+    return reflection.isInstance(item, Workload.$type);
+}
+
+/** One figure of a workload. */
+export type WorkloadItem = ChangeRate | EntityCount | QueryRate | ReferenceSize;
+
+export const WorkloadItem = {
+    $type: 'WorkloadItem'
+} as const;
+
+export function isWorkloadItem(item: unknown): item is WorkloadItem {
+    return reflection.isInstance(item, WorkloadItem.$type);
+}
+
 export class KvmodAstReflection extends langium.AbstractAstReflection {
     override readonly types = {
         Attribute: {
@@ -1309,6 +1449,27 @@ export class KvmodAstReflection extends langium.AbstractAstReflection {
                 }
             },
             superTypes: []
+        },
+        ChangeRate: {
+            name: ChangeRate.$type,
+            properties: {
+                entity: {
+                    name: ChangeRate.entity,
+                    referenceType: Entity.$type
+                },
+                member: {
+                    name: ChangeRate.member,
+                    referenceType: Member.$type,
+                    optional: true
+                },
+                operation: {
+                    name: ChangeRate.operation
+                },
+                rate: {
+                    name: ChangeRate.rate
+                }
+            },
+            superTypes: [WorkloadItem.$type]
         },
         Collection: {
             name: Collection.$type,
@@ -1377,6 +1538,19 @@ export class KvmodAstReflection extends langium.AbstractAstReflection {
                 }
             },
             superTypes: []
+        },
+        EntityCount: {
+            name: EntityCount.$type,
+            properties: {
+                count: {
+                    name: EntityCount.count
+                },
+                entity: {
+                    name: EntityCount.entity,
+                    referenceType: Entity.$type
+                }
+            },
+            superTypes: [WorkloadItem.$type]
         },
         Expression: {
             name: Expression.$type,
@@ -1801,6 +1975,11 @@ export class KvmodAstReflection extends langium.AbstractAstReflection {
                     name: PidmModel.queries,
                     defaultValue: [],
                     optional: true
+                },
+                workloads: {
+                    name: PidmModel.workloads,
+                    defaultValue: [],
+                    optional: true
                 }
             },
             superTypes: []
@@ -1848,6 +2027,19 @@ export class KvmodAstReflection extends langium.AbstractAstReflection {
             },
             superTypes: []
         },
+        QueryRate: {
+            name: QueryRate.$type,
+            properties: {
+                query: {
+                    name: QueryRate.query,
+                    referenceType: Query.$type
+                },
+                rate: {
+                    name: QueryRate.rate
+                }
+            },
+            superTypes: [WorkloadItem.$type]
+        },
         Reference: {
             name: Reference.$type,
             properties: {
@@ -1863,6 +2055,23 @@ export class KvmodAstReflection extends langium.AbstractAstReflection {
                 }
             },
             superTypes: [Member.$type, PathElement.$type]
+        },
+        ReferenceSize: {
+            name: ReferenceSize.$type,
+            properties: {
+                average: {
+                    name: ReferenceSize.average
+                },
+                entity: {
+                    name: ReferenceSize.entity,
+                    referenceType: Entity.$type
+                },
+                reference: {
+                    name: ReferenceSize.reference,
+                    referenceType: Reference.$type
+                }
+            },
+            superTypes: [WorkloadItem.$type]
         },
         RootNode: {
             name: RootNode.$type,
@@ -1937,6 +2146,23 @@ export class KvmodAstReflection extends langium.AbstractAstReflection {
         },
         Value: {
             name: Value.$type,
+            properties: {
+            },
+            superTypes: []
+        },
+        Workload: {
+            name: Workload.$type,
+            properties: {
+                items: {
+                    name: Workload.items,
+                    defaultValue: [],
+                    optional: true
+                }
+            },
+            superTypes: []
+        },
+        WorkloadItem: {
+            name: WorkloadItem.$type,
             properties: {
             },
             superTypes: []

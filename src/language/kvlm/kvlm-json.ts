@@ -24,7 +24,7 @@ import type {
 export interface KvlmJson {
     database: string;
     source?: string;
-    merge?: { policy: 'safe' | 'paper' | 'none'; threshold: number };
+    merge?: { policy: 'safe' | 'paper' | 'none' | 'cost'; threshold: number };
     collections: KvlmCollectionJson[];
     decisions: KvlmMergeDecisionJson[];
 }

@@ -13,6 +13,7 @@ const KVLM_VOCABULARY: SyntaxVocabulary = {
         'safe',
         'paper',
         'none',
+        'cost',
         'one',
         'optional',
         'many',

@@ -28,7 +28,7 @@ export interface KvmodCommandSettings {
     /** `kvmod.merge.threshold` */
     threshold?: number;
     /** `kvmod.merge.policy`: safe, paper or none. */
-    policy?: 'safe' | 'paper' | 'none';
+    policy?: 'safe' | 'paper' | 'none' | 'cost';
     /** `kvmod.output.folder`, relative to the model's folder unless absolute. */
     outputFolder?: string;
     /** `kvmod.templates.folder`, relative to the model's folder unless absolute. */

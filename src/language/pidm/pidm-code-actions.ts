@@ -1,6 +1,7 @@
 /**
  * PIDM quick fixes, keyed by the issue code in a diagnostic's `data`: a case slip is rewritten to the
- * declared spelling; an unknown or ambiguous name is replaced by one of the suggested names.
+ * declared spelling; an unknown or ambiguous name is replaced by one of the suggested names; a workload's size
+ * outside its reference's cardinality becomes the nearest size it admits.
  */
 import type { LangiumDocument, MaybePromise } from 'langium';
 import type { CodeActionProvider } from 'langium/lsp';
@@ -34,6 +35,18 @@ export class PidmCodeActionProvider implements CodeActionProvider {
                               document,
                               data.expected,
                               `Write '${data.expected}' as declared`,
+                              true,
+                          ),
+                      ]
+                    : [];
+            case PidmIssueCodes.SizeOutsideCardinality:
+                return typeof data.expected === 'string'
+                    ? [
+                          this.replaceWith(
+                              diagnostic,
+                              document,
+                              data.expected,
+                              `Write ${data.expected}, the nearest size the cardinality admits`,
                               true,
                           ),
                       ]

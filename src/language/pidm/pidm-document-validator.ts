@@ -21,7 +21,11 @@ import { grammarRuleName } from '../common/syntax-messages.js';
 import { sqlHabitAt } from './pidm-parser-messages.js';
 import {
     isAttribute,
+    isChangeRate,
     isComparison,
+    isEntityCount,
+    isQueryRate,
+    isReferenceSize,
     isFromClause,
     isIdAttribute,
     isInclude,
@@ -48,7 +52,7 @@ import type { PidmCoreServices } from './pidm-core-module.js';
 import { PidmIssueCodes } from './pidm-issue-codes.js';
 
 /** What an unresolved name was expected to be, which decides the message and the suggestions. */
-type Expectation = 'entity' | 'attribute' | 'reference' | 'alias-or-member';
+type Expectation = 'entity' | 'attribute' | 'reference' | 'alias-or-member' | 'query' | 'member';
 
 /** The extra data of an unknown-name diagnostic, read by the quick fix. */
 export interface UnknownNameData {
@@ -146,9 +150,24 @@ export class PidmDocumentValidator extends GuardedDocumentValidator {
             ({ expectation, where, because } = context);
         } else if (
             (isReference(container) && info.property === 'target') ||
-            (isFromClause(container) && info.property === 'entity')
+            ((isFromClause(container) ||
+                isChangeRate(container) ||
+                isEntityCount(container) ||
+                isReferenceSize(container)) &&
+                info.property === 'entity')
         ) {
             expectation = 'entity';
+        } else if (isQueryRate(container) && info.property === 'query') {
+            expectation = 'query';
+        } else if (
+            (isChangeRate(container) && info.property === 'member') ||
+            (isReferenceSize(container) && info.property === 'reference')
+        ) {
+            const entity = container.entity?.ref;
+            // An unknown entity is reported where it is written.
+            if (!entity) return undefined;
+            expectation = isReferenceSize(container) ? 'reference' : 'member';
+            where = ` of entity ${entity.name}`;
         } else {
             return this.toDiagnostic('error', error.message, {
                 node: container,
@@ -388,6 +407,10 @@ function unknownWhat(expectation: Expectation): string {
             return 'Unknown reference';
         case 'alias-or-member':
             return 'Unknown alias or reference';
+        case 'query':
+            return 'Unknown query';
+        case 'member':
+            return 'Unknown attribute or reference';
     }
 }
 
@@ -396,6 +419,10 @@ function fitsExpectation(node: AstNode | undefined, type: string, expectation: E
     switch (expectation) {
         case 'entity':
             return type === 'Entity';
+        case 'query':
+            return type === 'Query';
+        case 'member':
+            return true;
         case 'attribute':
             return node ? isAttribute(node) || isIdAttribute(node) : type === 'Attribute' || type === 'IdAttribute';
         case 'reference':

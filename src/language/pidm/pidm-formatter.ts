@@ -6,6 +6,7 @@
  * - a query header `query Name:` and then each clause (SELECT, FROM, INCLUDE, WHERE, ORDER BY) on its
  *   own line, not indented, as in the paper's Figure 6;
  * - one space after commas and around comparison operators, `and`, `or`, `as`; none around dots;
+ * - `workload {`, one figure per line indented by one level, `}` on its own line;
  * - one blank line between top-level declarations. Keywords keep the case they are written in.
  */
 import { CstUtils, isCompositeCstNode, type AstNode } from 'langium';
@@ -28,13 +29,15 @@ import {
     isQuery,
     isReference,
     isNumberValue,
+    isWorkload,
+    isWorkloadItem,
 } from '../generated/ast.js';
 
 /** Formats PIDM documents; see the module comment for the layout. */
 export class PidmFormatter extends AbstractFormatter {
     protected format(node: AstNode): void {
         if (isPidmModel(node)) {
-            const declarations = [...(node.entities ?? []), ...(node.queries ?? [])]
+            const declarations = [...(node.entities ?? []), ...(node.queries ?? []), ...(node.workloads ?? [])]
                 .filter((declaration) => declaration.$cstNode)
                 .sort((a, b) => a.$cstNode!.offset - b.$cstNode!.offset);
             const formatter = this.getNodeFormatter(node);
@@ -56,6 +59,17 @@ export class PidmFormatter extends AbstractFormatter {
             open.prepend(Formatting.oneSpace());
             formatter.nodes(...(node.members ?? [])).prepend(Formatting.indent());
             close.prepend(Formatting.newLine());
+        } else if (isWorkload(node)) {
+            const formatter = this.getNodeFormatter(node);
+            formatter.keyword('{').prepend(Formatting.oneSpace());
+            formatter.nodes(...(node.items ?? [])).prepend(Formatting.indent());
+            formatter.keyword('}').prepend(Formatting.newLine());
+        } else if (isWorkloadItem(node)) {
+            // `update Patient.name 5`: one space between the words, none around the dot.
+            const formatter = this.getNodeFormatter(node);
+            formatter.properties('query', 'entity', 'rate', 'count', 'average').prepend(Formatting.oneSpace());
+            formatter.keyword('.').surround(Formatting.noSpace());
+            formatter.keyword(';').prepend(Formatting.noSpace());
         } else if (isAttribute(node)) {
             const formatter = this.getNodeFormatter(node);
             const colon = formatter.keyword(':');

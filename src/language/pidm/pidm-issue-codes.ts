@@ -45,6 +45,18 @@ export const PidmIssueCodes = {
     EmptySelect: 'pidm.empty-select',
     /** An entity no query reaches: no collection will hold its data. */
     UnreachableEntity: 'pidm.unreachable-entity',
+    /** A workload says the same figure twice (a query's rate, an operation on a target, a count, a size). */
+    DuplicateWorkloadFigure: 'pidm.duplicate-workload-figure',
+    /** `create` or `delete` of an attribute or reference: instances are created and deleted whole. */
+    WorkloadMemberOperation: 'pidm.workload-member-operation',
+    /** `update E.id`: an identifier names its instance; changing it is a delete and a create. */
+    UpdateIdentifier: 'pidm.update-identifier',
+    /** `size E.x` where `x` is not a reference. */
+    SizeNotReference: 'pidm.size-not-reference',
+    /** A reference's average size outside what its cardinality admits (`size E.r 3` for `[1]`). */
+    SizeOutsideCardinality: 'pidm.size-outside-cardinality',
+    /** An entity count that is not a whole number of at least 1. */
+    InvalidCount: 'pidm.invalid-count',
 } as const;
 
 /** One of the PIDM issue codes. */

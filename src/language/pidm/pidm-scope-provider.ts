@@ -22,9 +22,11 @@ import type { LangiumCoreServices, LangiumSharedCoreServices } from 'langium';
 import { IndexedScopeProvider } from '../common/indexed-scope-provider.js';
 import { modelSetIndex } from '../common/model-sets.js';
 import {
+    isChangeRate,
     isInclude,
     isPath,
     isReference,
+    isReferenceSize,
     isSegment,
     type Entity,
     type Include,
@@ -157,7 +159,17 @@ export class PidmScopeProvider extends IndexedScopeProvider {
 
     override getScope(context: ReferenceInfo): Scope {
         if (isSegment(context.container)) return this.getSegmentScope(context.container);
-        if (isReference(context.container) || context.property === 'entity') {
+        // A workload's `Entity.member`: the entity's members, as a path step after the first sees them.
+        if (
+            (isChangeRate(context.container) && context.property === 'member') ||
+            (isReferenceSize(context.container) && context.property === 'reference')
+        ) {
+            const entity = context.container.entity?.ref;
+            return entity
+                ? this.memberFallbackScopes.get(entity, () => new CaseFallbackScope(this.getMemberScope(entity)))
+                : EMPTY_FALLBACK_SCOPE;
+        }
+        if (isReference(context.container) || context.property === 'entity' || context.property === 'query') {
             const scope = super.getScope(context);
             let fallback = this.fallbackScopes.get(scope);
             if (!fallback) {

@@ -27,17 +27,23 @@ import {
     isStringValue,
     type Attribute,
     type Cardinality,
+    type ChangeRate,
     type Comparison,
+    type EntityCount,
     type Entity,
     type FromClause,
     type KvmodAstType,
     type Path,
     type PidmModel,
     type Query,
+    type QueryRate,
     type Reference,
+    type ReferenceSize,
     type Segment,
     type StringValue,
+    type WorkloadItem,
 } from '../generated/ast.js';
+import { sizeRange } from './pidm-workload.js';
 import { startsWithCalendarDate } from '../common/calendar-date.js';
 import { checksOnSoundNodes } from '../common/partial-nodes.js';
 import type { PidmCoreServices } from './pidm-core-module.js';
@@ -63,12 +69,23 @@ export interface CaseMismatchData {
     expected: string;
 }
 
+/** The extra data of a size outside its cardinality, read by the quick fix. */
+export interface SizeOutsideCardinalityData {
+    code: typeof PidmIssueCodes.SizeOutsideCardinality;
+    /** The nearest size the cardinality admits. */
+    expected: string;
+}
+
 /** Registers the PIDM checks with Langium's validation registry. */
 export function registerPidmValidationChecks(services: PidmCoreServices): void {
     const registry = services.validation.ValidationRegistry;
     const validator = services.validation.PidmValidator;
     const checks: ValidationChecks<KvmodAstType> = {
-        PidmModel: [validator.checkNamesAreUniqueInWorkspace, validator.checkEveryEntityIsReachedByAQuery],
+        PidmModel: [
+            validator.checkNamesAreUniqueInWorkspace,
+            validator.checkEveryEntityIsReachedByAQuery,
+            validator.checkWorkloadFiguresAreSaidOnce,
+        ],
         Entity: [validator.checkMemberNamesAreUnique, validator.checkEntityHasOneIdentifier],
         Cardinality: validator.checkCardinalityAdmitsSomething,
         Reference: validator.checkTargetSpelling,
@@ -85,6 +102,10 @@ export function registerPidmValidationChecks(services: PidmCoreServices): void {
         ],
         Comparison: validator.checkComparedValueFitsAttributeType,
         StringValue: validator.checkParameterSyntax,
+        QueryRate: validator.checkQueryRateSpelling,
+        ChangeRate: [validator.checkChangeRateSpelling, validator.checkChangeRateTarget],
+        EntityCount: [validator.checkEntityCountSpelling, validator.checkEntityCountIsWhole],
+        ReferenceSize: [validator.checkReferenceSizeSpelling, validator.checkReferenceSizeFitsCardinality],
     };
     registry.register(checksOnSoundNodes(checks, services.shared.AstReflection), validator);
 }
@@ -523,6 +544,123 @@ export class PidmValidator {
         }
     }
 
+    /** A workload says each figure once: a query's rate, an operation on a target, a count, a size. */
+    checkWorkloadFiguresAreSaidOnce(model: PidmModel, accept: ValidationAcceptor): void {
+        const seen = new Map<string, WorkloadItem>();
+        for (const workload of model.workloads ?? []) {
+            for (const item of workload.items) {
+                const key = workloadFigureKey(item);
+                if (!key) continue;
+                const first = seen.get(key.key);
+                if (!first) {
+                    seen.set(key.key, item);
+                    continue;
+                }
+                const line = (first.$cstNode?.range.start.line ?? 0) + 1;
+                accept('error', `The workload already gives ${key.what} on line ${line}: say each figure once.`, {
+                    node: item,
+                    code: PidmIssueCodes.DuplicateWorkloadFigure,
+                    data: { code: PidmIssueCodes.DuplicateWorkloadFigure },
+                });
+            }
+        }
+    }
+
+    /** A workload's query is written as declared. */
+    checkQueryRateSpelling(item: QueryRate, accept: ValidationAcceptor): void {
+        checkSpelling(item.query, item, 'query', accept);
+    }
+
+    /** A workload's entity and member are written as declared. */
+    checkChangeRateSpelling(item: ChangeRate, accept: ValidationAcceptor): void {
+        checkSpelling(item.entity, item, 'entity', accept);
+        checkSpelling(item.member, item, 'member', accept);
+    }
+
+    /** Instances are created and deleted whole, and an identifier is never updated. */
+    checkChangeRateTarget(item: ChangeRate, accept: ValidationAcceptor): void {
+        const member = item.member?.ref;
+        const entity = item.entity?.ref;
+        if (!member || !entity) return;
+        if (item.operation === 'create' || item.operation === 'delete') {
+            accept(
+                'error',
+                `An instance of ${entity.name} is created and deleted whole: write '${item.operation} ${entity.name}', or 'update ${entity.name}.${member.name}' for a change of ${member.name}.`,
+                {
+                    node: item,
+                    property: 'member',
+                    code: PidmIssueCodes.WorkloadMemberOperation,
+                    data: { code: PidmIssueCodes.WorkloadMemberOperation },
+                },
+            );
+        } else if (isIdAttribute(member)) {
+            accept(
+                'error',
+                `'${member.name}' identifies an instance of ${entity.name} and is never updated: changing it is a delete and a create.`,
+                {
+                    node: item,
+                    property: 'member',
+                    code: PidmIssueCodes.UpdateIdentifier,
+                    data: { code: PidmIssueCodes.UpdateIdentifier },
+                },
+            );
+        }
+    }
+
+    /** A workload's counted entity is written as declared. */
+    checkEntityCountSpelling(item: EntityCount, accept: ValidationAcceptor): void {
+        checkSpelling(item.entity, item, 'entity', accept);
+    }
+
+    /** An entity has a whole number of instances, at least one. */
+    checkEntityCountIsWhole(item: EntityCount, accept: ValidationAcceptor): void {
+        if (item.count === undefined || (Number.isInteger(item.count) && item.count >= 1)) return;
+        accept('error', `An entity has a whole number of instances, at least 1, not ${item.count}.`, {
+            node: item,
+            property: 'count',
+            code: PidmIssueCodes.InvalidCount,
+            data: { code: PidmIssueCodes.InvalidCount },
+        });
+    }
+
+    /** A workload's sized entity and reference are written as declared. */
+    checkReferenceSizeSpelling(item: ReferenceSize, accept: ValidationAcceptor): void {
+        checkSpelling(item.entity, item, 'entity', accept);
+        checkSpelling(item.reference, item, 'reference', accept);
+    }
+
+    /** A size is given for a reference, and lies within what its cardinality admits; the quick fix writes the nearest bound. */
+    checkReferenceSizeFitsCardinality(item: ReferenceSize, accept: ValidationAcceptor): void {
+        const reference = item.reference?.ref as AstNode | undefined;
+        if (!reference || item.average === undefined) return;
+        if (!isReference(reference)) {
+            accept(
+                'error',
+                `'${item.reference.$refText}' is not a reference of ${item.entity?.ref?.name ?? 'the entity'}: a size is the average number of targets of a reference.`,
+                {
+                    node: item,
+                    property: 'reference',
+                    code: PidmIssueCodes.SizeNotReference,
+                    data: { code: PidmIssueCodes.SizeNotReference },
+                },
+            );
+            return;
+        }
+        const [least, most] = sizeRange(reference);
+        if (item.average >= least && item.average <= most) return;
+        const nearest = item.average < least ? least : most;
+        const cardinality = reference.cardinality?.$cstNode?.text ?? '';
+        const data: SizeOutsideCardinalityData = {
+            code: PidmIssueCodes.SizeOutsideCardinality,
+            expected: String(nearest),
+        };
+        accept(
+            'error',
+            `${reference.name} is declared ${cardinality}: ${least === most ? `it has ${least} target${least === 1 ? '' : 's'}` : Number.isFinite(most) ? `its average size lies between ${least} and ${most}` : `its average size is at least ${least}`}, not ${item.average}.`,
+            { node: item, property: 'average', code: data.code, data },
+        );
+    }
+
     /** A parameter is `"?"` or `"?name"` with a name made of letters, digits and underscores. */
     checkParameterSyntax(value: StringValue, accept: ValidationAcceptor): void {
         if (typeof value.value !== 'string' || !value.value.startsWith('?')) return;
@@ -668,4 +806,31 @@ function exampleAttribute(entity: Entity): string | undefined {
     return (
         identifierOf(entity)?.name ?? entity.members.find((member): member is Attribute => isAttribute(member))?.name
     );
+}
+
+/** What a workload item gives a figure for (two items with one key say the same figure twice), in words. */
+function workloadFigureKey(item: WorkloadItem): { key: string; what: string } | undefined {
+    switch (item.$type) {
+        case 'QueryRate': {
+            const query = item.query?.ref;
+            return query ? { key: `query ${query.name}`, what: `the rate of query ${query.name}` } : undefined;
+        }
+        case 'ChangeRate': {
+            const entity = item.entity?.ref;
+            if (!entity || (item.member && !item.member.ref)) return undefined;
+            const target = item.member?.ref ? `${entity.name}.${item.member.ref.name}` : entity.name;
+            return { key: `${item.operation} ${target}`, what: `the rate of '${item.operation} ${target}'` };
+        }
+        case 'EntityCount': {
+            const entity = item.entity?.ref;
+            return entity ? { key: `count ${entity.name}`, what: `the count of ${entity.name}` } : undefined;
+        }
+        case 'ReferenceSize': {
+            const entity = item.entity?.ref;
+            const reference = item.reference?.ref;
+            return entity && reference
+                ? { key: `size ${entity.name}.${reference.name}`, what: `the size of ${entity.name}.${reference.name}` }
+                : undefined;
+        }
+    }
 }

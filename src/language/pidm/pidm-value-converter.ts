@@ -6,7 +6,14 @@
 import { DefaultValueConverter, GrammarAST, type CstNode, type ValueType } from 'langium';
 
 /** The data-type rules whose value is a keyword, stored in lower case. */
-const LOWERED_RULES = new Set(['DataType', 'SortDirection', 'BooleanLiteral', 'AndOperator', 'OrOperator']);
+const LOWERED_RULES = new Set([
+    'DataType',
+    'SortDirection',
+    'BooleanLiteral',
+    'AndOperator',
+    'OrOperator',
+    'ChangeOperation',
+]);
 
 /** Lowers keyword-valued data-type rules where they are assigned (not where a type word is a name). */
 export class PidmValueConverter extends DefaultValueConverter {

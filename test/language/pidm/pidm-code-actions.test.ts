@@ -24,6 +24,33 @@ function apply(document: LangiumDocument, action: CodeAction): string {
 }
 
 describe('PIDM quick fixes', () => {
+    test("a workload size its reference's cardinality does not admit becomes the nearest one it admits", async () => {
+        const text = MODEL + 'entity Seat { id number  ref Flight[0..1] flight }  query S: select number from Seat\n';
+        const document = await validatePidm(text + 'workload { size Seat.flight 3 }');
+        const issues = issuesWithCode(document, PidmIssueCodes.SizeOutsideCardinality);
+        expect(issues.map((d) => d.message)).toEqual([
+            'flight is declared [0..1]: its average size lies between 0 and 1, not 3.',
+        ]);
+        const actions = await fixesFor(document, issues);
+        expect(actions.map((a) => [a.title, a.isPreferred])).toEqual([
+            ['Write 1, the nearest size the cardinality admits', true],
+        ]);
+        expect(apply(document, actions[0])).toBe(text + 'workload { size Seat.flight 1 }');
+    });
+
+    test('a case slip and an unknown name in a workload are fixed like those of a query', async () => {
+        const document = await validatePidm(
+            MODEL + 'query Q: select firstname from Passenger\nworkload { query q 2  update Passenger.firstnme 1 }',
+        );
+        const slip = issuesWithCode(document, PidmIssueCodes.CaseMismatch);
+        expect(apply(document, (await fixesFor(document, slip))[0])).toContain('workload { query Q 2');
+        const unknown = issuesWithCode(document, PidmIssueCodes.UnknownName);
+        expect(unknown.map((d) => d.message)).toEqual([
+            "Unknown attribute or reference 'firstnme' of entity Passenger. Did you mean 'firstname'?",
+        ]);
+        expect(apply(document, (await fixesFor(document, unknown))[0])).toContain('update Passenger.firstname 1 }');
+    });
+
     test('a case slip is rewritten to the declared spelling', async () => {
         const document = await validatePidm(MODEL + 'query Q: select firstName from Passenger');
         const [actions] = [await fixesFor(document, issuesWithCode(document, PidmIssueCodes.CaseMismatch))];

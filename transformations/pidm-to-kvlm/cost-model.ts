@@ -1,0 +1,108 @@
+/**
+ * The cost of a design under a workload, per collection: reads (round trips and the keys and fields of the rows
+ * a query reads), writes (the keys and fields the entity operations touch, from the cardinalities along the
+ * include paths, as `buildWriteMap` counts rows) and memory (the keys and fields stored). Units are field
+ * accesses; a round trip counts `ROUND_TRIP` of them, a key `KEY`. Time (reads + writes) decides, memory is
+ * reported beside it. Pure: the working model and the workload in, figures out.
+ *
+ * Readings:
+ * - a run of a query reads the rows of one instance of its FROM entity (the workload gives no selectivity),
+ *   each row read whole (a Redis hash of listpack encoding is scanned to find a field; `redis-core` reads rows
+ *   with HGETALL), so a wider row costs every query that reads it;
+ * - a create adds, and a delete removes, every row holding the instance; an update rewrites the fields that copy
+ *   the changed attribute in every row holding the instance (an indexed field, filtered, ranged or sorted, twice:
+ *   its index entry moves too); a change of a reference rewrites the rows the include binds;
+ * - the rows holding one instance bound at a node: the referrers along the path from the root, reversed
+ *   (count(parent) × size / count(child) each), times what every include off that path binds (its size).
+ */
+import type { Workload } from '../../src/language/pidm/pidm-workload.js';
+import { ROLE_BITS, type CollectionModel, type NodeModel } from './collection-model.js';
+
+/** Field accesses a round trip costs. */
+export const ROUND_TRIP = 10;
+/** Field accesses a key costs (a lookup or a write of a row's key, its index entry). */
+export const KEY = 1;
+
+/** The figures of a collection or a design; `time` = `reads` + `writes`. */
+export interface Cost {
+    reads: number;
+    writes: number;
+    time: number;
+    /** Keys and fields stored. */
+    memory: number;
+}
+
+/** A cost of nothing. */
+export const ZERO_COST: Cost = { reads: 0, writes: 0, time: 0, memory: 0 };
+
+/** The sum of costs. */
+export function addCosts(...costs: Cost[]): Cost {
+    return costs.reduce(
+        (sum, cost) => ({
+            reads: sum.reads + cost.reads,
+            writes: sum.writes + cost.writes,
+            time: sum.time + cost.time,
+            memory: sum.memory + cost.memory,
+        }),
+        ZERO_COST,
+    );
+}
+
+const INDEXED_ROLES = ROLE_BITS.filtered | ROLE_BITS.ranged | ROLE_BITS.sorted;
+
+/** The cost of one collection under the workload. */
+export function collectionCost(collection: CollectionModel, workload: Workload): Cost {
+    const byKey = new Map<string, NodeModel>(collection.nodes.map((node) => [node.key, node]));
+    const width = collection.fields.length;
+    const root = collection.nodes[0];
+    const binds = (node: NodeModel): number =>
+        node.parentKey === undefined ? 1 : workload.size(byKey.get(node.parentKey)!.entity, node.reference!);
+    /** Rows per instance of the root entity: what every include binds. */
+    const fan = collection.nodes.reduce((product, node) => product * binds(node), 1);
+    const ancestors = (node: NodeModel): Set<NodeModel> => {
+        const path = new Set<NodeModel>();
+        for (let at: NodeModel | undefined = node; at; at = at.parentKey ? byKey.get(at.parentKey) : undefined)
+            path.add(at);
+        return path;
+    };
+    /** The rows holding one instance bound at `pinned` (through `through`, a child of it, for a reference). */
+    const rowsHolding = (pinned: NodeModel, through: NodeModel): number => {
+        let rows = 1;
+        for (let at = pinned; at.parentKey !== undefined; at = byKey.get(at.parentKey)!) {
+            const parent = byKey.get(at.parentKey)!;
+            rows *= workload.referrers(parent.entity, at.reference!, at.entity);
+        }
+        const onPath = ancestors(through);
+        for (const node of collection.nodes) if (!onPath.has(node)) rows *= binds(node);
+        return rows;
+    };
+
+    let reads = 0;
+    for (const query of collection.queries)
+        reads += workload.queryRate(query.name) * (ROUND_TRIP + fan * (KEY + width));
+
+    let writes = 0;
+    const fieldCost = (mask: number) => ((mask & INDEXED_ROLES) !== 0 ? 2 : 1);
+    for (const node of collection.nodes) {
+        const changes = workload.changesOf(node.entity);
+        const rows = rowsHolding(node, node);
+        const fields = collection.fields.filter((field) => field.nodeKey === node.key);
+        // A create or delete at the root adds or removes whole rows; below it, it adds or removes the rows the
+        // new instance binds once something refers to it (counted here, the referring change being free).
+        writes += changes.create * rows * (KEY + width);
+        writes += changes.delete * rows * KEY;
+        for (const field of fields) {
+            // An identifier is never updated (a change of it is a delete and a create).
+            if (field.attribute === node.identifier) continue;
+            const mask = field.roleMasks.reduce((all, one) => all | one, 0);
+            writes += workload.updateRate(node.entity, field.attribute) * rows * (KEY + fieldCost(mask));
+        }
+        if (node.parentKey !== undefined) {
+            const parent = byKey.get(node.parentKey)!;
+            const rate = workload.updateRate(parent.entity, node.reference!);
+            if (rate > 0) writes += rate * rowsHolding(parent, node) * (KEY + width);
+        }
+    }
+    const memory = workload.count(root.entity) * fan * (KEY + width);
+    return { reads, writes, time: reads + writes, memory };
+}
