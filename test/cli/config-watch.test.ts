@@ -81,7 +81,7 @@ describe('kvmod.config.json', () => {
         expect(run.stderr).toBe(
             [
                 `kvmod: ${file}:2:13: 'models' must be array`,
-                `${file}:3:12: 'merge' must be one of "safe", "paper", "none"`,
+                `${file}:3:12: 'merge' must be one of "safe", "paper", "none", "cost"`,
                 `${file}:4:3: unknown property 'colour' in the file`,
                 '',
             ].join('\n'),
@@ -270,7 +270,7 @@ describe('kvmod.config.ts', () => {
             [
                 `kvmod: ${shown}: unknown property 'colour' in the file`,
                 `${shown}: 'models' must be array`,
-                `${shown}: 'merge' must be one of "safe", "paper", "none"`,
+                `${shown}: 'merge' must be one of "safe", "paper", "none", "cost"`,
                 `${shown}: 'timeout' must be > 0`,
                 '',
             ].join('\n'),

@@ -236,7 +236,7 @@ describe('the npm package', () => {
         expect(JSON.parse(run.stdout)).toEqual({
             errors: false,
             kvlm: true,
-            files: ['indexes.redis', 'writes.redis', 'queries.redis', 'README.md'],
+            files: ['indexes.redis', 'writes.redis', 'queries.redis', 'entities.lua', 'README.md'],
         });
 
         writeFileSync(

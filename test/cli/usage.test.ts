@@ -99,7 +99,7 @@ describe('usage errors exit 2 with the usage and one message', () => {
         usageError(
             ['transform', MODEL, '--merge', 'foo'],
             /^kvmod transform/,
-            'Invalid values:\n  Argument: merge, Given: "foo", Choices: "safe", "paper", "none"',
+            'Invalid values:\n  Argument: merge, Given: "foo", Choices: "safe", "paper", "none", "cost"',
         );
         usageError(
             ['generate', MODEL, '--key', 'uuid'],

@@ -154,7 +154,7 @@ describe('kvmod commands over LSP', () => {
             expect(refused.ok).toBe(false);
             expect(refused.messages).toEqual([
                 expect.stringMatching(
-                    /^kvmod: .*kvmod\.config\.json:1:12: 'merge' must be one of "safe", "paper", "none"$/,
+                    /^kvmod: .*kvmod\.config\.json:1:12: 'merge' must be one of "safe", "paper", "none", "cost"$/,
                 ),
             ]);
         } finally {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { URI } from 'langium';
 import { loadIntoConfiguredServer, verifyOnConfiguredServer } from '../../src/extension/server-runtime-actions.js';
-import { startRedis, type RedisTestServer } from '../support/redis-server.js';
+import { redisCli, startRedis, type RedisTestServer } from '../support/redis-server.js';
 import { REPO_ROOT } from '../cli/run-kvmod.js';
 
 let dir: string;
@@ -59,6 +59,8 @@ describe('the editor commands Load and Verify', () => {
             JSON.stringify({ Rider: [{ riderId: 'r1', name: 'Ann', city: 'Oslo' }], Driver: [], Ride: [] }),
         );
         await writeFile(config, JSON.stringify({ redis: 'redis://127.0.0.1:1', data: 'data.json' }));
+        // The server holds the entities of the verify before, which this data file lacks: load would refuse them.
+        expect((await redisCli(server.port, ['FLUSHALL'])).stdout.trim()).toBe('OK');
         try {
             const fromEnv = await loadIntoConfiguredServer(
                 { uri: uri(), settings: { redisUrl: 'redis://127.0.0.1:2' } },

@@ -83,6 +83,7 @@ describe('the packaged .vsix', () => {
             'kvmod.runtime.redisUrl',
             'kvmod.templates.folder',
             'kvmod.typescript.dbPrefix',
+            'kvmod.typescript.design',
             'kvmod.typescript.dialect',
             'kvmod.typescript.limit',
         ]);

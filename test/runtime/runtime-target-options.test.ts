@@ -71,9 +71,11 @@ describe('load and verify with the target options of generate', () => {
             const [, keys] = (await link.send(['SCAN', '0', 'COUNT', '10000'])) as [string, string[]];
             expect(keys.length).toBeGreaterThan(0);
             // Row keys start with the prefix; RediSearch 1.2's own keys (idx:, nm:, tag:…) and the pointer keys
-            // (kvmod:index:…) name the prefixed index; the design record is named after the database.
+            // (kvmod:index:…) name the prefixed index; the design record and the entity store (kvmod:airflights:{…})
+            // are named after the database.
             expect(keys.filter((key) => key.startsWith('airflights_')).length).toBeGreaterThan(0);
-            expect(keys.filter((key) => !/^(\w+:|kvmod:index:)?airflights_/.test(key))).toEqual([
+            expect(keys.filter((key) => key.startsWith('kvmod:airflights:{')).length).toBeGreaterThan(0);
+            expect(keys.filter((key) => !/^((\w+:|kvmod:index:)?airflights_|kvmod:airflights:\{)/.test(key))).toEqual([
                 'kvmod:design:airflights',
             ]);
         } finally {

@@ -7,7 +7,8 @@ import { booleanOption, choiceOption, integerOption } from '../generation-option
 import type { GenerationTarget } from '../generation-target.js';
 import { redisHelpers } from './redis-helpers.js';
 import { redisPartialRenderers } from './redis-partial-renderers.js';
-import { buildRedisViewModel, DEFAULT_REDIS_OPTIONS, REDIS_DIALECTS, type RedisViewModel } from './redis-view-model.js';
+import { REDIS_DIALECTS } from '../shared/redis-dialects.js';
+import { DEFAULT_REDIS_OPTIONS, type RedisViewModel } from './redis-view-model-types.js';
 
 /** The Redis target's option declarations. */
 export const redisTargetOptions = {
@@ -35,7 +36,10 @@ export const redisTarget: GenerationTarget<typeof redisTargetOptions, RedisViewM
     engine: 'redisearch',
     options: redisTargetOptions,
     usesSourceModel: true,
-    buildDesign: ({ kvlm, pidm }, options) => buildRedisViewModel(kvlm, options, { pidm }),
+    // Imported when it runs: the design's entity store reads the PIDM through the language layer (Langium), which
+    // `kvmod --help` must not load.
+    buildDesign: async ({ kvlm, pidm }, options) =>
+        (await import('./redis-view-model.js')).buildRedisViewModel(kvlm, options, { pidm }),
     templates: {
         viewModelSchema: 'schemas/redis-view-model.schema.json',
         entries: [
