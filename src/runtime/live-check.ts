@@ -4,14 +4,12 @@
  * key, with what they imply (the engine's `EngineEntityStore.check`); `verifyLive` then evaluates every query with
  * the oracle over those entities and runs the generated queries, as `kvmod verify` does over a data file.
  */
-import { buildViewModel } from '../generation/generation-engine.js';
-import { GenerationError } from '../generation/generation-errors.js';
 import type { OptionDeclarations, RawOptionValues } from '../generation/generation-options.js';
 import { KvmodError } from '../pipeline/errors.js';
 import type { EngineRuntime, EngineSession, LiveCheckResult } from './engine.js';
 import { indexInstanceData } from './instance-data.js';
 import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from './runtime-design.js';
-import { designOptions, withEngine } from './runtime-actions.js';
+import { designOptions, engineViewModel, withEngine } from './runtime-actions.js';
 import { verifyQueries, type QueryExecutor, type QueryVerdict } from './verify.js';
 
 /** Options of `liveCheck`. */
@@ -41,16 +39,7 @@ async function openLive<O extends OptionDeclarations, D>(
     const urls = typeof server === 'string' ? [server] : server;
     const session = await engine.connect({ urls, timeoutSeconds: options.timeoutSeconds });
     try {
-        let view: D;
-        try {
-            view = await buildViewModel(engine.target, design, { ...session.probe.options, ...given });
-        } catch (error) {
-            if (!(error instanceof GenerationError)) throw error;
-            throw new KvmodError(`cannot generate the ${engine.target.name} design: ${error.message}`, {
-                code: 'generation.failed',
-                cause: error,
-            });
-        }
+        const view = await engineViewModel(engine, design, { ...session.probe.options, ...given });
         const warnings = [...design.warnings, ...session.contradictions(given), ...(session.probe.warnings ?? [])];
         return { session, view, warnings };
     } catch (error) {

@@ -110,6 +110,23 @@ export function designOptions<O extends OptionDeclarations, D>(
     return Object.fromEntries(Object.entries(given).filter(([name]) => name in engine.target.options));
 }
 
+/** The design `kvmod generate` makes with these options; one the target refuses is a KvmodError (`generation.failed`). */
+export async function engineViewModel<O extends OptionDeclarations, D>(
+    engine: EngineRuntime<O, D>,
+    design: RuntimeDesign,
+    values: RawOptionValues,
+): Promise<D> {
+    try {
+        return await buildViewModel(engine.target, design, values);
+    } catch (error) {
+        if (!(error instanceof GenerationError)) throw error;
+        throw new KvmodError(`cannot generate the ${engine.target.name} design: ${error.message}`, {
+            code: 'generation.failed',
+            cause: error,
+        });
+    }
+}
+
 /**
  * `kvmod data check`'s design rules: refuses values the target's design cannot serve (a KvmodError naming
  * object, field and reason). Without a server the options are the given ones, else the declared defaults.
@@ -148,17 +165,8 @@ async function prepare<O extends OptionDeclarations, D>(
     try {
         const warnings = [...design.warnings, ...session.contradictions(given), ...(session.probe.warnings ?? [])];
         const values = { ...session.probe.options, ...given };
-        let view: D;
-        try {
-            // The same design `kvmod generate` writes with these options (and the same schema check).
-            view = await buildViewModel(engine.target, design, values);
-        } catch (error) {
-            if (!(error instanceof GenerationError)) throw error;
-            throw new KvmodError(`cannot generate the ${engine.target.name} design: ${error.message}`, {
-                code: 'generation.failed',
-                cause: error,
-            });
-        }
+        // The same design `kvmod generate` writes with these options (and the same schema check).
+        const view = await engineViewModel(engine, design, values);
         const rules = engine.textRules(resolveTargetOptions(engine.target, values));
         assertServable(design.model, data, rules, options.dataPath); // before anything is written
         const implied = Object.keys(session.probe.options);

@@ -7,7 +7,7 @@
 import type { KvlmModel, PidmModel } from '../../language/generated/ast.js';
 import type { CoreCollection, CoreEntityStore } from '../redis-core/redis-core-view-model.js';
 import type { RedisCollection, RedisEntityStore } from '../redis/redis-view-model-types.js';
-import type { EntityForm, EntityStoreSchema } from '../shared/entity-store.js';
+import { formField, type EntityForm, type EntityStoreSchema } from '../shared/entity-store.js';
 import type { RedisDialect } from '../shared/redis-dialects.js';
 import {
     entityLibraryName,
@@ -52,6 +52,27 @@ function attributeTypeOf(schema: EntityStoreSchema, entity: string, attribute: s
     return schema.entities[entity]?.attributes.find((candidate) => candidate.name === attribute)?.type;
 }
 
+/**
+ * The key parts of a collection as the Function reads them: the stored form of `node.attribute`, or, for a part no
+ * field holds (a date the key names), the ISO text the loaders write there.
+ */
+function keyParts(
+    schema: EntityStoreSchema,
+    parts: readonly { source: string }[],
+    fields: readonly { source: string }[],
+    tree: EntityLuaCollection['nodes'],
+    position: (name: string) => number,
+): EntityLuaCollection['key'] {
+    return parts.map((part) => {
+        const [node, attribute] = sourceParts(part.source);
+        const keyOnly = !fields.some((field) => field.source === part.source);
+        const iso = keyOnly
+            ? isoOfKeyOnly(attributeTypeOf(schema, tree[position(node) - 1].entity, attribute))
+            : undefined;
+        return { node: position(node), form: attribute, ...(iso ? { iso } : {}) };
+    });
+}
+
 /** The entity store of a redis-target design (`collections` from `buildRedisViewModel`). */
 export function redisEntityStore(
     kvlm: KvlmModel,
@@ -79,14 +100,7 @@ export function redisEntityStore(
             prefix: collection.keyPrefix,
             idField: collection.idField,
             nodes: tree,
-            key: collection.key.parts.map((part) => {
-                const [node, attribute] = sourceParts(part.source);
-                const keyOnly = !collection.fields.some((field) => field.source === part.source);
-                const iso = keyOnly
-                    ? isoOfKeyOnly(attributeTypeOf(schema, tree[position(node) - 1].entity, attribute))
-                    : undefined;
-                return { node: position(node), form: attribute, ...(iso ? { iso } : {}) };
-            }),
+            key: keyParts(schema, collection.key.parts, collection.fields, tree, position),
             fields: collection.fields.flatMap((field) => {
                 const [node, attribute] = sourceParts(field.source);
                 const at = position(node);
@@ -95,14 +109,14 @@ export function redisEntityStore(
                     out.push({
                         name: field.sortKey,
                         node: at,
-                        form: `${attribute}#sort`,
+                        form: formField(attribute, 'sort'),
                         indexed: indexed.has(field.sortKey),
                     });
                 if (field.equalityKey !== null)
                     out.push({
                         name: field.equalityKey,
                         node: at,
-                        form: `${attribute}#eq`,
+                        form: formField(attribute, 'eq'),
                         indexed: indexed.has(field.equalityKey),
                     });
                 return out;
@@ -147,14 +161,7 @@ export function coreEntityStore(
             prefix: collection.rowPrefix,
             idField: collection.keyField,
             nodes: tree,
-            key: collection.key.parts.map((part) => {
-                const [node, attribute] = sourceParts(part.source);
-                const keyOnly = !collection.fields.some((field) => field.source === part.source);
-                const iso = keyOnly
-                    ? isoOfKeyOnly(attributeTypeOf(schema, tree[position(node) - 1].entity, attribute))
-                    : undefined;
-                return { node: position(node), form: attribute, ...(iso ? { iso } : {}) };
-            }),
+            key: keyParts(schema, collection.key.parts, collection.fields, tree, position),
             fields: collection.fields.map((field) => {
                 const [node, attribute] = sourceParts(field.source);
                 return { name: field.name, node: position(node), form: attribute, indexed: recorded.has(field.name) };

@@ -6,8 +6,7 @@
  * (`EngineEntityStore.check`: the entities read back, every row and index entry compared with what they imply), and
  * a digest of every key (`SCAN`, `DUMP`). Destructive by design: the server must be a scratch one.
  */
-import { buildViewModel, targetOptions as resolveTargetOptions } from '../../generation/generation-engine.js';
-import { GenerationError } from '../../generation/generation-errors.js';
+import { targetOptions as resolveTargetOptions } from '../../generation/generation-engine.js';
 import type { OptionDeclarations, RawOptionValues } from '../../generation/generation-options.js';
 import { DEFAULT_TARGET } from '../../generation/generation-targets.js';
 import { entityLibrary } from '../../generation/entities/entity-library.js';
@@ -24,6 +23,7 @@ import type { EngineRuntime } from '../engine.js';
 import { engineOf } from '../engine-registry.js';
 import { connectRedis, type RedisLink } from '../redis-connection/redis-link.js';
 import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from '../runtime-design.js';
+import { designOptions, engineViewModel } from '../runtime-actions.js';
 import { runWorkload, type EntityExecutor, type WorkloadReport, type WorkloadStore } from '../entities/workload.js';
 import { clientExecutor } from './workload-client.js';
 
@@ -80,23 +80,12 @@ async function runOn<O extends OptionDeclarations, D>(
     design: RuntimeDesign,
     options: EngineWorkloadOptions,
 ): Promise<EngineWorkloadResult> {
-    const given = Object.fromEntries(
-        Object.entries(options.targetOptions ?? {}).filter(([name]) => name in engine.target.options),
-    );
+    const given = designOptions(engine, options.targetOptions ?? {});
     const session = await engine.connect({ urls: [options.server], timeoutSeconds: options.timeoutSeconds });
     const links: RedisLink[] = [];
     try {
         const values = { ...session.probe.options, ...given };
-        let view: D;
-        try {
-            view = await buildViewModel(engine.target, design, values);
-        } catch (error) {
-            if (!(error instanceof GenerationError)) throw error;
-            throw new KvmodError(`cannot generate the ${engine.target.name} design: ${error.message}`, {
-                code: 'generation.failed',
-                cause: error,
-            });
-        }
+        const view = await engineViewModel(engine, design, values);
         const entities = session.entities;
         const unsupported =
             entities === undefined
