@@ -11,7 +11,8 @@ import { readFileSync } from 'node:fs';
 const args = process.argv.slice(2);
 const topAt = args.indexOf('--top');
 const top = topAt >= 0 ? Number(args[topAt + 1]) : 30;
-const file = args.find((arg, index) => !arg.startsWith('--') && index !== topAt + 1);
+// The word after `--top` is its count, not a file; without `--top` every other word is a candidate.
+const file = args.find((arg, index) => !arg.startsWith('--') && (topAt < 0 || index !== topAt + 1));
 if (!file) {
     process.stderr.write('usage: node scripts/cpu-profile-summary.mjs PROFILE.cpuprofile [--top 30]\n');
     process.exit(1);
