@@ -301,8 +301,9 @@ export class PidmValidator {
 
     /** A query selects at least one attribute (only reachable after a parse error). */
     checkQuerySelectsSomething(query: Query, accept: ValidationAcceptor): void {
-        // An unnamed query is a parse error already reported: saying more about it only adds noise.
-        if (query.name && (query.projections ?? []).length === 0) {
+        // An unnamed query is a parse error already reported, and so is `SELECT *` (the SQL habit message says
+        // what to write instead): saying more about either only adds noise.
+        if (query.name && (query.projections ?? []).length === 0 && !selectsStar(query)) {
             accept('error', `Query '${query.name}' selects nothing: list at least one attribute after SELECT.`, {
                 node: query,
                 property: 'name',
@@ -833,4 +834,10 @@ function workloadFigureKey(item: WorkloadItem): { key: string; what: string } | 
                 : undefined;
         }
     }
+}
+
+/** Whether the query's text is `SELECT *`, the SQL habit the parser's message already explains. */
+function selectsStar(query: Query): boolean {
+    const text = query.$cstNode?.text;
+    return text !== undefined && /\bselect\s*\*/i.test(text);
 }

@@ -123,6 +123,17 @@ describe('SQL habits', () => {
         ]);
     });
 
+    it('says SELECT * once: no "selects nothing" beside it, in the editor and on the command line', async () => {
+        const text = `${ENTITIES}query Q: SELECT * FROM Ride\n`;
+        const document = await validatePidm(text);
+        const errors = (document.diagnostics ?? []).filter((d) => d.severity === 1);
+        expect(errors.map((d) => codeOf(d))).toEqual(['syntax.sql-select-star']);
+        const workspace = await loadTexts([{ path: 'ride.pidm', text }]);
+        expect(workspace.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code)).toEqual([
+            'syntax.sql-select-star',
+        ]);
+    });
+
     it('leaves SQL words alone where they are names, and in a correct query', async () => {
         const document = await validatePidm(`entity Limit { id in  like text  join int }
 query Q: SELECT in, like FROM Limit WHERE join >= "?low" and join <= "?high" and like = "?like"
