@@ -153,19 +153,19 @@ async function generateCommand(uri?: vscode.Uri): Promise<void> {
         command: KvmodServerCommands.ListTargets,
         arguments: [],
     })) as KvmodTargetInfo[];
-    // One item per target, or per value of the option that names an output folder (a target's dialects).
+    // One item per output folder a target can write (its dialects, or the design a client runs).
     const items = targets.flatMap((target) => {
         const configured = readTargetOptions(model, target);
-        const folder = target.options.find((option) => option.outputFolder && option.choices);
-        const values = folder?.choices ?? [undefined];
-        return values.map((value) => ({
-            label: value !== undefined ? `${target.name}: ${value}` : target.name,
+        const current = (name: string): unknown =>
+            configured[name] ?? target.options.find((option) => option.name === name)?.default;
+        return target.variants.map((variant) => ({
+            label: variant.label,
             description: target.description,
             picked:
                 target.name === settings.target &&
-                (folder === undefined || value === (configured[folder.name] ?? folder.default)),
+                Object.entries(variant.options).every(([name, value]) => current(name) === value),
             target: target.name,
-            targetOptions: folder && value !== undefined ? { ...configured, [folder.name]: value } : configured,
+            targetOptions: { ...configured, ...variant.options },
         }));
     });
     if (items.length === 0) {

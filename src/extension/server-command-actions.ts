@@ -13,6 +13,7 @@ import type {
     KvmodCommandSettings,
     KvmodExplainResult,
     KvmodTargetInfo,
+    KvmodTargetVariantInfo,
 } from '../language/lsp/kvmod-command-handler.js';
 import { formatDiagnostic, type KvmodDiagnostic } from '../pipeline/index.js';
 import { explainDecisions, transformFiles, type TransformFilesOptions } from '../pipeline/transform.js';
@@ -20,7 +21,12 @@ import { writeFileAtomically } from '../generation/generation-writer.js';
 import { loadConfig } from '../pipeline/config.js';
 import { refusalMessage } from '../pipeline/errors.js';
 import { generateModels } from '../pipeline/generate.js';
-import { DEFAULT_TARGET, generationTargets } from '../generation/generation-targets.js';
+import {
+    DEFAULT_TARGET,
+    generationTargets,
+    targetVariants,
+    type RegisteredTarget,
+} from '../generation/generation-targets.js';
 import { loadIntoConfiguredServer, verifyOnConfiguredServer } from './server-runtime-actions.js';
 import { modelFiles } from './server-workspace.js';
 
@@ -120,7 +126,27 @@ function listTargets(): KvmodTargetInfo[] {
             description: declaration.description,
             outputFolder: declaration.type === 'choice' ? declaration.outputFolder : undefined,
         })),
+        variants: targetVariantInfos(target),
     }));
+}
+
+/**
+ * The target's output folders as quick pick items. Each carries every folder-deciding option, so picking
+ * `typescript: redisearch1` also resets a configured `design: redis-core` that would write elsewhere.
+ */
+function targetVariantInfos(target: RegisteredTarget): KvmodTargetVariantInfo[] {
+    const deciding: Record<string, string | number | boolean> = {};
+    for (const { name, declaration } of target.options)
+        if (declaration.type === 'choice' && (declaration.outputFolder || declaration.folderValues))
+            deciding[name] = declaration.default;
+    return targetVariants(target).map(({ options, folder }) => {
+        const chosen = { ...deciding };
+        for (const [name, value] of Object.entries(options)) if (value !== undefined) chosen[name] = value;
+        return {
+            label: folder.length > 1 ? `${target.name}: ${folder.slice(1).join('/')}` : target.name,
+            options: chosen,
+        };
+    });
 }
 
 /**

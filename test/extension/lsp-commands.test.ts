@@ -116,6 +116,19 @@ describe('kvmod commands over LSP', () => {
             outputFolder: true,
         });
         expect(redis.options.map((option) => option.name)).toEqual(Object.keys(redisTargetOptions));
+        // The quick pick offers one item per output folder, each with every option that decides the folder.
+        expect(redis.variants).toEqual([
+            { label: 'redis: redisearch2', options: { dialect: 'redisearch2' } },
+            { label: 'redis: redisearch1', options: { dialect: 'redisearch1' } },
+        ]);
+        expect(targets.find((target) => target.name === 'typescript')!.variants).toEqual([
+            { label: 'typescript: redisearch2', options: { design: 'redis', dialect: 'redisearch2' } },
+            { label: 'typescript: redisearch1', options: { design: 'redis', dialect: 'redisearch1' } },
+            { label: 'typescript: redis-core', options: { design: 'redis-core', dialect: 'redisearch2' } },
+        ]);
+        expect(targets.find((target) => target.name === 'redis-core')!.variants).toEqual([
+            { label: 'redis-core', options: {} },
+        ]);
     });
 
     it('"Generate…" writes the target\'s files into the output folder through the pipeline', async () => {

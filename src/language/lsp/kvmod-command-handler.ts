@@ -79,11 +79,20 @@ export interface KvmodTargetOptionInfo {
     outputFolder?: boolean;
 }
 
+/** One output folder of a target (`redis: redisearch1`, `typescript: redis-core`) and the option values that select it. */
+export interface KvmodTargetVariantInfo {
+    label: string;
+    /** The value of every option that decides the folder, defaults included. */
+    options: Record<string, string | number | boolean>;
+}
+
 /** A target and its declared options, for the client's quick pick. */
 export interface KvmodTargetInfo {
     name: string;
     description?: string;
     options: KvmodTargetOptionInfo[];
+    /** One per output folder the target can write: the quick pick offers one item each. */
+    variants: KvmodTargetVariantInfo[];
 }
 
 /** What the commands do; the server entry implements it with the pipeline. */
