@@ -19,9 +19,17 @@ const WATCHED_EXTENSIONS = new Set(['.pidm', '.kvlm', '.hbs']);
 /** Quiet time after the last event before a run starts (editors write a file in several steps). */
 const SETTLE_MS = 150;
 
-/** A command module with a `--watch` option that reruns its handler on every change. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function withWatch(module: CommandModule<any, any>, context: CliContext): CommandModule<any, any> {
+/**
+ * A command module with a `--watch` option that runs the command again on every change: through `runFresh` (the
+ * whole command line parsed again without `--watch`, so a changed config file applies), else its handler.
+ */
+export function withWatch(
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    module: CommandModule<any, any>,
+    context: CliContext,
+    runFresh?: () => Promise<unknown>,
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): CommandModule<any, any> {
     const builder = module.builder;
     const handler = module.handler;
     if (typeof builder !== 'function') return module;
@@ -35,10 +43,21 @@ export function withWatch(module: CommandModule<any, any>, context: CliContext):
             }),
         handler: async (args: ArgumentsCamelCase<Record<string, unknown>>) => {
             if (!args.watch) return handler(args);
-            await watchAndRun(watchedFolders(args, context.configPath), () => Promise.resolve(handler(args)), context);
+            const run = runFresh ? async () => void (await runFresh()) : () => Promise.resolve(handler(args));
+            await watchAndRun(watchedFolders(args, context.configPath), run, context);
             context.exitCode = 0;
         },
     };
+}
+
+/** The command line without its `--watch` (and a `true`/`false` given to it), for the runs it starts. */
+export function withoutWatch(argv: readonly string[]): string[] {
+    const kept: string[] = [];
+    for (let i = 0; i < argv.length; i++) {
+        if (argv[i] === '--watch' && (argv[i + 1] === 'true' || argv[i + 1] === 'false')) i++;
+        else if (argv[i] !== '--watch' && !argv[i].startsWith('--watch=')) kept.push(argv[i]);
+    }
+    return kept;
 }
 
 /** What to watch: the model arguments (a glob's fixed prefix), the templates folder, the config file read. */

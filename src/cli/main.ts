@@ -11,7 +11,7 @@ import { packageRoot } from '../generation/generation-paths.js';
 import { ExitCode, reportFailure, UsageError, type CliCommand, type CliContext } from './cli-command.js';
 import { configArgument, CONFIGURED_COMMANDS, configOptionValues, withConfig } from './cli-config.js';
 import { processIo, type CliIo } from './cli-io.js';
-import { WATCHABLE_COMMANDS, withWatch } from './cli-watch.js';
+import { WATCHABLE_COMMANDS, withoutWatch, withWatch } from './cli-watch.js';
 import { conformanceCommand } from './conformance-command.js';
 import { dataCommand } from './data-command.js';
 import { doctorCommand } from './doctor-command.js';
@@ -114,7 +114,9 @@ export async function main(argv: string[], io: CliIo = processIo, options: MainO
         for (const command of commands) {
             const module = withConfig(command(context), configValues);
             const name = typeof module.command === 'string' ? module.command.split(' ')[0] : '';
-            cli.command(WATCHABLE_COMMANDS.has(name) ? withWatch(module, context) : module);
+            // Each run of a watch parses the command line and reads the config file anew.
+            const runFresh = () => main(withoutWatch(argv), io, options);
+            cli.command(WATCHABLE_COMMANDS.has(name) ? withWatch(module, context, runFresh) : module);
         }
         // With a parse callback yargs hands over its own output (help, version) instead of printing it.
         let output = '';

@@ -386,6 +386,29 @@ describe('--watch', () => {
         expect(await finished).toBe(0);
     });
 
+    test('generate --watch reads a changed config file again: its new settings apply to the next run', async () => {
+        await writeConfig('{ "models": ["models"], "output": "out-config" }');
+        const io = memoryIo();
+        const controller = new AbortController();
+        const finished = main(['generate', '--watch'], io, { cwd: sub, signal: controller.signal });
+        const err = () => io.stderr;
+        const readme = (dialect: string) => join(project, 'out-config', 'ride', 'redis', dialect, 'README.md');
+        try {
+            await until(err, /1 model: 1 generated, 0 failed\nkvmod: watching for changes/);
+            expect(existsSync(readme('redisearch2'))).toBe(true);
+            expect(existsSync(readme('redisearch1'))).toBe(false);
+            await writeConfig('{ "models": ["models"], "output": "out-config", "dialect": "redisearch1" }');
+            await until(
+                err,
+                /kvmod\.config\.json changed: running again\n[\s\S]*1 generated, 0 failed\nkvmod: watching/,
+            );
+            expect((await readFile(readme('redisearch1'), 'utf8')).split('\n')[0]).toContain('RediSearch 1.2');
+        } finally {
+            controller.abort();
+        }
+        expect(await finished).toBe(0);
+    });
+
     test('validate --watch on the models folder sees every kind of save: rename-saves, in-place saves, new and deleted files and folders', async () => {
         const folder = join(project, 'watched');
         await rm(folder, { recursive: true, force: true });
