@@ -67,7 +67,11 @@ export function codeSyntaxDiagnostics(
         if (!lexing && echoes.some(([from, until]) => offset > from && offset < until)) continue;
         const advice = advisor?.(text, offset);
         if (!advice) {
-            kept.push({ ...diagnostic, code: lexing ? SyntaxIssueCodes.Lexer : SyntaxIssueCodes.Parser });
+            kept.push(
+                lexing
+                    ? { ...diagnostic, code: SyntaxIssueCodes.Lexer, message: lexerMessage(text, offset) }
+                    : { ...diagnostic, code: SyntaxIssueCodes.Parser },
+            );
             continue;
         }
         kept.push({ ...diagnostic, code: advice.code, message: advice.message });
@@ -76,4 +80,20 @@ export function codeSyntaxDiagnostics(
         echoes.push([offset, next ? next.index : text.length]);
     }
     return kept;
+}
+
+/**
+ * A lexer error in a modeler's words: Chevrotain's own (`unexpected character: ->~<- at offset: 98, skipped 1
+ * characters.`) names offsets no editor shows.
+ */
+function lexerMessage(text: string, offset: number): string {
+    const character = String.fromCodePoint(text.codePointAt(offset) ?? 0x3f);
+    const shown = /\s/.test(character)
+        ? `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`
+        : `'${character}'`;
+    if (character === '?' || character === '$')
+        return `Unexpected character ${shown}: a parameter is a string starting with ?, with its name ("?city").`;
+    if (character === '"' || character === "'")
+        return `Unexpected character ${shown}: a string ends on the line it starts.`;
+    return `Unexpected character ${shown}: it has no meaning here; names are letters, digits and _.`;
 }

@@ -141,6 +141,17 @@ query Q: SELECT in, like FROM Limit WHERE join >= "?low" and join <= "?high" and
         expect((document.diagnostics ?? []).filter((d) => d.severity === 1).map((d) => d.message)).toEqual([]);
     });
 
+    it('says what is wrong with an unexpected character in words, not offsets', async () => {
+        const document = await validatePidm(
+            'entity A { id k  name text }\nquery Q: SELECT name FROM A WHERE name = ? and k = "x\nentity B { id k ~ }\n',
+        );
+        expect((document.diagnostics ?? []).filter((d) => codeOf(d) === 'syntax.lexer').map((d) => d.message)).toEqual([
+            'Unexpected character \'?\': a parameter is a string starting with ?, with its name ("?city").',
+            "Unexpected character '\"': a string ends on the line it starts.",
+            "Unexpected character '~': it has no meaning here; names are letters, digits and _.",
+        ]);
+    });
+
     it('gives every syntax error a code, in PIDM as in KVLM', async () => {
         const pidm = await validatePidm('entity A { id k } garbage ~');
         expect((pidm.diagnostics ?? []).filter((d) => d.severity === 1).map((d) => d.code)).toEqual([
