@@ -228,10 +228,17 @@ WHERE isbn = "?"
         const roots = runtime.map((file) => join(dir, 'core-shared', file.path));
         for (const path of KVLM_MODELS) {
             const kvlm = await loadKvlmFile(path);
-            const { files } = await generateFromKvlm(kvlm, {
+            const { files, warnings } = await generateFromKvlm(kvlm, {
                 target: 'typescript',
                 targetOptions: { design: 'redis-core' },
             });
+            expect(warnings.filter((w) => w.code === 'redis-core.no-entity-store')).toEqual([
+                {
+                    code: 'redis-core.no-entity-store',
+                    message:
+                        'the design keeps no entities, so it has no entity operations (no entity functions in the client): the design was read from a .kvlm file without its source PIDM model, so the entities (their attributes and references) are unknown',
+                },
+            ]);
             expect(files.filter((f) => f.path !== 'client.ts' && f.path !== 'library.ts')).toEqual(runtime);
             const out = join(dir, 'core', path.replace(/\W/g, '_'));
             await writeOutputs(
@@ -265,10 +272,11 @@ WHERE isbn = "?"
         // Each example generated from its PIDM: the clients with their entity operations, which loadLibrary sets up.
         for (const example of EXAMPLES) {
             const design = await loadRuntimeDesign(`examples/${example}/${example}.pidm`);
-            const { files } = await generateFromKvlm(
+            const { files, warnings } = await generateFromKvlm(
                 { kvlm: design.kvlm, pidm: design.pidm },
                 { target: 'typescript', targetOptions: { design: 'redis-core' } },
             );
+            expect(warnings.filter((w) => w.code === 'redis-core.no-entity-store')).toEqual([]);
             const client = files.find((f) => f.path === 'client.ts')!.content;
             expect(client).toContain('    library: LIBRARY_SOURCE,\n} satisfies kvmodEntities.ClientEntityStore;');
             expect(client).toMatch(/export function create\w+\(client: kvmod\.CommandClient/);
