@@ -22,6 +22,7 @@ export const RUNTIME_SOURCES = [
     'src/generation/shared/redis-escaping.ts',
     'src/generation/shared/redis-text-rules.ts',
     'src/generation/shared/redis-number-rules.ts',
+    'src/generation/entity-error-codes.ts',
     'src/generation/shared/entity-store.ts',
     'src/generation/redis/redis-view-model-types.ts',
     'src/generation/redis/redis-commands.ts',

@@ -79,6 +79,30 @@ describe('kvmod start-up', () => {
         );
     });
 
+    it.each([['typescript'], ['typescript', '--design', 'redis-core'], ['redis'], ['redis-core'], ['report']])(
+        'kvmod generate --target %s, which talks to no server, loads no node-redis',
+        (...target) => {
+            const dir = mkdtempSync(join(tmpdir(), 'kvmod-startup-'));
+            try {
+                const { status, packages, modules } = modulesLoadedBy([
+                    'generate',
+                    'examples/airflights/airflights.pidm',
+                    '--target',
+                    ...target,
+                    '-o',
+                    dir,
+                ]);
+                expect(status).toBe(0);
+                expect(modules).toContain('src/cli/generate-actions.js');
+                expect(packages).toContain('langium');
+                expect([...packages].filter((p) => p === 'redis' || p.startsWith('@redis/'))).toEqual([]);
+                expect(modules.filter((m) => m.includes('/redis-connection/') && !LIGHT.has(m))).toEqual([]);
+            } finally {
+                rmSync(dir, { recursive: true, force: true });
+            }
+        },
+    );
+
     it('a load connects through node-redis, loaded only when the command connects', () => {
         const dir = mkdtempSync(join(tmpdir(), 'kvmod-startup-'));
         try {

@@ -163,37 +163,44 @@ describe('typescript target', () => {
         expect(roots.length).toBe(CLIENT_RUNTIME_FILES.length + (KVLM_MODELS.length + EXAMPLES.length) * 2 + 1);
     });
 
-    test('the entity API type-checks as the contract says: a one-field patch compiles, undefined is no change; null, a reference, the identifier, a wrong type, unsetting a [1] do not', async () => {
-        const { files } = await generateFromKvlm(await pidmDesign(SHOP_PIDM), {
-            target: 'typescript',
-            targetOptions: { dialect: 'redisearch1' },
-        });
-        const out = join(dir, 'shop-entities');
-        await writeOutputs(out, files);
-        await writeFile(join(out, 'usage.ts'), SHOP_USAGE);
-        const program = ts.createProgram([join(out, 'client.ts'), join(out, 'usage.ts')], STRICT_OPTIONS);
-        const found = ts
-            .getPreEmitDiagnostics(program)
-            .map(
-                (d) =>
-                    `${d.file?.fileName.slice(out.length + 1)}:${d.file!.getLineAndCharacterOfPosition(d.start!).line + 1} TS${d.code}`,
+    test.each([
+        ['RediSearch', { dialect: 'redisearch1' }, SHOP_USAGE],
+        // The redis-core client's setup is loadLibrary: the entity Function lives in the design's library.
+        ['redis-core', { design: 'redis-core' }, SHOP_USAGE.replace(/installEntityFunctions/g, 'loadLibrary')],
+    ])(
+        'the entity API of the %s client type-checks as the contract says: a one-field patch compiles, undefined is no change; null, a reference, the identifier, a wrong type, unsetting a [1] do not',
+        async (name, targetOptions, usage) => {
+            const { files } = await generateFromKvlm(await pidmDesign(SHOP_PIDM), {
+                target: 'typescript',
+                targetOptions,
+            });
+            const out = join(dir, `shop-entities-${name}`);
+            await writeOutputs(out, files);
+            await writeFile(join(out, 'usage.ts'), usage);
+            const program = ts.createProgram([join(out, 'client.ts'), join(out, 'usage.ts')], STRICT_OPTIONS);
+            const found = ts
+                .getPreEmitDiagnostics(program)
+                .map(
+                    (d) =>
+                        `${d.file?.fileName.slice(out.length + 1)}:${d.file!.getLineAndCharacterOfPosition(d.start!).line + 1} TS${d.code}`,
+                );
+            const expected = usage.split('\n').flatMap((line, i) => {
+                const code = /\/\/ (TS\d+)$/.exec(line)?.[1];
+                return code === undefined ? [] : [`usage.ts:${i + 1} ${code}`];
+            });
+            expect(expected).toHaveLength(7);
+            expect(found).toEqual(expected);
+            const client = files.find((f) => f.path === 'client.ts')!.content;
+            expect(client).toContain(
+                'export function setBookSequelOf(client: kvmod.CommandClient, isbn: string, target: string | null)',
             );
-        const expected = SHOP_USAGE.split('\n').flatMap((line, i) => {
-            const code = /\/\/ (TS\d+)$/.exec(line)?.[1];
-            return code === undefined ? [] : [`usage.ts:${i + 1} ${code}`];
-        });
-        expect(expected).toHaveLength(7);
-        expect(found).toEqual(expected);
-        const client = files.find((f) => f.path === 'client.ts')!.content;
-        expect(client).toContain(
-            'export function setBookSequelOf(client: kvmod.CommandClient, isbn: string, target: string | null)',
-        );
-        expect(client).toContain(
-            'export function setBookPublisher(client: kvmod.CommandClient, isbn: string, target: string)',
-        );
-        expect(client).toContain('    title?: string | undefined;');
-        expect(client).not.toMatch(/export (async )?function (write|delete)Q\d/);
-    });
+            expect(client).toContain(
+                'export function setBookPublisher(client: kvmod.CommandClient, isbn: string, target: string)',
+            );
+            expect(client).toContain('    title?: string | undefined;');
+            expect(client).not.toMatch(/export (async )?function (write|delete)Q\d/);
+        },
+    );
 
     test('an entity operation named like a query is refused naming both', async () => {
         const design = await pidmDesign(`entity Book {
@@ -221,10 +228,17 @@ WHERE isbn = "?"
         const roots = runtime.map((file) => join(dir, 'core-shared', file.path));
         for (const path of KVLM_MODELS) {
             const kvlm = await loadKvlmFile(path);
-            const { files } = await generateFromKvlm(kvlm, {
+            const { files, warnings } = await generateFromKvlm(kvlm, {
                 target: 'typescript',
                 targetOptions: { design: 'redis-core' },
             });
+            expect(warnings.filter((w) => w.code === 'redis-core.no-entity-store')).toEqual([
+                {
+                    code: 'redis-core.no-entity-store',
+                    message:
+                        'the design keeps no entities, so it has no entity operations (no entity functions in the client): the design was read from a .kvlm file without its source PIDM model, so the entities (their attributes and references) are unknown',
+                },
+            ]);
             expect(files.filter((f) => f.path !== 'client.ts' && f.path !== 'library.ts')).toEqual(runtime);
             const out = join(dir, 'core', path.replace(/\W/g, '_'));
             await writeOutputs(
@@ -238,6 +252,8 @@ WHERE isbn = "?"
                 (f) => f.path === 'client.ts',
             )!.content;
             const client = files.find((f) => f.path === 'client.ts')!.content;
+            // Without the source PIDM the design keeps no entities: no entity operations, as for RediSearch.
+            expect(client).not.toMatch(/kvmodEntities|ENTITY_STORE|export function create/);
             const interfaces = (text: string) =>
                 [...text.matchAll(/export interface \w+(?:Params|Result) \{[^}]*\}/g)].map((m) => m[0]);
             const own = interfaces(client);
@@ -253,6 +269,26 @@ WHERE isbn = "?"
             new Function('exports', module.outputText)(exports);
             expect(exports.LIBRARY_SOURCE).toBe(lua);
         }
+        // Each example generated from its PIDM: the clients with their entity operations, which loadLibrary sets up.
+        for (const example of EXAMPLES) {
+            const design = await loadRuntimeDesign(`examples/${example}/${example}.pidm`);
+            const { files, warnings } = await generateFromKvlm(
+                { kvlm: design.kvlm, pidm: design.pidm },
+                { target: 'typescript', targetOptions: { design: 'redis-core' } },
+            );
+            expect(warnings.filter((w) => w.code === 'redis-core.no-entity-store')).toEqual([]);
+            const client = files.find((f) => f.path === 'client.ts')!.content;
+            expect(client).toContain('    library: LIBRARY_SOURCE,\n} satisfies kvmodEntities.ClientEntityStore;');
+            expect(client).toMatch(/export function create\w+\(client: kvmod\.CommandClient/);
+            expect(client).not.toContain('installEntityFunctions');
+            const out = join(dir, 'core', `${example}-pidm`);
+            await writeOutputs(
+                out,
+                files.filter((f) => f.path === 'client.ts' || f.path === 'library.ts'),
+            );
+            await symlink(join(dir, 'core-shared', 'kvmod'), join(out, 'kvmod'));
+            roots.push(join(out, 'client.ts'));
+        }
         const program = ts.createProgram(roots, STRICT_OPTIONS);
         const diagnostics = ts.getPreEmitDiagnostics(program).map((d) =>
             ts.formatDiagnostic(d, {
@@ -262,7 +298,7 @@ WHERE isbn = "?"
             }),
         );
         expect(diagnostics).toEqual([]);
-        expect(roots.length).toBe(runtime.length + KVLM_MODELS.length);
+        expect(roots.length).toBe(runtime.length + KVLM_MODELS.length + EXAMPLES.length);
     });
 
     test('unsafe names get one safe spelling', () => {

@@ -16,9 +16,16 @@ import type { InstanceData, InstanceObject } from '../../src/runtime/instance-da
 /** The generated module, called by name (its types are proven by the compile test). */
 export type ClientModule = Record<string, (...args: unknown[]) => unknown>;
 
-/** Generates a client (with its entity operations when the source PIDM is given), transpiles it, imports it. */
-export async function importClient(source: DesignInput, dialect: string, out: string): Promise<ClientModule> {
-    const { files } = await generateFromKvlm(source, { target: 'typescript', targetOptions: { dialect } });
+/**
+ * Generates a client (with its entity operations when the source PIDM is given), transpiles it, imports it: of the
+ * Redis design in a dialect, or of the redis-core design.
+ */
+export async function importClient(
+    source: DesignInput,
+    design: { dialect: string } | { design: 'redis-core' },
+    out: string,
+): Promise<ClientModule> {
+    const { files } = await generateFromKvlm(source, { target: 'typescript', targetOptions: design });
     for (const file of files) {
         const js = ts.transpileModule(file.content, {
             compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },

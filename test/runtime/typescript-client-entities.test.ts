@@ -64,7 +64,7 @@ beforeAll(async () => {
     const workspace = await loadTexts([{ path: 'shop.pidm', text: SHOP_PIDM }]);
     const pidm = workspace.pidm.map((entry) => entry.model);
     const kvlm = transformPidmToKvlm(pidm, { merge: 'safe', keyStrategy: 'natural' }).model;
-    shop = await importClient({ kvlm, pidm }, 'redisearch1', join(dir, 'shop'));
+    shop = await importClient({ kvlm, pidm }, { dialect: 'redisearch1' }, join(dir, 'shop'));
     client = await call<Client>(shop, 'connect', server.url);
     await call(shop, 'createIndexes', client);
     await call(shop, 'installEntityFunctions', client);

@@ -47,7 +47,7 @@ let client: Client;
 
 /** Generates the client of a design (with its entity operations), transpiles it, imports it. */
 function importClient(design: RuntimeDesign, dialect: string, name: string): Promise<ClientModule> {
-    return importGenerated({ kvlm: design.kvlm, pidm: design.pidm }, dialect, join(dir, name, dialect));
+    return importGenerated({ kvlm: design.kvlm, pidm: design.pidm }, { dialect }, join(dir, name, dialect));
 }
 
 /** The client's design, as the generator builds it. */

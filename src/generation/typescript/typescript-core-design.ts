@@ -5,7 +5,7 @@
  * `buildTsClientDesign`), so an application reads the same `<Query>Params` and `<Query>Result` types whichever
  * design it runs on. Pure.
  */
-import type { KvlmModel } from '../../language/generated/ast.js';
+import type { KvlmModel, PidmModel } from '../../language/generated/ast.js';
 import { GenerationError } from '../generation-errors.js';
 import {
     buildCoreViewModel,
@@ -14,7 +14,9 @@ import {
     type CoreViewModel,
 } from '../redis-core/redis-core-design.js';
 import { buildRedisViewModel, type RedisGenerationOptions } from '../redis/redis-view-model.js';
-import { buildTsClientDesign, type TsProperty } from './typescript-design.js';
+import { buildTsClientDesign, CLIENT_FIXED_NAMES, type TsProperty } from './typescript-design.js';
+import { buildTsEntityStore, type TsEntityStore } from './typescript-entities.js';
+import { NameScope } from './typescript-names.js';
 
 /** A served query of the client. */
 export interface TsCoreQuery {
@@ -40,6 +42,11 @@ export interface TsCoreClientDesign {
     queries: TsCoreQuery[];
     /** The default page size (`--limit`). */
     limit: number;
+    /**
+     * The entities and their operations (the RediSearch client's, over the redis-core design's entity store, whose
+     * Function lives in `library.lua`); null when the design keeps no entities.
+     */
+    entities: TsEntityStore | null;
 }
 
 /** Names the generated module declares or exports besides those the RediSearch client's already has. */
@@ -52,9 +59,16 @@ export const CORE_CLIENT_FIXED_NAMES = [
     'MissingLibraryError',
 ] as const;
 
-/** Builds the client's design from the redis-core view model and the RediSearch client's names of the same model. */
-export function buildTsCoreClientDesign(kvlm: KvlmModel, options: Partial<RedisGenerationOptions>): TsCoreClientDesign {
-    const core = buildCoreViewModel(kvlm);
+/**
+ * Builds the client's design from the redis-core view model (with its entity store when the source PIDM is given)
+ * and the RediSearch client's names of the same model.
+ */
+export function buildTsCoreClientDesign(
+    kvlm: KvlmModel,
+    options: Partial<RedisGenerationOptions>,
+    source: { pidm?: readonly PidmModel[] } = {},
+): TsCoreClientDesign {
+    const core = buildCoreViewModel(kvlm, source.pidm);
     const named = buildTsClientDesign(buildRedisViewModel(kvlm, options));
     const fixed = new Set<string>(CORE_CLIENT_FIXED_NAMES);
     const queries = core.collections.flatMap((collection) =>
@@ -81,5 +95,16 @@ export function buildTsCoreClientDesign(kvlm: KvlmModel, options: Partial<RedisG
             return { core: query, collection, id: ts.id, names: ts.names, params, columns };
         }),
     );
-    return { core, queries, limit: named.redis.options.limit };
+    // The entity operations share the module scope with the queries and the client's own names.
+    const top = new NameScope('module scope', [...CLIENT_FIXED_NAMES, ...CORE_CLIENT_FIXED_NAMES]);
+    for (const query of queries) {
+        const what = `query ${query.core.name}`;
+        top.claim(query.names.params, `the parameter type of ${what}`);
+        top.claim(query.names.result, `the result type of ${what}`);
+        top.claim(query.names.run, `the function of ${what}`);
+        top.claim(query.names.pages, `the page iterator of ${what}`);
+    }
+    const entities =
+        core.entityStore === null ? null : buildTsEntityStore({ schema: core.entityStore.schema, library: null }, top);
+    return { core, queries, limit: named.redis.options.limit, entities };
 }

@@ -17,7 +17,8 @@ import { renderTemplate } from '../generation-engine.js';
 import type { GeneratedFile } from '../generation-target.js';
 import { redisCoreTarget } from '../redis-core/redis-core-target.js';
 import type { TsCoreClientDesign, TsCoreQuery } from './typescript-core-design.js';
-import { CLIENT_PARAM, interfaceOf, literal, propertyOf, quote } from './typescript-emitter.js';
+import { CLIENT_PARAM, interfaceOf, literal, propertyOf, quote, TS_TYPES } from './typescript-emitter.js';
+import { entityImports, entityStatements } from './typescript-entities-emitter.js';
 import { CLIENT_RUNTIME_FILES, CORE_CLIENT_RUNTIME_FILES } from './typescript-runtime-files.js';
 
 /** The modules the generated client imports its runtime from. */
@@ -33,10 +34,23 @@ function header(design: TsCoreClientDesign, version: string): string {
         `${core.library}; Redis 7 or later, a single server). Do not edit: regenerate with`,
         '`kvmod generate <model> --target typescript --design redis-core`.',
         '',
-        'Use: `const client = await connect(url)`, `await loadLibrary(client)` (loads `library.ts`, the library',
-        '`kvmod load --target redis-core` loads too), then each query function returns the first page of its answer',
-        '(`rows`, `total`, `next()`), and its `…Pages` twin iterates every page. Needs the `redis` package',
-        '(node-redis, RESP2 replies: its default).',
+        ...(design.entities === null
+            ? [
+                  'Use: `const client = await connect(url)`, `await loadLibrary(client)` (loads `library.ts`, the library',
+                  '`kvmod load --target redis-core` loads too), then each query function returns the first page of its answer',
+                  '(`rows`, `total`, `next()`), and its `…Pages` twin iterates every page. The design keeps no entities, so',
+                  'this client writes nothing: load the rows with `kvmod load`. Needs the `redis` package (node-redis, RESP2',
+                  'replies: its default).',
+              ]
+            : [
+                  'Use: `const client = await connect(url)`, `await loadLibrary(client)` (loads `library.ts`, the library',
+                  '`kvmod load --target redis-core` loads too, with the entity Function in it), then write entities',
+                  '(`create…`, `update…` with a patch, `delete…`, `set…` / `add…` / `remove…` for references): each is one',
+                  'atomic call that keeps every collection row the entity contributes to true. Each query function returns',
+                  'the first page of its answer (`rows`, `total`, `next()`), and its `…Pages` twin iterates every page. A',
+                  'refused operation is an EntityError with a stable `code`. Needs the `redis` package (node-redis, RESP2',
+                  'replies: its default).',
+              ]),
         '',
         'Values: text is a string; int and float are numbers; boolean is a boolean; a date is an ISO string',
         "'YYYY-MM-DD', a time 'HH:MM:SS', a datetime 'YYYY-MM-DDTHH:MM:SS' (no time zone: stored as written, read",
@@ -133,6 +147,7 @@ export async function emitCoreTypeScriptClient(design: TsCoreClientDesign, versi
     const file: StatementStructures[] = [];
     file.push(
         { kind: StructureKind.ImportDeclaration, namespaceImport: 'kvmod', moduleSpecifier: RUNTIME_MODULE },
+        ...entityImports(design.entities),
         { kind: StructureKind.ImportDeclaration, namespaceImport: 'core', moduleSpecifier: CORE_RUNTIME_MODULE },
         { kind: StructureKind.ImportDeclaration, namedImports: ['LIBRARY_SOURCE'], moduleSpecifier: './library.js' },
         {
@@ -203,6 +218,9 @@ export async function emitCoreTypeScriptClient(design: TsCoreClientDesign, versi
         undefined,
         false,
     );
+    // The entity Function lives in the design's library: loadLibrary installs it.
+    const entities = entityStatements(design.entities, TS_TYPES, literal, 'LIBRARY_SOURCE');
+    file.push(...entities.data);
     file.push(
         {
             kind: StructureKind.Function,
@@ -233,13 +251,14 @@ export async function emitCoreTypeScriptClient(design: TsCoreClientDesign, versi
             name: 'loadLibrary',
             isExported: true,
             docs: [
-                `Loads the function library ${core.library} (FUNCTION LOAD REPLACE: loading it again changes nothing); returns its name. A server without Redis Functions is a FunctionsMissingError.`,
+                `Loads the function library ${core.library} (FUNCTION LOAD REPLACE: loading it again changes nothing)${design.entities === null ? '' : `, the entity Function ${design.entities.source.schema.functionName} with it`}; returns its name. A server without Redis Functions is a FunctionsMissingError.`,
             ],
             parameters: [CLIENT_PARAM],
             returnType: 'Promise<string>',
             statements: ['return core.loadLibrary(client, LIBRARY);'],
         },
     );
+    file.push(...entities.functions);
     for (const query of design.queries) queryDeclarations(file, design, query);
     // One print of the whole structure, then one formatting pass (see the RediSearch client's emitter).
     const project = new Project({ useInMemoryFileSystem: true, manipulationSettings: { quoteKind: QuoteKind.Single } });

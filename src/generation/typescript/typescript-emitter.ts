@@ -18,7 +18,7 @@ import {
 import type { GeneratedFile } from '../generation-target.js';
 import type { RedisLogicalType } from '../shared/redis-encoding.js';
 import type { TsClientDesign, TsCollection, TsProperty, TsQuery } from './typescript-design.js';
-import { ENTITIES_MODULE, entityStatements } from './typescript-entities-emitter.js';
+import { entityImports, entityStatements } from './typescript-entities-emitter.js';
 import { CLIENT_RUNTIME_FILES } from './typescript-runtime-files.js';
 
 /** The module the generated client imports its runtime from. */
@@ -254,22 +254,7 @@ export function emitTypeScriptClient(design: TsClientDesign, version: string): G
     const { redis } = design;
     const file: StatementStructures[] = [];
     file.push({ kind: StructureKind.ImportDeclaration, namespaceImport: 'kvmod', moduleSpecifier: RUNTIME_MODULE });
-    if (design.entities !== null) {
-        file.push(
-            {
-                kind: StructureKind.ImportDeclaration,
-                namespaceImport: 'kvmodEntities',
-                moduleSpecifier: ENTITIES_MODULE,
-            },
-            {
-                kind: StructureKind.ExportDeclaration,
-                isTypeOnly: true,
-                namedExports: ['DeleteOptions', 'EntityErrorCode', 'EntityReferrer', 'EntityWrite', 'UpdateOptions'],
-                moduleSpecifier: ENTITIES_MODULE,
-            },
-            { kind: StructureKind.ExportDeclaration, namedExports: ['EntityError'], moduleSpecifier: ENTITIES_MODULE },
-        );
-    }
+    file.push(...entityImports(design.entities));
     file.push({
         kind: StructureKind.ExportDeclaration,
         isTypeOnly: true,

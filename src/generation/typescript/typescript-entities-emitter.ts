@@ -227,14 +227,19 @@ function libraryExpression(library: string, literal: (value: unknown, indent?: s
 /**
  * The statements of the entity part: `data`, the embedded `ENTITY_STORE` (`literal` writes plain data), and
  * `functions`, `installEntityFunctions` then each entity's types and operations. Nothing when the design keeps no
- * entities.
+ * entities. When the entity Function lives in the client's own library (`store.source.library` null: redis-core),
+ * `ownLibrary` is the expression of that library's text and the client's setup loads it: no `installEntityFunctions`.
  */
 export function entityStatements(
     store: TsEntityStore | null,
     tsTypes: Record<RedisLogicalType, string>,
     literal: (value: unknown, indent?: string) => string,
+    ownLibrary?: string,
 ): { data: StatementStructures[]; functions: StatementStructures[] } {
     if (store === null) return { data: [], functions: [] };
+    const library = store.source.library;
+    if (library === null && ownLibrary === undefined)
+        throw new Error('the entity Function lives in the client library, but the client has none');
     const data: StatementStructures[] = [
         {
             kind: StructureKind.VariableStatement,
@@ -245,25 +250,43 @@ export function entityStatements(
             declarations: [
                 {
                     name: 'ENTITY_STORE',
-                    initializer: `{\n    schema: ${literal(store.source.schema, '    ')},\n    library: ${libraryExpression(store.source.library, literal)},\n} satisfies kvmodEntities.ClientEntityStore`,
+                    initializer: `{\n    schema: ${literal(store.source.schema, '    ')},\n    library: ${library === null ? ownLibrary : libraryExpression(library, literal)},\n} satisfies kvmodEntities.ClientEntityStore`,
                 },
             ],
         },
     ];
-    const functions: StatementStructures[] = [
-        {
-            kind: StructureKind.Function,
-            name: 'installEntityFunctions',
-            isExported: true,
-            docs: [
-                `Installs (or replaces) the entity Function ${store.source.schema.functionName} on the server (FUNCTION LOAD REPLACE): ` +
-                    'call it once after createIndexes, before the first entity operation.',
-            ],
-            parameters: [CLIENT_PARAM],
-            returnType: 'Promise<void>',
-            statements: ['return kvmodEntities.installEntityFunctions(client, ENTITY_STORE);'],
-        },
-    ];
+    const functions: StatementStructures[] =
+        library === null
+            ? []
+            : [
+                  {
+                      kind: StructureKind.Function,
+                      name: 'installEntityFunctions',
+                      isExported: true,
+                      docs: [
+                          `Installs (or replaces) the entity Function ${store.source.schema.functionName} on the server (FUNCTION LOAD REPLACE): ` +
+                              'call it once after createIndexes, before the first entity operation.',
+                      ],
+                      parameters: [CLIENT_PARAM],
+                      returnType: 'Promise<void>',
+                      statements: ['return kvmodEntities.installEntityFunctions(client, ENTITY_STORE);'],
+                  },
+              ];
     for (const entity of store.entities) entityDeclarations(functions, entity, tsTypes);
     return { data, functions };
+}
+
+/** The entity exports of a client's module head: the runtime's entity module and the types it re-exports. */
+export function entityImports(store: TsEntityStore | null): StatementStructures[] {
+    if (store === null) return [];
+    return [
+        { kind: StructureKind.ImportDeclaration, namespaceImport: 'kvmodEntities', moduleSpecifier: ENTITIES_MODULE },
+        {
+            kind: StructureKind.ExportDeclaration,
+            isTypeOnly: true,
+            namedExports: ['DeleteOptions', 'EntityErrorCode', 'EntityReferrer', 'EntityWrite', 'UpdateOptions'],
+            moduleSpecifier: ENTITIES_MODULE,
+        },
+        { kind: StructureKind.ExportDeclaration, namedExports: ['EntityError'], moduleSpecifier: ENTITIES_MODULE },
+    ];
 }

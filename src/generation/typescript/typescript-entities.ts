@@ -16,8 +16,12 @@ import { NameScope, safeIdentifier, typeCase } from './typescript-names.js';
 /** What the client embeds of the design's entity store (the runtime's `ClientEntityStore`). */
 export interface EntityStoreSource {
     schema: EntityStoreSchema;
-    /** The Functions library holding the entity Function. */
-    library: string;
+    /**
+     * The Functions library holding the entity Function, which the client's `installEntityFunctions` loads; null
+     * when the Function lives in the design's own library, which the client's setup loads already (redis-core's
+     * `library.lua`, loaded by `loadLibrary`).
+     */
+    library: string | null;
 }
 
 /** A reference of an entity, as the client types it. */

@@ -45,14 +45,28 @@ export const typescriptTarget: GenerationTarget<typeof typescriptTargetOptions, 
     usesSourceModel: true,
     buildDesign: async ({ kvlm, pidm }, { design, ...options }) =>
         design === 'redis-core'
-            ? (await import('./typescript-core-design.js')).buildTsCoreClientDesign(kvlm, options)
+            ? (await import('./typescript-core-design.js')).buildTsCoreClientDesign(
+                  kvlm,
+                  options,
+                  pidm === undefined ? {} : { pidm },
+              )
             : (await import('./typescript-design.js')).buildTsClientDesignFromKvlm(
                   kvlm,
                   options,
                   pidm === undefined ? {} : { pidm },
               ),
-    // The Redis design's warnings (a design without entities: its client has no entity operations).
-    warnings: (design) => ('core' in design ? [] : (redisTarget.warnings?.(design.redis) ?? [])),
+    // A design without entities: its client has no entity operations (the Redis design's own warning says so).
+    warnings: (design) =>
+        'core' in design
+            ? design.core.noEntityStore === null
+                ? []
+                : [
+                      {
+                          code: 'redis-core.no-entity-store',
+                          message: `the design keeps no entities, so it has no entity operations (no entity functions in the client): ${design.core.noEntityStore}`,
+                      },
+                  ]
+            : (redisTarget.warnings?.(design.redis) ?? []),
     codeEmitters: [
         {
             name: 'client',

@@ -12,6 +12,7 @@
  * (its reference cannot be left empty), and so does a list with a lower bound (`[1..*]`). An object that references
  * itself is no referrer of its own delete: nothing would be left pointing at the missing id.
  */
+import type { EntityErrorCode } from '../../generation/entity-error-codes.js';
 import { startsWithCalendarDate } from '../../language/common/calendar-date.js';
 import type { LogicalType } from '../../language/pidm/pidm-semantics.js';
 import { quoteText } from '../../pipeline/json-text.js';
@@ -101,28 +102,7 @@ export type EntityOperation =
     | RemoveReferenceOperation;
 
 /** The stable codes of a refused operation (the server's `KVMOD_<CODE>` errors and the client's map to them). */
-export type EntityErrorCode =
-    | 'entity.not-found'
-    | 'entity.exists'
-    | 'entity.still-referenced'
-    | 'entity.missing-target'
-    | 'entity.required-reference'
-    | 'entity.identifier-change'
-    | 'entity.unservable-value'
-    | 'entity.bad-value'
-    | 'entity.conflict';
-
-export const ENTITY_ERROR_CODES: readonly EntityErrorCode[] = [
-    'entity.not-found',
-    'entity.exists',
-    'entity.still-referenced',
-    'entity.missing-target',
-    'entity.required-reference',
-    'entity.identifier-change',
-    'entity.unservable-value',
-    'entity.bad-value',
-    'entity.conflict',
-];
+export { ENTITY_ERROR_CODES, type EntityErrorCode } from '../../generation/entity-error-codes.js';
 
 /** The objects of one reference that hold a deleted id: at most `MAX_REFERRER_SAMPLE` of their ids. */
 export interface Referrer {

@@ -5,9 +5,12 @@
  * `kvmod generate <model> --target typescript --design redis-core`.
  *
  * Use: `const client = await connect(url)`, `await loadLibrary(client)` (loads `library.ts`, the library
- * `kvmod load --target redis-core` loads too), then each query function returns the first page of its answer
- * (`rows`, `total`, `next()`), and its `…Pages` twin iterates every page. Needs the `redis` package
- * (node-redis, RESP2 replies: its default).
+ * `kvmod load --target redis-core` loads too, with the entity Function in it), then write entities
+ * (`create…`, `update…` with a patch, `delete…`, `set…` / `add…` / `remove…` for references): each is one
+ * atomic call that keeps every collection row the entity contributes to true. Each query function returns
+ * the first page of its answer (`rows`, `total`, `next()`), and its `…Pages` twin iterates every page. A
+ * refused operation is an EntityError with a stable `code`. Needs the `redis` package (node-redis, RESP2
+ * replies: its default).
  *
  * Values: text is a string; int and float are numbers; boolean is a boolean; a date is an ISO string
  * 'YYYY-MM-DD', a time 'HH:MM:SS', a datetime 'YYYY-MM-DDTHH:MM:SS' (no time zone: stored as written, read
@@ -20,6 +23,9 @@
  * The encoding is the Redis design's own code, shipped in `kvmod/`.
  */
 import * as kvmod from './kvmod/kvmod-client.js';
+import * as kvmodEntities from './kvmod/kvmod-entities.js';
+export type { DeleteOptions, EntityErrorCode, EntityReferrer, EntityWrite, UpdateOptions } from './kvmod/kvmod-entities.js';
+export { EntityError } from './kvmod/kvmod-entities.js';
 import * as core from './kvmod/kvmod-core-client.js';
 import { LIBRARY_SOURCE } from './library.js';
 export type { CommandClient, Page, PageOptions } from './kvmod/kvmod-client.js';
@@ -170,6 +176,127 @@ const QUERIES = {
         ],
     },
 } satisfies Record<string, core.CoreClientQuery>;
+/** The design's entity store: how each entity is kept beside the rows, and the Functions library of the entity operations. */
+const ENTITY_STORE = {
+    schema: {
+        database: 'airflights',
+        functionName: 'kvmod_airflights_entity',
+        dialect: null,
+        entities: {
+            Passenger: {
+                name: 'Passenger',
+                idName: 'idPassport',
+                idType: 'text',
+                attributes: [
+                    { name: 'idPassport', type: 'text', forms: [], sorted: true },
+                    { name: 'firstname', type: 'text', forms: [] },
+                    { name: 'lastname', type: 'text', forms: [] },
+                    { name: 'birthdate', type: 'date', forms: [] },
+                    { name: 'sex', type: 'text', forms: [] },
+                    { name: 'nationality', type: 'text', forms: [] },
+                ],
+                references: [
+                    { name: 'flights', target: 'Flight', kind: 'many', minItems: 0 },
+                    { name: 'accessedSites', target: 'WebSiteAccess', kind: 'many', minItems: 0 },
+                ],
+                referrers: [
+                    { entity: 'Flight', reference: 'registeredPersons' },
+                    { entity: 'WebSiteAccess', reference: 'visitor' },
+                ],
+            },
+            Airport: {
+                name: 'Airport',
+                idName: 'codeCAO',
+                idType: 'text',
+                attributes: [
+                    { name: 'codeCAO', type: 'text', forms: [], compared: true },
+                    { name: 'nameAirport', type: 'text', forms: [] },
+                    { name: 'city', type: 'text', forms: [], sorted: true },
+                    { name: 'country', type: 'text', forms: [], compared: true, sorted: true },
+                ],
+                references: [
+                    { name: 'landedflights', target: 'Flight', kind: 'many', minItems: 0 },
+                    { name: 'departedflights', target: 'Flight', kind: 'many', minItems: 0 },
+                ],
+                referrers: [{ entity: 'Flight', reference: 'origin' }, { entity: 'Flight', reference: 'destination' }],
+            },
+            Flight: {
+                name: 'Flight',
+                idName: 'code',
+                idType: 'text',
+                attributes: [
+                    { name: 'code', type: 'text', forms: [], compared: true },
+                    { name: 'departureTime', type: 'time', forms: [] },
+                    { name: 'arrivalTime', type: 'time', forms: [] },
+                    { name: 'departureDate', type: 'date', forms: [] },
+                    { name: 'arrivalDate', type: 'date', forms: [] },
+                    { name: 'level', type: 'int', forms: [] },
+                ],
+                references: [
+                    { name: 'registeredPositions', target: 'Localization', kind: 'many', minItems: 0 },
+                    { name: 'sitesAccessed', target: 'WebSiteAccess', kind: 'many', minItems: 0 },
+                    { name: 'registeredPersons', target: 'Passenger', kind: 'many', minItems: 0 },
+                    { name: 'usedAircraft', target: 'Aircraft', kind: 'one', minItems: 1, maxItems: 1 },
+                    { name: 'origin', target: 'Airport', kind: 'one', minItems: 1, maxItems: 1 },
+                    { name: 'destination', target: 'Airport', kind: 'one', minItems: 1, maxItems: 1 },
+                ],
+                referrers: [
+                    { entity: 'Passenger', reference: 'flights' },
+                    { entity: 'Airport', reference: 'landedflights' },
+                    { entity: 'Airport', reference: 'departedflights' },
+                    { entity: 'Aircraft', reference: 'flights' },
+                    { entity: 'WebSiteAccess', reference: 'flight' },
+                ],
+            },
+            Aircraft: {
+                name: 'Aircraft',
+                idName: 'registrationNumber',
+                idType: 'text',
+                attributes: [
+                    { name: 'registrationNumber', type: 'text', forms: [] },
+                    { name: 'model', type: 'text', forms: [] },
+                    { name: 'capacity', type: 'int', forms: [] },
+                ],
+                references: [{ name: 'flights', target: 'Flight', kind: 'many', minItems: 0 }],
+                referrers: [{ entity: 'Flight', reference: 'usedAircraft' }],
+            },
+            Localization: {
+                name: 'Localization',
+                idName: '_id',
+                idType: 'text',
+                attributes: [
+                    { name: '_id', type: 'text', forms: [] },
+                    { name: 'latitude', type: 'float', forms: [] },
+                    { name: 'longitude', type: 'float', forms: [] },
+                    { name: 'crossingDate', type: 'date', forms: [] },
+                    { name: 'crossingTime', type: 'time', forms: [] },
+                ],
+                references: [],
+                referrers: [{ entity: 'Flight', reference: 'registeredPositions' }],
+            },
+            WebSiteAccess: {
+                name: 'WebSiteAccess',
+                idName: '_id',
+                idType: 'text',
+                attributes: [
+                    { name: '_id', type: 'text', forms: [] },
+                    { name: 'url', type: 'text', forms: [] },
+                    { name: 'accessDate', type: 'date', forms: [] },
+                    { name: 'accessTime', type: 'time', forms: [] },
+                ],
+                references: [
+                    { name: 'visitor', target: 'Passenger', kind: 'one', minItems: 1, maxItems: 1 },
+                    { name: 'flight', target: 'Flight', kind: 'one', minItems: 1, maxItems: 1 },
+                ],
+                referrers: [
+                    { entity: 'Passenger', reference: 'accessedSites' },
+                    { entity: 'Flight', reference: 'sitesAccessed' },
+                ],
+            },
+        },
+    },
+    library: LIBRARY_SOURCE,
+} satisfies kvmodEntities.ClientEntityStore;
 
 /** Connects to a Redis server (RESP2, no silent reconnects); a server that cannot be reached is a ConnectionRefusedError. */
 export function connect(url: string, options: { timeoutMs?: number } = {}) {
@@ -181,9 +308,414 @@ export function checkServer(client: kvmod.CommandClient): Promise<void> {
     return core.checkCoreServer(client, LIBRARY);
 }
 
-/** Loads the function library kvmod_airflights (FUNCTION LOAD REPLACE: loading it again changes nothing); returns its name. A server without Redis Functions is a FunctionsMissingError. */
+/** Loads the function library kvmod_airflights (FUNCTION LOAD REPLACE: loading it again changes nothing), the entity Function kvmod_airflights_entity with it; returns its name. A server without Redis Functions is a FunctionsMissingError. */
 export function loadLibrary(client: kvmod.CommandClient): Promise<string> {
     return core.loadLibrary(client, LIBRARY);
+}
+
+/** A Passenger: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Passenger {
+    /** The identifier (text). */
+    idPassport: string;
+    /** Passenger.firstname (text). */
+    firstname: string;
+    /** Passenger.lastname (text). */
+    lastname: string;
+    /** Passenger.birthdate (date). */
+    birthdate: IsoDate;
+    /** Passenger.sex (text). */
+    sex: string;
+    /** Passenger.nationality (text). */
+    nationality: string;
+    /** The identifiers of its Flight objects (`[*]`), in the order written. */
+    flights: string[];
+    /** The identifiers of its WebSiteAccess objects (`[*]`), in the order written. */
+    accessedSites: string[];
+}
+
+/** A change of a Passenger: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface PassengerPatch {
+    /** Passenger.firstname (text). */
+    firstname?: string | undefined;
+    /** Passenger.lastname (text). */
+    lastname?: string | undefined;
+    /** Passenger.birthdate (date). */
+    birthdate?: IsoDate | undefined;
+    /** Passenger.sex (text). */
+    sex?: string | undefined;
+    /** Passenger.nationality (text). */
+    nationality?: string | undefined;
+}
+
+/** Creates a Passenger, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createPassenger(client: kvmod.CommandClient, passenger: Passenger): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Passenger', passenger);
+}
+
+/** Changes the attributes a patch gives of a Passenger, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updatePassenger(client: kvmod.CommandClient, idPassport: string, patch: PassengerPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Passenger', idPassport, patch, options);
+}
+
+/** Deletes a Passenger and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deletePassenger(client: kvmod.CommandClient, idPassport: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Passenger', idPassport, options);
+}
+
+/** Reads a Passenger by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getPassenger(client: kvmod.CommandClient, idPassport: string): Promise<(Passenger & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Passenger', idPassport);
+    return found === null ? null : { ...(found.object as unknown as Passenger), version: found.version };
+}
+
+/** Adds targets to Passenger.flights (identifiers of Flight), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addPassengerFlights(client: kvmod.CommandClient, idPassport: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Passenger', idPassport, 'flights', targets);
+}
+
+/** Removes targets from Passenger.flights (identifiers of Flight), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removePassengerFlights(client: kvmod.CommandClient, idPassport: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Passenger', idPassport, 'flights', targets);
+}
+
+/** Adds targets to Passenger.accessedSites (identifiers of WebSiteAccess), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addPassengerAccessedSites(client: kvmod.CommandClient, idPassport: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Passenger', idPassport, 'accessedSites', targets);
+}
+
+/** Removes targets from Passenger.accessedSites (identifiers of WebSiteAccess), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removePassengerAccessedSites(client: kvmod.CommandClient, idPassport: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Passenger', idPassport, 'accessedSites', targets);
+}
+
+/** An Airport: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Airport {
+    /** The identifier (text). */
+    codeCAO: string;
+    /** Airport.nameAirport (text). */
+    nameAirport: string;
+    /** Airport.city (text). */
+    city: string;
+    /** Airport.country (text). */
+    country: string;
+    /** The identifiers of its Flight objects (`[*]`), in the order written. */
+    landedflights: string[];
+    /** The identifiers of its Flight objects (`[*]`), in the order written. */
+    departedflights: string[];
+}
+
+/** A change of an Airport: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface AirportPatch {
+    /** Airport.nameAirport (text). */
+    nameAirport?: string | undefined;
+    /** Airport.city (text). */
+    city?: string | undefined;
+    /** Airport.country (text). */
+    country?: string | undefined;
+}
+
+/** Creates an Airport, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createAirport(client: kvmod.CommandClient, airport: Airport): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Airport', airport);
+}
+
+/** Changes the attributes a patch gives of an Airport, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateAirport(client: kvmod.CommandClient, codeCAO: string, patch: AirportPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Airport', codeCAO, patch, options);
+}
+
+/** Deletes an Airport and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteAirport(client: kvmod.CommandClient, codeCAO: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Airport', codeCAO, options);
+}
+
+/** Reads an Airport by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getAirport(client: kvmod.CommandClient, codeCAO: string): Promise<(Airport & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Airport', codeCAO);
+    return found === null ? null : { ...(found.object as unknown as Airport), version: found.version };
+}
+
+/** Adds targets to Airport.landedflights (identifiers of Flight), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addAirportLandedflights(client: kvmod.CommandClient, codeCAO: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Airport', codeCAO, 'landedflights', targets);
+}
+
+/** Removes targets from Airport.landedflights (identifiers of Flight), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeAirportLandedflights(client: kvmod.CommandClient, codeCAO: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Airport', codeCAO, 'landedflights', targets);
+}
+
+/** Adds targets to Airport.departedflights (identifiers of Flight), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addAirportDepartedflights(client: kvmod.CommandClient, codeCAO: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Airport', codeCAO, 'departedflights', targets);
+}
+
+/** Removes targets from Airport.departedflights (identifiers of Flight), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeAirportDepartedflights(client: kvmod.CommandClient, codeCAO: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Airport', codeCAO, 'departedflights', targets);
+}
+
+/** A Flight: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Flight {
+    /** The identifier (text). */
+    code: string;
+    /** Flight.departureTime (time). */
+    departureTime: IsoTime;
+    /** Flight.arrivalTime (time). */
+    arrivalTime: IsoTime;
+    /** Flight.departureDate (date). */
+    departureDate: IsoDate;
+    /** Flight.arrivalDate (date). */
+    arrivalDate: IsoDate;
+    /** Flight.level (int). */
+    level: number;
+    /** The identifiers of its Localization objects (`[*]`), in the order written. */
+    registeredPositions: string[];
+    /** The identifiers of its WebSiteAccess objects (`[*]`), in the order written. */
+    sitesAccessed: string[];
+    /** The identifiers of its Passenger objects (`[*]`), in the order written. */
+    registeredPersons: string[];
+    /** The identifier of its Aircraft (`[1]`: required). */
+    usedAircraft: string;
+    /** The identifier of its Airport (`[1]`: required). */
+    origin: string;
+    /** The identifier of its Airport (`[1]`: required). */
+    destination: string;
+}
+
+/** A change of a Flight: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface FlightPatch {
+    /** Flight.departureTime (time). */
+    departureTime?: IsoTime | undefined;
+    /** Flight.arrivalTime (time). */
+    arrivalTime?: IsoTime | undefined;
+    /** Flight.departureDate (date). */
+    departureDate?: IsoDate | undefined;
+    /** Flight.arrivalDate (date). */
+    arrivalDate?: IsoDate | undefined;
+    /** Flight.level (int). */
+    level?: number | undefined;
+}
+
+/** Creates a Flight, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createFlight(client: kvmod.CommandClient, flight: Flight): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Flight', flight);
+}
+
+/** Changes the attributes a patch gives of a Flight, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateFlight(client: kvmod.CommandClient, code: string, patch: FlightPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Flight', code, patch, options);
+}
+
+/** Deletes a Flight and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteFlight(client: kvmod.CommandClient, code: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Flight', code, options);
+}
+
+/** Reads a Flight by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getFlight(client: kvmod.CommandClient, code: string): Promise<(Flight & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Flight', code);
+    return found === null ? null : { ...(found.object as unknown as Flight), version: found.version };
+}
+
+/** Adds targets to Flight.registeredPositions (identifiers of Localization), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addFlightRegisteredPositions(client: kvmod.CommandClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Flight', code, 'registeredPositions', targets);
+}
+
+/** Removes targets from Flight.registeredPositions (identifiers of Localization), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeFlightRegisteredPositions(client: kvmod.CommandClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Flight', code, 'registeredPositions', targets);
+}
+
+/** Adds targets to Flight.sitesAccessed (identifiers of WebSiteAccess), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addFlightSitesAccessed(client: kvmod.CommandClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Flight', code, 'sitesAccessed', targets);
+}
+
+/** Removes targets from Flight.sitesAccessed (identifiers of WebSiteAccess), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeFlightSitesAccessed(client: kvmod.CommandClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Flight', code, 'sitesAccessed', targets);
+}
+
+/** Adds targets to Flight.registeredPersons (identifiers of Passenger), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addFlightRegisteredPersons(client: kvmod.CommandClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Flight', code, 'registeredPersons', targets);
+}
+
+/** Removes targets from Flight.registeredPersons (identifiers of Passenger), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeFlightRegisteredPersons(client: kvmod.CommandClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Flight', code, 'registeredPersons', targets);
+}
+
+/** Points Flight.usedAircraft at another Aircraft, and moves the rows it makes, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`. */
+export function setFlightUsedAircraft(client: kvmod.CommandClient, code: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'Flight', code, 'usedAircraft', target);
+}
+
+/** Points Flight.origin at another Airport, and moves the rows it makes, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`. */
+export function setFlightOrigin(client: kvmod.CommandClient, code: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'Flight', code, 'origin', target);
+}
+
+/** Points Flight.destination at another Airport, and moves the rows it makes, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`. */
+export function setFlightDestination(client: kvmod.CommandClient, code: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'Flight', code, 'destination', target);
+}
+
+/** An Aircraft: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Aircraft {
+    /** The identifier (text). */
+    registrationNumber: string;
+    /** Aircraft.model (text). */
+    model: string;
+    /** Aircraft.capacity (int). */
+    capacity: number;
+    /** The identifiers of its Flight objects (`[*]`), in the order written. */
+    flights: string[];
+}
+
+/** A change of an Aircraft: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface AircraftPatch {
+    /** Aircraft.model (text). */
+    model?: string | undefined;
+    /** Aircraft.capacity (int). */
+    capacity?: number | undefined;
+}
+
+/** Creates an Aircraft, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createAircraft(client: kvmod.CommandClient, aircraft: Aircraft): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Aircraft', aircraft);
+}
+
+/** Changes the attributes a patch gives of an Aircraft, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateAircraft(client: kvmod.CommandClient, registrationNumber: string, patch: AircraftPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Aircraft', registrationNumber, patch, options);
+}
+
+/** Deletes an Aircraft and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteAircraft(client: kvmod.CommandClient, registrationNumber: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Aircraft', registrationNumber, options);
+}
+
+/** Reads an Aircraft by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getAircraft(client: kvmod.CommandClient, registrationNumber: string): Promise<(Aircraft & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Aircraft', registrationNumber);
+    return found === null ? null : { ...(found.object as unknown as Aircraft), version: found.version };
+}
+
+/** Adds targets to Aircraft.flights (identifiers of Flight), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addAircraftFlights(client: kvmod.CommandClient, registrationNumber: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Aircraft', registrationNumber, 'flights', targets);
+}
+
+/** Removes targets from Aircraft.flights (identifiers of Flight), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeAircraftFlights(client: kvmod.CommandClient, registrationNumber: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Aircraft', registrationNumber, 'flights', targets);
+}
+
+/** A Localization: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Localization {
+    /** The identifier (text). */
+    _id: string;
+    /** Localization.latitude (float). */
+    latitude: number;
+    /** Localization.longitude (float). */
+    longitude: number;
+    /** Localization.crossingDate (date). */
+    crossingDate: IsoDate;
+    /** Localization.crossingTime (time). */
+    crossingTime: IsoTime;
+}
+
+/** A change of a Localization: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier is not part of it. */
+export interface LocalizationPatch {
+    /** Localization.latitude (float). */
+    latitude?: number | undefined;
+    /** Localization.longitude (float). */
+    longitude?: number | undefined;
+    /** Localization.crossingDate (date). */
+    crossingDate?: IsoDate | undefined;
+    /** Localization.crossingTime (time). */
+    crossingTime?: IsoTime | undefined;
+}
+
+/** Creates a Localization, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createLocalization(client: kvmod.CommandClient, localization: Localization): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Localization', localization);
+}
+
+/** Changes the attributes a patch gives of a Localization, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateLocalization(client: kvmod.CommandClient, _id: string, patch: LocalizationPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Localization', _id, patch, options);
+}
+
+/** Deletes a Localization and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteLocalization(client: kvmod.CommandClient, _id: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Localization', _id, options);
+}
+
+/** Reads a Localization by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getLocalization(client: kvmod.CommandClient, _id: string): Promise<(Localization & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Localization', _id);
+    return found === null ? null : { ...(found.object as unknown as Localization), version: found.version };
+}
+
+/** A WebSiteAccess: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface WebSiteAccess {
+    /** The identifier (text). */
+    _id: string;
+    /** WebSiteAccess.url (text). */
+    url: string;
+    /** WebSiteAccess.accessDate (date). */
+    accessDate: IsoDate;
+    /** WebSiteAccess.accessTime (time). */
+    accessTime: IsoTime;
+    /** The identifier of its Passenger (`[1]`: required). */
+    visitor: string;
+    /** The identifier of its Flight (`[1]`: required). */
+    flight: string;
+}
+
+/** A change of a WebSiteAccess: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface WebSiteAccessPatch {
+    /** WebSiteAccess.url (text). */
+    url?: string | undefined;
+    /** WebSiteAccess.accessDate (date). */
+    accessDate?: IsoDate | undefined;
+    /** WebSiteAccess.accessTime (time). */
+    accessTime?: IsoTime | undefined;
+}
+
+/** Creates a WebSiteAccess, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createWebSiteAccess(client: kvmod.CommandClient, webSiteAccess: WebSiteAccess): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'WebSiteAccess', webSiteAccess);
+}
+
+/** Changes the attributes a patch gives of a WebSiteAccess, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateWebSiteAccess(client: kvmod.CommandClient, _id: string, patch: WebSiteAccessPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'WebSiteAccess', _id, patch, options);
+}
+
+/** Deletes a WebSiteAccess and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteWebSiteAccess(client: kvmod.CommandClient, _id: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'WebSiteAccess', _id, options);
+}
+
+/** Reads a WebSiteAccess by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getWebSiteAccess(client: kvmod.CommandClient, _id: string): Promise<(WebSiteAccess & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'WebSiteAccess', _id);
+    return found === null ? null : { ...(found.object as unknown as WebSiteAccess), version: found.version };
+}
+
+/** Points WebSiteAccess.visitor at another Passenger, and moves the rows it makes, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`. */
+export function setWebSiteAccessVisitor(client: kvmod.CommandClient, _id: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'WebSiteAccess', _id, 'visitor', target);
+}
+
+/** Points WebSiteAccess.flight at another Flight, and moves the rows it makes, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`. */
+export function setWebSiteAccessFlight(client: kvmod.CommandClient, _id: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'WebSiteAccess', _id, 'flight', target);
 }
 
 /** The parameters of Q1_aircraftsCapacityWithin. */

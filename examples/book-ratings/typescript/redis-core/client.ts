@@ -5,9 +5,12 @@
  * `kvmod generate <model> --target typescript --design redis-core`.
  *
  * Use: `const client = await connect(url)`, `await loadLibrary(client)` (loads `library.ts`, the library
- * `kvmod load --target redis-core` loads too), then each query function returns the first page of its answer
- * (`rows`, `total`, `next()`), and its `…Pages` twin iterates every page. Needs the `redis` package
- * (node-redis, RESP2 replies: its default).
+ * `kvmod load --target redis-core` loads too, with the entity Function in it), then write entities
+ * (`create…`, `update…` with a patch, `delete…`, `set…` / `add…` / `remove…` for references): each is one
+ * atomic call that keeps every collection row the entity contributes to true. Each query function returns
+ * the first page of its answer (`rows`, `total`, `next()`), and its `…Pages` twin iterates every page. A
+ * refused operation is an EntityError with a stable `code`. Needs the `redis` package (node-redis, RESP2
+ * replies: its default).
  *
  * Values: text is a string; int and float are numbers; boolean is a boolean; a date is an ISO string
  * 'YYYY-MM-DD', a time 'HH:MM:SS', a datetime 'YYYY-MM-DDTHH:MM:SS' (no time zone: stored as written, read
@@ -20,6 +23,9 @@
  * The encoding is the Redis design's own code, shipped in `kvmod/`.
  */
 import * as kvmod from './kvmod/kvmod-client.js';
+import * as kvmodEntities from './kvmod/kvmod-entities.js';
+export type { DeleteOptions, EntityErrorCode, EntityReferrer, EntityWrite, UpdateOptions } from './kvmod/kvmod-entities.js';
+export { EntityError } from './kvmod/kvmod-entities.js';
 import * as core from './kvmod/kvmod-core-client.js';
 import { LIBRARY_SOURCE } from './library.js';
 export type { CommandClient, Page, PageOptions } from './kvmod/kvmod-client.js';
@@ -132,6 +138,68 @@ const QUERIES = {
         ],
     },
 } satisfies Record<string, core.CoreClientQuery>;
+/** The design's entity store: how each entity is kept beside the rows, and the Functions library of the entity operations. */
+const ENTITY_STORE = {
+    schema: {
+        database: 'book_ratings',
+        functionName: 'kvmod_book_ratings_entity',
+        dialect: null,
+        entities: {
+            Book: {
+                name: 'Book',
+                idName: 'isbn',
+                idType: 'text',
+                attributes: [
+                    { name: 'isbn', type: 'text', forms: [], compared: true },
+                    { name: 'title', type: 'text', forms: [], sorted: true },
+                    { name: 'author', type: 'text', forms: [], compared: true },
+                    { name: 'rank', type: 'int', forms: [] },
+                    { name: 'price', type: 'float', forms: [], compared: true },
+                    { name: 'link', type: 'text', forms: [] },
+                    { name: 'published', type: 'date', forms: [] },
+                ],
+                references: [
+                    { name: 'tags', target: 'Tag', kind: 'many', minItems: 0 },
+                    { name: 'comments', target: 'Comment', kind: 'many', minItems: 0 },
+                ],
+                referrers: [{ entity: 'Tag', reference: 'books' }],
+            },
+            Tag: {
+                name: 'Tag',
+                idName: 'name',
+                idType: 'text',
+                attributes: [{ name: 'name', type: 'text', forms: [], compared: true }],
+                references: [{ name: 'books', target: 'Book', kind: 'many', minItems: 0 }],
+                referrers: [{ entity: 'Book', reference: 'tags' }],
+            },
+            Comment: {
+                name: 'Comment',
+                idName: '_id',
+                idType: 'text',
+                attributes: [
+                    { name: '_id', type: 'text', forms: [] },
+                    { name: 'text', type: 'text', forms: [] },
+                    { name: 'postedAt', type: 'datetime', forms: [] },
+                ],
+                references: [{ name: 'writer', target: 'User', kind: 'one', minItems: 1, maxItems: 1 }],
+                referrers: [{ entity: 'Book', reference: 'comments' }],
+            },
+            User: {
+                name: 'User',
+                idName: 'username',
+                idType: 'text',
+                attributes: [
+                    { name: 'username', type: 'text', forms: [] },
+                    { name: 'fullName', type: 'text', forms: [] },
+                    { name: 'joined', type: 'date', forms: [] },
+                ],
+                references: [],
+                referrers: [{ entity: 'Comment', reference: 'writer' }],
+            },
+        },
+    },
+    library: LIBRARY_SOURCE,
+} satisfies kvmodEntities.ClientEntityStore;
 
 /** Connects to a Redis server (RESP2, no silent reconnects); a server that cannot be reached is a ConnectionRefusedError. */
 export function connect(url: string, options: { timeoutMs?: number } = {}) {
@@ -143,9 +211,216 @@ export function checkServer(client: kvmod.CommandClient): Promise<void> {
     return core.checkCoreServer(client, LIBRARY);
 }
 
-/** Loads the function library kvmod_book_ratings (FUNCTION LOAD REPLACE: loading it again changes nothing); returns its name. A server without Redis Functions is a FunctionsMissingError. */
+/** Loads the function library kvmod_book_ratings (FUNCTION LOAD REPLACE: loading it again changes nothing), the entity Function kvmod_book_ratings_entity with it; returns its name. A server without Redis Functions is a FunctionsMissingError. */
 export function loadLibrary(client: kvmod.CommandClient): Promise<string> {
     return core.loadLibrary(client, LIBRARY);
+}
+
+/** A Book: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Book {
+    /** The identifier (text). */
+    isbn: string;
+    /** Book.title (text). */
+    title: string;
+    /** Book.author (text). */
+    author: string;
+    /** Book.rank (int). */
+    rank: number;
+    /** Book.price (float). */
+    price: number;
+    /** Book.link (text). */
+    link: string;
+    /** Book.published (date). */
+    published: IsoDate;
+    /** The identifiers of its Tag objects (`[*]`), in the order written. */
+    tags: string[];
+    /** The identifiers of its Comment objects (`[*]`), in the order written. */
+    comments: string[];
+}
+
+/** A change of a Book: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface BookPatch {
+    /** Book.title (text). */
+    title?: string | undefined;
+    /** Book.author (text). */
+    author?: string | undefined;
+    /** Book.rank (int). */
+    rank?: number | undefined;
+    /** Book.price (float). */
+    price?: number | undefined;
+    /** Book.link (text). */
+    link?: string | undefined;
+    /** Book.published (date). */
+    published?: IsoDate | undefined;
+}
+
+/** Creates a Book, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createBook(client: kvmod.CommandClient, book: Book): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Book', book);
+}
+
+/** Changes the attributes a patch gives of a Book, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateBook(client: kvmod.CommandClient, isbn: string, patch: BookPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Book', isbn, patch, options);
+}
+
+/** Deletes a Book and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteBook(client: kvmod.CommandClient, isbn: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Book', isbn, options);
+}
+
+/** Reads a Book by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getBook(client: kvmod.CommandClient, isbn: string): Promise<(Book & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Book', isbn);
+    return found === null ? null : { ...(found.object as unknown as Book), version: found.version };
+}
+
+/** Adds targets to Book.tags (identifiers of Tag), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addBookTags(client: kvmod.CommandClient, isbn: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Book', isbn, 'tags', targets);
+}
+
+/** Removes targets from Book.tags (identifiers of Tag), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeBookTags(client: kvmod.CommandClient, isbn: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Book', isbn, 'tags', targets);
+}
+
+/** Adds targets to Book.comments (identifiers of Comment), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addBookComments(client: kvmod.CommandClient, isbn: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Book', isbn, 'comments', targets);
+}
+
+/** Removes targets from Book.comments (identifiers of Comment), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeBookComments(client: kvmod.CommandClient, isbn: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Book', isbn, 'comments', targets);
+}
+
+/** A Tag: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Tag {
+    /** The identifier (text). */
+    name: string;
+    /** The identifiers of its Book objects (`[*]`), in the order written. */
+    books: string[];
+}
+
+/** A change of a Tag: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface TagPatch {
+}
+
+/** Creates a Tag, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createTag(client: kvmod.CommandClient, tag: Tag): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Tag', tag);
+}
+
+/** Changes the attributes a patch gives of a Tag, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateTag(client: kvmod.CommandClient, name: string, patch: TagPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Tag', name, patch, options);
+}
+
+/** Deletes a Tag and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteTag(client: kvmod.CommandClient, name: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Tag', name, options);
+}
+
+/** Reads a Tag by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getTag(client: kvmod.CommandClient, name: string): Promise<(Tag & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Tag', name);
+    return found === null ? null : { ...(found.object as unknown as Tag), version: found.version };
+}
+
+/** Adds targets to Tag.books (identifiers of Book), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addTagBooks(client: kvmod.CommandClient, name: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Tag', name, 'books', targets);
+}
+
+/** Removes targets from Tag.books (identifiers of Book), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeTagBooks(client: kvmod.CommandClient, name: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Tag', name, 'books', targets);
+}
+
+/** A Comment: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Comment {
+    /** The identifier (text). */
+    _id: string;
+    /** Comment.text (text). */
+    text: string;
+    /** Comment.postedAt (datetime). */
+    postedAt: IsoDateTime;
+    /** The identifier of its User (`[1]`: required). */
+    writer: string;
+}
+
+/** A change of a Comment: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface CommentPatch {
+    /** Comment.text (text). */
+    text?: string | undefined;
+    /** Comment.postedAt (datetime). */
+    postedAt?: IsoDateTime | undefined;
+}
+
+/** Creates a Comment, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createComment(client: kvmod.CommandClient, comment: Comment): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Comment', comment);
+}
+
+/** Changes the attributes a patch gives of a Comment, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateComment(client: kvmod.CommandClient, _id: string, patch: CommentPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Comment', _id, patch, options);
+}
+
+/** Deletes a Comment and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteComment(client: kvmod.CommandClient, _id: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Comment', _id, options);
+}
+
+/** Reads a Comment by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getComment(client: kvmod.CommandClient, _id: string): Promise<(Comment & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Comment', _id);
+    return found === null ? null : { ...(found.object as unknown as Comment), version: found.version };
+}
+
+/** Points Comment.writer at another User, and moves the rows it makes, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`. */
+export function setCommentWriter(client: kvmod.CommandClient, _id: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'Comment', _id, 'writer', target);
+}
+
+/** An User: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface User {
+    /** The identifier (text). */
+    username: string;
+    /** User.fullName (text). */
+    fullName: string;
+    /** User.joined (date). */
+    joined: IsoDate;
+}
+
+/** A change of an User: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier is not part of it. */
+export interface UserPatch {
+    /** User.fullName (text). */
+    fullName?: string | undefined;
+    /** User.joined (date). */
+    joined?: IsoDate | undefined;
+}
+
+/** Creates an User, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createUser(client: kvmod.CommandClient, user: User): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'User', user);
+}
+
+/** Changes the attributes a patch gives of an User, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateUser(client: kvmod.CommandClient, username: string, patch: UserPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'User', username, patch, options);
+}
+
+/** Deletes an User and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteUser(client: kvmod.CommandClient, username: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'User', username, options);
+}
+
+/** Reads an User by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getUser(client: kvmod.CommandClient, username: string): Promise<(User & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'User', username);
+    return found === null ? null : { ...(found.object as unknown as User), version: found.version };
 }
 
 /** The parameters of Q1_booksByRank. */

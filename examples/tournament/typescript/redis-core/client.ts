@@ -5,9 +5,12 @@
  * `kvmod generate <model> --target typescript --design redis-core`.
  *
  * Use: `const client = await connect(url)`, `await loadLibrary(client)` (loads `library.ts`, the library
- * `kvmod load --target redis-core` loads too), then each query function returns the first page of its answer
- * (`rows`, `total`, `next()`), and its `…Pages` twin iterates every page. Needs the `redis` package
- * (node-redis, RESP2 replies: its default).
+ * `kvmod load --target redis-core` loads too, with the entity Function in it), then write entities
+ * (`create…`, `update…` with a patch, `delete…`, `set…` / `add…` / `remove…` for references): each is one
+ * atomic call that keeps every collection row the entity contributes to true. Each query function returns
+ * the first page of its answer (`rows`, `total`, `next()`), and its `…Pages` twin iterates every page. A
+ * refused operation is an EntityError with a stable `code`. Needs the `redis` package (node-redis, RESP2
+ * replies: its default).
  *
  * Values: text is a string; int and float are numbers; boolean is a boolean; a date is an ISO string
  * 'YYYY-MM-DD', a time 'HH:MM:SS', a datetime 'YYYY-MM-DDTHH:MM:SS' (no time zone: stored as written, read
@@ -20,6 +23,9 @@
  * The encoding is the Redis design's own code, shipped in `kvmod/`.
  */
 import * as kvmod from './kvmod/kvmod-client.js';
+import * as kvmodEntities from './kvmod/kvmod-entities.js';
+export type { DeleteOptions, EntityErrorCode, EntityReferrer, EntityWrite, UpdateOptions } from './kvmod/kvmod-entities.js';
+export { EntityError } from './kvmod/kvmod-entities.js';
 import * as core from './kvmod/kvmod-core-client.js';
 import { LIBRARY_SOURCE } from './library.js';
 export type { CommandClient, Page, PageOptions } from './kvmod/kvmod-client.js';
@@ -111,6 +117,60 @@ const QUERIES = {
         ],
     },
 } satisfies Record<string, core.CoreClientQuery>;
+/** The design's entity store: how each entity is kept beside the rows, and the Functions library of the entity operations. */
+const ENTITY_STORE = {
+    schema: {
+        database: 'tournament',
+        functionName: 'kvmod_tournament_entity',
+        dialect: null,
+        entities: {
+            Player: {
+                name: 'Player',
+                idName: 'username',
+                idType: 'text',
+                attributes: [
+                    { name: 'username', type: 'text', forms: [], compared: true, sorted: true },
+                    { name: 'firstName', type: 'text', forms: [] },
+                    { name: 'lastName', type: 'text', forms: [] },
+                    { name: 'score', type: 'int', forms: [] },
+                ],
+                references: [{ name: 'games', target: 'Game', kind: 'many', minItems: 0 }],
+                referrers: [{ entity: 'Game', reference: 'firstPlayer' }, { entity: 'Game', reference: 'secondPlayer' }],
+            },
+            Game: {
+                name: 'Game',
+                idName: 'code',
+                idType: 'text',
+                attributes: [
+                    { name: 'code', type: 'text', forms: [], compared: true },
+                    { name: 'startedAt', type: 'datetime', forms: [] },
+                    { name: 'finished', type: 'boolean', forms: [] },
+                ],
+                references: [
+                    { name: 'firstPlayer', target: 'Player', kind: 'one', minItems: 1, maxItems: 1 },
+                    { name: 'secondPlayer', target: 'Player', kind: 'one', minItems: 1, maxItems: 1 },
+                    { name: 'rounds', target: 'Round', kind: 'many', minItems: 0 },
+                ],
+                referrers: [{ entity: 'Player', reference: 'games' }],
+            },
+            Round: {
+                name: 'Round',
+                idName: '_id',
+                idType: 'text',
+                attributes: [
+                    { name: '_id', type: 'text', forms: [] },
+                    { name: 'number', type: 'int', forms: [] },
+                    { name: 'moves', type: 'text', forms: [] },
+                    { name: 'comments', type: 'text', forms: [] },
+                    { name: 'playedOn', type: 'date', forms: [] },
+                ],
+                references: [],
+                referrers: [{ entity: 'Game', reference: 'rounds' }],
+            },
+        },
+    },
+    library: LIBRARY_SOURCE,
+} satisfies kvmodEntities.ClientEntityStore;
 
 /** Connects to a Redis server (RESP2, no silent reconnects); a server that cannot be reached is a ConnectionRefusedError. */
 export function connect(url: string, options: { timeoutMs?: number } = {}) {
@@ -122,9 +182,176 @@ export function checkServer(client: kvmod.CommandClient): Promise<void> {
     return core.checkCoreServer(client, LIBRARY);
 }
 
-/** Loads the function library kvmod_tournament (FUNCTION LOAD REPLACE: loading it again changes nothing); returns its name. A server without Redis Functions is a FunctionsMissingError. */
+/** Loads the function library kvmod_tournament (FUNCTION LOAD REPLACE: loading it again changes nothing), the entity Function kvmod_tournament_entity with it; returns its name. A server without Redis Functions is a FunctionsMissingError. */
 export function loadLibrary(client: kvmod.CommandClient): Promise<string> {
     return core.loadLibrary(client, LIBRARY);
+}
+
+/** A Player: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Player {
+    /** The identifier (text). */
+    username: string;
+    /** Player.firstName (text). */
+    firstName: string;
+    /** Player.lastName (text). */
+    lastName: string;
+    /** Player.score (int). */
+    score: number;
+    /** The identifiers of its Game objects (`[*]`), in the order written. */
+    games: string[];
+}
+
+/** A change of a Player: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface PlayerPatch {
+    /** Player.firstName (text). */
+    firstName?: string | undefined;
+    /** Player.lastName (text). */
+    lastName?: string | undefined;
+    /** Player.score (int). */
+    score?: number | undefined;
+}
+
+/** Creates a Player, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createPlayer(client: kvmod.CommandClient, player: Player): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Player', player);
+}
+
+/** Changes the attributes a patch gives of a Player, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updatePlayer(client: kvmod.CommandClient, username: string, patch: PlayerPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Player', username, patch, options);
+}
+
+/** Deletes a Player and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deletePlayer(client: kvmod.CommandClient, username: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Player', username, options);
+}
+
+/** Reads a Player by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getPlayer(client: kvmod.CommandClient, username: string): Promise<(Player & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Player', username);
+    return found === null ? null : { ...(found.object as unknown as Player), version: found.version };
+}
+
+/** Adds targets to Player.games (identifiers of Game), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addPlayerGames(client: kvmod.CommandClient, username: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Player', username, 'games', targets);
+}
+
+/** Removes targets from Player.games (identifiers of Game), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removePlayerGames(client: kvmod.CommandClient, username: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Player', username, 'games', targets);
+}
+
+/** A Game: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Game {
+    /** The identifier (text). */
+    code: string;
+    /** Game.startedAt (datetime). */
+    startedAt: IsoDateTime;
+    /** Game.finished (boolean). */
+    finished: boolean;
+    /** The identifier of its Player (`[1]`: required). */
+    firstPlayer: string;
+    /** The identifier of its Player (`[1]`: required). */
+    secondPlayer: string;
+    /** The identifiers of its Round objects (`[*]`), in the order written. */
+    rounds: string[];
+}
+
+/** A change of a Game: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface GamePatch {
+    /** Game.startedAt (datetime). */
+    startedAt?: IsoDateTime | undefined;
+    /** Game.finished (boolean). */
+    finished?: boolean | undefined;
+}
+
+/** Creates a Game, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createGame(client: kvmod.CommandClient, game: Game): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Game', game);
+}
+
+/** Changes the attributes a patch gives of a Game, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateGame(client: kvmod.CommandClient, code: string, patch: GamePatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Game', code, patch, options);
+}
+
+/** Deletes a Game and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteGame(client: kvmod.CommandClient, code: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Game', code, options);
+}
+
+/** Reads a Game by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getGame(client: kvmod.CommandClient, code: string): Promise<(Game & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Game', code);
+    return found === null ? null : { ...(found.object as unknown as Game), version: found.version };
+}
+
+/** Points Game.firstPlayer at another Player, and moves the rows it makes, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`. */
+export function setGameFirstPlayer(client: kvmod.CommandClient, code: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'Game', code, 'firstPlayer', target);
+}
+
+/** Points Game.secondPlayer at another Player, and moves the rows it makes, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`. */
+export function setGameSecondPlayer(client: kvmod.CommandClient, code: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'Game', code, 'secondPlayer', target);
+}
+
+/** Adds targets to Game.rounds (identifiers of Round), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addGameRounds(client: kvmod.CommandClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Game', code, 'rounds', targets);
+}
+
+/** Removes targets from Game.rounds (identifiers of Round), and the rows they make, in one atomic call. Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeGameRounds(client: kvmod.CommandClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Game', code, 'rounds', targets);
+}
+
+/** A Round: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Round {
+    /** The identifier (text). */
+    _id: string;
+    /** Round.number (int). */
+    number: number;
+    /** Round.moves (text). */
+    moves: string;
+    /** Round.comments (text). */
+    comments: string;
+    /** Round.playedOn (date). */
+    playedOn: IsoDate;
+}
+
+/** A change of a Round: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier is not part of it. */
+export interface RoundPatch {
+    /** Round.number (int). */
+    number?: number | undefined;
+    /** Round.moves (text). */
+    moves?: string | undefined;
+    /** Round.comments (text). */
+    comments?: string | undefined;
+    /** Round.playedOn (date). */
+    playedOn?: IsoDate | undefined;
+}
+
+/** Creates a Round, and every collection row it makes, in one atomic call. Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createRound(client: kvmod.CommandClient, round: Round): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Round', round);
+}
+
+/** Changes the attributes a patch gives of a Round, and every copy of them in the collections' rows, in one atomic call; the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateRound(client: kvmod.CommandClient, _id: string, patch: RoundPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Round', _id, patch, options);
+}
+
+/** Deletes a Round and every row it contributes to, in one atomic call. Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteRound(client: kvmod.CommandClient, _id: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Round', _id, options);
+}
+
+/** Reads a Round by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getRound(client: kvmod.CommandClient, _id: string): Promise<(Round & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Round', _id);
+    return found === null ? null : { ...(found.object as unknown as Round), version: found.version };
 }
 
 /** The parameters of Q1_playerOverview. */

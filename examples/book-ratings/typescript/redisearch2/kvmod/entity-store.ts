@@ -4,7 +4,7 @@
  * the server beside the collection rows, and how one entity operation is sent to the design's entity Function.
  * One module for everything that must agree byte for byte between the writers — the server's Function (which
  * copies the stored forms into rows and never encodes), the typed client (embedded verbatim), `kvmod load` (bulk)
- * and the live check (which reads the entities back): no imports but the shared encoding rules.
+ * and the live check (which reads the entities back): no imports but the shared encoding rules and the error codes.
  *
  * Keys (database `shop`; the hash tag is the entity, so on a cluster an entity and its reverse references share a slot):
  *
@@ -17,10 +17,13 @@
  * (`[*]`, in the order written; `[]` when empty); and `_v`, the version (1 at create, +1 per operation). `#`, `>`
  * and `_v` cannot clash with PIDM attribute names.
  */
+import type { EntityErrorCode } from './entity-error-codes.js';
 import { decodeRedisValue, encodeRedisValue, encodeSortKey, type RedisLogicalType } from './redis-encoding.js';
 import type { RedisDialect } from './redis-dialects.js';
 import { unservableNumber } from './redis-number-rules.js';
 import { equalityForm, REDIS_TEXT_RULES } from './redis-text-rules.js';
+
+export type { EntityErrorCode } from './entity-error-codes.js';
 
 /** A companion form an attribute's collections copy besides its stored form. */
 export type EntityForm = 'sort' | 'eq';
@@ -267,18 +270,6 @@ export function parseEntityReply(reply: unknown): EntityWrite {
     const [version, rowsWritten, rowsDeleted] = Array.isArray(reply) ? (reply as unknown[]).map(Number) : [];
     return { version: version ?? 0, rowsWritten: rowsWritten ?? 0, rowsDeleted: rowsDeleted ?? 0 };
 }
-
-/** The stable codes of a refused entity operation. */
-export type EntityErrorCode =
-    | 'entity.not-found'
-    | 'entity.exists'
-    | 'entity.still-referenced'
-    | 'entity.missing-target'
-    | 'entity.required-reference'
-    | 'entity.identifier-change'
-    | 'entity.unservable-value'
-    | 'entity.bad-value'
-    | 'entity.conflict';
 
 /** The server's error prefix of a code: `entity.still-referenced` → `KVMOD_STILL_REFERENCED`. */
 export function serverErrorPrefix(code: EntityErrorCode): string {
