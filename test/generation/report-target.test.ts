@@ -200,6 +200,94 @@ describe('kvmod generate --target report', () => {
         }
     });
 
+    test('design by cost: a write-heavy book rating site, the cost policy’s design beside the 80% rule’s with their costs', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'kvmod-report-'));
+        try {
+            const text = await readFile(join(repoRoot, 'examples/book-ratings/book-ratings.pidm'), 'utf8');
+            const pidm = join(dir, 'books.pidm');
+            await writeFile(
+                pidm,
+                text.slice(0, text.indexOf('\n// The workload')) +
+                    '\nworkload {\n  query Q1_booksByRank 1\n  update Book.rank 100\n  update Book.title 20\n  create Book 10\n}\n',
+            );
+            // The report shows the comparison whatever policy made the design it describes (here the default, safe).
+            expect(await main(['generate', pidm, '--target', 'report', '-o', dir], memoryIo())).toBe(0);
+            const report = await readFile(reportFile(dir, 'books', DEFAULT_DESIGN), 'utf8');
+            const section = (from: string, to: string) => report.slice(report.indexOf(from), report.indexOf(to));
+            expect(section('| query | runs |', '| reference | targets per instance |')).toBe(
+                [
+                    '| query | runs |',
+                    '| --- | ---: |',
+                    '| Q1_booksByRank | 1 |',
+                    ...['Q2_authorsOfTag', 'Q3_booksWithTag', 'Q4_commentsOfBook', 'Q5_booksAbovePrice'].map(
+                        (query) => `| ${query} | 1 (default) |`,
+                    ),
+                    ...['Q6_booksOfAuthor', 'Q7_bargainsOrTopRanked'].map((query) => `| ${query} | 1 (default) |`),
+                    '',
+                    '| entity | instances | creates | updates (all) | deletes | updates of one attribute or reference |',
+                    '| --- | ---: | ---: | ---: | ---: | --- |',
+                    '| Book | 1,000 (default) | 10 | 0 | 0 | rank 100, title 20 |',
+                    '| Tag | 1,000 (default) | 0 | 0 | 0 |  |',
+                    '| Comment | 1,000 (default) | 0 | 0 | 0 |  |',
+                    '| User | 1,000 (default) | 0 | 0 | 0 |  |',
+                    '',
+                    '',
+                ].join('\n'),
+            );
+            // The figures are those of `transform --merge cost --explain` (choose-by-cost.test.ts): 5198 against 6483.
+            expect(section('| | cost policy', 'Collections of the 80% rule')).toBe(
+                [
+                    '| | cost policy (`--merge cost`) | 80% rule (`--merge paper`) |',
+                    '| --- | ---: | ---: |',
+                    '| collections | 3 | 6 |',
+                    '| reads | 268 | 313 |',
+                    '| writes | 4,930 | 6,170 |',
+                    '| time (reads + writes) | 5,198 | 6,483 |',
+                    '| memory | 117,000 | 173,000 |',
+                    '',
+                    "The designs differ: the cost policy's time is 19.8% below the 80% rule's.",
+                    '',
+                    'Collections of the cost policy (`--merge cost`):',
+                    '',
+                    '| collection | queries | reads | writes | time | memory |',
+                    '| --- | --- | ---: | ---: | ---: | ---: |',
+                    '| Q1_booksByRank_Q5_booksAbovePrice_Q6_booksOfAuthor_Q7_bargainsOrTopRanked | Q1_booksByRank, Q5_booksAbovePrice, Q6_booksOfAuthor, Q7_bargainsOrTopRanked | 68 | 430 | 498 | 7,000 |',
+                    '| Q2_authorsOfTag_Q3_booksWithTag | Q2_authorsOfTag, Q3_booksWithTag | 140 | 4,000 | 4,140 | 60,000 |',
+                    '| Q4_commentsOfBook | Q4_commentsOfBook | 60 | 500 | 560 | 50,000 |',
+                    '',
+                    '',
+                ].join('\n'),
+            );
+            expect(section('| Q1_booksByRank_Q3_booksWithTag |', '| Q2_authorsOfTag | Q2')).toBe(
+                '| Q1_booksByRank_Q3_booksWithTag | Q1_booksByRank, Q3_booksWithTag | 160 | 4,100 | 4,260 | 70,000 |\n',
+            );
+            expect(report).toContain('No target generates that join\nyet, so the cost model never prices it');
+            expect(report).not.toContain('The model declares no `workload` block');
+        } finally {
+            await rm(dir, { recursive: true, force: true });
+        }
+    });
+
+    test('design by cost without a workload block: every figure a default, and the same design when both policies agree', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'kvmod-report-'));
+        try {
+            const text = await readFile(join(repoRoot, 'examples/book-ratings/book-ratings.pidm'), 'utf8');
+            const pidm = join(dir, 'books.pidm');
+            await writeFile(pidm, text.slice(0, text.indexOf('\n// The workload')) + '\n');
+            expect(await main(['generate', pidm, '--target', 'report', '-o', dir], memoryIo())).toBe(0);
+            const report = await readFile(reportFile(dir, 'books', DEFAULT_DESIGN), 'utf8');
+            expect(report).toContain(
+                'The model declares no `workload` block: every figure below is a default (docs/pidm-language.md, Workload).',
+            );
+            expect(report).toContain('| Book.tags | 10 (default) |');
+            const airflights = await readFile(join(repoRoot, 'examples/airflights/report/redis/report.md'), 'utf8');
+            expect(airflights).toContain('Both policies make the same collections under this workload.');
+            expect(airflights).toContain('| time (reads + writes) | 5,859.3 | 5,859.3 |');
+        } finally {
+            await rm(dir, { recursive: true, force: true });
+        }
+    });
+
     test('a design with counter keys keeps no entities: the entity store section says why', async () => {
         const dir = await mkdtemp(join(tmpdir(), 'kvmod-report-'));
         try {
@@ -208,7 +296,7 @@ describe('kvmod generate --target report', () => {
                 await main(['generate', pidm, '--target', 'report', '--key', 'counter', '-o', dir], memoryIo()),
             ).toBe(0);
             const report = await readFile(reportFile(dir, 'book_ratings', DEFAULT_DESIGN), 'utf8');
-            expect(report.slice(report.indexOf('## Entity store'))).toMatch(
+            expect(report.slice(report.indexOf('## Entity store'), report.indexOf('## Design by cost'))).toMatch(
                 /^## Entity store\n\nNone: collections `Q1_booksByRank_Q7_bargainsOrTopRanked`, `Q2_authorsOfTag`, .*, `Q6_booksOfAuthor` use counter keys, which the entity operations do not maintain: the design keeps no entities\.\n$/,
             );
         } finally {
@@ -216,7 +304,7 @@ describe('kvmod generate --target report', () => {
         }
     });
 
-    test('the write map needs the source PIDM: from a .kvlm without it, the section says so', async () => {
+    test('the write map and the cost need the source PIDM: from a .kvlm without it, the sections say so', async () => {
         const dir = await mkdtemp(join(tmpdir(), 'kvmod-report-'));
         try {
             const kvlm = join(dir, 'book-ratings.kvlm');
@@ -225,7 +313,8 @@ describe('kvmod generate --target report', () => {
             const report = await readFile(reportFile(dir, 'book_ratings', DEFAULT_DESIGN), 'utf8');
             expect(report.slice(report.indexOf('## Write map'))).toBe(
                 '## Write map\n\nNot known: the source PIDM model was not available (generate the report from the `.pidm` to see which collections\ncopy each attribute).\n\n' +
-                    '## Entity store\n\nNot known: the source PIDM model was not available (the entity store needs the entities: generate the report from\nthe `.pidm`).\n\n',
+                    '## Entity store\n\nNot known: the source PIDM model was not available (the entity store needs the entities: generate the report from\nthe `.pidm`).\n\n' +
+                    '## Design by cost\n\nNot known: the source PIDM model was not available (the workload is in the PIDM: generate the report from the\n`.pidm`).\n\n',
             );
         } finally {
             await rm(dir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 /**
  * The cost policy (`--merge cost`, choose-by-cost.ts): the workload decides which collections share a collection,
  * the figures are explained, the annotations change no other policy's design, and every design it chooses answers
- * every query as the oracle does on a real engine.
+ * every query as the oracle does on a real engine and keeps every row true under entity operations.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { indexInstanceData } from '../../src/runtime/instance-data.js';
 import { materializeModel } from '../../src/runtime/materialize.js';
 import { loadRuntimeDesign } from '../../src/runtime/runtime-design.js';
 import { verifyQueries } from '../../src/runtime/verify.js';
+import { runWorkloadOnEngine } from '../../src/runtime/redis-entities/workload-engine.js';
 import { transformPidmToKvlm } from '../../transformations/pidm-to-kvlm/index.js';
 import { collectionsOfQueries } from '../../transformations/pidm-to-kvlm/index.js';
 import { chooseByCost, costProgram } from '../../transformations/pidm-to-kvlm/choose-by-cost.js';
@@ -201,4 +202,29 @@ describe('every design the cost policy chooses answers as the oracle does (RediS
         expect(verdicts).toBeGreaterThan(0);
         expect(mismatches).toBe(0);
     });
+
+    test.each(cases)(
+        '%s: entity operations through the client leave 0 differences',
+        async (name, text) => {
+            const path = join(folder, `${name.replace(/\W+/g, '_')}-entities.pidm`);
+            writeFileSync(path, text());
+            const { report } = await runWorkloadOnEngine({
+                modelPath: path,
+                merge: 'cost',
+                server: server.url,
+                target: 'redis',
+                targetOptions: { dialect: 'redisearch1' },
+                operations: 150,
+                seed: 9,
+                writers: 1,
+                checkEvery: 50,
+            });
+            expect(report.failure).toBeUndefined();
+            expect(report.operations).toBe(150);
+            expect(report.checks).toBe(3);
+            const done = Object.values(report.intents).reduce((sum, tally) => sum + tally.done, 0);
+            expect(done).toBeGreaterThan(50);
+        },
+        120_000,
+    );
 });

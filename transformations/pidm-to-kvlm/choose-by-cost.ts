@@ -181,6 +181,22 @@ class CostChooser {
     }
 }
 
+/** A design's collections with the queries each serves and its cost, and the cost of the whole design. */
+export interface CostedDesign {
+    collections: { name: string; queries: string[]; cost: Cost }[];
+    cost: Cost;
+}
+
+/** The cost of each collection of a design (and of the design) under the workload. */
+export function costedDesign(collections: readonly CollectionModel[], workload: Workload): CostedDesign {
+    const costed = collections.map((collection) => ({
+        name: collection.name,
+        queries: collection.queries.map((query) => query.name),
+        cost: collectionCost(collection, workload),
+    }));
+    return { collections: costed, cost: addCosts(...costed.map((collection) => collection.cost)) };
+}
+
 /** How many ids two ascending id arrays share. */
 function common(a: Int32Array, b: Int32Array): number {
     let count = 0;

@@ -8,11 +8,16 @@ import { buildKvlm } from './build-kvlm.js';
 import { FieldInterner, type CollectionModel } from './collection-model.js';
 import { optimizeSchema } from './optimize-schema.js';
 import { optimizeSchemaReference } from './optimize-schema-reference.js';
-import { databaseNameFromPath, resolveTransformOptions, type TransformOptions } from './options.js';
+import {
+    databaseNameFromPath,
+    DEFAULT_TRANSFORM_OPTIONS,
+    resolveTransformOptions,
+    type TransformOptions,
+} from './options.js';
 import { queryToCollection } from './query-to-collection.js';
 import type { MergeDecisionInfo } from './trace.js';
 import { closestPairs, type NearMisses } from './near-misses.js';
-import { chooseByCost, type CostChoice } from './choose-by-cost.js';
+import { chooseByCost, costedDesign, type CostChoice, type CostedDesign } from './choose-by-cost.js';
 import { Workload } from '../../src/language/pidm/pidm-workload.js';
 
 export {
@@ -25,7 +30,7 @@ export {
 export type { KeyStrategyKind, MergePolicy, OptimizerKind, TransformOptions } from './options.js';
 export type { MergeDecisionInfo } from './trace.js';
 export type { NearMiss, NearMisses } from './near-misses.js';
-export type { CostChoice, CostDecision } from './choose-by-cost.js';
+export type { CostChoice, CostDecision, CostedDesign } from './choose-by-cost.js';
 export type { Cost } from './cost-model.js';
 export { ROUND_TRIP } from './cost-model.js';
 
@@ -70,6 +75,27 @@ export function transformPidmToKvlm(models: PidmModel[], options: Partial<Transf
         warnings: [...warnings, ...optimized.warnings],
         ...(nearMisses ? { nearMisses } : {}),
         ...(choice ? { cost: { steps: choice.steps, startCost: choice.startCost, cost: choice.cost } } : {}),
+    };
+}
+
+/** The design the cost policy chooses and the one the 80% rule (`paper`) makes, each with its cost. */
+export interface CostComparison {
+    threshold: number;
+    cost: CostedDesign;
+    paper: CostedDesign;
+}
+
+/**
+ * What `--merge cost` and `--merge paper` make of the models at the threshold, costed under the models' workload
+ * (its defaults where it says nothing), for a side-by-side comparison (the report target's).
+ */
+export function compareByCost(models: PidmModel[], threshold = DEFAULT_TRANSFORM_OPTIONS.threshold): CostComparison {
+    const collections = collectionsOfQueries(models, []);
+    const workload = new Workload(models);
+    return {
+        threshold,
+        cost: costedDesign(chooseByCost(collections, threshold, workload).collections, workload),
+        paper: costedDesign(optimizeSchema(collections, threshold, 'paper').collections, workload),
     };
 }
 

@@ -5,7 +5,7 @@
 "use strict";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/report-view-model.schema.json","title":"The report target's view model","description":"What templates/report/*.hbs receive (src/generation/report/report-design.ts): the PIDM as entities and relationships, the collections with row grain, key, fields and queries, the merge decisions, the write map, and each query's access path in the chosen design (the redis target's, in the chosen dialect, or the redis-core target's).","type":"object","additionalProperties":false,"required":["target","database","source","writeMap","entityStore","design","engine","pidm","collections","merges","queries"],"properties":{"target":{"const":"report"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"writeMap":{"description":"Per entity, the cost of updating each attribute and reference (rows and keys written) and the collection fields that copy it, with the rows an update of one instance rewrites (transformations/write-map); null without the source PIDM.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","summary","lines"],"properties":{"entity":{"type":"string"},"summary":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copies","rows","keys"],"properties":{"member":{"type":"string"},"copies":{"type":"integer"},"rows":{"type":"string","description":"The rows one update writes, all copies together: `3 + 2 × Tags per Book`."},"keys":{"type":"string","description":"The keys one update writes (entity hash, reverse hash, rows), or why it is never updated."}}}},"lines":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copy","roles","rows","count"],"properties":{"member":{"type":"string"},"copy":{"anyOf":[{"type":"string"},{"type":"null"}]},"roles":{"type":"string"},"rows":{"type":"string"},"count":{"type":"string","description":"The rows as a count of instances: `1`, `Books per Tag`, `none`."}}}}}}},{"type":"null"}]},"entityStore":{"description":"The keys the design keeps beside the rows for the entity operations (entity hashes, reverse hashes); null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","reason","keys"],"properties":{"function":{"type":"string"},"reason":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the design keeps no entities, or null."},"keys":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds","count"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"},"count":{"type":"string"}}}}}},{"type":"null"}]},"design":{"enum":["redis","redis-core"],"description":"The design whose keys and access paths the report shows."},"engine":{"type":"string"},"pidm":{"anyOf":[{"type":"object","additionalProperties":false,"required":["entities","relationships"],"properties":{"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","attributes"],"properties":{"name":{"type":"string"},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","key","note"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"key":{"type":"boolean"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}}}},"relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","toCardinality","written","kind"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"toCardinality":{"enum":["exactly-one","zero-or-one","zero-or-more","one-or-more"]},"written":{"type":"string"},"kind":{"enum":["one","optional","many"]}}}}}},{"type":"null"}]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","grain","nodes","edges","key","fields","queries","coreKeys"],"properties":{"name":{"type":"string"},"grain":{"type":"string"},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","name","entity","root"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"root":{"type":"boolean"}}}},"edges":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","cardinality"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"cardinality":{"type":"string"}}}},"key":{"type":"object","additionalProperties":false,"required":["field","kind","parts","pattern"],"properties":{"field":{"type":"string"},"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"string"}},"pattern":{"type":"string"}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","label","roles","indexed"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"source":{"type":"string"},"label":{"type":"string"},"roles":{"type":"array","items":{"type":"string"}},"indexed":{"type":"boolean"}}}},"queries":{"type":"array","items":{"type":"string"}},"coreKeys":{"description":"The keys the redis-core design stores for the collection; null for the redis design.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"}}}},{"type":"null"}]}}}},"merges":{"anyOf":[{"type":"object","additionalProperties":false,"required":["policy","threshold","decisions"],"properties":{"policy":{"type":"string"},"threshold":{"type":"number"},"decisions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right","common","leftSize","rightSize","leftRatio","rightRatio","merged","outcome"],"properties":{"left":{"type":"string"},"right":{"type":"string"},"common":{"type":"integer"},"leftSize":{"type":"integer"},"rightSize":{"type":"integer"},"leftRatio":{"type":"string"},"rightRatio":{"type":"string"},"merged":{"type":"boolean"},"outcome":{"type":"string"}}}}}},{"type":"null"}]},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","collection","params","where","orderBy","select","access","core"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string"},"type":{"type":"string"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"select":{"type":"array","items":{"type":"string"}},"access":{"description":"The redis design's access path; null for the redis-core design.","anyOf":[{"type":"object","additionalProperties":false,"required":["index","operation","filter","sort","command"],"properties":{"index":{"type":"string"},"operation":{"type":"string"},"filter":{"type":"string"},"sort":{"type":"string"},"command":{"type":"string"}}},{"type":"null"}]},"core":{"description":"The redis-core design's access path: the FCALL, the keys read, the round trips; null for the redis design.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","keys","args","command","clusterCommand","access","indexKeys","rowKeys","server","cluster","warning"],"properties":{"function":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"command":{"type":"string"},"clusterCommand":{"type":"string"},"access":{"type":"string"},"indexKeys":{"type":"array","items":{"type":"string"}},"rowKeys":{"type":"string"},"server":{"type":"string"},"cluster":{"type":"string"},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},{"type":"null"}]}}}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/report-view-model.schema.json","title":"The report target's view model","description":"What templates/report/*.hbs receive (src/generation/report/report-design.ts): the PIDM as entities and relationships, the collections with row grain, key, fields and queries, the merge decisions, the write map, and each query's access path in the chosen design (the redis target's, in the chosen dialect, or the redis-core target's).","type":"object","additionalProperties":false,"required":["target","database","source","writeMap","entityStore","cost","design","engine","pidm","collections","merges","queries"],"properties":{"target":{"const":"report"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"writeMap":{"description":"Per entity, the cost of updating each attribute and reference (rows and keys written) and the collection fields that copy it, with the rows an update of one instance rewrites (transformations/write-map); null without the source PIDM.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","summary","lines"],"properties":{"entity":{"type":"string"},"summary":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copies","rows","keys"],"properties":{"member":{"type":"string"},"copies":{"type":"integer"},"rows":{"type":"string","description":"The rows one update writes, all copies together: `3 + 2 × Tags per Book`."},"keys":{"type":"string","description":"The keys one update writes (entity hash, reverse hash, rows), or why it is never updated."}}}},"lines":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copy","roles","rows","count"],"properties":{"member":{"type":"string"},"copy":{"anyOf":[{"type":"string"},{"type":"null"}]},"roles":{"type":"string"},"rows":{"type":"string"},"count":{"type":"string","description":"The rows as a count of instances: `1`, `Books per Tag`, `none`."}}}}}}},{"type":"null"}]},"entityStore":{"description":"The keys the design keeps beside the rows for the entity operations (entity hashes, reverse hashes); null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","reason","keys"],"properties":{"function":{"type":"string"},"reason":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the design keeps no entities, or null."},"keys":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds","count"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"},"count":{"type":"string"}}}}}},{"type":"null"}]},"cost":{"description":"The model's workload, and side by side the design the cost policy chooses and the one the 80% rule makes, with their modelled costs; null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["declared","threshold","roundTrip","queries","entities","references","designs","same","saving","cheaper"],"properties":{"declared":{"type":"boolean"},"threshold":{"type":"number"},"roundTrip":{"type":"number"},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","rate","default"],"properties":{"name":{"type":"string"},"rate":{"type":"string"},"default":{"type":"boolean"}}}},"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","count","countDefault","create","update","delete","memberUpdates"],"properties":{"name":{"type":"string"},"count":{"type":"string"},"countDefault":{"type":"boolean"},"create":{"type":"string"},"update":{"type":"string"},"delete":{"type":"string"},"memberUpdates":{"type":"string"}}}},"references":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","size","default"],"properties":{"name":{"type":"string"},"size":{"type":"string"},"default":{"type":"boolean"}}}},"designs":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"object","additionalProperties":false,"required":["policy","collections","total"],"properties":{"policy":{"enum":["cost","paper"]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","queries","cost"],"properties":{"name":{"type":"string"},"queries":{"type":"array","items":{"type":"string"}},"cost":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}},"total":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}},"same":{"type":"boolean"},"saving":{"type":"string","description":"How far the cost policy's time is from the 80% rule's, in percent of the latter."},"cheaper":{"type":"boolean"}}},{"type":"null"}]},"design":{"enum":["redis","redis-core"],"description":"The design whose keys and access paths the report shows."},"engine":{"type":"string"},"pidm":{"anyOf":[{"type":"object","additionalProperties":false,"required":["entities","relationships"],"properties":{"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","attributes"],"properties":{"name":{"type":"string"},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","key","note"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"key":{"type":"boolean"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}}}},"relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","toCardinality","written","kind"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"toCardinality":{"enum":["exactly-one","zero-or-one","zero-or-more","one-or-more"]},"written":{"type":"string"},"kind":{"enum":["one","optional","many"]}}}}}},{"type":"null"}]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","grain","nodes","edges","key","fields","queries","coreKeys"],"properties":{"name":{"type":"string"},"grain":{"type":"string"},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","name","entity","root"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"root":{"type":"boolean"}}}},"edges":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","cardinality"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"cardinality":{"type":"string"}}}},"key":{"type":"object","additionalProperties":false,"required":["field","kind","parts","pattern"],"properties":{"field":{"type":"string"},"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"string"}},"pattern":{"type":"string"}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","label","roles","indexed"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"source":{"type":"string"},"label":{"type":"string"},"roles":{"type":"array","items":{"type":"string"}},"indexed":{"type":"boolean"}}}},"queries":{"type":"array","items":{"type":"string"}},"coreKeys":{"description":"The keys the redis-core design stores for the collection; null for the redis design.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"}}}},{"type":"null"}]}}}},"merges":{"anyOf":[{"type":"object","additionalProperties":false,"required":["policy","threshold","decisions"],"properties":{"policy":{"type":"string"},"threshold":{"type":"number"},"decisions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right","common","leftSize","rightSize","leftRatio","rightRatio","merged","outcome"],"properties":{"left":{"type":"string"},"right":{"type":"string"},"common":{"type":"integer"},"leftSize":{"type":"integer"},"rightSize":{"type":"integer"},"leftRatio":{"type":"string"},"rightRatio":{"type":"string"},"merged":{"type":"boolean"},"outcome":{"type":"string"}}}}}},{"type":"null"}]},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","collection","params","where","orderBy","select","access","core"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string"},"type":{"type":"string"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"select":{"type":"array","items":{"type":"string"}},"access":{"description":"The redis design's access path; null for the redis-core design.","anyOf":[{"type":"object","additionalProperties":false,"required":["index","operation","filter","sort","command"],"properties":{"index":{"type":"string"},"operation":{"type":"string"},"filter":{"type":"string"},"sort":{"type":"string"},"command":{"type":"string"}}},{"type":"null"}]},"core":{"description":"The redis-core design's access path: the FCALL, the keys read, the round trips; null for the redis design.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","keys","args","command","clusterCommand","access","indexKeys","rowKeys","server","cluster","warning"],"properties":{"function":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"command":{"type":"string"},"clusterCommand":{"type":"string"},"access":{"type":"string"},"indexKeys":{"type":"array","items":{"type":"string"}},"rowKeys":{"type":"string"},"server":{"type":"string"},"cluster":{"type":"string"},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},{"type":"null"}]}}}}}};
 const func1 = Object.prototype.hasOwnProperty;
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -70,8 +70,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.design === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "design"},message:"must have required property '"+"design"+"'"};
+if(data.cost === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cost"},message:"must have required property '"+"cost"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -80,8 +80,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.engine === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "engine"},message:"must have required property '"+"engine"+"'"};
+if(data.design === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "design"},message:"must have required property '"+"design"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -90,8 +90,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.pidm === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "pidm"},message:"must have required property '"+"pidm"+"'"};
+if(data.engine === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "engine"},message:"must have required property '"+"engine"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -100,8 +100,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data.collections === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "collections"},message:"must have required property '"+"collections"+"'"};
+if(data.pidm === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "pidm"},message:"must have required property '"+"pidm"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -110,8 +110,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data.merges === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merges"},message:"must have required property '"+"merges"+"'"};
+if(data.collections === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "collections"},message:"must have required property '"+"collections"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -120,8 +120,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data.queries === undefined){
-const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data.merges === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merges"},message:"must have required property '"+"merges"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -130,9 +130,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema31.properties, key0))){
-const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.queries === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -141,10 +140,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.target !== undefined){
-if("report" !== data.target){
-const err12 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/const",keyword:"const",params:{allowedValue: "report"},message:"must be equal to constant"};
+for(const key0 in data){
+if(!(func1.call(schema31.properties, key0))){
+const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -154,14 +152,26 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.database !== undefined){
-if(typeof data.database !== "string"){
-const err13 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.target !== undefined){
+if("report" !== data.target){
+const err13 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/const",keyword:"const",params:{allowedValue: "report"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.database !== undefined){
+if(typeof data.database !== "string"){
+const err14 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
 }
 errors++;
 }
@@ -172,20 +182,7 @@ const _errs6 = errors;
 let valid1 = false;
 const _errs7 = errors;
 if(typeof data2 !== "string"){
-const err14 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-valid1 = valid1 || _valid0;
-const _errs9 = errors;
-if(data2 !== null){
-const err15 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err15 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -194,15 +191,28 @@ vErrors.push(err15);
 }
 errors++;
 }
-var _valid0 = _errs9 === errors;
+var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
-if(!valid1){
-const err16 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs9 = errors;
+if(data2 !== null){
+const err16 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err16];
 }
 else {
 vErrors.push(err16);
+}
+errors++;
+}
+var _valid0 = _errs9 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err17 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
 }
 errors++;
 }
@@ -229,17 +239,7 @@ for(let i0=0; i0<len0; i0++){
 let data4 = data3[i0];
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.entity === undefined){
-const err17 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(data4.summary === undefined){
-const err18 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/required",keyword:"required",params:{missingProperty: "summary"},message:"must have required property '"+"summary"+"'"};
+const err18 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -248,8 +248,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(data4.lines === undefined){
-const err19 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/required",keyword:"required",params:{missingProperty: "lines"},message:"must have required property '"+"lines"+"'"};
+if(data4.summary === undefined){
+const err19 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/required",keyword:"required",params:{missingProperty: "summary"},message:"must have required property '"+"summary"+"'"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -258,9 +258,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-for(const key1 in data4){
-if(!(((key1 === "entity") || (key1 === "summary")) || (key1 === "lines"))){
-const err20 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data4.lines === undefined){
+const err20 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/required",keyword:"required",params:{missingProperty: "lines"},message:"must have required property '"+"lines"+"'"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -269,15 +268,26 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data4.entity !== undefined){
-if(typeof data4.entity !== "string"){
-const err21 = {instancePath:instancePath+"/writeMap/" + i0+"/entity",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key1 in data4){
+if(!(((key1 === "entity") || (key1 === "summary")) || (key1 === "lines"))){
+const err21 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err21];
 }
 else {
 vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data4.entity !== undefined){
+if(typeof data4.entity !== "string"){
+const err22 = {instancePath:instancePath+"/writeMap/" + i0+"/entity",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -290,17 +300,7 @@ for(let i1=0; i1<len1; i1++){
 let data7 = data6[i1];
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 if(data7.member === undefined){
-const err22 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/required",keyword:"required",params:{missingProperty: "member"},message:"must have required property '"+"member"+"'"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-if(data7.copies === undefined){
-const err23 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/required",keyword:"required",params:{missingProperty: "copies"},message:"must have required property '"+"copies"+"'"};
+const err23 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/required",keyword:"required",params:{missingProperty: "member"},message:"must have required property '"+"member"+"'"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -309,8 +309,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data7.rows === undefined){
-const err24 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/required",keyword:"required",params:{missingProperty: "rows"},message:"must have required property '"+"rows"+"'"};
+if(data7.copies === undefined){
+const err24 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/required",keyword:"required",params:{missingProperty: "copies"},message:"must have required property '"+"copies"+"'"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -319,8 +319,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(data7.keys === undefined){
-const err25 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
+if(data7.rows === undefined){
+const err25 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/required",keyword:"required",params:{missingProperty: "rows"},message:"must have required property '"+"rows"+"'"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -329,9 +329,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-for(const key2 in data7){
-if(!((((key2 === "member") || (key2 === "copies")) || (key2 === "rows")) || (key2 === "keys"))){
-const err26 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(data7.keys === undefined){
+const err26 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -340,10 +339,9 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data7.member !== undefined){
-if(typeof data7.member !== "string"){
-const err27 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1+"/member",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/properties/member/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key2 in data7){
+if(!((((key2 === "member") || (key2 === "copies")) || (key2 === "rows")) || (key2 === "keys"))){
+const err27 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -353,10 +351,9 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data7.copies !== undefined){
-let data9 = data7.copies;
-if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-const err28 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1+"/copies",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/properties/copies/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data7.member !== undefined){
+if(typeof data7.member !== "string"){
+const err28 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1+"/member",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/properties/member/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -366,9 +363,10 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data7.rows !== undefined){
-if(typeof data7.rows !== "string"){
-const err29 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1+"/rows",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/properties/rows/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data7.copies !== undefined){
+let data9 = data7.copies;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+const err29 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1+"/copies",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/properties/copies/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -378,9 +376,9 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data7.keys !== undefined){
-if(typeof data7.keys !== "string"){
-const err30 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1+"/keys",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/properties/keys/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data7.rows !== undefined){
+if(typeof data7.rows !== "string"){
+const err30 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1+"/rows",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/properties/rows/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -390,9 +388,9 @@ vErrors.push(err30);
 errors++;
 }
 }
-}
-else {
-const err31 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data7.keys !== undefined){
+if(typeof data7.keys !== "string"){
+const err31 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1+"/keys",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/properties/keys/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -404,12 +402,24 @@ errors++;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/writeMap/" + i0+"/summary",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err32 = {instancePath:instancePath+"/writeMap/" + i0+"/summary/" + i1,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err32];
 }
 else {
 vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/writeMap/" + i0+"/summary",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/summary/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
 }
 errors++;
 }
@@ -422,17 +432,7 @@ for(let i2=0; i2<len2; i2++){
 let data13 = data12[i2];
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 if(data13.member === undefined){
-const err33 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "member"},message:"must have required property '"+"member"+"'"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-if(data13.copy === undefined){
-const err34 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "copy"},message:"must have required property '"+"copy"+"'"};
+const err34 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "member"},message:"must have required property '"+"member"+"'"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -441,8 +441,8 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(data13.roles === undefined){
-const err35 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
+if(data13.copy === undefined){
+const err35 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "copy"},message:"must have required property '"+"copy"+"'"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -451,8 +451,8 @@ vErrors.push(err35);
 }
 errors++;
 }
-if(data13.rows === undefined){
-const err36 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "rows"},message:"must have required property '"+"rows"+"'"};
+if(data13.roles === undefined){
+const err36 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -461,8 +461,8 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(data13.count === undefined){
-const err37 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'"};
+if(data13.rows === undefined){
+const err37 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "rows"},message:"must have required property '"+"rows"+"'"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -471,9 +471,8 @@ vErrors.push(err37);
 }
 errors++;
 }
-for(const key3 in data13){
-if(!(((((key3 === "member") || (key3 === "copy")) || (key3 === "roles")) || (key3 === "rows")) || (key3 === "count"))){
-const err38 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(data13.count === undefined){
+const err38 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -482,15 +481,26 @@ vErrors.push(err38);
 }
 errors++;
 }
-}
-if(data13.member !== undefined){
-if(typeof data13.member !== "string"){
-const err39 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/member",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/member/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key3 in data13){
+if(!(((((key3 === "member") || (key3 === "copy")) || (key3 === "roles")) || (key3 === "rows")) || (key3 === "count"))){
+const err39 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err39];
 }
 else {
 vErrors.push(err39);
+}
+errors++;
+}
+}
+if(data13.member !== undefined){
+if(typeof data13.member !== "string"){
+const err40 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/member",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/member/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
 }
 errors++;
 }
@@ -501,20 +511,7 @@ const _errs41 = errors;
 let valid12 = false;
 const _errs42 = errors;
 if(typeof data15 !== "string"){
-const err40 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/copy",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/copy/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-var _valid2 = _errs42 === errors;
-valid12 = valid12 || _valid2;
-const _errs44 = errors;
-if(data15 !== null){
-const err41 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/copy",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/copy/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err41 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/copy",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/copy/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -523,15 +520,28 @@ vErrors.push(err41);
 }
 errors++;
 }
-var _valid2 = _errs44 === errors;
+var _valid2 = _errs42 === errors;
 valid12 = valid12 || _valid2;
-if(!valid12){
-const err42 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/copy",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/copy/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs44 = errors;
+if(data15 !== null){
+const err42 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/copy",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/copy/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err42];
 }
 else {
 vErrors.push(err42);
+}
+errors++;
+}
+var _valid2 = _errs44 === errors;
+valid12 = valid12 || _valid2;
+if(!valid12){
+const err43 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/copy",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/copy/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
 }
 errors++;
 }
@@ -549,19 +559,7 @@ vErrors = null;
 }
 if(data13.roles !== undefined){
 if(typeof data13.roles !== "string"){
-const err43 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/roles",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/roles/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-if(data13.rows !== undefined){
-if(typeof data13.rows !== "string"){
-const err44 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/rows",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/rows/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err44 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/roles",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/roles/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -571,9 +569,9 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data13.count !== undefined){
-if(typeof data13.count !== "string"){
-const err45 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/count",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/count/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.rows !== undefined){
+if(typeof data13.rows !== "string"){
+const err45 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/rows",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/rows/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -583,9 +581,9 @@ vErrors.push(err45);
 errors++;
 }
 }
-}
-else {
-const err46 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data13.count !== undefined){
+if(typeof data13.count !== "string"){
+const err46 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2+"/count",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/properties/count/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -597,7 +595,7 @@ errors++;
 }
 }
 else {
-const err47 = {instancePath:instancePath+"/writeMap/" + i0+"/lines",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err47 = {instancePath:instancePath+"/writeMap/" + i0+"/lines/" + i2,schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -609,7 +607,7 @@ errors++;
 }
 }
 else {
-const err48 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err48 = {instancePath:instancePath+"/writeMap/" + i0+"/lines",schemaPath:"#/properties/writeMap/anyOf/0/items/properties/lines/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -621,7 +619,7 @@ errors++;
 }
 }
 else {
-const err49 = {instancePath:instancePath+"/writeMap",schemaPath:"#/properties/writeMap/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err49 = {instancePath:instancePath+"/writeMap/" + i0,schemaPath:"#/properties/writeMap/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -630,11 +628,10 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid1 = _errs13 === errors;
-valid2 = valid2 || _valid1;
-const _errs52 = errors;
-if(data3 !== null){
-const err50 = {instancePath:instancePath+"/writeMap",schemaPath:"#/properties/writeMap/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/writeMap",schemaPath:"#/properties/writeMap/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -643,15 +640,28 @@ vErrors.push(err50);
 }
 errors++;
 }
-var _valid1 = _errs52 === errors;
+var _valid1 = _errs13 === errors;
 valid2 = valid2 || _valid1;
-if(!valid2){
-const err51 = {instancePath:instancePath+"/writeMap",schemaPath:"#/properties/writeMap/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs52 = errors;
+if(data3 !== null){
+const err51 = {instancePath:instancePath+"/writeMap",schemaPath:"#/properties/writeMap/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err51];
 }
 else {
 vErrors.push(err51);
+}
+errors++;
+}
+var _valid1 = _errs52 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const err52 = {instancePath:instancePath+"/writeMap",schemaPath:"#/properties/writeMap/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
 }
 errors++;
 }
@@ -674,17 +684,7 @@ let valid13 = false;
 const _errs56 = errors;
 if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
 if(data19.function === undefined){
-const err52 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf/0/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-if(data19.reason === undefined){
-const err53 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf/0/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
+const err53 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf/0/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -693,8 +693,8 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(data19.keys === undefined){
-const err54 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf/0/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
+if(data19.reason === undefined){
+const err54 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf/0/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -703,9 +703,8 @@ vErrors.push(err54);
 }
 errors++;
 }
-for(const key4 in data19){
-if(!(((key4 === "function") || (key4 === "reason")) || (key4 === "keys"))){
-const err55 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(data19.keys === undefined){
+const err55 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf/0/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -714,15 +713,26 @@ vErrors.push(err55);
 }
 errors++;
 }
-}
-if(data19.function !== undefined){
-if(typeof data19.function !== "string"){
-const err56 = {instancePath:instancePath+"/entityStore/function",schemaPath:"#/properties/entityStore/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key4 in data19){
+if(!(((key4 === "function") || (key4 === "reason")) || (key4 === "keys"))){
+const err56 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err56];
 }
 else {
 vErrors.push(err56);
+}
+errors++;
+}
+}
+if(data19.function !== undefined){
+if(typeof data19.function !== "string"){
+const err57 = {instancePath:instancePath+"/entityStore/function",schemaPath:"#/properties/entityStore/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
 }
 errors++;
 }
@@ -733,20 +743,7 @@ const _errs62 = errors;
 let valid15 = false;
 const _errs63 = errors;
 if(typeof data21 !== "string"){
-const err57 = {instancePath:instancePath+"/entityStore/reason",schemaPath:"#/properties/entityStore/anyOf/0/properties/reason/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-}
-var _valid4 = _errs63 === errors;
-valid15 = valid15 || _valid4;
-const _errs65 = errors;
-if(data21 !== null){
-const err58 = {instancePath:instancePath+"/entityStore/reason",schemaPath:"#/properties/entityStore/anyOf/0/properties/reason/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err58 = {instancePath:instancePath+"/entityStore/reason",schemaPath:"#/properties/entityStore/anyOf/0/properties/reason/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -755,15 +752,28 @@ vErrors.push(err58);
 }
 errors++;
 }
-var _valid4 = _errs65 === errors;
+var _valid4 = _errs63 === errors;
 valid15 = valid15 || _valid4;
-if(!valid15){
-const err59 = {instancePath:instancePath+"/entityStore/reason",schemaPath:"#/properties/entityStore/anyOf/0/properties/reason/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs65 = errors;
+if(data21 !== null){
+const err59 = {instancePath:instancePath+"/entityStore/reason",schemaPath:"#/properties/entityStore/anyOf/0/properties/reason/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err59];
 }
 else {
 vErrors.push(err59);
+}
+errors++;
+}
+var _valid4 = _errs65 === errors;
+valid15 = valid15 || _valid4;
+if(!valid15){
+const err60 = {instancePath:instancePath+"/entityStore/reason",schemaPath:"#/properties/entityStore/anyOf/0/properties/reason/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
 }
 errors++;
 }
@@ -787,17 +797,7 @@ for(let i3=0; i3<len3; i3++){
 let data23 = data22[i3];
 if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
 if(data23.key === undefined){
-const err60 = {instancePath:instancePath+"/entityStore/keys/" + i3,schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-if(data23.kind === undefined){
-const err61 = {instancePath:instancePath+"/entityStore/keys/" + i3,schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+const err61 = {instancePath:instancePath+"/entityStore/keys/" + i3,schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -806,8 +806,8 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(data23.holds === undefined){
-const err62 = {instancePath:instancePath+"/entityStore/keys/" + i3,schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/required",keyword:"required",params:{missingProperty: "holds"},message:"must have required property '"+"holds"+"'"};
+if(data23.kind === undefined){
+const err62 = {instancePath:instancePath+"/entityStore/keys/" + i3,schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -816,8 +816,8 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(data23.count === undefined){
-const err63 = {instancePath:instancePath+"/entityStore/keys/" + i3,schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'"};
+if(data23.holds === undefined){
+const err63 = {instancePath:instancePath+"/entityStore/keys/" + i3,schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/required",keyword:"required",params:{missingProperty: "holds"},message:"must have required property '"+"holds"+"'"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -826,9 +826,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-for(const key5 in data23){
-if(!((((key5 === "key") || (key5 === "kind")) || (key5 === "holds")) || (key5 === "count"))){
-const err64 = {instancePath:instancePath+"/entityStore/keys/" + i3,schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(data23.count === undefined){
+const err64 = {instancePath:instancePath+"/entityStore/keys/" + i3,schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -837,10 +836,9 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-if(data23.key !== undefined){
-if(typeof data23.key !== "string"){
-const err65 = {instancePath:instancePath+"/entityStore/keys/" + i3+"/key",schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key5 in data23){
+if(!((((key5 === "key") || (key5 === "kind")) || (key5 === "holds")) || (key5 === "count"))){
+const err65 = {instancePath:instancePath+"/entityStore/keys/" + i3,schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -850,9 +848,9 @@ vErrors.push(err65);
 errors++;
 }
 }
-if(data23.kind !== undefined){
-if(typeof data23.kind !== "string"){
-const err66 = {instancePath:instancePath+"/entityStore/keys/" + i3+"/kind",schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data23.key !== undefined){
+if(typeof data23.key !== "string"){
+const err66 = {instancePath:instancePath+"/entityStore/keys/" + i3+"/key",schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -862,9 +860,9 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(data23.holds !== undefined){
-if(typeof data23.holds !== "string"){
-const err67 = {instancePath:instancePath+"/entityStore/keys/" + i3+"/holds",schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/properties/holds/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data23.kind !== undefined){
+if(typeof data23.kind !== "string"){
+const err67 = {instancePath:instancePath+"/entityStore/keys/" + i3+"/kind",schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -874,9 +872,9 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(data23.count !== undefined){
-if(typeof data23.count !== "string"){
-const err68 = {instancePath:instancePath+"/entityStore/keys/" + i3+"/count",schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/properties/count/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data23.holds !== undefined){
+if(typeof data23.holds !== "string"){
+const err68 = {instancePath:instancePath+"/entityStore/keys/" + i3+"/holds",schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/properties/holds/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -886,9 +884,9 @@ vErrors.push(err68);
 errors++;
 }
 }
-}
-else {
-const err69 = {instancePath:instancePath+"/entityStore/keys/" + i3,schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data23.count !== undefined){
+if(typeof data23.count !== "string"){
+const err69 = {instancePath:instancePath+"/entityStore/keys/" + i3+"/count",schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/properties/count/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -900,7 +898,7 @@ errors++;
 }
 }
 else {
-const err70 = {instancePath:instancePath+"/entityStore/keys",schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err70 = {instancePath:instancePath+"/entityStore/keys/" + i3,schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -912,7 +910,7 @@ errors++;
 }
 }
 else {
-const err71 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err71 = {instancePath:instancePath+"/entityStore/keys",schemaPath:"#/properties/entityStore/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -921,11 +919,10 @@ vErrors.push(err71);
 }
 errors++;
 }
-var _valid3 = _errs56 === errors;
-valid13 = valid13 || _valid3;
-const _errs80 = errors;
-if(data19 !== null){
-const err72 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+}
+else {
+const err72 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -934,15 +931,28 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid3 = _errs80 === errors;
+var _valid3 = _errs56 === errors;
 valid13 = valid13 || _valid3;
-if(!valid13){
-const err73 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs80 = errors;
+if(data19 !== null){
+const err73 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err73];
 }
 else {
 vErrors.push(err73);
+}
+errors++;
+}
+var _valid3 = _errs80 === errors;
+valid13 = valid13 || _valid3;
+if(!valid13){
+const err74 = {instancePath:instancePath+"/entityStore",schemaPath:"#/properties/entityStore/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
 }
 errors++;
 }
@@ -958,22 +968,14 @@ vErrors = null;
 }
 }
 }
-if(data.design !== undefined){
-let data28 = data.design;
-if(!((data28 === "redis") || (data28 === "redis-core"))){
-const err74 = {instancePath:instancePath+"/design",schemaPath:"#/properties/design/enum",keyword:"enum",params:{allowedValues: schema31.properties.design.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err74];
-}
-else {
-vErrors.push(err74);
-}
-errors++;
-}
-}
-if(data.engine !== undefined){
-if(typeof data.engine !== "string"){
-const err75 = {instancePath:instancePath+"/engine",schemaPath:"#/properties/engine/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cost !== undefined){
+let data28 = data.cost;
+const _errs83 = errors;
+let valid19 = false;
+const _errs84 = errors;
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+if(data28.declared === undefined){
+const err75 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "declared"},message:"must have required property '"+"declared"+"'"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -982,15 +984,8 @@ vErrors.push(err75);
 }
 errors++;
 }
-}
-if(data.pidm !== undefined){
-let data30 = data.pidm;
-const _errs86 = errors;
-let valid19 = false;
-const _errs87 = errors;
-if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
-if(data30.entities === undefined){
-const err76 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
+if(data28.threshold === undefined){
+const err76 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "threshold"},message:"must have required property '"+"threshold"+"'"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -999,8 +994,8 @@ vErrors.push(err76);
 }
 errors++;
 }
-if(data30.relationships === undefined){
-const err77 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "relationships"},message:"must have required property '"+"relationships"+"'"};
+if(data28.roundTrip === undefined){
+const err77 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "roundTrip"},message:"must have required property '"+"roundTrip"+"'"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1009,9 +1004,8 @@ vErrors.push(err77);
 }
 errors++;
 }
-for(const key6 in data30){
-if(!((key6 === "entities") || (key6 === "relationships"))){
-const err78 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+if(data28.queries === undefined){
+const err78 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1020,16 +1014,8 @@ vErrors.push(err78);
 }
 errors++;
 }
-}
-if(data30.entities !== undefined){
-let data31 = data30.entities;
-if(Array.isArray(data31)){
-const len4 = data31.length;
-for(let i4=0; i4<len4; i4++){
-let data32 = data31[i4];
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
-if(data32.name === undefined){
-const err79 = {instancePath:instancePath+"/pidm/entities/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data28.entities === undefined){
+const err79 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1038,8 +1024,8 @@ vErrors.push(err79);
 }
 errors++;
 }
-if(data32.attributes === undefined){
-const err80 = {instancePath:instancePath+"/pidm/entities/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
+if(data28.references === undefined){
+const err80 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "references"},message:"must have required property '"+"references"+"'"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1048,9 +1034,8 @@ vErrors.push(err80);
 }
 errors++;
 }
-for(const key7 in data32){
-if(!((key7 === "name") || (key7 === "attributes"))){
-const err81 = {instancePath:instancePath+"/pidm/entities/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(data28.designs === undefined){
+const err81 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "designs"},message:"must have required property '"+"designs"+"'"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1059,10 +1044,8 @@ vErrors.push(err81);
 }
 errors++;
 }
-}
-if(data32.name !== undefined){
-if(typeof data32.name !== "string"){
-const err82 = {instancePath:instancePath+"/pidm/entities/" + i4+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.same === undefined){
+const err82 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "same"},message:"must have required property '"+"same"+"'"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1071,16 +1054,8 @@ vErrors.push(err82);
 }
 errors++;
 }
-}
-if(data32.attributes !== undefined){
-let data34 = data32.attributes;
-if(Array.isArray(data34)){
-const len5 = data34.length;
-for(let i5=0; i5<len5; i5++){
-let data35 = data34[i5];
-if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
-if(data35.name === undefined){
-const err83 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data28.saving === undefined){
+const err83 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "saving"},message:"must have required property '"+"saving"+"'"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1089,8 +1064,8 @@ vErrors.push(err83);
 }
 errors++;
 }
-if(data35.type === undefined){
-const err84 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data28.cheaper === undefined){
+const err84 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "cheaper"},message:"must have required property '"+"cheaper"+"'"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1099,8 +1074,9 @@ vErrors.push(err84);
 }
 errors++;
 }
-if(data35.key === undefined){
-const err85 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+for(const key6 in data28){
+if(!(func1.call(schema31.properties.cost.anyOf[0].properties, key6))){
+const err85 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1109,8 +1085,10 @@ vErrors.push(err85);
 }
 errors++;
 }
-if(data35.note === undefined){
-const err86 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
+}
+if(data28.declared !== undefined){
+if(typeof data28.declared !== "boolean"){
+const err86 = {instancePath:instancePath+"/cost/declared",schemaPath:"#/properties/cost/anyOf/0/properties/declared/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1119,9 +1097,11 @@ vErrors.push(err86);
 }
 errors++;
 }
-for(const key8 in data35){
-if(!((((key8 === "name") || (key8 === "type")) || (key8 === "key")) || (key8 === "note"))){
-const err87 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+}
+if(data28.threshold !== undefined){
+let data30 = data28.threshold;
+if(!((typeof data30 == "number") && (isFinite(data30)))){
+const err87 = {instancePath:instancePath+"/cost/threshold",schemaPath:"#/properties/cost/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1131,9 +1111,10 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(data35.name !== undefined){
-if(typeof data35.name !== "string"){
-const err88 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.roundTrip !== undefined){
+let data31 = data28.roundTrip;
+if(!((typeof data31 == "number") && (isFinite(data31)))){
+const err88 = {instancePath:instancePath+"/cost/roundTrip",schemaPath:"#/properties/cost/anyOf/0/properties/roundTrip/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1143,9 +1124,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(data35.type !== undefined){
-if(typeof data35.type !== "string"){
-const err89 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5+"/type",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.queries !== undefined){
+let data32 = data28.queries;
+if(Array.isArray(data32)){
+const len4 = data32.length;
+for(let i4=0; i4<len4; i4++){
+let data33 = data32[i4];
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+if(data33.name === undefined){
+const err89 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1154,10 +1141,8 @@ vErrors.push(err89);
 }
 errors++;
 }
-}
-if(data35.key !== undefined){
-if(typeof data35.key !== "boolean"){
-const err90 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5+"/key",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/key/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data33.rate === undefined){
+const err90 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "rate"},message:"must have required property '"+"rate"+"'"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1166,14 +1151,8 @@ vErrors.push(err90);
 }
 errors++;
 }
-}
-if(data35.note !== undefined){
-let data39 = data35.note;
-const _errs109 = errors;
-let valid27 = false;
-const _errs110 = errors;
-if(typeof data39 !== "string"){
-const err91 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data33.default === undefined){
+const err91 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "default"},message:"must have required property '"+"default"+"'"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1182,11 +1161,9 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid6 = _errs110 === errors;
-valid27 = valid27 || _valid6;
-const _errs112 = errors;
-if(data39 !== null){
-const err92 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+for(const key7 in data33){
+if(!(((key7 === "name") || (key7 === "rate")) || (key7 === "default"))){
+const err92 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1195,10 +1172,10 @@ vErrors.push(err92);
 }
 errors++;
 }
-var _valid6 = _errs112 === errors;
-valid27 = valid27 || _valid6;
-if(!valid27){
-const err93 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data33.name !== undefined){
+if(typeof data33.name !== "string"){
+const err93 = {instancePath:instancePath+"/cost/queries/" + i4+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1207,21 +1184,10 @@ vErrors.push(err93);
 }
 errors++;
 }
-else {
-errors = _errs109;
-if(vErrors !== null){
-if(_errs109){
-vErrors.length = _errs109;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err94 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes/" + i5,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data33.rate !== undefined){
+if(typeof data33.rate !== "string"){
+const err94 = {instancePath:instancePath+"/cost/queries/" + i4+"/rate",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/rate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1231,9 +1197,9 @@ vErrors.push(err94);
 errors++;
 }
 }
-}
-else {
-const err95 = {instancePath:instancePath+"/pidm/entities/" + i4+"/attributes",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data33.default !== undefined){
+if(typeof data33.default !== "boolean"){
+const err95 = {instancePath:instancePath+"/cost/queries/" + i4+"/default",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/default/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1245,7 +1211,7 @@ errors++;
 }
 }
 else {
-const err96 = {instancePath:instancePath+"/pidm/entities/" + i4,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err96 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1257,7 +1223,7 @@ errors++;
 }
 }
 else {
-const err97 = {instancePath:instancePath+"/pidm/entities",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err97 = {instancePath:instancePath+"/cost/queries",schemaPath:"#/properties/cost/anyOf/0/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1267,15 +1233,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(data30.relationships !== undefined){
-let data40 = data30.relationships;
-if(Array.isArray(data40)){
-const len6 = data40.length;
-for(let i6=0; i6<len6; i6++){
-let data41 = data40[i6];
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-if(data41.from === undefined){
-const err98 = {instancePath:instancePath+"/pidm/relationships/" + i6,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+if(data28.entities !== undefined){
+let data37 = data28.entities;
+if(Array.isArray(data37)){
+const len5 = data37.length;
+for(let i5=0; i5<len5; i5++){
+let data38 = data37[i5];
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+if(data38.name === undefined){
+const err98 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1284,8 +1250,8 @@ vErrors.push(err98);
 }
 errors++;
 }
-if(data41.to === undefined){
-const err99 = {instancePath:instancePath+"/pidm/relationships/" + i6,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+if(data38.count === undefined){
+const err99 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1294,8 +1260,8 @@ vErrors.push(err99);
 }
 errors++;
 }
-if(data41.reference === undefined){
-const err100 = {instancePath:instancePath+"/pidm/relationships/" + i6,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
+if(data38.countDefault === undefined){
+const err100 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "countDefault"},message:"must have required property '"+"countDefault"+"'"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1304,8 +1270,8 @@ vErrors.push(err100);
 }
 errors++;
 }
-if(data41.toCardinality === undefined){
-const err101 = {instancePath:instancePath+"/pidm/relationships/" + i6,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "toCardinality"},message:"must have required property '"+"toCardinality"+"'"};
+if(data38.create === undefined){
+const err101 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "create"},message:"must have required property '"+"create"+"'"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1314,8 +1280,8 @@ vErrors.push(err101);
 }
 errors++;
 }
-if(data41.written === undefined){
-const err102 = {instancePath:instancePath+"/pidm/relationships/" + i6,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "written"},message:"must have required property '"+"written"+"'"};
+if(data38.update === undefined){
+const err102 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "update"},message:"must have required property '"+"update"+"'"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1324,8 +1290,8 @@ vErrors.push(err102);
 }
 errors++;
 }
-if(data41.kind === undefined){
-const err103 = {instancePath:instancePath+"/pidm/relationships/" + i6,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(data38.delete === undefined){
+const err103 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "delete"},message:"must have required property '"+"delete"+"'"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1334,9 +1300,8 @@ vErrors.push(err103);
 }
 errors++;
 }
-for(const key9 in data41){
-if(!((((((key9 === "from") || (key9 === "to")) || (key9 === "reference")) || (key9 === "toCardinality")) || (key9 === "written")) || (key9 === "kind"))){
-const err104 = {instancePath:instancePath+"/pidm/relationships/" + i6,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+if(data38.memberUpdates === undefined){
+const err104 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "memberUpdates"},message:"must have required property '"+"memberUpdates"+"'"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1345,10 +1310,9 @@ vErrors.push(err104);
 }
 errors++;
 }
-}
-if(data41.from !== undefined){
-if(typeof data41.from !== "string"){
-const err105 = {instancePath:instancePath+"/pidm/relationships/" + i6+"/from",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key8 in data38){
+if(!(((((((key8 === "name") || (key8 === "count")) || (key8 === "countDefault")) || (key8 === "create")) || (key8 === "update")) || (key8 === "delete")) || (key8 === "memberUpdates"))){
+const err105 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1358,9 +1322,9 @@ vErrors.push(err105);
 errors++;
 }
 }
-if(data41.to !== undefined){
-if(typeof data41.to !== "string"){
-const err106 = {instancePath:instancePath+"/pidm/relationships/" + i6+"/to",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data38.name !== undefined){
+if(typeof data38.name !== "string"){
+const err106 = {instancePath:instancePath+"/cost/entities/" + i5+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1370,9 +1334,9 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(data41.reference !== undefined){
-if(typeof data41.reference !== "string"){
-const err107 = {instancePath:instancePath+"/pidm/relationships/" + i6+"/reference",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data38.count !== undefined){
+if(typeof data38.count !== "string"){
+const err107 = {instancePath:instancePath+"/cost/entities/" + i5+"/count",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/count/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1382,10 +1346,9 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data41.toCardinality !== undefined){
-let data45 = data41.toCardinality;
-if(!((((data45 === "exactly-one") || (data45 === "zero-or-one")) || (data45 === "zero-or-more")) || (data45 === "one-or-more"))){
-const err108 = {instancePath:instancePath+"/pidm/relationships/" + i6+"/toCardinality",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/toCardinality/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.toCardinality.enum},message:"must be equal to one of the allowed values"};
+if(data38.countDefault !== undefined){
+if(typeof data38.countDefault !== "boolean"){
+const err108 = {instancePath:instancePath+"/cost/entities/" + i5+"/countDefault",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/countDefault/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1395,9 +1358,9 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(data41.written !== undefined){
-if(typeof data41.written !== "string"){
-const err109 = {instancePath:instancePath+"/pidm/relationships/" + i6+"/written",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/written/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data38.create !== undefined){
+if(typeof data38.create !== "string"){
+const err109 = {instancePath:instancePath+"/cost/entities/" + i5+"/create",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/create/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1407,10 +1370,9 @@ vErrors.push(err109);
 errors++;
 }
 }
-if(data41.kind !== undefined){
-let data47 = data41.kind;
-if(!(((data47 === "one") || (data47 === "optional")) || (data47 === "many"))){
-const err110 = {instancePath:instancePath+"/pidm/relationships/" + i6+"/kind",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(data38.update !== undefined){
+if(typeof data38.update !== "string"){
+const err110 = {instancePath:instancePath+"/cost/entities/" + i5+"/update",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/update/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1420,9 +1382,9 @@ vErrors.push(err110);
 errors++;
 }
 }
-}
-else {
-const err111 = {instancePath:instancePath+"/pidm/relationships/" + i6,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data38.delete !== undefined){
+if(typeof data38.delete !== "string"){
+const err111 = {instancePath:instancePath+"/cost/entities/" + i5+"/delete",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/delete/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1432,9 +1394,9 @@ vErrors.push(err111);
 errors++;
 }
 }
-}
-else {
-const err112 = {instancePath:instancePath+"/pidm/relationships",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data38.memberUpdates !== undefined){
+if(typeof data38.memberUpdates !== "string"){
+const err112 = {instancePath:instancePath+"/cost/entities/" + i5+"/memberUpdates",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/memberUpdates/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1446,7 +1408,7 @@ errors++;
 }
 }
 else {
-const err113 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err113 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1455,11 +1417,10 @@ vErrors.push(err113);
 }
 errors++;
 }
-var _valid5 = _errs87 === errors;
-valid19 = valid19 || _valid5;
-const _errs129 = errors;
-if(data30 !== null){
-const err114 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+}
+else {
+const err114 = {instancePath:instancePath+"/cost/entities",schemaPath:"#/properties/cost/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1468,10 +1429,16 @@ vErrors.push(err114);
 }
 errors++;
 }
-var _valid5 = _errs129 === errors;
-valid19 = valid19 || _valid5;
-if(!valid19){
-const err115 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data28.references !== undefined){
+let data46 = data28.references;
+if(Array.isArray(data46)){
+const len6 = data46.length;
+for(let i6=0; i6<len6; i6++){
+let data47 = data46[i6];
+if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
+if(data47.name === undefined){
+const err115 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1480,27 +1447,8 @@ vErrors.push(err115);
 }
 errors++;
 }
-else {
-errors = _errs86;
-if(vErrors !== null){
-if(_errs86){
-vErrors.length = _errs86;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.collections !== undefined){
-let data48 = data.collections;
-if(Array.isArray(data48)){
-const len7 = data48.length;
-for(let i7=0; i7<len7; i7++){
-let data49 = data48[i7];
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-if(data49.name === undefined){
-const err116 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data47.size === undefined){
+const err116 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "size"},message:"must have required property '"+"size"+"'"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1509,8 +1457,8 @@ vErrors.push(err116);
 }
 errors++;
 }
-if(data49.grain === undefined){
-const err117 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "grain"},message:"must have required property '"+"grain"+"'"};
+if(data47.default === undefined){
+const err117 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "default"},message:"must have required property '"+"default"+"'"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1519,8 +1467,9 @@ vErrors.push(err117);
 }
 errors++;
 }
-if(data49.nodes === undefined){
-const err118 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "nodes"},message:"must have required property '"+"nodes"+"'"};
+for(const key9 in data47){
+if(!(((key9 === "name") || (key9 === "size")) || (key9 === "default"))){
+const err118 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1529,8 +1478,10 @@ vErrors.push(err118);
 }
 errors++;
 }
-if(data49.edges === undefined){
-const err119 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "edges"},message:"must have required property '"+"edges"+"'"};
+}
+if(data47.name !== undefined){
+if(typeof data47.name !== "string"){
+const err119 = {instancePath:instancePath+"/cost/references/" + i6+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1539,8 +1490,10 @@ vErrors.push(err119);
 }
 errors++;
 }
-if(data49.key === undefined){
-const err120 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+}
+if(data47.size !== undefined){
+if(typeof data47.size !== "string"){
+const err120 = {instancePath:instancePath+"/cost/references/" + i6+"/size",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/size/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1549,8 +1502,10 @@ vErrors.push(err120);
 }
 errors++;
 }
-if(data49.fields === undefined){
-const err121 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
+}
+if(data47.default !== undefined){
+if(typeof data47.default !== "boolean"){
+const err121 = {instancePath:instancePath+"/cost/references/" + i6+"/default",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/default/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1559,8 +1514,10 @@ vErrors.push(err121);
 }
 errors++;
 }
-if(data49.queries === undefined){
-const err122 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+}
+}
+else {
+const err122 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1569,8 +1526,10 @@ vErrors.push(err122);
 }
 errors++;
 }
-if(data49.coreKeys === undefined){
-const err123 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "coreKeys"},message:"must have required property '"+"coreKeys"+"'"};
+}
+}
+else {
+const err123 = {instancePath:instancePath+"/cost/references",schemaPath:"#/properties/cost/anyOf/0/properties/references/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1579,9 +1538,12 @@ vErrors.push(err123);
 }
 errors++;
 }
-for(const key10 in data49){
-if(!((((((((key10 === "name") || (key10 === "grain")) || (key10 === "nodes")) || (key10 === "edges")) || (key10 === "key")) || (key10 === "fields")) || (key10 === "queries")) || (key10 === "coreKeys"))){
-const err124 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+}
+if(data28.designs !== undefined){
+let data51 = data28.designs;
+if(Array.isArray(data51)){
+if(data51.length > 2){
+const err124 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1590,10 +1552,8 @@ vErrors.push(err124);
 }
 errors++;
 }
-}
-if(data49.name !== undefined){
-if(typeof data49.name !== "string"){
-const err125 = {instancePath:instancePath+"/collections/" + i7+"/name",schemaPath:"#/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data51.length < 2){
+const err125 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1602,10 +1562,12 @@ vErrors.push(err125);
 }
 errors++;
 }
-}
-if(data49.grain !== undefined){
-if(typeof data49.grain !== "string"){
-const err126 = {instancePath:instancePath+"/collections/" + i7+"/grain",schemaPath:"#/properties/collections/items/properties/grain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len7 = data51.length;
+for(let i7=0; i7<len7; i7++){
+let data52 = data51[i7];
+if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
+if(data52.policy === undefined){
+const err126 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1614,16 +1576,8 @@ vErrors.push(err126);
 }
 errors++;
 }
-}
-if(data49.nodes !== undefined){
-let data52 = data49.nodes;
-if(Array.isArray(data52)){
-const len8 = data52.length;
-for(let i8=0; i8<len8; i8++){
-let data53 = data52[i8];
-if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
-if(data53.id === undefined){
-const err127 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data52.collections === undefined){
+const err127 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "collections"},message:"must have required property '"+"collections"+"'"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1632,8 +1586,8 @@ vErrors.push(err127);
 }
 errors++;
 }
-if(data53.name === undefined){
-const err128 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data52.total === undefined){
+const err128 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "total"},message:"must have required property '"+"total"+"'"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1642,8 +1596,9 @@ vErrors.push(err128);
 }
 errors++;
 }
-if(data53.entity === undefined){
-const err129 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
+for(const key10 in data52){
+if(!(((key10 === "policy") || (key10 === "collections")) || (key10 === "total"))){
+const err129 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1652,8 +1607,11 @@ vErrors.push(err129);
 }
 errors++;
 }
-if(data53.root === undefined){
-const err130 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
+}
+if(data52.policy !== undefined){
+let data53 = data52.policy;
+if(!((data53 === "cost") || (data53 === "paper"))){
+const err130 = {instancePath:instancePath+"/cost/designs/" + i7+"/policy",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/policy/enum",keyword:"enum",params:{allowedValues: schema31.properties.cost.anyOf[0].properties.designs.items.properties.policy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1662,9 +1620,16 @@ vErrors.push(err130);
 }
 errors++;
 }
-for(const key11 in data53){
-if(!((((key11 === "id") || (key11 === "name")) || (key11 === "entity")) || (key11 === "root"))){
-const err131 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8,schemaPath:"#/properties/collections/items/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+}
+if(data52.collections !== undefined){
+let data54 = data52.collections;
+if(Array.isArray(data54)){
+const len8 = data54.length;
+for(let i8=0; i8<len8; i8++){
+let data55 = data54[i8];
+if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
+if(data55.name === undefined){
+const err131 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1673,10 +1638,8 @@ vErrors.push(err131);
 }
 errors++;
 }
-}
-if(data53.id !== undefined){
-if(typeof data53.id !== "string"){
-const err132 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8+"/id",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data55.queries === undefined){
+const err132 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1685,10 +1648,8 @@ vErrors.push(err132);
 }
 errors++;
 }
-}
-if(data53.name !== undefined){
-if(typeof data53.name !== "string"){
-const err133 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8+"/name",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data55.cost === undefined){
+const err133 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "cost"},message:"must have required property '"+"cost"+"'"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1697,10 +1658,9 @@ vErrors.push(err133);
 }
 errors++;
 }
-}
-if(data53.entity !== undefined){
-if(typeof data53.entity !== "string"){
-const err134 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8+"/entity",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key11 in data55){
+if(!(((key11 === "name") || (key11 === "queries")) || (key11 === "cost"))){
+const err134 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1710,9 +1670,9 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(data53.root !== undefined){
-if(typeof data53.root !== "boolean"){
-const err135 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8+"/root",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/root/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data55.name !== undefined){
+if(typeof data55.name !== "string"){
+const err135 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1722,9 +1682,13 @@ vErrors.push(err135);
 errors++;
 }
 }
-}
-else {
-const err136 = {instancePath:instancePath+"/collections/" + i7+"/nodes/" + i8,schemaPath:"#/properties/collections/items/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data55.queries !== undefined){
+let data57 = data55.queries;
+if(Array.isArray(data57)){
+const len9 = data57.length;
+for(let i9=0; i9<len9; i9++){
+if(typeof data57[i9] !== "string"){
+const err136 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/queries/" + i9,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1736,7 +1700,7 @@ errors++;
 }
 }
 else {
-const err137 = {instancePath:instancePath+"/collections/" + i7+"/nodes",schemaPath:"#/properties/collections/items/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err137 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/queries",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1746,15 +1710,11 @@ vErrors.push(err137);
 errors++;
 }
 }
-if(data49.edges !== undefined){
-let data58 = data49.edges;
-if(Array.isArray(data58)){
-const len9 = data58.length;
-for(let i9=0; i9<len9; i9++){
-let data59 = data58[i9];
+if(data55.cost !== undefined){
+let data59 = data55.cost;
 if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-if(data59.from === undefined){
-const err138 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+if(data59.reads === undefined){
+const err138 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1763,8 +1723,8 @@ vErrors.push(err138);
 }
 errors++;
 }
-if(data59.to === undefined){
-const err139 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+if(data59.writes === undefined){
+const err139 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1773,8 +1733,8 @@ vErrors.push(err139);
 }
 errors++;
 }
-if(data59.reference === undefined){
-const err140 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
+if(data59.time === undefined){
+const err140 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1783,8 +1743,8 @@ vErrors.push(err140);
 }
 errors++;
 }
-if(data59.cardinality === undefined){
-const err141 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "cardinality"},message:"must have required property '"+"cardinality"+"'"};
+if(data59.memory === undefined){
+const err141 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1794,8 +1754,8 @@ vErrors.push(err141);
 errors++;
 }
 for(const key12 in data59){
-if(!((((key12 === "from") || (key12 === "to")) || (key12 === "reference")) || (key12 === "cardinality"))){
-const err142 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9,schemaPath:"#/properties/collections/items/properties/edges/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+if(!((((key12 === "reads") || (key12 === "writes")) || (key12 === "time")) || (key12 === "memory"))){
+const err142 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1805,9 +1765,9 @@ vErrors.push(err142);
 errors++;
 }
 }
-if(data59.from !== undefined){
-if(typeof data59.from !== "string"){
-const err143 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9+"/from",schemaPath:"#/properties/collections/items/properties/edges/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data59.reads !== undefined){
+if(typeof data59.reads !== "string"){
+const err143 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1817,9 +1777,9 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(data59.to !== undefined){
-if(typeof data59.to !== "string"){
-const err144 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9+"/to",schemaPath:"#/properties/collections/items/properties/edges/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data59.writes !== undefined){
+if(typeof data59.writes !== "string"){
+const err144 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1829,9 +1789,9 @@ vErrors.push(err144);
 errors++;
 }
 }
-if(data59.reference !== undefined){
-if(typeof data59.reference !== "string"){
-const err145 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9+"/reference",schemaPath:"#/properties/collections/items/properties/edges/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data59.time !== undefined){
+if(typeof data59.time !== "string"){
+const err145 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1841,9 +1801,9 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(data59.cardinality !== undefined){
-if(typeof data59.cardinality !== "string"){
-const err146 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9+"/cardinality",schemaPath:"#/properties/collections/items/properties/edges/items/properties/cardinality/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data59.memory !== undefined){
+if(typeof data59.memory !== "string"){
+const err146 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1855,7 +1815,7 @@ errors++;
 }
 }
 else {
-const err147 = {instancePath:instancePath+"/collections/" + i7+"/edges/" + i9,schemaPath:"#/properties/collections/items/properties/edges/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err147 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1867,7 +1827,7 @@ errors++;
 }
 }
 else {
-const err148 = {instancePath:instancePath+"/collections/" + i7+"/edges",schemaPath:"#/properties/collections/items/properties/edges/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err148 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1877,11 +1837,9 @@ vErrors.push(err148);
 errors++;
 }
 }
-if(data49.key !== undefined){
-let data64 = data49.key;
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
-if(data64.field === undefined){
-const err149 = {instancePath:instancePath+"/collections/" + i7+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
+}
+else {
+const err149 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -1890,8 +1848,12 @@ vErrors.push(err149);
 }
 errors++;
 }
-if(data64.kind === undefined){
-const err150 = {instancePath:instancePath+"/collections/" + i7+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+}
+if(data52.total !== undefined){
+let data64 = data52.total;
+if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
+if(data64.reads === undefined){
+const err150 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -1900,8 +1862,8 @@ vErrors.push(err150);
 }
 errors++;
 }
-if(data64.parts === undefined){
-const err151 = {instancePath:instancePath+"/collections/" + i7+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
+if(data64.writes === undefined){
+const err151 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -1910,8 +1872,8 @@ vErrors.push(err151);
 }
 errors++;
 }
-if(data64.pattern === undefined){
-const err152 = {instancePath:instancePath+"/collections/" + i7+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
+if(data64.time === undefined){
+const err152 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -1920,9 +1882,8 @@ vErrors.push(err152);
 }
 errors++;
 }
-for(const key13 in data64){
-if(!((((key13 === "field") || (key13 === "kind")) || (key13 === "parts")) || (key13 === "pattern"))){
-const err153 = {instancePath:instancePath+"/collections/" + i7+"/key",schemaPath:"#/properties/collections/items/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+if(data64.memory === undefined){
+const err153 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -1931,10 +1892,9 @@ vErrors.push(err153);
 }
 errors++;
 }
-}
-if(data64.field !== undefined){
-if(typeof data64.field !== "string"){
-const err154 = {instancePath:instancePath+"/collections/" + i7+"/key/field",schemaPath:"#/properties/collections/items/properties/key/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key13 in data64){
+if(!((((key13 === "reads") || (key13 === "writes")) || (key13 === "time")) || (key13 === "memory"))){
+const err154 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -1944,10 +1904,9 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(data64.kind !== undefined){
-let data66 = data64.kind;
-if(!((data66 === "natural") || (data66 === "counter"))){
-const err155 = {instancePath:instancePath+"/collections/" + i7+"/key/kind",schemaPath:"#/properties/collections/items/properties/key/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.collections.items.properties.key.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(data64.reads !== undefined){
+if(typeof data64.reads !== "string"){
+const err155 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -1957,13 +1916,9 @@ vErrors.push(err155);
 errors++;
 }
 }
-if(data64.parts !== undefined){
-let data67 = data64.parts;
-if(Array.isArray(data67)){
-const len10 = data67.length;
-for(let i10=0; i10<len10; i10++){
-if(typeof data67[i10] !== "string"){
-const err156 = {instancePath:instancePath+"/collections/" + i7+"/key/parts/" + i10,schemaPath:"#/properties/collections/items/properties/key/properties/parts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data64.writes !== undefined){
+if(typeof data64.writes !== "string"){
+const err156 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -1973,9 +1928,9 @@ vErrors.push(err156);
 errors++;
 }
 }
-}
-else {
-const err157 = {instancePath:instancePath+"/collections/" + i7+"/key/parts",schemaPath:"#/properties/collections/items/properties/key/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data64.time !== undefined){
+if(typeof data64.time !== "string"){
+const err157 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -1985,9 +1940,9 @@ vErrors.push(err157);
 errors++;
 }
 }
-if(data64.pattern !== undefined){
-if(typeof data64.pattern !== "string"){
-const err158 = {instancePath:instancePath+"/collections/" + i7+"/key/pattern",schemaPath:"#/properties/collections/items/properties/key/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data64.memory !== undefined){
+if(typeof data64.memory !== "string"){
+const err158 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -1999,7 +1954,7 @@ errors++;
 }
 }
 else {
-const err159 = {instancePath:instancePath+"/collections/" + i7+"/key",schemaPath:"#/properties/collections/items/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err159 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2009,15 +1964,9 @@ vErrors.push(err159);
 errors++;
 }
 }
-if(data49.fields !== undefined){
-let data70 = data49.fields;
-if(Array.isArray(data70)){
-const len11 = data70.length;
-for(let i11=0; i11<len11; i11++){
-let data71 = data70[i11];
-if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
-if(data71.name === undefined){
-const err160 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+else {
+const err160 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2026,8 +1975,10 @@ vErrors.push(err160);
 }
 errors++;
 }
-if(data71.type === undefined){
-const err161 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+}
+else {
+const err161 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2036,8 +1987,10 @@ vErrors.push(err161);
 }
 errors++;
 }
-if(data71.source === undefined){
-const err162 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+}
+if(data28.same !== undefined){
+if(typeof data28.same !== "boolean"){
+const err162 = {instancePath:instancePath+"/cost/same",schemaPath:"#/properties/cost/anyOf/0/properties/same/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2046,8 +1999,10 @@ vErrors.push(err162);
 }
 errors++;
 }
-if(data71.label === undefined){
-const err163 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
+}
+if(data28.saving !== undefined){
+if(typeof data28.saving !== "string"){
+const err163 = {instancePath:instancePath+"/cost/saving",schemaPath:"#/properties/cost/anyOf/0/properties/saving/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2056,8 +2011,10 @@ vErrors.push(err163);
 }
 errors++;
 }
-if(data71.roles === undefined){
-const err164 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
+}
+if(data28.cheaper !== undefined){
+if(typeof data28.cheaper !== "boolean"){
+const err164 = {instancePath:instancePath+"/cost/cheaper",schemaPath:"#/properties/cost/anyOf/0/properties/cheaper/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2066,8 +2023,10 @@ vErrors.push(err164);
 }
 errors++;
 }
-if(data71.indexed === undefined){
-const err165 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "indexed"},message:"must have required property '"+"indexed"+"'"};
+}
+}
+else {
+const err165 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2076,9 +2035,11 @@ vErrors.push(err165);
 }
 errors++;
 }
-for(const key14 in data71){
-if(!((((((key14 === "name") || (key14 === "type")) || (key14 === "source")) || (key14 === "label")) || (key14 === "roles")) || (key14 === "indexed"))){
-const err166 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11,schemaPath:"#/properties/collections/items/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+var _valid5 = _errs84 === errors;
+valid19 = valid19 || _valid5;
+const _errs179 = errors;
+if(data28 !== null){
+const err166 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2087,10 +2048,10 @@ vErrors.push(err166);
 }
 errors++;
 }
-}
-if(data71.name !== undefined){
-if(typeof data71.name !== "string"){
-const err167 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11+"/name",schemaPath:"#/properties/collections/items/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid5 = _errs179 === errors;
+valid19 = valid19 || _valid5;
+if(!valid19){
+const err167 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2099,10 +2060,22 @@ vErrors.push(err167);
 }
 errors++;
 }
+else {
+errors = _errs83;
+if(vErrors !== null){
+if(_errs83){
+vErrors.length = _errs83;
 }
-if(data71.type !== undefined){
-if(typeof data71.type !== "string"){
-const err168 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11+"/type",schemaPath:"#/properties/collections/items/properties/fields/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.design !== undefined){
+let data72 = data.design;
+if(!((data72 === "redis") || (data72 === "redis-core"))){
+const err168 = {instancePath:instancePath+"/design",schemaPath:"#/properties/design/enum",keyword:"enum",params:{allowedValues: schema31.properties.design.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2112,9 +2085,9 @@ vErrors.push(err168);
 errors++;
 }
 }
-if(data71.source !== undefined){
-if(typeof data71.source !== "string"){
-const err169 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11+"/source",schemaPath:"#/properties/collections/items/properties/fields/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.engine !== undefined){
+if(typeof data.engine !== "string"){
+const err169 = {instancePath:instancePath+"/engine",schemaPath:"#/properties/engine/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2124,9 +2097,14 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(data71.label !== undefined){
-if(typeof data71.label !== "string"){
-const err170 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11+"/label",schemaPath:"#/properties/collections/items/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pidm !== undefined){
+let data74 = data.pidm;
+const _errs185 = errors;
+let valid40 = false;
+const _errs186 = errors;
+if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
+if(data74.entities === undefined){
+const err170 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2135,14 +2113,8 @@ vErrors.push(err170);
 }
 errors++;
 }
-}
-if(data71.roles !== undefined){
-let data76 = data71.roles;
-if(Array.isArray(data76)){
-const len12 = data76.length;
-for(let i12=0; i12<len12; i12++){
-if(typeof data76[i12] !== "string"){
-const err171 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11+"/roles/" + i12,schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data74.relationships === undefined){
+const err171 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "relationships"},message:"must have required property '"+"relationships"+"'"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2151,10 +2123,9 @@ vErrors.push(err171);
 }
 errors++;
 }
-}
-}
-else {
-const err172 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11+"/roles",schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key14 in data74){
+if(!((key14 === "entities") || (key14 === "relationships"))){
+const err172 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2164,9 +2135,15 @@ vErrors.push(err172);
 errors++;
 }
 }
-if(data71.indexed !== undefined){
-if(typeof data71.indexed !== "boolean"){
-const err173 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11+"/indexed",schemaPath:"#/properties/collections/items/properties/fields/items/properties/indexed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data74.entities !== undefined){
+let data75 = data74.entities;
+if(Array.isArray(data75)){
+const len10 = data75.length;
+for(let i10=0; i10<len10; i10++){
+let data76 = data75[i10];
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+if(data76.name === undefined){
+const err173 = {instancePath:instancePath+"/pidm/entities/" + i10,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2175,10 +2152,8 @@ vErrors.push(err173);
 }
 errors++;
 }
-}
-}
-else {
-const err174 = {instancePath:instancePath+"/collections/" + i7+"/fields/" + i11,schemaPath:"#/properties/collections/items/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data76.attributes === undefined){
+const err174 = {instancePath:instancePath+"/pidm/entities/" + i10,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2187,10 +2162,9 @@ vErrors.push(err174);
 }
 errors++;
 }
-}
-}
-else {
-const err175 = {instancePath:instancePath+"/collections/" + i7+"/fields",schemaPath:"#/properties/collections/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key15 in data76){
+if(!((key15 === "name") || (key15 === "attributes"))){
+const err175 = {instancePath:instancePath+"/pidm/entities/" + i10,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2200,13 +2174,9 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(data49.queries !== undefined){
-let data79 = data49.queries;
-if(Array.isArray(data79)){
-const len13 = data79.length;
-for(let i13=0; i13<len13; i13++){
-if(typeof data79[i13] !== "string"){
-const err176 = {instancePath:instancePath+"/collections/" + i7+"/queries/" + i13,schemaPath:"#/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data76.name !== undefined){
+if(typeof data76.name !== "string"){
+const err176 = {instancePath:instancePath+"/pidm/entities/" + i10+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2216,9 +2186,15 @@ vErrors.push(err176);
 errors++;
 }
 }
-}
-else {
-const err177 = {instancePath:instancePath+"/collections/" + i7+"/queries",schemaPath:"#/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data76.attributes !== undefined){
+let data78 = data76.attributes;
+if(Array.isArray(data78)){
+const len11 = data78.length;
+for(let i11=0; i11<len11; i11++){
+let data79 = data78[i11];
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+if(data79.name === undefined){
+const err177 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2227,19 +2203,8 @@ vErrors.push(err177);
 }
 errors++;
 }
-}
-if(data49.coreKeys !== undefined){
-let data81 = data49.coreKeys;
-const _errs202 = errors;
-let valid50 = false;
-const _errs203 = errors;
-if(Array.isArray(data81)){
-const len14 = data81.length;
-for(let i14=0; i14<len14; i14++){
-let data82 = data81[i14];
-if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
-if(data82.key === undefined){
-const err178 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys/" + i14,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(data79.type === undefined){
+const err178 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2248,8 +2213,8 @@ vErrors.push(err178);
 }
 errors++;
 }
-if(data82.kind === undefined){
-const err179 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys/" + i14,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(data79.key === undefined){
+const err179 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2258,8 +2223,8 @@ vErrors.push(err179);
 }
 errors++;
 }
-if(data82.holds === undefined){
-const err180 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys/" + i14,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "holds"},message:"must have required property '"+"holds"+"'"};
+if(data79.note === undefined){
+const err180 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2268,9 +2233,9 @@ vErrors.push(err180);
 }
 errors++;
 }
-for(const key15 in data82){
-if(!(((key15 === "key") || (key15 === "kind")) || (key15 === "holds"))){
-const err181 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys/" + i14,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+for(const key16 in data79){
+if(!((((key16 === "name") || (key16 === "type")) || (key16 === "key")) || (key16 === "note"))){
+const err181 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2280,9 +2245,9 @@ vErrors.push(err181);
 errors++;
 }
 }
-if(data82.key !== undefined){
-if(typeof data82.key !== "string"){
-const err182 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.name !== undefined){
+if(typeof data79.name !== "string"){
+const err182 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2292,9 +2257,9 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(data82.kind !== undefined){
-if(typeof data82.kind !== "string"){
-const err183 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys/" + i14+"/kind",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.type !== undefined){
+if(typeof data79.type !== "string"){
+const err183 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/type",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2304,9 +2269,9 @@ vErrors.push(err183);
 errors++;
 }
 }
-if(data82.holds !== undefined){
-if(typeof data82.holds !== "string"){
-const err184 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys/" + i14+"/holds",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/holds/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.key !== undefined){
+if(typeof data79.key !== "boolean"){
+const err184 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/key",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/key/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2316,9 +2281,13 @@ vErrors.push(err184);
 errors++;
 }
 }
-}
-else {
-const err185 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys/" + i14,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data79.note !== undefined){
+let data83 = data79.note;
+const _errs208 = errors;
+let valid48 = false;
+const _errs209 = errors;
+if(typeof data83 !== "string"){
+const err185 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2327,10 +2296,11 @@ vErrors.push(err185);
 }
 errors++;
 }
-}
-}
-else {
-const err186 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+var _valid7 = _errs209 === errors;
+valid48 = valid48 || _valid7;
+const _errs211 = errors;
+if(data83 !== null){
+const err186 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2339,11 +2309,10 @@ vErrors.push(err186);
 }
 errors++;
 }
-var _valid7 = _errs203 === errors;
-valid50 = valid50 || _valid7;
-const _errs214 = errors;
-if(data81 !== null){
-const err187 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+var _valid7 = _errs211 === errors;
+valid48 = valid48 || _valid7;
+if(!valid48){
+const err187 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2352,23 +2321,11 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid7 = _errs214 === errors;
-valid50 = valid50 || _valid7;
-if(!valid50){
-const err188 = {instancePath:instancePath+"/collections/" + i7+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err188];
-}
 else {
-vErrors.push(err188);
-}
-errors++;
-}
-else {
-errors = _errs202;
+errors = _errs208;
 if(vErrors !== null){
-if(_errs202){
-vErrors.length = _errs202;
+if(_errs208){
+vErrors.length = _errs208;
 }
 else {
 vErrors = null;
@@ -2378,7 +2335,19 @@ vErrors = null;
 }
 }
 else {
-const err189 = {instancePath:instancePath+"/collections/" + i7,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err188 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err188];
+}
+else {
+vErrors.push(err188);
+}
+errors++;
+}
+}
+}
+else {
+const err189 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2390,7 +2359,7 @@ errors++;
 }
 }
 else {
-const err190 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err190 = {instancePath:instancePath+"/pidm/entities/" + i10,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2400,14 +2369,9 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(data.merges !== undefined){
-let data86 = data.merges;
-const _errs217 = errors;
-let valid54 = false;
-const _errs218 = errors;
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
-if(data86.policy === undefined){
-const err191 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
+}
+else {
+const err191 = {instancePath:instancePath+"/pidm/entities",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2416,8 +2380,16 @@ vErrors.push(err191);
 }
 errors++;
 }
-if(data86.threshold === undefined){
-const err192 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "threshold"},message:"must have required property '"+"threshold"+"'"};
+}
+if(data74.relationships !== undefined){
+let data84 = data74.relationships;
+if(Array.isArray(data84)){
+const len12 = data84.length;
+for(let i12=0; i12<len12; i12++){
+let data85 = data84[i12];
+if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+if(data85.from === undefined){
+const err192 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -2426,8 +2398,8 @@ vErrors.push(err192);
 }
 errors++;
 }
-if(data86.decisions === undefined){
-const err193 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "decisions"},message:"must have required property '"+"decisions"+"'"};
+if(data85.to === undefined){
+const err193 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -2436,9 +2408,8 @@ vErrors.push(err193);
 }
 errors++;
 }
-for(const key16 in data86){
-if(!(((key16 === "policy") || (key16 === "threshold")) || (key16 === "decisions"))){
-const err194 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+if(data85.reference === undefined){
+const err194 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -2447,10 +2418,8 @@ vErrors.push(err194);
 }
 errors++;
 }
-}
-if(data86.policy !== undefined){
-if(typeof data86.policy !== "string"){
-const err195 = {instancePath:instancePath+"/merges/policy",schemaPath:"#/properties/merges/anyOf/0/properties/policy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data85.toCardinality === undefined){
+const err195 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "toCardinality"},message:"must have required property '"+"toCardinality"+"'"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -2459,11 +2428,8 @@ vErrors.push(err195);
 }
 errors++;
 }
-}
-if(data86.threshold !== undefined){
-let data88 = data86.threshold;
-if(!((typeof data88 == "number") && (isFinite(data88)))){
-const err196 = {instancePath:instancePath+"/merges/threshold",schemaPath:"#/properties/merges/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data85.written === undefined){
+const err196 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "written"},message:"must have required property '"+"written"+"'"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -2472,16 +2438,8 @@ vErrors.push(err196);
 }
 errors++;
 }
-}
-if(data86.decisions !== undefined){
-let data89 = data86.decisions;
-if(Array.isArray(data89)){
-const len15 = data89.length;
-for(let i15=0; i15<len15; i15++){
-let data90 = data89[i15];
-if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
-if(data90.left === undefined){
-const err197 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "left"},message:"must have required property '"+"left"+"'"};
+if(data85.kind === undefined){
+const err197 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -2490,8 +2448,9 @@ vErrors.push(err197);
 }
 errors++;
 }
-if(data90.right === undefined){
-const err198 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "right"},message:"must have required property '"+"right"+"'"};
+for(const key17 in data85){
+if(!((((((key17 === "from") || (key17 === "to")) || (key17 === "reference")) || (key17 === "toCardinality")) || (key17 === "written")) || (key17 === "kind"))){
+const err198 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -2500,8 +2459,10 @@ vErrors.push(err198);
 }
 errors++;
 }
-if(data90.common === undefined){
-const err199 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "common"},message:"must have required property '"+"common"+"'"};
+}
+if(data85.from !== undefined){
+if(typeof data85.from !== "string"){
+const err199 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/from",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -2510,8 +2471,10 @@ vErrors.push(err199);
 }
 errors++;
 }
-if(data90.leftSize === undefined){
-const err200 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftSize"},message:"must have required property '"+"leftSize"+"'"};
+}
+if(data85.to !== undefined){
+if(typeof data85.to !== "string"){
+const err200 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/to",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -2520,8 +2483,10 @@ vErrors.push(err200);
 }
 errors++;
 }
-if(data90.rightSize === undefined){
-const err201 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightSize"},message:"must have required property '"+"rightSize"+"'"};
+}
+if(data85.reference !== undefined){
+if(typeof data85.reference !== "string"){
+const err201 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/reference",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -2530,8 +2495,11 @@ vErrors.push(err201);
 }
 errors++;
 }
-if(data90.leftRatio === undefined){
-const err202 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftRatio"},message:"must have required property '"+"leftRatio"+"'"};
+}
+if(data85.toCardinality !== undefined){
+let data89 = data85.toCardinality;
+if(!((((data89 === "exactly-one") || (data89 === "zero-or-one")) || (data89 === "zero-or-more")) || (data89 === "one-or-more"))){
+const err202 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/toCardinality",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/toCardinality/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.toCardinality.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -2540,8 +2508,10 @@ vErrors.push(err202);
 }
 errors++;
 }
-if(data90.rightRatio === undefined){
-const err203 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightRatio"},message:"must have required property '"+"rightRatio"+"'"};
+}
+if(data85.written !== undefined){
+if(typeof data85.written !== "string"){
+const err203 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/written",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/written/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -2550,8 +2520,11 @@ vErrors.push(err203);
 }
 errors++;
 }
-if(data90.merged === undefined){
-const err204 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "merged"},message:"must have required property '"+"merged"+"'"};
+}
+if(data85.kind !== undefined){
+let data91 = data85.kind;
+if(!(((data91 === "one") || (data91 === "optional")) || (data91 === "many"))){
+const err204 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/kind",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -2560,8 +2533,10 @@ vErrors.push(err204);
 }
 errors++;
 }
-if(data90.outcome === undefined){
-const err205 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
+}
+}
+else {
+const err205 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -2570,9 +2545,10 @@ vErrors.push(err205);
 }
 errors++;
 }
-for(const key17 in data90){
-if(!(func1.call(schema31.properties.merges.anyOf[0].properties.decisions.items.properties, key17))){
-const err206 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+}
+}
+else {
+const err206 = {instancePath:instancePath+"/pidm/relationships",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -2582,9 +2558,9 @@ vErrors.push(err206);
 errors++;
 }
 }
-if(data90.left !== undefined){
-if(typeof data90.left !== "string"){
-const err207 = {instancePath:instancePath+"/merges/decisions/" + i15+"/left",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/left/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err207 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -2593,10 +2569,11 @@ vErrors.push(err207);
 }
 errors++;
 }
-}
-if(data90.right !== undefined){
-if(typeof data90.right !== "string"){
-const err208 = {instancePath:instancePath+"/merges/decisions/" + i15+"/right",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/right/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid6 = _errs186 === errors;
+valid40 = valid40 || _valid6;
+const _errs228 = errors;
+if(data74 !== null){
+const err208 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -2605,11 +2582,10 @@ vErrors.push(err208);
 }
 errors++;
 }
-}
-if(data90.common !== undefined){
-let data93 = data90.common;
-if(!(((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93))) && (isFinite(data93)))){
-const err209 = {instancePath:instancePath+"/merges/decisions/" + i15+"/common",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/common/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+var _valid6 = _errs228 === errors;
+valid40 = valid40 || _valid6;
+if(!valid40){
+const err209 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -2618,11 +2594,27 @@ vErrors.push(err209);
 }
 errors++;
 }
+else {
+errors = _errs185;
+if(vErrors !== null){
+if(_errs185){
+vErrors.length = _errs185;
 }
-if(data90.leftSize !== undefined){
-let data94 = data90.leftSize;
-if(!(((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94))) && (isFinite(data94)))){
-const err210 = {instancePath:instancePath+"/merges/decisions/" + i15+"/leftSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.collections !== undefined){
+let data92 = data.collections;
+if(Array.isArray(data92)){
+const len13 = data92.length;
+for(let i13=0; i13<len13; i13++){
+let data93 = data92[i13];
+if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
+if(data93.name === undefined){
+const err210 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -2631,11 +2623,8 @@ vErrors.push(err210);
 }
 errors++;
 }
-}
-if(data90.rightSize !== undefined){
-let data95 = data90.rightSize;
-if(!(((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95))) && (isFinite(data95)))){
-const err211 = {instancePath:instancePath+"/merges/decisions/" + i15+"/rightSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data93.grain === undefined){
+const err211 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "grain"},message:"must have required property '"+"grain"+"'"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -2644,10 +2633,8 @@ vErrors.push(err211);
 }
 errors++;
 }
-}
-if(data90.leftRatio !== undefined){
-if(typeof data90.leftRatio !== "string"){
-const err212 = {instancePath:instancePath+"/merges/decisions/" + i15+"/leftRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data93.nodes === undefined){
+const err212 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "nodes"},message:"must have required property '"+"nodes"+"'"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -2656,10 +2643,8 @@ vErrors.push(err212);
 }
 errors++;
 }
-}
-if(data90.rightRatio !== undefined){
-if(typeof data90.rightRatio !== "string"){
-const err213 = {instancePath:instancePath+"/merges/decisions/" + i15+"/rightRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data93.edges === undefined){
+const err213 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "edges"},message:"must have required property '"+"edges"+"'"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -2668,10 +2653,8 @@ vErrors.push(err213);
 }
 errors++;
 }
-}
-if(data90.merged !== undefined){
-if(typeof data90.merged !== "boolean"){
-const err214 = {instancePath:instancePath+"/merges/decisions/" + i15+"/merged",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/merged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data93.key === undefined){
+const err214 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -2680,10 +2663,8 @@ vErrors.push(err214);
 }
 errors++;
 }
-}
-if(data90.outcome !== undefined){
-if(typeof data90.outcome !== "string"){
-const err215 = {instancePath:instancePath+"/merges/decisions/" + i15+"/outcome",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data93.fields === undefined){
+const err215 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -2692,10 +2673,8 @@ vErrors.push(err215);
 }
 errors++;
 }
-}
-}
-else {
-const err216 = {instancePath:instancePath+"/merges/decisions/" + i15,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data93.queries === undefined){
+const err216 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -2704,10 +2683,8 @@ vErrors.push(err216);
 }
 errors++;
 }
-}
-}
-else {
-const err217 = {instancePath:instancePath+"/merges/decisions",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data93.coreKeys === undefined){
+const err217 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "coreKeys"},message:"must have required property '"+"coreKeys"+"'"};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -2716,10 +2693,9 @@ vErrors.push(err217);
 }
 errors++;
 }
-}
-}
-else {
-const err218 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key18 in data93){
+if(!((((((((key18 === "name") || (key18 === "grain")) || (key18 === "nodes")) || (key18 === "edges")) || (key18 === "key")) || (key18 === "fields")) || (key18 === "queries")) || (key18 === "coreKeys"))){
+const err218 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -2728,11 +2704,10 @@ vErrors.push(err218);
 }
 errors++;
 }
-var _valid8 = _errs218 === errors;
-valid54 = valid54 || _valid8;
-const _errs248 = errors;
-if(data86 !== null){
-const err219 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data93.name !== undefined){
+if(typeof data93.name !== "string"){
+const err219 = {instancePath:instancePath+"/collections/" + i13+"/name",schemaPath:"#/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -2741,10 +2716,10 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid8 = _errs248 === errors;
-valid54 = valid54 || _valid8;
-if(!valid54){
-const err220 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data93.grain !== undefined){
+if(typeof data93.grain !== "string"){
+const err220 = {instancePath:instancePath+"/collections/" + i13+"/grain",schemaPath:"#/properties/collections/items/properties/grain/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -2753,27 +2728,16 @@ vErrors.push(err220);
 }
 errors++;
 }
-else {
-errors = _errs217;
-if(vErrors !== null){
-if(_errs217){
-vErrors.length = _errs217;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.queries !== undefined){
-let data100 = data.queries;
-if(Array.isArray(data100)){
-const len16 = data100.length;
-for(let i16=0; i16<len16; i16++){
-let data101 = data100[i16];
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
-if(data101.name === undefined){
-const err221 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data93.nodes !== undefined){
+let data96 = data93.nodes;
+if(Array.isArray(data96)){
+const len14 = data96.length;
+for(let i14=0; i14<len14; i14++){
+let data97 = data96[i14];
+if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
+if(data97.id === undefined){
+const err221 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -2782,8 +2746,8 @@ vErrors.push(err221);
 }
 errors++;
 }
-if(data101.collection === undefined){
-const err222 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
+if(data97.name === undefined){
+const err222 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -2792,8 +2756,8 @@ vErrors.push(err222);
 }
 errors++;
 }
-if(data101.params === undefined){
-const err223 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+if(data97.entity === undefined){
+const err223 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -2802,8 +2766,8 @@ vErrors.push(err223);
 }
 errors++;
 }
-if(data101.where === undefined){
-const err224 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "where"},message:"must have required property '"+"where"+"'"};
+if(data97.root === undefined){
+const err224 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -2812,8 +2776,9 @@ vErrors.push(err224);
 }
 errors++;
 }
-if(data101.orderBy === undefined){
-const err225 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "orderBy"},message:"must have required property '"+"orderBy"+"'"};
+for(const key19 in data97){
+if(!((((key19 === "id") || (key19 === "name")) || (key19 === "entity")) || (key19 === "root"))){
+const err225 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -2822,8 +2787,10 @@ vErrors.push(err225);
 }
 errors++;
 }
-if(data101.select === undefined){
-const err226 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "select"},message:"must have required property '"+"select"+"'"};
+}
+if(data97.id !== undefined){
+if(typeof data97.id !== "string"){
+const err226 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14+"/id",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -2832,8 +2799,10 @@ vErrors.push(err226);
 }
 errors++;
 }
-if(data101.access === undefined){
-const err227 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+}
+if(data97.name !== undefined){
+if(typeof data97.name !== "string"){
+const err227 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14+"/name",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -2842,8 +2811,10 @@ vErrors.push(err227);
 }
 errors++;
 }
-if(data101.core === undefined){
-const err228 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "core"},message:"must have required property '"+"core"+"'"};
+}
+if(data97.entity !== undefined){
+if(typeof data97.entity !== "string"){
+const err228 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14+"/entity",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -2852,9 +2823,10 @@ vErrors.push(err228);
 }
 errors++;
 }
-for(const key18 in data101){
-if(!((((((((key18 === "name") || (key18 === "collection")) || (key18 === "params")) || (key18 === "where")) || (key18 === "orderBy")) || (key18 === "select")) || (key18 === "access")) || (key18 === "core"))){
-const err229 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+}
+if(data97.root !== undefined){
+if(typeof data97.root !== "boolean"){
+const err229 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14+"/root",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/root/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -2864,9 +2836,9 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(data101.name !== undefined){
-if(typeof data101.name !== "string"){
-const err230 = {instancePath:instancePath+"/queries/" + i16+"/name",schemaPath:"#/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err230 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -2876,9 +2848,9 @@ vErrors.push(err230);
 errors++;
 }
 }
-if(data101.collection !== undefined){
-if(typeof data101.collection !== "string"){
-const err231 = {instancePath:instancePath+"/queries/" + i16+"/collection",schemaPath:"#/properties/queries/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err231 = {instancePath:instancePath+"/collections/" + i13+"/nodes",schemaPath:"#/properties/collections/items/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -2888,15 +2860,15 @@ vErrors.push(err231);
 errors++;
 }
 }
-if(data101.params !== undefined){
-let data104 = data101.params;
-if(Array.isArray(data104)){
-const len17 = data104.length;
-for(let i17=0; i17<len17; i17++){
-let data105 = data104[i17];
-if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
-if(data105.name === undefined){
-const err232 = {instancePath:instancePath+"/queries/" + i16+"/params/" + i17,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data93.edges !== undefined){
+let data102 = data93.edges;
+if(Array.isArray(data102)){
+const len15 = data102.length;
+for(let i15=0; i15<len15; i15++){
+let data103 = data102[i15];
+if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+if(data103.from === undefined){
+const err232 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -2905,8 +2877,8 @@ vErrors.push(err232);
 }
 errors++;
 }
-if(data105.type === undefined){
-const err233 = {instancePath:instancePath+"/queries/" + i16+"/params/" + i17,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data103.to === undefined){
+const err233 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -2915,9 +2887,8 @@ vErrors.push(err233);
 }
 errors++;
 }
-for(const key19 in data105){
-if(!((key19 === "name") || (key19 === "type"))){
-const err234 = {instancePath:instancePath+"/queries/" + i16+"/params/" + i17,schemaPath:"#/properties/queries/items/properties/params/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
+if(data103.reference === undefined){
+const err234 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -2926,10 +2897,8 @@ vErrors.push(err234);
 }
 errors++;
 }
-}
-if(data105.name !== undefined){
-if(typeof data105.name !== "string"){
-const err235 = {instancePath:instancePath+"/queries/" + i16+"/params/" + i17+"/name",schemaPath:"#/properties/queries/items/properties/params/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data103.cardinality === undefined){
+const err235 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "cardinality"},message:"must have required property '"+"cardinality"+"'"};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -2938,10 +2907,9 @@ vErrors.push(err235);
 }
 errors++;
 }
-}
-if(data105.type !== undefined){
-if(typeof data105.type !== "string"){
-const err236 = {instancePath:instancePath+"/queries/" + i16+"/params/" + i17+"/type",schemaPath:"#/properties/queries/items/properties/params/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key20 in data103){
+if(!((((key20 === "from") || (key20 === "to")) || (key20 === "reference")) || (key20 === "cardinality"))){
+const err236 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -2951,9 +2919,9 @@ vErrors.push(err236);
 errors++;
 }
 }
-}
-else {
-const err237 = {instancePath:instancePath+"/queries/" + i16+"/params/" + i17,schemaPath:"#/properties/queries/items/properties/params/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data103.from !== undefined){
+if(typeof data103.from !== "string"){
+const err237 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15+"/from",schemaPath:"#/properties/collections/items/properties/edges/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -2963,9 +2931,9 @@ vErrors.push(err237);
 errors++;
 }
 }
-}
-else {
-const err238 = {instancePath:instancePath+"/queries/" + i16+"/params",schemaPath:"#/properties/queries/items/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data103.to !== undefined){
+if(typeof data103.to !== "string"){
+const err238 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15+"/to",schemaPath:"#/properties/collections/items/properties/edges/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -2975,13 +2943,9 @@ vErrors.push(err238);
 errors++;
 }
 }
-if(data101.where !== undefined){
-let data108 = data101.where;
-const _errs269 = errors;
-let valid65 = false;
-const _errs270 = errors;
-if(typeof data108 !== "string"){
-const err239 = {instancePath:instancePath+"/queries/" + i16+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data103.reference !== undefined){
+if(typeof data103.reference !== "string"){
+const err239 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15+"/reference",schemaPath:"#/properties/collections/items/properties/edges/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err239];
 }
@@ -2990,11 +2954,10 @@ vErrors.push(err239);
 }
 errors++;
 }
-var _valid9 = _errs270 === errors;
-valid65 = valid65 || _valid9;
-const _errs272 = errors;
-if(data108 !== null){
-const err240 = {instancePath:instancePath+"/queries/" + i16+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data103.cardinality !== undefined){
+if(typeof data103.cardinality !== "string"){
+const err240 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15+"/cardinality",schemaPath:"#/properties/collections/items/properties/edges/items/properties/cardinality/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err240];
 }
@@ -3003,10 +2966,10 @@ vErrors.push(err240);
 }
 errors++;
 }
-var _valid9 = _errs272 === errors;
-valid65 = valid65 || _valid9;
-if(!valid65){
-const err241 = {instancePath:instancePath+"/queries/" + i16+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+else {
+const err241 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err241];
 }
@@ -3015,25 +2978,10 @@ vErrors.push(err241);
 }
 errors++;
 }
-else {
-errors = _errs269;
-if(vErrors !== null){
-if(_errs269){
-vErrors.length = _errs269;
+}
 }
 else {
-vErrors = null;
-}
-}
-}
-}
-if(data101.orderBy !== undefined){
-let data109 = data101.orderBy;
-if(Array.isArray(data109)){
-const len18 = data109.length;
-for(let i18=0; i18<len18; i18++){
-if(typeof data109[i18] !== "string"){
-const err242 = {instancePath:instancePath+"/queries/" + i16+"/orderBy/" + i18,schemaPath:"#/properties/queries/items/properties/orderBy/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err242 = {instancePath:instancePath+"/collections/" + i13+"/edges",schemaPath:"#/properties/collections/items/properties/edges/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err242];
 }
@@ -3043,9 +2991,11 @@ vErrors.push(err242);
 errors++;
 }
 }
-}
-else {
-const err243 = {instancePath:instancePath+"/queries/" + i16+"/orderBy",schemaPath:"#/properties/queries/items/properties/orderBy/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data93.key !== undefined){
+let data108 = data93.key;
+if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
+if(data108.field === undefined){
+const err243 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
 if(vErrors === null){
 vErrors = [err243];
 }
@@ -3054,14 +3004,8 @@ vErrors.push(err243);
 }
 errors++;
 }
-}
-if(data101.select !== undefined){
-let data111 = data101.select;
-if(Array.isArray(data111)){
-const len19 = data111.length;
-for(let i19=0; i19<len19; i19++){
-if(typeof data111[i19] !== "string"){
-const err244 = {instancePath:instancePath+"/queries/" + i16+"/select/" + i19,schemaPath:"#/properties/queries/items/properties/select/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data108.kind === undefined){
+const err244 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err244];
 }
@@ -3070,10 +3014,8 @@ vErrors.push(err244);
 }
 errors++;
 }
-}
-}
-else {
-const err245 = {instancePath:instancePath+"/queries/" + i16+"/select",schemaPath:"#/properties/queries/items/properties/select/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data108.parts === undefined){
+const err245 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
 if(vErrors === null){
 vErrors = [err245];
 }
@@ -3082,15 +3024,8 @@ vErrors.push(err245);
 }
 errors++;
 }
-}
-if(data101.access !== undefined){
-let data113 = data101.access;
-const _errs283 = errors;
-let valid70 = false;
-const _errs284 = errors;
-if(data113 && typeof data113 == "object" && !Array.isArray(data113)){
-if(data113.index === undefined){
-const err246 = {instancePath:instancePath+"/queries/" + i16+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
+if(data108.pattern === undefined){
+const err246 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
 if(vErrors === null){
 vErrors = [err246];
 }
@@ -3099,8 +3034,9 @@ vErrors.push(err246);
 }
 errors++;
 }
-if(data113.operation === undefined){
-const err247 = {instancePath:instancePath+"/queries/" + i16+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'"};
+for(const key21 in data108){
+if(!((((key21 === "field") || (key21 === "kind")) || (key21 === "parts")) || (key21 === "pattern"))){
+const err247 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err247];
 }
@@ -3109,8 +3045,10 @@ vErrors.push(err247);
 }
 errors++;
 }
-if(data113.filter === undefined){
-const err248 = {instancePath:instancePath+"/queries/" + i16+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
+}
+if(data108.field !== undefined){
+if(typeof data108.field !== "string"){
+const err248 = {instancePath:instancePath+"/collections/" + i13+"/key/field",schemaPath:"#/properties/collections/items/properties/key/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err248];
 }
@@ -3119,8 +3057,11 @@ vErrors.push(err248);
 }
 errors++;
 }
-if(data113.sort === undefined){
-const err249 = {instancePath:instancePath+"/queries/" + i16+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
+}
+if(data108.kind !== undefined){
+let data110 = data108.kind;
+if(!((data110 === "natural") || (data110 === "counter"))){
+const err249 = {instancePath:instancePath+"/collections/" + i13+"/key/kind",schemaPath:"#/properties/collections/items/properties/key/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.collections.items.properties.key.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err249];
 }
@@ -3129,8 +3070,14 @@ vErrors.push(err249);
 }
 errors++;
 }
-if(data113.command === undefined){
-const err250 = {instancePath:instancePath+"/queries/" + i16+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+}
+if(data108.parts !== undefined){
+let data111 = data108.parts;
+if(Array.isArray(data111)){
+const len16 = data111.length;
+for(let i16=0; i16<len16; i16++){
+if(typeof data111[i16] !== "string"){
+const err250 = {instancePath:instancePath+"/collections/" + i13+"/key/parts/" + i16,schemaPath:"#/properties/collections/items/properties/key/properties/parts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err250];
 }
@@ -3139,9 +3086,10 @@ vErrors.push(err250);
 }
 errors++;
 }
-for(const key20 in data113){
-if(!(((((key20 === "index") || (key20 === "operation")) || (key20 === "filter")) || (key20 === "sort")) || (key20 === "command"))){
-const err251 = {instancePath:instancePath+"/queries/" + i16+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
+}
+}
+else {
+const err251 = {instancePath:instancePath+"/collections/" + i13+"/key/parts",schemaPath:"#/properties/collections/items/properties/key/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err251];
 }
@@ -3151,9 +3099,9 @@ vErrors.push(err251);
 errors++;
 }
 }
-if(data113.index !== undefined){
-if(typeof data113.index !== "string"){
-const err252 = {instancePath:instancePath+"/queries/" + i16+"/access/index",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/index/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data108.pattern !== undefined){
+if(typeof data108.pattern !== "string"){
+const err252 = {instancePath:instancePath+"/collections/" + i13+"/key/pattern",schemaPath:"#/properties/collections/items/properties/key/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err252];
 }
@@ -3163,9 +3111,9 @@ vErrors.push(err252);
 errors++;
 }
 }
-if(data113.operation !== undefined){
-if(typeof data113.operation !== "string"){
-const err253 = {instancePath:instancePath+"/queries/" + i16+"/access/operation",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err253 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err253];
 }
@@ -3175,9 +3123,15 @@ vErrors.push(err253);
 errors++;
 }
 }
-if(data113.filter !== undefined){
-if(typeof data113.filter !== "string"){
-const err254 = {instancePath:instancePath+"/queries/" + i16+"/access/filter",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data93.fields !== undefined){
+let data114 = data93.fields;
+if(Array.isArray(data114)){
+const len17 = data114.length;
+for(let i17=0; i17<len17; i17++){
+let data115 = data114[i17];
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+if(data115.name === undefined){
+const err254 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err254];
 }
@@ -3186,10 +3140,8 @@ vErrors.push(err254);
 }
 errors++;
 }
-}
-if(data113.sort !== undefined){
-if(typeof data113.sort !== "string"){
-const err255 = {instancePath:instancePath+"/queries/" + i16+"/access/sort",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data115.type === undefined){
+const err255 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err255];
 }
@@ -3198,10 +3150,8 @@ vErrors.push(err255);
 }
 errors++;
 }
-}
-if(data113.command !== undefined){
-if(typeof data113.command !== "string"){
-const err256 = {instancePath:instancePath+"/queries/" + i16+"/access/command",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data115.source === undefined){
+const err256 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err256];
 }
@@ -3210,10 +3160,8 @@ vErrors.push(err256);
 }
 errors++;
 }
-}
-}
-else {
-const err257 = {instancePath:instancePath+"/queries/" + i16+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data115.label === undefined){
+const err257 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
 if(vErrors === null){
 vErrors = [err257];
 }
@@ -3222,11 +3170,8 @@ vErrors.push(err257);
 }
 errors++;
 }
-var _valid10 = _errs284 === errors;
-valid70 = valid70 || _valid10;
-const _errs297 = errors;
-if(data113 !== null){
-const err258 = {instancePath:instancePath+"/queries/" + i16+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(data115.roles === undefined){
+const err258 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
 if(vErrors === null){
 vErrors = [err258];
 }
@@ -3235,10 +3180,8 @@ vErrors.push(err258);
 }
 errors++;
 }
-var _valid10 = _errs297 === errors;
-valid70 = valid70 || _valid10;
-if(!valid70){
-const err259 = {instancePath:instancePath+"/queries/" + i16+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data115.indexed === undefined){
+const err259 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "indexed"},message:"must have required property '"+"indexed"+"'"};
 if(vErrors === null){
 vErrors = [err259];
 }
@@ -3247,26 +3190,9 @@ vErrors.push(err259);
 }
 errors++;
 }
-else {
-errors = _errs283;
-if(vErrors !== null){
-if(_errs283){
-vErrors.length = _errs283;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data101.core !== undefined){
-let data119 = data101.core;
-const _errs300 = errors;
-let valid72 = false;
-const _errs301 = errors;
-if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
-if(data119.function === undefined){
-const err260 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
+for(const key22 in data115){
+if(!((((((key22 === "name") || (key22 === "type")) || (key22 === "source")) || (key22 === "label")) || (key22 === "roles")) || (key22 === "indexed"))){
+const err260 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err260];
 }
@@ -3275,8 +3201,10 @@ vErrors.push(err260);
 }
 errors++;
 }
-if(data119.keys === undefined){
-const err261 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
+}
+if(data115.name !== undefined){
+if(typeof data115.name !== "string"){
+const err261 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/name",schemaPath:"#/properties/collections/items/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err261];
 }
@@ -3285,8 +3213,10 @@ vErrors.push(err261);
 }
 errors++;
 }
-if(data119.args === undefined){
-const err262 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "args"},message:"must have required property '"+"args"+"'"};
+}
+if(data115.type !== undefined){
+if(typeof data115.type !== "string"){
+const err262 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/type",schemaPath:"#/properties/collections/items/properties/fields/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err262];
 }
@@ -3295,8 +3225,10 @@ vErrors.push(err262);
 }
 errors++;
 }
-if(data119.command === undefined){
-const err263 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+}
+if(data115.source !== undefined){
+if(typeof data115.source !== "string"){
+const err263 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/source",schemaPath:"#/properties/collections/items/properties/fields/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err263];
 }
@@ -3305,8 +3237,10 @@ vErrors.push(err263);
 }
 errors++;
 }
-if(data119.clusterCommand === undefined){
-const err264 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "clusterCommand"},message:"must have required property '"+"clusterCommand"+"'"};
+}
+if(data115.label !== undefined){
+if(typeof data115.label !== "string"){
+const err264 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/label",schemaPath:"#/properties/collections/items/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err264];
 }
@@ -3315,8 +3249,14 @@ vErrors.push(err264);
 }
 errors++;
 }
-if(data119.access === undefined){
-const err265 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+}
+if(data115.roles !== undefined){
+let data120 = data115.roles;
+if(Array.isArray(data120)){
+const len18 = data120.length;
+for(let i18=0; i18<len18; i18++){
+if(typeof data120[i18] !== "string"){
+const err265 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/roles/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err265];
 }
@@ -3325,8 +3265,10 @@ vErrors.push(err265);
 }
 errors++;
 }
-if(data119.indexKeys === undefined){
-const err266 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "indexKeys"},message:"must have required property '"+"indexKeys"+"'"};
+}
+}
+else {
+const err266 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/roles",schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err266];
 }
@@ -3335,8 +3277,10 @@ vErrors.push(err266);
 }
 errors++;
 }
-if(data119.rowKeys === undefined){
-const err267 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "rowKeys"},message:"must have required property '"+"rowKeys"+"'"};
+}
+if(data115.indexed !== undefined){
+if(typeof data115.indexed !== "boolean"){
+const err267 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/indexed",schemaPath:"#/properties/collections/items/properties/fields/items/properties/indexed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err267];
 }
@@ -3345,8 +3289,10 @@ vErrors.push(err267);
 }
 errors++;
 }
-if(data119.server === undefined){
-const err268 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+}
+}
+else {
+const err268 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err268];
 }
@@ -3355,8 +3301,10 @@ vErrors.push(err268);
 }
 errors++;
 }
-if(data119.cluster === undefined){
-const err269 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "cluster"},message:"must have required property '"+"cluster"+"'"};
+}
+}
+else {
+const err269 = {instancePath:instancePath+"/collections/" + i13+"/fields",schemaPath:"#/properties/collections/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err269];
 }
@@ -3365,8 +3313,14 @@ vErrors.push(err269);
 }
 errors++;
 }
-if(data119.warning === undefined){
-const err270 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "warning"},message:"must have required property '"+"warning"+"'"};
+}
+if(data93.queries !== undefined){
+let data123 = data93.queries;
+if(Array.isArray(data123)){
+const len19 = data123.length;
+for(let i19=0; i19<len19; i19++){
+if(typeof data123[i19] !== "string"){
+const err270 = {instancePath:instancePath+"/collections/" + i13+"/queries/" + i19,schemaPath:"#/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err270];
 }
@@ -3375,9 +3329,10 @@ vErrors.push(err270);
 }
 errors++;
 }
-for(const key21 in data119){
-if(!(func1.call(schema31.properties.queries.items.properties.core.anyOf[0].properties, key21))){
-const err271 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
+}
+}
+else {
+const err271 = {instancePath:instancePath+"/collections/" + i13+"/queries",schemaPath:"#/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err271];
 }
@@ -3387,9 +3342,18 @@ vErrors.push(err271);
 errors++;
 }
 }
-if(data119.function !== undefined){
-if(typeof data119.function !== "string"){
-const err272 = {instancePath:instancePath+"/queries/" + i16+"/core/function",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data93.coreKeys !== undefined){
+let data125 = data93.coreKeys;
+const _errs301 = errors;
+let valid71 = false;
+const _errs302 = errors;
+if(Array.isArray(data125)){
+const len20 = data125.length;
+for(let i20=0; i20<len20; i20++){
+let data126 = data125[i20];
+if(data126 && typeof data126 == "object" && !Array.isArray(data126)){
+if(data126.key === undefined){
+const err272 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err272];
 }
@@ -3398,14 +3362,8 @@ vErrors.push(err272);
 }
 errors++;
 }
-}
-if(data119.keys !== undefined){
-let data121 = data119.keys;
-if(Array.isArray(data121)){
-const len20 = data121.length;
-for(let i20=0; i20<len20; i20++){
-if(typeof data121[i20] !== "string"){
-const err273 = {instancePath:instancePath+"/queries/" + i16+"/core/keys/" + i20,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data126.kind === undefined){
+const err273 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err273];
 }
@@ -3414,10 +3372,8 @@ vErrors.push(err273);
 }
 errors++;
 }
-}
-}
-else {
-const err274 = {instancePath:instancePath+"/queries/" + i16+"/core/keys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data126.holds === undefined){
+const err274 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "holds"},message:"must have required property '"+"holds"+"'"};
 if(vErrors === null){
 vErrors = [err274];
 }
@@ -3426,14 +3382,9 @@ vErrors.push(err274);
 }
 errors++;
 }
-}
-if(data119.args !== undefined){
-let data123 = data119.args;
-if(Array.isArray(data123)){
-const len21 = data123.length;
-for(let i21=0; i21<len21; i21++){
-if(typeof data123[i21] !== "string"){
-const err275 = {instancePath:instancePath+"/queries/" + i16+"/core/args/" + i21,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key23 in data126){
+if(!(((key23 === "key") || (key23 === "kind")) || (key23 === "holds"))){
+const err275 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err275];
 }
@@ -3443,9 +3394,9 @@ vErrors.push(err275);
 errors++;
 }
 }
-}
-else {
-const err276 = {instancePath:instancePath+"/queries/" + i16+"/core/args",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data126.key !== undefined){
+if(typeof data126.key !== "string"){
+const err276 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20+"/key",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err276];
 }
@@ -3455,9 +3406,9 @@ vErrors.push(err276);
 errors++;
 }
 }
-if(data119.command !== undefined){
-if(typeof data119.command !== "string"){
-const err277 = {instancePath:instancePath+"/queries/" + i16+"/core/command",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data126.kind !== undefined){
+if(typeof data126.kind !== "string"){
+const err277 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20+"/kind",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err277];
 }
@@ -3467,9 +3418,9 @@ vErrors.push(err277);
 errors++;
 }
 }
-if(data119.clusterCommand !== undefined){
-if(typeof data119.clusterCommand !== "string"){
-const err278 = {instancePath:instancePath+"/queries/" + i16+"/core/clusterCommand",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/clusterCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data126.holds !== undefined){
+if(typeof data126.holds !== "string"){
+const err278 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20+"/holds",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/holds/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err278];
 }
@@ -3479,9 +3430,9 @@ vErrors.push(err278);
 errors++;
 }
 }
-if(data119.access !== undefined){
-if(typeof data119.access !== "string"){
-const err279 = {instancePath:instancePath+"/queries/" + i16+"/core/access",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/access/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err279 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err279];
 }
@@ -3491,13 +3442,9 @@ vErrors.push(err279);
 errors++;
 }
 }
-if(data119.indexKeys !== undefined){
-let data128 = data119.indexKeys;
-if(Array.isArray(data128)){
-const len22 = data128.length;
-for(let i22=0; i22<len22; i22++){
-if(typeof data128[i22] !== "string"){
-const err280 = {instancePath:instancePath+"/queries/" + i16+"/core/indexKeys/" + i22,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err280 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err280];
 }
@@ -3506,10 +3453,11 @@ vErrors.push(err280);
 }
 errors++;
 }
-}
-}
-else {
-const err281 = {instancePath:instancePath+"/queries/" + i16+"/core/indexKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+var _valid8 = _errs302 === errors;
+valid71 = valid71 || _valid8;
+const _errs313 = errors;
+if(data125 !== null){
+const err281 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err281];
 }
@@ -3518,10 +3466,10 @@ vErrors.push(err281);
 }
 errors++;
 }
-}
-if(data119.rowKeys !== undefined){
-if(typeof data119.rowKeys !== "string"){
-const err282 = {instancePath:instancePath+"/queries/" + i16+"/core/rowKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/rowKeys/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid8 = _errs313 === errors;
+valid71 = valid71 || _valid8;
+if(!valid71){
+const err282 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err282];
 }
@@ -3530,10 +3478,21 @@ vErrors.push(err282);
 }
 errors++;
 }
+else {
+errors = _errs301;
+if(vErrors !== null){
+if(_errs301){
+vErrors.length = _errs301;
 }
-if(data119.server !== undefined){
-if(typeof data119.server !== "string"){
-const err283 = {instancePath:instancePath+"/queries/" + i16+"/core/server",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err283 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err283];
 }
@@ -3543,9 +3502,9 @@ vErrors.push(err283);
 errors++;
 }
 }
-if(data119.cluster !== undefined){
-if(typeof data119.cluster !== "string"){
-const err284 = {instancePath:instancePath+"/queries/" + i16+"/core/cluster",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/cluster/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err284 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err284];
 }
@@ -3555,13 +3514,14 @@ vErrors.push(err284);
 errors++;
 }
 }
-if(data119.warning !== undefined){
-let data133 = data119.warning;
-const _errs331 = errors;
-let valid80 = false;
-const _errs332 = errors;
-if(typeof data133 !== "string"){
-const err285 = {instancePath:instancePath+"/queries/" + i16+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.merges !== undefined){
+let data130 = data.merges;
+const _errs316 = errors;
+let valid75 = false;
+const _errs317 = errors;
+if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+if(data130.policy === undefined){
+const err285 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
 if(vErrors === null){
 vErrors = [err285];
 }
@@ -3570,11 +3530,8 @@ vErrors.push(err285);
 }
 errors++;
 }
-var _valid12 = _errs332 === errors;
-valid80 = valid80 || _valid12;
-const _errs334 = errors;
-if(data133 !== null){
-const err286 = {instancePath:instancePath+"/queries/" + i16+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(data130.threshold === undefined){
+const err286 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "threshold"},message:"must have required property '"+"threshold"+"'"};
 if(vErrors === null){
 vErrors = [err286];
 }
@@ -3583,10 +3540,8 @@ vErrors.push(err286);
 }
 errors++;
 }
-var _valid12 = _errs334 === errors;
-valid80 = valid80 || _valid12;
-if(!valid80){
-const err287 = {instancePath:instancePath+"/queries/" + i16+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data130.decisions === undefined){
+const err287 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "decisions"},message:"must have required property '"+"decisions"+"'"};
 if(vErrors === null){
 vErrors = [err287];
 }
@@ -3595,21 +3550,9 @@ vErrors.push(err287);
 }
 errors++;
 }
-else {
-errors = _errs331;
-if(vErrors !== null){
-if(_errs331){
-vErrors.length = _errs331;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err288 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key24 in data130){
+if(!(((key24 === "policy") || (key24 === "threshold")) || (key24 === "decisions"))){
+const err288 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err288];
 }
@@ -3618,11 +3561,10 @@ vErrors.push(err288);
 }
 errors++;
 }
-var _valid11 = _errs301 === errors;
-valid72 = valid72 || _valid11;
-const _errs336 = errors;
-if(data119 !== null){
-const err289 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data130.policy !== undefined){
+if(typeof data130.policy !== "string"){
+const err289 = {instancePath:instancePath+"/merges/policy",schemaPath:"#/properties/merges/anyOf/0/properties/policy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err289];
 }
@@ -3631,10 +3573,11 @@ vErrors.push(err289);
 }
 errors++;
 }
-var _valid11 = _errs336 === errors;
-valid72 = valid72 || _valid11;
-if(!valid72){
-const err290 = {instancePath:instancePath+"/queries/" + i16+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data130.threshold !== undefined){
+let data132 = data130.threshold;
+if(!((typeof data132 == "number") && (isFinite(data132)))){
+const err290 = {instancePath:instancePath+"/merges/threshold",schemaPath:"#/properties/merges/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err290];
 }
@@ -3643,11 +3586,1134 @@ vErrors.push(err290);
 }
 errors++;
 }
+}
+if(data130.decisions !== undefined){
+let data133 = data130.decisions;
+if(Array.isArray(data133)){
+const len21 = data133.length;
+for(let i21=0; i21<len21; i21++){
+let data134 = data133[i21];
+if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
+if(data134.left === undefined){
+const err291 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "left"},message:"must have required property '"+"left"+"'"};
+if(vErrors === null){
+vErrors = [err291];
+}
 else {
-errors = _errs300;
+vErrors.push(err291);
+}
+errors++;
+}
+if(data134.right === undefined){
+const err292 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "right"},message:"must have required property '"+"right"+"'"};
+if(vErrors === null){
+vErrors = [err292];
+}
+else {
+vErrors.push(err292);
+}
+errors++;
+}
+if(data134.common === undefined){
+const err293 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "common"},message:"must have required property '"+"common"+"'"};
+if(vErrors === null){
+vErrors = [err293];
+}
+else {
+vErrors.push(err293);
+}
+errors++;
+}
+if(data134.leftSize === undefined){
+const err294 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftSize"},message:"must have required property '"+"leftSize"+"'"};
+if(vErrors === null){
+vErrors = [err294];
+}
+else {
+vErrors.push(err294);
+}
+errors++;
+}
+if(data134.rightSize === undefined){
+const err295 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightSize"},message:"must have required property '"+"rightSize"+"'"};
+if(vErrors === null){
+vErrors = [err295];
+}
+else {
+vErrors.push(err295);
+}
+errors++;
+}
+if(data134.leftRatio === undefined){
+const err296 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftRatio"},message:"must have required property '"+"leftRatio"+"'"};
+if(vErrors === null){
+vErrors = [err296];
+}
+else {
+vErrors.push(err296);
+}
+errors++;
+}
+if(data134.rightRatio === undefined){
+const err297 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightRatio"},message:"must have required property '"+"rightRatio"+"'"};
+if(vErrors === null){
+vErrors = [err297];
+}
+else {
+vErrors.push(err297);
+}
+errors++;
+}
+if(data134.merged === undefined){
+const err298 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "merged"},message:"must have required property '"+"merged"+"'"};
+if(vErrors === null){
+vErrors = [err298];
+}
+else {
+vErrors.push(err298);
+}
+errors++;
+}
+if(data134.outcome === undefined){
+const err299 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
+if(vErrors === null){
+vErrors = [err299];
+}
+else {
+vErrors.push(err299);
+}
+errors++;
+}
+for(const key25 in data134){
+if(!(func1.call(schema31.properties.merges.anyOf[0].properties.decisions.items.properties, key25))){
+const err300 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err300];
+}
+else {
+vErrors.push(err300);
+}
+errors++;
+}
+}
+if(data134.left !== undefined){
+if(typeof data134.left !== "string"){
+const err301 = {instancePath:instancePath+"/merges/decisions/" + i21+"/left",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/left/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err301];
+}
+else {
+vErrors.push(err301);
+}
+errors++;
+}
+}
+if(data134.right !== undefined){
+if(typeof data134.right !== "string"){
+const err302 = {instancePath:instancePath+"/merges/decisions/" + i21+"/right",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/right/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err302];
+}
+else {
+vErrors.push(err302);
+}
+errors++;
+}
+}
+if(data134.common !== undefined){
+let data137 = data134.common;
+if(!(((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137))) && (isFinite(data137)))){
+const err303 = {instancePath:instancePath+"/merges/decisions/" + i21+"/common",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/common/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err303];
+}
+else {
+vErrors.push(err303);
+}
+errors++;
+}
+}
+if(data134.leftSize !== undefined){
+let data138 = data134.leftSize;
+if(!(((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138))) && (isFinite(data138)))){
+const err304 = {instancePath:instancePath+"/merges/decisions/" + i21+"/leftSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err304];
+}
+else {
+vErrors.push(err304);
+}
+errors++;
+}
+}
+if(data134.rightSize !== undefined){
+let data139 = data134.rightSize;
+if(!(((typeof data139 == "number") && (!(data139 % 1) && !isNaN(data139))) && (isFinite(data139)))){
+const err305 = {instancePath:instancePath+"/merges/decisions/" + i21+"/rightSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err305];
+}
+else {
+vErrors.push(err305);
+}
+errors++;
+}
+}
+if(data134.leftRatio !== undefined){
+if(typeof data134.leftRatio !== "string"){
+const err306 = {instancePath:instancePath+"/merges/decisions/" + i21+"/leftRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err306];
+}
+else {
+vErrors.push(err306);
+}
+errors++;
+}
+}
+if(data134.rightRatio !== undefined){
+if(typeof data134.rightRatio !== "string"){
+const err307 = {instancePath:instancePath+"/merges/decisions/" + i21+"/rightRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err307];
+}
+else {
+vErrors.push(err307);
+}
+errors++;
+}
+}
+if(data134.merged !== undefined){
+if(typeof data134.merged !== "boolean"){
+const err308 = {instancePath:instancePath+"/merges/decisions/" + i21+"/merged",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/merged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err308];
+}
+else {
+vErrors.push(err308);
+}
+errors++;
+}
+}
+if(data134.outcome !== undefined){
+if(typeof data134.outcome !== "string"){
+const err309 = {instancePath:instancePath+"/merges/decisions/" + i21+"/outcome",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err309];
+}
+else {
+vErrors.push(err309);
+}
+errors++;
+}
+}
+}
+else {
+const err310 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err310];
+}
+else {
+vErrors.push(err310);
+}
+errors++;
+}
+}
+}
+else {
+const err311 = {instancePath:instancePath+"/merges/decisions",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err311];
+}
+else {
+vErrors.push(err311);
+}
+errors++;
+}
+}
+}
+else {
+const err312 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err312];
+}
+else {
+vErrors.push(err312);
+}
+errors++;
+}
+var _valid9 = _errs317 === errors;
+valid75 = valid75 || _valid9;
+const _errs347 = errors;
+if(data130 !== null){
+const err313 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err313];
+}
+else {
+vErrors.push(err313);
+}
+errors++;
+}
+var _valid9 = _errs347 === errors;
+valid75 = valid75 || _valid9;
+if(!valid75){
+const err314 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err314];
+}
+else {
+vErrors.push(err314);
+}
+errors++;
+}
+else {
+errors = _errs316;
 if(vErrors !== null){
-if(_errs300){
-vErrors.length = _errs300;
+if(_errs316){
+vErrors.length = _errs316;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.queries !== undefined){
+let data144 = data.queries;
+if(Array.isArray(data144)){
+const len22 = data144.length;
+for(let i22=0; i22<len22; i22++){
+let data145 = data144[i22];
+if(data145 && typeof data145 == "object" && !Array.isArray(data145)){
+if(data145.name === undefined){
+const err315 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err315];
+}
+else {
+vErrors.push(err315);
+}
+errors++;
+}
+if(data145.collection === undefined){
+const err316 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
+if(vErrors === null){
+vErrors = [err316];
+}
+else {
+vErrors.push(err316);
+}
+errors++;
+}
+if(data145.params === undefined){
+const err317 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+if(vErrors === null){
+vErrors = [err317];
+}
+else {
+vErrors.push(err317);
+}
+errors++;
+}
+if(data145.where === undefined){
+const err318 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "where"},message:"must have required property '"+"where"+"'"};
+if(vErrors === null){
+vErrors = [err318];
+}
+else {
+vErrors.push(err318);
+}
+errors++;
+}
+if(data145.orderBy === undefined){
+const err319 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "orderBy"},message:"must have required property '"+"orderBy"+"'"};
+if(vErrors === null){
+vErrors = [err319];
+}
+else {
+vErrors.push(err319);
+}
+errors++;
+}
+if(data145.select === undefined){
+const err320 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "select"},message:"must have required property '"+"select"+"'"};
+if(vErrors === null){
+vErrors = [err320];
+}
+else {
+vErrors.push(err320);
+}
+errors++;
+}
+if(data145.access === undefined){
+const err321 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+if(vErrors === null){
+vErrors = [err321];
+}
+else {
+vErrors.push(err321);
+}
+errors++;
+}
+if(data145.core === undefined){
+const err322 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "core"},message:"must have required property '"+"core"+"'"};
+if(vErrors === null){
+vErrors = [err322];
+}
+else {
+vErrors.push(err322);
+}
+errors++;
+}
+for(const key26 in data145){
+if(!((((((((key26 === "name") || (key26 === "collection")) || (key26 === "params")) || (key26 === "where")) || (key26 === "orderBy")) || (key26 === "select")) || (key26 === "access")) || (key26 === "core"))){
+const err323 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err323];
+}
+else {
+vErrors.push(err323);
+}
+errors++;
+}
+}
+if(data145.name !== undefined){
+if(typeof data145.name !== "string"){
+const err324 = {instancePath:instancePath+"/queries/" + i22+"/name",schemaPath:"#/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err324];
+}
+else {
+vErrors.push(err324);
+}
+errors++;
+}
+}
+if(data145.collection !== undefined){
+if(typeof data145.collection !== "string"){
+const err325 = {instancePath:instancePath+"/queries/" + i22+"/collection",schemaPath:"#/properties/queries/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err325];
+}
+else {
+vErrors.push(err325);
+}
+errors++;
+}
+}
+if(data145.params !== undefined){
+let data148 = data145.params;
+if(Array.isArray(data148)){
+const len23 = data148.length;
+for(let i23=0; i23<len23; i23++){
+let data149 = data148[i23];
+if(data149 && typeof data149 == "object" && !Array.isArray(data149)){
+if(data149.name === undefined){
+const err326 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err326];
+}
+else {
+vErrors.push(err326);
+}
+errors++;
+}
+if(data149.type === undefined){
+const err327 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err327];
+}
+else {
+vErrors.push(err327);
+}
+errors++;
+}
+for(const key27 in data149){
+if(!((key27 === "name") || (key27 === "type"))){
+const err328 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23,schemaPath:"#/properties/queries/items/properties/params/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err328];
+}
+else {
+vErrors.push(err328);
+}
+errors++;
+}
+}
+if(data149.name !== undefined){
+if(typeof data149.name !== "string"){
+const err329 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23+"/name",schemaPath:"#/properties/queries/items/properties/params/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err329];
+}
+else {
+vErrors.push(err329);
+}
+errors++;
+}
+}
+if(data149.type !== undefined){
+if(typeof data149.type !== "string"){
+const err330 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23+"/type",schemaPath:"#/properties/queries/items/properties/params/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err330];
+}
+else {
+vErrors.push(err330);
+}
+errors++;
+}
+}
+}
+else {
+const err331 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23,schemaPath:"#/properties/queries/items/properties/params/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err331];
+}
+else {
+vErrors.push(err331);
+}
+errors++;
+}
+}
+}
+else {
+const err332 = {instancePath:instancePath+"/queries/" + i22+"/params",schemaPath:"#/properties/queries/items/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err332];
+}
+else {
+vErrors.push(err332);
+}
+errors++;
+}
+}
+if(data145.where !== undefined){
+let data152 = data145.where;
+const _errs368 = errors;
+let valid86 = false;
+const _errs369 = errors;
+if(typeof data152 !== "string"){
+const err333 = {instancePath:instancePath+"/queries/" + i22+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err333];
+}
+else {
+vErrors.push(err333);
+}
+errors++;
+}
+var _valid10 = _errs369 === errors;
+valid86 = valid86 || _valid10;
+const _errs371 = errors;
+if(data152 !== null){
+const err334 = {instancePath:instancePath+"/queries/" + i22+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err334];
+}
+else {
+vErrors.push(err334);
+}
+errors++;
+}
+var _valid10 = _errs371 === errors;
+valid86 = valid86 || _valid10;
+if(!valid86){
+const err335 = {instancePath:instancePath+"/queries/" + i22+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err335];
+}
+else {
+vErrors.push(err335);
+}
+errors++;
+}
+else {
+errors = _errs368;
+if(vErrors !== null){
+if(_errs368){
+vErrors.length = _errs368;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data145.orderBy !== undefined){
+let data153 = data145.orderBy;
+if(Array.isArray(data153)){
+const len24 = data153.length;
+for(let i24=0; i24<len24; i24++){
+if(typeof data153[i24] !== "string"){
+const err336 = {instancePath:instancePath+"/queries/" + i22+"/orderBy/" + i24,schemaPath:"#/properties/queries/items/properties/orderBy/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err336];
+}
+else {
+vErrors.push(err336);
+}
+errors++;
+}
+}
+}
+else {
+const err337 = {instancePath:instancePath+"/queries/" + i22+"/orderBy",schemaPath:"#/properties/queries/items/properties/orderBy/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err337];
+}
+else {
+vErrors.push(err337);
+}
+errors++;
+}
+}
+if(data145.select !== undefined){
+let data155 = data145.select;
+if(Array.isArray(data155)){
+const len25 = data155.length;
+for(let i25=0; i25<len25; i25++){
+if(typeof data155[i25] !== "string"){
+const err338 = {instancePath:instancePath+"/queries/" + i22+"/select/" + i25,schemaPath:"#/properties/queries/items/properties/select/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err338];
+}
+else {
+vErrors.push(err338);
+}
+errors++;
+}
+}
+}
+else {
+const err339 = {instancePath:instancePath+"/queries/" + i22+"/select",schemaPath:"#/properties/queries/items/properties/select/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err339];
+}
+else {
+vErrors.push(err339);
+}
+errors++;
+}
+}
+if(data145.access !== undefined){
+let data157 = data145.access;
+const _errs382 = errors;
+let valid91 = false;
+const _errs383 = errors;
+if(data157 && typeof data157 == "object" && !Array.isArray(data157)){
+if(data157.index === undefined){
+const err340 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
+if(vErrors === null){
+vErrors = [err340];
+}
+else {
+vErrors.push(err340);
+}
+errors++;
+}
+if(data157.operation === undefined){
+const err341 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'"};
+if(vErrors === null){
+vErrors = [err341];
+}
+else {
+vErrors.push(err341);
+}
+errors++;
+}
+if(data157.filter === undefined){
+const err342 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
+if(vErrors === null){
+vErrors = [err342];
+}
+else {
+vErrors.push(err342);
+}
+errors++;
+}
+if(data157.sort === undefined){
+const err343 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
+if(vErrors === null){
+vErrors = [err343];
+}
+else {
+vErrors.push(err343);
+}
+errors++;
+}
+if(data157.command === undefined){
+const err344 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(vErrors === null){
+vErrors = [err344];
+}
+else {
+vErrors.push(err344);
+}
+errors++;
+}
+for(const key28 in data157){
+if(!(((((key28 === "index") || (key28 === "operation")) || (key28 === "filter")) || (key28 === "sort")) || (key28 === "command"))){
+const err345 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err345];
+}
+else {
+vErrors.push(err345);
+}
+errors++;
+}
+}
+if(data157.index !== undefined){
+if(typeof data157.index !== "string"){
+const err346 = {instancePath:instancePath+"/queries/" + i22+"/access/index",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/index/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err346];
+}
+else {
+vErrors.push(err346);
+}
+errors++;
+}
+}
+if(data157.operation !== undefined){
+if(typeof data157.operation !== "string"){
+const err347 = {instancePath:instancePath+"/queries/" + i22+"/access/operation",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err347];
+}
+else {
+vErrors.push(err347);
+}
+errors++;
+}
+}
+if(data157.filter !== undefined){
+if(typeof data157.filter !== "string"){
+const err348 = {instancePath:instancePath+"/queries/" + i22+"/access/filter",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err348];
+}
+else {
+vErrors.push(err348);
+}
+errors++;
+}
+}
+if(data157.sort !== undefined){
+if(typeof data157.sort !== "string"){
+const err349 = {instancePath:instancePath+"/queries/" + i22+"/access/sort",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err349];
+}
+else {
+vErrors.push(err349);
+}
+errors++;
+}
+}
+if(data157.command !== undefined){
+if(typeof data157.command !== "string"){
+const err350 = {instancePath:instancePath+"/queries/" + i22+"/access/command",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err350];
+}
+else {
+vErrors.push(err350);
+}
+errors++;
+}
+}
+}
+else {
+const err351 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err351];
+}
+else {
+vErrors.push(err351);
+}
+errors++;
+}
+var _valid11 = _errs383 === errors;
+valid91 = valid91 || _valid11;
+const _errs396 = errors;
+if(data157 !== null){
+const err352 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err352];
+}
+else {
+vErrors.push(err352);
+}
+errors++;
+}
+var _valid11 = _errs396 === errors;
+valid91 = valid91 || _valid11;
+if(!valid91){
+const err353 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err353];
+}
+else {
+vErrors.push(err353);
+}
+errors++;
+}
+else {
+errors = _errs382;
+if(vErrors !== null){
+if(_errs382){
+vErrors.length = _errs382;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data145.core !== undefined){
+let data163 = data145.core;
+const _errs399 = errors;
+let valid93 = false;
+const _errs400 = errors;
+if(data163 && typeof data163 == "object" && !Array.isArray(data163)){
+if(data163.function === undefined){
+const err354 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
+if(vErrors === null){
+vErrors = [err354];
+}
+else {
+vErrors.push(err354);
+}
+errors++;
+}
+if(data163.keys === undefined){
+const err355 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
+if(vErrors === null){
+vErrors = [err355];
+}
+else {
+vErrors.push(err355);
+}
+errors++;
+}
+if(data163.args === undefined){
+const err356 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "args"},message:"must have required property '"+"args"+"'"};
+if(vErrors === null){
+vErrors = [err356];
+}
+else {
+vErrors.push(err356);
+}
+errors++;
+}
+if(data163.command === undefined){
+const err357 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(vErrors === null){
+vErrors = [err357];
+}
+else {
+vErrors.push(err357);
+}
+errors++;
+}
+if(data163.clusterCommand === undefined){
+const err358 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "clusterCommand"},message:"must have required property '"+"clusterCommand"+"'"};
+if(vErrors === null){
+vErrors = [err358];
+}
+else {
+vErrors.push(err358);
+}
+errors++;
+}
+if(data163.access === undefined){
+const err359 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+if(vErrors === null){
+vErrors = [err359];
+}
+else {
+vErrors.push(err359);
+}
+errors++;
+}
+if(data163.indexKeys === undefined){
+const err360 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "indexKeys"},message:"must have required property '"+"indexKeys"+"'"};
+if(vErrors === null){
+vErrors = [err360];
+}
+else {
+vErrors.push(err360);
+}
+errors++;
+}
+if(data163.rowKeys === undefined){
+const err361 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "rowKeys"},message:"must have required property '"+"rowKeys"+"'"};
+if(vErrors === null){
+vErrors = [err361];
+}
+else {
+vErrors.push(err361);
+}
+errors++;
+}
+if(data163.server === undefined){
+const err362 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+if(vErrors === null){
+vErrors = [err362];
+}
+else {
+vErrors.push(err362);
+}
+errors++;
+}
+if(data163.cluster === undefined){
+const err363 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "cluster"},message:"must have required property '"+"cluster"+"'"};
+if(vErrors === null){
+vErrors = [err363];
+}
+else {
+vErrors.push(err363);
+}
+errors++;
+}
+if(data163.warning === undefined){
+const err364 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "warning"},message:"must have required property '"+"warning"+"'"};
+if(vErrors === null){
+vErrors = [err364];
+}
+else {
+vErrors.push(err364);
+}
+errors++;
+}
+for(const key29 in data163){
+if(!(func1.call(schema31.properties.queries.items.properties.core.anyOf[0].properties, key29))){
+const err365 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err365];
+}
+else {
+vErrors.push(err365);
+}
+errors++;
+}
+}
+if(data163.function !== undefined){
+if(typeof data163.function !== "string"){
+const err366 = {instancePath:instancePath+"/queries/" + i22+"/core/function",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err366];
+}
+else {
+vErrors.push(err366);
+}
+errors++;
+}
+}
+if(data163.keys !== undefined){
+let data165 = data163.keys;
+if(Array.isArray(data165)){
+const len26 = data165.length;
+for(let i26=0; i26<len26; i26++){
+if(typeof data165[i26] !== "string"){
+const err367 = {instancePath:instancePath+"/queries/" + i22+"/core/keys/" + i26,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err367];
+}
+else {
+vErrors.push(err367);
+}
+errors++;
+}
+}
+}
+else {
+const err368 = {instancePath:instancePath+"/queries/" + i22+"/core/keys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err368];
+}
+else {
+vErrors.push(err368);
+}
+errors++;
+}
+}
+if(data163.args !== undefined){
+let data167 = data163.args;
+if(Array.isArray(data167)){
+const len27 = data167.length;
+for(let i27=0; i27<len27; i27++){
+if(typeof data167[i27] !== "string"){
+const err369 = {instancePath:instancePath+"/queries/" + i22+"/core/args/" + i27,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err369];
+}
+else {
+vErrors.push(err369);
+}
+errors++;
+}
+}
+}
+else {
+const err370 = {instancePath:instancePath+"/queries/" + i22+"/core/args",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err370];
+}
+else {
+vErrors.push(err370);
+}
+errors++;
+}
+}
+if(data163.command !== undefined){
+if(typeof data163.command !== "string"){
+const err371 = {instancePath:instancePath+"/queries/" + i22+"/core/command",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err371];
+}
+else {
+vErrors.push(err371);
+}
+errors++;
+}
+}
+if(data163.clusterCommand !== undefined){
+if(typeof data163.clusterCommand !== "string"){
+const err372 = {instancePath:instancePath+"/queries/" + i22+"/core/clusterCommand",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/clusterCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err372];
+}
+else {
+vErrors.push(err372);
+}
+errors++;
+}
+}
+if(data163.access !== undefined){
+if(typeof data163.access !== "string"){
+const err373 = {instancePath:instancePath+"/queries/" + i22+"/core/access",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/access/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err373];
+}
+else {
+vErrors.push(err373);
+}
+errors++;
+}
+}
+if(data163.indexKeys !== undefined){
+let data172 = data163.indexKeys;
+if(Array.isArray(data172)){
+const len28 = data172.length;
+for(let i28=0; i28<len28; i28++){
+if(typeof data172[i28] !== "string"){
+const err374 = {instancePath:instancePath+"/queries/" + i22+"/core/indexKeys/" + i28,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err374];
+}
+else {
+vErrors.push(err374);
+}
+errors++;
+}
+}
+}
+else {
+const err375 = {instancePath:instancePath+"/queries/" + i22+"/core/indexKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err375];
+}
+else {
+vErrors.push(err375);
+}
+errors++;
+}
+}
+if(data163.rowKeys !== undefined){
+if(typeof data163.rowKeys !== "string"){
+const err376 = {instancePath:instancePath+"/queries/" + i22+"/core/rowKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/rowKeys/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err376];
+}
+else {
+vErrors.push(err376);
+}
+errors++;
+}
+}
+if(data163.server !== undefined){
+if(typeof data163.server !== "string"){
+const err377 = {instancePath:instancePath+"/queries/" + i22+"/core/server",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err377];
+}
+else {
+vErrors.push(err377);
+}
+errors++;
+}
+}
+if(data163.cluster !== undefined){
+if(typeof data163.cluster !== "string"){
+const err378 = {instancePath:instancePath+"/queries/" + i22+"/core/cluster",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/cluster/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err378];
+}
+else {
+vErrors.push(err378);
+}
+errors++;
+}
+}
+if(data163.warning !== undefined){
+let data177 = data163.warning;
+const _errs430 = errors;
+let valid101 = false;
+const _errs431 = errors;
+if(typeof data177 !== "string"){
+const err379 = {instancePath:instancePath+"/queries/" + i22+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err379];
+}
+else {
+vErrors.push(err379);
+}
+errors++;
+}
+var _valid13 = _errs431 === errors;
+valid101 = valid101 || _valid13;
+const _errs433 = errors;
+if(data177 !== null){
+const err380 = {instancePath:instancePath+"/queries/" + i22+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err380];
+}
+else {
+vErrors.push(err380);
+}
+errors++;
+}
+var _valid13 = _errs433 === errors;
+valid101 = valid101 || _valid13;
+if(!valid101){
+const err381 = {instancePath:instancePath+"/queries/" + i22+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err381];
+}
+else {
+vErrors.push(err381);
+}
+errors++;
+}
+else {
+errors = _errs430;
+if(vErrors !== null){
+if(_errs430){
+vErrors.length = _errs430;
 }
 else {
 vErrors = null;
@@ -3657,36 +4723,84 @@ vErrors = null;
 }
 }
 else {
-const err291 = {instancePath:instancePath+"/queries/" + i16,schemaPath:"#/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err382 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err291];
+vErrors = [err382];
 }
 else {
-vErrors.push(err291);
+vErrors.push(err382);
+}
+errors++;
+}
+var _valid12 = _errs400 === errors;
+valid93 = valid93 || _valid12;
+const _errs435 = errors;
+if(data163 !== null){
+const err383 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err383];
+}
+else {
+vErrors.push(err383);
+}
+errors++;
+}
+var _valid12 = _errs435 === errors;
+valid93 = valid93 || _valid12;
+if(!valid93){
+const err384 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err384];
+}
+else {
+vErrors.push(err384);
+}
+errors++;
+}
+else {
+errors = _errs399;
+if(vErrors !== null){
+if(_errs399){
+vErrors.length = _errs399;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err385 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err385];
+}
+else {
+vErrors.push(err385);
 }
 errors++;
 }
 }
 }
 else {
-const err292 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err386 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err292];
+vErrors = [err386];
 }
 else {
-vErrors.push(err292);
+vErrors.push(err386);
 }
 errors++;
 }
 }
 }
 else {
-const err293 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err387 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err293];
+vErrors = [err387];
 }
 else {
-vErrors.push(err293);
+vErrors.push(err387);
 }
 errors++;
 }

@@ -10,6 +10,7 @@ import { printKvlmExpression } from '../../language/kvlm/kvlm-printer.js';
 import { referencedName } from '../../language/kvlm/kvlm-semantics.js';
 import { attributeType, cardinalityKind, identifierOf, SURROGATE_ID } from '../../language/pidm/pidm-semantics.js';
 import { buildWriteMap, totalRows } from '../../../transformations/write-map/index.js';
+import { DEFAULT_TRANSFORM_OPTIONS } from '../../../transformations/pidm-to-kvlm/index.js';
 import type { DesignInput } from '../generation-target.js';
 import { formatRedisCommand } from '../redis/redis-commands.js';
 import { entityKey, entityFunctionName, referenceField, reverseKey, VERSION_FIELD } from '../shared/entity-store.js';
@@ -28,11 +29,15 @@ import {
 } from '../redis-core/redis-core-design.js';
 
 import type { ReportDesign } from './report-designs.js';
+import { reportCost, type ReportCost } from './report-cost.js';
 
 /** The report's options: the design it describes, and the redis target's options that change what it shows. */
 export interface ReportOptions extends Pick<RedisGenerationOptions, 'dialect' | 'dbPrefix'> {
     design: ReportDesign;
 }
+
+/** The threshold the cost comparison starts from when neither the run nor the KVLM gives one. */
+const DEFAULT_THRESHOLD = DEFAULT_TRANSFORM_OPTIONS.threshold;
 
 /** The defaults: the redis target's design with its default options. */
 export const DEFAULT_REPORT_OPTIONS: ReportOptions = {
@@ -63,6 +68,8 @@ export interface ReportViewModel {
     writeMap: ReportWriteMap[] | null;
     /** The keys the design keeps beside the rows for the entity operations; null without the PIDM. */
     entityStore: ReportEntityStore | null;
+    /** The workload, and the cost policy's design beside the 80% rule's with their costs; null without the PIDM. */
+    cost: ReportCost | null;
     /** The design whose keys and access paths the report shows. */
     design: ReportDesign;
     /** The engine and dialect the access paths are given for. */
@@ -239,6 +246,10 @@ export function buildReportViewModel(
         pidm: input.pidm && input.pidm.length > 0 ? reportPidm(input.pidm) : null,
         writeMap: input.pidm && input.pidm.length > 0 ? reportWriteMap(input.pidm, kvlm) : null,
         entityStore: input.pidm && input.pidm.length > 0 ? reportEntityStore(input.pidm, kvlm) : null,
+        cost:
+            input.pidm && input.pidm.length > 0
+                ? reportCost(input.pidm, input.transform?.options.threshold ?? kvlm.threshold ?? DEFAULT_THRESHOLD)
+                : null,
         collections: kvlm.collections.map((collection) =>
             reportCollection(collection, keyPattern, coreCollections.get(collection.name)),
         ),
@@ -545,4 +556,4 @@ function accessPath(index: string, query: RedisQuery): ReportQuery['access'] {
 }
 
 /** Re-exported for the schema test. */
-export type { KvlmModel };
+export type { KvlmModel, ReportCost };

@@ -160,7 +160,8 @@ function collectionData(collection: TsCollection): Record<string, unknown> {
     };
 }
 
-function queryData(query: TsQuery): Record<string, unknown> {
+/** A query's data as the generated module holds it (`QUERIES`): what the runtime's `readPage` takes. */
+export function queryData(query: TsQuery): Record<string, unknown> {
     const { redis } = query;
     return {
         name: redis.name,
