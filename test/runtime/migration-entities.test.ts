@@ -1,0 +1,224 @@
+/**
+ * `kvmod migrate` from the entities the server holds (issue 30), on the real engine (a private redis-server with
+ * RediSearch 1.2), with the application writing throughout: two writers run random entity operations through the
+ * generated client's entity functions (the old design's client until the switch, the new one's after it) and a third
+ * creates books of its own, before, during and after the migration. Afterwards the live check of the new design
+ * finds no difference on the migrated server (nothing reloaded), every query of the new design equals the oracle over
+ * the server's entities, and every book acknowledged at any time is there.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { memoryIo } from '../../src/cli/cli-io.js';
+import { runDataGenerate } from '../../src/cli/data-actions.js';
+import { main } from '../../src/cli/main.js';
+import type { RedisViewModel } from '../../src/generation/redis/redis-view-model.js';
+import { createEntity, type ClientEntityStore } from '../../src/generation/typescript/client-runtime/kvmod-entities.js';
+import { randomEntityOperations } from '../../src/runtime/entities/random-operations.js';
+import { liveCheck, verifyLive } from '../../src/runtime/live-check.js';
+import { readServerEntities } from '../../src/runtime/redis-entities/server-entities.js';
+import { clientExecutor } from '../../src/runtime/redis-entities/workload-client.js';
+import { connectRedis, type RedisLink } from '../../src/runtime/redis-connection/redis-link.js';
+import {
+    loadMigrationDesigns,
+    type MigrationDesigns,
+} from '../../src/runtime/redisearch/migration/migration-design.js';
+import { migrateOnRedis, type MigrationStepEvent } from '../../src/runtime/redisearch/migration/migration-run.js';
+import { startRedis, type RedisTestServer } from '../support/redis-server.js';
+
+const BOOKS = 'examples/book-ratings/book-ratings.pidm';
+
+let server: RedisTestServer;
+let dir: string;
+let link: RedisLink;
+let data: string;
+
+const EDITS: Record<string, (text: string) => string> = {
+    'add a SELECT attribute': (text) =>
+        text.replace('SELECT isbn, title, author, rank\n', 'SELECT isbn, title, author, rank, price\n'),
+    'add a filter': (text) => text.replace('WHERE author = "?"\n', 'WHERE author = "?" and rank >= "?minRank"\n'),
+    'remove a query': (text) => text.replace(/query Q5_booksAbovePrice:[^]*?ORDER BY price DESC\n/, ''),
+};
+
+/** The edited model in a folder of its own (the database name comes from the file name). */
+async function edited(name: string): Promise<string> {
+    const folder = join(dir, name.replace(/\W+/g, '-'));
+    await mkdir(folder, { recursive: true });
+    const path = join(folder, 'book-ratings.pidm');
+    const text = await readFile(BOOKS, 'utf8');
+    const next = EDITS[name]!(text);
+    expect(next).not.toBe(text);
+    await writeFile(path, next);
+    return path;
+}
+
+function clientStore(view: RedisViewModel): ClientEntityStore {
+    return { schema: view.entityStore!.schema, library: view.entityStore!.library };
+}
+
+/** The writers: each on its own connection, through the client of the design the server serves when it writes. */
+interface Writers {
+    /** Operations done (acknowledged, refused or not), in all. */
+    done: () => number;
+    /** Books the ledger writer created and the server acknowledged. */
+    books: string[];
+    /** Errors that are no refusal (a Lua error, a lost connection): the migration broke a write. */
+    errors: string[];
+    stop: () => Promise<void>;
+}
+
+async function startWriters(designs: MigrationDesigns, current: () => 'old' | 'new'): Promise<Writers> {
+    const stores = { old: clientStore(designs.from.view), new: clientStore(designs.to.view) };
+    const { model, kvlm } = designs.from.design!;
+    let stopped = false;
+    let done = 0;
+    const books: string[] = [];
+    const errors: string[] = [];
+    const links: RedisLink[] = [];
+    const random = async (seed: number) => {
+        const writer = await connectRedis(server.url);
+        links.push(writer);
+        const client = { sendCommand: (argv: readonly string[]) => writer.send([...argv]) };
+        const operations = randomEntityOperations(model, seed, 100000, { design: kvlm, idsPerEntity: 4 });
+        for (const { operation } of operations) {
+            if (stopped) return;
+            const outcome = await clientExecutor(client, stores[current()]).execute(operation);
+            if (!outcome.ok && outcome.code === null) errors.push(`${JSON.stringify(operation)}: ${outcome.message}`);
+            done++;
+        }
+    };
+    const ledger = async () => {
+        const writer = await connectRedis(server.url);
+        links.push(writer);
+        const client = { sendCommand: (argv: readonly string[]) => writer.send([...argv]) };
+        for (let n = 0; !stopped; n++) {
+            const isbn = `ledger-${n}`;
+            try {
+                await createEntity(client, stores[current()], 'Book', {
+                    isbn,
+                    title: `Ledger ${n}`,
+                    author: `author ${n % 3}`,
+                    rank: n % 7,
+                    price: 1.5 + n,
+                    link: `https://example.org/${n}`,
+                    published: '2024-01-01',
+                    tags: [],
+                    comments: [],
+                });
+                books.push(isbn);
+            } catch (error) {
+                errors.push(`create Book ${isbn}: ${(error as Error).message}`);
+            }
+            done++;
+        }
+    };
+    const running = Promise.all([random(11), random(12), ledger()]);
+    return {
+        done: () => done,
+        books,
+        errors,
+        stop: async () => {
+            stopped = true;
+            await running;
+            for (const writer of links) await writer.close();
+        },
+    };
+}
+
+async function writtenSome(writers: Writers, count: number): Promise<void> {
+    const target = writers.done() + count;
+    while (writers.done() < target && writers.errors.length === 0) await new Promise((r) => setTimeout(r, 2));
+}
+
+beforeAll(async () => {
+    server = await startRedis();
+    dir = await mkdtemp(join(tmpdir(), 'kvmod-migrate-entities-'));
+    link = await connectRedis(server.url);
+    data = join(dir, 'books.json');
+    await runDataGenerate({ model: BOOKS, scale: 12, seed: 5, output: data }, memoryIo());
+});
+
+afterAll(async () => {
+    await link?.close();
+    await server?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('kvmod migrate from the entities the server holds, while the application writes (RediSearch 1.2)', () => {
+    test.each(Object.keys(EDITS))(
+        '%s: every write before, during and after the migration reaches the new design; the live check finds 0 differences and every query equals the oracle',
+        async (name) => {
+            await link.send(['FLUSHALL']);
+            const to = await edited(name);
+            const io = memoryIo();
+            expect(await main(['load', BOOKS, '--data', data, '--redis', server.url], io)).toBe(0);
+            const designs = await loadMigrationDesigns({ fromPath: BOOKS, toPath: to, dialect: 'redisearch1' });
+            expect(designs.data).toBeNull();
+
+            let serving: 'old' | 'new' = 'old';
+            const writers = await startWriters(designs, () => serving);
+            const steps: string[] = [];
+            let duringBuild = 0;
+            let result;
+            try {
+                await writtenSome(writers, 30);
+                // Between every two steps the writers make operations: writes land while the new rows are built.
+                const beforeStep = async (step: MigrationStepEvent) => {
+                    const before = writers.done();
+                    await writtenSome(writers, 10);
+                    if (step.action === 'write-rows' || step.action === 'switch')
+                        duringBuild += writers.done() - before;
+                    steps.push(step.action);
+                };
+                result = await migrateOnRedis({
+                    designs,
+                    fromPath: BOOKS,
+                    toPath: to,
+                    dialect: 'redisearch1',
+                    redisUrl: server.url,
+                    batchSize: 3,
+                    beforeStep,
+                });
+                serving = 'new';
+                await writtenSome(writers, 30);
+            } finally {
+                await writers.stop();
+            }
+            expect(writers.errors).toEqual([]);
+            expect(result.performed.length).toBeGreaterThan(0);
+            if (name !== 'remove a query') {
+                expect(steps).toContain('write-both');
+                expect(
+                    result.performed.filter((s) => s.action === 'write-rows').every((s) => s.source === 'entities'),
+                ).toBe(true);
+                expect(duringBuild).toBeGreaterThan(0);
+            }
+
+            // The live check of the new design on the migrated server: nothing reloaded.
+            const design = designs.to.design!;
+            expect(await liveCheck(server.url, design)).toEqual([]);
+            const verified = await verifyLive({ modelPath: to, server: server.url, samples: 5 });
+            expect(verified.differences).toEqual([]);
+            expect(verified.verdicts.filter((v) => v.mismatches > 0)).toEqual([]);
+            expect(verified.verdicts.reduce((n, v) => n + v.rowsCompared, 0)).toBeGreaterThan(0);
+            expect(verified.ok).toBe(true);
+
+            // Every book the ledger writer was told it created is on the server.
+            const stored = await readServerEntities(link, designs.to.view.entityStore!.schema, design.model);
+            const isbns = new Set(stored.data.Book!.map((book) => book.isbn));
+            expect(writers.books.length).toBeGreaterThan(0);
+            expect(writers.books.filter((isbn) => !isbns.has(isbn))).toEqual([]);
+
+            // Run again: nothing to do.
+            const again = await migrateOnRedis({
+                designs,
+                fromPath: BOOKS,
+                toPath: to,
+                dialect: 'redisearch1',
+                redisUrl: server.url,
+            });
+            expect(again.performed).toEqual([]);
+        },
+    );
+});
