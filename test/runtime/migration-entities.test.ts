@@ -221,4 +221,96 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
             expect(again.performed).toEqual([]);
         },
     );
+
+    test('killed at each step in turn (the writers running throughout), the migration run again completes it: 0 differences', async () => {
+        await link.send(['FLUSHALL']);
+        const to = await edited('add a SELECT attribute');
+        expect(await main(['load', BOOKS, '--data', data, '--redis', server.url], memoryIo())).toBe(0);
+        const designs = await loadMigrationDesigns({ fromPath: BOOKS, toPath: to, dialect: 'redisearch1' });
+        let serving: 'old' | 'new' = 'old';
+        const writers = await startWriters(designs, () => serving);
+        const killedAt: string[] = [];
+        try {
+            await writtenSome(writers, 20);
+            // Each run is stopped at one point (before a step, or after the first batch of the fill) and starts from
+            // what the runs before it left, the writers going on in between; the last one runs to the end.
+            const q3 = designs.to.view.collections.find((c) => c.name === 'Q3_booksWithTag')!;
+            for (const target of ['write-both', 'fill', 'switch', 'drop-index', null]) {
+                const kill = new Error(`killed at ${target}`);
+                const stop = (at: string) => {
+                    if (at !== target) return;
+                    killedAt.push(at);
+                    throw kill;
+                };
+                const outcome = await migrateOnRedis({
+                    designs,
+                    fromPath: BOOKS,
+                    toPath: to,
+                    dialect: 'redisearch1',
+                    redisUrl: server.url,
+                    batchSize: 3,
+                    beforeStep: async (step) => {
+                        await writtenSome(writers, 5);
+                        stop(step.action);
+                    },
+                    onProgress: () => stop('fill'),
+                }).then(
+                    () => 'done',
+                    (error: unknown) => {
+                        if (error !== kill) throw error;
+                        return 'killed';
+                    },
+                );
+                expect(outcome).toBe(target === null ? 'done' : 'killed');
+                if (String(await link.send(['GET', q3.pointerKey!])) === q3.physicalIndex) serving = 'new';
+                await writtenSome(writers, 10);
+            }
+            serving = 'new';
+            await writtenSome(writers, 20);
+        } finally {
+            await writers.stop();
+        }
+        expect(writers.errors).toEqual([]);
+        expect(killedAt).toEqual(expect.arrayContaining(['write-both', 'fill', 'switch', 'drop-index']));
+        expect(await liveCheck(server.url, designs.to.design!)).toEqual([]);
+        const stored = await readServerEntities(link, designs.to.view.entityStore!.schema, designs.to.design!.model);
+        const isbns = new Set(stored.data.Book!.map((book) => book.isbn));
+        expect(writers.books.filter((isbn) => !isbns.has(isbn))).toEqual([]);
+    });
+
+    test('an entity the new design changes (a renamed attribute) stops the migration from the entities before anything is written', async () => {
+        await link.send(['FLUSHALL']);
+        const folder = join(dir, 'rename');
+        await mkdir(folder, { recursive: true });
+        const to = join(folder, 'book-ratings.pidm');
+        await writeFile(to, (await readFile(BOOKS, 'utf8')).replace(/\btitle\b/g, 'name'));
+        expect(await main(['load', BOOKS, '--data', data, '--redis', server.url], memoryIo())).toBe(0);
+        const keys = async () => ((await link.send(['KEYS', '*'])) as string[]).sort();
+        const before = await keys();
+        const io = memoryIo();
+        expect(await main(['migrate', BOOKS, to, '--redis', server.url], io)).toBe(1);
+        expect(io.stderr).toContain(
+            'the migration cannot run online, nothing was changed: entity Book changes (its attributes, their types or its references), so the entities the server holds do not fit the new design; give the new rows with --data instead',
+        );
+        expect(await keys()).toEqual(before);
+    });
+
+    test('plan with one design and --redis checks what the stable names point at, not only the design the server records', async () => {
+        await link.send(['FLUSHALL']);
+        const to = await edited('add a SELECT attribute');
+        expect(await main(['load', BOOKS, '--data', data, '--redis', server.url], memoryIo())).toBe(0);
+        expect(await main(['migrate', BOOKS, to, '--redis', server.url], memoryIo())).toBe(0);
+        const quiet = memoryIo();
+        expect(await main(['plan', to, '--redis', server.url], quiet)).toBe(0);
+        expect(quiet.stdout).toContain('Nothing to do');
+        // What the old application's createIndexes did after a migration: point a shared stable name back at its index.
+        const designs = await loadMigrationDesigns({ fromPath: BOOKS, toPath: to, dialect: 'redisearch1' });
+        const old = designs.from.view.collections.find((c) => c.name === 'Q3_booksWithTag')!;
+        await link.send(['SET', old.pointerKey!, old.physicalIndex]);
+        const io = memoryIo();
+        expect(await main(['plan', to, '--redis', server.url], io)).toBe(1);
+        expect(io.stderr).toContain(
+            `kvmod: the migration cannot run online: collection Q3_booksWithTag on ${server.url} is served by index ${old.physicalIndex}, which is neither design's`,
+        );
+    });
 });

@@ -24,7 +24,12 @@ import {
     fillFunctionName,
     storedIdOfKey,
 } from './migration-entities.js';
-import { loadMigrationDesigns, type MigrationDesignOptions, type MigrationDesigns } from './migration-design.js';
+import {
+    foreignIndexReason,
+    loadMigrationDesigns,
+    type MigrationDesignOptions,
+    type MigrationDesigns,
+} from './migration-design.js';
 
 /** A step as it is performed. */
 export interface MigrationStepEvent {
@@ -202,9 +207,7 @@ export async function migrateOnRedis(options: MigrateOptions): Promise<Migration
             if (serving.has(c.name)) continue;
             const served = await servedIndex(link, c);
             if (served !== undefined && !known.has(served)) {
-                blocked(
-                    `collection ${c.name} on ${link.url} is served by index ${served}, which is neither design's (old: ${from.view.collections.find((x) => x.name === c.name)?.physicalIndex ?? 'none'}, new: ${to.view.collections.find((x) => x.name === c.name)?.physicalIndex ?? 'none'}); is the old design the one on the server?`,
-                );
+                blocked(foreignIndexReason(link.url, c.name, served, from.view, to.view));
             }
             serving.set(c.name, served);
         }
