@@ -14,6 +14,11 @@ import { memoryIo } from '../../src/cli/cli-io.js';
 import { runDataGenerate } from '../../src/cli/data-actions.js';
 import { main } from '../../src/cli/main.js';
 import type { RedisViewModel } from '../../src/generation/redis/redis-view-model.js';
+import {
+    createIndexes,
+    OtherDesignError,
+    type ClientDesign,
+} from '../../src/generation/typescript/client-runtime/kvmod-client.js';
 import { createEntity, type ClientEntityStore } from '../../src/generation/typescript/client-runtime/kvmod-entities.js';
 import { randomEntityOperations } from '../../src/runtime/entities/random-operations.js';
 import { liveCheck, verifyLive } from '../../src/runtime/live-check.js';
@@ -51,6 +56,25 @@ async function edited(name: string): Promise<string> {
     expect(next).not.toBe(text);
     await writeFile(path, next);
     return path;
+}
+
+/** The design a generated client hands its runtime, from the Redis design. */
+function clientDesignOf(view: RedisViewModel): ClientDesign {
+    return {
+        dialect: view.dialect,
+        collections: view.collections.map((c) => ({
+            name: c.name,
+            index: c.index,
+            physicalIndex: c.physicalIndex,
+            keyPrefix: c.keyPrefix,
+            keyParts: [],
+            counterKey: null,
+            create: c.create,
+            point: c.point,
+            drop: c.drop,
+        })),
+        entityStore: clientStore(view),
+    };
 }
 
 function clientStore(view: RedisViewModel): ClientEntityStore {
@@ -295,7 +319,7 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
         expect(await keys()).toEqual(before);
     });
 
-    test('plan with one design and --redis checks what the stable names point at, not only the design the server records', async () => {
+    test("after a migration the old client's createIndexes refuses, naming both designs; plan --redis checks what the stable names point at, not only the design the server records", async () => {
         await link.send(['FLUSHALL']);
         const to = await edited('add a SELECT attribute');
         expect(await main(['load', BOOKS, '--data', data, '--redis', server.url], memoryIo())).toBe(0);
@@ -303,9 +327,30 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
         const quiet = memoryIo();
         expect(await main(['plan', to, '--redis', server.url], quiet)).toBe(0);
         expect(quiet.stdout).toContain('Nothing to do');
-        // What the old application's createIndexes did after a migration: point a shared stable name back at its index.
         const designs = await loadMigrationDesigns({ fromPath: BOOKS, toPath: to, dialect: 'redisearch1' });
         const old = designs.from.view.collections.find((c) => c.name === 'Q3_booksWithTag')!;
+        const fresh = designs.to.view.collections.find((c) => c.name === 'Q3_booksWithTag')!;
+        // The old application's createIndexes refuses, naming both designs, and creates nothing.
+        const client = { sendCommand: (argv: readonly string[]) => link.send([...argv]) };
+        const keys = async () => ((await link.send(['KEYS', '*'])) as string[]).sort();
+        const before = await keys();
+        const refused = await createIndexes(client, clientDesignOf(designs.from.view)).then(
+            () => null,
+            (error: unknown) => error,
+        );
+        expect(refused).toBeInstanceOf(OtherDesignError);
+        expect((refused as OtherDesignError).code).toBe('other-design');
+        expect((refused as OtherDesignError).message).toContain(
+            `, not the design this client was generated for: Q3_booksWithTag -> ${fresh.physicalIndex} (this client's design: ${old.physicalIndex})`,
+        );
+        expect((refused as OtherDesignError).message).toMatch(
+            /^the server serves another design \(.*book-ratings\.pidm\),/,
+        );
+        expect(await keys()).toEqual(before);
+        expect(await createIndexes(client, clientDesignOf(designs.to.view))).toEqual(
+            designs.to.view.collections.map((c) => ({ index: c.physicalIndex, action: 'kept' })),
+        );
+        // What the old application's createIndexes used to do: point a shared stable name back at its index.
         await link.send(['SET', old.pointerKey!, old.physicalIndex]);
         const io = memoryIo();
         expect(await main(['plan', to, '--redis', server.url], io)).toBe(1);

@@ -283,6 +283,7 @@ export function emitTypeScriptClient(design: TsClientDesign, version: string): G
             'IndexSchemaError',
             'KvmodClientError',
             'MissingIndexError',
+            'OtherDesignError',
             'SearchModuleMissingError',
             'WrongDialectError',
         ],
@@ -404,7 +405,7 @@ export function emitTypeScriptClient(design: TsClientDesign, version: string): G
             name: 'createIndexes',
             isExported: true,
             docs: [
-                'Creates every index; keeps one with the same schema; an index with another schema is an IndexSchemaError saying what differs.',
+                "Creates every index; keeps one with the same schema; an index with another schema is an IndexSchemaError saying what differs. Refuses (OtherDesignError, nothing created) when a stable name serves another design's index.",
             ],
             parameters: [CLIENT_PARAM],
             returnType: 'Promise<kvmod.IndexOutcome[]>',
