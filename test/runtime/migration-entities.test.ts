@@ -43,6 +43,7 @@ const EDITS: Record<string, (text: string) => string> = {
     'add a SELECT attribute': (text) =>
         text.replace('SELECT isbn, title, author, rank\n', 'SELECT isbn, title, author, rank, price\n'),
     'add a filter': (text) => text.replace('WHERE author = "?"\n', 'WHERE author = "?" and rank >= "?minRank"\n'),
+    'change an ORDER BY': (text) => text.replace('ORDER BY published ASC', 'ORDER BY rank DESC'),
     'remove a query': (text) => text.replace(/query Q5_booksAbovePrice:[^]*?ORDER BY price DESC\n/, ''),
 };
 
