@@ -59,6 +59,23 @@ async function edited(name: string): Promise<string> {
     return path;
 }
 
+/** The design without the merge of Q1 and Q7 (at threshold 1 they do not merge), as a KVLM of the same database. */
+async function splitDesign(): Promise<string> {
+    const folder = join(dir, 'threshold');
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'book-ratings.pidm'), await readFile(BOOKS, 'utf8'));
+    const args = ['transform', join(folder, 'book-ratings.pidm'), '--threshold', '1', '-o', join(folder, 'split')];
+    expect(await main(args, memoryIo())).toBe(0);
+    return join(folder, 'split', 'book-ratings.kvlm');
+}
+
+/** The old and the new design of an edit. */
+async function editOf(name: string): Promise<{ from: string; to: string }> {
+    if (name === 'a merge disappears') return { from: BOOKS, to: await splitDesign() };
+    if (name === 'a merge appears') return { from: await splitDesign(), to: BOOKS };
+    return { from: BOOKS, to: await edited(name) };
+}
+
 /** The design a generated client hands its runtime, from the Redis design. */
 function clientDesignOf(view: RedisViewModel): ClientDesign {
     return {
@@ -171,14 +188,14 @@ afterAll(async () => {
 });
 
 describe('kvmod migrate from the entities the server holds, while the application writes (RediSearch 1.2)', () => {
-    test.each(Object.keys(EDITS))(
+    test.each([...Object.keys(EDITS), 'a merge disappears', 'a merge appears'])(
         '%s: every write before, during and after the migration reaches the new design; the live check finds 0 differences and every query equals the oracle',
         async (name) => {
             await link.send(['FLUSHALL']);
-            const to = await edited(name);
+            const { from, to } = await editOf(name);
             const io = memoryIo();
-            expect(await main(['load', BOOKS, '--data', data, '--redis', server.url], io)).toBe(0);
-            const designs = await loadMigrationDesigns({ fromPath: BOOKS, toPath: to, dialect: 'redisearch1' });
+            expect(await main(['load', from, '--data', data, '--redis', server.url], io)).toBe(0);
+            const designs = await loadMigrationDesigns({ fromPath: from, toPath: to, dialect: 'redisearch1' });
             expect(designs.data).toBeNull();
 
             let serving: 'old' | 'new' = 'old';
@@ -198,7 +215,7 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
                 };
                 result = await migrateOnRedis({
                     designs,
-                    fromPath: BOOKS,
+                    fromPath: from,
                     toPath: to,
                     dialect: 'redisearch1',
                     redisUrl: server.url,
@@ -238,7 +255,7 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
             // Run again: nothing to do.
             const again = await migrateOnRedis({
                 designs,
-                fromPath: BOOKS,
+                fromPath: from,
                 toPath: to,
                 dialect: 'redisearch1',
                 redisUrl: server.url,
