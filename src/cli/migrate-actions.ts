@@ -11,7 +11,8 @@ import { migrationDesignOptions, type MigrationArgs } from './plan-actions.js';
 
 /** The arguments of `kvmod migrate`. */
 export interface MigrateArgs extends MigrationArgs {
-    data: string;
+    /** The new design's data; absent: the new rows come from the entities the server holds. */
+    data?: string;
     redis: string;
     /** Rows per pipelined batch. */
     batch?: number;
@@ -22,8 +23,12 @@ export function describePerformedStep(step: MigrationStepEvent): string {
     switch (step.action) {
         case 'create-index':
             return `created index ${step.indexes[0]} for ${step.collections[0]}`;
+        case 'write-both':
+            return `entity operations now write ${step.indexes.join(', ')} too`;
         case 'write-rows':
-            return `wrote ${formatCount(step.rows)} rows into ${step.indexes[0]}`;
+            return `wrote ${formatCount(step.rows)} rows into ${step.indexes[0]}${step.source === 'entities' ? " from the server's entities" : ''}`;
+        case 'remove-companions':
+            return `removed ${formatCount(step.rows)} companion fields (${step.indexes.join(', ')}) the new design does not keep from the ${step.collections[0]} entities`;
         case 'switch':
             return `switched ${step.collections.map((c, i) => `${c} -> ${step.indexes[i]}`).join(', ')}`;
         case 'remove-name':

@@ -30,10 +30,9 @@ export function migrationOptions<T>(yargs: Argv<T>, needsServer: boolean): Argv<
             )
             .option('data', {
                 describe: needsServer
-                    ? "The new design's instance data, JSON (see schemas/instance-data.md): every row of a rebuilt collection is written from it"
+                    ? "The new design's instance data, JSON (see schemas/instance-data.md), for a server whose entities kvmod does not keep: every row of a rebuilt collection is written from it. Without it the rows come from the entities the server holds, and the entity operations the application makes meanwhile reach the new design too"
                     : "The new design's instance data: counts the rows each step writes and checks that the data fits the new design",
                 type: 'string',
-                demandOption: needsServer,
             })
             .option('redis', {
                 describe: needsServer

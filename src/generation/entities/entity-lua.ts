@@ -885,3 +885,40 @@ redis.register_function('__FUNCTION__', function(_, args)
     return e_refuse('BAD_VALUE', 'no entity operation ' .. e_quote(tostring(op)))
 end)
 `;
+
+/**
+ * The library `kvmod migrate` loads while it builds a new design's collections from the server's entities (issue 30):
+ * the entity Function of the old design's entities over the collections of both designs, so that every entity
+ * operation keeps the new collections in step too, and a second Function that writes every row of one collection
+ * rooted at some entities, from the entities as they are, in one atomic call: the fill can then never write a row
+ * older than one an operation wrote. `collections` must have distinct names (the Function keys its plans by name).
+ */
+export function entityMigrationLibraryText(
+    schema: EntityStoreSchema,
+    engine: 'rs1' | 'rs2',
+    collections: EntityLuaCollection[],
+    refreshFunction: string,
+): string {
+    return `${entityLibraryText(schema, engine, collections)}${ENTITY_REFRESH_LUA.replace('__REFRESH__', refreshFunction).trim()}\n`;
+}
+
+/** `FCALL <refresh> 0 <physical index> <root id…>`: (re)writes every row of that collection rooted at those ids. */
+const ENTITY_REFRESH_LUA = String.raw`
+redis.register_function('__REFRESH__', function(_, args)
+    local C
+    for _, c in ipairs(ECOLLS) do if c.index == args[1] then C = c end end
+    if C == nil then return e_refuse('BAD_VALUE', 'no collection of index ' .. e_quote(tostring(args[1]))) end
+    e_loaded, e_new = {}, {}
+    local written = 0
+    for i = 2, #args do
+        local out = {}
+        e_bindings(C, args[i], 'old', 1, args[i], out)
+        for _, b in ipairs(out) do
+            local key, suffix, values = e_row_of(C, b)
+            e_write_row(C, key, { suffix = suffix, values = values })
+            written = written + 1
+        end
+    end
+    return written
+end)
+`;

@@ -73,25 +73,12 @@ function keyParts(
     });
 }
 
-/** The entity store of a redis-target design (`collections` from `buildRedisViewModel`). */
-export function redisEntityStore(
-    kvlm: KvlmModel,
-    pidm: readonly PidmModel[] | undefined,
-    dialect: RedisDialect,
+/** The collections of a redis-target design as its entity Function reads them. */
+export function redisLuaCollections(
+    schema: EntityStoreSchema,
     collections: readonly RedisCollection[],
-): EntityStoreOf<RedisEntityStore> {
-    const byName = new Map(collections.map((collection) => [collection.name, collection]));
-    const companions = (collection: string, fieldName: string): EntityForm[] => {
-        const field = byName.get(collection)?.fields.find((candidate) => candidate.name === fieldName);
-        const forms: EntityForm[] = [];
-        if (field?.sortKey != null) forms.push('sort');
-        if (field?.equalityKey != null) forms.push('eq');
-        return forms;
-    };
-    const outcome = buildEntityStoreSchema({ kvlm, pidm, dialect, companions });
-    if (outcome.schema === null) return { store: null, missing: outcome.reason };
-    const schema = outcome.schema;
-    const lua = collections.map((collection): EntityLuaCollection => {
+): EntityLuaCollection[] {
+    return collections.map((collection): EntityLuaCollection => {
         const { tree, position } = nodeTree(collection.root, collection.nodes);
         const indexed = new Set(collection.schemaFields);
         return {
@@ -123,6 +110,27 @@ export function redisEntityStore(
             }),
         };
     });
+}
+
+/** The entity store of a redis-target design (`collections` from `buildRedisViewModel`). */
+export function redisEntityStore(
+    kvlm: KvlmModel,
+    pidm: readonly PidmModel[] | undefined,
+    dialect: RedisDialect,
+    collections: readonly RedisCollection[],
+): EntityStoreOf<RedisEntityStore> {
+    const byName = new Map(collections.map((collection) => [collection.name, collection]));
+    const companions = (collection: string, fieldName: string): EntityForm[] => {
+        const field = byName.get(collection)?.fields.find((candidate) => candidate.name === fieldName);
+        const forms: EntityForm[] = [];
+        if (field?.sortKey != null) forms.push('sort');
+        if (field?.equalityKey != null) forms.push('eq');
+        return forms;
+    };
+    const outcome = buildEntityStoreSchema({ kvlm, pidm, dialect, companions });
+    if (outcome.schema === null) return { store: null, missing: outcome.reason };
+    const schema = outcome.schema;
+    const lua = redisLuaCollections(schema, collections);
     const engine = dialect === 'redisearch1' ? 'rs1' : 'rs2';
     return {
         store: {

@@ -269,6 +269,7 @@ export function emitTypeScriptClient(design: TsClientDesign, version: string): G
             'IndexSchemaError',
             'KvmodClientError',
             'MissingIndexError',
+            'OtherDesignError',
             'SearchModuleMissingError',
             'WrongDialectError',
         ],
@@ -390,7 +391,7 @@ export function emitTypeScriptClient(design: TsClientDesign, version: string): G
             name: 'createIndexes',
             isExported: true,
             docs: [
-                'Creates every index; keeps one with the same schema; an index with another schema is an IndexSchemaError saying what differs.',
+                "Creates every index; keeps one with the same schema; an index with another schema is an IndexSchemaError saying what differs. Refuses (OtherDesignError, nothing created) when a stable name serves another design's index.",
             ],
             parameters: [CLIENT_PARAM],
             returnType: 'Promise<kvmod.IndexOutcome[]>',

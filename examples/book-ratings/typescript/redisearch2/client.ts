@@ -30,7 +30,7 @@ import * as kvmodEntities from './kvmod/kvmod-entities.js';
 export type { DeleteOptions, EntityErrorCode, EntityReferrer, EntityWrite, UpdateOptions } from './kvmod/kvmod-entities.js';
 export { EntityError } from './kvmod/kvmod-entities.js';
 export type { CommandClient, IndexOutcome, Page, PageOptions } from './kvmod/kvmod-client.js';
-export { ConnectionRefusedError, IndexSchemaError, KvmodClientError, MissingIndexError, SearchModuleMissingError, WrongDialectError } from './kvmod/kvmod-client.js';
+export { ConnectionRefusedError, IndexSchemaError, KvmodClientError, MissingIndexError, OtherDesignError, SearchModuleMissingError, WrongDialectError } from './kvmod/kvmod-client.js';
 /** The KVLM database this client was generated for. */
 export const DATABASE = 'book_ratings';
 /** The RediSearch dialect its commands are written in. */
@@ -1372,7 +1372,7 @@ export function checkServer(client: kvmod.CommandClient): Promise<{ version: num
     return kvmod.checkServer(client, DIALECT);
 }
 
-/** Creates every index; keeps one with the same schema; an index with another schema is an IndexSchemaError saying what differs. */
+/** Creates every index; keeps one with the same schema; an index with another schema is an IndexSchemaError saying what differs. Refuses (OtherDesignError, nothing created) when a stable name serves another design's index. */
 export function createIndexes(client: kvmod.CommandClient): Promise<kvmod.IndexOutcome[]> {
     return kvmod.createIndexes(client, DESIGN);
 }

@@ -16,7 +16,7 @@ import { materializeModel, type MaterializedCollection } from '../../materialize
 import { connectRedis, detectDialect, RedisConnectionLost, type RedisLink } from '../../redis-connection/redis-link.js';
 import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from '../../runtime-design.js';
 import { redisEngine } from '../redis-engine.js';
-import { designRecordKey, readDesignRecord } from '../redis-stable-names.js';
+import { designRecordKey, readDesignRecord, servedIndex } from '../redis-stable-names.js';
 import { unservableValues } from '../../servable-values.js';
 
 export { formatMigrationPlan } from '../../../generation/redis/redis-migration-plan.js';
@@ -124,6 +124,43 @@ async function recordedView(url: string, next: RedisViewModel, timeoutSeconds?: 
     });
 }
 
+/** The sentence of a stable name that serves an index of neither design. */
+export function foreignIndexReason(
+    url: string,
+    name: string,
+    served: string,
+    from: RedisViewModel,
+    to: RedisViewModel,
+) {
+    const physical = (view: RedisViewModel) => view.collections.find((c) => c.name === name)?.physicalIndex ?? 'none';
+    return `collection ${name} on ${url} is served by index ${served}, which is neither design's (old: ${physical(from)}, new: ${physical(to)}); is the old design the one on the server?`;
+}
+
+/**
+ * What the server's stable names point at that neither design has, as sentences: the design the server records
+ * (or the old one given) is then not the one it serves, and no plan from it is true. Read-only.
+ */
+async function foreignServedIndexes(
+    url: string,
+    from: RedisViewModel,
+    to: RedisViewModel,
+    timeoutSeconds?: number,
+): Promise<string[]> {
+    return withServer(url, timeoutSeconds, async (link) => {
+        const known = new Set([...from.collections, ...to.collections].map((c) => c.physicalIndex));
+        const seen = new Set<string>();
+        const out: string[] = [];
+        for (const c of [...from.collections, ...to.collections]) {
+            if (seen.has(c.name)) continue;
+            seen.add(c.name);
+            const served = await servedIndex(link, c);
+            if (served !== undefined && !known.has(served))
+                out.push(foreignIndexReason(link.url, c.name, served, from, to));
+        }
+        return out;
+    });
+}
+
 async function viewOf(design: RuntimeDesign, dialect: RedisDialect, given: RawOptionValues): Promise<RedisViewModel> {
     try {
         return await buildViewModel(redisTarget, design, { ...given, dialect });
@@ -177,6 +214,9 @@ export async function loadMigrationDesigns(options: MigrationDesignOptions): Pro
             blockers.push(`the data does not fit the new design: ${error.message}`);
         }
     }
+    // The plan starts from what the server's stable names point at, not only from the design it records.
+    if (options.redisUrl !== undefined)
+        blockers.push(...(await foreignServedIndexes(options.redisUrl, from.view, to.view, options.timeoutSeconds)));
     const rows = data ? new Map(data.rows.map((c) => [c.name, c.rows.length])) : undefined;
     const plan = planMigration(from.view, to.view, rows, blockers);
     return { from, to, data, plan };

@@ -1,38 +1,55 @@
 /**
  * `kvmod migrate`: moves a server from the old design to the new one while every query keeps answering. Each
  * collection of the new design whose stable name does not serve its physical index yet gets that index built beside
- * the old one and filled from the data; then all stable names are switched in one MULTI (atomic: a query sees the
+ * the old one and filled: from the entities the server holds, while the entity Function writes both designs'
+ * collections (migration-entities.ts), or, with `--data`, from the data file; then all stable names are switched in one MULTI (atomic: a query sees the
  * old design or the new one, never a mix); then the old indexes the new design does not use are dropped with their
  * rows, and stable names the new design no longer has are removed. Every step is decided from the server's state,
  * so a run interrupted anywhere completes when run again, and a second run finds nothing to do.
  */
 import { bindRedisCommand } from '../../../generation/redis/redis-commands.js';
-import type { RedisCollection } from '../../../generation/redis/redis-view-model.js';
+import type { RedisCollection, RedisViewModel } from '../../../generation/redis/redis-view-model.js';
 import { KvmodError } from '../../../pipeline/errors.js';
 import { formatCount } from '../../format-count.js';
 import { rowParameters } from '../redis-loader.js';
 import type { MaterializedRow } from '../../materialize.js';
 import { connectRedis, isErrorReply, RedisConnectionLost, type RedisLink } from '../../redis-connection/redis-link.js';
 import { designRecordArgv, dropPhysicalIndex, indexInfo, servedIndex } from '../redis-stable-names.js';
-import { loadMigrationDesigns, type MigrationDesignOptions, type MigrationDesigns } from './migration-design.js';
+import { entityKeyPattern } from '../../../generation/shared/entity-store.js';
+import { scanKeys } from '../../redis-entities/server-entities.js';
+import {
+    droppedCompanions,
+    entityMigrationBlocker,
+    entityMigrationLibrary,
+    fillFunctionName,
+    storedIdOfKey,
+} from './migration-entities.js';
+import {
+    foreignIndexReason,
+    loadMigrationDesigns,
+    type MigrationDesignOptions,
+    type MigrationDesigns,
+} from './migration-design.js';
 
 /** A step as it is performed. */
 export interface MigrationStepEvent {
-    action: 'create-index' | 'write-rows' | 'switch' | 'remove-name' | 'drop-index';
+    action:
+        'create-index' | 'write-both' | 'write-rows' | 'switch' | 'remove-companions' | 'remove-name' | 'drop-index';
     /** The stable names it concerns. */
     collections: string[];
     /** The physical indexes it creates, fills, points at or drops. */
     indexes: string[];
     /** Rows written (write-rows), else 0. */
     rows: number;
+    /** write-rows: where the rows come from (the server's entities, or the data file). */
+    source?: 'entities' | 'data';
 }
 
 /** Options of `migrateOnRedis`. */
-export interface MigrateOptions extends Omit<MigrationDesignOptions, 'dataPath'> {
-    dataPath: string;
+export interface MigrateOptions extends MigrationDesignOptions {
     redisUrl: string;
     timeoutSeconds?: number;
-    /** Rows per pipelined batch (default 2000). */
+    /** Rows (entities, when built from the server's entities) per pipelined batch (default 2000). */
     batchSize?: number;
     /** Called before each step; a test hook (a throw stops the run there, like a kill). */
     beforeStep?: (step: MigrationStepEvent) => void | Promise<void>;
@@ -104,6 +121,71 @@ async function transaction(link: RedisLink, commands: string[][]): Promise<void>
     }
 }
 
+type StepRunner = (event: MigrationStepEvent, run: () => Promise<void>) => Promise<void>;
+
+/** Fills each collection from the entities the server holds: the fill Function over every root entity's id. */
+async function fillFromEntities(
+    link: RedisLink,
+    view: RedisViewModel,
+    collections: readonly RedisCollection[],
+    batchSize: number,
+    step: StepRunner,
+    onProgress: MigrateOptions['onProgress'],
+): Promise<void> {
+    const database = view.entityStore!.schema.database;
+    const roots = new Map<string, string[]>();
+    for (const c of collections) {
+        if (!roots.has(c.root.entity))
+            roots.set(
+                c.root.entity,
+                (await scanKeys(link, entityKeyPattern(database, c.root.entity))).map(storedIdOfKey),
+            );
+    }
+    const total = collections.reduce((n, c) => n + roots.get(c.root.entity)!.length, 0);
+    let done = 0;
+    for (const c of collections) {
+        const ids = roots.get(c.root.entity)!;
+        const event: MigrationStepEvent = {
+            action: 'write-rows',
+            collections: [c.name],
+            indexes: [c.physicalIndex],
+            rows: 0,
+            source: 'entities',
+        };
+        await step(event, async () => {
+            for (let start = 0; start < ids.length; start += batchSize) {
+                const batch = ids.slice(start, start + batchSize);
+                const argv = ['FCALL', fillFunctionName(database), '0', c.physicalIndex, ...batch];
+                event.rows += Number(await link.send(argv));
+                done += batch.length;
+                await onProgress?.(done, total);
+            }
+        });
+    }
+}
+
+/** Removes from the entity hashes the companions only the old design kept (the new Function never writes them). */
+async function removeCompanions(
+    link: RedisLink,
+    from: RedisViewModel,
+    to: RedisViewModel,
+    batchSize: number,
+    performed: MigrationStepEvent[],
+): Promise<void> {
+    for (const [entity, fields] of droppedCompanions(from, to)) {
+        const keys = await scanKeys(link, entityKeyPattern(to.entityStore!.schema.database, entity));
+        let removed = 0;
+        for (let start = 0; start < keys.length; start += batchSize) {
+            const replies = await Promise.all(
+                keys.slice(start, start + batchSize).map((key) => link.send(['HDEL', key, ...fields])),
+            );
+            removed += replies.reduce<number>((n, reply) => n + Number(reply), 0);
+        }
+        if (removed > 0)
+            performed.push({ action: 'remove-companions', collections: [entity], indexes: fields, rows: removed });
+    }
+}
+
 /** Runs the migration; resolves with the steps it performed. */
 export async function migrateOnRedis(options: MigrateOptions): Promise<MigrationResult> {
     const designs = options.designs ?? (await loadMigrationDesigns(options));
@@ -125,9 +207,7 @@ export async function migrateOnRedis(options: MigrateOptions): Promise<Migration
             if (serving.has(c.name)) continue;
             const served = await servedIndex(link, c);
             if (served !== undefined && !known.has(served)) {
-                blocked(
-                    `collection ${c.name} on ${link.url} is served by index ${served}, which is neither design's (old: ${from.view.collections.find((x) => x.name === c.name)?.physicalIndex ?? 'none'}, new: ${to.view.collections.find((x) => x.name === c.name)?.physicalIndex ?? 'none'}); is the old design the one on the server?`,
-                );
+                blocked(foreignIndexReason(link.url, c.name, served, from.view, to.view));
             }
             serving.set(c.name, served);
         }
@@ -137,6 +217,16 @@ export async function migrateOnRedis(options: MigrateOptions): Promise<Migration
 
         // 1. Build every collection of the new design that its stable name does not serve yet, beside the old one.
         const toBuild = to.view.collections.filter((c) => serving.get(c.name) !== c.physicalIndex);
+        // Without a data file the new rows come from the entities the server holds.
+        const fromEntities = options.dataPath === undefined;
+        if (fromEntities && toBuild.length > 0) {
+            const reason = entityMigrationBlocker(from.view, to.view, toBuild);
+            if (reason !== null) blocked(reason);
+            // A run interrupted before the switch left the migration library writing into the indexes about to be
+            // built again: the old design's own Function first, so that no operation writes into a dropped index.
+            await link.send(['FUNCTION', 'LOAD', 'REPLACE', from.view.entityStore!.library]);
+        }
+        const batchSize = Math.max(1, options.batchSize ?? (fromEntities ? 500 : 2000));
         const total = toBuild.reduce((n, c) => n + (rowsOf.get(c.name)?.length ?? 0), 0);
         let done = 0;
         for (const c of toBuild) {
@@ -148,19 +238,48 @@ export async function migrateOnRedis(options: MigrateOptions): Promise<Migration
                     await link.send(bindRedisCommand(c.create, {}));
                 },
             );
+            if (fromEntities) continue;
             const rows = rowsOf.get(c.name) ?? [];
             await step(
-                { action: 'write-rows', collections: [c.name], indexes: [c.physicalIndex], rows: rows.length },
+                {
+                    action: 'write-rows',
+                    collections: [c.name],
+                    indexes: [c.physicalIndex],
+                    rows: rows.length,
+                    source: 'data',
+                },
                 async () => {
-                    await writeRows(link, c, rows, Math.max(1, options.batchSize ?? 2000), async (written) => {
+                    await writeRows(link, c, rows, batchSize, async (written) => {
                         done += written;
                         await options.onProgress?.(done, total);
                     });
                 },
             );
         }
+        if (fromEntities && toBuild.length > 0) {
+            // From here every entity operation writes the new collections too; the fill then writes every row from
+            // the entities as they are, one atomic call per batch of roots.
+            await step(
+                {
+                    action: 'write-both',
+                    collections: toBuild.map((c) => c.name),
+                    indexes: toBuild.map((c) => c.physicalIndex),
+                    rows: 0,
+                },
+                async () => {
+                    await link.send([
+                        'FUNCTION',
+                        'LOAD',
+                        'REPLACE',
+                        entityMigrationLibrary(from.view, to.view, toBuild),
+                    ]);
+                },
+            );
+            await fillFromEntities(link, to.view, toBuild, batchSize, step, options.onProgress);
+        }
 
-        // 2. Switch every built collection's stable name at once.
+        // 2. Switch every built collection's stable name at once, with the new design's entity Function.
+        const library = to.view.entityStore ? [['FUNCTION', 'LOAD', 'REPLACE', to.view.entityStore.library]] : [];
         if (toBuild.length > 0) {
             await step(
                 {
@@ -170,11 +289,13 @@ export async function migrateOnRedis(options: MigrateOptions): Promise<Migration
                     rows: 0,
                 },
                 // The design record switches with the names: `plan --redis` then reads the new design back.
-                () => transaction(link, [...toBuild.map((c) => bindRedisCommand(c.point, {})), record]),
+                () => transaction(link, [...toBuild.map((c) => bindRedisCommand(c.point, {})), record, ...library]),
             );
-        } else if (recorded !== record[2]) {
-            await link.send(record);
+        } else if (recorded !== record[2] || library.length > 0) {
+            // Nothing to build (a removed query): the new Function must still stop writing what is dropped below.
+            await transaction(link, [record, ...library]);
         }
+        if (fromEntities) await removeCompanions(link, from.view, to.view, batchSize, performed);
 
         // 3. Remove what the new design no longer uses: stable names it lacks, then old physical indexes.
         const newNames = new Set(to.view.collections.map((c) => c.name));

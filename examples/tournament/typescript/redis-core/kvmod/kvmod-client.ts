@@ -23,7 +23,7 @@ export interface CommandClient {
 
 /** The base of every error the client throws on purpose; `code` is stable. */
 export class KvmodClientError extends Error {
-    /** Stable code: `connection-refused`, `no-search-module`, `wrong-dialect`, `missing-index`, `index-differs`, `answer-too-large`, `answer-changed`, `bad-reply`. */
+    /** Stable code: `connection-refused`, `no-search-module`, `wrong-dialect`, `missing-index`, `index-differs`, `other-design`, `answer-too-large`, `answer-changed`, `bad-reply`. */
     readonly code: string;
 
     constructor(code: string, message: string, options?: { cause?: unknown }) {
@@ -70,6 +70,21 @@ export class MissingIndexError extends KvmodClientError {
         );
         this.name = 'MissingIndexError';
         this.index = index;
+    }
+}
+
+/**
+ * The server serves another design than the one the client was generated for: a stable name points at an index
+ * this design does not have (`kvmod migrate` moved the server on, or it was never moved to this design).
+ */
+export class OtherDesignError extends KvmodClientError {
+    /** Per collection: the index the server serves and the one this design has. */
+    readonly collections: readonly { name: string; served: string; expected: string }[];
+
+    constructor(message: string, collections: readonly { name: string; served: string; expected: string }[]) {
+        super('other-design', message);
+        this.name = 'OtherDesignError';
+        this.collections = collections;
     }
 }
 
@@ -267,6 +282,59 @@ function formatVersion(version: number): string {
     return `${Math.floor(version / 10000)}.${Math.floor(version / 100) % 100}.${version % 100}`;
 }
 
+/** The physical index a collection's stable name serves now (pointer key on 1.2, alias on 2.x), or undefined. */
+async function servedIndex(client: CommandClient, collection: ClientCollection): Promise<string | undefined> {
+    const point = bindRedisCommand(collection.point, {});
+    if (point[0] === 'SET') {
+        const value = await client.sendCommand(['GET', point[1] ?? '']);
+        return value === null || value === undefined ? undefined : String(value);
+    }
+    let info: unknown;
+    try {
+        info = await send(client, ['FT.INFO', collection.index], collection.index);
+    } catch (error) {
+        if (error instanceof MissingIndexError) return undefined;
+        throw error;
+    }
+    const flat = Array.isArray(info) ? (info as unknown[]) : [];
+    const at = flat.findIndex((item) => String(item) === 'index_name');
+    return at >= 0 ? String(flat[at + 1]) : collection.index;
+}
+
+/**
+ * Checks that the server serves this design: no stable name of it points at an index of another design. Throws an
+ * `OtherDesignError` naming both (the server's design as `kvmod load` / `kvmod migrate` recorded it, and the indexes
+ * on each side); a name that serves nothing yet is fine (a fresh server). Read-only.
+ */
+export async function checkDesign(client: CommandClient, design: ClientDesign): Promise<void> {
+    const differing: { name: string; served: string; expected: string }[] = [];
+    for (const collection of design.collections) {
+        const served = await servedIndex(client, collection);
+        if (served !== undefined && served !== collection.physicalIndex)
+            differing.push({ name: collection.name, served, expected: collection.physicalIndex });
+    }
+    if (differing.length === 0) return;
+    // The record `kvmod load` and `kvmod migrate` leave (src/runtime/redisearch/redis-stable-names.ts, designRecordKey).
+    const database = design.entityStore?.schema.database;
+    let serverDesign = 'another design';
+    if (database !== undefined) {
+        const record = await client.sendCommand(['GET', `kvmod:design:${database}`]);
+        try {
+            const source = record === null || record === undefined ? null : JSON.parse(String(record)).source;
+            if (typeof source === 'string') serverDesign = `another design (${source})`;
+        } catch {
+            // not a record kvmod wrote: the indexes below still name the design
+        }
+    }
+    const list = differing.map((d) => `${d.name} -> ${d.served} (this client's design: ${d.expected})`).join(', ');
+    throw new OtherDesignError(
+        `the server serves ${serverDesign}, not the design this client was generated for: ${list}. ` +
+            'Use the client generated from the design the server serves, or move the server with `kvmod migrate`; ' +
+            'createIndexes never points a stable name away from the index another design serves',
+        differing,
+    );
+}
+
 /** What `createIndexes` did with each index. */
 export interface IndexOutcome {
     index: string;
@@ -275,10 +343,12 @@ export interface IndexOutcome {
 
 /**
  * Creates every index of the design; keeps one that exists with the same schema; throws an `IndexSchemaError`
- * saying what differs when one exists with another schema. Checks the server's dialect first.
+ * saying what differs when one exists with another schema. Checks the server's dialect first, and that no stable
+ * name serves another design's index (`OtherDesignError`, before anything is created).
  */
 export async function createIndexes(client: CommandClient, design: ClientDesign): Promise<IndexOutcome[]> {
     await checkServer(client, design.dialect);
+    await checkDesign(client, design);
     const outcomes: IndexOutcome[] = [];
     for (const collection of design.collections) {
         const create = bindRedisCommand(collection.create, {});

@@ -1,0 +1,379 @@
+/**
+ * `kvmod migrate` from the entities the server holds (issue 30), on the real engine (a private redis-server with
+ * RediSearch 1.2), with the application writing throughout: two writers run random entity operations through the
+ * generated client's entity functions (the old design's client until the switch, the new one's after it) and a third
+ * creates books of its own, before, during and after the migration. Afterwards the live check of the new design
+ * finds no difference on the migrated server (nothing reloaded), every query of the new design equals the oracle over
+ * the server's entities, and every book acknowledged at any time is there.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { memoryIo } from '../../src/cli/cli-io.js';
+import { runDataGenerate } from '../../src/cli/data-actions.js';
+import { main } from '../../src/cli/main.js';
+import type { RedisViewModel } from '../../src/generation/redis/redis-view-model.js';
+import {
+    createIndexes,
+    OtherDesignError,
+    type ClientDesign,
+} from '../../src/generation/typescript/client-runtime/kvmod-client.js';
+import { createEntity, type ClientEntityStore } from '../../src/generation/typescript/client-runtime/kvmod-entities.js';
+import { randomEntityOperations } from '../../src/runtime/entities/random-operations.js';
+import { liveCheck, verifyLive } from '../../src/runtime/live-check.js';
+import { readServerEntities } from '../../src/runtime/redis-entities/server-entities.js';
+import { clientExecutor } from '../../src/runtime/redis-entities/workload-client.js';
+import { connectRedis, type RedisLink } from '../../src/runtime/redis-connection/redis-link.js';
+import {
+    loadMigrationDesigns,
+    type MigrationDesigns,
+} from '../../src/runtime/redisearch/migration/migration-design.js';
+import { migrateOnRedis, type MigrationStepEvent } from '../../src/runtime/redisearch/migration/migration-run.js';
+import { startRedis, type RedisTestServer } from '../support/redis-server.js';
+
+const BOOKS = 'examples/book-ratings/book-ratings.pidm';
+
+let server: RedisTestServer;
+let dir: string;
+let link: RedisLink;
+let data: string;
+
+const EDITS: Record<string, (text: string) => string> = {
+    'add a SELECT attribute': (text) =>
+        text.replace('SELECT isbn, title, author, rank\n', 'SELECT isbn, title, author, rank, price\n'),
+    'add a filter': (text) => text.replace('WHERE author = "?"\n', 'WHERE author = "?" and rank >= "?minRank"\n'),
+    'change an ORDER BY': (text) => text.replace('ORDER BY published ASC', 'ORDER BY rank DESC'),
+    'remove a query': (text) => text.replace(/query Q5_booksAbovePrice:[^]*?ORDER BY price DESC\n/, ''),
+};
+
+/** The edited model in a folder of its own (the database name comes from the file name). */
+async function edited(name: string): Promise<string> {
+    const folder = join(dir, name.replace(/\W+/g, '-'));
+    await mkdir(folder, { recursive: true });
+    const path = join(folder, 'book-ratings.pidm');
+    const text = await readFile(BOOKS, 'utf8');
+    const next = EDITS[name]!(text);
+    expect(next).not.toBe(text);
+    await writeFile(path, next);
+    return path;
+}
+
+/** The design without the merge of Q1 and Q7 (at threshold 1 they do not merge), as a KVLM of the same database. */
+async function splitDesign(): Promise<string> {
+    const folder = join(dir, 'threshold');
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'book-ratings.pidm'), await readFile(BOOKS, 'utf8'));
+    const args = ['transform', join(folder, 'book-ratings.pidm'), '--threshold', '1', '-o', join(folder, 'split')];
+    expect(await main(args, memoryIo())).toBe(0);
+    return join(folder, 'split', 'book-ratings.kvlm');
+}
+
+/** The old and the new design of an edit. */
+async function editOf(name: string): Promise<{ from: string; to: string }> {
+    if (name === 'a merge disappears') return { from: BOOKS, to: await splitDesign() };
+    if (name === 'a merge appears') return { from: await splitDesign(), to: BOOKS };
+    return { from: BOOKS, to: await edited(name) };
+}
+
+/** The design a generated client hands its runtime, from the Redis design. */
+function clientDesignOf(view: RedisViewModel): ClientDesign {
+    return {
+        dialect: view.dialect,
+        collections: view.collections.map((c) => ({
+            name: c.name,
+            index: c.index,
+            physicalIndex: c.physicalIndex,
+            keyPrefix: c.keyPrefix,
+            keyParts: [],
+            counterKey: null,
+            create: c.create,
+            point: c.point,
+            drop: c.drop,
+        })),
+        entityStore: clientStore(view),
+    };
+}
+
+function clientStore(view: RedisViewModel): ClientEntityStore {
+    return { schema: view.entityStore!.schema, library: view.entityStore!.library };
+}
+
+/** The writers: each on its own connection, through the client of the design the server serves when it writes. */
+interface Writers {
+    /** Operations done (acknowledged, refused or not), in all. */
+    done: () => number;
+    /** Books the ledger writer created and the server acknowledged. */
+    books: string[];
+    /** Errors that are no refusal (a Lua error, a lost connection): the migration broke a write. */
+    errors: string[];
+    stop: () => Promise<void>;
+}
+
+async function startWriters(designs: MigrationDesigns, current: () => 'old' | 'new'): Promise<Writers> {
+    const stores = { old: clientStore(designs.from.view), new: clientStore(designs.to.view) };
+    const { model, kvlm } = designs.from.design!;
+    let stopped = false;
+    let done = 0;
+    const books: string[] = [];
+    const errors: string[] = [];
+    const links: RedisLink[] = [];
+    const random = async (seed: number) => {
+        const writer = await connectRedis(server.url);
+        links.push(writer);
+        const client = { sendCommand: (argv: readonly string[]) => writer.send([...argv]) };
+        const operations = randomEntityOperations(model, seed, 100000, { design: kvlm, idsPerEntity: 4 });
+        for (const { operation } of operations) {
+            if (stopped) return;
+            const outcome = await clientExecutor(client, stores[current()]).execute(operation);
+            if (!outcome.ok && outcome.code === null) errors.push(`${JSON.stringify(operation)}: ${outcome.message}`);
+            done++;
+        }
+    };
+    const ledger = async () => {
+        const writer = await connectRedis(server.url);
+        links.push(writer);
+        const client = { sendCommand: (argv: readonly string[]) => writer.send([...argv]) };
+        for (let n = 0; !stopped; n++) {
+            const isbn = `ledger-${n}`;
+            try {
+                await createEntity(client, stores[current()], 'Book', {
+                    isbn,
+                    title: `Ledger ${n}`,
+                    author: `author ${n % 3}`,
+                    rank: n % 7,
+                    price: 1.5 + n,
+                    link: `https://example.org/${n}`,
+                    published: '2024-01-01',
+                    tags: [],
+                    comments: [],
+                });
+                books.push(isbn);
+            } catch (error) {
+                errors.push(`create Book ${isbn}: ${(error as Error).message}`);
+            }
+            done++;
+        }
+    };
+    const running = Promise.all([random(11), random(12), ledger()]);
+    return {
+        done: () => done,
+        books,
+        errors,
+        stop: async () => {
+            stopped = true;
+            await running;
+            for (const writer of links) await writer.close();
+        },
+    };
+}
+
+async function writtenSome(writers: Writers, count: number): Promise<void> {
+    const target = writers.done() + count;
+    while (writers.done() < target && writers.errors.length === 0) await new Promise((r) => setTimeout(r, 2));
+}
+
+beforeAll(async () => {
+    server = await startRedis();
+    dir = await mkdtemp(join(tmpdir(), 'kvmod-migrate-entities-'));
+    link = await connectRedis(server.url);
+    data = join(dir, 'books.json');
+    await runDataGenerate({ model: BOOKS, scale: 12, seed: 5, output: data }, memoryIo());
+});
+
+afterAll(async () => {
+    await link?.close();
+    await server?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('kvmod migrate from the entities the server holds, while the application writes (RediSearch 1.2)', () => {
+    test.each([...Object.keys(EDITS), 'a merge disappears', 'a merge appears'])(
+        '%s: every write before, during and after the migration reaches the new design; the live check finds 0 differences and every query equals the oracle',
+        async (name) => {
+            await link.send(['FLUSHALL']);
+            const { from, to } = await editOf(name);
+            const io = memoryIo();
+            expect(await main(['load', from, '--data', data, '--redis', server.url], io)).toBe(0);
+            const designs = await loadMigrationDesigns({ fromPath: from, toPath: to, dialect: 'redisearch1' });
+            expect(designs.data).toBeNull();
+
+            let serving: 'old' | 'new' = 'old';
+            const writers = await startWriters(designs, () => serving);
+            const steps: string[] = [];
+            let duringBuild = 0;
+            let result;
+            try {
+                await writtenSome(writers, 30);
+                // Between every two steps the writers make operations: writes land while the new rows are built.
+                const beforeStep = async (step: MigrationStepEvent) => {
+                    const before = writers.done();
+                    await writtenSome(writers, 10);
+                    if (step.action === 'write-rows' || step.action === 'switch')
+                        duringBuild += writers.done() - before;
+                    steps.push(step.action);
+                };
+                result = await migrateOnRedis({
+                    designs,
+                    fromPath: from,
+                    toPath: to,
+                    dialect: 'redisearch1',
+                    redisUrl: server.url,
+                    batchSize: 3,
+                    beforeStep,
+                });
+                serving = 'new';
+                await writtenSome(writers, 30);
+            } finally {
+                await writers.stop();
+            }
+            expect(writers.errors).toEqual([]);
+            expect(result.performed.length).toBeGreaterThan(0);
+            if (name !== 'remove a query') {
+                expect(steps).toContain('write-both');
+                expect(
+                    result.performed.filter((s) => s.action === 'write-rows').every((s) => s.source === 'entities'),
+                ).toBe(true);
+                expect(duringBuild).toBeGreaterThan(0);
+            }
+
+            // The live check of the new design on the migrated server: nothing reloaded.
+            const design = designs.to.design!;
+            expect(await liveCheck(server.url, design)).toEqual([]);
+            const verified = await verifyLive({ modelPath: to, server: server.url, samples: 5 });
+            expect(verified.differences).toEqual([]);
+            expect(verified.verdicts.filter((v) => v.mismatches > 0)).toEqual([]);
+            expect(verified.verdicts.reduce((n, v) => n + v.rowsCompared, 0)).toBeGreaterThan(0);
+            expect(verified.ok).toBe(true);
+
+            // Every book the ledger writer was told it created is on the server.
+            const stored = await readServerEntities(link, designs.to.view.entityStore!.schema, design.model);
+            const isbns = new Set(stored.data.Book!.map((book) => book.isbn));
+            expect(writers.books.length).toBeGreaterThan(0);
+            expect(writers.books.filter((isbn) => !isbns.has(isbn))).toEqual([]);
+
+            // Run again: nothing to do.
+            const again = await migrateOnRedis({
+                designs,
+                fromPath: from,
+                toPath: to,
+                dialect: 'redisearch1',
+                redisUrl: server.url,
+            });
+            expect(again.performed).toEqual([]);
+        },
+    );
+
+    test('killed at each step in turn (the writers running throughout), the migration run again completes it: 0 differences', async () => {
+        await link.send(['FLUSHALL']);
+        const to = await edited('add a SELECT attribute');
+        expect(await main(['load', BOOKS, '--data', data, '--redis', server.url], memoryIo())).toBe(0);
+        const designs = await loadMigrationDesigns({ fromPath: BOOKS, toPath: to, dialect: 'redisearch1' });
+        let serving: 'old' | 'new' = 'old';
+        const writers = await startWriters(designs, () => serving);
+        const killedAt: string[] = [];
+        try {
+            await writtenSome(writers, 20);
+            // Each run is stopped at one point (before a step, or after the first batch of the fill) and starts from
+            // what the runs before it left, the writers going on in between; the last one runs to the end.
+            const q3 = designs.to.view.collections.find((c) => c.name === 'Q3_booksWithTag')!;
+            for (const target of ['write-both', 'fill', 'switch', 'drop-index', null]) {
+                const kill = new Error(`killed at ${target}`);
+                const stop = (at: string) => {
+                    if (at !== target) return;
+                    killedAt.push(at);
+                    throw kill;
+                };
+                const outcome = await migrateOnRedis({
+                    designs,
+                    fromPath: BOOKS,
+                    toPath: to,
+                    dialect: 'redisearch1',
+                    redisUrl: server.url,
+                    batchSize: 3,
+                    beforeStep: async (step) => {
+                        await writtenSome(writers, 5);
+                        stop(step.action);
+                    },
+                    onProgress: () => stop('fill'),
+                }).then(
+                    () => 'done',
+                    (error: unknown) => {
+                        if (error !== kill) throw error;
+                        return 'killed';
+                    },
+                );
+                expect(outcome).toBe(target === null ? 'done' : 'killed');
+                if (String(await link.send(['GET', q3.pointerKey!])) === q3.physicalIndex) serving = 'new';
+                await writtenSome(writers, 10);
+            }
+            serving = 'new';
+            await writtenSome(writers, 20);
+        } finally {
+            await writers.stop();
+        }
+        expect(writers.errors).toEqual([]);
+        expect(killedAt).toEqual(expect.arrayContaining(['write-both', 'fill', 'switch', 'drop-index']));
+        expect(await liveCheck(server.url, designs.to.design!)).toEqual([]);
+        const stored = await readServerEntities(link, designs.to.view.entityStore!.schema, designs.to.design!.model);
+        const isbns = new Set(stored.data.Book!.map((book) => book.isbn));
+        expect(writers.books.filter((isbn) => !isbns.has(isbn))).toEqual([]);
+    });
+
+    test('an entity the new design changes (a renamed attribute) stops the migration from the entities before anything is written', async () => {
+        await link.send(['FLUSHALL']);
+        const folder = join(dir, 'rename');
+        await mkdir(folder, { recursive: true });
+        const to = join(folder, 'book-ratings.pidm');
+        await writeFile(to, (await readFile(BOOKS, 'utf8')).replace(/\btitle\b/g, 'name'));
+        expect(await main(['load', BOOKS, '--data', data, '--redis', server.url], memoryIo())).toBe(0);
+        const keys = async () => ((await link.send(['KEYS', '*'])) as string[]).sort();
+        const before = await keys();
+        const io = memoryIo();
+        expect(await main(['migrate', BOOKS, to, '--redis', server.url], io)).toBe(1);
+        expect(io.stderr).toContain(
+            'the migration cannot run online, nothing was changed: entity Book changes (its attributes, their types or its references), so the entities the server holds do not fit the new design; give the new rows with --data instead',
+        );
+        expect(await keys()).toEqual(before);
+    });
+
+    test("after a migration the old client's createIndexes refuses, naming both designs; plan --redis checks what the stable names point at, not only the design the server records", async () => {
+        await link.send(['FLUSHALL']);
+        const to = await edited('add a SELECT attribute');
+        expect(await main(['load', BOOKS, '--data', data, '--redis', server.url], memoryIo())).toBe(0);
+        expect(await main(['migrate', BOOKS, to, '--redis', server.url], memoryIo())).toBe(0);
+        const quiet = memoryIo();
+        expect(await main(['plan', to, '--redis', server.url], quiet)).toBe(0);
+        expect(quiet.stdout).toContain('Nothing to do');
+        const designs = await loadMigrationDesigns({ fromPath: BOOKS, toPath: to, dialect: 'redisearch1' });
+        const old = designs.from.view.collections.find((c) => c.name === 'Q3_booksWithTag')!;
+        const fresh = designs.to.view.collections.find((c) => c.name === 'Q3_booksWithTag')!;
+        // The old application's createIndexes refuses, naming both designs, and creates nothing.
+        const client = { sendCommand: (argv: readonly string[]) => link.send([...argv]) };
+        const keys = async () => ((await link.send(['KEYS', '*'])) as string[]).sort();
+        const before = await keys();
+        const refused = await createIndexes(client, clientDesignOf(designs.from.view)).then(
+            () => null,
+            (error: unknown) => error,
+        );
+        expect(refused).toBeInstanceOf(OtherDesignError);
+        expect((refused as OtherDesignError).code).toBe('other-design');
+        expect((refused as OtherDesignError).message).toContain(
+            `, not the design this client was generated for: Q3_booksWithTag -> ${fresh.physicalIndex} (this client's design: ${old.physicalIndex})`,
+        );
+        expect((refused as OtherDesignError).message).toMatch(
+            /^the server serves another design \(.*book-ratings\.pidm\),/,
+        );
+        expect(await keys()).toEqual(before);
+        expect(await createIndexes(client, clientDesignOf(designs.to.view))).toEqual(
+            designs.to.view.collections.map((c) => ({ index: c.physicalIndex, action: 'kept' })),
+        );
+        // What the old application's createIndexes used to do: point a shared stable name back at its index.
+        await link.send(['SET', old.pointerKey!, old.physicalIndex]);
+        const io = memoryIo();
+        expect(await main(['plan', to, '--redis', server.url], io)).toBe(1);
+        expect(io.stderr).toContain(
+            `kvmod: the migration cannot run online: collection Q3_booksWithTag on ${server.url} is served by index ${old.physicalIndex}, which is neither design's`,
+        );
+    });
+});
