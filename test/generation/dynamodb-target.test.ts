@@ -84,18 +84,108 @@ async function generate(model: string, dir: string, extra: string[] = []) {
 }
 
 describe('kvmod generate --target dynamodb', () => {
-    test('writes the goldens of airflights: create-tables.json, cloudformation.json, README.md', async () => {
+    test('writes the goldens of airflights: create-tables.json, cloudformation.json, workbench.json, README.md', async () => {
         const dir = await mkdtemp(join(tmpdir(), 'kvmod-dynamodb-'));
         try {
             const result = await generate('examples/airflights/airflights.kvlm', dir);
             expect(result.code).toBe(0);
-            for (const file of ['create-tables.json', 'cloudformation.json', 'README.md'])
+            for (const file of ['create-tables.json', 'cloudformation.json', 'workbench.json', 'README.md'])
                 expect(await readFile(join(dir, 'airflights', 'dynamodb', file), 'utf8')).toBe(
                     await readFile(join(repoRoot, 'examples/airflights/dynamodb', file), 'utf8'),
                 );
             const readme = await readFile(join(dir, 'airflights', 'dynamodb', 'README.md'), 'utf8');
             expect(readme).toContain(
                 '| Q5_passengersDepartingGivenPeriod | airflights_Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod | Q5_passengersDepartingGivenPeriod | _pk1 = "Q5_passengersDepartingGivenPeriod" · ?departureDate | — |',
+            );
+        } finally {
+            await rm(dir, { recursive: true, force: true });
+        }
+    });
+
+    test('the NoSQL Workbench export has the shape of the published samples: a table per collection, a facet per query, its GSIs', async () => {
+        const model = JSON.parse(
+            await readFile(join(repoRoot, 'examples/airflights/dynamodb/workbench.json'), 'utf8'),
+        ) as { DataModel: Record<string, unknown>[] } & Record<string, unknown>;
+        // The keys and their order of aws-samples/amazon-dynamodb-design-patterns' models (AnOnlineShop_facets.json).
+        expect(Object.keys(model)).toEqual(['ModelName', 'ModelMetadata', 'DataModel']);
+        expect(model.DataModel).toHaveLength(8);
+        const table = model.DataModel.find(
+            (t) => t.TableName === 'airflights_Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod',
+        )!;
+        expect(Object.keys(table)).toEqual([
+            'TableName',
+            'KeyAttributes',
+            'NonKeyAttributes',
+            'TableFacets',
+            'GlobalSecondaryIndexes',
+            'DataAccess',
+        ]);
+        expect(table.KeyAttributes).toEqual({
+            PartitionKey: { AttributeName: '_pk', AttributeType: 'S' },
+            SortKey: { AttributeName: '_sk', AttributeType: 'S' },
+        });
+        const facets = table.TableFacets as Record<string, unknown>[];
+        expect(facets.map((facet) => facet.FacetName)).toEqual([
+            'Q4_passengersDepartingGivenCountry',
+            'Q5_passengersDepartingGivenPeriod',
+        ]);
+        expect(Object.keys(facets[0])).toEqual([
+            'FacetName',
+            'KeyAttributeAlias',
+            'TableData',
+            'NonKeyAttributes',
+            'DataAccess',
+        ]);
+        expect(table.GlobalSecondaryIndexes).toEqual([
+            {
+                IndexName: 'Q5_passengersDepartingGivenPeriod',
+                KeyAttributes: {
+                    PartitionKey: { AttributeName: '_pk1', AttributeType: 'S' },
+                    SortKey: { AttributeName: '_sk1', AttributeType: 'S' },
+                },
+                Projection: {
+                    ProjectionType: 'INCLUDE',
+                    NonKeyAttributes: [
+                        'Origin_country',
+                        'Origin_city',
+                        'FL_departureTime',
+                        'FL_code',
+                        'idPassport',
+                        'firstName',
+                        'lastName',
+                        'birthdate',
+                        'sex',
+                        'nationality',
+                    ],
+                },
+            },
+        ]);
+        expect(model.DataModel.flatMap((t) => t.TableFacets as unknown[])).toHaveLength(9);
+    });
+
+    test('--single-table: one table, the collections sharing its indexes gsi1…, every query a facet of it', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'kvmod-dynamodb-'));
+        try {
+            const result = await generate('examples/airflights/airflights.kvlm', dir, ['--single-table']);
+            expect(result.code).toBe(0);
+            const out = join(dir, 'airflights', 'dynamodb');
+            const inputs = JSON.parse(await readFile(join(out, 'create-tables.json'), 'utf8')) as {
+                TableName: string;
+                GlobalSecondaryIndexes: { IndexName: string; Projection: unknown }[];
+            }[];
+            expect(inputs.map((input) => input.TableName)).toEqual(['airflights']);
+            expect(inputs[0].GlobalSecondaryIndexes).toEqual([
+                expect.objectContaining({ IndexName: 'gsi1', Projection: { ProjectionType: 'ALL' } }),
+            ]);
+            const workbench = JSON.parse(await readFile(join(out, 'workbench.json'), 'utf8')) as {
+                DataModel: { TableName: string; TableFacets: unknown[] }[];
+            };
+            expect(workbench.DataModel.map((table) => [table.TableName, table.TableFacets.length])).toEqual([
+                ['airflights', 9],
+            ]);
+            const readme = await readFile(join(out, 'README.md'), 'utf8');
+            expect(readme).toContain(
+                '| Q5_passengersDepartingGivenPeriod | airflights | gsi1 | _pk1 = "Q5_passengersDepartingGivenPeriod" · ?departureDate | — |',
             );
         } finally {
             await rm(dir, { recursive: true, force: true });

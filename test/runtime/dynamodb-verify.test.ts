@@ -1,6 +1,6 @@
 /**
  * The DynamoDB design on dynalite: every example (and the core-shapes fixture: `!=`, `or`, text ranges, mixed
- * directions, literals), merge safe/none, two data seeds, loaded and verified against the oracle through the CLI
+ * directions, literals), merge safe/none (and safe in one table), two data seeds, loaded and verified against the oracle through the CLI
  * with pages of 2 items, so that every answer longer than 2 rows is read over several `LastEvaluatedKey` pages.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -26,7 +26,11 @@ const EXAMPLES = [
     'test/fixtures/pidm/core-shapes.pidm',
 ];
 
-const MATRIX = EXAMPLES.flatMap((model) => (['safe', 'none'] as const).map((merge) => [model, merge] as const));
+/** Every example × merge, a table per collection; and merge safe in one table (`--single-table`). */
+const MATRIX = [
+    ...EXAMPLES.flatMap((model) => (['safe', 'none'] as const).map((merge) => [model, merge, 'tables'] as const)),
+    ...EXAMPLES.map((model) => [model, 'safe', 'single-table'] as const),
+];
 
 let server: DynaliteTestServer;
 let dir: string;
@@ -55,8 +59,8 @@ interface VerifyJson {
 
 describe('verify --target dynamodb on dynalite', () => {
     test.each(MATRIX)(
-        '%s, merge %s: every query answers like the oracle, read 2 items a page (2 seeds)',
-        async (model, merge) => {
+        '%s, merge %s, %s: every query answers like the oracle, read 2 items a page (2 seeds)',
+        async (model, merge, layout) => {
             for (const seed of [1, 2]) {
                 const data = join(dir, `data-${seed}.json`);
                 const generated = await kvmod([
@@ -90,6 +94,7 @@ describe('verify --target dynamodb on dynalite', () => {
                     String(seed),
                     '--format',
                     'json',
+                    ...(layout === 'single-table' ? ['--single-table'] : []),
                 ]);
                 const result = JSON.parse(verified.stdout) as VerifyJson;
                 expect(result.queries.filter((q) => q.status === 'differ')).toEqual([]);

@@ -14,11 +14,18 @@ export interface DynamoViewModel {
     source: string | null;
     /** Items per `Query` page (`Limit`). */
     pageSize: number;
+    /** One table for every collection (`--single-table`): then every `DynamoTable` names that table. */
+    singleTable: boolean;
+    /** Per collection its share of the design (in one table, all share one name). */
     tables: DynamoTable[];
+    /** The `CreateTable` inputs, one per table on the server. */
+    createTables: Record<string, unknown>[];
     /** Every served query as one line of the access-pattern table, in model order. */
     accessPatterns: DynamoAccessPattern[];
     /** What DynamoDB cannot serve by key: what `generate` warns about. */
     warnings: DynamoWarning[];
+    /** The design in AWS NoSQL Workbench's data-model format (`workbench.json`): one facet per query. */
+    workbench: Record<string, unknown>;
 }
 
 /** An attribute of a table's items that holds a field. */
@@ -61,7 +68,7 @@ export interface DynamoKey {
 
 /** A table: one per collection. */
 export interface DynamoTable {
-    /** The table's name: `<database>_<collection>`. */
+    /** The table's name: `<database>_<collection>` (`<database>` in one table). */
     name: string;
     collection: string;
     keyField: string;

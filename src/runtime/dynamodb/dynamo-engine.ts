@@ -175,8 +175,9 @@ async function prepareTables(
     mode: 'keep' | 'recreate' | 'fresh',
 ): Promise<SchemaOutcome[]> {
     const outcomes: SchemaOutcome[] = [];
-    for (const table of view.tables) {
-        const input = table.createTable as unknown as CreateTableCommandInput;
+    for (const created of view.createTables) {
+        const input = created as unknown as CreateTableCommandInput;
+        const table = { name: input.TableName! };
         const existing = await describe(connection, table.name);
         const differs = existing !== undefined && keyShape(existing) !== keyShape(input);
         if (existing !== undefined && !differs && mode !== 'fresh') {
