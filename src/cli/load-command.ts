@@ -34,7 +34,8 @@ export function runtimeOptions<T>(
                     })
                     .option('redis', {
                         describe:
-                            'The server: redis://host:port, redis://:password@host:port, redis://user:password@host:port (ACL), rediss://… (TLS); redis: with RediSearch; redis-core: Redis 7 or later, no module, one server or any node of a cluster',
+                            'The server: redis://host:port, redis://:password@host:port, redis://user:password@host:port (ACL), rediss://… (TLS); redis: with RediSearch; redis-core: Redis 7 or later, no module, one server or any node of a cluster; dynamodb: the endpoint, http://host:port (--endpoint)',
+                        alias: 'endpoint',
                         type: 'string',
                         demandOption: true,
                     }),

@@ -15,6 +15,7 @@ import {
     type RawOptionValues,
 } from './generation-options.js';
 import type { GenerationTarget } from './generation-target.js';
+import { dynamoTarget } from './dynamodb/dynamodb-target.js';
 import { redisCoreTarget } from './redis-core/redis-core-target.js';
 import { redisTarget } from './redis/redis-target.js';
 import { reportTarget } from './report/report-target.js';
@@ -71,6 +72,7 @@ export const generationTargets: ReadonlyMap<string, RegisteredTarget> = new Map(
         registerTarget(redisCoreTarget),
         registerTarget(reportTarget),
         registerTarget(typescriptTarget),
+        registerTarget(dynamoTarget),
     ].map((target) => [target.name, target]),
 );
 

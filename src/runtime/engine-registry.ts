@@ -14,6 +14,7 @@ import { registerEngine, type RegisteredEngine } from './engine.js';
 const ENGINES: ReadonlyMap<string, () => Promise<RegisteredEngine>> = new Map([
     ['redisearch', async () => registerEngine((await import('./redisearch/redis-engine.js')).redisEngine)],
     ['redis-core', async () => registerEngine((await import('./redis-core/core-runtime.js')).redisCoreEngine)],
+    ['dynamodb', async () => registerEngine((await import('./dynamodb/dynamo-engine.js')).dynamoEngine)],
 ]);
 
 /** Whether some engine runtime runs the designs of a target (load and verify take it). */

@@ -9,4 +9,5 @@ export const VIEW_MODEL_VALIDATORS: ReadonlyMap<string, () => Promise<ValidateFu
     ['schemas/redis-core-view-model.schema.json', async () => (await import('./redis-core-view-model.validate.js')).default as unknown as ValidateFunction],
     ['schemas/redis-view-model.schema.json', async () => (await import('./redis-view-model.validate.js')).default as unknown as ValidateFunction],
     ['schemas/report-view-model.schema.json', async () => (await import('./report-view-model.validate.js')).default as unknown as ValidateFunction],
+    ['templates/dynamodb/view-model.schema.json', async () => (await import('./dynamodb-view-model.validate.js')).default as unknown as ValidateFunction],
 ]);

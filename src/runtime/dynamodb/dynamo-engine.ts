@@ -1,0 +1,423 @@
+/**
+ * The DynamoDB engine runtime behind the engine contract (../engine.ts): runs the dynamodb target's design on
+ * Amazon DynamoDB or a server of its API (dynalite, DynamoDB Local) given by its endpoint URL. Tables are created
+ * from the design's `CreateTable` inputs; rows are written 25 items a `BatchWriteItem`; a query is its `Query`
+ * request, read page by page (`Limit` = the design's page size) by `LastEvaluatedKey`. Its collation is
+ * DynamoDB's: text equal only when identical, ordered by UTF-8 bytes.
+ */
+import {
+    CreateTableCommand,
+    DeleteTableCommand,
+    DescribeTableCommand,
+    DynamoDBClient,
+    ListTablesCommand,
+    ResourceNotFoundException,
+    type CreateTableCommandInput,
+    type TableDescription,
+} from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type {
+    DynamoKey,
+    DynamoQuery,
+    DynamoTable,
+    DynamoValue,
+    DynamoViewModel,
+} from '../../generation/dynamodb/dynamodb-design.js';
+import { DYNAMODB_LIMITS, expressionOf } from '../../generation/dynamodb/dynamodb-design.js';
+import { partitionKey, rowKeyText, sortKey, sortKeyBound } from '../../generation/dynamodb/dynamodb-keys.js';
+import { dynamoTarget, type dynamoTargetOptions } from '../../generation/dynamodb/dynamodb-target.js';
+import type { DynamoFilter } from '../../generation/dynamodb/dynamodb-view-model.js';
+import type { LogicalType } from '../../language/pidm/pidm-semantics.js';
+import { collationFor, compareCodePoints, type TypedValue } from '../collation.js';
+import {
+    EngineError,
+    type EngineProbe,
+    type EngineRuntime,
+    type EngineSession,
+    type SchemaOutcome,
+    type WriteResult,
+} from '../engine.js';
+import type { CollectionRows, MaterializedRow } from '../materialize.js';
+import type { ParameterValues } from '../oracle.js';
+
+/** DynamoDB's collation: a text equals only itself; order is UTF-8 byte order (= code point order). */
+export const dynamoCollation = collationFor({
+    name: 'dynamodb',
+    equals: (a, b) => a === b,
+    compare: compareCodePoints,
+    orderForm: (text) => text,
+});
+
+/** Items a `BatchWriteItem` takes. */
+const BATCH_ITEMS = 25;
+
+/** Batches in flight at once while writing. */
+const IN_FLIGHT = 4;
+
+/** A connection to one DynamoDB endpoint. */
+interface DynamoConnection {
+    url: string;
+    client: DynamoDBClient;
+    documents: DynamoDBDocumentClient;
+}
+
+function isLoopback(url: URL): boolean {
+    return url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]';
+}
+
+function connectDynamo(url: string, timeoutSeconds: number | undefined): DynamoConnection {
+    let parsed: URL;
+    try {
+        parsed = new URL(url);
+    } catch {
+        throw new EngineError('url', `not a DynamoDB endpoint URL: ${url} (give http://host:port or https://…)`, {
+            code: 'dynamodb.url',
+        });
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        throw new EngineError('url', `not a DynamoDB endpoint URL: ${url} (give http://host:port or https://…)`, {
+            code: 'dynamodb.url',
+        });
+    // A local server takes any credentials; AWS takes the default chain (environment, profile, role).
+    const local = isLoopback(parsed) && process.env.AWS_ACCESS_KEY_ID === undefined;
+    const client = new DynamoDBClient({
+        endpoint: url,
+        region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+        ...(local ? { credentials: { accessKeyId: 'kvmod', secretAccessKey: 'kvmod' } } : {}),
+        maxAttempts: 3,
+        ...(timeoutSeconds === undefined
+            ? {}
+            : { requestHandler: { requestTimeout: timeoutSeconds * 1000, connectionTimeout: timeoutSeconds * 1000 } }),
+    });
+    const documents = DynamoDBDocumentClient.from(client, {
+        marshallOptions: { removeUndefinedValues: true },
+    });
+    return { url, client, documents };
+}
+
+/** An error of the SDK as an `EngineError` (connection failures and refusals), other errors unchanged. */
+function engineError(url: string, error: unknown): unknown {
+    if (error instanceof EngineError || !(error instanceof Error)) return error;
+    const code = (error as { code?: string }).code ?? (error as { name?: string }).name ?? '';
+    // The SDK wraps a socket's error ("AWS SDK error wrapper for Error: connect ECONNREFUSED …"), its code inside.
+    const socket = /\b(ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ECONNRESET)\b/.exec(
+        `${code} ${(error.cause as { code?: string } | undefined)?.code ?? ''} ${error.message}`,
+    );
+    if (socket !== null)
+        return new EngineError('connect', `cannot reach the DynamoDB endpoint ${url}: ${error.message}`, {
+            code: 'dynamodb.connect',
+            cause: error,
+        });
+    if (code === 'TimeoutError' || code === 'RequestTimeout')
+        return new EngineError('timeout', `the DynamoDB endpoint ${url} did not answer in time: ${error.message}`, {
+            code: 'dynamodb.timeout',
+            cause: error,
+        });
+    if (['UnrecognizedClientException', 'InvalidSignatureException', 'AccessDeniedException'].includes(code))
+        return new EngineError('auth', `${url} refused the credentials: ${error.message}`, { code, cause: error });
+    if (code === 'ValidationException' || code === 'ItemCollectionSizeLimitExceededException')
+        return new EngineError('refused', `${url} refused: ${error.message}`, { code, cause: error });
+    return error;
+}
+
+async function typed<T>(url: string, action: () => Promise<T>): Promise<T> {
+    try {
+        return await action();
+    } catch (error) {
+        throw engineError(url, error);
+    }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function describe(connection: DynamoConnection, name: string): Promise<TableDescription | undefined> {
+    try {
+        return (await connection.client.send(new DescribeTableCommand({ TableName: name }))).Table;
+    } catch (error) {
+        if (error instanceof ResourceNotFoundException) return undefined;
+        throw error;
+    }
+}
+
+/** Waits until a table is active (`gone`: until it no longer exists). */
+async function waitFor(connection: DynamoConnection, name: string, gone: boolean): Promise<void> {
+    for (let attempt = 0; attempt < 600; attempt++) {
+        const table = await describe(connection, name);
+        if (gone ? table === undefined : table?.TableStatus === 'ACTIVE') return;
+        await sleep(100);
+    }
+    throw new EngineError(
+        'timeout',
+        `table ${name} on ${connection.url} did not become ${gone ? 'deleted' : 'active'}`,
+        {
+            code: 'dynamodb.timeout',
+        },
+    );
+}
+
+/** The key schema of a table and its indexes, as one comparable text. */
+function keyShape(table: {
+    KeySchema?: { AttributeName?: string; KeyType?: string }[];
+    GlobalSecondaryIndexes?: { IndexName?: string; KeySchema?: { AttributeName?: string; KeyType?: string }[] }[];
+}): string {
+    const keys = (schema?: { AttributeName?: string; KeyType?: string }[]) =>
+        (schema ?? []).map((k) => `${k.AttributeName}:${k.KeyType}`).join(',');
+    const indexes = (table.GlobalSecondaryIndexes ?? [])
+        .map((index) => `${index.IndexName}(${keys(index.KeySchema)})`)
+        .sort()
+        .join(';');
+    return `${keys(table.KeySchema)}|${indexes}`;
+}
+
+async function prepareTables(
+    connection: DynamoConnection,
+    view: DynamoViewModel,
+    mode: 'keep' | 'recreate' | 'fresh',
+): Promise<SchemaOutcome[]> {
+    const outcomes: SchemaOutcome[] = [];
+    for (const created of view.createTables) {
+        const input = created as unknown as CreateTableCommandInput;
+        const table = { name: input.TableName! };
+        const existing = await describe(connection, table.name);
+        const differs = existing !== undefined && keyShape(existing) !== keyShape(input);
+        if (existing !== undefined && !differs && mode !== 'fresh') {
+            outcomes.push({ object: 'table', name: table.name, action: 'kept' });
+            continue;
+        }
+        if (differs && mode === 'keep')
+            throw new EngineError(
+                'schema-differs',
+                `table ${table.name} on ${connection.url} has other keys or indexes than the design's: run again with --recreate to delete it (with its items) and create it anew`,
+                { code: 'dynamodb.table-differs' },
+            );
+        if (existing !== undefined) {
+            await connection.client.send(new DeleteTableCommand({ TableName: table.name }));
+            await waitFor(connection, table.name, true);
+        }
+        await connection.client.send(new CreateTableCommand(input));
+        await waitFor(connection, table.name, false);
+        outcomes.push({ object: 'table', name: table.name, action: existing === undefined ? 'created' : 'recreated' });
+    }
+    return outcomes;
+}
+
+/** The item of a row: its fields, and the key attributes of the table and of every index. */
+export function itemOf(table: DynamoTable, row: MaterializedRow): Record<string, unknown> {
+    const item: Record<string, unknown> = {};
+    const types = new Map(table.fields.map((field) => [field.name, field.type]));
+    for (const field of table.fields) {
+        const value = row.values[field.name];
+        if (value !== undefined) item[field.name] = typedValue(field.type, value);
+    }
+    const rowKey = rowKeyText(row.keyParts);
+    for (const key of table.keys) {
+        const part = (p: { field: string }) => ({ type: types.get(p.field)!, value: row.values[p.field] ?? '' });
+        const pk = partitionKey(key.partitionPrefix, key.partitionParts.map(part));
+        const sk = sortKey(key.sortParts.map(part), rowKey);
+        if (Buffer.byteLength(pk, 'utf8') > DYNAMODB_LIMITS.partitionKeyBytes)
+            throw new EngineError(
+                'refused',
+                `collection ${table.collection}: the row ${row.keyParts.join(', ')} makes a partition key of ${Buffer.byteLength(pk, 'utf8')} bytes (${key.partitionParts.map((p) => p.field).join(', ')}), more than DynamoDB's ${DYNAMODB_LIMITS.partitionKeyBytes}`,
+                { code: 'dynamodb.key-too-long' },
+            );
+        if (Buffer.byteLength(sk, 'utf8') > DYNAMODB_LIMITS.sortKeyBytes)
+            throw new EngineError(
+                'refused',
+                `collection ${table.collection}: the row ${row.keyParts.join(', ')} makes a sort key of ${Buffer.byteLength(sk, 'utf8')} bytes (${[...key.sortParts.map((p) => p.field), 'the row key'].join(', ')}), more than DynamoDB's ${DYNAMODB_LIMITS.sortKeyBytes}`,
+                { code: 'dynamodb.key-too-long' },
+            );
+        item[key.partitionAttribute] = pk;
+        item[key.sortAttribute] = sk;
+    }
+    return item;
+}
+
+/** A value as the item holds it: numbers as numbers (N), booleans as BOOL, the rest as text (S). */
+function typedValue(type: LogicalType, value: TypedValue): TypedValue {
+    if (type === 'int' || type === 'float') return Number(value);
+    if (type === 'boolean') return value === true || value === 'true';
+    return String(value);
+}
+
+async function writeTables(
+    connection: DynamoConnection,
+    view: DynamoViewModel,
+    collections: readonly CollectionRows[],
+    options: { batchSize?: number; onProgress?: (done: number, total: number) => void | Promise<void> },
+): Promise<WriteResult> {
+    const result: WriteResult = { collections: [], rows: 0 };
+    const total = collections.reduce((sum, collection) => sum + collection.rows.length, 0);
+    const step = Math.max(BATCH_ITEMS, options.batchSize ?? 2000);
+    for (const collection of collections) {
+        const table = view.tables.find((t) => t.collection === collection.name);
+        if (!table) throw new Error(`the DynamoDB design has no table for collection ${collection.name}`);
+        let written = 0;
+        for (let start = 0; ; start += step) {
+            const rows = collection.rows.slice(start, start + step);
+            if (rows.length === 0) break;
+            const items = rows.map((row) => itemOf(table, row));
+            const batches: Record<string, unknown>[][] = [];
+            for (let at = 0; at < items.length; at += BATCH_ITEMS) batches.push(items.slice(at, at + BATCH_ITEMS));
+            for (let at = 0; at < batches.length; at += IN_FLIGHT)
+                await Promise.all(
+                    batches.slice(at, at + IN_FLIGHT).map((batch) => writeBatch(connection, table.name, batch)),
+                );
+            written += rows.length;
+            result.rows += rows.length;
+            await options.onProgress?.(result.rows, total);
+        }
+        result.collections.push({ name: collection.name, rows: written });
+    }
+    return result;
+}
+
+/** One `BatchWriteItem`, its unprocessed items sent again (with a growing pause) until none is left. */
+async function writeBatch(connection: DynamoConnection, tableName: string, items: Record<string, unknown>[]) {
+    let requests = items.map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 0; requests.length > 0; attempt++) {
+        const reply = await connection.documents.send(
+            new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
+        );
+        requests = (reply.UnprocessedItems?.[tableName] ?? []) as typeof requests;
+        if (requests.length > 0) await sleep(Math.min(1000, 20 * 2 ** attempt));
+    }
+}
+
+/** The value a condition binds: a parameter's, or the literal. */
+function bind(value: DynamoValue, parameters: ParameterValues, query: DynamoQuery): TypedValue {
+    if ('param' in value) {
+        const name = query.params[value.param - 1].name;
+        const bound = parameters[name];
+        if (bound === undefined) throw new Error(`query ${query.name}: no value for parameter ${name}`);
+        return bound;
+    }
+    return value.literal;
+}
+
+/** The `Query` input of a served query with bound parameters (without `ExclusiveStartKey`). */
+export function queryInput(
+    view: DynamoViewModel,
+    table: DynamoTable,
+    query: DynamoQuery,
+    parameters: ParameterValues,
+): QueryCommandInput {
+    const key: DynamoKey = table.keys[query.key];
+    const names: Record<string, string> = { '#pk': key.partitionAttribute };
+    const values: Record<string, unknown> = {
+        ':pk': partitionKey(
+            key.partitionPrefix,
+            query.partitionValues.map((value, at) => ({
+                type: key.partitionParts[at].type,
+                value: bind(value, parameters, query),
+            })),
+        ),
+    };
+    if (query.range !== null) {
+        names['#sk'] = key.sortAttribute;
+        const { type, min, max } = query.range;
+        if (min) values[':lo'] = sortKeyBound(type, bind(min.value, parameters, query), min.inclusive, true);
+        if (max) values[':hi'] = sortKeyBound(type, bind(max.value, parameters, query), max.inclusive, false);
+    }
+    if (query.filter !== null) {
+        const filterNames = new Map<string, string>();
+        expressionOf(query.filter, filterNames, { count: 0 });
+        for (const [field, alias] of filterNames) names[alias] = field;
+        let count = 0;
+        const visit = (filter: DynamoFilter): void => {
+            if (filter.op === 'cmp')
+                values[`:f${count++}`] = typedValue(filter.type, bind(filter.value, parameters, query));
+            else filter.args.forEach(visit);
+        };
+        visit(query.filter);
+    }
+    const read = [...new Set([...query.projections.map((p) => p.field), ...query.clientSort.map((s) => s.field)])];
+    read.forEach((field, at) => (names[`#p${at}`] = field));
+    return {
+        TableName: table.name,
+        ...(key.index === null ? { ConsistentRead: true } : { IndexName: key.index }),
+        KeyConditionExpression: query.keyConditionExpression,
+        ...(query.filterExpression === null ? {} : { FilterExpression: query.filterExpression }),
+        ProjectionExpression: read.map((_, at) => `#p${at}`).join(', '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ScanIndexForward: query.scanIndexForward,
+        Limit: view.pageSize,
+    };
+}
+
+/** Runs a served query: every page, then the client's sort where no key carries the order. */
+async function runDynamoQuery(
+    connection: DynamoConnection,
+    view: DynamoViewModel,
+    table: DynamoTable,
+    query: DynamoQuery,
+    parameters: ParameterValues,
+): Promise<{ rows: TypedValue[][]; command: string }> {
+    const input = queryInput(view, table, query, parameters);
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+        const page = await connection.documents.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+        items.push(...((page.Items ?? []) as Record<string, unknown>[]));
+        start = page.LastEvaluatedKey as Record<string, unknown> | undefined;
+    } while (start !== undefined);
+    if (query.clientSort.length > 0)
+        items.sort((a, b) => {
+            for (const key of query.clientSort) {
+                const order = dynamoCollation.compare(key.type, a[key.field] as TypedValue, b[key.field] as TypedValue);
+                if (order !== 0) return key.descending ? -order : order;
+            }
+            return 0;
+        });
+    return {
+        rows: items.map((item) => query.projections.map((p) => item[p.field] as TypedValue)),
+        command: `Query ${JSON.stringify(input)}`,
+    };
+}
+
+function session(connection: DynamoConnection, found: EngineProbe): EngineSession<DynamoViewModel> {
+    const url = connection.url;
+    return {
+        probe: found,
+        contradictions: () => [],
+        prepareSchema: (view, mode) => typed(url, () => prepareTables(connection, view, mode)),
+        writeRows: (view, collections, options = {}) =>
+            typed(url, () => writeTables(connection, view, collections, options)),
+        runQuery: (view, collectionName, queryName, parameters) =>
+            typed(url, async () => {
+                const table = view.tables.find((t) => t.collection === collectionName);
+                const query = table?.queries.find((q) => q.name === queryName);
+                if (!table || !query)
+                    throw new Error(`the DynamoDB design has no query ${queryName} in ${collectionName}`);
+                return runDynamoQuery(connection, view, table, query, parameters);
+            }),
+        close: async () => connection.client.destroy(),
+    };
+}
+
+/** DynamoDB (or a server of its API), running the dynamodb target's design. */
+export const dynamoEngine: EngineRuntime<typeof dynamoTargetOptions, DynamoViewModel> = {
+    name: 'dynamodb',
+    target: dynamoTarget,
+    collation: dynamoCollation,
+    // Any text is stored and compared as it is; a key too long for DynamoDB is refused at load, naming the row.
+    textRules: () => ({ name: 'dynamodb', unservable: () => null, unsortable: () => null }),
+    variantOf: () => 'dynamodb',
+    advice: () => 'generate with: kvmod generate <model> --target dynamodb',
+    async connect({ urls, timeoutSeconds }) {
+        const connection = connectDynamo(urls[0], timeoutSeconds);
+        try {
+            await typed(urls[0], () => connection.client.send(new ListTablesCommand({ Limit: 1 })));
+        } catch (error) {
+            connection.client.destroy();
+            throw error;
+        }
+        return session(connection, {
+            server: urls[0],
+            product: 'DynamoDB',
+            serverVersion: 'unknown',
+            variant: 'dynamodb',
+            options: {},
+        });
+    },
+};
