@@ -71,8 +71,9 @@ export function isoOfKeyOnly(type: RedisLogicalType | undefined): RedisLogicalTy
 
 /**
  * The model tables of the Function, as Lua source: sized by what the Function reads, each string written once where
- * it is read — a collection's fields as one flat list (row field, node, stored form per field) and the positions of
- * its indexed fields, node trees shared by the collections that have the same one. What the Function derives from
+ * it is read — a collection's fields as one text (row field, node, stored form per field: a library load parses one
+ * string, not a table per field) and the positions of its indexed fields, node trees shared by the collections that
+ * have the same one. What the Function derives from
  * them (per node the forms it reads, per entity where it is bound) it derives in Lua when first needed.
  */
 export function entityLuaTables(
@@ -134,10 +135,12 @@ export function entityLuaTables(
         const fields: string[] = [];
         const indexed: number[] = [];
         collection.fields.forEach((field, i) => {
-            fields.push(luaString(field.name), String(field.node), luaString(field.form));
+            if (/\s/.test(field.name) || /\s/.test(field.form) || field.name === '' || field.form === '')
+                throw new Error(`entity Lua: the field ${JSON.stringify(field.name)} of ${collection.name} is no name`);
+            fields.push(field.name, String(field.node), field.form);
             if (field.indexed) indexed.push(i + 1);
         });
-        return `    {name = ${luaString(collection.name)}, index = ${luaString(collection.index)}, prefix = ${luaString(collection.prefix)}, idField = ${luaString(collection.idField)}, nodes = ENODES[${tree}], key = {${key.join(', ')}}, fields = {${fields.join(', ')}}, indexed = {${indexed.join(', ')}}, ids = ${ids}},`;
+        return `    {name = ${luaString(collection.name)}, index = ${luaString(collection.index)}, prefix = ${luaString(collection.prefix)}, idField = ${luaString(collection.idField)}, nodes = ENODES[${tree}], key = {${key.join(', ')}}, fields = ${luaString(fields.join(' '))}, indexed = {${indexed.join(', ')}}, ids = ${ids}},`;
     });
     lines.push('local ENODES = {', ...treeLines, '}', 'local ECOLLS = {', ...collLines, '}');
     return lines.join('\n');
@@ -296,22 +299,26 @@ local function e_targets(m, ref, kind)
     return { v }
 end
 
--- What the Function derives from a collection's tables, once per library load (on first use): per field i (of
--- C.nf) its row field C.fields[3i-2], node C.fields[3i-1] and stored form C.fields[3i]; C.isIndexed[i]; per node n
--- the forms its fields and key parts read (C.reads[n]), the fields of each form (C.fieldsAt[n][form]) and the
--- references followed from it (C.children[n]).
+-- What the Function derives from a collection's tables, once per library load (on first use; a load only reads
+-- the text): per field i (of C.nf, from C.fields: "<row field> <node> <stored form> …") its row field C.fname[i],
+-- node C.fnode[i] and stored form C.fform[i]; C.isIndexed[i]; per node n the forms its fields and key parts read
+-- (C.reads[n]), the fields of each form (C.fieldsAt[n][form]) and the references followed from it (C.children[n]).
 local function e_prep(C)
     if C.nf then return C end
-    local F, reads, fieldsAt, children, isIndexed = C.fields, {}, {}, {}, {}
+    local fname, fnode, fform, reads, fieldsAt, children, isIndexed = {}, {}, {}, {}, {}, {}, {}
     for n = 1, #C.nodes do
         reads[n], fieldsAt[n], children[n] = {}, {}, {}
     end
     for n, node in ipairs(C.nodes) do
         if node.parent > 0 then children[node.parent][node.ref] = true end
     end
-    local nf = #F / 3
+    local nf = 0
+    for name, node, form in string.gmatch(C.fields, '(%S+) (%d+) (%S+)') do
+        nf = nf + 1
+        fname[nf], fnode[nf], fform[nf] = name, tonumber(node), form
+    end
     for i = 1, nf do
-        local n, form = F[3 * i - 1], F[3 * i]
+        local n, form = fnode[i], fform[i]
         reads[n][form] = true
         local at = fieldsAt[n][form]
         if at == nil then
@@ -323,7 +330,7 @@ local function e_prep(C)
     for _, p in ipairs(C.key) do reads[p.node][p.form] = true end
     for _, i in ipairs(C.indexed) do isIndexed[i] = true end
     C.reads, C.fieldsAt, C.children, C.isIndexed, C.onPath = reads, fieldsAt, children, isIndexed, {}
-    C.nf = nf
+    C.fname, C.fnode, C.fform, C.nf = fname, fnode, fform, nf
     return C
 end
 -- Where each entity is bound: { C, n } in collection order, then node order (built on first use).
@@ -341,8 +348,8 @@ local function e_occ(E)
     end
     return list
 end
-local function e_fname(C, i) return C.fields[3 * i - 2] end
-local function e_fform(C, i) return C.fields[3 * i] end
+local function e_fname(C, i) return C.fname[i] end
+local function e_fform(C, i) return C.fform[i] end
 
 -- Every binding of collection C rooted at root, in a state, with node fn bound to fid.
 local function e_bindings(C, root, state, fn, fid, out)
@@ -379,8 +386,8 @@ local function e_row_of(C, binding)
     local parts = {}
     for i, p in ipairs(C.key) do parts[i] = e_key_part(binding[p.node].m[p.form], p) end
     local suffix = table.concat(parts, ':')
-    local values, F = {}, C.fields
-    for i = 1, C.nf do values[i] = binding[F[3 * i - 1]].m[F[3 * i]] end
+    local values, fnode, fform = {}, C.fnode, C.fform
+    for i = 1, C.nf do values[i] = binding[fnode[i]].m[fform[i]] end
     return C.prefix .. suffix, suffix, values
 end
 
