@@ -91,7 +91,9 @@ export function entityLuaTables(
             const numeric = attribute.type !== 'text';
             // An attribute without companions gets no `forms` table (the Function reads a missing one as empty).
             const forms =
-                attribute.forms.length === 0 ? '' : `, forms = {${attribute.forms.map((f) => `${f} = true`).join(', ')}}`;
+                attribute.forms.length === 0
+                    ? ''
+                    : `, forms = {${attribute.forms.map((f) => `${f} = true`).join(', ')}}`;
             return `${luaKey(attribute.name)} = {numeric = ${numeric}${forms}}`;
         });
         const refs = entity.references.map(
