@@ -2,9 +2,10 @@
  * The Lua of a design's entity Function (issue 28; docs/design/entity-store.md section 4): generic code, the same for
  * every design, driven by tables generated from the design — `ENTITIES` (attributes with their stored forms,
  * references, referrers), `ENODES` (node trees) and `ECOLLS` (per collection its node tree, key parts and fields as
- * stored forms of the entity bound at a node). The server copies strings from entity hashes into rows and never encodes a value: the
- * writers store the encoded forms (src/generation/shared/entity-store.ts). Each operation reads and checks everything
- * and plans every write in memory first (phase 1), then writes (phase 2): a refused operation has written nothing.
+ * stored forms of the entity bound at a node). The server copies strings from entity hashes into rows and never
+ * encodes a value: the writers store the encoded forms (src/generation/shared/entity-store.ts). Each operation reads
+ * and checks everything and plans every write in memory first (phase 1), then writes (phase 2): a refused operation
+ * has written nothing.
  *
  * The row writers differ per engine: `rs1` (RediSearch 1.2: `FT.ADD … REPLACE [PARTIAL]`, `FT.DEL … DD`), `rs2`
  * (RediSearch 2.x indexes hashes itself: `DEL` + `HSET`), `core` (the redis-core library's own `row_put`,
@@ -73,8 +74,8 @@ export function isoOfKeyOnly(type: RedisLogicalType | undefined): RedisLogicalTy
  * The model tables of the Function, as Lua source: sized by what the Function reads, each string written once where
  * it is read — a collection's fields as one text (row field, node, stored form per field: a library load parses one
  * string, not a table per field) and the positions of its indexed fields, node trees shared by the collections that
- * have the same one. What the Function derives from
- * them (per node the forms it reads, per entity where it is bound) it derives in Lua when first needed.
+ * have the same one. What the Function derives from them (per node the forms it reads, per entity where it is
+ * bound) it derives in Lua when first needed.
  */
 export function entityLuaTables(
     schema: EntityStoreSchema,
