@@ -35,8 +35,11 @@ describe('the entity store schema of a design', () => {
         expect(rs1.entityStore!.library).toMatch(/^#!lua name=kvmod_\w+_entities\n/);
         expect(rs1.entityStore!.library).toContain('local ENGINE = "rs1"');
         expect(rs2.entityStore!.library).toContain('local ENGINE = "rs2"');
-        // 2.x rows: the equality companion is a field of the row, copied from the entity's `author#eq`.
-        expect(rs2.entityStore!.library).toMatch(/name = "author__eq", node = 1, form = "author#eq", indexed = true/);
+        // 2.x rows: the equality companion is a field of the row (the 6th of Q6, indexed), copied from the entity's
+        // `author#eq` at the root node; a collection's fields are one text of row field, node, stored form.
+        expect(rs2.entityStore!.library).toContain(
+            'fields = "title 1 title rank 1 rank blurb 1 blurb P_pname 2 pname author 1 author author__eq 1 author#eq price 1 price", indexed = {2, 6, 7}',
+        );
         expect(rs2.noEntityStore).toBeNull();
     });
 

@@ -1,10 +1,11 @@
 /**
  * The Lua of a design's entity Function (issue 28; docs/design/entity-store.md section 4): generic code, the same for
- * every design, driven by two tables generated from the design — `ENTITIES` (attributes with their stored forms,
- * references, referrers) and `ECOLLS` (per collection its node tree, key parts and fields as stored forms of the
- * entity bound at a node). The server copies strings from entity hashes into rows and never encodes a value: the
- * writers store the encoded forms (src/generation/shared/entity-store.ts). Each operation reads and checks everything
- * and plans every write in memory first (phase 1), then writes (phase 2): a refused operation has written nothing.
+ * every design, driven by tables generated from the design — `ENTITIES` (attributes with their stored forms,
+ * references, referrers), `ENODES` (node trees) and `ECOLLS` (per collection its node tree, key parts and fields as
+ * stored forms of the entity bound at a node). The server copies strings from entity hashes into rows and never
+ * encodes a value: the writers store the encoded forms (src/generation/shared/entity-store.ts). Each operation reads
+ * and checks everything and plans every write in memory first (phase 1), then writes (phase 2): a refused operation
+ * has written nothing.
  *
  * The row writers differ per engine: `rs1` (RediSearch 1.2: `FT.ADD … REPLACE [PARTIAL]`, `FT.DEL … DD`), `rs2`
  * (RediSearch 2.x indexes hashes itself: `DEL` + `HSET`), `core` (the redis-core library's own `row_put`,
@@ -15,6 +16,7 @@ import type { RedisLogicalType } from '../shared/redis-encoding.js';
 
 /** A string as a Lua literal: printable ASCII as is, `"` `\\` and every other byte as a three-digit decimal escape. */
 export function luaString(text: string): string {
+    if (PLAIN_LUA.test(text)) return `"${text}"`;
     let out = '"';
     for (const byte of Buffer.from(text, 'utf8')) {
         const plain = byte >= 0x20 && byte < 0x7f && byte !== 0x22 && byte !== 0x5c;
@@ -23,18 +25,8 @@ export function luaString(text: string): string {
     return `${out}"`;
 }
 
-/** Plain data (strings, finite numbers, booleans, arrays, objects; undefined members left out) as a Lua constructor. */
-export function luaValue(value: unknown): string {
-    if (typeof value === 'string') return luaString(value);
-    if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-    if (typeof value === 'boolean') return String(value);
-    if (Array.isArray(value)) return `{${value.map(luaValue).join(', ')}}`;
-    if (typeof value === 'object' && value !== null) {
-        const entries = Object.entries(value).filter(([, member]) => member !== undefined);
-        return `{${entries.map(([key, member]) => `${luaKey(key)} = ${luaValue(member)}`).join(', ')}}`;
-    }
-    throw new Error(`luaValue: cannot write ${String(value)} as Lua`);
-}
+/** Text a Lua literal holds as is: printable ASCII but `"` and `\\`. */
+const PLAIN_LUA = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 const LUA_KEYWORDS = new Set(
     'and break do else elseif end false for function if in local nil not or repeat return then true until while'.split(
@@ -78,64 +70,83 @@ export function isoOfKeyOnly(type: RedisLogicalType | undefined): RedisLogicalTy
     return type !== undefined && ISO_TYPES.has(type) ? type : undefined;
 }
 
-/** The model tables of the Function, as Lua source. */
+/**
+ * The model tables of the Function, as Lua source: sized by what the Function reads, each string written once where
+ * it is read — a collection's fields as one text (row field, node, stored form per field: a library load parses one
+ * string, not a table per field) and the positions of its indexed fields, node trees shared by the collections that
+ * have the same one. What the Function derives from them (per node the forms it reads, per entity where it is
+ * bound) it derives in Lua when first needed.
+ */
 export function entityLuaTables(
     schema: EntityStoreSchema,
     engine: EntityEngine,
     collections: EntityLuaCollection[],
 ): string {
-    const numeric = (type: RedisLogicalType) => type !== 'text';
-    const entities: Record<string, unknown> = {};
-    for (const entity of Object.values(schema.entities)) {
-        entities[entity.name] = {
-            id: entity.idName,
-            attrs: Object.fromEntries(
-                entity.attributes.map((attribute) => [
-                    attribute.name,
-                    {
-                        numeric: numeric(attribute.type),
-                        forms: Object.fromEntries(attribute.forms.map((form) => [form, true])),
-                    },
-                ]),
-            ),
-            attrOrder: entity.attributes.map((attribute) => attribute.name),
-            refs: Object.fromEntries(
-                entity.references.map((reference) => [
-                    reference.name,
-                    {
-                        target: reference.target,
-                        kind: reference.kind,
-                        min: reference.minItems,
-                        ...(reference.maxItems !== undefined ? { max: reference.maxItems } : {}),
-                    },
-                ]),
-            ),
-            refOrder: entity.references.map((reference) => reference.name),
-            referrers: entity.referrers.map((referrer) => {
-                const from = schema.entities[referrer.entity].references.find(
-                    (reference) => reference.name === referrer.reference,
-                )!;
-                return { entity: referrer.entity, ref: referrer.reference, kind: from.kind, min: from.minItems };
-            }),
-        };
-    }
-    const colls = collections.map((collection) => ({
-        ...collection,
-        // The fast path (see the Lua): every key part is the identifier of the entity bound at its node.
-        ids: collection.key.every(
-            (part) => schema.entities[collection.nodes[part.node - 1].entity]?.idName === part.form,
-        ),
-    }));
-    return [
-        `local ENGINE = ${luaValue(engine)}`,
-        `local ROOT = ${luaValue(`${ENTITY_KEY_ROOT}:${schema.database}:`)}`,
+    const lines = [
+        `local ENGINE = ${luaString(engine)}`,
+        `local ROOT = ${luaString(`${ENTITY_KEY_ROOT}:${schema.database}:`)}`,
         'local ENTITIES = {',
-        ...Object.entries(entities).map(([name, entity]) => `    ${luaKey(name)} = ${luaValue(entity)},`),
-        '}',
-        'local ECOLLS = {',
-        ...colls.map((collection) => `    ${luaValue(collection)},`),
-        '}',
-    ].join('\n');
+    ];
+    for (const entity of Object.values(schema.entities)) {
+        const attrs = entity.attributes.map((attribute) => {
+            const numeric = attribute.type !== 'text';
+            // An attribute without companions gets no `forms` table (the Function reads a missing one as empty).
+            const forms =
+                attribute.forms.length === 0
+                    ? ''
+                    : `, forms = {${attribute.forms.map((f) => `${f} = true`).join(', ')}}`;
+            return `${luaKey(attribute.name)} = {numeric = ${numeric}${forms}}`;
+        });
+        const refs = entity.references.map(
+            (reference) =>
+                `${luaKey(reference.name)} = {target = ${luaString(reference.target)}, kind = ${luaString(reference.kind)}, min = ${reference.minItems}${reference.maxItems !== undefined ? `, max = ${reference.maxItems}` : ''}}`,
+        );
+        const referrers = entity.referrers.map((referrer) => {
+            const from = schema.entities[referrer.entity].references.find(
+                (reference) => reference.name === referrer.reference,
+            )!;
+            return `{entity = ${luaString(referrer.entity)}, ref = ${luaString(referrer.reference)}, kind = ${luaString(from.kind)}, min = ${from.minItems}}`;
+        });
+        lines.push(
+            `    ${luaKey(entity.name)} = {id = ${luaString(entity.idName)}, attrs = {${attrs.join(', ')}}, attrOrder = {${entity.attributes.map((a) => luaString(a.name)).join(', ')}}, refs = {${refs.join(', ')}}, refOrder = {${entity.references.map((r) => luaString(r.name)).join(', ')}}, referrers = {${referrers.join(', ')}}},`,
+        );
+    }
+    lines.push('}');
+    // Node trees: the collections of a design often follow the same path (the same tree is written once).
+    const trees = new Map<string, number>();
+    const treeLines: string[] = [];
+    const treeOf = (nodes: EntityLuaCollection['nodes']): number => {
+        const text = `{${nodes.map((node) => `{entity = ${luaString(node.entity)}, parent = ${node.parent}, ref = ${luaString(node.ref)}}`).join(', ')}}`;
+        let at = trees.get(text);
+        if (at === undefined) {
+            at = trees.size + 1;
+            trees.set(text, at);
+            treeLines.push(`    ${text},`);
+        }
+        return at;
+    };
+    const collLines = collections.map((collection) => {
+        const tree = treeOf(collection.nodes);
+        // The fast path (see the Lua): every key part is the identifier of the entity bound at its node.
+        const ids = collection.key.every(
+            (part) => schema.entities[collection.nodes[part.node - 1].entity]?.idName === part.form,
+        );
+        const key = collection.key.map(
+            (part) =>
+                `{node = ${part.node}, form = ${luaString(part.form)}${part.iso ? `, iso = ${luaString(part.iso)}` : ''}}`,
+        );
+        const fields: string[] = [];
+        const indexed: number[] = [];
+        collection.fields.forEach((field, i) => {
+            if (/\s/.test(field.name) || /\s/.test(field.form) || field.name === '' || field.form === '')
+                throw new Error(`entity Lua: the field ${JSON.stringify(field.name)} of ${collection.name} is no name`);
+            fields.push(field.name, String(field.node), field.form);
+            if (field.indexed) indexed.push(i + 1);
+        });
+        return `    {name = ${luaString(collection.name)}, index = ${luaString(collection.index)}, prefix = ${luaString(collection.prefix)}, idField = ${luaString(collection.idField)}, nodes = ENODES[${tree}], key = {${key.join(', ')}}, fields = ${luaString(fields.join(' '))}, indexed = {${indexed.join(', ')}}, ids = ${ids}},`;
+    });
+    lines.push('local ENODES = {', ...treeLines, '}', 'local ECOLLS = {', ...collLines, '}');
+    return lines.join('\n');
 }
 
 /** The entity code (tables and functions) of a design: what the redis-core library appends to its own code. */
@@ -223,6 +234,22 @@ local function e_json_list(list)
 end
 local function e_quote(s) return '"' .. s .. '"' end
 
+-- An entity's spec as the operations read it, completed on first use (loading a library runs no loops): every
+-- attribute's companion set, and the field names a writer sends (each stored form and companion): { attr, form, a }.
+local function e_spec(E)
+    local spec = ENTITIES[E]
+    if spec ~= nil and spec.formOf == nil then
+        local formOf = {}
+        for attr, a in pairs(spec.attrs) do
+            a.forms = a.forms or {}
+            formOf[attr] = { attr, '', a }
+            for form in pairs(a.forms) do formOf[attr .. '#' .. form] = { attr, form, a } end
+        end
+        spec.formOf = formOf
+    end
+    return spec
+end
+
 local function e_refuse(code, message) return redis.error_reply('KVMOD_' .. code .. ' ' .. message) end
 
 -- One operation's view of the entities: the store as it is ('old'), and after the operation ('new': the
@@ -275,6 +302,58 @@ local function e_targets(m, ref, kind)
     return { v }
 end
 
+-- What the Function derives from a collection's tables, once per library load (on first use; a load only reads
+-- the text): per field i (of C.nf, from C.fields: "<row field> <node> <stored form> …") its row field C.fname[i],
+-- node C.fnode[i] and stored form C.fform[i]; C.isIndexed[i]; per node n the forms its fields and key parts read
+-- (C.reads[n]), the fields of each form (C.fieldsAt[n][form]) and the references followed from it (C.children[n]).
+local function e_prep(C)
+    if C.nf then return C end
+    local fname, fnode, fform, reads, fieldsAt, children, isIndexed = {}, {}, {}, {}, {}, {}, {}
+    for n = 1, #C.nodes do
+        reads[n], fieldsAt[n], children[n] = {}, {}, {}
+    end
+    for n, node in ipairs(C.nodes) do
+        if node.parent > 0 then children[node.parent][node.ref] = true end
+    end
+    local nf = 0
+    for name, node, form in string.gmatch(C.fields, '(%S+) (%d+) (%S+)') do
+        nf = nf + 1
+        fname[nf], fnode[nf], fform[nf] = name, tonumber(node), form
+    end
+    for i = 1, nf do
+        local n, form = fnode[i], fform[i]
+        reads[n][form] = true
+        local at = fieldsAt[n][form]
+        if at == nil then
+            at = {}
+            fieldsAt[n][form] = at
+        end
+        at[#at + 1] = i
+    end
+    for _, p in ipairs(C.key) do reads[p.node][p.form] = true end
+    for _, i in ipairs(C.indexed) do isIndexed[i] = true end
+    C.reads, C.fieldsAt, C.children, C.isIndexed, C.onPath = reads, fieldsAt, children, isIndexed, {}
+    C.fname, C.fnode, C.fform, C.nf = fname, fnode, fform, nf
+    return C
+end
+-- Where each entity is bound: { C, n } in collection order, then node order (built on first use).
+local e_occurrences = {}
+local function e_occ(E)
+    local list = e_occurrences[E]
+    if list == nil then
+        list = {}
+        for _, C in ipairs(ECOLLS) do
+            for n, node in ipairs(C.nodes) do
+                if node.entity == E then list[#list + 1] = { C = e_prep(C), n = n } end
+            end
+        end
+        e_occurrences[E] = list
+    end
+    return list
+end
+local function e_fname(C, i) return C.fname[i] end
+local function e_fform(C, i) return C.fform[i] end
+
 -- Every binding of collection C rooted at root, in a state, with node fn bound to fid.
 local function e_bindings(C, root, state, fn, fid, out)
     local nodes = C.nodes
@@ -310,8 +389,8 @@ local function e_row_of(C, binding)
     local parts = {}
     for i, p in ipairs(C.key) do parts[i] = e_key_part(binding[p.node].m[p.form], p) end
     local suffix = table.concat(parts, ':')
-    local values = {}
-    for i, f in ipairs(C.fields) do values[i] = binding[f.node].m[f.form] end
+    local values, fnode, fform = {}, C.fnode, C.fform
+    for i = 1, C.nf do values[i] = binding[fnode[i]].m[fform[i]] end
     return C.prefix .. suffix, suffix, values
 end
 
@@ -333,25 +412,34 @@ end
 -- A change is { E, id, touched(C, n) }: whether the entity bound at node n of C changes a row of C.
 local function e_plan_rows(changes)
     local dels, puts, order, before = {}, {}, {}, {}
-    for _, C in ipairs(ECOLLS) do
-        for n, node in ipairs(C.nodes) do
-            for _, ch in ipairs(changes) do
-                if node.entity == ch.E and ch.touched(C, n) then
-                    for root in pairs(e_roots_of(C, n, ch.id, {})) do
-                        local old, new = {}, {}
-                        e_bindings(C, root, 'old', n, ch.id, old)
-                        e_bindings(C, root, 'new', n, ch.id, new)
-                        for _, b in ipairs(old) do
-                            local key, _, values = e_row_of(C, b)
-                            dels[key] = C
-                            before[key] = values
-                        end
-                        for _, b in ipairs(new) do
-                            local key, suffix, values = e_row_of(C, b)
-                            if not puts[key] then order[#order + 1] = key end
-                            puts[key] = { C = C, suffix = suffix, values = values }
-                        end
-                    end
+    local function plan(C, n, ch)
+        for root in pairs(e_roots_of(C, n, ch.id, {})) do
+            local old, new = {}, {}
+            e_bindings(C, root, 'old', n, ch.id, old)
+            e_bindings(C, root, 'new', n, ch.id, new)
+            for _, b in ipairs(old) do
+                local key, _, values = e_row_of(C, b)
+                dels[key] = C
+                before[key] = values
+            end
+            for _, b in ipairs(new) do
+                local key, suffix, values = e_row_of(C, b)
+                if not puts[key] then order[#order + 1] = key end
+                puts[key] = { C = C, suffix = suffix, values = values }
+            end
+        end
+    end
+    if #changes == 1 then
+        local ch = changes[1]
+        for _, o in ipairs(e_occ(ch.E)) do
+            if ch.touched(o.C, o.n) then plan(o.C, o.n, ch) end
+        end
+    else
+        for _, C in ipairs(ECOLLS) do
+            e_prep(C)
+            for n, node in ipairs(C.nodes) do
+                for _, ch in ipairs(changes) do
+                    if node.entity == ch.E and ch.touched(C, n) then plan(C, n, ch) end
                 end
             end
         end
@@ -363,7 +451,7 @@ local function e_plan_rows(changes)
         dels[key] = nil
         local same = was ~= nil
         if same then
-            for i = 1, #row.C.fields do
+            for i = 1, row.C.nf do
                 if was[i] ~= row.values[i] then
                     same = false
                     break
@@ -374,10 +462,10 @@ local function e_plan_rows(changes)
             changed[#changed + 1] = key
             if was ~= nil then
                 local fields, indexed = {}, false
-                for i, f in ipairs(row.C.fields) do
+                for i = 1, row.C.nf do
                     if was[i] ~= row.values[i] then
                         fields[#fields + 1] = i
-                        indexed = indexed or f.indexed
+                        indexed = indexed or row.C.isIndexed[i] == true
                     end
                 end
                 row.partial = { C = row.C, key = key, fields = fields, indexed = indexed, values = row.values }
@@ -392,13 +480,17 @@ end
 -- row, its key made of the ids on the walk; only the changed fields are written, and no entity is read.
 local function e_on_path(C, n)
     if not C.ids then return false end
+    local known = C.onPath[n]
+    if known ~= nil then return known end
     local on, i = {}, n
     while i > 0 do
         on[i] = true
         i = C.nodes[i].parent
     end
-    for j = 1, #C.nodes do if not on[j] then return false end end
-    return true
+    known = true
+    for j = 1, #C.nodes do if not on[j] then known = false end end
+    C.onPath[n] = known
+    return known
 end
 local function e_paths_of(C, n, id, ids, out)
     ids[n] = id
@@ -415,14 +507,15 @@ local function e_paths_of(C, n, id, ids, out)
     end
 end
 local function e_partial_rows(C, n, changed, out)
-    local fields, indexed = {}, false
-    for i, f in ipairs(C.fields) do
-        if f.node == n and changed[f.form] then
+    local fields, indexed, at = {}, false, C.fieldsAt[n]
+    for form in pairs(changed) do
+        for _, i in ipairs(at[form] or {}) do
             fields[#fields + 1] = i
-            indexed = indexed or f.indexed
+            indexed = indexed or C.isIndexed[i] == true
         end
     end
     if #fields == 0 then return end
+    table.sort(fields)
     local paths = {}
     e_paths_of(C, n, X.id, {}, paths)
     for _, ids in ipairs(paths) do
@@ -434,14 +527,14 @@ end
 
 local function e_field_value(p, i)
     if p.values then return p.values[i] end
-    return X.new[p.C.fields[i].form]
+    return X.new[e_fform(p.C, i)]
 end
 local function e_write_partial(p)
     local C = p.C
     if ENGINE == 'rs1' and p.indexed then
         local args = { 'FT.ADD', C.index, p.key, '1.0', 'REPLACE', 'PARTIAL', 'FIELDS' }
         for _, i in ipairs(p.fields) do
-            args[#args + 1] = C.fields[i].name
+            args[#args + 1] = e_fname(C, i)
             args[#args + 1] = e_field_value(p, i)
         end
         redis.call(unpack(args))
@@ -449,7 +542,7 @@ local function e_write_partial(p)
     end
     local args = { 'HSET', p.key }
     for _, i in ipairs(p.fields) do
-        args[#args + 1] = C.fields[i].name
+        args[#args + 1] = e_fname(C, i)
         args[#args + 1] = e_field_value(p, i)
     end
     redis.call(unpack(args))
@@ -472,10 +565,11 @@ local function e_write_row(C, key, row)
     else
         args = { 'HSET', key, C.idField, row.suffix }
     end
-    for i, f in ipairs(C.fields) do
-        if row.values[i] ~= nil then
-            args[#args + 1] = f.name
-            args[#args + 1] = row.values[i]
+    for i = 1, C.nf do
+        local v = row.values[i]
+        if v ~= nil then
+            args[#args + 1] = e_fname(C, i)
+            args[#args + 1] = v
         end
     end
     -- RediSearch 2.x indexes the hash itself: a whole row replaces the old one.
@@ -507,21 +601,40 @@ local function e_apply(dels, puts, order)
 end
 
 local function e_uses_form(C, n, changed)
-    for _, f in ipairs(C.fields) do if f.node == n and changed[f.form] then return true end end
-    for _, p in ipairs(C.key) do if p.node == n and changed[p.form] then return true end end
+    local reads = C.reads[n]
+    for form in pairs(changed) do if reads[form] then return true end end
     return false
 end
 local function e_follows(C, n, refs)
-    for _, node in ipairs(C.nodes) do if node.parent == n and refs[node.ref] then return true end end
+    local children = C.children[n]
+    for ref in pairs(refs) do if children[ref] then return true end end
     return false
 end
 local function e_root_only(_, n) return n == 1 end
 
 local function e_name(E, id) return E .. ' ' .. e_quote(id) end
 
+-- The references some collection follows from a node where E is bound: their targets are read to write rows, so
+-- checking that one exists reads it (once) rather than asking EXISTS first.
+local e_followed_refs = {}
+local function e_followed(E, ref)
+    local refs = e_followed_refs[E]
+    if refs == nil then
+        refs = {}
+        for _, o in ipairs(e_occ(E)) do
+            for r in pairs(o.C.children[o.n]) do refs[r] = true end
+        end
+        e_followed_refs[E] = refs
+    end
+    return refs[ref] == true
+end
+
 local function e_missing_target(E, ref, target, ids)
+    local read = e_followed(E, ref)
     for _, tid in ipairs(ids) do
-        if redis.call('EXISTS', e_key(target, tid)) == 0 then
+        local exists
+        if read then exists = e_load(target, tid) ~= false else exists = redis.call('EXISTS', e_key(target, tid)) == 1 end
+        if not exists then
             return e_refuse('MISSING_TARGET', E .. '.' .. ref .. ': ' .. e_name(target, tid) .. ' does not exist')
         end
     end
@@ -529,6 +642,8 @@ end
 
 -- An attribute form of a field name (attr, attr#sort, attr#eq), or a refusal.
 local function e_form_of(E, spec, name)
+    local known = spec.formOf[name]
+    if known then return known[1], nil, known[2], known[3] end
     if string.byte(name, 1) == 62 then
         return nil, e_refuse('BAD_VALUE', E .. '.' .. string.sub(name, 2) .. ' is a reference: a patch changes attributes only (use set, unset, add or remove)')
     end
@@ -676,18 +791,22 @@ local function e_update(args)
     new._v = e_next_version(X.old)
     X.new = new
     e_new[E .. '\0' .. id] = new
-    local partial, fast = {}, {}
-    for _, C in ipairs(ECOLLS) do
-        local keyed = false
-        for _, p in ipairs(C.key) do if C.nodes[p.node].entity == E and changed[p.form] then keyed = true end end
-        for n, node in ipairs(C.nodes) do
-            if node.entity == E and not keyed and e_uses_form(C, n, changed) and e_on_path(C, n) then
-                fast[C.name .. '\0' .. n] = true
-                e_partial_rows(C, n, changed, partial)
-            end
+    local partial, fast, keyedC = {}, {}, {}
+    for _, o in ipairs(e_occ(E)) do
+        local C, n = o.C, o.n
+        local keyed = keyedC[C]
+        if keyed == nil then
+            keyed = false
+            for _, p in ipairs(C.key) do if C.nodes[p.node].entity == E and changed[p.form] then keyed = true end end
+            keyedC[C] = keyed
+        end
+        if not keyed and e_uses_form(C, n, changed) and e_on_path(C, n) then
+            fast[C] = fast[C] or {}
+            fast[C][n] = true
+            e_partial_rows(C, n, changed, partial)
         end
     end
-    local touched = function(C, n) return not fast[C.name .. '\0' .. n] and e_uses_form(C, n, changed) end
+    local touched = function(C, n) return not (fast[C] and fast[C][n]) and e_uses_form(C, n, changed) end
     local dels, puts, order = e_plan_rows({ { E = E, id = id, touched = touched } })
     local flat = { '_v', new._v }
     for form in pairs(changed) do
@@ -876,7 +995,7 @@ redis.register_function('__FUNCTION__', function(_, args)
     if E == nil or ENTITIES[E] == nil then return e_refuse('BAD_VALUE', tostring(E) .. ' is no entity of the design') end
     if id == nil or id == '' then return e_refuse('BAD_VALUE', 'the identifier is empty; every object needs one') end
     e_loaded, e_new = {}, {}
-    X = { E = E, id = id, spec = ENTITIES[E] }
+    X = { E = E, id = id, spec = e_spec(E) }
     X.old = e_load(E, id)
     if op == 'create' then return e_create(args) end
     if op == 'update' then return e_update(args) end

@@ -120,12 +120,17 @@ export function redisEntityStore(
     collections: readonly RedisCollection[],
 ): EntityStoreOf<RedisEntityStore> {
     const byName = new Map(collections.map((collection) => [collection.name, collection]));
-    const companions = (collection: string, fieldName: string): EntityForm[] => {
-        const field = byName.get(collection)?.fields.find((candidate) => candidate.name === fieldName);
-        const forms: EntityForm[] = [];
-        if (field?.sortKey != null) forms.push('sort');
-        if (field?.equalityKey != null) forms.push('eq');
-        return forms;
+    const companions = (collection: string) => {
+        const fields = byName.get(collection)?.fields;
+        if (fields === undefined) return undefined;
+        const forms = new Map<string, EntityForm[]>();
+        for (const field of fields) {
+            const copied: EntityForm[] = [];
+            if (field.sortKey !== null) copied.push('sort');
+            if (field.equalityKey !== null) copied.push('eq');
+            if (copied.length > 0) forms.set(field.name, copied);
+        }
+        return (field: string): readonly EntityForm[] => forms.get(field) ?? [];
     };
     const outcome = buildEntityStoreSchema({ kvlm, pidm, dialect, companions });
     if (outcome.schema === null) return { store: null, missing: outcome.reason };

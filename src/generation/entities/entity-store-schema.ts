@@ -48,8 +48,11 @@ export interface EntityStoreInput {
     pidm?: readonly PidmModel[];
     /** The RediSearch dialect, or null for redis-core (every value servable). */
     dialect: RedisDialect | null;
-    /** The companion forms a collection field copies besides the stored form (none on redis-core). */
-    companions?: (collection: string, field: string) => readonly EntityForm[];
+    /**
+     * The companion forms the fields of a collection copy besides the stored form (none on redis-core): called once
+     * per collection, its result once per field.
+     */
+    companions?: (collection: string) => ((field: string) => readonly EntityForm[]) | undefined;
 }
 
 /** The entity store schema of a design, or why the design has none. */
@@ -121,16 +124,15 @@ function noteUses(
 ): void {
     const entityOf = new Map<string, string>([[collection.root.name, collection.root.entity]]);
     for (const node of collection.nodes) entityOf.set(node.name, node.entity);
-    const attributeOf = (field: { node: { ref?: { name: string }; $refText: string }; attribute: string }) => {
-        const entity = entities[entityOf.get(field.node.ref?.name ?? field.node.$refText) ?? ''] as
-            EntitySchema | undefined;
-        return entity?.attributes.find((attribute) => attribute.name === field.attribute);
-    };
+    const attributeOf = (field: { node: { ref?: { name: string }; $refText: string }; attribute: string }) =>
+        attributesOf(entities, entityOf.get(field.node.ref?.name ?? field.node.$refText) ?? '').get(field.attribute);
+    const formsOf = companions?.(collection.name);
     for (const field of collection.fields) {
+        const forms = formsOf?.(field.name);
+        if (forms === undefined || forms.length === 0) continue;
         const attribute = attributeOf(field);
         if (attribute === undefined) continue;
-        for (const form of companions?.(collection.name, field.name) ?? [])
-            if (!attribute.forms.includes(form)) attribute.forms.push(form);
+        for (const form of forms) if (!attribute.forms.includes(form)) attribute.forms.push(form);
     }
     const fieldNamed = (reference: { ref?: { name: string }; $refText: string }) =>
         collection.fields.find((field) => field.name === (reference.ref?.name ?? reference.$refText));
@@ -157,6 +159,19 @@ function noteUses(
             if (attribute && attribute.type === 'text') attribute.sorted = true;
         }
     }
+}
+
+/** An entity's attributes by name, built once per entity (a design's collections look up every field). */
+const attributeMaps = new WeakMap<EntitySchema, Map<string, EntityAttributeSchema>>();
+function attributesOf(entities: Record<string, EntitySchema>, entity: string): Map<string, EntityAttributeSchema> {
+    const schema = Object.prototype.hasOwnProperty.call(entities, entity) ? entities[entity] : undefined;
+    if (schema === undefined) return new Map();
+    let map = attributeMaps.get(schema);
+    if (map === undefined) {
+        map = new Map(schema.attributes.map((attribute) => [attribute.name, attribute]));
+        attributeMaps.set(schema, map);
+    }
+    return map;
 }
 
 /** Element bounds of a multi-valued reference (as the runtime model reads them). */

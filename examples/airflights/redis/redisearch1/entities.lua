@@ -6,22 +6,32 @@
 local ENGINE = "rs1"
 local ROOT = "kvmod:airflights:"
 local ENTITIES = {
-    Passenger = {id = "idPassport", attrs = {idPassport = {numeric = false, forms = {sort = true}}, firstname = {numeric = false, forms = {}}, lastname = {numeric = false, forms = {}}, birthdate = {numeric = true, forms = {}}, sex = {numeric = false, forms = {}}, nationality = {numeric = false, forms = {}}}, attrOrder = {"idPassport", "firstname", "lastname", "birthdate", "sex", "nationality"}, refs = {flights = {target = "Flight", kind = "many", min = 0}, accessedSites = {target = "WebSiteAccess", kind = "many", min = 0}}, refOrder = {"flights", "accessedSites"}, referrers = {{entity = "Flight", ref = "registeredPersons", kind = "many", min = 0}, {entity = "WebSiteAccess", ref = "visitor", kind = "one", min = 1}}},
-    Airport = {id = "codeCAO", attrs = {codeCAO = {numeric = false, forms = {}}, nameAirport = {numeric = false, forms = {}}, city = {numeric = false, forms = {sort = true}}, country = {numeric = false, forms = {sort = true}}}, attrOrder = {"codeCAO", "nameAirport", "city", "country"}, refs = {landedflights = {target = "Flight", kind = "many", min = 0}, departedflights = {target = "Flight", kind = "many", min = 0}}, refOrder = {"landedflights", "departedflights"}, referrers = {{entity = "Flight", ref = "origin", kind = "one", min = 1}, {entity = "Flight", ref = "destination", kind = "one", min = 1}}},
-    Flight = {id = "code", attrs = {code = {numeric = false, forms = {}}, departureTime = {numeric = true, forms = {}}, arrivalTime = {numeric = true, forms = {}}, departureDate = {numeric = true, forms = {}}, arrivalDate = {numeric = true, forms = {}}, level = {numeric = true, forms = {}}}, attrOrder = {"code", "departureTime", "arrivalTime", "departureDate", "arrivalDate", "level"}, refs = {registeredPositions = {target = "Localization", kind = "many", min = 0}, sitesAccessed = {target = "WebSiteAccess", kind = "many", min = 0}, registeredPersons = {target = "Passenger", kind = "many", min = 0}, usedAircraft = {target = "Aircraft", kind = "one", min = 1, max = 1}, origin = {target = "Airport", kind = "one", min = 1, max = 1}, destination = {target = "Airport", kind = "one", min = 1, max = 1}}, refOrder = {"registeredPositions", "sitesAccessed", "registeredPersons", "usedAircraft", "origin", "destination"}, referrers = {{entity = "Passenger", ref = "flights", kind = "many", min = 0}, {entity = "Airport", ref = "landedflights", kind = "many", min = 0}, {entity = "Airport", ref = "departedflights", kind = "many", min = 0}, {entity = "Aircraft", ref = "flights", kind = "many", min = 0}, {entity = "WebSiteAccess", ref = "flight", kind = "one", min = 1}}},
-    Aircraft = {id = "registrationNumber", attrs = {registrationNumber = {numeric = false, forms = {}}, model = {numeric = false, forms = {}}, capacity = {numeric = true, forms = {}}}, attrOrder = {"registrationNumber", "model", "capacity"}, refs = {flights = {target = "Flight", kind = "many", min = 0}}, refOrder = {"flights"}, referrers = {{entity = "Flight", ref = "usedAircraft", kind = "one", min = 1}}},
-    Localization = {id = "_id", attrs = {_id = {numeric = false, forms = {}}, latitude = {numeric = true, forms = {}}, longitude = {numeric = true, forms = {}}, crossingDate = {numeric = true, forms = {}}, crossingTime = {numeric = true, forms = {}}}, attrOrder = {"_id", "latitude", "longitude", "crossingDate", "crossingTime"}, refs = {}, refOrder = {}, referrers = {{entity = "Flight", ref = "registeredPositions", kind = "many", min = 0}}},
-    WebSiteAccess = {id = "_id", attrs = {_id = {numeric = false, forms = {}}, url = {numeric = false, forms = {}}, accessDate = {numeric = true, forms = {}}, accessTime = {numeric = true, forms = {}}}, attrOrder = {"_id", "url", "accessDate", "accessTime"}, refs = {visitor = {target = "Passenger", kind = "one", min = 1, max = 1}, flight = {target = "Flight", kind = "one", min = 1, max = 1}}, refOrder = {"visitor", "flight"}, referrers = {{entity = "Passenger", ref = "accessedSites", kind = "many", min = 0}, {entity = "Flight", ref = "sitesAccessed", kind = "many", min = 0}}},
+    Passenger = {id = "idPassport", attrs = {idPassport = {numeric = false, forms = {sort = true}}, firstname = {numeric = false}, lastname = {numeric = false}, birthdate = {numeric = true}, sex = {numeric = false}, nationality = {numeric = false}}, attrOrder = {"idPassport", "firstname", "lastname", "birthdate", "sex", "nationality"}, refs = {flights = {target = "Flight", kind = "many", min = 0}, accessedSites = {target = "WebSiteAccess", kind = "many", min = 0}}, refOrder = {"flights", "accessedSites"}, referrers = {{entity = "Flight", ref = "registeredPersons", kind = "many", min = 0}, {entity = "WebSiteAccess", ref = "visitor", kind = "one", min = 1}}},
+    Airport = {id = "codeCAO", attrs = {codeCAO = {numeric = false}, nameAirport = {numeric = false}, city = {numeric = false, forms = {sort = true}}, country = {numeric = false, forms = {sort = true}}}, attrOrder = {"codeCAO", "nameAirport", "city", "country"}, refs = {landedflights = {target = "Flight", kind = "many", min = 0}, departedflights = {target = "Flight", kind = "many", min = 0}}, refOrder = {"landedflights", "departedflights"}, referrers = {{entity = "Flight", ref = "origin", kind = "one", min = 1}, {entity = "Flight", ref = "destination", kind = "one", min = 1}}},
+    Flight = {id = "code", attrs = {code = {numeric = false}, departureTime = {numeric = true}, arrivalTime = {numeric = true}, departureDate = {numeric = true}, arrivalDate = {numeric = true}, level = {numeric = true}}, attrOrder = {"code", "departureTime", "arrivalTime", "departureDate", "arrivalDate", "level"}, refs = {registeredPositions = {target = "Localization", kind = "many", min = 0}, sitesAccessed = {target = "WebSiteAccess", kind = "many", min = 0}, registeredPersons = {target = "Passenger", kind = "many", min = 0}, usedAircraft = {target = "Aircraft", kind = "one", min = 1, max = 1}, origin = {target = "Airport", kind = "one", min = 1, max = 1}, destination = {target = "Airport", kind = "one", min = 1, max = 1}}, refOrder = {"registeredPositions", "sitesAccessed", "registeredPersons", "usedAircraft", "origin", "destination"}, referrers = {{entity = "Passenger", ref = "flights", kind = "many", min = 0}, {entity = "Airport", ref = "landedflights", kind = "many", min = 0}, {entity = "Airport", ref = "departedflights", kind = "many", min = 0}, {entity = "Aircraft", ref = "flights", kind = "many", min = 0}, {entity = "WebSiteAccess", ref = "flight", kind = "one", min = 1}}},
+    Aircraft = {id = "registrationNumber", attrs = {registrationNumber = {numeric = false}, model = {numeric = false}, capacity = {numeric = true}}, attrOrder = {"registrationNumber", "model", "capacity"}, refs = {flights = {target = "Flight", kind = "many", min = 0}}, refOrder = {"flights"}, referrers = {{entity = "Flight", ref = "usedAircraft", kind = "one", min = 1}}},
+    Localization = {id = "_id", attrs = {_id = {numeric = false}, latitude = {numeric = true}, longitude = {numeric = true}, crossingDate = {numeric = true}, crossingTime = {numeric = true}}, attrOrder = {"_id", "latitude", "longitude", "crossingDate", "crossingTime"}, refs = {}, refOrder = {}, referrers = {{entity = "Flight", ref = "registeredPositions", kind = "many", min = 0}}},
+    WebSiteAccess = {id = "_id", attrs = {_id = {numeric = false}, url = {numeric = false}, accessDate = {numeric = true}, accessTime = {numeric = true}}, attrOrder = {"_id", "url", "accessDate", "accessTime"}, refs = {visitor = {target = "Passenger", kind = "one", min = 1, max = 1}, flight = {target = "Flight", kind = "one", min = 1, max = 1}}, refOrder = {"visitor", "flight"}, referrers = {{entity = "Passenger", ref = "accessedSites", kind = "many", min = 0}, {entity = "Flight", ref = "sitesAccessed", kind = "many", min = 0}}},
+}
+local ENODES = {
+    {{entity = "Aircraft", parent = 0, ref = ""}},
+    {{entity = "Airport", parent = 0, ref = ""}},
+    {{entity = "Passenger", parent = 0, ref = ""}, {entity = "Flight", parent = 1, ref = "flights"}},
+    {{entity = "Passenger", parent = 0, ref = ""}, {entity = "Flight", parent = 1, ref = "flights"}, {entity = "Airport", parent = 2, ref = "origin"}, {entity = "Airport", parent = 2, ref = "destination"}},
+    {{entity = "WebSiteAccess", parent = 0, ref = ""}, {entity = "Passenger", parent = 1, ref = "visitor"}, {entity = "Flight", parent = 1, ref = "flight"}},
+    {{entity = "Flight", parent = 0, ref = ""}, {entity = "Aircraft", parent = 1, ref = "usedAircraft"}, {entity = "Airport", parent = 1, ref = "origin"}},
+    {{entity = "Flight", parent = 0, ref = ""}, {entity = "Localization", parent = 1, ref = "registeredPositions"}, {entity = "Aircraft", parent = 1, ref = "usedAircraft"}},
+    {{entity = "Flight", parent = 0, ref = ""}, {entity = "Airport", parent = 1, ref = "origin"}, {entity = "Airport", parent = 1, ref = "destination"}},
 }
 local ECOLLS = {
-    {name = "Q1_aircraftsCapacityWithin", index = "Q1_aircraftsCapacityWithin_117106", prefix = "Q1_aircraftsCapacityWithin_117106:", idField = "Q1_aircraftsCapacityWithin_id", nodes = {{entity = "Aircraft", parent = 0, ref = ""}}, key = {{node = 1, form = "registrationNumber"}}, fields = {{name = "registrationNumber", node = 1, form = "registrationNumber", indexed = false}, {name = "capacity", node = 1, form = "capacity", indexed = true}}, ids = true},
-    {name = "Q2_airportsGivenCountrySortedByCities", index = "Q2_airportsGivenCountrySortedByCities_9cea6f", prefix = "Q2_airportsGivenCountrySortedByCities_9cea6f:", idField = "Q2_airportsGivenCountrySortedByCities_id", nodes = {{entity = "Airport", parent = 0, ref = ""}}, key = {{node = 1, form = "codeCAO"}}, fields = {{name = "nameAirport", node = 1, form = "nameAirport", indexed = false}, {name = "codeCAO", node = 1, form = "codeCAO", indexed = false}, {name = "city", node = 1, form = "city", indexed = true}, {name = "country", node = 1, form = "country", indexed = true}}, ids = true},
-    {name = "Q3_passengersOfGivenFlight", index = "Q3_passengersOfGivenFlight_92960a", prefix = "Q3_passengersOfGivenFlight_92960a:", idField = "Q3_passengersOfGivenFlight_id", nodes = {{entity = "Passenger", parent = 0, ref = ""}, {entity = "Flight", parent = 1, ref = "flights"}}, key = {{node = 1, form = "idPassport"}, {node = 2, form = "code"}}, fields = {{name = "firstName", node = 1, form = "firstname", indexed = false}, {name = "lastName", node = 1, form = "lastname", indexed = false}, {name = "idPassport", node = 1, form = "idPassport", indexed = false}, {name = "FL_code", node = 2, form = "code", indexed = true}}, ids = true},
-    {name = "Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod", index = "Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61", prefix = "Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61:", idField = "Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_id", nodes = {{entity = "Passenger", parent = 0, ref = ""}, {entity = "Flight", parent = 1, ref = "flights"}, {entity = "Airport", parent = 2, ref = "origin"}, {entity = "Airport", parent = 2, ref = "destination"}}, key = {{node = 1, form = "idPassport"}, {node = 2, form = "code"}}, fields = {{name = "Origin_city", node = 3, form = "city", indexed = true}, {name = "Origin_city__sort", node = 3, form = "city#sort", indexed = false}, {name = "Destination_city", node = 4, form = "city", indexed = false}, {name = "FL_departureTime", node = 2, form = "departureTime", indexed = true}, {name = "idPassport", node = 1, form = "idPassport", indexed = false}, {name = "firstName", node = 1, form = "firstname", indexed = false}, {name = "lastName", node = 1, form = "lastname", indexed = false}, {name = "birthdate", node = 1, form = "birthdate", indexed = false}, {name = "sex", node = 1, form = "sex", indexed = false}, {name = "nationality", node = 1, form = "nationality", indexed = false}, {name = "FL_departureDate", node = 2, form = "departureDate", indexed = true}, {name = "Origin_country", node = 3, form = "country", indexed = true}, {name = "Origin_country__sort", node = 3, form = "country#sort", indexed = false}, {name = "FL_code", node = 2, form = "code", indexed = false}}, ids = true},
-    {name = "Q6_websitesAccessedOnGivenFlight", index = "Q6_websitesAccessedOnGivenFlight_8290e8", prefix = "Q6_websitesAccessedOnGivenFlight_8290e8:", idField = "Q6_websitesAccessedOnGivenFlight_id", nodes = {{entity = "WebSiteAccess", parent = 0, ref = ""}, {entity = "Passenger", parent = 1, ref = "visitor"}, {entity = "Flight", parent = 1, ref = "flight"}}, key = {{node = 1, form = "_id"}}, fields = {{name = "P_idPassport", node = 2, form = "idPassport", indexed = true}, {name = "P_idPassport__sort", node = 2, form = "idPassport#sort", indexed = false}, {name = "url", node = 1, form = "url", indexed = false}, {name = "accessDate", node = 1, form = "accessDate", indexed = true}, {name = "accessTime", node = 1, form = "accessTime", indexed = true}, {name = "F_code", node = 3, form = "code", indexed = true}}, ids = true},
-    {name = "Q7_aircraftsDepartedFromAirportDuringPeriod", index = "Q7_aircraftsDepartedFromAirportDuringPeriod_4889b3", prefix = "Q7_aircraftsDepartedFromAirportDuringPeriod_4889b3:", idField = "Q7_aircraftsDepartedFromAirportDuringPeriod_id", nodes = {{entity = "Flight", parent = 0, ref = ""}, {entity = "Aircraft", parent = 1, ref = "usedAircraft"}, {entity = "Airport", parent = 1, ref = "origin"}}, key = {{node = 1, form = "code"}}, fields = {{name = "A_registrationNumber", node = 2, form = "registrationNumber", indexed = false}, {name = "departureDate", node = 1, form = "departureDate", indexed = true}, {name = "departureTime", node = 1, form = "departureTime", indexed = false}, {name = "O_codeCAO", node = 3, form = "codeCAO", indexed = true}}, ids = true},
-    {name = "Q8_localizationsOfFlightAircraft", index = "Q8_localizationsOfFlightAircraft_d7bbd0", prefix = "Q8_localizationsOfFlightAircraft_d7bbd0:", idField = "Q8_localizationsOfFlightAircraft_id", nodes = {{entity = "Flight", parent = 0, ref = ""}, {entity = "Localization", parent = 1, ref = "registeredPositions"}, {entity = "Aircraft", parent = 1, ref = "usedAircraft"}}, key = {{node = 1, form = "code"}, {node = 2, form = "_id"}}, fields = {{name = "A_registrationNumber", node = 3, form = "registrationNumber", indexed = false}, {name = "L_latitude", node = 2, form = "latitude", indexed = false}, {name = "L_longitude", node = 2, form = "longitude", indexed = false}, {name = "L_crossingDate", node = 2, form = "crossingDate", indexed = true}, {name = "L_crossingTime", node = 2, form = "crossingTime", indexed = true}, {name = "code", node = 1, form = "code", indexed = true}}, ids = true},
-    {name = "Q9_flightsOnGivenDateByLevel", index = "Q9_flightsOnGivenDateByLevel_80fd3c", prefix = "Q9_flightsOnGivenDateByLevel_80fd3c:", idField = "Q9_flightsOnGivenDateByLevel_id", nodes = {{entity = "Flight", parent = 0, ref = ""}, {entity = "Airport", parent = 1, ref = "origin"}, {entity = "Airport", parent = 1, ref = "destination"}}, key = {{node = 1, form = "code"}}, fields = {{name = "code", node = 1, form = "code", indexed = false}, {name = "level", node = 1, form = "level", indexed = true}, {name = "O_city", node = 2, form = "city", indexed = false}, {name = "D_city", node = 3, form = "city", indexed = false}, {name = "departureDate", node = 1, form = "departureDate", indexed = true}}, ids = true},
+    {name = "Q1_aircraftsCapacityWithin", index = "Q1_aircraftsCapacityWithin_117106", prefix = "Q1_aircraftsCapacityWithin_117106:", idField = "Q1_aircraftsCapacityWithin_id", nodes = ENODES[1], key = {{node = 1, form = "registrationNumber"}}, fields = "registrationNumber 1 registrationNumber capacity 1 capacity", indexed = {2}, ids = true},
+    {name = "Q2_airportsGivenCountrySortedByCities", index = "Q2_airportsGivenCountrySortedByCities_9cea6f", prefix = "Q2_airportsGivenCountrySortedByCities_9cea6f:", idField = "Q2_airportsGivenCountrySortedByCities_id", nodes = ENODES[2], key = {{node = 1, form = "codeCAO"}}, fields = "nameAirport 1 nameAirport codeCAO 1 codeCAO city 1 city country 1 country", indexed = {3, 4}, ids = true},
+    {name = "Q3_passengersOfGivenFlight", index = "Q3_passengersOfGivenFlight_92960a", prefix = "Q3_passengersOfGivenFlight_92960a:", idField = "Q3_passengersOfGivenFlight_id", nodes = ENODES[3], key = {{node = 1, form = "idPassport"}, {node = 2, form = "code"}}, fields = "firstName 1 firstname lastName 1 lastname idPassport 1 idPassport FL_code 2 code", indexed = {4}, ids = true},
+    {name = "Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod", index = "Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61", prefix = "Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61:", idField = "Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_id", nodes = ENODES[4], key = {{node = 1, form = "idPassport"}, {node = 2, form = "code"}}, fields = "Origin_city 3 city Origin_city__sort 3 city#sort Destination_city 4 city FL_departureTime 2 departureTime idPassport 1 idPassport firstName 1 firstname lastName 1 lastname birthdate 1 birthdate sex 1 sex nationality 1 nationality FL_departureDate 2 departureDate Origin_country 3 country Origin_country__sort 3 country#sort FL_code 2 code", indexed = {1, 4, 11, 12}, ids = true},
+    {name = "Q6_websitesAccessedOnGivenFlight", index = "Q6_websitesAccessedOnGivenFlight_8290e8", prefix = "Q6_websitesAccessedOnGivenFlight_8290e8:", idField = "Q6_websitesAccessedOnGivenFlight_id", nodes = ENODES[5], key = {{node = 1, form = "_id"}}, fields = "P_idPassport 2 idPassport P_idPassport__sort 2 idPassport#sort url 1 url accessDate 1 accessDate accessTime 1 accessTime F_code 3 code", indexed = {1, 4, 5, 6}, ids = true},
+    {name = "Q7_aircraftsDepartedFromAirportDuringPeriod", index = "Q7_aircraftsDepartedFromAirportDuringPeriod_4889b3", prefix = "Q7_aircraftsDepartedFromAirportDuringPeriod_4889b3:", idField = "Q7_aircraftsDepartedFromAirportDuringPeriod_id", nodes = ENODES[6], key = {{node = 1, form = "code"}}, fields = "A_registrationNumber 2 registrationNumber departureDate 1 departureDate departureTime 1 departureTime O_codeCAO 3 codeCAO", indexed = {2, 4}, ids = true},
+    {name = "Q8_localizationsOfFlightAircraft", index = "Q8_localizationsOfFlightAircraft_d7bbd0", prefix = "Q8_localizationsOfFlightAircraft_d7bbd0:", idField = "Q8_localizationsOfFlightAircraft_id", nodes = ENODES[7], key = {{node = 1, form = "code"}, {node = 2, form = "_id"}}, fields = "A_registrationNumber 3 registrationNumber L_latitude 2 latitude L_longitude 2 longitude L_crossingDate 2 crossingDate L_crossingTime 2 crossingTime code 1 code", indexed = {4, 5, 6}, ids = true},
+    {name = "Q9_flightsOnGivenDateByLevel", index = "Q9_flightsOnGivenDateByLevel_80fd3c", prefix = "Q9_flightsOnGivenDateByLevel_80fd3c:", idField = "Q9_flightsOnGivenDateByLevel_id", nodes = ENODES[8], key = {{node = 1, form = "code"}}, fields = "code 1 code level 1 level O_city 2 city D_city 3 city departureDate 1 departureDate", indexed = {2, 5}, ids = true},
 }
 local function e_esc_id(s)
     if not string.find(s, '[%%:{}]') then return s end
@@ -71,6 +81,22 @@ local function e_json_list(list)
     return '[' .. table.concat(parts, ',') .. ']'
 end
 local function e_quote(s) return '"' .. s .. '"' end
+
+-- An entity's spec as the operations read it, completed on first use (loading a library runs no loops): every
+-- attribute's companion set, and the field names a writer sends (each stored form and companion): { attr, form, a }.
+local function e_spec(E)
+    local spec = ENTITIES[E]
+    if spec ~= nil and spec.formOf == nil then
+        local formOf = {}
+        for attr, a in pairs(spec.attrs) do
+            a.forms = a.forms or {}
+            formOf[attr] = { attr, '', a }
+            for form in pairs(a.forms) do formOf[attr .. '#' .. form] = { attr, form, a } end
+        end
+        spec.formOf = formOf
+    end
+    return spec
+end
 
 local function e_refuse(code, message) return redis.error_reply('KVMOD_' .. code .. ' ' .. message) end
 
@@ -124,6 +150,58 @@ local function e_targets(m, ref, kind)
     return { v }
 end
 
+-- What the Function derives from a collection's tables, once per library load (on first use; a load only reads
+-- the text): per field i (of C.nf, from C.fields: "<row field> <node> <stored form> …") its row field C.fname[i],
+-- node C.fnode[i] and stored form C.fform[i]; C.isIndexed[i]; per node n the forms its fields and key parts read
+-- (C.reads[n]), the fields of each form (C.fieldsAt[n][form]) and the references followed from it (C.children[n]).
+local function e_prep(C)
+    if C.nf then return C end
+    local fname, fnode, fform, reads, fieldsAt, children, isIndexed = {}, {}, {}, {}, {}, {}, {}
+    for n = 1, #C.nodes do
+        reads[n], fieldsAt[n], children[n] = {}, {}, {}
+    end
+    for n, node in ipairs(C.nodes) do
+        if node.parent > 0 then children[node.parent][node.ref] = true end
+    end
+    local nf = 0
+    for name, node, form in string.gmatch(C.fields, '(%S+) (%d+) (%S+)') do
+        nf = nf + 1
+        fname[nf], fnode[nf], fform[nf] = name, tonumber(node), form
+    end
+    for i = 1, nf do
+        local n, form = fnode[i], fform[i]
+        reads[n][form] = true
+        local at = fieldsAt[n][form]
+        if at == nil then
+            at = {}
+            fieldsAt[n][form] = at
+        end
+        at[#at + 1] = i
+    end
+    for _, p in ipairs(C.key) do reads[p.node][p.form] = true end
+    for _, i in ipairs(C.indexed) do isIndexed[i] = true end
+    C.reads, C.fieldsAt, C.children, C.isIndexed, C.onPath = reads, fieldsAt, children, isIndexed, {}
+    C.fname, C.fnode, C.fform, C.nf = fname, fnode, fform, nf
+    return C
+end
+-- Where each entity is bound: { C, n } in collection order, then node order (built on first use).
+local e_occurrences = {}
+local function e_occ(E)
+    local list = e_occurrences[E]
+    if list == nil then
+        list = {}
+        for _, C in ipairs(ECOLLS) do
+            for n, node in ipairs(C.nodes) do
+                if node.entity == E then list[#list + 1] = { C = e_prep(C), n = n } end
+            end
+        end
+        e_occurrences[E] = list
+    end
+    return list
+end
+local function e_fname(C, i) return C.fname[i] end
+local function e_fform(C, i) return C.fform[i] end
+
 -- Every binding of collection C rooted at root, in a state, with node fn bound to fid.
 local function e_bindings(C, root, state, fn, fid, out)
     local nodes = C.nodes
@@ -159,8 +237,8 @@ local function e_row_of(C, binding)
     local parts = {}
     for i, p in ipairs(C.key) do parts[i] = e_key_part(binding[p.node].m[p.form], p) end
     local suffix = table.concat(parts, ':')
-    local values = {}
-    for i, f in ipairs(C.fields) do values[i] = binding[f.node].m[f.form] end
+    local values, fnode, fform = {}, C.fnode, C.fform
+    for i = 1, C.nf do values[i] = binding[fnode[i]].m[fform[i]] end
     return C.prefix .. suffix, suffix, values
 end
 
@@ -182,25 +260,34 @@ end
 -- A change is { E, id, touched(C, n) }: whether the entity bound at node n of C changes a row of C.
 local function e_plan_rows(changes)
     local dels, puts, order, before = {}, {}, {}, {}
-    for _, C in ipairs(ECOLLS) do
-        for n, node in ipairs(C.nodes) do
-            for _, ch in ipairs(changes) do
-                if node.entity == ch.E and ch.touched(C, n) then
-                    for root in pairs(e_roots_of(C, n, ch.id, {})) do
-                        local old, new = {}, {}
-                        e_bindings(C, root, 'old', n, ch.id, old)
-                        e_bindings(C, root, 'new', n, ch.id, new)
-                        for _, b in ipairs(old) do
-                            local key, _, values = e_row_of(C, b)
-                            dels[key] = C
-                            before[key] = values
-                        end
-                        for _, b in ipairs(new) do
-                            local key, suffix, values = e_row_of(C, b)
-                            if not puts[key] then order[#order + 1] = key end
-                            puts[key] = { C = C, suffix = suffix, values = values }
-                        end
-                    end
+    local function plan(C, n, ch)
+        for root in pairs(e_roots_of(C, n, ch.id, {})) do
+            local old, new = {}, {}
+            e_bindings(C, root, 'old', n, ch.id, old)
+            e_bindings(C, root, 'new', n, ch.id, new)
+            for _, b in ipairs(old) do
+                local key, _, values = e_row_of(C, b)
+                dels[key] = C
+                before[key] = values
+            end
+            for _, b in ipairs(new) do
+                local key, suffix, values = e_row_of(C, b)
+                if not puts[key] then order[#order + 1] = key end
+                puts[key] = { C = C, suffix = suffix, values = values }
+            end
+        end
+    end
+    if #changes == 1 then
+        local ch = changes[1]
+        for _, o in ipairs(e_occ(ch.E)) do
+            if ch.touched(o.C, o.n) then plan(o.C, o.n, ch) end
+        end
+    else
+        for _, C in ipairs(ECOLLS) do
+            e_prep(C)
+            for n, node in ipairs(C.nodes) do
+                for _, ch in ipairs(changes) do
+                    if node.entity == ch.E and ch.touched(C, n) then plan(C, n, ch) end
                 end
             end
         end
@@ -212,7 +299,7 @@ local function e_plan_rows(changes)
         dels[key] = nil
         local same = was ~= nil
         if same then
-            for i = 1, #row.C.fields do
+            for i = 1, row.C.nf do
                 if was[i] ~= row.values[i] then
                     same = false
                     break
@@ -223,10 +310,10 @@ local function e_plan_rows(changes)
             changed[#changed + 1] = key
             if was ~= nil then
                 local fields, indexed = {}, false
-                for i, f in ipairs(row.C.fields) do
+                for i = 1, row.C.nf do
                     if was[i] ~= row.values[i] then
                         fields[#fields + 1] = i
-                        indexed = indexed or f.indexed
+                        indexed = indexed or row.C.isIndexed[i] == true
                     end
                 end
                 row.partial = { C = row.C, key = key, fields = fields, indexed = indexed, values = row.values }
@@ -241,13 +328,17 @@ end
 -- row, its key made of the ids on the walk; only the changed fields are written, and no entity is read.
 local function e_on_path(C, n)
     if not C.ids then return false end
+    local known = C.onPath[n]
+    if known ~= nil then return known end
     local on, i = {}, n
     while i > 0 do
         on[i] = true
         i = C.nodes[i].parent
     end
-    for j = 1, #C.nodes do if not on[j] then return false end end
-    return true
+    known = true
+    for j = 1, #C.nodes do if not on[j] then known = false end end
+    C.onPath[n] = known
+    return known
 end
 local function e_paths_of(C, n, id, ids, out)
     ids[n] = id
@@ -264,14 +355,15 @@ local function e_paths_of(C, n, id, ids, out)
     end
 end
 local function e_partial_rows(C, n, changed, out)
-    local fields, indexed = {}, false
-    for i, f in ipairs(C.fields) do
-        if f.node == n and changed[f.form] then
+    local fields, indexed, at = {}, false, C.fieldsAt[n]
+    for form in pairs(changed) do
+        for _, i in ipairs(at[form] or {}) do
             fields[#fields + 1] = i
-            indexed = indexed or f.indexed
+            indexed = indexed or C.isIndexed[i] == true
         end
     end
     if #fields == 0 then return end
+    table.sort(fields)
     local paths = {}
     e_paths_of(C, n, X.id, {}, paths)
     for _, ids in ipairs(paths) do
@@ -283,14 +375,14 @@ end
 
 local function e_field_value(p, i)
     if p.values then return p.values[i] end
-    return X.new[p.C.fields[i].form]
+    return X.new[e_fform(p.C, i)]
 end
 local function e_write_partial(p)
     local C = p.C
     if ENGINE == 'rs1' and p.indexed then
         local args = { 'FT.ADD', C.index, p.key, '1.0', 'REPLACE', 'PARTIAL', 'FIELDS' }
         for _, i in ipairs(p.fields) do
-            args[#args + 1] = C.fields[i].name
+            args[#args + 1] = e_fname(C, i)
             args[#args + 1] = e_field_value(p, i)
         end
         redis.call(unpack(args))
@@ -298,7 +390,7 @@ local function e_write_partial(p)
     end
     local args = { 'HSET', p.key }
     for _, i in ipairs(p.fields) do
-        args[#args + 1] = C.fields[i].name
+        args[#args + 1] = e_fname(C, i)
         args[#args + 1] = e_field_value(p, i)
     end
     redis.call(unpack(args))
@@ -321,10 +413,11 @@ local function e_write_row(C, key, row)
     else
         args = { 'HSET', key, C.idField, row.suffix }
     end
-    for i, f in ipairs(C.fields) do
-        if row.values[i] ~= nil then
-            args[#args + 1] = f.name
-            args[#args + 1] = row.values[i]
+    for i = 1, C.nf do
+        local v = row.values[i]
+        if v ~= nil then
+            args[#args + 1] = e_fname(C, i)
+            args[#args + 1] = v
         end
     end
     -- RediSearch 2.x indexes the hash itself: a whole row replaces the old one.
@@ -356,21 +449,40 @@ local function e_apply(dels, puts, order)
 end
 
 local function e_uses_form(C, n, changed)
-    for _, f in ipairs(C.fields) do if f.node == n and changed[f.form] then return true end end
-    for _, p in ipairs(C.key) do if p.node == n and changed[p.form] then return true end end
+    local reads = C.reads[n]
+    for form in pairs(changed) do if reads[form] then return true end end
     return false
 end
 local function e_follows(C, n, refs)
-    for _, node in ipairs(C.nodes) do if node.parent == n and refs[node.ref] then return true end end
+    local children = C.children[n]
+    for ref in pairs(refs) do if children[ref] then return true end end
     return false
 end
 local function e_root_only(_, n) return n == 1 end
 
 local function e_name(E, id) return E .. ' ' .. e_quote(id) end
 
+-- The references some collection follows from a node where E is bound: their targets are read to write rows, so
+-- checking that one exists reads it (once) rather than asking EXISTS first.
+local e_followed_refs = {}
+local function e_followed(E, ref)
+    local refs = e_followed_refs[E]
+    if refs == nil then
+        refs = {}
+        for _, o in ipairs(e_occ(E)) do
+            for r in pairs(o.C.children[o.n]) do refs[r] = true end
+        end
+        e_followed_refs[E] = refs
+    end
+    return refs[ref] == true
+end
+
 local function e_missing_target(E, ref, target, ids)
+    local read = e_followed(E, ref)
     for _, tid in ipairs(ids) do
-        if redis.call('EXISTS', e_key(target, tid)) == 0 then
+        local exists
+        if read then exists = e_load(target, tid) ~= false else exists = redis.call('EXISTS', e_key(target, tid)) == 1 end
+        if not exists then
             return e_refuse('MISSING_TARGET', E .. '.' .. ref .. ': ' .. e_name(target, tid) .. ' does not exist')
         end
     end
@@ -378,6 +490,8 @@ end
 
 -- An attribute form of a field name (attr, attr#sort, attr#eq), or a refusal.
 local function e_form_of(E, spec, name)
+    local known = spec.formOf[name]
+    if known then return known[1], nil, known[2], known[3] end
     if string.byte(name, 1) == 62 then
         return nil, e_refuse('BAD_VALUE', E .. '.' .. string.sub(name, 2) .. ' is a reference: a patch changes attributes only (use set, unset, add or remove)')
     end
@@ -525,18 +639,22 @@ local function e_update(args)
     new._v = e_next_version(X.old)
     X.new = new
     e_new[E .. '\0' .. id] = new
-    local partial, fast = {}, {}
-    for _, C in ipairs(ECOLLS) do
-        local keyed = false
-        for _, p in ipairs(C.key) do if C.nodes[p.node].entity == E and changed[p.form] then keyed = true end end
-        for n, node in ipairs(C.nodes) do
-            if node.entity == E and not keyed and e_uses_form(C, n, changed) and e_on_path(C, n) then
-                fast[C.name .. '\0' .. n] = true
-                e_partial_rows(C, n, changed, partial)
-            end
+    local partial, fast, keyedC = {}, {}, {}
+    for _, o in ipairs(e_occ(E)) do
+        local C, n = o.C, o.n
+        local keyed = keyedC[C]
+        if keyed == nil then
+            keyed = false
+            for _, p in ipairs(C.key) do if C.nodes[p.node].entity == E and changed[p.form] then keyed = true end end
+            keyedC[C] = keyed
+        end
+        if not keyed and e_uses_form(C, n, changed) and e_on_path(C, n) then
+            fast[C] = fast[C] or {}
+            fast[C][n] = true
+            e_partial_rows(C, n, changed, partial)
         end
     end
-    local touched = function(C, n) return not fast[C.name .. '\0' .. n] and e_uses_form(C, n, changed) end
+    local touched = function(C, n) return not (fast[C] and fast[C][n]) and e_uses_form(C, n, changed) end
     local dels, puts, order = e_plan_rows({ { E = E, id = id, touched = touched } })
     local flat = { '_v', new._v }
     for form in pairs(changed) do
@@ -725,7 +843,7 @@ redis.register_function('kvmod_airflights_entity', function(_, args)
     if E == nil or ENTITIES[E] == nil then return e_refuse('BAD_VALUE', tostring(E) .. ' is no entity of the design') end
     if id == nil or id == '' then return e_refuse('BAD_VALUE', 'the identifier is empty; every object needs one') end
     e_loaded, e_new = {}, {}
-    X = { E = E, id = id, spec = ENTITIES[E] }
+    X = { E = E, id = id, spec = e_spec(E) }
     X.old = e_load(E, id)
     if op == 'create' then return e_create(args) end
     if op == 'update' then return e_update(args) end

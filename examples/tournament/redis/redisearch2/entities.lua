@@ -6,16 +6,22 @@
 local ENGINE = "rs2"
 local ROOT = "kvmod:tournament:"
 local ENTITIES = {
-    Player = {id = "username", attrs = {username = {numeric = false, forms = {eq = true, sort = true}}, firstName = {numeric = false, forms = {}}, lastName = {numeric = false, forms = {}}, score = {numeric = true, forms = {}}}, attrOrder = {"username", "firstName", "lastName", "score"}, refs = {games = {target = "Game", kind = "many", min = 0}}, refOrder = {"games"}, referrers = {{entity = "Game", ref = "firstPlayer", kind = "one", min = 1}, {entity = "Game", ref = "secondPlayer", kind = "one", min = 1}}},
-    Game = {id = "code", attrs = {code = {numeric = false, forms = {eq = true}}, startedAt = {numeric = true, forms = {}}, finished = {numeric = true, forms = {}}}, attrOrder = {"code", "startedAt", "finished"}, refs = {firstPlayer = {target = "Player", kind = "one", min = 1, max = 1}, secondPlayer = {target = "Player", kind = "one", min = 1, max = 1}, rounds = {target = "Round", kind = "many", min = 0}}, refOrder = {"firstPlayer", "secondPlayer", "rounds"}, referrers = {{entity = "Player", ref = "games", kind = "many", min = 0}}},
-    Round = {id = "_id", attrs = {_id = {numeric = false, forms = {}}, number = {numeric = true, forms = {}}, moves = {numeric = false, forms = {}}, comments = {numeric = false, forms = {}}, playedOn = {numeric = true, forms = {}}}, attrOrder = {"_id", "number", "moves", "comments", "playedOn"}, refs = {}, refOrder = {}, referrers = {{entity = "Game", ref = "rounds", kind = "many", min = 0}}},
+    Player = {id = "username", attrs = {username = {numeric = false, forms = {eq = true, sort = true}}, firstName = {numeric = false}, lastName = {numeric = false}, score = {numeric = true}}, attrOrder = {"username", "firstName", "lastName", "score"}, refs = {games = {target = "Game", kind = "many", min = 0}}, refOrder = {"games"}, referrers = {{entity = "Game", ref = "firstPlayer", kind = "one", min = 1}, {entity = "Game", ref = "secondPlayer", kind = "one", min = 1}}},
+    Game = {id = "code", attrs = {code = {numeric = false, forms = {eq = true}}, startedAt = {numeric = true}, finished = {numeric = true}}, attrOrder = {"code", "startedAt", "finished"}, refs = {firstPlayer = {target = "Player", kind = "one", min = 1, max = 1}, secondPlayer = {target = "Player", kind = "one", min = 1, max = 1}, rounds = {target = "Round", kind = "many", min = 0}}, refOrder = {"firstPlayer", "secondPlayer", "rounds"}, referrers = {{entity = "Player", ref = "games", kind = "many", min = 0}}},
+    Round = {id = "_id", attrs = {_id = {numeric = false}, number = {numeric = true}, moves = {numeric = false}, comments = {numeric = false}, playedOn = {numeric = true}}, attrOrder = {"_id", "number", "moves", "comments", "playedOn"}, refs = {}, refOrder = {}, referrers = {{entity = "Game", ref = "rounds", kind = "many", min = 0}}},
+}
+local ENODES = {
+    {{entity = "Player", parent = 0, ref = ""}, {entity = "Game", parent = 1, ref = "games"}, {entity = "Player", parent = 2, ref = "firstPlayer"}, {entity = "Player", parent = 2, ref = "secondPlayer"}},
+    {{entity = "Game", parent = 0, ref = ""}, {entity = "Round", parent = 1, ref = "rounds"}},
+    {{entity = "Player", parent = 0, ref = ""}},
+    {{entity = "Game", parent = 0, ref = ""}, {entity = "Player", parent = 1, ref = "firstPlayer"}, {entity = "Player", parent = 1, ref = "secondPlayer"}},
 }
 local ECOLLS = {
-    {name = "Q1_playerOverview", index = "Q1_playerOverview_237041", prefix = "Q1_playerOverview_237041:", idField = "Q1_playerOverview_id", nodes = {{entity = "Player", parent = 0, ref = ""}, {entity = "Game", parent = 1, ref = "games"}, {entity = "Player", parent = 2, ref = "firstPlayer"}, {entity = "Player", parent = 2, ref = "secondPlayer"}}, key = {{node = 1, form = "username"}, {node = 2, form = "code"}}, fields = {{name = "username", node = 1, form = "username", indexed = false}, {name = "username__eq", node = 1, form = "username#eq", indexed = true}, {name = "firstName", node = 1, form = "firstName", indexed = false}, {name = "lastName", node = 1, form = "lastName", indexed = false}, {name = "score", node = 1, form = "score", indexed = false}, {name = "G_code", node = 2, form = "code", indexed = false}, {name = "G_startedAt", node = 2, form = "startedAt", indexed = true}, {name = "F_username", node = 3, form = "username", indexed = false}, {name = "S_username", node = 4, form = "username", indexed = false}}, ids = true},
-    {name = "Q2_gameRounds", index = "Q2_gameRounds_4b1ae2", prefix = "Q2_gameRounds_4b1ae2:", idField = "Q2_gameRounds_id", nodes = {{entity = "Game", parent = 0, ref = ""}, {entity = "Round", parent = 1, ref = "rounds"}}, key = {{node = 1, form = "code"}, {node = 2, form = "_id"}}, fields = {{name = "code", node = 1, form = "code", indexed = false}, {name = "code__eq", node = 1, form = "code#eq", indexed = true}, {name = "finished", node = 1, form = "finished", indexed = false}, {name = "R_number", node = 2, form = "number", indexed = true}, {name = "R_moves", node = 2, form = "moves", indexed = false}, {name = "R_comments", node = 2, form = "comments", indexed = false}}, ids = true},
-    {name = "Q3_leaderboard", index = "Q3_leaderboard_c0ebfa", prefix = "Q3_leaderboard_c0ebfa:", idField = "Q3_leaderboard_id", nodes = {{entity = "Player", parent = 0, ref = ""}}, key = {{node = 1, form = "username"}}, fields = {{name = "username", node = 1, form = "username", indexed = true}, {name = "username__sort", node = 1, form = "username#sort", indexed = false}, {name = "firstName", node = 1, form = "firstName", indexed = false}, {name = "lastName", node = 1, form = "lastName", indexed = false}, {name = "score", node = 1, form = "score", indexed = true}}, ids = true},
-    {name = "Q4_openGamesStartedBetween", index = "Q4_openGamesStartedBetween_a735ab", prefix = "Q4_openGamesStartedBetween_a735ab:", idField = "Q4_openGamesStartedBetween_id", nodes = {{entity = "Game", parent = 0, ref = ""}, {entity = "Player", parent = 1, ref = "firstPlayer"}, {entity = "Player", parent = 1, ref = "secondPlayer"}}, key = {{node = 1, form = "code"}}, fields = {{name = "code", node = 1, form = "code", indexed = false}, {name = "startedAt", node = 1, form = "startedAt", indexed = true}, {name = "F_username", node = 2, form = "username", indexed = false}, {name = "S_username", node = 3, form = "username", indexed = false}, {name = "finished", node = 1, form = "finished", indexed = true}}, ids = true},
-    {name = "Q5_roundsPlayedOn", index = "Q5_roundsPlayedOn_a9be19", prefix = "Q5_roundsPlayedOn_a9be19:", idField = "Q5_roundsPlayedOn_id", nodes = {{entity = "Game", parent = 0, ref = ""}, {entity = "Round", parent = 1, ref = "rounds"}}, key = {{node = 1, form = "code"}, {node = 2, form = "_id"}}, fields = {{name = "code", node = 1, form = "code", indexed = false}, {name = "R_number", node = 2, form = "number", indexed = false}, {name = "R_moves", node = 2, form = "moves", indexed = false}, {name = "R_playedOn", node = 2, form = "playedOn", indexed = true}}, ids = true},
+    {name = "Q1_playerOverview", index = "Q1_playerOverview_237041", prefix = "Q1_playerOverview_237041:", idField = "Q1_playerOverview_id", nodes = ENODES[1], key = {{node = 1, form = "username"}, {node = 2, form = "code"}}, fields = "username 1 username username__eq 1 username#eq firstName 1 firstName lastName 1 lastName score 1 score G_code 2 code G_startedAt 2 startedAt F_username 3 username S_username 4 username", indexed = {2, 7}, ids = true},
+    {name = "Q2_gameRounds", index = "Q2_gameRounds_4b1ae2", prefix = "Q2_gameRounds_4b1ae2:", idField = "Q2_gameRounds_id", nodes = ENODES[2], key = {{node = 1, form = "code"}, {node = 2, form = "_id"}}, fields = "code 1 code code__eq 1 code#eq finished 1 finished R_number 2 number R_moves 2 moves R_comments 2 comments", indexed = {2, 4}, ids = true},
+    {name = "Q3_leaderboard", index = "Q3_leaderboard_c0ebfa", prefix = "Q3_leaderboard_c0ebfa:", idField = "Q3_leaderboard_id", nodes = ENODES[3], key = {{node = 1, form = "username"}}, fields = "username 1 username username__sort 1 username#sort firstName 1 firstName lastName 1 lastName score 1 score", indexed = {1, 5}, ids = true},
+    {name = "Q4_openGamesStartedBetween", index = "Q4_openGamesStartedBetween_a735ab", prefix = "Q4_openGamesStartedBetween_a735ab:", idField = "Q4_openGamesStartedBetween_id", nodes = ENODES[4], key = {{node = 1, form = "code"}}, fields = "code 1 code startedAt 1 startedAt F_username 2 username S_username 3 username finished 1 finished", indexed = {2, 5}, ids = true},
+    {name = "Q5_roundsPlayedOn", index = "Q5_roundsPlayedOn_a9be19", prefix = "Q5_roundsPlayedOn_a9be19:", idField = "Q5_roundsPlayedOn_id", nodes = ENODES[2], key = {{node = 1, form = "code"}, {node = 2, form = "_id"}}, fields = "code 1 code R_number 2 number R_moves 2 moves R_playedOn 2 playedOn", indexed = {4}, ids = true},
 }
 local function e_esc_id(s)
     if not string.find(s, '[%%:{}]') then return s end
@@ -65,6 +71,22 @@ local function e_json_list(list)
     return '[' .. table.concat(parts, ',') .. ']'
 end
 local function e_quote(s) return '"' .. s .. '"' end
+
+-- An entity's spec as the operations read it, completed on first use (loading a library runs no loops): every
+-- attribute's companion set, and the field names a writer sends (each stored form and companion): { attr, form, a }.
+local function e_spec(E)
+    local spec = ENTITIES[E]
+    if spec ~= nil and spec.formOf == nil then
+        local formOf = {}
+        for attr, a in pairs(spec.attrs) do
+            a.forms = a.forms or {}
+            formOf[attr] = { attr, '', a }
+            for form in pairs(a.forms) do formOf[attr .. '#' .. form] = { attr, form, a } end
+        end
+        spec.formOf = formOf
+    end
+    return spec
+end
 
 local function e_refuse(code, message) return redis.error_reply('KVMOD_' .. code .. ' ' .. message) end
 
@@ -118,6 +140,58 @@ local function e_targets(m, ref, kind)
     return { v }
 end
 
+-- What the Function derives from a collection's tables, once per library load (on first use; a load only reads
+-- the text): per field i (of C.nf, from C.fields: "<row field> <node> <stored form> …") its row field C.fname[i],
+-- node C.fnode[i] and stored form C.fform[i]; C.isIndexed[i]; per node n the forms its fields and key parts read
+-- (C.reads[n]), the fields of each form (C.fieldsAt[n][form]) and the references followed from it (C.children[n]).
+local function e_prep(C)
+    if C.nf then return C end
+    local fname, fnode, fform, reads, fieldsAt, children, isIndexed = {}, {}, {}, {}, {}, {}, {}
+    for n = 1, #C.nodes do
+        reads[n], fieldsAt[n], children[n] = {}, {}, {}
+    end
+    for n, node in ipairs(C.nodes) do
+        if node.parent > 0 then children[node.parent][node.ref] = true end
+    end
+    local nf = 0
+    for name, node, form in string.gmatch(C.fields, '(%S+) (%d+) (%S+)') do
+        nf = nf + 1
+        fname[nf], fnode[nf], fform[nf] = name, tonumber(node), form
+    end
+    for i = 1, nf do
+        local n, form = fnode[i], fform[i]
+        reads[n][form] = true
+        local at = fieldsAt[n][form]
+        if at == nil then
+            at = {}
+            fieldsAt[n][form] = at
+        end
+        at[#at + 1] = i
+    end
+    for _, p in ipairs(C.key) do reads[p.node][p.form] = true end
+    for _, i in ipairs(C.indexed) do isIndexed[i] = true end
+    C.reads, C.fieldsAt, C.children, C.isIndexed, C.onPath = reads, fieldsAt, children, isIndexed, {}
+    C.fname, C.fnode, C.fform, C.nf = fname, fnode, fform, nf
+    return C
+end
+-- Where each entity is bound: { C, n } in collection order, then node order (built on first use).
+local e_occurrences = {}
+local function e_occ(E)
+    local list = e_occurrences[E]
+    if list == nil then
+        list = {}
+        for _, C in ipairs(ECOLLS) do
+            for n, node in ipairs(C.nodes) do
+                if node.entity == E then list[#list + 1] = { C = e_prep(C), n = n } end
+            end
+        end
+        e_occurrences[E] = list
+    end
+    return list
+end
+local function e_fname(C, i) return C.fname[i] end
+local function e_fform(C, i) return C.fform[i] end
+
 -- Every binding of collection C rooted at root, in a state, with node fn bound to fid.
 local function e_bindings(C, root, state, fn, fid, out)
     local nodes = C.nodes
@@ -153,8 +227,8 @@ local function e_row_of(C, binding)
     local parts = {}
     for i, p in ipairs(C.key) do parts[i] = e_key_part(binding[p.node].m[p.form], p) end
     local suffix = table.concat(parts, ':')
-    local values = {}
-    for i, f in ipairs(C.fields) do values[i] = binding[f.node].m[f.form] end
+    local values, fnode, fform = {}, C.fnode, C.fform
+    for i = 1, C.nf do values[i] = binding[fnode[i]].m[fform[i]] end
     return C.prefix .. suffix, suffix, values
 end
 
@@ -176,25 +250,34 @@ end
 -- A change is { E, id, touched(C, n) }: whether the entity bound at node n of C changes a row of C.
 local function e_plan_rows(changes)
     local dels, puts, order, before = {}, {}, {}, {}
-    for _, C in ipairs(ECOLLS) do
-        for n, node in ipairs(C.nodes) do
-            for _, ch in ipairs(changes) do
-                if node.entity == ch.E and ch.touched(C, n) then
-                    for root in pairs(e_roots_of(C, n, ch.id, {})) do
-                        local old, new = {}, {}
-                        e_bindings(C, root, 'old', n, ch.id, old)
-                        e_bindings(C, root, 'new', n, ch.id, new)
-                        for _, b in ipairs(old) do
-                            local key, _, values = e_row_of(C, b)
-                            dels[key] = C
-                            before[key] = values
-                        end
-                        for _, b in ipairs(new) do
-                            local key, suffix, values = e_row_of(C, b)
-                            if not puts[key] then order[#order + 1] = key end
-                            puts[key] = { C = C, suffix = suffix, values = values }
-                        end
-                    end
+    local function plan(C, n, ch)
+        for root in pairs(e_roots_of(C, n, ch.id, {})) do
+            local old, new = {}, {}
+            e_bindings(C, root, 'old', n, ch.id, old)
+            e_bindings(C, root, 'new', n, ch.id, new)
+            for _, b in ipairs(old) do
+                local key, _, values = e_row_of(C, b)
+                dels[key] = C
+                before[key] = values
+            end
+            for _, b in ipairs(new) do
+                local key, suffix, values = e_row_of(C, b)
+                if not puts[key] then order[#order + 1] = key end
+                puts[key] = { C = C, suffix = suffix, values = values }
+            end
+        end
+    end
+    if #changes == 1 then
+        local ch = changes[1]
+        for _, o in ipairs(e_occ(ch.E)) do
+            if ch.touched(o.C, o.n) then plan(o.C, o.n, ch) end
+        end
+    else
+        for _, C in ipairs(ECOLLS) do
+            e_prep(C)
+            for n, node in ipairs(C.nodes) do
+                for _, ch in ipairs(changes) do
+                    if node.entity == ch.E and ch.touched(C, n) then plan(C, n, ch) end
                 end
             end
         end
@@ -206,7 +289,7 @@ local function e_plan_rows(changes)
         dels[key] = nil
         local same = was ~= nil
         if same then
-            for i = 1, #row.C.fields do
+            for i = 1, row.C.nf do
                 if was[i] ~= row.values[i] then
                     same = false
                     break
@@ -217,10 +300,10 @@ local function e_plan_rows(changes)
             changed[#changed + 1] = key
             if was ~= nil then
                 local fields, indexed = {}, false
-                for i, f in ipairs(row.C.fields) do
+                for i = 1, row.C.nf do
                     if was[i] ~= row.values[i] then
                         fields[#fields + 1] = i
-                        indexed = indexed or f.indexed
+                        indexed = indexed or row.C.isIndexed[i] == true
                     end
                 end
                 row.partial = { C = row.C, key = key, fields = fields, indexed = indexed, values = row.values }
@@ -235,13 +318,17 @@ end
 -- row, its key made of the ids on the walk; only the changed fields are written, and no entity is read.
 local function e_on_path(C, n)
     if not C.ids then return false end
+    local known = C.onPath[n]
+    if known ~= nil then return known end
     local on, i = {}, n
     while i > 0 do
         on[i] = true
         i = C.nodes[i].parent
     end
-    for j = 1, #C.nodes do if not on[j] then return false end end
-    return true
+    known = true
+    for j = 1, #C.nodes do if not on[j] then known = false end end
+    C.onPath[n] = known
+    return known
 end
 local function e_paths_of(C, n, id, ids, out)
     ids[n] = id
@@ -258,14 +345,15 @@ local function e_paths_of(C, n, id, ids, out)
     end
 end
 local function e_partial_rows(C, n, changed, out)
-    local fields, indexed = {}, false
-    for i, f in ipairs(C.fields) do
-        if f.node == n and changed[f.form] then
+    local fields, indexed, at = {}, false, C.fieldsAt[n]
+    for form in pairs(changed) do
+        for _, i in ipairs(at[form] or {}) do
             fields[#fields + 1] = i
-            indexed = indexed or f.indexed
+            indexed = indexed or C.isIndexed[i] == true
         end
     end
     if #fields == 0 then return end
+    table.sort(fields)
     local paths = {}
     e_paths_of(C, n, X.id, {}, paths)
     for _, ids in ipairs(paths) do
@@ -277,14 +365,14 @@ end
 
 local function e_field_value(p, i)
     if p.values then return p.values[i] end
-    return X.new[p.C.fields[i].form]
+    return X.new[e_fform(p.C, i)]
 end
 local function e_write_partial(p)
     local C = p.C
     if ENGINE == 'rs1' and p.indexed then
         local args = { 'FT.ADD', C.index, p.key, '1.0', 'REPLACE', 'PARTIAL', 'FIELDS' }
         for _, i in ipairs(p.fields) do
-            args[#args + 1] = C.fields[i].name
+            args[#args + 1] = e_fname(C, i)
             args[#args + 1] = e_field_value(p, i)
         end
         redis.call(unpack(args))
@@ -292,7 +380,7 @@ local function e_write_partial(p)
     end
     local args = { 'HSET', p.key }
     for _, i in ipairs(p.fields) do
-        args[#args + 1] = C.fields[i].name
+        args[#args + 1] = e_fname(C, i)
         args[#args + 1] = e_field_value(p, i)
     end
     redis.call(unpack(args))
@@ -315,10 +403,11 @@ local function e_write_row(C, key, row)
     else
         args = { 'HSET', key, C.idField, row.suffix }
     end
-    for i, f in ipairs(C.fields) do
-        if row.values[i] ~= nil then
-            args[#args + 1] = f.name
-            args[#args + 1] = row.values[i]
+    for i = 1, C.nf do
+        local v = row.values[i]
+        if v ~= nil then
+            args[#args + 1] = e_fname(C, i)
+            args[#args + 1] = v
         end
     end
     -- RediSearch 2.x indexes the hash itself: a whole row replaces the old one.
@@ -350,21 +439,40 @@ local function e_apply(dels, puts, order)
 end
 
 local function e_uses_form(C, n, changed)
-    for _, f in ipairs(C.fields) do if f.node == n and changed[f.form] then return true end end
-    for _, p in ipairs(C.key) do if p.node == n and changed[p.form] then return true end end
+    local reads = C.reads[n]
+    for form in pairs(changed) do if reads[form] then return true end end
     return false
 end
 local function e_follows(C, n, refs)
-    for _, node in ipairs(C.nodes) do if node.parent == n and refs[node.ref] then return true end end
+    local children = C.children[n]
+    for ref in pairs(refs) do if children[ref] then return true end end
     return false
 end
 local function e_root_only(_, n) return n == 1 end
 
 local function e_name(E, id) return E .. ' ' .. e_quote(id) end
 
+-- The references some collection follows from a node where E is bound: their targets are read to write rows, so
+-- checking that one exists reads it (once) rather than asking EXISTS first.
+local e_followed_refs = {}
+local function e_followed(E, ref)
+    local refs = e_followed_refs[E]
+    if refs == nil then
+        refs = {}
+        for _, o in ipairs(e_occ(E)) do
+            for r in pairs(o.C.children[o.n]) do refs[r] = true end
+        end
+        e_followed_refs[E] = refs
+    end
+    return refs[ref] == true
+end
+
 local function e_missing_target(E, ref, target, ids)
+    local read = e_followed(E, ref)
     for _, tid in ipairs(ids) do
-        if redis.call('EXISTS', e_key(target, tid)) == 0 then
+        local exists
+        if read then exists = e_load(target, tid) ~= false else exists = redis.call('EXISTS', e_key(target, tid)) == 1 end
+        if not exists then
             return e_refuse('MISSING_TARGET', E .. '.' .. ref .. ': ' .. e_name(target, tid) .. ' does not exist')
         end
     end
@@ -372,6 +480,8 @@ end
 
 -- An attribute form of a field name (attr, attr#sort, attr#eq), or a refusal.
 local function e_form_of(E, spec, name)
+    local known = spec.formOf[name]
+    if known then return known[1], nil, known[2], known[3] end
     if string.byte(name, 1) == 62 then
         return nil, e_refuse('BAD_VALUE', E .. '.' .. string.sub(name, 2) .. ' is a reference: a patch changes attributes only (use set, unset, add or remove)')
     end
@@ -519,18 +629,22 @@ local function e_update(args)
     new._v = e_next_version(X.old)
     X.new = new
     e_new[E .. '\0' .. id] = new
-    local partial, fast = {}, {}
-    for _, C in ipairs(ECOLLS) do
-        local keyed = false
-        for _, p in ipairs(C.key) do if C.nodes[p.node].entity == E and changed[p.form] then keyed = true end end
-        for n, node in ipairs(C.nodes) do
-            if node.entity == E and not keyed and e_uses_form(C, n, changed) and e_on_path(C, n) then
-                fast[C.name .. '\0' .. n] = true
-                e_partial_rows(C, n, changed, partial)
-            end
+    local partial, fast, keyedC = {}, {}, {}
+    for _, o in ipairs(e_occ(E)) do
+        local C, n = o.C, o.n
+        local keyed = keyedC[C]
+        if keyed == nil then
+            keyed = false
+            for _, p in ipairs(C.key) do if C.nodes[p.node].entity == E and changed[p.form] then keyed = true end end
+            keyedC[C] = keyed
+        end
+        if not keyed and e_uses_form(C, n, changed) and e_on_path(C, n) then
+            fast[C] = fast[C] or {}
+            fast[C][n] = true
+            e_partial_rows(C, n, changed, partial)
         end
     end
-    local touched = function(C, n) return not fast[C.name .. '\0' .. n] and e_uses_form(C, n, changed) end
+    local touched = function(C, n) return not (fast[C] and fast[C][n]) and e_uses_form(C, n, changed) end
     local dels, puts, order = e_plan_rows({ { E = E, id = id, touched = touched } })
     local flat = { '_v', new._v }
     for form in pairs(changed) do
@@ -719,7 +833,7 @@ redis.register_function('kvmod_tournament_entity', function(_, args)
     if E == nil or ENTITIES[E] == nil then return e_refuse('BAD_VALUE', tostring(E) .. ' is no entity of the design') end
     if id == nil or id == '' then return e_refuse('BAD_VALUE', 'the identifier is empty; every object needs one') end
     e_loaded, e_new = {}, {}
-    X = { E = E, id = id, spec = ENTITIES[E] }
+    X = { E = E, id = id, spec = e_spec(E) }
     X.old = e_load(E, id)
     if op == 'create' then return e_create(args) end
     if op == 'update' then return e_update(args) end

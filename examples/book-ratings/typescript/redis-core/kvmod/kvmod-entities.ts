@@ -15,11 +15,12 @@
  */
 import { KvmodClientError, type CommandClient } from './kvmod-client.js';
 import {
-    attributeFields,
+    companionForm,
     decodeEntityHash,
     entityCallArgv,
-    entityHashFields,
     entityKey,
+    formField,
+    referenceField,
     parseEntityError,
     parseEntityReply,
     storedId,
@@ -90,20 +91,28 @@ export async function createEntity(
         refuse('entity.bad-value', `a new ${entity} needs its identifier ${e.idName}`);
     const id = idOf(store, entity, idValue);
     if (id === '') refuse('entity.bad-value', `${entity}.${e.idName}: the identifier is empty; every object needs one`);
-    for (const name of Object.keys(given))
+    const { attributes, references } = membersOf(e);
+    for (const name in given)
         if (
+            Object.prototype.hasOwnProperty.call(given, name) &&
             given[name] !== undefined &&
-            !e.attributes.some((a) => a.name === name) &&
-            !e.references.some((r) => r.name === name)
+            !attributes.has(name) &&
+            !references.has(name)
         )
             refuse('entity.bad-value', `${entity} has no attribute ${JSON.stringify(name)}`);
+    // The hash fields as `entityHashFields` writes them (attributes with companions, then references), each value
+    // encoded once, while it is checked.
+    const fields: string[] = [];
     for (const attribute of e.attributes) {
         const value = given[attribute.name];
         if (value === undefined) refuse('entity.bad-value', `a new ${entity} needs its attribute ${attribute.name}`);
-        checkValue(store, e, idValue, attribute, value);
+        pushAttributeFields(fields, attribute, checkValue(store, e, idValue, attribute, value));
     }
-    for (const reference of e.references) checkReferenceValue(store, e, idValue, reference, given[reference.name]);
-    return call(client, store, { op: 'create', entity, id, fields: entityHashFields(store.schema, entity, given) });
+    for (const reference of e.references) {
+        const stored = checkReferenceValue(store, e, idValue, reference, given[reference.name]);
+        if (stored !== undefined) fields.push(referenceField(reference.name), stored);
+    }
+    return call(client, store, { op: 'create', entity, id, fields });
 }
 
 /**
@@ -123,12 +132,14 @@ export async function updateEntity(
     if (!isPlainObject(patch)) refuse('entity.bad-value', `a patch of ${entity} must be an object of attributes`);
     const given = patch as Readonly<Record<string, unknown>>;
     const fields: string[] = [];
-    for (const name of Object.keys(given)) {
+    const { attributes, references } = membersOf(e);
+    for (const name in given) {
+        if (!Object.prototype.hasOwnProperty.call(given, name)) continue;
         const value = given[name];
         if (value === undefined) continue;
-        const attribute = e.attributes.find((a) => a.name === name);
+        const attribute = attributes.get(name);
         if (attribute === undefined) {
-            if (e.references.some((r) => r.name === name))
+            if (references.has(name))
                 refuse(
                     'entity.bad-value',
                     `${entity}.${name} is a reference: a patch changes attributes only (use set, unset, add or remove)`,
@@ -143,8 +154,7 @@ export async function updateEntity(
                 );
             continue;
         }
-        checkValue(store, e, id, attribute, value);
-        fields.push(...attributeFields(attribute, value));
+        pushAttributeFields(fields, attribute, checkValue(store, e, id, attribute, value));
     }
     const ifVersion = options.ifVersion;
     if (ifVersion !== undefined && (!Number.isSafeInteger(ifVersion) || ifVersion < 0))
@@ -286,7 +296,7 @@ function referenceOf(
     name: string,
     op: 'set' | 'add' | 'remove',
 ): EntityReferenceSchema {
-    const reference = schemaOf(store, entity).references.find((r) => r.name === name);
+    const reference = membersOf(schemaOf(store, entity)).references.get(name);
     if (reference === undefined) refuse('entity.bad-value', `${entity} has no reference ${JSON.stringify(name)}`);
     const many = reference.kind === 'many';
     if (many !== (op !== 'set'))
@@ -328,16 +338,20 @@ const VALUE_TYPES: Record<RedisLogicalType, string> = {
     datetime: 'string',
 };
 
-/** Refuses a value of the wrong type (`entity.bad-value`) or one the design cannot serve (`entity.unservable-value`). */
+/**
+ * Refuses a value of the wrong type (`entity.bad-value`) or one the design cannot serve (`entity.unservable-value`);
+ * returns its stored form.
+ */
 function checkValue(
     store: ClientEntityStore,
     entity: EntitySchema,
     id: unknown,
     attribute: EntityAttributeSchema,
     value: unknown,
-): void {
-    const owner = id === undefined || id === null ? `a new ${entity.name}` : entityName(entity.name, id);
+): string {
+    const owner = () => (id === undefined || id === null ? `a new ${entity.name}` : entityName(entity.name, id));
     let problem: string | null = null;
+    let stored = '';
     if (typeof value !== VALUE_TYPES[attribute.type] || value === null)
         problem = `must be a ${VALUE_TYPES[attribute.type]}`;
     // A number past 2^53 is no exact integer: JSON and the data files' rule refuse it, so the server never stores one.
@@ -345,54 +359,86 @@ function checkValue(
         problem = 'must be an integer (at most 2^53 - 1 in size)';
     else {
         try {
-            encodeRedisValue(attribute.type, value);
+            stored = encodeRedisValue(attribute.type, value);
         } catch (error) {
             problem = messageOf(error);
         }
     }
     if (problem !== null)
-        refuse('entity.bad-value', `${owner}.${attribute.name} ${problem} (${attribute.type}); got ${shown(value)}`);
+        refuse('entity.bad-value', `${owner()}.${attribute.name} ${problem} (${attribute.type}); got ${shown(value)}`);
     const reason = unservableReason(store.schema, attribute, value);
     if (reason !== null)
         refuse(
             'entity.unservable-value',
-            `${owner}.${attribute.name}: the design cannot serve ${shown(value)}: ${reason}`,
+            `${owner()}.${attribute.name}: the design cannot serve ${shown(value)}: ${reason}`,
         );
+    return stored;
 }
 
-/** Refuses a reference value of the wrong shape; whether its targets exist is the server's check. */
+/** The hash fields of an attribute's stored form and its companions, as `attributeFields` writes them. */
+function pushAttributeFields(fields: string[], attribute: EntityAttributeSchema, stored: string): void {
+    fields.push(attribute.name, stored);
+    for (const form of attribute.forms) fields.push(formField(attribute.name, form), companionForm(form, stored));
+}
+
+/** An entity's attributes and references by name, built once per schema. */
+const memberMaps = new WeakMap<
+    EntitySchema,
+    { attributes: Map<string, EntityAttributeSchema>; references: Map<string, EntityReferenceSchema> }
+>();
+function membersOf(entity: EntitySchema): {
+    attributes: Map<string, EntityAttributeSchema>;
+    references: Map<string, EntityReferenceSchema>;
+} {
+    let members = memberMaps.get(entity);
+    if (members === undefined) {
+        members = {
+            attributes: new Map(entity.attributes.map((a) => [a.name, a])),
+            references: new Map(entity.references.map((r) => [r.name, r])),
+        };
+        memberMaps.set(entity, members);
+    }
+    return members;
+}
+
+/**
+ * Refuses a reference value of the wrong shape; whether its targets exist is the server's check. Returns its stored
+ * value as `referenceValue` writes it (undefined: the field is absent).
+ */
 function checkReferenceValue(
     store: ClientEntityStore,
     entity: EntitySchema,
     id: unknown,
     reference: EntityReferenceSchema,
     value: unknown,
-): void {
-    const where = `${entityName(entity.name, id)}.${reference.name}`;
+): string | undefined {
+    const where = () => `${entityName(entity.name, id)}.${reference.name}`;
     if (reference.kind !== 'many') {
         if (value === undefined || value === null) {
             if (reference.kind === 'one')
-                refuse('entity.required-reference', `${where} is required ([1]): name a ${reference.target}`);
-            return;
+                refuse('entity.required-reference', `${where()} is required ([1]): name a ${reference.target}`);
+            return undefined;
         }
         if (Array.isArray(value)) refuse('entity.bad-value', `${entity.name}.${reference.name} holds one identifier`);
-        targetId(store, reference, value);
-        return;
+        return targetId(store, reference, value);
     }
     const list = value === undefined || value === null ? [] : value;
     if (!Array.isArray(list))
         refuse('entity.bad-value', `${entity.name}.${reference.name} holds a list of identifiers`);
     const seen = new Set<string>();
+    const ids: string[] = [];
     for (const target of list as unknown[]) {
         const stored = targetId(store, reference, target);
         if (seen.has(stored))
-            refuse('entity.bad-value', `${where} lists ${entityName(reference.target, target)} twice`);
+            refuse('entity.bad-value', `${where()} lists ${entityName(reference.target, target)} twice`);
         seen.add(stored);
+        ids.push(stored);
     }
     if (list.length < reference.minItems)
-        refuse('entity.required-reference', `${where} must list at least ${reference.minItems} ${reference.target}`);
+        refuse('entity.required-reference', `${where()} must list at least ${reference.minItems} ${reference.target}`);
     if (reference.maxItems !== undefined && list.length > reference.maxItems)
-        refuse('entity.bad-value', `${where} can list at most ${reference.maxItems} ${reference.target}`);
+        refuse('entity.bad-value', `${where()} can list at most ${reference.maxItems} ${reference.target}`);
+    return JSON.stringify(ids);
 }
 
 /** An HGETALL reply as a record (RESP2: a flat list; RESP3 clients: a map or an object). */
