@@ -232,7 +232,8 @@ export function buildQuery(
         orderBy: query.sortKeys.map((key) => `${refName(key.field)} ${key.direction}`),
         projections,
         plan,
-        cost: { access: '', keys: [], server: '', cluster: '' },
+        partition: null,
+        cost: { access: '', keys: [], server: '', cluster: '', slots: '' },
         warning,
     };
 }
@@ -243,6 +244,7 @@ export function describeCost(
     indexes: readonly CoreIndex[],
     recordKey: string,
     rowPrefix: string,
+    partitioned: boolean,
 ): CoreQuery['cost'] {
     const keys = new Set<string>();
     const bound = (b: CoreBound | null, low: boolean) =>
@@ -253,30 +255,36 @@ export function describeCost(
             : `${b.inclusive ? '' : '('}${'param' in b.value ? `$${query.params[b.value.param - 1].name}` : b.value.literal}`;
     const show = (value: CoreValue) =>
         'param' in value ? `$${query.params[value.param - 1].name}` : JSON.stringify(value.literal);
+    // The keys as the partition's tag pattern names them (the global `{C}` when not partitioned).
+    const keyOf = (index: CoreIndex): string =>
+        index.kind === 'eq' ? index.pattern.slice(0, -'<value>'.length) : index.pattern;
     const describe = (access: CoreAccess): string => {
         switch (access.kind) {
             case 'eq': {
                 const index = indexes[access.index - 1];
+                const key = keyOf(index);
                 keys.add(index.pattern);
-                return `SMEMBERS ${index.key}<${show(access.value)} normalised>`;
+                return `SMEMBERS ${key}<${show(access.value)} normalised>`;
             }
             case 'range': {
                 const index = indexes[access.index - 1];
-                keys.add(index.key);
+                const key = keyOf(index);
+                keys.add(key);
                 const low = bound(access.min, true);
                 const high = bound(access.max, false);
                 const [from, to] = query.plan.descending ? [high, low] : [low, high];
                 const rev = query.plan.descending ? 'REV' : '';
                 return index.kind === 'lex'
-                    ? `Z${rev}RANGEBYLEX ${index.key} over the order forms ${from} .. ${to}`
-                    : `Z${rev}RANGEBYSCORE ${index.key} ${from} ${to}`;
+                    ? `Z${rev}RANGEBYLEX ${key} over the order forms ${from} .. ${to}`
+                    : `Z${rev}RANGEBYSCORE ${key} ${from} ${to}`;
             }
             case 'union':
                 return `the union of ${access.of.map(describe).join(' and ')}`;
             case 'order': {
                 const index = indexes[access.index - 1];
-                keys.add(index.key);
-                return `Z${query.plan.descending ? 'REV' : ''}RANGE ${index.key} 0 -1 (every row, in order)`;
+                const key = keyOf(index);
+                keys.add(key);
+                return `Z${query.plan.descending ? 'REV' : ''}RANGE ${key} 0 -1 (every row, in order)`;
             }
             case 'all':
                 keys.add(recordKey);
@@ -297,5 +305,8 @@ export function describeCost(
         keys: [...keys],
         server: `1 round trip: one FCALL runs ${[access, ...steps].join(', then ')}, then HMGET of the projected fields of each answer row (${rowPrefix}…)`,
         cluster: `1 FCALL on the slot of ${recordKey} returns the answer's row keys in order; then one HMGET per row on the row's own slot, pipelined (one round trip per node)`,
+        slots: partitioned
+            ? `1 index slot: the partition its parameters name (${recordKey}), of as many as the collection has distinct values`
+            : `1 index slot, the collection's only one (${recordKey}): every query and index write of the collection lands on that master`,
     };
 }
