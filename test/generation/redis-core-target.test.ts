@@ -78,8 +78,16 @@ describe('redis-core partitions', () => {
         ]);
         const q2 = design.collections.find((c) => c.name === 'Q2_airportsGivenCountrySortedByCities')!;
         expect(q2.tag).toBe('{Q2_airportsGivenCountrySortedByCities:<country>}');
-        expect(q2.indexes.map((index) => index.pattern)).toEqual([
-            '{Q2_airportsGivenCountrySortedByCities:<country>}:lex:city',
+        // `country = ?country` is met by every row of the partition: no index of its own, the partition's records.
+        expect(q2.indexes).toEqual([]);
+        expect(q2.queries[0].plan.access).toEqual({ kind: 'all' });
+        expect(q2.queries[0].cost.access).toBe(
+            'HKEYS {Q2_airportsGivenCountrySortedByCities:<country>}:rec (every row of the partition)',
+        );
+        // Q4 fixes the country too: its own equality index, inside the date's partition.
+        const q4 = design.collections.find((c) => c.name.startsWith('Q4_'))!;
+        expect(q4.indexes.map((index) => index.pattern)).toEqual([
+            '{Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod:<FL_departureDate>}:eq:Origin_country:<value>',
         ]);
     });
 

@@ -6,18 +6,18 @@
 
 -- The design: per collection, its row keys, fields, record columns and indexes; per query, its plan.
 local COLLECTIONS = {
-    ["Q1_playerOverview"] = {name = "Q1_playerOverview", tag = "{Q1_playerOverview}", partition = {{position = 1, text = true}}, rowPrefix = "Q1_playerOverview:", keyField = "Q1_playerOverview_id", recordKey = "{Q1_playerOverview}:rec", counterKey = "", fields = {"username", "firstName", "lastName", "score", "G_code", "G_startedAt", "F_username", "S_username"}, record = {1, 6}, indexes = {{kind = "eq", column = 1, suffix = ":eq:username:", int = false}}},
-    ["Q2_gameRounds"] = {name = "Q2_gameRounds", tag = "{Q2_gameRounds}", partition = {{position = 1, text = true}}, rowPrefix = "Q2_gameRounds:", keyField = "Q2_gameRounds_id", recordKey = "{Q2_gameRounds}:rec", counterKey = "", fields = {"code", "finished", "R_number", "R_moves", "R_comments"}, record = {1, 3}, indexes = {{kind = "eq", column = 1, suffix = ":eq:code:", int = false}}},
+    ["Q1_playerOverview"] = {name = "Q1_playerOverview", tag = "{Q1_playerOverview}", partition = {{position = 1, text = true}}, rowPrefix = "Q1_playerOverview:", keyField = "Q1_playerOverview_id", recordKey = "{Q1_playerOverview}:rec", counterKey = "", fields = {"username", "firstName", "lastName", "score", "G_code", "G_startedAt", "F_username", "S_username"}, record = {1, 6}, indexes = {}},
+    ["Q2_gameRounds"] = {name = "Q2_gameRounds", tag = "{Q2_gameRounds}", partition = {{position = 1, text = true}}, rowPrefix = "Q2_gameRounds:", keyField = "Q2_gameRounds_id", recordKey = "{Q2_gameRounds}:rec", counterKey = "", fields = {"code", "finished", "R_number", "R_moves", "R_comments"}, record = {1, 3}, indexes = {}},
     ["Q3_leaderboard"] = {name = "Q3_leaderboard", tag = "{Q3_leaderboard}", partition = {}, rowPrefix = "Q3_leaderboard:", keyField = "Q3_leaderboard_id", recordKey = "{Q3_leaderboard}:rec", counterKey = "", fields = {"username", "firstName", "lastName", "score"}, record = {1, 4}, indexes = {{kind = "score", column = 2, suffix = ":score:score", int = true}}},
     ["Q4_openGamesStartedBetween"] = {name = "Q4_openGamesStartedBetween", tag = "{Q4_openGamesStartedBetween}", partition = {}, rowPrefix = "Q4_openGamesStartedBetween:", keyField = "Q4_openGamesStartedBetween_id", recordKey = "{Q4_openGamesStartedBetween}:rec", counterKey = "", fields = {"code", "startedAt", "F_username", "S_username", "finished"}, record = {2, 5}, indexes = {{kind = "score", column = 2, suffix = ":score:finished", int = false}}},
-    ["Q5_roundsPlayedOn"] = {name = "Q5_roundsPlayedOn", tag = "{Q5_roundsPlayedOn}", partition = {{position = 4, text = false}}, rowPrefix = "Q5_roundsPlayedOn:", keyField = "Q5_roundsPlayedOn_id", recordKey = "{Q5_roundsPlayedOn}:rec", counterKey = "", fields = {"code", "R_number", "R_moves", "R_playedOn"}, record = {4}, indexes = {{kind = "score", column = 1, suffix = ":score:R_playedOn", int = false}}},
+    ["Q5_roundsPlayedOn"] = {name = "Q5_roundsPlayedOn", tag = "{Q5_roundsPlayedOn}", partition = {{position = 4, text = false}}, rowPrefix = "Q5_roundsPlayedOn:", keyField = "Q5_roundsPlayedOn_id", recordKey = "{Q5_roundsPlayedOn}:rec", counterKey = "", fields = {"code", "R_number", "R_moves", "R_playedOn"}, record = {4}, indexes = {}},
 }
 local QUERIES = {
-    ["Q1_playerOverview"] = {collection = "Q1_playerOverview", params = {"text"}, partition = {1}, access = {kind = "eq", index = 1, value = {param = 1}}, filter = false, sort = {{column = 2, type = "datetime", descending = true}}, presorted = false, descending = false, project = {"username", "firstName", "lastName", "score", "G_code", "G_startedAt", "F_username", "S_username"}},
-    ["Q2_gameRounds"] = {collection = "Q2_gameRounds", params = {"text"}, partition = {1}, access = {kind = "eq", index = 1, value = {param = 1}}, filter = false, sort = {{column = 2, type = "int", descending = false}}, presorted = false, descending = false, project = {"code", "finished", "R_number", "R_moves", "R_comments"}},
+    ["Q1_playerOverview"] = {collection = "Q1_playerOverview", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 2, type = "datetime", descending = true}}, presorted = false, descending = false, project = {"username", "firstName", "lastName", "score", "G_code", "G_startedAt", "F_username", "S_username"}},
+    ["Q2_gameRounds"] = {collection = "Q2_gameRounds", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 2, type = "int", descending = false}}, presorted = false, descending = false, project = {"code", "finished", "R_number", "R_moves", "R_comments"}},
     ["Q3_leaderboard"] = {collection = "Q3_leaderboard", params = {"int"}, partition = {}, access = {kind = "range", index = 1, min = {value = {param = 1}, inclusive = true}}, filter = false, sort = {{column = 2, type = "int", descending = true}, {column = 1, type = "text", descending = false}}, presorted = false, descending = false, project = {"username", "firstName", "lastName", "score"}},
     ["Q4_openGamesStartedBetween"] = {collection = "Q4_openGamesStartedBetween", params = {"datetime", "datetime"}, partition = {}, access = {kind = "range", index = 1, min = {value = {literal = "0"}, inclusive = true}, max = {value = {literal = "0"}, inclusive = true}}, filter = {op = "and", args = {{op = "cmp", column = 1, type = "datetime", operator = ">=", value = {param = 1}}, {op = "cmp", column = 1, type = "datetime", operator = "<", value = {param = 2}}, {op = "cmp", column = 2, type = "boolean", operator = "=", value = {literal = "0"}}}}, sort = {{column = 1, type = "datetime", descending = false}}, presorted = false, descending = false, project = {"code", "startedAt", "F_username", "S_username"}},
-    ["Q5_roundsPlayedOn"] = {collection = "Q5_roundsPlayedOn", params = {"date"}, partition = {1}, access = {kind = "range", index = 1, min = {value = {param = 1}, inclusive = true}, max = {value = {param = 1}, inclusive = true}}, filter = false, sort = {}, presorted = false, descending = false, project = {"code", "R_number", "R_moves"}},
+    ["Q5_roundsPlayedOn"] = {collection = "Q5_roundsPlayedOn", params = {"date"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {}, presorted = false, descending = false, project = {"code", "R_number", "R_moves"}},
 }
 
 local TWO53 = 9007199254740992
@@ -105,7 +105,9 @@ local function tag_of(c, values)
         if p.text then
             value = equality_form(value)
         else
-            value = string.format('%d', number_of(value, 'field ' .. c.fields[p.position], true))
+            -- An integer as its digits; anything else (never equal to an integer) as `~` and its text.
+            local n = number_of(value, 'field ' .. c.fields[p.position], true)
+            value = n == math.floor(n) and string.format('%d', n) or '~' .. value
         end
         parts[i] = escape_part(value)
     end

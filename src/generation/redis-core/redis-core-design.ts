@@ -81,7 +81,10 @@ export function corePartitionTag(collection: CoreCollection, values: readonly st
     if (!partition) return collection.tag;
     const parts = partition.fields.map((field, i) => {
         const value = values[i];
-        const form = field.type === 'text' ? equalityForm(value) : String(Math.trunc(Number(value)));
+        const number = Number(value);
+        // An integer as its digits; anything else (never equal to an integer) as `~` and its text.
+        const form =
+            field.type === 'text' ? equalityForm(value) : Number.isInteger(number) ? String(number) : `~${value}`;
         return escapeCoreKeyPart(form);
     });
     return `{${collection.name}:${parts.join(':')}}`;
@@ -263,7 +266,10 @@ function buildCollection(collection: Collection): CoreCollection {
               return { source, type: field?.type ?? ('text' as RedisLogicalType) };
           })
         : [];
-    const queries = collection.queries.map((query) => buildQuery(collection, query, fieldOf, columnOf, indexFor));
+    const partitionSet = new Set(partitionedBy);
+    const queries = collection.queries.map((query) =>
+        buildQuery(collection, query, fieldOf, columnOf, indexFor, partitionSet),
+    );
     const partition =
         partitionedBy.length === 0
             ? null

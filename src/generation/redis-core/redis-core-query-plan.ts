@@ -40,7 +40,9 @@ const NEGATED: Record<Operator, Operator> = { '=': '!=', '!=': '=', '<': '>=', '
 type Draft =
     | { kind: 'eq'; field: Field; value: CoreValue }
     | { kind: 'range'; field: Field; min: CoreBound | null; max: CoreBound | null }
-    | { kind: 'union'; of: Draft[] };
+    | { kind: 'union'; of: Draft[] }
+    /** Every row of the partition the query's parameters name (an equality on a partition field). */
+    | { kind: 'partition' };
 
 /** A candidate access path, how selective it is likely to be, and whether it is exactly the filter. */
 interface Candidate {
@@ -49,10 +51,16 @@ interface Candidate {
     exact: boolean;
 }
 
-/** The best access path for a filter in negation normal form, or undefined when no index narrows it. */
-function candidateOf(filter: Nnf): Candidate | undefined {
+/**
+ * The best access path for a filter in negation normal form, or undefined when no index narrows it. `partition`: the
+ * fields the collection is partitioned by; an equality on one of them with a parameter, in the top-level conjunction
+ * (`top`), is met by every row of the partition the query reads, so it needs no index of its own.
+ */
+function candidateOf(filter: Nnf, partition: ReadonlySet<string>, top: boolean): Candidate | undefined {
     if (filter.op === 'cmp') {
         const { field, operator, value } = filter;
+        if (top && operator === '=' && 'param' in value && partition.has(field.name))
+            return { draft: { kind: 'partition' }, rank: 0.5, exact: true };
         if (operator === '!=') return undefined;
         if (operator === '=' && field.type === 'text')
             return { draft: { kind: 'eq', field, value }, rank: 4, exact: true };
@@ -61,7 +69,7 @@ function candidateOf(filter: Nnf): Candidate | undefined {
         const max = operator === '=' || operator === '<' || operator === '<=' ? bound : null;
         return { draft: { kind: 'range', field, min, max }, rank: operator === '=' ? 4 : 1, exact: true };
     }
-    const found = filter.args.map(candidateOf);
+    const found = filter.args.map((arg) => candidateOf(arg, partition, top && filter.op === 'and'));
     if (filter.op === 'or') {
         if (found.some((c) => c === undefined)) return undefined;
         const all = found as Candidate[];
@@ -107,6 +115,7 @@ export function buildQuery(
     fieldOf: (reference: { ref?: { name: string }; $refText?: string }) => Field,
     columnOf: (name: string) => number,
     indexFor: (kind: CoreIndex['kind'], field: string, query: string) => number,
+    partition: ReadonlySet<string> = new Set(),
 ): CoreQuery {
     const params = query.params.map((param, position) => ({
         name: param.name,
@@ -165,6 +174,7 @@ export function buildQuery(
     };
     const where = query.where ? nnf(query.where, false) : undefined;
     const finish = (draft: Draft): CoreAccess => {
+        if (draft.kind === 'partition') return { kind: 'all' };
         if (draft.kind === 'union') return { kind: 'union', of: draft.of.map(finish) };
         if (draft.kind === 'eq')
             return { kind: 'eq', index: indexFor('eq', draft.field.name, query.name), value: draft.value };
@@ -178,7 +188,7 @@ export function buildQuery(
     let presorted = false;
     let warning: string | null = null;
     if (where) {
-        const chosen = candidateOf(where);
+        const chosen = candidateOf(where, partition, true);
         if (chosen) {
             access = finish(chosen.draft);
             exact = chosen.exact;
@@ -288,7 +298,7 @@ export function describeCost(
             }
             case 'all':
                 keys.add(recordKey);
-                return `HKEYS ${recordKey} (every row)`;
+                return `HKEYS ${recordKey} (every row${partitioned ? ' of the partition' : ''})`;
         }
     };
     const access = describe(query.plan.access);
