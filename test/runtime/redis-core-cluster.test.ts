@@ -60,7 +60,7 @@ describe('redis-core on a 3-master Redis Cluster', () => {
         updatesAndDeletesCase(connection, model),
     );
 
-    test('a collection’s index keys share one slot; its rows spread over the masters', async () => {
+    test('a partitioned collection’s index spreads over the masters, one slot per partition; a global one keeps one slot; rows spread', async () => {
         // The last case left book-ratings loaded? Load airflights afresh through the CLI, with one node's URL.
         const model = 'examples/airflights/airflights.pidm';
         const data = join(dir, 'layout.json');
@@ -71,14 +71,24 @@ describe('redis-core on a 3-master Redis Cluster', () => {
         ).toBe(0);
         expect(io.stdout).toContain('all 9 queries match the oracle');
         expect(io.stderr).toContain(`rows into ${cluster.urls[1]} (redis-core)`);
+        const slotOf = async (key: string) =>
+            (await redisCli(cluster.nodes[0].port, ['CLUSTER', 'KEYSLOT', key])).stdout.trim();
+        // Q3 is served by `FL_code = ?code`: one partition per flight code, `{Q3_…:<code>}`.
         const collection = 'Q3_passengersOfGivenFlight';
-        const indexKeys = await keysByNode(`{${collection}}:*`);
-        expect(indexKeys.size).toBeGreaterThan(5); // the record hash and a set per flight code
-        expect(new Set(indexKeys.values()).size).toBe(1);
-        const slots = new Set<string>();
-        for (const key of indexKeys.keys())
-            slots.add((await redisCli(cluster.nodes[0].port, ['CLUSTER', 'KEYSLOT', key])).stdout.trim());
-        expect(slots.size).toBe(1);
+        const partitioned = await keysByNode(`{${collection}:*`);
+        const slotsByTag = new Map<string, Set<string>>();
+        for (const key of partitioned.keys()) {
+            const tag = key.slice(0, key.indexOf('}') + 1);
+            slotsByTag.set(tag, (slotsByTag.get(tag) ?? new Set()).add(await slotOf(key)));
+        }
+        expect(slotsByTag.size).toBeGreaterThan(5); // a partition (a record hash and a set) per flight code
+        for (const slots of slotsByTag.values()) expect(slots.size).toBe(1);
+        expect(new Set(partitioned.values()).size).toBe(3);
+        expect((await keysByNode(`{${collection}}:*`)).size).toBe(0);
+        // Q1 (a capacity range, no equality parameter) keeps one global partition: one slot.
+        const global = await keysByNode('{Q1_aircraftsCapacityWithin}:*');
+        expect(global.size).toBe(2); // the record hash and the capacity sorted set
+        expect(new Set(await Promise.all([...global.keys()].map(slotOf))).size).toBe(1);
         const rows = await keysByNode(`${collection}:*`);
         expect(rows.size).toBeGreaterThan(20);
         expect(new Set(rows.values()).size).toBe(3);

@@ -6,25 +6,27 @@
 
 -- The design: per collection, its row keys, fields, record columns and indexes; per query, its plan.
 local COLLECTIONS = {
-    ["Q1_booksByRank_Q7_bargainsOrTopRanked"] = {rowPrefix = "Q1_booksByRank_Q7_bargainsOrTopRanked:", keyField = "Q1_booksByRank_Q7_bargainsOrTopRanked_id", recordKey = "{Q1_booksByRank_Q7_bargainsOrTopRanked}:rec", counterKey = "", fields = {"isbn", "title", "author", "rank", "price"}, record = {2, 3, 4, 5}, indexes = {{kind = "score", column = 3, key = "{Q1_booksByRank_Q7_bargainsOrTopRanked}:score:rank", int = true}, {kind = "score", column = 4, key = "{Q1_booksByRank_Q7_bargainsOrTopRanked}:score:price", int = false}}},
-    ["Q2_authorsOfTag"] = {rowPrefix = "Q2_authorsOfTag:", keyField = "Q2_authorsOfTag_id", recordKey = "{Q2_authorsOfTag}:rec", counterKey = "", fields = {"author", "title", "T_name"}, record = {3}, indexes = {{kind = "eq", column = 1, key = "{Q2_authorsOfTag}:eq:T_name:", int = false}}},
-    ["Q3_booksWithTag"] = {rowPrefix = "Q3_booksWithTag:", keyField = "Q3_booksWithTag_id", recordKey = "{Q3_booksWithTag}:rec", counterKey = "", fields = {"isbn", "title", "author", "rank", "T_name"}, record = {4, 5}, indexes = {{kind = "eq", column = 2, key = "{Q3_booksWithTag}:eq:T_name:", int = false}}},
-    ["Q4_commentsOfBook"] = {rowPrefix = "Q4_commentsOfBook:", keyField = "Q4_commentsOfBook_id", recordKey = "{Q4_commentsOfBook}:rec", counterKey = "", fields = {"C_text", "C_postedAt", "W_username", "isbn"}, record = {2, 4}, indexes = {{kind = "eq", column = 2, key = "{Q4_commentsOfBook}:eq:isbn:", int = false}}},
-    ["Q5_booksAbovePrice"] = {rowPrefix = "Q5_booksAbovePrice:", keyField = "Q5_booksAbovePrice_id", recordKey = "{Q5_booksAbovePrice}:rec", counterKey = "", fields = {"title", "price"}, record = {2}, indexes = {{kind = "score", column = 1, key = "{Q5_booksAbovePrice}:score:price", int = false}}},
-    ["Q6_booksOfAuthor"] = {rowPrefix = "Q6_booksOfAuthor:", keyField = "Q6_booksOfAuthor_id", recordKey = "{Q6_booksOfAuthor}:rec", counterKey = "", fields = {"title", "published", "rank", "author"}, record = {2, 4}, indexes = {{kind = "eq", column = 2, key = "{Q6_booksOfAuthor}:eq:author:", int = false}}},
+    ["Q1_booksByRank_Q7_bargainsOrTopRanked"] = {name = "Q1_booksByRank_Q7_bargainsOrTopRanked", tag = "{Q1_booksByRank_Q7_bargainsOrTopRanked}", partition = {}, rowPrefix = "Q1_booksByRank_Q7_bargainsOrTopRanked:", keyField = "Q1_booksByRank_Q7_bargainsOrTopRanked_id", recordKey = "{Q1_booksByRank_Q7_bargainsOrTopRanked}:rec", counterKey = "", fields = {"isbn", "title", "author", "rank", "price"}, record = {2, 3, 4, 5}, indexes = {{kind = "score", column = 3, suffix = ":score:rank", int = true}, {kind = "score", column = 4, suffix = ":score:price", int = false}}},
+    ["Q2_authorsOfTag"] = {name = "Q2_authorsOfTag", tag = "{Q2_authorsOfTag}", partition = {{position = 3, text = true}}, rowPrefix = "Q2_authorsOfTag:", keyField = "Q2_authorsOfTag_id", recordKey = "{Q2_authorsOfTag}:rec", counterKey = "", fields = {"author", "title", "T_name"}, record = {3}, indexes = {}},
+    ["Q3_booksWithTag"] = {name = "Q3_booksWithTag", tag = "{Q3_booksWithTag}", partition = {{position = 5, text = true}}, rowPrefix = "Q3_booksWithTag:", keyField = "Q3_booksWithTag_id", recordKey = "{Q3_booksWithTag}:rec", counterKey = "", fields = {"isbn", "title", "author", "rank", "T_name"}, record = {4, 5}, indexes = {}},
+    ["Q4_commentsOfBook"] = {name = "Q4_commentsOfBook", tag = "{Q4_commentsOfBook}", partition = {{position = 4, text = true}}, rowPrefix = "Q4_commentsOfBook:", keyField = "Q4_commentsOfBook_id", recordKey = "{Q4_commentsOfBook}:rec", counterKey = "", fields = {"C_text", "C_postedAt", "W_username", "isbn"}, record = {2, 4}, indexes = {}},
+    ["Q5_booksAbovePrice"] = {name = "Q5_booksAbovePrice", tag = "{Q5_booksAbovePrice}", partition = {}, rowPrefix = "Q5_booksAbovePrice:", keyField = "Q5_booksAbovePrice_id", recordKey = "{Q5_booksAbovePrice}:rec", counterKey = "", fields = {"title", "price"}, record = {2}, indexes = {{kind = "score", column = 1, suffix = ":score:price", int = false}}},
+    ["Q6_booksOfAuthor"] = {name = "Q6_booksOfAuthor", tag = "{Q6_booksOfAuthor}", partition = {{position = 4, text = true}}, rowPrefix = "Q6_booksOfAuthor:", keyField = "Q6_booksOfAuthor_id", recordKey = "{Q6_booksOfAuthor}:rec", counterKey = "", fields = {"title", "published", "rank", "author"}, record = {2, 4}, indexes = {}},
 }
 local QUERIES = {
-    ["Q1_booksByRank"] = {collection = "Q1_booksByRank_Q7_bargainsOrTopRanked", params = {}, access = {kind = "order", index = 1}, filter = false, sort = {}, presorted = true, descending = true, project = {"isbn", "title", "author", "rank", "price"}},
-    ["Q7_bargainsOrTopRanked"] = {collection = "Q1_booksByRank_Q7_bargainsOrTopRanked", params = {"float", "int", "text"}, access = {kind = "union", of = {{kind = "range", index = 2, max = {value = {param = 1}, inclusive = false}}, {kind = "range", index = 1, min = {value = {param = 2}, inclusive = true}}}}, filter = {op = "and", args = {{op = "or", args = {{op = "cmp", column = 4, type = "float", operator = "<", value = {param = 1}}, {op = "cmp", column = 3, type = "int", operator = ">=", value = {param = 2}}}}, {op = "cmp", column = 2, type = "text", operator = "!=", value = {param = 3}}}}, sort = {{column = 1, type = "text", descending = false}}, presorted = false, descending = false, project = {"title", "author", "rank", "price"}},
-    ["Q2_authorsOfTag"] = {collection = "Q2_authorsOfTag", params = {"text"}, access = {kind = "eq", index = 1, value = {param = 1}}, filter = false, sort = {}, presorted = false, descending = false, project = {"author", "title"}},
-    ["Q3_booksWithTag"] = {collection = "Q3_booksWithTag", params = {"text"}, access = {kind = "eq", index = 1, value = {param = 1}}, filter = false, sort = {{column = 1, type = "int", descending = true}}, presorted = false, descending = false, project = {"isbn", "title", "author", "rank"}},
-    ["Q4_commentsOfBook"] = {collection = "Q4_commentsOfBook", params = {"text"}, access = {kind = "eq", index = 1, value = {param = 1}}, filter = false, sort = {{column = 1, type = "datetime", descending = false}}, presorted = false, descending = false, project = {"C_text", "C_postedAt", "W_username"}},
-    ["Q5_booksAbovePrice"] = {collection = "Q5_booksAbovePrice", params = {"float"}, access = {kind = "range", index = 1, min = {value = {param = 1}, inclusive = false}}, filter = false, sort = {}, presorted = true, descending = true, project = {"title", "price"}},
-    ["Q6_booksOfAuthor"] = {collection = "Q6_booksOfAuthor", params = {"text"}, access = {kind = "eq", index = 1, value = {param = 1}}, filter = false, sort = {{column = 1, type = "date", descending = false}}, presorted = false, descending = false, project = {"title", "published", "rank"}},
+    ["Q1_booksByRank"] = {collection = "Q1_booksByRank_Q7_bargainsOrTopRanked", params = {}, partition = {}, access = {kind = "order", index = 1}, filter = false, sort = {}, presorted = true, descending = true, project = {"isbn", "title", "author", "rank", "price"}},
+    ["Q7_bargainsOrTopRanked"] = {collection = "Q1_booksByRank_Q7_bargainsOrTopRanked", params = {"float", "int", "text"}, partition = {}, access = {kind = "union", of = {{kind = "range", index = 2, max = {value = {param = 1}, inclusive = false}}, {kind = "range", index = 1, min = {value = {param = 2}, inclusive = true}}}}, filter = {op = "and", args = {{op = "or", args = {{op = "cmp", column = 4, type = "float", operator = "<", value = {param = 1}}, {op = "cmp", column = 3, type = "int", operator = ">=", value = {param = 2}}}}, {op = "cmp", column = 2, type = "text", operator = "!=", value = {param = 3}}}}, sort = {{column = 1, type = "text", descending = false}}, presorted = false, descending = false, project = {"title", "author", "rank", "price"}},
+    ["Q2_authorsOfTag"] = {collection = "Q2_authorsOfTag", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {}, presorted = false, descending = false, project = {"author", "title"}},
+    ["Q3_booksWithTag"] = {collection = "Q3_booksWithTag", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 1, type = "int", descending = true}}, presorted = false, descending = false, project = {"isbn", "title", "author", "rank"}},
+    ["Q4_commentsOfBook"] = {collection = "Q4_commentsOfBook", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 1, type = "datetime", descending = false}}, presorted = false, descending = false, project = {"C_text", "C_postedAt", "W_username"}},
+    ["Q5_booksAbovePrice"] = {collection = "Q5_booksAbovePrice", params = {"float"}, partition = {}, access = {kind = "range", index = 1, min = {value = {param = 1}, inclusive = false}}, filter = false, sort = {}, presorted = true, descending = true, project = {"title", "price"}},
+    ["Q6_booksOfAuthor"] = {collection = "Q6_booksOfAuthor", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 1, type = "date", descending = false}}, presorted = false, descending = false, project = {"title", "published", "rank"}},
 }
 
 local TWO53 = 9007199254740992
 local BATCH = 500
+-- The row field of a partitioned collection naming the partition that holds the row's index entries.
+local PARTITION_FIELD = '@partition'
 
 local function fail(message)
     error({ err = 'ERR kvmod: ' .. message })
@@ -90,6 +92,46 @@ local function parameter_of(value, kind, what)
     return value
 end
 
+-- Partitions. A collection partitioned by some fields keeps each partition's index under the hash tag
+-- `{<collection>:<value>:…}` (text in equality form, other values as integers; `%`, `:`, `{`, `}` escaped as in
+-- row keys); any other collection has the one tag `{<collection>}`.
+local function escape_part(s)
+    return (string.gsub(s, '[%%:{}]', function(ch) return string.format('%%%02X', string.byte(ch)) end))
+end
+
+-- The tag of the partition that `values` (one per partition field, in order) name.
+local function tag_of(c, values)
+    if #c.partition == 0 then return c.tag end
+    local parts = {}
+    for i, p in ipairs(c.partition) do
+        local value = values[i]
+        if p.text then
+            value = equality_form(value)
+        else
+            -- An integer as its digits; anything else (never equal to an integer) as `~` and its text.
+            local n = number_of(value, 'field ' .. c.fields[p.position], true)
+            value = n == math.floor(n) and string.format('%d', n) or '~' .. value
+        end
+        parts[i] = escape_part(value)
+    end
+    return '{' .. c.name .. ':' .. table.concat(parts, ':') .. '}'
+end
+
+-- The tag of the partition a row's values (one per field) fall in.
+local function row_tag(c, values)
+    local fixed = {}
+    for i, p in ipairs(c.partition) do fixed[i] = values[p.position] end
+    return tag_of(c, fixed)
+end
+
+-- A record hash named in KEYS: the partition's own, or on one server the collection's `{C}:rec` (a cluster routes
+-- by it, so there only the partition's reaches the right slot).
+local function expect_record(c, given, tag)
+    if given ~= tag .. ':rec' and given ~= c.recordKey then
+        fail('KEYS must name the record hash "' .. tag .. ':rec", got "' .. tostring(given) .. '"')
+    end
+end
+
 local function collection_of(name)
     local c = COLLECTIONS[name]
     if c == nil then fail('no collection "' .. tostring(name) .. '" in this library') end
@@ -131,49 +173,82 @@ local function record_of(c, values)
     return record
 end
 
--- The entry a record gives an index: key, member, score (nil for a set).
-local function entry_of(ix, record, row)
+-- The entry a record gives an index of a partition: key, member, score (nil for a set).
+local function entry_of(tag, ix, record, row)
     local value = record[ix.column]
-    if ix.kind == 'eq' then return ix.key .. equality_form(value), row, nil end
-    if ix.kind == 'score' then return ix.key, row, value end
-    return ix.key, lex_form(value) .. row, '0'
+    if ix.kind == 'eq' then return tag .. ix.suffix .. equality_form(value), row, nil end
+    if ix.kind == 'score' then return tag .. ix.suffix, row, value end
+    return tag .. ix.suffix, lex_form(value) .. row, '0'
 end
 
-local function remove_entries(c, row)
-    local stored = redis.call('HGET', c.recordKey, row)
+-- Removes the row's entries from one partition (the slot of `tag`).
+local function remove_at(c, tag, row)
+    local records = tag .. ':rec'
+    local stored = redis.call('HGET', records, row)
     if not stored then return end
     local old = cjson.decode(stored)
     for _, ix in ipairs(c.indexes) do
-        local key, member = entry_of(ix, old, row)
+        local key, member = entry_of(tag, ix, old, row)
         if ix.kind == 'eq' then redis.call('SREM', key, member) else redis.call('ZREM', key, member) end
     end
-    redis.call('HDEL', c.recordKey, row)
+    redis.call('HDEL', records, row)
 end
 
--- Makes the row's index entries those of `values`: the old entries come from the index's own record of the
--- row, so a repeated or repaired write leaves exactly one entry per index.
-local function index_put(c, row, values)
+-- Makes the row's entries in one partition those of `values`: the old entries come from the partition's own
+-- record of the row, so a repeated or repaired write leaves exactly one entry per index.
+local function index_put_at(c, tag, row, values)
+    local records = tag .. ':rec'
     local record = record_of(c, values)
-    local stored = redis.call('HGET', c.recordKey, row)
+    local stored = redis.call('HGET', records, row)
     local old = stored and cjson.decode(stored)
     for _, ix in ipairs(c.indexes) do
-        local key, member, score = entry_of(ix, record, row)
+        local key, member, score = entry_of(tag, ix, record, row)
         if old then
-            local old_key, old_member = entry_of(ix, old, row)
+            local old_key, old_member = entry_of(tag, ix, old, row)
             if old_key ~= key or old_member ~= member then
                 if ix.kind == 'eq' then redis.call('SREM', old_key, old_member) else redis.call('ZREM', old_key, old_member) end
             end
         end
         if ix.kind == 'eq' then redis.call('SADD', key, member) else redis.call('ZADD', key, score, member) end
     end
-    redis.call('HSET', c.recordKey, row, cjson.encode(record))
+    redis.call('HSET', records, row, cjson.encode(record))
 end
 
+-- One server (the row and every partition at hand): removes the row's index entries, wherever they are.
+local function remove_entries(c, row)
+    local tag = c.tag
+    if #c.partition > 0 then
+        tag = redis.call('HGET', row, PARTITION_FIELD)
+        if not tag then return end
+    end
+    remove_at(c, tag, row)
+end
+
+-- One server: makes the row's index entries those of `values`; when they move to another partition, the old
+-- partition (named by the row) loses them, and the row names the new one.
+local function index_put(c, row, values)
+    local tag = row_tag(c, values)
+    if #c.partition > 0 then
+        local old = redis.call('HGET', row, PARTITION_FIELD)
+        if old and old ~= tag then remove_at(c, old, row) end
+        redis.call('HSET', row, PARTITION_FIELD, tag)
+    end
+    index_put_at(c, tag, row, values)
+end
+
+-- Writes the row hash; it keeps naming the partition its index entries are in until `index_put` moves them.
 local function row_put(c, row, values)
     local args = { row, c.keyField, string.sub(row, #c.rowPrefix + 1) }
     for i, name in ipairs(c.fields) do
         args[#args + 1] = name
         args[#args + 1] = values[i]
+    end
+    if #c.partition > 0 then
+        local at = redis.call('HGET', row, PARTITION_FIELD)
+        if at then
+            args[#args + 1] = PARTITION_FIELD
+            args[#args + 1] = at
+        end
     end
     redis.call('DEL', row)
     redis.call('HSET', unpack(args))
@@ -202,13 +277,13 @@ local function rows_of_lex(members)
     return members
 end
 
-local function read_access(c, q, params, access)
+local function read_access(c, q, params, access, tag)
     local kind = access.kind
-    if kind == 'all' then return redis.call('HKEYS', c.recordKey) end
+    if kind == 'all' then return redis.call('HKEYS', tag .. ':rec') end
     if kind == 'union' then
         local seen, rows = {}, {}
         for _, part in ipairs(access.of) do
-            for _, row in ipairs(read_access(c, q, params, part)) do
+            for _, row in ipairs(read_access(c, q, params, part, tag)) do
                 if not seen[row] then
                     seen[row] = true
                     rows[#rows + 1] = row
@@ -218,20 +293,21 @@ local function read_access(c, q, params, access)
         return rows
     end
     local ix = c.indexes[access.index]
-    if kind == 'eq' then return redis.call('SMEMBERS', ix.key .. equality_form(value_of(q, params, access.value))) end
+    local key = tag .. ix.suffix
+    if kind == 'eq' then return redis.call('SMEMBERS', key .. equality_form(value_of(q, params, access.value))) end
     if kind == 'order' then
-        local rows = redis.call(q.descending and 'ZREVRANGE' or 'ZRANGE', ix.key, 0, -1)
+        local rows = redis.call(q.descending and 'ZREVRANGE' or 'ZRANGE', key, 0, -1)
         if ix.kind == 'lex' then return rows_of_lex(rows) end
         return rows
     end
     if ix.kind == 'score' then
         local low, high = score_bound(access.min, true, q, params), score_bound(access.max, false, q, params)
-        if q.descending then return redis.call('ZREVRANGEBYSCORE', ix.key, high, low) end
-        return redis.call('ZRANGEBYSCORE', ix.key, low, high)
+        if q.descending then return redis.call('ZREVRANGEBYSCORE', key, high, low) end
+        return redis.call('ZRANGEBYSCORE', key, low, high)
     end
     local low, high = lex_bound(access.min, true, q, params), lex_bound(access.max, false, q, params)
-    if q.descending then return rows_of_lex(redis.call('ZREVRANGEBYLEX', ix.key, high, low)) end
-    return rows_of_lex(redis.call('ZRANGEBYLEX', ix.key, low, high))
+    if q.descending then return rows_of_lex(redis.call('ZREVRANGEBYLEX', key, high, low)) end
+    return rows_of_lex(redis.call('ZRANGEBYLEX', key, low, high))
 end
 
 local function holds(f, record, q, params)
@@ -265,14 +341,14 @@ local function holds(f, record, q, params)
     return order >= 0
 end
 
--- The answer's row keys, in answer order.
-local function answer(c, q, params)
-    local rows = read_access(c, q, params, q.access)
+-- The answer's row keys, in answer order, from the partition of `tag`.
+local function answer(c, q, params, tag)
+    local rows = read_access(c, q, params, q.access, tag)
     if not q.filter and #q.sort == 0 then return rows end
     local kept = {}
     for first = 1, #rows, BATCH do
         local last = math.min(first + BATCH - 1, #rows)
-        local stored = redis.call('HMGET', c.recordKey, unpack(rows, first, last))
+        local stored = redis.call('HMGET', tag .. ':rec', unpack(rows, first, last))
         for i = first, last do
             local text = stored[i - first + 1]
             if text then
@@ -311,19 +387,22 @@ local function query_of(keys, args)
     local q = QUERIES[args[1]]
     if q == nil then fail('no query "' .. tostring(args[1]) .. '" in this library') end
     local c = collection_of(q.collection)
-    expect_key(keys[1], c.recordKey, 'the record hash')
     if #args - 1 ~= #q.params then fail('query ' .. args[1] .. ' takes ' .. #q.params .. ' parameters, got ' .. (#args - 1)) end
     local params = {}
     for i, kind in ipairs(q.params) do params[i] = parameter_of(args[i + 1], kind, 'parameter ' .. i) end
-    return c, q, params
+    local fixed = {}
+    for i, position in ipairs(q.partition) do fixed[i] = params[position] end
+    local tag = tag_of(c, fixed)
+    expect_record(c, keys[1], tag)
+    return c, q, params, tag
 end
 
 -- Single server: a row and its index entries in one atomic call.
 redis.register_function('book_ratings_put', function(keys, args)
     local c = collection_of(args[1])
     expect_row_key(c, keys[1])
-    expect_key(keys[2], c.recordKey, 'the record hash')
     local values = values_of(c, args, 2)
+    expect_record(c, keys[2], row_tag(c, values))
     row_put(c, keys[1], values)
     index_put(c, keys[1], values)
     return keys[1]
@@ -333,8 +412,8 @@ redis.register_function('book_ratings_add', function(keys, args)
     local c = collection_of(args[1])
     if c.counterKey == '' then fail('collection ' .. args[1] .. ' has natural keys: write it with book_ratings_put') end
     expect_key(keys[1], c.counterKey, 'the counter')
-    expect_key(keys[2], c.recordKey, 'the record hash')
     local values = values_of(c, args, 2)
+    expect_record(c, keys[2], row_tag(c, values))
     local row = c.rowPrefix .. redis.call('INCR', c.counterKey)
     row_put(c, row, values)
     index_put(c, row, values)
@@ -344,17 +423,25 @@ end)
 redis.register_function('book_ratings_del', function(keys, args)
     local c = collection_of(args[1])
     expect_row_key(c, keys[1])
-    expect_key(keys[2], c.recordKey, 'the record hash')
+    expect_record(c, keys[2], #c.partition > 0 and redis.call('HGET', keys[1], PARTITION_FIELD) or c.tag)
     remove_entries(c, keys[1])
     return redis.call('DEL', keys[1])
 end)
 
 -- Cluster: the row's slot and the index slot are written by separate calls (see README.md, "Redis Cluster").
+-- The row call answers the partition that still holds the row's old index entries when the write moves them to
+-- another one (the caller then removes them there with index_del), else nil.
 redis.register_function('book_ratings_row_put', function(keys, args)
     local c = collection_of(args[1])
     expect_row_key(c, keys[1])
-    row_put(c, keys[1], values_of(c, args, 2))
-    return keys[1]
+    local values = values_of(c, args, 2)
+    local old = #c.partition > 0 and redis.call('HGET', keys[1], PARTITION_FIELD)
+    row_put(c, keys[1], values)
+    if #c.partition == 0 then return nil end
+    local tag = row_tag(c, values)
+    redis.call('HSET', keys[1], PARTITION_FIELD, tag)
+    if old and old ~= tag then return old end
+    return nil
 end)
 
 redis.register_function('book_ratings_row_del', function(keys, args)
@@ -365,17 +452,28 @@ end)
 
 redis.register_function('book_ratings_index_put', function(keys, args)
     local c = collection_of(args[1])
-    expect_key(keys[1], c.recordKey, 'the record hash')
     expect_row_key(c, args[2])
-    index_put(c, args[2], values_of(c, args, 3))
+    local values = values_of(c, args, 3)
+    local tag = row_tag(c, values)
+    expect_record(c, keys[1], tag)
+    index_put_at(c, tag, args[2], values)
     return args[2]
 end)
 
+-- Removes the row's entries from the partition whose record hash KEYS names.
 redis.register_function('book_ratings_index_del', function(keys, args)
     local c = collection_of(args[1])
-    expect_key(keys[1], c.recordKey, 'the record hash')
     expect_row_key(c, args[2])
-    remove_entries(c, args[2])
+    local given = tostring(keys[1])
+    local tag = string.sub(given, 1, -5)
+    local own = string.sub(given, -4) == ':rec'
+        and (tag == c.tag or (#c.partition > 0 and string.sub(tag, 1, #c.name + 2) == '{' .. c.name .. ':'
+            and string.find(tag, '}', 1, true) == #tag))
+    if not own then
+        fail('KEYS must name a record hash of collection ' .. c.name .. ' ("' .. c.recordKey .. '" or a partition\'s), got "' .. given .. '"')
+    end
+    -- `{C}:rec` of a partitioned collection (one server): the row names its partition.
+    if tag == c.tag and #c.partition > 0 then remove_entries(c, args[2]) else remove_at(c, tag, args[2]) end
     return args[2]
 end)
 
@@ -384,9 +482,9 @@ redis.register_function{
     function_name = 'book_ratings_query',
     flags = { 'no-writes' },
     callback = function(keys, args)
-        local c, q, params = query_of(keys, args)
+        local c, q, params, tag = query_of(keys, args)
         local out = {}
-        for i, row in ipairs(answer(c, q, params)) do
+        for i, row in ipairs(answer(c, q, params, tag)) do
             local values = redis.call('HMGET', row, unpack(q.project))
             table.insert(values, 1, row)
             out[i] = values
@@ -399,8 +497,8 @@ redis.register_function{
     function_name = 'book_ratings_query_keys',
     flags = { 'no-writes' },
     callback = function(keys, args)
-        local c, q, params = query_of(keys, args)
-        return answer(c, q, params)
+        local c, q, params, tag = query_of(keys, args)
+        return answer(c, q, params, tag)
     end,
 }
 

@@ -6,22 +6,24 @@
 
 -- The design: per collection, its row keys, fields, record columns and indexes; per query, its plan.
 local COLLECTIONS = {
-    ["Q1_playerOverview"] = {rowPrefix = "Q1_playerOverview:", keyField = "Q1_playerOverview_id", recordKey = "{Q1_playerOverview}:rec", counterKey = "", fields = {"username", "firstName", "lastName", "score", "G_code", "G_startedAt", "F_username", "S_username"}, record = {1, 6}, indexes = {{kind = "eq", column = 1, key = "{Q1_playerOverview}:eq:username:", int = false}}},
-    ["Q2_gameRounds"] = {rowPrefix = "Q2_gameRounds:", keyField = "Q2_gameRounds_id", recordKey = "{Q2_gameRounds}:rec", counterKey = "", fields = {"code", "finished", "R_number", "R_moves", "R_comments"}, record = {1, 3}, indexes = {{kind = "eq", column = 1, key = "{Q2_gameRounds}:eq:code:", int = false}}},
-    ["Q3_leaderboard"] = {rowPrefix = "Q3_leaderboard:", keyField = "Q3_leaderboard_id", recordKey = "{Q3_leaderboard}:rec", counterKey = "", fields = {"username", "firstName", "lastName", "score"}, record = {1, 4}, indexes = {{kind = "score", column = 2, key = "{Q3_leaderboard}:score:score", int = true}}},
-    ["Q4_openGamesStartedBetween"] = {rowPrefix = "Q4_openGamesStartedBetween:", keyField = "Q4_openGamesStartedBetween_id", recordKey = "{Q4_openGamesStartedBetween}:rec", counterKey = "", fields = {"code", "startedAt", "F_username", "S_username", "finished"}, record = {2, 5}, indexes = {{kind = "score", column = 2, key = "{Q4_openGamesStartedBetween}:score:finished", int = false}}},
-    ["Q5_roundsPlayedOn"] = {rowPrefix = "Q5_roundsPlayedOn:", keyField = "Q5_roundsPlayedOn_id", recordKey = "{Q5_roundsPlayedOn}:rec", counterKey = "", fields = {"code", "R_number", "R_moves", "R_playedOn"}, record = {4}, indexes = {{kind = "score", column = 1, key = "{Q5_roundsPlayedOn}:score:R_playedOn", int = false}}},
+    ["Q1_playerOverview"] = {name = "Q1_playerOverview", tag = "{Q1_playerOverview}", partition = {{position = 1, text = true}}, rowPrefix = "Q1_playerOverview:", keyField = "Q1_playerOverview_id", recordKey = "{Q1_playerOverview}:rec", counterKey = "", fields = {"username", "firstName", "lastName", "score", "G_code", "G_startedAt", "F_username", "S_username"}, record = {1, 6}, indexes = {}},
+    ["Q2_gameRounds"] = {name = "Q2_gameRounds", tag = "{Q2_gameRounds}", partition = {{position = 1, text = true}}, rowPrefix = "Q2_gameRounds:", keyField = "Q2_gameRounds_id", recordKey = "{Q2_gameRounds}:rec", counterKey = "", fields = {"code", "finished", "R_number", "R_moves", "R_comments"}, record = {1, 3}, indexes = {}},
+    ["Q3_leaderboard"] = {name = "Q3_leaderboard", tag = "{Q3_leaderboard}", partition = {}, rowPrefix = "Q3_leaderboard:", keyField = "Q3_leaderboard_id", recordKey = "{Q3_leaderboard}:rec", counterKey = "", fields = {"username", "firstName", "lastName", "score"}, record = {1, 4}, indexes = {{kind = "score", column = 2, suffix = ":score:score", int = true}}},
+    ["Q4_openGamesStartedBetween"] = {name = "Q4_openGamesStartedBetween", tag = "{Q4_openGamesStartedBetween}", partition = {}, rowPrefix = "Q4_openGamesStartedBetween:", keyField = "Q4_openGamesStartedBetween_id", recordKey = "{Q4_openGamesStartedBetween}:rec", counterKey = "", fields = {"code", "startedAt", "F_username", "S_username", "finished"}, record = {2, 5}, indexes = {{kind = "score", column = 2, suffix = ":score:finished", int = false}}},
+    ["Q5_roundsPlayedOn"] = {name = "Q5_roundsPlayedOn", tag = "{Q5_roundsPlayedOn}", partition = {{position = 4, text = false}}, rowPrefix = "Q5_roundsPlayedOn:", keyField = "Q5_roundsPlayedOn_id", recordKey = "{Q5_roundsPlayedOn}:rec", counterKey = "", fields = {"code", "R_number", "R_moves", "R_playedOn"}, record = {4}, indexes = {}},
 }
 local QUERIES = {
-    ["Q1_playerOverview"] = {collection = "Q1_playerOverview", params = {"text"}, access = {kind = "eq", index = 1, value = {param = 1}}, filter = false, sort = {{column = 2, type = "datetime", descending = true}}, presorted = false, descending = false, project = {"username", "firstName", "lastName", "score", "G_code", "G_startedAt", "F_username", "S_username"}},
-    ["Q2_gameRounds"] = {collection = "Q2_gameRounds", params = {"text"}, access = {kind = "eq", index = 1, value = {param = 1}}, filter = false, sort = {{column = 2, type = "int", descending = false}}, presorted = false, descending = false, project = {"code", "finished", "R_number", "R_moves", "R_comments"}},
-    ["Q3_leaderboard"] = {collection = "Q3_leaderboard", params = {"int"}, access = {kind = "range", index = 1, min = {value = {param = 1}, inclusive = true}}, filter = false, sort = {{column = 2, type = "int", descending = true}, {column = 1, type = "text", descending = false}}, presorted = false, descending = false, project = {"username", "firstName", "lastName", "score"}},
-    ["Q4_openGamesStartedBetween"] = {collection = "Q4_openGamesStartedBetween", params = {"datetime", "datetime"}, access = {kind = "range", index = 1, min = {value = {literal = "0"}, inclusive = true}, max = {value = {literal = "0"}, inclusive = true}}, filter = {op = "and", args = {{op = "cmp", column = 1, type = "datetime", operator = ">=", value = {param = 1}}, {op = "cmp", column = 1, type = "datetime", operator = "<", value = {param = 2}}, {op = "cmp", column = 2, type = "boolean", operator = "=", value = {literal = "0"}}}}, sort = {{column = 1, type = "datetime", descending = false}}, presorted = false, descending = false, project = {"code", "startedAt", "F_username", "S_username"}},
-    ["Q5_roundsPlayedOn"] = {collection = "Q5_roundsPlayedOn", params = {"date"}, access = {kind = "range", index = 1, min = {value = {param = 1}, inclusive = true}, max = {value = {param = 1}, inclusive = true}}, filter = false, sort = {}, presorted = false, descending = false, project = {"code", "R_number", "R_moves"}},
+    ["Q1_playerOverview"] = {collection = "Q1_playerOverview", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 2, type = "datetime", descending = true}}, presorted = false, descending = false, project = {"username", "firstName", "lastName", "score", "G_code", "G_startedAt", "F_username", "S_username"}},
+    ["Q2_gameRounds"] = {collection = "Q2_gameRounds", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 2, type = "int", descending = false}}, presorted = false, descending = false, project = {"code", "finished", "R_number", "R_moves", "R_comments"}},
+    ["Q3_leaderboard"] = {collection = "Q3_leaderboard", params = {"int"}, partition = {}, access = {kind = "range", index = 1, min = {value = {param = 1}, inclusive = true}}, filter = false, sort = {{column = 2, type = "int", descending = true}, {column = 1, type = "text", descending = false}}, presorted = false, descending = false, project = {"username", "firstName", "lastName", "score"}},
+    ["Q4_openGamesStartedBetween"] = {collection = "Q4_openGamesStartedBetween", params = {"datetime", "datetime"}, partition = {}, access = {kind = "range", index = 1, min = {value = {literal = "0"}, inclusive = true}, max = {value = {literal = "0"}, inclusive = true}}, filter = {op = "and", args = {{op = "cmp", column = 1, type = "datetime", operator = ">=", value = {param = 1}}, {op = "cmp", column = 1, type = "datetime", operator = "<", value = {param = 2}}, {op = "cmp", column = 2, type = "boolean", operator = "=", value = {literal = "0"}}}}, sort = {{column = 1, type = "datetime", descending = false}}, presorted = false, descending = false, project = {"code", "startedAt", "F_username", "S_username"}},
+    ["Q5_roundsPlayedOn"] = {collection = "Q5_roundsPlayedOn", params = {"date"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {}, presorted = false, descending = false, project = {"code", "R_number", "R_moves"}},
 }
 
 local TWO53 = 9007199254740992
 local BATCH = 500
+-- The row field of a partitioned collection naming the partition that holds the row's index entries.
+local PARTITION_FIELD = '@partition'
 
 local function fail(message)
     error({ err = 'ERR kvmod: ' .. message })
@@ -87,6 +89,46 @@ local function parameter_of(value, kind, what)
     return value
 end
 
+-- Partitions. A collection partitioned by some fields keeps each partition's index under the hash tag
+-- `{<collection>:<value>:…}` (text in equality form, other values as integers; `%`, `:`, `{`, `}` escaped as in
+-- row keys); any other collection has the one tag `{<collection>}`.
+local function escape_part(s)
+    return (string.gsub(s, '[%%:{}]', function(ch) return string.format('%%%02X', string.byte(ch)) end))
+end
+
+-- The tag of the partition that `values` (one per partition field, in order) name.
+local function tag_of(c, values)
+    if #c.partition == 0 then return c.tag end
+    local parts = {}
+    for i, p in ipairs(c.partition) do
+        local value = values[i]
+        if p.text then
+            value = equality_form(value)
+        else
+            -- An integer as its digits; anything else (never equal to an integer) as `~` and its text.
+            local n = number_of(value, 'field ' .. c.fields[p.position], true)
+            value = n == math.floor(n) and string.format('%d', n) or '~' .. value
+        end
+        parts[i] = escape_part(value)
+    end
+    return '{' .. c.name .. ':' .. table.concat(parts, ':') .. '}'
+end
+
+-- The tag of the partition a row's values (one per field) fall in.
+local function row_tag(c, values)
+    local fixed = {}
+    for i, p in ipairs(c.partition) do fixed[i] = values[p.position] end
+    return tag_of(c, fixed)
+end
+
+-- A record hash named in KEYS: the partition's own, or on one server the collection's `{C}:rec` (a cluster routes
+-- by it, so there only the partition's reaches the right slot).
+local function expect_record(c, given, tag)
+    if given ~= tag .. ':rec' and given ~= c.recordKey then
+        fail('KEYS must name the record hash "' .. tag .. ':rec", got "' .. tostring(given) .. '"')
+    end
+end
+
 local function collection_of(name)
     local c = COLLECTIONS[name]
     if c == nil then fail('no collection "' .. tostring(name) .. '" in this library') end
@@ -128,49 +170,82 @@ local function record_of(c, values)
     return record
 end
 
--- The entry a record gives an index: key, member, score (nil for a set).
-local function entry_of(ix, record, row)
+-- The entry a record gives an index of a partition: key, member, score (nil for a set).
+local function entry_of(tag, ix, record, row)
     local value = record[ix.column]
-    if ix.kind == 'eq' then return ix.key .. equality_form(value), row, nil end
-    if ix.kind == 'score' then return ix.key, row, value end
-    return ix.key, lex_form(value) .. row, '0'
+    if ix.kind == 'eq' then return tag .. ix.suffix .. equality_form(value), row, nil end
+    if ix.kind == 'score' then return tag .. ix.suffix, row, value end
+    return tag .. ix.suffix, lex_form(value) .. row, '0'
 end
 
-local function remove_entries(c, row)
-    local stored = redis.call('HGET', c.recordKey, row)
+-- Removes the row's entries from one partition (the slot of `tag`).
+local function remove_at(c, tag, row)
+    local records = tag .. ':rec'
+    local stored = redis.call('HGET', records, row)
     if not stored then return end
     local old = cjson.decode(stored)
     for _, ix in ipairs(c.indexes) do
-        local key, member = entry_of(ix, old, row)
+        local key, member = entry_of(tag, ix, old, row)
         if ix.kind == 'eq' then redis.call('SREM', key, member) else redis.call('ZREM', key, member) end
     end
-    redis.call('HDEL', c.recordKey, row)
+    redis.call('HDEL', records, row)
 end
 
--- Makes the row's index entries those of `values`: the old entries come from the index's own record of the
--- row, so a repeated or repaired write leaves exactly one entry per index.
-local function index_put(c, row, values)
+-- Makes the row's entries in one partition those of `values`: the old entries come from the partition's own
+-- record of the row, so a repeated or repaired write leaves exactly one entry per index.
+local function index_put_at(c, tag, row, values)
+    local records = tag .. ':rec'
     local record = record_of(c, values)
-    local stored = redis.call('HGET', c.recordKey, row)
+    local stored = redis.call('HGET', records, row)
     local old = stored and cjson.decode(stored)
     for _, ix in ipairs(c.indexes) do
-        local key, member, score = entry_of(ix, record, row)
+        local key, member, score = entry_of(tag, ix, record, row)
         if old then
-            local old_key, old_member = entry_of(ix, old, row)
+            local old_key, old_member = entry_of(tag, ix, old, row)
             if old_key ~= key or old_member ~= member then
                 if ix.kind == 'eq' then redis.call('SREM', old_key, old_member) else redis.call('ZREM', old_key, old_member) end
             end
         end
         if ix.kind == 'eq' then redis.call('SADD', key, member) else redis.call('ZADD', key, score, member) end
     end
-    redis.call('HSET', c.recordKey, row, cjson.encode(record))
+    redis.call('HSET', records, row, cjson.encode(record))
 end
 
+-- One server (the row and every partition at hand): removes the row's index entries, wherever they are.
+local function remove_entries(c, row)
+    local tag = c.tag
+    if #c.partition > 0 then
+        tag = redis.call('HGET', row, PARTITION_FIELD)
+        if not tag then return end
+    end
+    remove_at(c, tag, row)
+end
+
+-- One server: makes the row's index entries those of `values`; when they move to another partition, the old
+-- partition (named by the row) loses them, and the row names the new one.
+local function index_put(c, row, values)
+    local tag = row_tag(c, values)
+    if #c.partition > 0 then
+        local old = redis.call('HGET', row, PARTITION_FIELD)
+        if old and old ~= tag then remove_at(c, old, row) end
+        redis.call('HSET', row, PARTITION_FIELD, tag)
+    end
+    index_put_at(c, tag, row, values)
+end
+
+-- Writes the row hash; it keeps naming the partition its index entries are in until `index_put` moves them.
 local function row_put(c, row, values)
     local args = { row, c.keyField, string.sub(row, #c.rowPrefix + 1) }
     for i, name in ipairs(c.fields) do
         args[#args + 1] = name
         args[#args + 1] = values[i]
+    end
+    if #c.partition > 0 then
+        local at = redis.call('HGET', row, PARTITION_FIELD)
+        if at then
+            args[#args + 1] = PARTITION_FIELD
+            args[#args + 1] = at
+        end
     end
     redis.call('DEL', row)
     redis.call('HSET', unpack(args))
@@ -199,13 +274,13 @@ local function rows_of_lex(members)
     return members
 end
 
-local function read_access(c, q, params, access)
+local function read_access(c, q, params, access, tag)
     local kind = access.kind
-    if kind == 'all' then return redis.call('HKEYS', c.recordKey) end
+    if kind == 'all' then return redis.call('HKEYS', tag .. ':rec') end
     if kind == 'union' then
         local seen, rows = {}, {}
         for _, part in ipairs(access.of) do
-            for _, row in ipairs(read_access(c, q, params, part)) do
+            for _, row in ipairs(read_access(c, q, params, part, tag)) do
                 if not seen[row] then
                     seen[row] = true
                     rows[#rows + 1] = row
@@ -215,20 +290,21 @@ local function read_access(c, q, params, access)
         return rows
     end
     local ix = c.indexes[access.index]
-    if kind == 'eq' then return redis.call('SMEMBERS', ix.key .. equality_form(value_of(q, params, access.value))) end
+    local key = tag .. ix.suffix
+    if kind == 'eq' then return redis.call('SMEMBERS', key .. equality_form(value_of(q, params, access.value))) end
     if kind == 'order' then
-        local rows = redis.call(q.descending and 'ZREVRANGE' or 'ZRANGE', ix.key, 0, -1)
+        local rows = redis.call(q.descending and 'ZREVRANGE' or 'ZRANGE', key, 0, -1)
         if ix.kind == 'lex' then return rows_of_lex(rows) end
         return rows
     end
     if ix.kind == 'score' then
         local low, high = score_bound(access.min, true, q, params), score_bound(access.max, false, q, params)
-        if q.descending then return redis.call('ZREVRANGEBYSCORE', ix.key, high, low) end
-        return redis.call('ZRANGEBYSCORE', ix.key, low, high)
+        if q.descending then return redis.call('ZREVRANGEBYSCORE', key, high, low) end
+        return redis.call('ZRANGEBYSCORE', key, low, high)
     end
     local low, high = lex_bound(access.min, true, q, params), lex_bound(access.max, false, q, params)
-    if q.descending then return rows_of_lex(redis.call('ZREVRANGEBYLEX', ix.key, high, low)) end
-    return rows_of_lex(redis.call('ZRANGEBYLEX', ix.key, low, high))
+    if q.descending then return rows_of_lex(redis.call('ZREVRANGEBYLEX', key, high, low)) end
+    return rows_of_lex(redis.call('ZRANGEBYLEX', key, low, high))
 end
 
 local function holds(f, record, q, params)
@@ -262,14 +338,14 @@ local function holds(f, record, q, params)
     return order >= 0
 end
 
--- The answer's row keys, in answer order.
-local function answer(c, q, params)
-    local rows = read_access(c, q, params, q.access)
+-- The answer's row keys, in answer order, from the partition of `tag`.
+local function answer(c, q, params, tag)
+    local rows = read_access(c, q, params, q.access, tag)
     if not q.filter and #q.sort == 0 then return rows end
     local kept = {}
     for first = 1, #rows, BATCH do
         local last = math.min(first + BATCH - 1, #rows)
-        local stored = redis.call('HMGET', c.recordKey, unpack(rows, first, last))
+        local stored = redis.call('HMGET', tag .. ':rec', unpack(rows, first, last))
         for i = first, last do
             local text = stored[i - first + 1]
             if text then
@@ -308,19 +384,22 @@ local function query_of(keys, args)
     local q = QUERIES[args[1]]
     if q == nil then fail('no query "' .. tostring(args[1]) .. '" in this library') end
     local c = collection_of(q.collection)
-    expect_key(keys[1], c.recordKey, 'the record hash')
     if #args - 1 ~= #q.params then fail('query ' .. args[1] .. ' takes ' .. #q.params .. ' parameters, got ' .. (#args - 1)) end
     local params = {}
     for i, kind in ipairs(q.params) do params[i] = parameter_of(args[i + 1], kind, 'parameter ' .. i) end
-    return c, q, params
+    local fixed = {}
+    for i, position in ipairs(q.partition) do fixed[i] = params[position] end
+    local tag = tag_of(c, fixed)
+    expect_record(c, keys[1], tag)
+    return c, q, params, tag
 end
 
 -- Single server: a row and its index entries in one atomic call.
 redis.register_function('tournament_put', function(keys, args)
     local c = collection_of(args[1])
     expect_row_key(c, keys[1])
-    expect_key(keys[2], c.recordKey, 'the record hash')
     local values = values_of(c, args, 2)
+    expect_record(c, keys[2], row_tag(c, values))
     row_put(c, keys[1], values)
     index_put(c, keys[1], values)
     return keys[1]
@@ -330,8 +409,8 @@ redis.register_function('tournament_add', function(keys, args)
     local c = collection_of(args[1])
     if c.counterKey == '' then fail('collection ' .. args[1] .. ' has natural keys: write it with tournament_put') end
     expect_key(keys[1], c.counterKey, 'the counter')
-    expect_key(keys[2], c.recordKey, 'the record hash')
     local values = values_of(c, args, 2)
+    expect_record(c, keys[2], row_tag(c, values))
     local row = c.rowPrefix .. redis.call('INCR', c.counterKey)
     row_put(c, row, values)
     index_put(c, row, values)
@@ -341,17 +420,25 @@ end)
 redis.register_function('tournament_del', function(keys, args)
     local c = collection_of(args[1])
     expect_row_key(c, keys[1])
-    expect_key(keys[2], c.recordKey, 'the record hash')
+    expect_record(c, keys[2], #c.partition > 0 and redis.call('HGET', keys[1], PARTITION_FIELD) or c.tag)
     remove_entries(c, keys[1])
     return redis.call('DEL', keys[1])
 end)
 
 -- Cluster: the row's slot and the index slot are written by separate calls (see README.md, "Redis Cluster").
+-- The row call answers the partition that still holds the row's old index entries when the write moves them to
+-- another one (the caller then removes them there with index_del), else nil.
 redis.register_function('tournament_row_put', function(keys, args)
     local c = collection_of(args[1])
     expect_row_key(c, keys[1])
-    row_put(c, keys[1], values_of(c, args, 2))
-    return keys[1]
+    local values = values_of(c, args, 2)
+    local old = #c.partition > 0 and redis.call('HGET', keys[1], PARTITION_FIELD)
+    row_put(c, keys[1], values)
+    if #c.partition == 0 then return nil end
+    local tag = row_tag(c, values)
+    redis.call('HSET', keys[1], PARTITION_FIELD, tag)
+    if old and old ~= tag then return old end
+    return nil
 end)
 
 redis.register_function('tournament_row_del', function(keys, args)
@@ -362,17 +449,28 @@ end)
 
 redis.register_function('tournament_index_put', function(keys, args)
     local c = collection_of(args[1])
-    expect_key(keys[1], c.recordKey, 'the record hash')
     expect_row_key(c, args[2])
-    index_put(c, args[2], values_of(c, args, 3))
+    local values = values_of(c, args, 3)
+    local tag = row_tag(c, values)
+    expect_record(c, keys[1], tag)
+    index_put_at(c, tag, args[2], values)
     return args[2]
 end)
 
+-- Removes the row's entries from the partition whose record hash KEYS names.
 redis.register_function('tournament_index_del', function(keys, args)
     local c = collection_of(args[1])
-    expect_key(keys[1], c.recordKey, 'the record hash')
     expect_row_key(c, args[2])
-    remove_entries(c, args[2])
+    local given = tostring(keys[1])
+    local tag = string.sub(given, 1, -5)
+    local own = string.sub(given, -4) == ':rec'
+        and (tag == c.tag or (#c.partition > 0 and string.sub(tag, 1, #c.name + 2) == '{' .. c.name .. ':'
+            and string.find(tag, '}', 1, true) == #tag))
+    if not own then
+        fail('KEYS must name a record hash of collection ' .. c.name .. ' ("' .. c.recordKey .. '" or a partition\'s), got "' .. given .. '"')
+    end
+    -- `{C}:rec` of a partitioned collection (one server): the row names its partition.
+    if tag == c.tag and #c.partition > 0 then remove_entries(c, args[2]) else remove_at(c, tag, args[2]) end
     return args[2]
 end)
 
@@ -381,9 +479,9 @@ redis.register_function{
     function_name = 'tournament_query',
     flags = { 'no-writes' },
     callback = function(keys, args)
-        local c, q, params = query_of(keys, args)
+        local c, q, params, tag = query_of(keys, args)
         local out = {}
-        for i, row in ipairs(answer(c, q, params)) do
+        for i, row in ipairs(answer(c, q, params, tag)) do
             local values = redis.call('HMGET', row, unpack(q.project))
             table.insert(values, 1, row)
             out[i] = values
@@ -396,8 +494,8 @@ redis.register_function{
     function_name = 'tournament_query_keys',
     flags = { 'no-writes' },
     callback = function(keys, args)
-        local c, q, params = query_of(keys, args)
-        return answer(c, q, params)
+        local c, q, params, tag = query_of(keys, args)
+        return answer(c, q, params, tag)
     end,
 }
 

@@ -5,11 +5,11 @@
 "use strict";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/redis-core-view-model.schema.json","title":"The redis-core target's view model","description":"What templates/redis-core/*.hbs receive (src/generation/redis-core/redis-core-design.ts): per collection its row keys, fields, record columns, indexes (sets and sorted sets in the collection's hash-tag slot) and the plan of each served query; the function library's entry points; the queries no index narrows.","type":"object","additionalProperties":false,"required":["target","database","source","library","functions","collections","warnings","entityStore","noEntityStore"],"properties":{"target":{"const":"redis-core"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"library":{"type":"string"},"functions":{"type":"object","additionalProperties":false,"required":["put","add","del","rowPut","rowDel","indexPut","indexDel","query","queryKeys"],"properties":{"put":{"type":"string"},"add":{"type":"string"},"del":{"type":"string"},"rowPut":{"type":"string"},"rowDel":{"type":"string"},"indexPut":{"type":"string"},"indexDel":{"type":"string"},"query":{"type":"string"},"queryKeys":{"type":"string"}}},"collections":{"type":"array","items":{"$ref":"#/$defs/collection"}},"warnings":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["query","collection","reason","instead"],"properties":{"query":{"type":"string"},"collection":{"type":"string"},"reason":{"type":"string"},"instead":{"type":"string"}}}},"entityStore":{"description":"The entity store (issue 28), or null when the design keeps no entities (noEntityStore says why).","oneOf":[{"type":"null"},{"type":"object","additionalProperties":false,"required":["schema","code"],"properties":{"schema":{"$ref":"#/$defs/entityStoreSchema"},"code":{"type":"string","description":"The entity code library.lua appends to its own."}}}]},"noEntityStore":{"description":"Why the design keeps no entities (a design warning), or null.","type":["string","null"]}},"$defs":{"value":{"oneOf":[{"type":"object","additionalProperties":false,"required":["param"],"properties":{"param":{"type":"integer"}}},{"type":"object","additionalProperties":false,"required":["literal"],"properties":{"literal":{"type":"string"}}}]},"bound":{"anyOf":[{"type":"object","additionalProperties":false,"required":["value","inclusive"],"properties":{"value":{"$ref":"#/$defs/value"},"inclusive":{"type":"boolean"}}},{"type":"null"}]},"access":{"oneOf":[{"type":"object","additionalProperties":false,"required":["kind","index","value"],"properties":{"kind":{"const":"eq"},"index":{"type":"integer"},"value":{"$ref":"#/$defs/value"}}},{"type":"object","additionalProperties":false,"required":["kind","index","min","max"],"properties":{"kind":{"const":"range"},"index":{"type":"integer"},"min":{"$ref":"#/$defs/bound"},"max":{"$ref":"#/$defs/bound"}}},{"type":"object","additionalProperties":false,"required":["kind","of"],"properties":{"kind":{"const":"union"},"of":{"type":"array","items":{"$ref":"#/$defs/access"}}}},{"type":"object","additionalProperties":false,"required":["kind","index"],"properties":{"kind":{"const":"order"},"index":{"type":"integer"}}},{"type":"object","additionalProperties":false,"required":["kind"],"properties":{"kind":{"const":"all"}}}]},"filter":{"oneOf":[{"type":"object","additionalProperties":false,"required":["op","column","type","operator","value"],"properties":{"op":{"const":"cmp"},"column":{"type":"integer"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"operator":{"enum":["=","!=","<","<=",">",">="]},"value":{"$ref":"#/$defs/value"}}},{"type":"object","additionalProperties":false,"required":["op","args"],"properties":{"op":{"enum":["and","or"]},"args":{"type":"array","items":{"$ref":"#/$defs/filter"}}}}]},"query":{"type":"object","additionalProperties":false,"required":["name","params","where","orderBy","projections","plan","cost","warning"],"properties":{"name":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","position"],"properties":{"name":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"position":{"type":"integer"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"projections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","label","type"],"properties":{"field":{"type":"string"},"label":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]}}}},"plan":{"type":"object","additionalProperties":false,"required":["access","filter","sort","presorted","descending","project"],"properties":{"access":{"$ref":"#/$defs/access"},"filter":{"anyOf":[{"$ref":"#/$defs/filter"},{"type":"null"}]},"sort":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["column","type","descending"],"properties":{"column":{"type":"integer"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"descending":{"type":"boolean"}}}},"presorted":{"type":"boolean"},"descending":{"type":"boolean"},"project":{"type":"array","items":{"type":"string"}}}},"cost":{"type":"object","additionalProperties":false,"required":["access","keys","server","cluster"],"properties":{"access":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"server":{"type":"string"},"cluster":{"type":"string"}}},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},"collection":{"type":"object","additionalProperties":false,"required":["name","tag","rowPrefix","keyField","key","fields","recordKey","record","indexes","queries"],"properties":{"name":{"type":"string"},"tag":{"type":"string"},"rowPrefix":{"type":"string"},"keyField":{"type":"string"},"key":{"type":"object","additionalProperties":false,"required":["kind","parts","pattern","counterKey"],"properties":{"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","type"],"properties":{"source":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]}}}},"pattern":{"type":"string"},"counterKey":{"anyOf":[{"type":"string"},{"type":"null"}]}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","label","type","source"],"properties":{"name":{"type":"string"},"label":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"source":{"type":"string"}}}},"recordKey":{"type":"string"},"record":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","type","position"],"properties":{"field":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"position":{"type":"integer"}}}},"indexes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["kind","field","type","column","key","pattern","queries"],"properties":{"kind":{"enum":["eq","score","lex"]},"field":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"column":{"type":"integer"},"key":{"type":"string"},"pattern":{"type":"string"},"queries":{"type":"array","items":{"type":"string"}}}}},"queries":{"type":"array","items":{"$ref":"#/$defs/query"}}}},"entityStoreSchema":{"description":"The entity store's layout (src/generation/shared/entity-store.ts, EntityStoreSchema): what every writer and reader of the entities shares.","type":"object","additionalProperties":false,"required":["database","functionName","dialect","entities"],"properties":{"database":{"type":"string"},"functionName":{"type":"string","description":"The Function of the entity operations: FCALL <functionName> 0 <op> <Entity> <id> …"},"dialect":{"description":"The RediSearch dialect whose rules values must pass; null on redis-core.","oneOf":[{"type":"null"},{"enum":["redisearch1","redisearch2"]}]},"entities":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"required":["name","idName","idType","attributes","references","referrers"],"properties":{"name":{"type":"string"},"idName":{"type":"string"},"idType":{"enum":["text","int","float","boolean","date","time","datetime"]},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","forms"],"properties":{"name":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"forms":{"type":"array","items":{"enum":["sort","eq"]}},"compared":{"type":"boolean"},"sorted":{"type":"boolean"}}}},"references":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","target","kind","minItems"],"properties":{"name":{"type":"string"},"target":{"type":"string"},"kind":{"enum":["one","optional","many"]},"minItems":{"type":"integer","minimum":0},"maxItems":{"type":"integer","minimum":0}}}},"referrers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","reference"],"properties":{"entity":{"type":"string"},"reference":{"type":"string"}}}}}}}}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/redis-core-view-model.schema.json","title":"The redis-core target's view model","description":"What templates/redis-core/*.hbs receive (src/generation/redis-core/redis-core-design.ts): per collection its row keys, fields, record columns, indexes (sets and sorted sets in the collection's hash-tag slot) and the plan of each served query; the function library's entry points; the queries no index narrows.","type":"object","additionalProperties":false,"required":["target","database","source","library","functions","collections","warnings","entityStore","noEntityStore"],"properties":{"target":{"const":"redis-core"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"library":{"type":"string"},"functions":{"type":"object","additionalProperties":false,"required":["put","add","del","rowPut","rowDel","indexPut","indexDel","query","queryKeys"],"properties":{"put":{"type":"string"},"add":{"type":"string"},"del":{"type":"string"},"rowPut":{"type":"string"},"rowDel":{"type":"string"},"indexPut":{"type":"string"},"indexDel":{"type":"string"},"query":{"type":"string"},"queryKeys":{"type":"string"}}},"collections":{"type":"array","items":{"$ref":"#/$defs/collection"}},"warnings":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["query","collection","reason","instead"],"properties":{"query":{"type":"string"},"collection":{"type":"string"},"reason":{"type":"string"},"instead":{"type":"string"}}}},"entityStore":{"description":"The entity store (issue 28), or null when the design keeps no entities (noEntityStore says why).","oneOf":[{"type":"null"},{"type":"object","additionalProperties":false,"required":["schema","code"],"properties":{"schema":{"$ref":"#/$defs/entityStoreSchema"},"code":{"type":"string","description":"The entity code library.lua appends to its own."}}}]},"noEntityStore":{"description":"Why the design keeps no entities (a design warning), or null.","type":["string","null"]}},"$defs":{"value":{"oneOf":[{"type":"object","additionalProperties":false,"required":["param"],"properties":{"param":{"type":"integer"}}},{"type":"object","additionalProperties":false,"required":["literal"],"properties":{"literal":{"type":"string"}}}]},"bound":{"anyOf":[{"type":"object","additionalProperties":false,"required":["value","inclusive"],"properties":{"value":{"$ref":"#/$defs/value"},"inclusive":{"type":"boolean"}}},{"type":"null"}]},"access":{"oneOf":[{"type":"object","additionalProperties":false,"required":["kind","index","value"],"properties":{"kind":{"const":"eq"},"index":{"type":"integer"},"value":{"$ref":"#/$defs/value"}}},{"type":"object","additionalProperties":false,"required":["kind","index","min","max"],"properties":{"kind":{"const":"range"},"index":{"type":"integer"},"min":{"$ref":"#/$defs/bound"},"max":{"$ref":"#/$defs/bound"}}},{"type":"object","additionalProperties":false,"required":["kind","of"],"properties":{"kind":{"const":"union"},"of":{"type":"array","items":{"$ref":"#/$defs/access"}}}},{"type":"object","additionalProperties":false,"required":["kind","index"],"properties":{"kind":{"const":"order"},"index":{"type":"integer"}}},{"type":"object","additionalProperties":false,"required":["kind"],"properties":{"kind":{"const":"all"}}}]},"filter":{"oneOf":[{"type":"object","additionalProperties":false,"required":["op","column","type","operator","value"],"properties":{"op":{"const":"cmp"},"column":{"type":"integer"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"operator":{"enum":["=","!=","<","<=",">",">="]},"value":{"$ref":"#/$defs/value"}}},{"type":"object","additionalProperties":false,"required":["op","args"],"properties":{"op":{"enum":["and","or"]},"args":{"type":"array","items":{"$ref":"#/$defs/filter"}}}}]},"query":{"type":"object","additionalProperties":false,"required":["name","params","where","orderBy","projections","plan","partition","cost","warning"],"properties":{"name":{"type":"string"},"partition":{"anyOf":[{"type":"array","items":{"type":"integer"}},{"type":"null"}]},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","position"],"properties":{"name":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"position":{"type":"integer"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"projections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","label","type"],"properties":{"field":{"type":"string"},"label":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]}}}},"plan":{"type":"object","additionalProperties":false,"required":["access","filter","sort","presorted","descending","project"],"properties":{"access":{"$ref":"#/$defs/access"},"filter":{"anyOf":[{"$ref":"#/$defs/filter"},{"type":"null"}]},"sort":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["column","type","descending"],"properties":{"column":{"type":"integer"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"descending":{"type":"boolean"}}}},"presorted":{"type":"boolean"},"descending":{"type":"boolean"},"project":{"type":"array","items":{"type":"string"}}}},"cost":{"type":"object","additionalProperties":false,"required":["access","keys","server","cluster","slots"],"properties":{"access":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"server":{"type":"string"},"cluster":{"type":"string"},"slots":{"type":"string"}}},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},"collection":{"type":"object","additionalProperties":false,"required":["name","tag","partition","rowPrefix","keyField","key","fields","recordKey","recordPattern","record","indexes","queries"],"properties":{"name":{"type":"string"},"tag":{"type":"string"},"partition":{"anyOf":[{"type":"object","additionalProperties":false,"required":["fields"],"properties":{"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","type","position"],"properties":{"field":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"position":{"type":"integer"}}}}}},{"type":"null"}]},"rowPrefix":{"type":"string"},"keyField":{"type":"string"},"key":{"type":"object","additionalProperties":false,"required":["kind","parts","pattern","counterKey"],"properties":{"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","type"],"properties":{"source":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]}}}},"pattern":{"type":"string"},"counterKey":{"anyOf":[{"type":"string"},{"type":"null"}]}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","label","type","source"],"properties":{"name":{"type":"string"},"label":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"source":{"type":"string"}}}},"recordKey":{"type":"string"},"recordPattern":{"type":"string"},"record":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","type","position"],"properties":{"field":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"position":{"type":"integer"}}}},"indexes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["kind","field","type","column","key","suffix","pattern","queries"],"properties":{"kind":{"enum":["eq","score","lex"]},"field":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"column":{"type":"integer"},"key":{"type":"string"},"suffix":{"type":"string"},"pattern":{"type":"string"},"queries":{"type":"array","items":{"type":"string"}}}}},"queries":{"type":"array","items":{"$ref":"#/$defs/query"}}}},"entityStoreSchema":{"description":"The entity store's layout (src/generation/shared/entity-store.ts, EntityStoreSchema): what every writer and reader of the entities shares.","type":"object","additionalProperties":false,"required":["database","functionName","dialect","entities"],"properties":{"database":{"type":"string"},"functionName":{"type":"string","description":"The Function of the entity operations: FCALL <functionName> 0 <op> <Entity> <id> …"},"dialect":{"description":"The RediSearch dialect whose rules values must pass; null on redis-core.","oneOf":[{"type":"null"},{"enum":["redisearch1","redisearch2"]}]},"entities":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"required":["name","idName","idType","attributes","references","referrers"],"properties":{"name":{"type":"string"},"idName":{"type":"string"},"idType":{"enum":["text","int","float","boolean","date","time","datetime"]},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","forms"],"properties":{"name":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"forms":{"type":"array","items":{"enum":["sort","eq"]}},"compared":{"type":"boolean"},"sorted":{"type":"boolean"}}}},"references":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","target","kind","minItems"],"properties":{"name":{"type":"string"},"target":{"type":"string"},"kind":{"enum":["one","optional","many"]},"minItems":{"type":"integer","minimum":0},"maxItems":{"type":"integer","minimum":0}}}},"referrers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","reference"],"properties":{"entity":{"type":"string"},"reference":{"type":"string"}}}}}}}}}}};
 const schema40 = {"description":"The entity store's layout (src/generation/shared/entity-store.ts, EntityStoreSchema): what every writer and reader of the entities shares.","type":"object","additionalProperties":false,"required":["database","functionName","dialect","entities"],"properties":{"database":{"type":"string"},"functionName":{"type":"string","description":"The Function of the entity operations: FCALL <functionName> 0 <op> <Entity> <id> …"},"dialect":{"description":"The RediSearch dialect whose rules values must pass; null on redis-core.","oneOf":[{"type":"null"},{"enum":["redisearch1","redisearch2"]}]},"entities":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"required":["name","idName","idType","attributes","references","referrers"],"properties":{"name":{"type":"string"},"idName":{"type":"string"},"idType":{"enum":["text","int","float","boolean","date","time","datetime"]},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","forms"],"properties":{"name":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"forms":{"type":"array","items":{"enum":["sort","eq"]}},"compared":{"type":"boolean"},"sorted":{"type":"boolean"}}}},"references":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","target","kind","minItems"],"properties":{"name":{"type":"string"},"target":{"type":"string"},"kind":{"enum":["one","optional","many"]},"minItems":{"type":"integer","minimum":0},"maxItems":{"type":"integer","minimum":0}}}},"referrers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","reference"],"properties":{"entity":{"type":"string"},"reference":{"type":"string"}}}}}}}}};
 const func1 = Object.prototype.hasOwnProperty;
-const schema32 = {"type":"object","additionalProperties":false,"required":["name","tag","rowPrefix","keyField","key","fields","recordKey","record","indexes","queries"],"properties":{"name":{"type":"string"},"tag":{"type":"string"},"rowPrefix":{"type":"string"},"keyField":{"type":"string"},"key":{"type":"object","additionalProperties":false,"required":["kind","parts","pattern","counterKey"],"properties":{"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","type"],"properties":{"source":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]}}}},"pattern":{"type":"string"},"counterKey":{"anyOf":[{"type":"string"},{"type":"null"}]}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","label","type","source"],"properties":{"name":{"type":"string"},"label":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"source":{"type":"string"}}}},"recordKey":{"type":"string"},"record":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","type","position"],"properties":{"field":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"position":{"type":"integer"}}}},"indexes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["kind","field","type","column","key","pattern","queries"],"properties":{"kind":{"enum":["eq","score","lex"]},"field":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"column":{"type":"integer"},"key":{"type":"string"},"pattern":{"type":"string"},"queries":{"type":"array","items":{"type":"string"}}}}},"queries":{"type":"array","items":{"$ref":"#/$defs/query"}}}};
-const schema33 = {"type":"object","additionalProperties":false,"required":["name","params","where","orderBy","projections","plan","cost","warning"],"properties":{"name":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","position"],"properties":{"name":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"position":{"type":"integer"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"projections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","label","type"],"properties":{"field":{"type":"string"},"label":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]}}}},"plan":{"type":"object","additionalProperties":false,"required":["access","filter","sort","presorted","descending","project"],"properties":{"access":{"$ref":"#/$defs/access"},"filter":{"anyOf":[{"$ref":"#/$defs/filter"},{"type":"null"}]},"sort":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["column","type","descending"],"properties":{"column":{"type":"integer"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"descending":{"type":"boolean"}}}},"presorted":{"type":"boolean"},"descending":{"type":"boolean"},"project":{"type":"array","items":{"type":"string"}}}},"cost":{"type":"object","additionalProperties":false,"required":["access","keys","server","cluster"],"properties":{"access":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"server":{"type":"string"},"cluster":{"type":"string"}}},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}};
+const schema32 = {"type":"object","additionalProperties":false,"required":["name","tag","partition","rowPrefix","keyField","key","fields","recordKey","recordPattern","record","indexes","queries"],"properties":{"name":{"type":"string"},"tag":{"type":"string"},"partition":{"anyOf":[{"type":"object","additionalProperties":false,"required":["fields"],"properties":{"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","type","position"],"properties":{"field":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"position":{"type":"integer"}}}}}},{"type":"null"}]},"rowPrefix":{"type":"string"},"keyField":{"type":"string"},"key":{"type":"object","additionalProperties":false,"required":["kind","parts","pattern","counterKey"],"properties":{"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","type"],"properties":{"source":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]}}}},"pattern":{"type":"string"},"counterKey":{"anyOf":[{"type":"string"},{"type":"null"}]}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","label","type","source"],"properties":{"name":{"type":"string"},"label":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"source":{"type":"string"}}}},"recordKey":{"type":"string"},"recordPattern":{"type":"string"},"record":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","type","position"],"properties":{"field":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"position":{"type":"integer"}}}},"indexes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["kind","field","type","column","key","suffix","pattern","queries"],"properties":{"kind":{"enum":["eq","score","lex"]},"field":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"column":{"type":"integer"},"key":{"type":"string"},"suffix":{"type":"string"},"pattern":{"type":"string"},"queries":{"type":"array","items":{"type":"string"}}}}},"queries":{"type":"array","items":{"$ref":"#/$defs/query"}}}};
+const schema33 = {"type":"object","additionalProperties":false,"required":["name","params","where","orderBy","projections","plan","partition","cost","warning"],"properties":{"name":{"type":"string"},"partition":{"anyOf":[{"type":"array","items":{"type":"integer"}},{"type":"null"}]},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","position"],"properties":{"name":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"position":{"type":"integer"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"projections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["field","label","type"],"properties":{"field":{"type":"string"},"label":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]}}}},"plan":{"type":"object","additionalProperties":false,"required":["access","filter","sort","presorted","descending","project"],"properties":{"access":{"$ref":"#/$defs/access"},"filter":{"anyOf":[{"$ref":"#/$defs/filter"},{"type":"null"}]},"sort":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["column","type","descending"],"properties":{"column":{"type":"integer"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"descending":{"type":"boolean"}}}},"presorted":{"type":"boolean"},"descending":{"type":"boolean"},"project":{"type":"array","items":{"type":"string"}}}},"cost":{"type":"object","additionalProperties":false,"required":["access","keys","server","cluster","slots"],"properties":{"access":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"server":{"type":"string"},"cluster":{"type":"string"},"slots":{"type":"string"}}},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}};
 const schema34 = {"oneOf":[{"type":"object","additionalProperties":false,"required":["kind","index","value"],"properties":{"kind":{"const":"eq"},"index":{"type":"integer"},"value":{"$ref":"#/$defs/value"}}},{"type":"object","additionalProperties":false,"required":["kind","index","min","max"],"properties":{"kind":{"const":"range"},"index":{"type":"integer"},"min":{"$ref":"#/$defs/bound"},"max":{"$ref":"#/$defs/bound"}}},{"type":"object","additionalProperties":false,"required":["kind","of"],"properties":{"kind":{"const":"union"},"of":{"type":"array","items":{"$ref":"#/$defs/access"}}}},{"type":"object","additionalProperties":false,"required":["kind","index"],"properties":{"kind":{"const":"order"},"index":{"type":"integer"}}},{"type":"object","additionalProperties":false,"required":["kind"],"properties":{"kind":{"const":"all"}}}]};
 const schema35 = {"oneOf":[{"type":"object","additionalProperties":false,"required":["param"],"properties":{"param":{"type":"integer"}}},{"type":"object","additionalProperties":false,"required":["literal"],"properties":{"literal":{"type":"string"}}}]};
 const schema36 = {"anyOf":[{"type":"object","additionalProperties":false,"required":["value","inclusive"],"properties":{"value":{"$ref":"#/$defs/value"},"inclusive":{"type":"boolean"}}},{"type":"null"}]};
@@ -1377,8 +1377,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.cost === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cost"},message:"must have required property '"+"cost"+"'"};
+if(data.partition === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "partition"},message:"must have required property '"+"partition"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1387,8 +1387,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.warning === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "warning"},message:"must have required property '"+"warning"+"'"};
+if(data.cost === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cost"},message:"must have required property '"+"cost"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1397,9 +1397,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((((((((key0 === "name") || (key0 === "params")) || (key0 === "where")) || (key0 === "orderBy")) || (key0 === "projections")) || (key0 === "plan")) || (key0 === "cost")) || (key0 === "warning"))){
-const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.warning === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "warning"},message:"must have required property '"+"warning"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1408,10 +1407,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema33.properties, key0))){
+const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1421,15 +1419,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.params !== undefined){
-let data1 = data.params;
-if(Array.isArray(data1)){
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.name === undefined){
-const err10 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err10 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1438,8 +1430,18 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data2.type === undefined){
-const err11 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+if(data.partition !== undefined){
+let data1 = data.partition;
+const _errs5 = errors;
+let valid1 = false;
+const _errs6 = errors;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err11 = {instancePath:instancePath+"/partition/" + i0,schemaPath:"#/properties/partition/anyOf/0/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1448,8 +1450,10 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data2.position === undefined){
-const err12 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/required",keyword:"required",params:{missingProperty: "position"},message:"must have required property '"+"position"+"'"};
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/partition",schemaPath:"#/properties/partition/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1458,9 +1462,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-for(const key1 in data2){
-if(!(((key1 === "name") || (key1 === "type")) || (key1 === "position"))){
-const err13 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+var _valid0 = _errs6 === errors;
+valid1 = valid1 || _valid0;
+const _errs10 = errors;
+if(data1 !== null){
+const err13 = {instancePath:instancePath+"/partition",schemaPath:"#/properties/partition/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1469,10 +1475,10 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data2.name !== undefined){
-if(typeof data2.name !== "string"){
-const err14 = {instancePath:instancePath+"/params/" + i0+"/name",schemaPath:"#/properties/params/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err14 = {instancePath:instancePath+"/partition",schemaPath:"#/properties/partition/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1481,11 +1487,27 @@ vErrors.push(err14);
 }
 errors++;
 }
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
 }
-if(data2.type !== undefined){
-let data4 = data2.type;
-if(!(((((((data4 === "text") || (data4 === "int")) || (data4 === "float")) || (data4 === "boolean")) || (data4 === "date")) || (data4 === "time")) || (data4 === "datetime"))){
-const err15 = {instancePath:instancePath+"/params/" + i0+"/type",schemaPath:"#/properties/params/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema33.properties.params.items.properties.type.enum},message:"must be equal to one of the allowed values"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.params !== undefined){
+let data3 = data.params;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+let data4 = data3[i1];
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.name === undefined){
+const err15 = {instancePath:instancePath+"/params/" + i1,schemaPath:"#/properties/params/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1494,11 +1516,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data2.position !== undefined){
-let data5 = data2.position;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err16 = {instancePath:instancePath+"/params/" + i0+"/position",schemaPath:"#/properties/params/items/properties/position/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data4.type === undefined){
+const err16 = {instancePath:instancePath+"/params/" + i1,schemaPath:"#/properties/params/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1507,10 +1526,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/params/" + i0,schemaPath:"#/properties/params/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data4.position === undefined){
+const err17 = {instancePath:instancePath+"/params/" + i1,schemaPath:"#/properties/params/items/required",keyword:"required",params:{missingProperty: "position"},message:"must have required property '"+"position"+"'"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1519,10 +1536,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-}
-else {
-const err18 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key1 in data4){
+if(!(((key1 === "name") || (key1 === "type")) || (key1 === "position"))){
+const err18 = {instancePath:instancePath+"/params/" + i1,schemaPath:"#/properties/params/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1532,13 +1548,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.where !== undefined){
-let data6 = data.where;
-const _errs15 = errors;
-let valid4 = false;
-const _errs16 = errors;
-if(typeof data6 !== "string"){
-const err19 = {instancePath:instancePath+"/where",schemaPath:"#/properties/where/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.name !== undefined){
+if(typeof data4.name !== "string"){
+const err19 = {instancePath:instancePath+"/params/" + i1+"/name",schemaPath:"#/properties/params/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1547,11 +1559,11 @@ vErrors.push(err19);
 }
 errors++;
 }
-var _valid0 = _errs16 === errors;
-valid4 = valid4 || _valid0;
-const _errs18 = errors;
-if(data6 !== null){
-const err20 = {instancePath:instancePath+"/where",schemaPath:"#/properties/where/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data4.type !== undefined){
+let data6 = data4.type;
+if(!(((((((data6 === "text") || (data6 === "int")) || (data6 === "float")) || (data6 === "boolean")) || (data6 === "date")) || (data6 === "time")) || (data6 === "datetime"))){
+const err20 = {instancePath:instancePath+"/params/" + i1+"/type",schemaPath:"#/properties/params/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema33.properties.params.items.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1560,10 +1572,11 @@ vErrors.push(err20);
 }
 errors++;
 }
-var _valid0 = _errs18 === errors;
-valid4 = valid4 || _valid0;
-if(!valid4){
-const err21 = {instancePath:instancePath+"/where",schemaPath:"#/properties/where/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data4.position !== undefined){
+let data7 = data4.position;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err21 = {instancePath:instancePath+"/params/" + i1+"/position",schemaPath:"#/properties/params/items/properties/position/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1572,25 +1585,10 @@ vErrors.push(err21);
 }
 errors++;
 }
-else {
-errors = _errs15;
-if(vErrors !== null){
-if(_errs15){
-vErrors.length = _errs15;
+}
 }
 else {
-vErrors = null;
-}
-}
-}
-}
-if(data.orderBy !== undefined){
-let data7 = data.orderBy;
-if(Array.isArray(data7)){
-const len1 = data7.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data7[i1] !== "string"){
-const err22 = {instancePath:instancePath+"/orderBy/" + i1,schemaPath:"#/properties/orderBy/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err22 = {instancePath:instancePath+"/params/" + i1,schemaPath:"#/properties/params/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1602,7 +1600,7 @@ errors++;
 }
 }
 else {
-const err23 = {instancePath:instancePath+"/orderBy",schemaPath:"#/properties/orderBy/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err23 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1612,15 +1610,13 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.projections !== undefined){
-let data9 = data.projections;
-if(Array.isArray(data9)){
-const len2 = data9.length;
-for(let i2=0; i2<len2; i2++){
-let data10 = data9[i2];
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.field === undefined){
-const err24 = {instancePath:instancePath+"/projections/" + i2,schemaPath:"#/properties/projections/items/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
+if(data.where !== undefined){
+let data8 = data.where;
+const _errs23 = errors;
+let valid7 = false;
+const _errs24 = errors;
+if(typeof data8 !== "string"){
+const err24 = {instancePath:instancePath+"/where",schemaPath:"#/properties/where/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1629,8 +1625,11 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(data10.label === undefined){
-const err25 = {instancePath:instancePath+"/projections/" + i2,schemaPath:"#/properties/projections/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
+var _valid1 = _errs24 === errors;
+valid7 = valid7 || _valid1;
+const _errs26 = errors;
+if(data8 !== null){
+const err25 = {instancePath:instancePath+"/where",schemaPath:"#/properties/where/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1639,8 +1638,10 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(data10.type === undefined){
-const err26 = {instancePath:instancePath+"/projections/" + i2,schemaPath:"#/properties/projections/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+var _valid1 = _errs26 === errors;
+valid7 = valid7 || _valid1;
+if(!valid7){
+const err26 = {instancePath:instancePath+"/where",schemaPath:"#/properties/where/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1649,9 +1650,25 @@ vErrors.push(err26);
 }
 errors++;
 }
-for(const key2 in data10){
-if(!(((key2 === "field") || (key2 === "label")) || (key2 === "type"))){
-const err27 = {instancePath:instancePath+"/projections/" + i2,schemaPath:"#/properties/projections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+else {
+errors = _errs23;
+if(vErrors !== null){
+if(_errs23){
+vErrors.length = _errs23;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.orderBy !== undefined){
+let data9 = data.orderBy;
+if(Array.isArray(data9)){
+const len2 = data9.length;
+for(let i2=0; i2<len2; i2++){
+if(typeof data9[i2] !== "string"){
+const err27 = {instancePath:instancePath+"/orderBy/" + i2,schemaPath:"#/properties/orderBy/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1661,9 +1678,9 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data10.field !== undefined){
-if(typeof data10.field !== "string"){
-const err28 = {instancePath:instancePath+"/projections/" + i2+"/field",schemaPath:"#/properties/projections/items/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err28 = {instancePath:instancePath+"/orderBy",schemaPath:"#/properties/orderBy/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1673,9 +1690,15 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data10.label !== undefined){
-if(typeof data10.label !== "string"){
-const err29 = {instancePath:instancePath+"/projections/" + i2+"/label",schemaPath:"#/properties/projections/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.projections !== undefined){
+let data11 = data.projections;
+if(Array.isArray(data11)){
+const len3 = data11.length;
+for(let i3=0; i3<len3; i3++){
+let data12 = data11[i3];
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+if(data12.field === undefined){
+const err29 = {instancePath:instancePath+"/projections/" + i3,schemaPath:"#/properties/projections/items/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1684,11 +1707,8 @@ vErrors.push(err29);
 }
 errors++;
 }
-}
-if(data10.type !== undefined){
-let data13 = data10.type;
-if(!(((((((data13 === "text") || (data13 === "int")) || (data13 === "float")) || (data13 === "boolean")) || (data13 === "date")) || (data13 === "time")) || (data13 === "datetime"))){
-const err30 = {instancePath:instancePath+"/projections/" + i2+"/type",schemaPath:"#/properties/projections/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema33.properties.projections.items.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(data12.label === undefined){
+const err30 = {instancePath:instancePath+"/projections/" + i3,schemaPath:"#/properties/projections/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1697,10 +1717,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-}
-else {
-const err31 = {instancePath:instancePath+"/projections/" + i2,schemaPath:"#/properties/projections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data12.type === undefined){
+const err31 = {instancePath:instancePath+"/projections/" + i3,schemaPath:"#/properties/projections/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1709,10 +1727,9 @@ vErrors.push(err31);
 }
 errors++;
 }
-}
-}
-else {
-const err32 = {instancePath:instancePath+"/projections",schemaPath:"#/properties/projections/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key2 in data12){
+if(!(((key2 === "field") || (key2 === "label")) || (key2 === "type"))){
+const err32 = {instancePath:instancePath+"/projections/" + i3,schemaPath:"#/properties/projections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1722,11 +1739,9 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data.plan !== undefined){
-let data14 = data.plan;
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(data14.access === undefined){
-const err33 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+if(data12.field !== undefined){
+if(typeof data12.field !== "string"){
+const err33 = {instancePath:instancePath+"/projections/" + i3+"/field",schemaPath:"#/properties/projections/items/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1735,8 +1750,10 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(data14.filter === undefined){
-const err34 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
+}
+if(data12.label !== undefined){
+if(typeof data12.label !== "string"){
+const err34 = {instancePath:instancePath+"/projections/" + i3+"/label",schemaPath:"#/properties/projections/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1745,8 +1762,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(data14.sort === undefined){
-const err35 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
+}
+if(data12.type !== undefined){
+let data15 = data12.type;
+if(!(((((((data15 === "text") || (data15 === "int")) || (data15 === "float")) || (data15 === "boolean")) || (data15 === "date")) || (data15 === "time")) || (data15 === "datetime"))){
+const err35 = {instancePath:instancePath+"/projections/" + i3+"/type",schemaPath:"#/properties/projections/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema33.properties.projections.items.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1755,8 +1775,10 @@ vErrors.push(err35);
 }
 errors++;
 }
-if(data14.presorted === undefined){
-const err36 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/required",keyword:"required",params:{missingProperty: "presorted"},message:"must have required property '"+"presorted"+"'"};
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/projections/" + i3,schemaPath:"#/properties/projections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1765,8 +1787,10 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(data14.descending === undefined){
-const err37 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/required",keyword:"required",params:{missingProperty: "descending"},message:"must have required property '"+"descending"+"'"};
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/projections",schemaPath:"#/properties/projections/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1775,8 +1799,12 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(data14.project === undefined){
-const err38 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+}
+if(data.plan !== undefined){
+let data16 = data.plan;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.access === undefined){
+const err38 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1785,9 +1813,8 @@ vErrors.push(err38);
 }
 errors++;
 }
-for(const key3 in data14){
-if(!((((((key3 === "access") || (key3 === "filter")) || (key3 === "sort")) || (key3 === "presorted")) || (key3 === "descending")) || (key3 === "project"))){
-const err39 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(data16.filter === undefined){
+const err39 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1796,27 +1823,8 @@ vErrors.push(err39);
 }
 errors++;
 }
-}
-if(data14.access !== undefined){
-if(!(validate23(data14.access, {instancePath:instancePath+"/plan/access",parentData:data14,parentDataProperty:"access",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
-errors = vErrors.length;
-}
-}
-if(data14.filter !== undefined){
-let data16 = data14.filter;
-const _errs39 = errors;
-let valid11 = false;
-const _errs40 = errors;
-if(!(validate28(data16, {instancePath:instancePath+"/plan/filter",parentData:data14,parentDataProperty:"filter",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
-errors = vErrors.length;
-}
-var _valid1 = _errs40 === errors;
-valid11 = valid11 || _valid1;
-const _errs41 = errors;
-if(data16 !== null){
-const err40 = {instancePath:instancePath+"/plan/filter",schemaPath:"#/properties/plan/properties/filter/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(data16.sort === undefined){
+const err40 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1825,10 +1833,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-var _valid1 = _errs41 === errors;
-valid11 = valid11 || _valid1;
-if(!valid11){
-const err41 = {instancePath:instancePath+"/plan/filter",schemaPath:"#/properties/plan/properties/filter/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data16.presorted === undefined){
+const err41 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/required",keyword:"required",params:{missingProperty: "presorted"},message:"must have required property '"+"presorted"+"'"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1837,27 +1843,8 @@ vErrors.push(err41);
 }
 errors++;
 }
-else {
-errors = _errs39;
-if(vErrors !== null){
-if(_errs39){
-vErrors.length = _errs39;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data14.sort !== undefined){
-let data17 = data14.sort;
-if(Array.isArray(data17)){
-const len3 = data17.length;
-for(let i3=0; i3<len3; i3++){
-let data18 = data17[i3];
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-if(data18.column === undefined){
-const err42 = {instancePath:instancePath+"/plan/sort/" + i3,schemaPath:"#/properties/plan/properties/sort/items/required",keyword:"required",params:{missingProperty: "column"},message:"must have required property '"+"column"+"'"};
+if(data16.descending === undefined){
+const err42 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/required",keyword:"required",params:{missingProperty: "descending"},message:"must have required property '"+"descending"+"'"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1866,8 +1853,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-if(data18.type === undefined){
-const err43 = {instancePath:instancePath+"/plan/sort/" + i3,schemaPath:"#/properties/plan/properties/sort/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data16.project === undefined){
+const err43 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1876,8 +1863,9 @@ vErrors.push(err43);
 }
 errors++;
 }
-if(data18.descending === undefined){
-const err44 = {instancePath:instancePath+"/plan/sort/" + i3,schemaPath:"#/properties/plan/properties/sort/items/required",keyword:"required",params:{missingProperty: "descending"},message:"must have required property '"+"descending"+"'"};
+for(const key3 in data16){
+if(!((((((key3 === "access") || (key3 === "filter")) || (key3 === "sort")) || (key3 === "presorted")) || (key3 === "descending")) || (key3 === "project"))){
+const err44 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1886,9 +1874,27 @@ vErrors.push(err44);
 }
 errors++;
 }
-for(const key4 in data18){
-if(!(((key4 === "column") || (key4 === "type")) || (key4 === "descending"))){
-const err45 = {instancePath:instancePath+"/plan/sort/" + i3,schemaPath:"#/properties/plan/properties/sort/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+}
+if(data16.access !== undefined){
+if(!(validate23(data16.access, {instancePath:instancePath+"/plan/access",parentData:data16,parentDataProperty:"access",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+}
+if(data16.filter !== undefined){
+let data18 = data16.filter;
+const _errs47 = errors;
+let valid14 = false;
+const _errs48 = errors;
+if(!(validate28(data18, {instancePath:instancePath+"/plan/filter",parentData:data16,parentDataProperty:"filter",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+errors = vErrors.length;
+}
+var _valid2 = _errs48 === errors;
+valid14 = valid14 || _valid2;
+const _errs49 = errors;
+if(data18 !== null){
+const err45 = {instancePath:instancePath+"/plan/filter",schemaPath:"#/properties/plan/properties/filter/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1897,11 +1903,10 @@ vErrors.push(err45);
 }
 errors++;
 }
-}
-if(data18.column !== undefined){
-let data19 = data18.column;
-if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-const err46 = {instancePath:instancePath+"/plan/sort/" + i3+"/column",schemaPath:"#/properties/plan/properties/sort/items/properties/column/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+var _valid2 = _errs49 === errors;
+valid14 = valid14 || _valid2;
+if(!valid14){
+const err46 = {instancePath:instancePath+"/plan/filter",schemaPath:"#/properties/plan/properties/filter/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1910,11 +1915,27 @@ vErrors.push(err46);
 }
 errors++;
 }
+else {
+errors = _errs47;
+if(vErrors !== null){
+if(_errs47){
+vErrors.length = _errs47;
 }
-if(data18.type !== undefined){
-let data20 = data18.type;
-if(!(((((((data20 === "text") || (data20 === "int")) || (data20 === "float")) || (data20 === "boolean")) || (data20 === "date")) || (data20 === "time")) || (data20 === "datetime"))){
-const err47 = {instancePath:instancePath+"/plan/sort/" + i3+"/type",schemaPath:"#/properties/plan/properties/sort/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema33.properties.plan.properties.sort.items.properties.type.enum},message:"must be equal to one of the allowed values"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data16.sort !== undefined){
+let data19 = data16.sort;
+if(Array.isArray(data19)){
+const len4 = data19.length;
+for(let i4=0; i4<len4; i4++){
+let data20 = data19[i4];
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+if(data20.column === undefined){
+const err47 = {instancePath:instancePath+"/plan/sort/" + i4,schemaPath:"#/properties/plan/properties/sort/items/required",keyword:"required",params:{missingProperty: "column"},message:"must have required property '"+"column"+"'"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1923,10 +1944,8 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-if(data18.descending !== undefined){
-if(typeof data18.descending !== "boolean"){
-const err48 = {instancePath:instancePath+"/plan/sort/" + i3+"/descending",schemaPath:"#/properties/plan/properties/sort/items/properties/descending/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data20.type === undefined){
+const err48 = {instancePath:instancePath+"/plan/sort/" + i4,schemaPath:"#/properties/plan/properties/sort/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1935,10 +1954,8 @@ vErrors.push(err48);
 }
 errors++;
 }
-}
-}
-else {
-const err49 = {instancePath:instancePath+"/plan/sort/" + i3,schemaPath:"#/properties/plan/properties/sort/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data20.descending === undefined){
+const err49 = {instancePath:instancePath+"/plan/sort/" + i4,schemaPath:"#/properties/plan/properties/sort/items/required",keyword:"required",params:{missingProperty: "descending"},message:"must have required property '"+"descending"+"'"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1947,10 +1964,9 @@ vErrors.push(err49);
 }
 errors++;
 }
-}
-}
-else {
-const err50 = {instancePath:instancePath+"/plan/sort",schemaPath:"#/properties/plan/properties/sort/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key4 in data20){
+if(!(((key4 === "column") || (key4 === "type")) || (key4 === "descending"))){
+const err50 = {instancePath:instancePath+"/plan/sort/" + i4,schemaPath:"#/properties/plan/properties/sort/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1960,9 +1976,10 @@ vErrors.push(err50);
 errors++;
 }
 }
-if(data14.presorted !== undefined){
-if(typeof data14.presorted !== "boolean"){
-const err51 = {instancePath:instancePath+"/plan/presorted",schemaPath:"#/properties/plan/properties/presorted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data20.column !== undefined){
+let data21 = data20.column;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+const err51 = {instancePath:instancePath+"/plan/sort/" + i4+"/column",schemaPath:"#/properties/plan/properties/sort/items/properties/column/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1972,9 +1989,10 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(data14.descending !== undefined){
-if(typeof data14.descending !== "boolean"){
-const err52 = {instancePath:instancePath+"/plan/descending",schemaPath:"#/properties/plan/properties/descending/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data20.type !== undefined){
+let data22 = data20.type;
+if(!(((((((data22 === "text") || (data22 === "int")) || (data22 === "float")) || (data22 === "boolean")) || (data22 === "date")) || (data22 === "time")) || (data22 === "datetime"))){
+const err52 = {instancePath:instancePath+"/plan/sort/" + i4+"/type",schemaPath:"#/properties/plan/properties/sort/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema33.properties.plan.properties.sort.items.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1984,13 +2002,9 @@ vErrors.push(err52);
 errors++;
 }
 }
-if(data14.project !== undefined){
-let data24 = data14.project;
-if(Array.isArray(data24)){
-const len4 = data24.length;
-for(let i4=0; i4<len4; i4++){
-if(typeof data24[i4] !== "string"){
-const err53 = {instancePath:instancePath+"/plan/project/" + i4,schemaPath:"#/properties/plan/properties/project/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data20.descending !== undefined){
+if(typeof data20.descending !== "boolean"){
+const err53 = {instancePath:instancePath+"/plan/sort/" + i4+"/descending",schemaPath:"#/properties/plan/properties/sort/items/properties/descending/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -2002,7 +2016,7 @@ errors++;
 }
 }
 else {
-const err54 = {instancePath:instancePath+"/plan/project",schemaPath:"#/properties/plan/properties/project/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err54 = {instancePath:instancePath+"/plan/sort/" + i4,schemaPath:"#/properties/plan/properties/sort/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -2014,7 +2028,7 @@ errors++;
 }
 }
 else {
-const err55 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err55 = {instancePath:instancePath+"/plan/sort",schemaPath:"#/properties/plan/properties/sort/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -2024,11 +2038,9 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(data.cost !== undefined){
-let data26 = data.cost;
-if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-if(data26.access === undefined){
-const err56 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+if(data16.presorted !== undefined){
+if(typeof data16.presorted !== "boolean"){
+const err56 = {instancePath:instancePath+"/plan/presorted",schemaPath:"#/properties/plan/properties/presorted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -2037,8 +2049,10 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(data26.keys === undefined){
-const err57 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
+}
+if(data16.descending !== undefined){
+if(typeof data16.descending !== "boolean"){
+const err57 = {instancePath:instancePath+"/plan/descending",schemaPath:"#/properties/plan/properties/descending/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -2047,8 +2061,14 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(data26.server === undefined){
-const err58 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+}
+if(data16.project !== undefined){
+let data26 = data16.project;
+if(Array.isArray(data26)){
+const len5 = data26.length;
+for(let i5=0; i5<len5; i5++){
+if(typeof data26[i5] !== "string"){
+const err58 = {instancePath:instancePath+"/plan/project/" + i5,schemaPath:"#/properties/plan/properties/project/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -2057,8 +2077,10 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(data26.cluster === undefined){
-const err59 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/required",keyword:"required",params:{missingProperty: "cluster"},message:"must have required property '"+"cluster"+"'"};
+}
+}
+else {
+const err59 = {instancePath:instancePath+"/plan/project",schemaPath:"#/properties/plan/properties/project/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -2067,9 +2089,10 @@ vErrors.push(err59);
 }
 errors++;
 }
-for(const key5 in data26){
-if(!((((key5 === "access") || (key5 === "keys")) || (key5 === "server")) || (key5 === "cluster"))){
-const err60 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+}
+}
+else {
+const err60 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -2079,9 +2102,11 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(data26.access !== undefined){
-if(typeof data26.access !== "string"){
-const err61 = {instancePath:instancePath+"/cost/access",schemaPath:"#/properties/cost/properties/access/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cost !== undefined){
+let data28 = data.cost;
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+if(data28.access === undefined){
+const err61 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -2090,14 +2115,8 @@ vErrors.push(err61);
 }
 errors++;
 }
-}
-if(data26.keys !== undefined){
-let data28 = data26.keys;
-if(Array.isArray(data28)){
-const len5 = data28.length;
-for(let i5=0; i5<len5; i5++){
-if(typeof data28[i5] !== "string"){
-const err62 = {instancePath:instancePath+"/cost/keys/" + i5,schemaPath:"#/properties/cost/properties/keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.keys === undefined){
+const err62 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -2106,10 +2125,8 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-}
-else {
-const err63 = {instancePath:instancePath+"/cost/keys",schemaPath:"#/properties/cost/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data28.server === undefined){
+const err63 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -2118,10 +2135,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-}
-if(data26.server !== undefined){
-if(typeof data26.server !== "string"){
-const err64 = {instancePath:instancePath+"/cost/server",schemaPath:"#/properties/cost/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.cluster === undefined){
+const err64 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/required",keyword:"required",params:{missingProperty: "cluster"},message:"must have required property '"+"cluster"+"'"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -2130,10 +2145,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-if(data26.cluster !== undefined){
-if(typeof data26.cluster !== "string"){
-const err65 = {instancePath:instancePath+"/cost/cluster",schemaPath:"#/properties/cost/properties/cluster/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.slots === undefined){
+const err65 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/required",keyword:"required",params:{missingProperty: "slots"},message:"must have required property '"+"slots"+"'"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -2142,10 +2155,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-}
-}
-else {
-const err66 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key5 in data28){
+if(!(((((key5 === "access") || (key5 === "keys")) || (key5 === "server")) || (key5 === "cluster")) || (key5 === "slots"))){
+const err66 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -2155,13 +2167,9 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(data.warning !== undefined){
-let data32 = data.warning;
-const _errs75 = errors;
-let valid20 = false;
-const _errs76 = errors;
-if(typeof data32 !== "string"){
-const err67 = {instancePath:instancePath+"/warning",schemaPath:"#/properties/warning/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.access !== undefined){
+if(typeof data28.access !== "string"){
+const err67 = {instancePath:instancePath+"/cost/access",schemaPath:"#/properties/cost/properties/access/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -2170,11 +2178,14 @@ vErrors.push(err67);
 }
 errors++;
 }
-var _valid2 = _errs76 === errors;
-valid20 = valid20 || _valid2;
-const _errs78 = errors;
-if(data32 !== null){
-const err68 = {instancePath:instancePath+"/warning",schemaPath:"#/properties/warning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data28.keys !== undefined){
+let data30 = data28.keys;
+if(Array.isArray(data30)){
+const len6 = data30.length;
+for(let i6=0; i6<len6; i6++){
+if(typeof data30[i6] !== "string"){
+const err68 = {instancePath:instancePath+"/cost/keys/" + i6,schemaPath:"#/properties/cost/properties/keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -2183,10 +2194,10 @@ vErrors.push(err68);
 }
 errors++;
 }
-var _valid2 = _errs78 === errors;
-valid20 = valid20 || _valid2;
-if(!valid20){
-const err69 = {instancePath:instancePath+"/warning",schemaPath:"#/properties/warning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+else {
+const err69 = {instancePath:instancePath+"/cost/keys",schemaPath:"#/properties/cost/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -2195,11 +2206,100 @@ vErrors.push(err69);
 }
 errors++;
 }
+}
+if(data28.server !== undefined){
+if(typeof data28.server !== "string"){
+const err70 = {instancePath:instancePath+"/cost/server",schemaPath:"#/properties/cost/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err70];
+}
 else {
-errors = _errs75;
+vErrors.push(err70);
+}
+errors++;
+}
+}
+if(data28.cluster !== undefined){
+if(typeof data28.cluster !== "string"){
+const err71 = {instancePath:instancePath+"/cost/cluster",schemaPath:"#/properties/cost/properties/cluster/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+if(data28.slots !== undefined){
+if(typeof data28.slots !== "string"){
+const err72 = {instancePath:instancePath+"/cost/slots",schemaPath:"#/properties/cost/properties/slots/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+}
+else {
+const err73 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+if(data.warning !== undefined){
+let data35 = data.warning;
+const _errs85 = errors;
+let valid23 = false;
+const _errs86 = errors;
+if(typeof data35 !== "string"){
+const err74 = {instancePath:instancePath+"/warning",schemaPath:"#/properties/warning/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+var _valid3 = _errs86 === errors;
+valid23 = valid23 || _valid3;
+const _errs88 = errors;
+if(data35 !== null){
+const err75 = {instancePath:instancePath+"/warning",schemaPath:"#/properties/warning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+var _valid3 = _errs88 === errors;
+valid23 = valid23 || _valid3;
+if(!valid23){
+const err76 = {instancePath:instancePath+"/warning",schemaPath:"#/properties/warning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+else {
+errors = _errs85;
 if(vErrors !== null){
-if(_errs75){
-vErrors.length = _errs75;
+if(_errs85){
+vErrors.length = _errs85;
 }
 else {
 vErrors = null;
@@ -2209,12 +2309,12 @@ vErrors = null;
 }
 }
 else {
-const err70 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err77 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err70];
+vErrors = [err77];
 }
 else {
-vErrors.push(err70);
+vErrors.push(err77);
 }
 errors++;
 }
@@ -2255,8 +2355,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.rowPrefix === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "rowPrefix"},message:"must have required property '"+"rowPrefix"+"'"};
+if(data.partition === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "partition"},message:"must have required property '"+"partition"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2265,8 +2365,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.keyField === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "keyField"},message:"must have required property '"+"keyField"+"'"};
+if(data.rowPrefix === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "rowPrefix"},message:"must have required property '"+"rowPrefix"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2275,8 +2375,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.key === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(data.keyField === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "keyField"},message:"must have required property '"+"keyField"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2285,8 +2385,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.fields === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
+if(data.key === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2295,8 +2395,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.recordKey === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "recordKey"},message:"must have required property '"+"recordKey"+"'"};
+if(data.fields === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2305,8 +2405,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.record === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "record"},message:"must have required property '"+"record"+"'"};
+if(data.recordKey === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "recordKey"},message:"must have required property '"+"recordKey"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2315,8 +2415,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data.indexes === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "indexes"},message:"must have required property '"+"indexes"+"'"};
+if(data.recordPattern === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "recordPattern"},message:"must have required property '"+"recordPattern"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2325,8 +2425,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data.queries === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data.record === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "record"},message:"must have required property '"+"record"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2335,9 +2435,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema32.properties, key0))){
-const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.indexes === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "indexes"},message:"must have required property '"+"indexes"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2346,10 +2445,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err11 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.queries === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2358,10 +2455,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.tag !== undefined){
-if(typeof data.tag !== "string"){
-const err12 = {instancePath:instancePath+"/tag",schemaPath:"#/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema32.properties, key0))){
+const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2371,9 +2467,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.rowPrefix !== undefined){
-if(typeof data.rowPrefix !== "string"){
-const err13 = {instancePath:instancePath+"/rowPrefix",schemaPath:"#/properties/rowPrefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err13 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2383,9 +2479,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.keyField !== undefined){
-if(typeof data.keyField !== "string"){
-const err14 = {instancePath:instancePath+"/keyField",schemaPath:"#/properties/keyField/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.tag !== undefined){
+if(typeof data.tag !== "string"){
+const err14 = {instancePath:instancePath+"/tag",schemaPath:"#/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2395,11 +2491,14 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.key !== undefined){
-let data4 = data.key;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.kind === undefined){
-const err15 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(data.partition !== undefined){
+let data2 = data.partition;
+const _errs7 = errors;
+let valid1 = false;
+const _errs8 = errors;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.fields === undefined){
+const err15 = {instancePath:instancePath+"/partition",schemaPath:"#/properties/partition/anyOf/0/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2408,8 +2507,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data4.parts === undefined){
-const err16 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
+for(const key1 in data2){
+if(!(key1 === "fields")){
+const err16 = {instancePath:instancePath+"/partition",schemaPath:"#/properties/partition/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2418,8 +2518,16 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data4.pattern === undefined){
-const err17 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
+}
+if(data2.fields !== undefined){
+let data3 = data2.fields;
+if(Array.isArray(data3)){
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.field === undefined){
+const err17 = {instancePath:instancePath+"/partition/fields/" + i0,schemaPath:"#/properties/partition/anyOf/0/properties/fields/items/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2428,8 +2536,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data4.counterKey === undefined){
-const err18 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/required",keyword:"required",params:{missingProperty: "counterKey"},message:"must have required property '"+"counterKey"+"'"};
+if(data4.type === undefined){
+const err18 = {instancePath:instancePath+"/partition/fields/" + i0,schemaPath:"#/properties/partition/anyOf/0/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2438,9 +2546,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-for(const key1 in data4){
-if(!((((key1 === "kind") || (key1 === "parts")) || (key1 === "pattern")) || (key1 === "counterKey"))){
-const err19 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data4.position === undefined){
+const err19 = {instancePath:instancePath+"/partition/fields/" + i0,schemaPath:"#/properties/partition/anyOf/0/properties/fields/items/required",keyword:"required",params:{missingProperty: "position"},message:"must have required property '"+"position"+"'"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2449,11 +2556,9 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-if(data4.kind !== undefined){
-let data5 = data4.kind;
-if(!((data5 === "natural") || (data5 === "counter"))){
-const err20 = {instancePath:instancePath+"/key/kind",schemaPath:"#/properties/key/properties/kind/enum",keyword:"enum",params:{allowedValues: schema32.properties.key.properties.kind.enum},message:"must be equal to one of the allowed values"};
+for(const key2 in data4){
+if(!(((key2 === "field") || (key2 === "type")) || (key2 === "position"))){
+const err20 = {instancePath:instancePath+"/partition/fields/" + i0,schemaPath:"#/properties/partition/anyOf/0/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2463,15 +2568,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data4.parts !== undefined){
-let data6 = data4.parts;
-if(Array.isArray(data6)){
-const len0 = data6.length;
-for(let i0=0; i0<len0; i0++){
-let data7 = data6[i0];
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.source === undefined){
-const err21 = {instancePath:instancePath+"/key/parts/" + i0,schemaPath:"#/properties/key/properties/parts/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(data4.field !== undefined){
+if(typeof data4.field !== "string"){
+const err21 = {instancePath:instancePath+"/partition/fields/" + i0+"/field",schemaPath:"#/properties/partition/anyOf/0/properties/fields/items/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2480,8 +2579,11 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(data7.type === undefined){
-const err22 = {instancePath:instancePath+"/key/parts/" + i0,schemaPath:"#/properties/key/properties/parts/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+if(data4.type !== undefined){
+let data6 = data4.type;
+if(!(((((((data6 === "text") || (data6 === "int")) || (data6 === "float")) || (data6 === "boolean")) || (data6 === "date")) || (data6 === "time")) || (data6 === "datetime"))){
+const err22 = {instancePath:instancePath+"/partition/fields/" + i0+"/type",schemaPath:"#/properties/partition/anyOf/0/properties/fields/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema32.properties.partition.anyOf[0].properties.fields.items.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2490,9 +2592,11 @@ vErrors.push(err22);
 }
 errors++;
 }
-for(const key2 in data7){
-if(!((key2 === "source") || (key2 === "type"))){
-const err23 = {instancePath:instancePath+"/key/parts/" + i0,schemaPath:"#/properties/key/properties/parts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+}
+if(data4.position !== undefined){
+let data7 = data4.position;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err23 = {instancePath:instancePath+"/partition/fields/" + i0+"/position",schemaPath:"#/properties/partition/anyOf/0/properties/fields/items/properties/position/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2502,9 +2606,9 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data7.source !== undefined){
-if(typeof data7.source !== "string"){
-const err24 = {instancePath:instancePath+"/key/parts/" + i0+"/source",schemaPath:"#/properties/key/properties/parts/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err24 = {instancePath:instancePath+"/partition/fields/" + i0,schemaPath:"#/properties/partition/anyOf/0/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -2514,10 +2618,9 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data7.type !== undefined){
-let data9 = data7.type;
-if(!(((((((data9 === "text") || (data9 === "int")) || (data9 === "float")) || (data9 === "boolean")) || (data9 === "date")) || (data9 === "time")) || (data9 === "datetime"))){
-const err25 = {instancePath:instancePath+"/key/parts/" + i0+"/type",schemaPath:"#/properties/key/properties/parts/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema32.properties.key.properties.parts.items.properties.type.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err25 = {instancePath:instancePath+"/partition/fields",schemaPath:"#/properties/partition/anyOf/0/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -2529,7 +2632,7 @@ errors++;
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/key/parts/" + i0,schemaPath:"#/properties/key/properties/parts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err26 = {instancePath:instancePath+"/partition",schemaPath:"#/properties/partition/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -2538,10 +2641,11 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/key/parts",schemaPath:"#/properties/key/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+const _errs21 = errors;
+if(data2 !== null){
+const err27 = {instancePath:instancePath+"/partition",schemaPath:"#/properties/partition/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -2550,10 +2654,10 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-if(data4.pattern !== undefined){
-if(typeof data4.pattern !== "string"){
-const err28 = {instancePath:instancePath+"/key/pattern",schemaPath:"#/properties/key/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid0 = _errs21 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err28 = {instancePath:instancePath+"/partition",schemaPath:"#/properties/partition/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -2562,14 +2666,21 @@ vErrors.push(err28);
 }
 errors++;
 }
+else {
+errors = _errs7;
+if(vErrors !== null){
+if(_errs7){
+vErrors.length = _errs7;
 }
-if(data4.counterKey !== undefined){
-let data11 = data4.counterKey;
-const _errs25 = errors;
-let valid5 = false;
-const _errs26 = errors;
-if(typeof data11 !== "string"){
-const err29 = {instancePath:instancePath+"/key/counterKey",schemaPath:"#/properties/key/properties/counterKey/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.rowPrefix !== undefined){
+if(typeof data.rowPrefix !== "string"){
+const err29 = {instancePath:instancePath+"/rowPrefix",schemaPath:"#/properties/rowPrefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -2578,11 +2689,10 @@ vErrors.push(err29);
 }
 errors++;
 }
-var _valid0 = _errs26 === errors;
-valid5 = valid5 || _valid0;
-const _errs28 = errors;
-if(data11 !== null){
-const err30 = {instancePath:instancePath+"/key/counterKey",schemaPath:"#/properties/key/properties/counterKey/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data.keyField !== undefined){
+if(typeof data.keyField !== "string"){
+const err30 = {instancePath:instancePath+"/keyField",schemaPath:"#/properties/keyField/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -2591,10 +2701,12 @@ vErrors.push(err30);
 }
 errors++;
 }
-var _valid0 = _errs28 === errors;
-valid5 = valid5 || _valid0;
-if(!valid5){
-const err31 = {instancePath:instancePath+"/key/counterKey",schemaPath:"#/properties/key/properties/counterKey/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data.key !== undefined){
+let data10 = data.key;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.kind === undefined){
+const err31 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -2603,21 +2715,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-else {
-errors = _errs25;
-if(vErrors !== null){
-if(_errs25){
-vErrors.length = _errs25;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err32 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data10.parts === undefined){
+const err32 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -2626,16 +2725,8 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-if(data.fields !== undefined){
-let data12 = data.fields;
-if(Array.isArray(data12)){
-const len1 = data12.length;
-for(let i1=0; i1<len1; i1++){
-let data13 = data12[i1];
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-if(data13.name === undefined){
-const err33 = {instancePath:instancePath+"/fields/" + i1,schemaPath:"#/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data10.pattern === undefined){
+const err33 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -2644,8 +2735,8 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(data13.label === undefined){
-const err34 = {instancePath:instancePath+"/fields/" + i1,schemaPath:"#/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
+if(data10.counterKey === undefined){
+const err34 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/required",keyword:"required",params:{missingProperty: "counterKey"},message:"must have required property '"+"counterKey"+"'"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -2654,8 +2745,9 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(data13.type === undefined){
-const err35 = {instancePath:instancePath+"/fields/" + i1,schemaPath:"#/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+for(const key3 in data10){
+if(!((((key3 === "kind") || (key3 === "parts")) || (key3 === "pattern")) || (key3 === "counterKey"))){
+const err35 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -2664,8 +2756,11 @@ vErrors.push(err35);
 }
 errors++;
 }
-if(data13.source === undefined){
-const err36 = {instancePath:instancePath+"/fields/" + i1,schemaPath:"#/properties/fields/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+}
+if(data10.kind !== undefined){
+let data11 = data10.kind;
+if(!((data11 === "natural") || (data11 === "counter"))){
+const err36 = {instancePath:instancePath+"/key/kind",schemaPath:"#/properties/key/properties/kind/enum",keyword:"enum",params:{allowedValues: schema32.properties.key.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -2674,9 +2769,16 @@ vErrors.push(err36);
 }
 errors++;
 }
-for(const key3 in data13){
-if(!((((key3 === "name") || (key3 === "label")) || (key3 === "type")) || (key3 === "source"))){
-const err37 = {instancePath:instancePath+"/fields/" + i1,schemaPath:"#/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+}
+if(data10.parts !== undefined){
+let data12 = data10.parts;
+if(Array.isArray(data12)){
+const len1 = data12.length;
+for(let i1=0; i1<len1; i1++){
+let data13 = data12[i1];
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.source === undefined){
+const err37 = {instancePath:instancePath+"/key/parts/" + i1,schemaPath:"#/properties/key/properties/parts/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -2685,10 +2787,8 @@ vErrors.push(err37);
 }
 errors++;
 }
-}
-if(data13.name !== undefined){
-if(typeof data13.name !== "string"){
-const err38 = {instancePath:instancePath+"/fields/" + i1+"/name",schemaPath:"#/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.type === undefined){
+const err38 = {instancePath:instancePath+"/key/parts/" + i1,schemaPath:"#/properties/key/properties/parts/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -2697,10 +2797,9 @@ vErrors.push(err38);
 }
 errors++;
 }
-}
-if(data13.label !== undefined){
-if(typeof data13.label !== "string"){
-const err39 = {instancePath:instancePath+"/fields/" + i1+"/label",schemaPath:"#/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key4 in data13){
+if(!((key4 === "source") || (key4 === "type"))){
+const err39 = {instancePath:instancePath+"/key/parts/" + i1,schemaPath:"#/properties/key/properties/parts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -2710,10 +2809,9 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data13.type !== undefined){
-let data16 = data13.type;
-if(!(((((((data16 === "text") || (data16 === "int")) || (data16 === "float")) || (data16 === "boolean")) || (data16 === "date")) || (data16 === "time")) || (data16 === "datetime"))){
-const err40 = {instancePath:instancePath+"/fields/" + i1+"/type",schemaPath:"#/properties/fields/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema32.properties.fields.items.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(data13.source !== undefined){
+if(typeof data13.source !== "string"){
+const err40 = {instancePath:instancePath+"/key/parts/" + i1+"/source",schemaPath:"#/properties/key/properties/parts/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -2723,9 +2821,10 @@ vErrors.push(err40);
 errors++;
 }
 }
-if(data13.source !== undefined){
-if(typeof data13.source !== "string"){
-const err41 = {instancePath:instancePath+"/fields/" + i1+"/source",schemaPath:"#/properties/fields/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.type !== undefined){
+let data15 = data13.type;
+if(!(((((((data15 === "text") || (data15 === "int")) || (data15 === "float")) || (data15 === "boolean")) || (data15 === "date")) || (data15 === "time")) || (data15 === "datetime"))){
+const err41 = {instancePath:instancePath+"/key/parts/" + i1+"/type",schemaPath:"#/properties/key/properties/parts/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema32.properties.key.properties.parts.items.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -2737,7 +2836,7 @@ errors++;
 }
 }
 else {
-const err42 = {instancePath:instancePath+"/fields/" + i1,schemaPath:"#/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err42 = {instancePath:instancePath+"/key/parts/" + i1,schemaPath:"#/properties/key/properties/parts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -2749,7 +2848,7 @@ errors++;
 }
 }
 else {
-const err43 = {instancePath:instancePath+"/fields",schemaPath:"#/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err43 = {instancePath:instancePath+"/key/parts",schemaPath:"#/properties/key/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -2759,9 +2858,9 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(data.recordKey !== undefined){
-if(typeof data.recordKey !== "string"){
-const err44 = {instancePath:instancePath+"/recordKey",schemaPath:"#/properties/recordKey/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data10.pattern !== undefined){
+if(typeof data10.pattern !== "string"){
+const err44 = {instancePath:instancePath+"/key/pattern",schemaPath:"#/properties/key/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -2771,15 +2870,13 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data.record !== undefined){
-let data19 = data.record;
-if(Array.isArray(data19)){
-const len2 = data19.length;
-for(let i2=0; i2<len2; i2++){
-let data20 = data19[i2];
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-if(data20.field === undefined){
-const err45 = {instancePath:instancePath+"/record/" + i2,schemaPath:"#/properties/record/items/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
+if(data10.counterKey !== undefined){
+let data17 = data10.counterKey;
+const _errs42 = errors;
+let valid10 = false;
+const _errs43 = errors;
+if(typeof data17 !== "string"){
+const err45 = {instancePath:instancePath+"/key/counterKey",schemaPath:"#/properties/key/properties/counterKey/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -2788,8 +2885,11 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(data20.type === undefined){
-const err46 = {instancePath:instancePath+"/record/" + i2,schemaPath:"#/properties/record/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+var _valid1 = _errs43 === errors;
+valid10 = valid10 || _valid1;
+const _errs45 = errors;
+if(data17 !== null){
+const err46 = {instancePath:instancePath+"/key/counterKey",schemaPath:"#/properties/key/properties/counterKey/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -2798,8 +2898,10 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(data20.position === undefined){
-const err47 = {instancePath:instancePath+"/record/" + i2,schemaPath:"#/properties/record/items/required",keyword:"required",params:{missingProperty: "position"},message:"must have required property '"+"position"+"'"};
+var _valid1 = _errs45 === errors;
+valid10 = valid10 || _valid1;
+if(!valid10){
+const err47 = {instancePath:instancePath+"/key/counterKey",schemaPath:"#/properties/key/properties/counterKey/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -2808,9 +2910,21 @@ vErrors.push(err47);
 }
 errors++;
 }
-for(const key4 in data20){
-if(!(((key4 === "field") || (key4 === "type")) || (key4 === "position"))){
-const err48 = {instancePath:instancePath+"/record/" + i2,schemaPath:"#/properties/record/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+else {
+errors = _errs42;
+if(vErrors !== null){
+if(_errs42){
+vErrors.length = _errs42;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -2820,9 +2934,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data20.field !== undefined){
-if(typeof data20.field !== "string"){
-const err49 = {instancePath:instancePath+"/record/" + i2+"/field",schemaPath:"#/properties/record/items/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.fields !== undefined){
+let data18 = data.fields;
+if(Array.isArray(data18)){
+const len2 = data18.length;
+for(let i2=0; i2<len2; i2++){
+let data19 = data18[i2];
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(data19.name === undefined){
+const err49 = {instancePath:instancePath+"/fields/" + i2,schemaPath:"#/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -2831,11 +2951,8 @@ vErrors.push(err49);
 }
 errors++;
 }
-}
-if(data20.type !== undefined){
-let data22 = data20.type;
-if(!(((((((data22 === "text") || (data22 === "int")) || (data22 === "float")) || (data22 === "boolean")) || (data22 === "date")) || (data22 === "time")) || (data22 === "datetime"))){
-const err50 = {instancePath:instancePath+"/record/" + i2+"/type",schemaPath:"#/properties/record/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema32.properties.record.items.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(data19.label === undefined){
+const err50 = {instancePath:instancePath+"/fields/" + i2,schemaPath:"#/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -2844,11 +2961,8 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-if(data20.position !== undefined){
-let data23 = data20.position;
-if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-const err51 = {instancePath:instancePath+"/record/" + i2+"/position",schemaPath:"#/properties/record/items/properties/position/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data19.type === undefined){
+const err51 = {instancePath:instancePath+"/fields/" + i2,schemaPath:"#/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -2857,10 +2971,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-}
-else {
-const err52 = {instancePath:instancePath+"/record/" + i2,schemaPath:"#/properties/record/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data19.source === undefined){
+const err52 = {instancePath:instancePath+"/fields/" + i2,schemaPath:"#/properties/fields/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -2869,10 +2981,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-}
-else {
-const err53 = {instancePath:instancePath+"/record",schemaPath:"#/properties/record/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key5 in data19){
+if(!((((key5 === "name") || (key5 === "label")) || (key5 === "type")) || (key5 === "source"))){
+const err53 = {instancePath:instancePath+"/fields/" + i2,schemaPath:"#/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -2882,15 +2993,9 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(data.indexes !== undefined){
-let data24 = data.indexes;
-if(Array.isArray(data24)){
-const len3 = data24.length;
-for(let i3=0; i3<len3; i3++){
-let data25 = data24[i3];
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if(data25.kind === undefined){
-const err54 = {instancePath:instancePath+"/indexes/" + i3,schemaPath:"#/properties/indexes/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(data19.name !== undefined){
+if(typeof data19.name !== "string"){
+const err54 = {instancePath:instancePath+"/fields/" + i2+"/name",schemaPath:"#/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -2899,8 +3004,10 @@ vErrors.push(err54);
 }
 errors++;
 }
-if(data25.field === undefined){
-const err55 = {instancePath:instancePath+"/indexes/" + i3,schemaPath:"#/properties/indexes/items/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
+}
+if(data19.label !== undefined){
+if(typeof data19.label !== "string"){
+const err55 = {instancePath:instancePath+"/fields/" + i2+"/label",schemaPath:"#/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -2909,8 +3016,11 @@ vErrors.push(err55);
 }
 errors++;
 }
-if(data25.type === undefined){
-const err56 = {instancePath:instancePath+"/indexes/" + i3,schemaPath:"#/properties/indexes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+if(data19.type !== undefined){
+let data22 = data19.type;
+if(!(((((((data22 === "text") || (data22 === "int")) || (data22 === "float")) || (data22 === "boolean")) || (data22 === "date")) || (data22 === "time")) || (data22 === "datetime"))){
+const err56 = {instancePath:instancePath+"/fields/" + i2+"/type",schemaPath:"#/properties/fields/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema32.properties.fields.items.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -2919,8 +3029,10 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(data25.column === undefined){
-const err57 = {instancePath:instancePath+"/indexes/" + i3,schemaPath:"#/properties/indexes/items/required",keyword:"required",params:{missingProperty: "column"},message:"must have required property '"+"column"+"'"};
+}
+if(data19.source !== undefined){
+if(typeof data19.source !== "string"){
+const err57 = {instancePath:instancePath+"/fields/" + i2+"/source",schemaPath:"#/properties/fields/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -2929,8 +3041,10 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(data25.key === undefined){
-const err58 = {instancePath:instancePath+"/indexes/" + i3,schemaPath:"#/properties/indexes/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+}
+}
+else {
+const err58 = {instancePath:instancePath+"/fields/" + i2,schemaPath:"#/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -2939,8 +3053,10 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(data25.pattern === undefined){
-const err59 = {instancePath:instancePath+"/indexes/" + i3,schemaPath:"#/properties/indexes/items/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
+}
+}
+else {
+const err59 = {instancePath:instancePath+"/fields",schemaPath:"#/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -2949,8 +3065,10 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(data25.queries === undefined){
-const err60 = {instancePath:instancePath+"/indexes/" + i3,schemaPath:"#/properties/indexes/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+}
+if(data.recordKey !== undefined){
+if(typeof data.recordKey !== "string"){
+const err60 = {instancePath:instancePath+"/recordKey",schemaPath:"#/properties/recordKey/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -2959,9 +3077,10 @@ vErrors.push(err60);
 }
 errors++;
 }
-for(const key5 in data25){
-if(!(((((((key5 === "kind") || (key5 === "field")) || (key5 === "type")) || (key5 === "column")) || (key5 === "key")) || (key5 === "pattern")) || (key5 === "queries"))){
-const err61 = {instancePath:instancePath+"/indexes/" + i3,schemaPath:"#/properties/indexes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+}
+if(data.recordPattern !== undefined){
+if(typeof data.recordPattern !== "string"){
+const err61 = {instancePath:instancePath+"/recordPattern",schemaPath:"#/properties/recordPattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -2971,10 +3090,15 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data25.kind !== undefined){
-let data26 = data25.kind;
-if(!(((data26 === "eq") || (data26 === "score")) || (data26 === "lex"))){
-const err62 = {instancePath:instancePath+"/indexes/" + i3+"/kind",schemaPath:"#/properties/indexes/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema32.properties.indexes.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(data.record !== undefined){
+let data26 = data.record;
+if(Array.isArray(data26)){
+const len3 = data26.length;
+for(let i3=0; i3<len3; i3++){
+let data27 = data26[i3];
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+if(data27.field === undefined){
+const err62 = {instancePath:instancePath+"/record/" + i3,schemaPath:"#/properties/record/items/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -2983,10 +3107,8 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-if(data25.field !== undefined){
-if(typeof data25.field !== "string"){
-const err63 = {instancePath:instancePath+"/indexes/" + i3+"/field",schemaPath:"#/properties/indexes/items/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data27.type === undefined){
+const err63 = {instancePath:instancePath+"/record/" + i3,schemaPath:"#/properties/record/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -2995,11 +3117,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-}
-if(data25.type !== undefined){
-let data28 = data25.type;
-if(!(((((((data28 === "text") || (data28 === "int")) || (data28 === "float")) || (data28 === "boolean")) || (data28 === "date")) || (data28 === "time")) || (data28 === "datetime"))){
-const err64 = {instancePath:instancePath+"/indexes/" + i3+"/type",schemaPath:"#/properties/indexes/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema32.properties.indexes.items.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(data27.position === undefined){
+const err64 = {instancePath:instancePath+"/record/" + i3,schemaPath:"#/properties/record/items/required",keyword:"required",params:{missingProperty: "position"},message:"must have required property '"+"position"+"'"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -3008,11 +3127,9 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-if(data25.column !== undefined){
-let data29 = data25.column;
-if(!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))){
-const err65 = {instancePath:instancePath+"/indexes/" + i3+"/column",schemaPath:"#/properties/indexes/items/properties/column/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+for(const key6 in data27){
+if(!(((key6 === "field") || (key6 === "type")) || (key6 === "position"))){
+const err65 = {instancePath:instancePath+"/record/" + i3,schemaPath:"#/properties/record/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -3022,9 +3139,9 @@ vErrors.push(err65);
 errors++;
 }
 }
-if(data25.key !== undefined){
-if(typeof data25.key !== "string"){
-const err66 = {instancePath:instancePath+"/indexes/" + i3+"/key",schemaPath:"#/properties/indexes/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data27.field !== undefined){
+if(typeof data27.field !== "string"){
+const err66 = {instancePath:instancePath+"/record/" + i3+"/field",schemaPath:"#/properties/record/items/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -3034,9 +3151,10 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(data25.pattern !== undefined){
-if(typeof data25.pattern !== "string"){
-const err67 = {instancePath:instancePath+"/indexes/" + i3+"/pattern",schemaPath:"#/properties/indexes/items/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data27.type !== undefined){
+let data29 = data27.type;
+if(!(((((((data29 === "text") || (data29 === "int")) || (data29 === "float")) || (data29 === "boolean")) || (data29 === "date")) || (data29 === "time")) || (data29 === "datetime"))){
+const err67 = {instancePath:instancePath+"/record/" + i3+"/type",schemaPath:"#/properties/record/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema32.properties.record.items.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -3046,13 +3164,10 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(data25.queries !== undefined){
-let data32 = data25.queries;
-if(Array.isArray(data32)){
-const len4 = data32.length;
-for(let i4=0; i4<len4; i4++){
-if(typeof data32[i4] !== "string"){
-const err68 = {instancePath:instancePath+"/indexes/" + i3+"/queries/" + i4,schemaPath:"#/properties/indexes/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data27.position !== undefined){
+let data30 = data27.position;
+if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
+const err68 = {instancePath:instancePath+"/record/" + i3+"/position",schemaPath:"#/properties/record/items/properties/position/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -3064,7 +3179,7 @@ errors++;
 }
 }
 else {
-const err69 = {instancePath:instancePath+"/indexes/" + i3+"/queries",schemaPath:"#/properties/indexes/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err69 = {instancePath:instancePath+"/record/" + i3,schemaPath:"#/properties/record/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -3076,7 +3191,7 @@ errors++;
 }
 }
 else {
-const err70 = {instancePath:instancePath+"/indexes/" + i3,schemaPath:"#/properties/indexes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err70 = {instancePath:instancePath+"/record",schemaPath:"#/properties/record/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -3086,9 +3201,15 @@ vErrors.push(err70);
 errors++;
 }
 }
-}
-else {
-const err71 = {instancePath:instancePath+"/indexes",schemaPath:"#/properties/indexes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.indexes !== undefined){
+let data31 = data.indexes;
+if(Array.isArray(data31)){
+const len4 = data31.length;
+for(let i4=0; i4<len4; i4++){
+let data32 = data31[i4];
+if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
+if(data32.kind === undefined){
+const err71 = {instancePath:instancePath+"/indexes/" + i4,schemaPath:"#/properties/indexes/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -3097,20 +3218,8 @@ vErrors.push(err71);
 }
 errors++;
 }
-}
-if(data.queries !== undefined){
-let data34 = data.queries;
-if(Array.isArray(data34)){
-const len5 = data34.length;
-for(let i5=0; i5<len5; i5++){
-if(!(validate22(data34[i5], {instancePath:instancePath+"/queries/" + i5,parentData:data34,parentDataProperty:i5,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err72 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data32.field === undefined){
+const err72 = {instancePath:instancePath+"/indexes/" + i4,schemaPath:"#/properties/indexes/items/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -3119,15 +3228,247 @@ vErrors.push(err72);
 }
 errors++;
 }
-}
-}
-else {
-const err73 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data32.type === undefined){
+const err73 = {instancePath:instancePath+"/indexes/" + i4,schemaPath:"#/properties/indexes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err73];
 }
 else {
 vErrors.push(err73);
+}
+errors++;
+}
+if(data32.column === undefined){
+const err74 = {instancePath:instancePath+"/indexes/" + i4,schemaPath:"#/properties/indexes/items/required",keyword:"required",params:{missingProperty: "column"},message:"must have required property '"+"column"+"'"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+if(data32.key === undefined){
+const err75 = {instancePath:instancePath+"/indexes/" + i4,schemaPath:"#/properties/indexes/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+if(data32.suffix === undefined){
+const err76 = {instancePath:instancePath+"/indexes/" + i4,schemaPath:"#/properties/indexes/items/required",keyword:"required",params:{missingProperty: "suffix"},message:"must have required property '"+"suffix"+"'"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+if(data32.pattern === undefined){
+const err77 = {instancePath:instancePath+"/indexes/" + i4,schemaPath:"#/properties/indexes/items/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+if(data32.queries === undefined){
+const err78 = {instancePath:instancePath+"/indexes/" + i4,schemaPath:"#/properties/indexes/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+for(const key7 in data32){
+if(!((((((((key7 === "kind") || (key7 === "field")) || (key7 === "type")) || (key7 === "column")) || (key7 === "key")) || (key7 === "suffix")) || (key7 === "pattern")) || (key7 === "queries"))){
+const err79 = {instancePath:instancePath+"/indexes/" + i4,schemaPath:"#/properties/indexes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+}
+if(data32.kind !== undefined){
+let data33 = data32.kind;
+if(!(((data33 === "eq") || (data33 === "score")) || (data33 === "lex"))){
+const err80 = {instancePath:instancePath+"/indexes/" + i4+"/kind",schemaPath:"#/properties/indexes/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema32.properties.indexes.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+}
+if(data32.field !== undefined){
+if(typeof data32.field !== "string"){
+const err81 = {instancePath:instancePath+"/indexes/" + i4+"/field",schemaPath:"#/properties/indexes/items/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+}
+if(data32.type !== undefined){
+let data35 = data32.type;
+if(!(((((((data35 === "text") || (data35 === "int")) || (data35 === "float")) || (data35 === "boolean")) || (data35 === "date")) || (data35 === "time")) || (data35 === "datetime"))){
+const err82 = {instancePath:instancePath+"/indexes/" + i4+"/type",schemaPath:"#/properties/indexes/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema32.properties.indexes.items.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+}
+if(data32.column !== undefined){
+let data36 = data32.column;
+if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
+const err83 = {instancePath:instancePath+"/indexes/" + i4+"/column",schemaPath:"#/properties/indexes/items/properties/column/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+}
+if(data32.key !== undefined){
+if(typeof data32.key !== "string"){
+const err84 = {instancePath:instancePath+"/indexes/" + i4+"/key",schemaPath:"#/properties/indexes/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+}
+if(data32.suffix !== undefined){
+if(typeof data32.suffix !== "string"){
+const err85 = {instancePath:instancePath+"/indexes/" + i4+"/suffix",schemaPath:"#/properties/indexes/items/properties/suffix/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+}
+}
+if(data32.pattern !== undefined){
+if(typeof data32.pattern !== "string"){
+const err86 = {instancePath:instancePath+"/indexes/" + i4+"/pattern",schemaPath:"#/properties/indexes/items/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
+}
+}
+if(data32.queries !== undefined){
+let data40 = data32.queries;
+if(Array.isArray(data40)){
+const len5 = data40.length;
+for(let i5=0; i5<len5; i5++){
+if(typeof data40[i5] !== "string"){
+const err87 = {instancePath:instancePath+"/indexes/" + i4+"/queries/" + i5,schemaPath:"#/properties/indexes/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+}
+}
+else {
+const err88 = {instancePath:instancePath+"/indexes/" + i4+"/queries",schemaPath:"#/properties/indexes/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
+}
+errors++;
+}
+}
+}
+else {
+const err89 = {instancePath:instancePath+"/indexes/" + i4,schemaPath:"#/properties/indexes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err89];
+}
+else {
+vErrors.push(err89);
+}
+errors++;
+}
+}
+}
+else {
+const err90 = {instancePath:instancePath+"/indexes",schemaPath:"#/properties/indexes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err90];
+}
+else {
+vErrors.push(err90);
+}
+errors++;
+}
+}
+if(data.queries !== undefined){
+let data42 = data.queries;
+if(Array.isArray(data42)){
+const len6 = data42.length;
+for(let i6=0; i6<len6; i6++){
+if(!(validate22(data42[i6], {instancePath:instancePath+"/queries/" + i6,parentData:data42,parentDataProperty:i6,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err91 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err91];
+}
+else {
+vErrors.push(err91);
+}
+errors++;
+}
+}
+}
+else {
+const err92 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err92];
+}
+else {
+vErrors.push(err92);
 }
 errors++;
 }

@@ -5,7 +5,7 @@
 "use strict";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/report-view-model.schema.json","title":"The report target's view model","description":"What templates/report/*.hbs receive (src/generation/report/report-design.ts): the PIDM as entities and relationships, the collections with row grain, key, fields and queries, the merge decisions, the write map, and each query's access path in the chosen design (the redis target's, in the chosen dialect, or the redis-core target's).","type":"object","additionalProperties":false,"required":["target","database","source","writeMap","entityStore","cost","design","engine","pidm","collections","merges","queries"],"properties":{"target":{"const":"report"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"writeMap":{"description":"Per entity, the cost of updating each attribute and reference (rows and keys written) and the collection fields that copy it, with the rows an update of one instance rewrites (transformations/write-map); null without the source PIDM.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","summary","lines"],"properties":{"entity":{"type":"string"},"summary":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copies","rows","keys"],"properties":{"member":{"type":"string"},"copies":{"type":"integer"},"rows":{"type":"string","description":"The rows one update writes, all copies together: `3 + 2 × Tags per Book`."},"keys":{"type":"string","description":"The keys one update writes (entity hash, reverse hash, rows), or why it is never updated."}}}},"lines":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copy","roles","rows","count"],"properties":{"member":{"type":"string"},"copy":{"anyOf":[{"type":"string"},{"type":"null"}]},"roles":{"type":"string"},"rows":{"type":"string"},"count":{"type":"string","description":"The rows as a count of instances: `1`, `Books per Tag`, `none`."}}}}}}},{"type":"null"}]},"entityStore":{"description":"The keys the design keeps beside the rows for the entity operations (entity hashes, reverse hashes); null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","reason","keys"],"properties":{"function":{"type":"string"},"reason":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the design keeps no entities, or null."},"keys":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds","count"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"},"count":{"type":"string"}}}}}},{"type":"null"}]},"cost":{"description":"The model's workload, and side by side the design the cost policy chooses and the one the 80% rule makes, with their modelled costs; null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["declared","threshold","roundTrip","queries","entities","references","designs","same","saving","cheaper"],"properties":{"declared":{"type":"boolean"},"threshold":{"type":"number"},"roundTrip":{"type":"number"},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","rate","default"],"properties":{"name":{"type":"string"},"rate":{"type":"string"},"default":{"type":"boolean"}}}},"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","count","countDefault","create","update","delete","memberUpdates"],"properties":{"name":{"type":"string"},"count":{"type":"string"},"countDefault":{"type":"boolean"},"create":{"type":"string"},"update":{"type":"string"},"delete":{"type":"string"},"memberUpdates":{"type":"string"}}}},"references":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","size","default"],"properties":{"name":{"type":"string"},"size":{"type":"string"},"default":{"type":"boolean"}}}},"designs":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"object","additionalProperties":false,"required":["policy","collections","total"],"properties":{"policy":{"enum":["cost","paper"]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","queries","cost"],"properties":{"name":{"type":"string"},"queries":{"type":"array","items":{"type":"string"}},"cost":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}},"total":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}},"same":{"type":"boolean"},"saving":{"type":"string","description":"How far the cost policy's time is from the 80% rule's, in percent of the latter."},"cheaper":{"type":"boolean"}}},{"type":"null"}]},"design":{"enum":["redis","redis-core"],"description":"The design whose keys and access paths the report shows."},"engine":{"type":"string"},"pidm":{"anyOf":[{"type":"object","additionalProperties":false,"required":["entities","relationships"],"properties":{"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","attributes"],"properties":{"name":{"type":"string"},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","key","note"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"key":{"type":"boolean"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}}}},"relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","toCardinality","written","kind"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"toCardinality":{"enum":["exactly-one","zero-or-one","zero-or-more","one-or-more"]},"written":{"type":"string"},"kind":{"enum":["one","optional","many"]}}}}}},{"type":"null"}]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","grain","nodes","edges","key","fields","queries","coreKeys"],"properties":{"name":{"type":"string"},"grain":{"type":"string"},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","name","entity","root"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"root":{"type":"boolean"}}}},"edges":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","cardinality"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"cardinality":{"type":"string"}}}},"key":{"type":"object","additionalProperties":false,"required":["field","kind","parts","pattern"],"properties":{"field":{"type":"string"},"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"string"}},"pattern":{"type":"string"}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","label","roles","indexed"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"source":{"type":"string"},"label":{"type":"string"},"roles":{"type":"array","items":{"type":"string"}},"indexed":{"type":"boolean"}}}},"queries":{"type":"array","items":{"type":"string"}},"coreKeys":{"description":"The keys the redis-core design stores for the collection; null for the redis design.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"}}}},{"type":"null"}]}}}},"merges":{"anyOf":[{"type":"object","additionalProperties":false,"required":["policy","threshold","decisions"],"properties":{"policy":{"type":"string"},"threshold":{"type":"number"},"decisions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right","common","leftSize","rightSize","leftRatio","rightRatio","merged","outcome"],"properties":{"left":{"type":"string"},"right":{"type":"string"},"common":{"type":"integer"},"leftSize":{"type":"integer"},"rightSize":{"type":"integer"},"leftRatio":{"type":"string"},"rightRatio":{"type":"string"},"merged":{"type":"boolean"},"outcome":{"type":"string"}}}}}},{"type":"null"}]},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","collection","params","where","orderBy","select","access","core"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string"},"type":{"type":"string"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"select":{"type":"array","items":{"type":"string"}},"access":{"description":"The redis design's access path; null for the redis-core design.","anyOf":[{"type":"object","additionalProperties":false,"required":["index","operation","filter","sort","command"],"properties":{"index":{"type":"string"},"operation":{"type":"string"},"filter":{"type":"string"},"sort":{"type":"string"},"command":{"type":"string"}}},{"type":"null"}]},"core":{"description":"The redis-core design's access path: the FCALL, the keys read, the round trips; null for the redis design.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","keys","args","command","clusterCommand","access","indexKeys","rowKeys","server","cluster","warning"],"properties":{"function":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"command":{"type":"string"},"clusterCommand":{"type":"string"},"access":{"type":"string"},"indexKeys":{"type":"array","items":{"type":"string"}},"rowKeys":{"type":"string"},"server":{"type":"string"},"cluster":{"type":"string"},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},{"type":"null"}]}}}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/report-view-model.schema.json","title":"The report target's view model","description":"What templates/report/*.hbs receive (src/generation/report/report-design.ts): the PIDM as entities and relationships, the collections with row grain, key, fields and queries, the merge decisions, the write map, and each query's access path in the chosen design (the redis target's, in the chosen dialect, or the redis-core target's).","type":"object","additionalProperties":false,"required":["target","database","source","writeMap","entityStore","cost","design","engine","pidm","collections","merges","queries"],"properties":{"target":{"const":"report"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"writeMap":{"description":"Per entity, the cost of updating each attribute and reference (rows and keys written) and the collection fields that copy it, with the rows an update of one instance rewrites (transformations/write-map); null without the source PIDM.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","summary","lines"],"properties":{"entity":{"type":"string"},"summary":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copies","rows","keys"],"properties":{"member":{"type":"string"},"copies":{"type":"integer"},"rows":{"type":"string","description":"The rows one update writes, all copies together: `3 + 2 × Tags per Book`."},"keys":{"type":"string","description":"The keys one update writes (entity hash, reverse hash, rows), or why it is never updated."}}}},"lines":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copy","roles","rows","count"],"properties":{"member":{"type":"string"},"copy":{"anyOf":[{"type":"string"},{"type":"null"}]},"roles":{"type":"string"},"rows":{"type":"string"},"count":{"type":"string","description":"The rows as a count of instances: `1`, `Books per Tag`, `none`."}}}}}}},{"type":"null"}]},"entityStore":{"description":"The keys the design keeps beside the rows for the entity operations (entity hashes, reverse hashes); null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","reason","keys"],"properties":{"function":{"type":"string"},"reason":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the design keeps no entities, or null."},"keys":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds","count"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"},"count":{"type":"string"}}}}}},{"type":"null"}]},"cost":{"description":"The model's workload, and side by side the design the cost policy chooses and the one the 80% rule makes, with their modelled costs; null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["declared","threshold","roundTrip","queries","entities","references","designs","same","saving","cheaper"],"properties":{"declared":{"type":"boolean"},"threshold":{"type":"number"},"roundTrip":{"type":"number"},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","rate","default"],"properties":{"name":{"type":"string"},"rate":{"type":"string"},"default":{"type":"boolean"}}}},"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","count","countDefault","create","update","delete","memberUpdates"],"properties":{"name":{"type":"string"},"count":{"type":"string"},"countDefault":{"type":"boolean"},"create":{"type":"string"},"update":{"type":"string"},"delete":{"type":"string"},"memberUpdates":{"type":"string"}}}},"references":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","size","default"],"properties":{"name":{"type":"string"},"size":{"type":"string"},"default":{"type":"boolean"}}}},"designs":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"object","additionalProperties":false,"required":["policy","collections","total"],"properties":{"policy":{"enum":["cost","paper"]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","queries","cost"],"properties":{"name":{"type":"string"},"queries":{"type":"array","items":{"type":"string"}},"cost":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}},"total":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}},"same":{"type":"boolean"},"saving":{"type":"string","description":"How far the cost policy's time is from the 80% rule's, in percent of the latter."},"cheaper":{"type":"boolean"}}},{"type":"null"}]},"design":{"enum":["redis","redis-core"],"description":"The design whose keys and access paths the report shows."},"engine":{"type":"string"},"pidm":{"anyOf":[{"type":"object","additionalProperties":false,"required":["entities","relationships"],"properties":{"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","attributes"],"properties":{"name":{"type":"string"},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","key","note"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"key":{"type":"boolean"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}}}},"relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","toCardinality","written","kind"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"toCardinality":{"enum":["exactly-one","zero-or-one","zero-or-more","one-or-more"]},"written":{"type":"string"},"kind":{"enum":["one","optional","many"]}}}}}},{"type":"null"}]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","grain","nodes","edges","key","fields","queries","coreKeys"],"properties":{"name":{"type":"string"},"grain":{"type":"string"},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","name","entity","root"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"root":{"type":"boolean"}}}},"edges":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","cardinality"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"cardinality":{"type":"string"}}}},"key":{"type":"object","additionalProperties":false,"required":["field","kind","parts","pattern"],"properties":{"field":{"type":"string"},"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"string"}},"pattern":{"type":"string"}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","label","roles","indexed"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"source":{"type":"string"},"label":{"type":"string"},"roles":{"type":"array","items":{"type":"string"}},"indexed":{"type":"boolean"}}}},"queries":{"type":"array","items":{"type":"string"}},"coreKeys":{"description":"The keys the redis-core design stores for the collection; null for the redis design.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"}}}},{"type":"null"}]}}}},"merges":{"anyOf":[{"type":"object","additionalProperties":false,"required":["policy","threshold","decisions"],"properties":{"policy":{"type":"string"},"threshold":{"type":"number"},"decisions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right","common","leftSize","rightSize","leftRatio","rightRatio","merged","outcome"],"properties":{"left":{"type":"string"},"right":{"type":"string"},"common":{"type":"integer"},"leftSize":{"type":"integer"},"rightSize":{"type":"integer"},"leftRatio":{"type":"string"},"rightRatio":{"type":"string"},"merged":{"type":"boolean"},"outcome":{"type":"string"}}}}}},{"type":"null"}]},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","collection","params","where","orderBy","select","access","core"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string"},"type":{"type":"string"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"select":{"type":"array","items":{"type":"string"}},"access":{"description":"The redis design's access path; null for the redis-core design.","anyOf":[{"type":"object","additionalProperties":false,"required":["index","operation","filter","sort","command"],"properties":{"index":{"type":"string"},"operation":{"type":"string"},"filter":{"type":"string"},"sort":{"type":"string"},"command":{"type":"string"}}},{"type":"null"}]},"core":{"description":"The redis-core design's access path: the FCALL, the keys read, the round trips; null for the redis design.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","keys","args","command","clusterCommand","access","indexKeys","rowKeys","server","cluster","slots","warning"],"properties":{"function":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"command":{"type":"string"},"clusterCommand":{"type":"string"},"access":{"type":"string"},"indexKeys":{"type":"array","items":{"type":"string"}},"rowKeys":{"type":"string"},"server":{"type":"string"},"cluster":{"type":"string"},"slots":{"type":"string"},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},{"type":"null"}]}}}}}};
 const func1 = Object.prototype.hasOwnProperty;
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4479,8 +4479,8 @@ vErrors.push(err363);
 }
 errors++;
 }
-if(data163.warning === undefined){
-const err364 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "warning"},message:"must have required property '"+"warning"+"'"};
+if(data163.slots === undefined){
+const err364 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "slots"},message:"must have required property '"+"slots"+"'"};
 if(vErrors === null){
 vErrors = [err364];
 }
@@ -4489,9 +4489,8 @@ vErrors.push(err364);
 }
 errors++;
 }
-for(const key29 in data163){
-if(!(func1.call(schema31.properties.queries.items.properties.core.anyOf[0].properties, key29))){
-const err365 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties"};
+if(data163.warning === undefined){
+const err365 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "warning"},message:"must have required property '"+"warning"+"'"};
 if(vErrors === null){
 vErrors = [err365];
 }
@@ -4500,15 +4499,26 @@ vErrors.push(err365);
 }
 errors++;
 }
-}
-if(data163.function !== undefined){
-if(typeof data163.function !== "string"){
-const err366 = {instancePath:instancePath+"/queries/" + i22+"/core/function",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key29 in data163){
+if(!(func1.call(schema31.properties.queries.items.properties.core.anyOf[0].properties, key29))){
+const err366 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err366];
 }
 else {
 vErrors.push(err366);
+}
+errors++;
+}
+}
+if(data163.function !== undefined){
+if(typeof data163.function !== "string"){
+const err367 = {instancePath:instancePath+"/queries/" + i22+"/core/function",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err367];
+}
+else {
+vErrors.push(err367);
 }
 errors++;
 }
@@ -4519,24 +4529,24 @@ if(Array.isArray(data165)){
 const len26 = data165.length;
 for(let i26=0; i26<len26; i26++){
 if(typeof data165[i26] !== "string"){
-const err367 = {instancePath:instancePath+"/queries/" + i22+"/core/keys/" + i26,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err368 = {instancePath:instancePath+"/queries/" + i22+"/core/keys/" + i26,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err367];
+vErrors = [err368];
 }
 else {
-vErrors.push(err367);
+vErrors.push(err368);
 }
 errors++;
 }
 }
 }
 else {
-const err368 = {instancePath:instancePath+"/queries/" + i22+"/core/keys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err369 = {instancePath:instancePath+"/queries/" + i22+"/core/keys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err368];
+vErrors = [err369];
 }
 else {
-vErrors.push(err368);
+vErrors.push(err369);
 }
 errors++;
 }
@@ -4547,19 +4557,7 @@ if(Array.isArray(data167)){
 const len27 = data167.length;
 for(let i27=0; i27<len27; i27++){
 if(typeof data167[i27] !== "string"){
-const err369 = {instancePath:instancePath+"/queries/" + i22+"/core/args/" + i27,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err369];
-}
-else {
-vErrors.push(err369);
-}
-errors++;
-}
-}
-}
-else {
-const err370 = {instancePath:instancePath+"/queries/" + i22+"/core/args",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err370 = {instancePath:instancePath+"/queries/" + i22+"/core/args/" + i27,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err370];
 }
@@ -4569,9 +4567,9 @@ vErrors.push(err370);
 errors++;
 }
 }
-if(data163.command !== undefined){
-if(typeof data163.command !== "string"){
-const err371 = {instancePath:instancePath+"/queries/" + i22+"/core/command",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err371 = {instancePath:instancePath+"/queries/" + i22+"/core/args",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err371];
 }
@@ -4581,9 +4579,9 @@ vErrors.push(err371);
 errors++;
 }
 }
-if(data163.clusterCommand !== undefined){
-if(typeof data163.clusterCommand !== "string"){
-const err372 = {instancePath:instancePath+"/queries/" + i22+"/core/clusterCommand",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/clusterCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data163.command !== undefined){
+if(typeof data163.command !== "string"){
+const err372 = {instancePath:instancePath+"/queries/" + i22+"/core/command",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err372];
 }
@@ -4593,14 +4591,26 @@ vErrors.push(err372);
 errors++;
 }
 }
-if(data163.access !== undefined){
-if(typeof data163.access !== "string"){
-const err373 = {instancePath:instancePath+"/queries/" + i22+"/core/access",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/access/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data163.clusterCommand !== undefined){
+if(typeof data163.clusterCommand !== "string"){
+const err373 = {instancePath:instancePath+"/queries/" + i22+"/core/clusterCommand",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/clusterCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err373];
 }
 else {
 vErrors.push(err373);
+}
+errors++;
+}
+}
+if(data163.access !== undefined){
+if(typeof data163.access !== "string"){
+const err374 = {instancePath:instancePath+"/queries/" + i22+"/core/access",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/access/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err374];
+}
+else {
+vErrors.push(err374);
 }
 errors++;
 }
@@ -4611,19 +4621,7 @@ if(Array.isArray(data172)){
 const len28 = data172.length;
 for(let i28=0; i28<len28; i28++){
 if(typeof data172[i28] !== "string"){
-const err374 = {instancePath:instancePath+"/queries/" + i22+"/core/indexKeys/" + i28,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err374];
-}
-else {
-vErrors.push(err374);
-}
-errors++;
-}
-}
-}
-else {
-const err375 = {instancePath:instancePath+"/queries/" + i22+"/core/indexKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err375 = {instancePath:instancePath+"/queries/" + i22+"/core/indexKeys/" + i28,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err375];
 }
@@ -4633,9 +4631,9 @@ vErrors.push(err375);
 errors++;
 }
 }
-if(data163.rowKeys !== undefined){
-if(typeof data163.rowKeys !== "string"){
-const err376 = {instancePath:instancePath+"/queries/" + i22+"/core/rowKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/rowKeys/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err376 = {instancePath:instancePath+"/queries/" + i22+"/core/indexKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err376];
 }
@@ -4645,9 +4643,9 @@ vErrors.push(err376);
 errors++;
 }
 }
-if(data163.server !== undefined){
-if(typeof data163.server !== "string"){
-const err377 = {instancePath:instancePath+"/queries/" + i22+"/core/server",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data163.rowKeys !== undefined){
+if(typeof data163.rowKeys !== "string"){
+const err377 = {instancePath:instancePath+"/queries/" + i22+"/core/rowKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/rowKeys/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err377];
 }
@@ -4657,9 +4655,9 @@ vErrors.push(err377);
 errors++;
 }
 }
-if(data163.cluster !== undefined){
-if(typeof data163.cluster !== "string"){
-const err378 = {instancePath:instancePath+"/queries/" + i22+"/core/cluster",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/cluster/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data163.server !== undefined){
+if(typeof data163.server !== "string"){
+const err378 = {instancePath:instancePath+"/queries/" + i22+"/core/server",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err378];
 }
@@ -4669,13 +4667,9 @@ vErrors.push(err378);
 errors++;
 }
 }
-if(data163.warning !== undefined){
-let data177 = data163.warning;
-const _errs430 = errors;
-let valid101 = false;
-const _errs431 = errors;
-if(typeof data177 !== "string"){
-const err379 = {instancePath:instancePath+"/queries/" + i22+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data163.cluster !== undefined){
+if(typeof data163.cluster !== "string"){
+const err379 = {instancePath:instancePath+"/queries/" + i22+"/core/cluster",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/cluster/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err379];
 }
@@ -4684,11 +4678,10 @@ vErrors.push(err379);
 }
 errors++;
 }
-var _valid13 = _errs431 === errors;
-valid101 = valid101 || _valid13;
-const _errs433 = errors;
-if(data177 !== null){
-const err380 = {instancePath:instancePath+"/queries/" + i22+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data163.slots !== undefined){
+if(typeof data163.slots !== "string"){
+const err380 = {instancePath:instancePath+"/queries/" + i22+"/core/slots",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/slots/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err380];
 }
@@ -4697,10 +4690,14 @@ vErrors.push(err380);
 }
 errors++;
 }
-var _valid13 = _errs433 === errors;
-valid101 = valid101 || _valid13;
-if(!valid101){
-const err381 = {instancePath:instancePath+"/queries/" + i22+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data163.warning !== undefined){
+let data178 = data163.warning;
+const _errs432 = errors;
+let valid101 = false;
+const _errs433 = errors;
+if(typeof data178 !== "string"){
+const err381 = {instancePath:instancePath+"/queries/" + i22+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err381];
 }
@@ -4709,11 +4706,36 @@ vErrors.push(err381);
 }
 errors++;
 }
+var _valid13 = _errs433 === errors;
+valid101 = valid101 || _valid13;
+const _errs435 = errors;
+if(data178 !== null){
+const err382 = {instancePath:instancePath+"/queries/" + i22+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err382];
+}
 else {
-errors = _errs430;
+vErrors.push(err382);
+}
+errors++;
+}
+var _valid13 = _errs435 === errors;
+valid101 = valid101 || _valid13;
+if(!valid101){
+const err383 = {instancePath:instancePath+"/queries/" + i22+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err383];
+}
+else {
+vErrors.push(err383);
+}
+errors++;
+}
+else {
+errors = _errs432;
 if(vErrors !== null){
-if(_errs430){
-vErrors.length = _errs430;
+if(_errs432){
+vErrors.length = _errs432;
 }
 else {
 vErrors = null;
@@ -4723,37 +4745,37 @@ vErrors = null;
 }
 }
 else {
-const err382 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err382];
-}
-else {
-vErrors.push(err382);
-}
-errors++;
-}
-var _valid12 = _errs400 === errors;
-valid93 = valid93 || _valid12;
-const _errs435 = errors;
-if(data163 !== null){
-const err383 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err383];
-}
-else {
-vErrors.push(err383);
-}
-errors++;
-}
-var _valid12 = _errs435 === errors;
-valid93 = valid93 || _valid12;
-if(!valid93){
-const err384 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const err384 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err384];
 }
 else {
 vErrors.push(err384);
+}
+errors++;
+}
+var _valid12 = _errs400 === errors;
+valid93 = valid93 || _valid12;
+const _errs437 = errors;
+if(data163 !== null){
+const err385 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err385];
+}
+else {
+vErrors.push(err385);
+}
+errors++;
+}
+var _valid12 = _errs437 === errors;
+valid93 = valid93 || _valid12;
+if(!valid93){
+const err386 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err386];
+}
+else {
+vErrors.push(err386);
 }
 errors++;
 }
@@ -4771,36 +4793,36 @@ vErrors = null;
 }
 }
 else {
-const err385 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err385];
-}
-else {
-vErrors.push(err385);
-}
-errors++;
-}
-}
-}
-else {
-const err386 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err386];
-}
-else {
-vErrors.push(err386);
-}
-errors++;
-}
-}
-}
-else {
-const err387 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err387 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err387];
 }
 else {
 vErrors.push(err387);
+}
+errors++;
+}
+}
+}
+else {
+const err388 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err388];
+}
+else {
+vErrors.push(err388);
+}
+errors++;
+}
+}
+}
+else {
+const err389 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err389];
+}
+else {
+vErrors.push(err389);
 }
 errors++;
 }

@@ -4,7 +4,15 @@
  *
  * - Rows: one hash per row at `<collection>:<key>` (natural key parts escaped, or a counter value); the key has no
  *   hash tag, so a cluster spreads rows over its shards.
- * - Indexes: every index key of a collection carries the hash tag `{<collection>}`, so one slot holds them all: the
+ * - Partitions: a collection whose every query has equality parameters on the same fields (`field = ?p` in the
+ *   filter's top-level conjunction; text, int, date, time, datetime or boolean fields) is partitioned by those fields:
+ *   its index keys carry the hash tag `{<collection>:<value>…}` (values in equality form, escaped), so each query
+ *   reads one partition (one slot) and the collection's index spreads over a cluster's masters. Every other
+ *   collection has one global partition, the hash tag `{<collection>}`. One family of index keys per collection
+ *   (not one per query): every write updates one partition, and queries whose equality parameters differ share the
+ *   fields they have in common (none in common: global). A row of a partitioned collection holds the tag of the
+ *   partition its index entries are in (`@partition`), so an update that moves it, or a delete, finds the old ones.
+ * - Indexes: every index key of a partition carries the partition's hash tag, so one slot holds them all: the
  *   record hash `{C}:rec` (row key → the row's filtered and sorted values, JSON: the index's own copy, read to remove
  *   old entries on update and delete), a set per value for text equality (`{C}:eq:<field>:<normalised value>`), a
  *   sorted set per numeric field (`{C}:score:<field>`, the value as score) and per ranged text field
@@ -18,6 +26,7 @@ import {
     isKGroupExpression,
     isKNotExpression,
     isNaturalKey,
+    isParameterRef,
     type Collection,
     type Field,
     type KExpression,
@@ -28,7 +37,14 @@ import { coreEntityStore } from '../entities/entity-store-design.js';
 import { GenerationError } from '../generation-errors.js';
 import { escapeKeyPart, type RedisLogicalType } from '../shared/redis-encoding.js';
 import { buildQuery, describeCost, refName } from './redis-core-query-plan.js';
-import type { CoreCollection, CoreField, CoreFunctions, CoreIndex, CoreViewModel } from './redis-core-view-model.js';
+import type {
+    CoreCollection,
+    CoreField,
+    CoreFunctions,
+    CoreIndex,
+    CoreQuery,
+    CoreViewModel,
+} from './redis-core-view-model.js';
 
 export type {
     CoreFunctions,
@@ -47,6 +63,51 @@ export type {
 
 /** The most characters Redis accepts in a function name. */
 const MAX_FUNCTION_NAME = 64;
+
+/** The row field of a partitioned collection that names the partition holding the row's index entries. */
+export const CORE_PARTITION_FIELD = '@partition';
+
+/** Text in equality form (the library's `equality_form`): ASCII white space trimmed, ASCII letters lower-cased. */
+function equalityForm(text: string): string {
+    return text.replace(/^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g, '').replace(/[A-Z]/g, (c) => c.toLowerCase());
+}
+
+/**
+ * The hash tag of the partition that encoded partition values (one per partition field, in order) name: the values
+ * in equality form (text) or as integers (the other types), escaped like key parts. The library's `tag_of`.
+ */
+export function corePartitionTag(collection: CoreCollection, values: readonly string[]): string {
+    const partition = collection.partition;
+    if (!partition) return collection.tag;
+    const parts = partition.fields.map((field, i) => {
+        const value = values[i];
+        const number = Number(value);
+        // An integer as its digits; anything else (never equal to an integer) as `~` and its text.
+        const form =
+            field.type === 'text' ? equalityForm(value) : Number.isInteger(number) ? String(number) : `~${value}`;
+        return escapeCoreKeyPart(form);
+    });
+    return `{${collection.name}:${parts.join(':')}}`;
+}
+
+/** The record key of the partition a row's values (one per field, in field order) fall in. */
+export function coreRowRecordKey(collection: CoreCollection, values: readonly string[]): string {
+    const partition = collection.partition;
+    if (!partition) return collection.recordKey;
+    return `${corePartitionTag(
+        collection,
+        partition.fields.map((field) => values[field.position - 1]),
+    )}:rec`;
+}
+
+/** The record key of the partition a query reads, from its encoded parameter values (in parameter order). */
+export function coreQueryRecordKey(collection: CoreCollection, query: CoreQuery, params: readonly string[]): string {
+    if (!collection.partition || !query.partition) return collection.recordKey;
+    return `${corePartitionTag(
+        collection,
+        query.partition.map((position) => params[position - 1]),
+    )}:rec`;
+}
 
 /** The row key of a natural key's encoded parts: `%`, `:`, `{` and `}` escaped (no accidental hash tag). */
 export function escapeCoreKeyPart(encoded: string): string {
@@ -95,7 +156,7 @@ export function buildCoreViewModel(kvlm: KvlmModel, pidm?: readonly PidmModel[])
                     query: query.name,
                     collection: collection.name,
                     reason: query.warning!,
-                    instead: `the plan reads every record of ${collection.name} (HKEYS ${collection.recordKey}, then HMGET) and filters them in the function: its cost grows with the collection, not with the answer`,
+                    instead: `the plan reads every record of ${collection.name} (HKEYS ${collection.recordPattern}, then HMGET) and filters them in the function: its cost grows with the collection, not with the answer`,
                 })),
         ),
         entityStore: entities.store,
@@ -103,8 +164,42 @@ export function buildCoreViewModel(kvlm: KvlmModel, pidm?: readonly PidmModel[])
     };
 }
 
+/** The fields a query's filter fixes to a parameter in its top-level conjunction (`field = ?p and …`). */
+function equalityParameters(expression: KExpression | undefined, fields: Map<string, string>): Map<string, string> {
+    const found = new Map<string, string>();
+    const visit = (e: KExpression): void => {
+        if (isKGroupExpression(e)) visit(e.inner);
+        else if (isKBinaryExpression(e)) {
+            if (e.operator !== 'and') return;
+            visit(e.left);
+            visit(e.right);
+        } else if (isKComparison(e) && e.operator === '=' && isParameterRef(e.value)) {
+            const field = refName(e.field);
+            if (fields.has(field) && !found.has(field)) found.set(field, refName(e.value.parameter));
+        }
+    };
+    if (expression) visit(expression);
+    return found;
+}
+
+/**
+ * The fields a collection is partitioned by: those every query fixes to a parameter (float excluded: its equality
+ * is not a form the key can carry), in field order; empty (a global partition) when a query fixes none.
+ */
+function partitionFields(collection: Collection): string[] {
+    const types = new Map(collection.fields.filter((f) => f.type !== 'float').map((f) => [f.name, f.type]));
+    if (collection.queries.length === 0) return [];
+    const per = collection.queries.map((query) => equalityParameters(query.where, types));
+    return collection.fields
+        .map((field) => field.name)
+        .filter((name) => types.has(name) && per.every((fixed) => fixed.has(name)));
+}
+
 function buildCollection(collection: Collection): CoreCollection {
-    const tag = `{${collection.name}}`;
+    const global = `{${collection.name}}`;
+    const partitionedBy = partitionFields(collection);
+    const tag =
+        partitionedBy.length === 0 ? global : `{${collection.name}:${partitionedBy.map((f) => `<${f}>`).join(':')}}`;
     const fields: CoreField[] = collection.fields.map((field) => ({
         name: field.name,
         label: field.label ?? field.name,
@@ -144,13 +239,15 @@ function buildCollection(collection: Collection): CoreCollection {
         let position = indexes.findIndex((index) => index.kind === kind && index.field === field);
         if (position < 0) {
             const type = byName.get(field)!.type as RedisLogicalType;
-            const key = kind === 'eq' ? `${tag}:eq:${field}:` : `${tag}:${kind}:${field}`;
+            const suffix = kind === 'eq' ? `:eq:${field}:` : `:${kind}:${field}`;
+            const key = `${tag}${suffix}`;
             indexes.push({
                 kind,
                 field,
                 type,
                 column: columnOf(field),
-                key,
+                key: partitionedBy.length === 0 ? key : `${global}${suffix}`,
+                suffix,
                 pattern: kind === 'eq' ? `${key}<value>` : key,
                 queries: [],
             });
@@ -169,11 +266,33 @@ function buildCollection(collection: Collection): CoreCollection {
               return { source, type: field?.type ?? ('text' as RedisLogicalType) };
           })
         : [];
-    const queries = collection.queries.map((query) => buildQuery(collection, query, fieldOf, columnOf, indexFor));
-    for (const query of queries) query.cost = describeCost(query, indexes, `${tag}:rec`, `${collection.name}:`);
+    const partitionSet = new Set(partitionedBy);
+    const queries = collection.queries.map((query) =>
+        buildQuery(collection, query, fieldOf, columnOf, indexFor, partitionSet),
+    );
+    const partition =
+        partitionedBy.length === 0
+            ? null
+            : {
+                  fields: partitionedBy.map((name) => ({
+                      field: name,
+                      type: byName.get(name)!.type as RedisLogicalType,
+                      position: fields.findIndex((f) => f.name === name) + 1,
+                  })),
+              };
+    for (const [q, query] of queries.entries()) {
+        if (partition) {
+            const fixed = equalityParameters(collection.queries[q].where, new Map(partitionedBy.map((f) => [f, f])));
+            query.partition = partition.fields.map(
+                (field) => query.params.find((p) => p.name === fixed.get(field.field))!.position,
+            );
+        }
+        query.cost = describeCost(query, indexes, `${tag}:rec`, `${collection.name}:`, partition !== null);
+    }
     return {
         name: collection.name,
         tag,
+        partition,
         rowPrefix: `${collection.name}:`,
         keyField: collection.keyField,
         key: {
@@ -182,10 +301,11 @@ function buildCollection(collection: Collection): CoreCollection {
             pattern: natural
                 ? `${collection.name}:${parts.map((p) => `<${p.source}>`).join(':')}`
                 : `${collection.name}:<counter>`,
-            counterKey: natural ? null : `${tag}:counter`,
+            counterKey: natural ? null : `${global}:counter`,
         },
         fields,
-        recordKey: `${tag}:rec`,
+        recordKey: `${global}:rec`,
+        recordPattern: `${tag}:rec`,
         record,
         indexes,
         queries,

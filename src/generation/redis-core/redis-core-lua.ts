@@ -7,6 +7,11 @@ import type { CoreCollection, CoreQuery } from './redis-core-design.js';
 
 /** The Lua data the library reads for one collection: exactly what its functions need. */
 export interface CoreLuaCollection {
+    name: string;
+    /** The global partition's hash tag `{C}` (the only one when `partition` is empty). */
+    tag: string;
+    /** The partition fields: position among `fields`, and whether it is text (else an integer form). */
+    partition: { position: number; text: boolean }[];
     rowPrefix: string;
     keyField: string;
     recordKey: string;
@@ -14,12 +19,16 @@ export interface CoreLuaCollection {
     fields: string[];
     /** 1-based positions of the record's columns among `fields`. */
     record: number[];
-    indexes: { kind: string; column: number; key: string; int: boolean }[];
+    /** Each index key is a partition's tag, then `suffix`. */
+    indexes: { kind: string; column: number; suffix: string; int: boolean }[];
 }
 
 /** The Lua table the library holds for a collection. */
 export function luaCollection(collection: CoreCollection): CoreLuaCollection {
     return {
+        name: collection.name,
+        tag: `{${collection.name}}`,
+        partition: (collection.partition?.fields ?? []).map((f) => ({ position: f.position, text: f.type === 'text' })),
         rowPrefix: collection.rowPrefix,
         keyField: collection.keyField,
         recordKey: collection.recordKey,
@@ -29,7 +38,7 @@ export function luaCollection(collection: CoreCollection): CoreLuaCollection {
         indexes: collection.indexes.map((index) => ({
             kind: index.kind,
             column: index.column,
-            key: index.key,
+            suffix: index.suffix,
             int: index.type === 'int',
         })),
     };
@@ -40,6 +49,7 @@ export function luaQuery(query: CoreQuery, collection: CoreCollection): Record<s
     return {
         collection: collection.name,
         params: query.params.map((p) => p.type),
+        partition: query.partition ?? [],
         access: query.plan.access,
         filter: query.plan.filter ?? false,
         sort: query.plan.sort,

@@ -40,7 +40,9 @@ const NEGATED: Record<Operator, Operator> = { '=': '!=', '!=': '=', '<': '>=', '
 type Draft =
     | { kind: 'eq'; field: Field; value: CoreValue }
     | { kind: 'range'; field: Field; min: CoreBound | null; max: CoreBound | null }
-    | { kind: 'union'; of: Draft[] };
+    | { kind: 'union'; of: Draft[] }
+    /** Every row of the partition the query's parameters name (an equality on a partition field). */
+    | { kind: 'partition' };
 
 /** A candidate access path, how selective it is likely to be, and whether it is exactly the filter. */
 interface Candidate {
@@ -49,10 +51,16 @@ interface Candidate {
     exact: boolean;
 }
 
-/** The best access path for a filter in negation normal form, or undefined when no index narrows it. */
-function candidateOf(filter: Nnf): Candidate | undefined {
+/**
+ * The best access path for a filter in negation normal form, or undefined when no index narrows it. `partition`: the
+ * fields the collection is partitioned by; an equality on one of them with a parameter, in the top-level conjunction
+ * (`top`), is met by every row of the partition the query reads, so it needs no index of its own.
+ */
+function candidateOf(filter: Nnf, partition: ReadonlySet<string>, top: boolean): Candidate | undefined {
     if (filter.op === 'cmp') {
         const { field, operator, value } = filter;
+        if (top && operator === '=' && 'param' in value && partition.has(field.name))
+            return { draft: { kind: 'partition' }, rank: 0.5, exact: true };
         if (operator === '!=') return undefined;
         if (operator === '=' && field.type === 'text')
             return { draft: { kind: 'eq', field, value }, rank: 4, exact: true };
@@ -61,7 +69,7 @@ function candidateOf(filter: Nnf): Candidate | undefined {
         const max = operator === '=' || operator === '<' || operator === '<=' ? bound : null;
         return { draft: { kind: 'range', field, min, max }, rank: operator === '=' ? 4 : 1, exact: true };
     }
-    const found = filter.args.map(candidateOf);
+    const found = filter.args.map((arg) => candidateOf(arg, partition, top && filter.op === 'and'));
     if (filter.op === 'or') {
         if (found.some((c) => c === undefined)) return undefined;
         const all = found as Candidate[];
@@ -107,6 +115,7 @@ export function buildQuery(
     fieldOf: (reference: { ref?: { name: string }; $refText?: string }) => Field,
     columnOf: (name: string) => number,
     indexFor: (kind: CoreIndex['kind'], field: string, query: string) => number,
+    partition: ReadonlySet<string> = new Set(),
 ): CoreQuery {
     const params = query.params.map((param, position) => ({
         name: param.name,
@@ -165,6 +174,7 @@ export function buildQuery(
     };
     const where = query.where ? nnf(query.where, false) : undefined;
     const finish = (draft: Draft): CoreAccess => {
+        if (draft.kind === 'partition') return { kind: 'all' };
         if (draft.kind === 'union') return { kind: 'union', of: draft.of.map(finish) };
         if (draft.kind === 'eq')
             return { kind: 'eq', index: indexFor('eq', draft.field.name, query.name), value: draft.value };
@@ -178,7 +188,7 @@ export function buildQuery(
     let presorted = false;
     let warning: string | null = null;
     if (where) {
-        const chosen = candidateOf(where);
+        const chosen = candidateOf(where, partition, true);
         if (chosen) {
             access = finish(chosen.draft);
             exact = chosen.exact;
@@ -232,7 +242,8 @@ export function buildQuery(
         orderBy: query.sortKeys.map((key) => `${refName(key.field)} ${key.direction}`),
         projections,
         plan,
-        cost: { access: '', keys: [], server: '', cluster: '' },
+        partition: null,
+        cost: { access: '', keys: [], server: '', cluster: '', slots: '' },
         warning,
     };
 }
@@ -243,6 +254,7 @@ export function describeCost(
     indexes: readonly CoreIndex[],
     recordKey: string,
     rowPrefix: string,
+    partitioned: boolean,
 ): CoreQuery['cost'] {
     const keys = new Set<string>();
     const bound = (b: CoreBound | null, low: boolean) =>
@@ -253,34 +265,40 @@ export function describeCost(
             : `${b.inclusive ? '' : '('}${'param' in b.value ? `$${query.params[b.value.param - 1].name}` : b.value.literal}`;
     const show = (value: CoreValue) =>
         'param' in value ? `$${query.params[value.param - 1].name}` : JSON.stringify(value.literal);
+    // The keys as the partition's tag pattern names them (the global `{C}` when not partitioned).
+    const keyOf = (index: CoreIndex): string =>
+        index.kind === 'eq' ? index.pattern.slice(0, -'<value>'.length) : index.pattern;
     const describe = (access: CoreAccess): string => {
         switch (access.kind) {
             case 'eq': {
                 const index = indexes[access.index - 1];
+                const key = keyOf(index);
                 keys.add(index.pattern);
-                return `SMEMBERS ${index.key}<${show(access.value)} normalised>`;
+                return `SMEMBERS ${key}<${show(access.value)} normalised>`;
             }
             case 'range': {
                 const index = indexes[access.index - 1];
-                keys.add(index.key);
+                const key = keyOf(index);
+                keys.add(key);
                 const low = bound(access.min, true);
                 const high = bound(access.max, false);
                 const [from, to] = query.plan.descending ? [high, low] : [low, high];
                 const rev = query.plan.descending ? 'REV' : '';
                 return index.kind === 'lex'
-                    ? `Z${rev}RANGEBYLEX ${index.key} over the order forms ${from} .. ${to}`
-                    : `Z${rev}RANGEBYSCORE ${index.key} ${from} ${to}`;
+                    ? `Z${rev}RANGEBYLEX ${key} over the order forms ${from} .. ${to}`
+                    : `Z${rev}RANGEBYSCORE ${key} ${from} ${to}`;
             }
             case 'union':
                 return `the union of ${access.of.map(describe).join(' and ')}`;
             case 'order': {
                 const index = indexes[access.index - 1];
-                keys.add(index.key);
-                return `Z${query.plan.descending ? 'REV' : ''}RANGE ${index.key} 0 -1 (every row, in order)`;
+                const key = keyOf(index);
+                keys.add(key);
+                return `Z${query.plan.descending ? 'REV' : ''}RANGE ${key} 0 -1 (every row, in order)`;
             }
             case 'all':
                 keys.add(recordKey);
-                return `HKEYS ${recordKey} (every row)`;
+                return `HKEYS ${recordKey} (every row${partitioned ? ' of the partition' : ''})`;
         }
     };
     const access = describe(query.plan.access);
@@ -297,5 +315,8 @@ export function describeCost(
         keys: [...keys],
         server: `1 round trip: one FCALL runs ${[access, ...steps].join(', then ')}, then HMGET of the projected fields of each answer row (${rowPrefix}…)`,
         cluster: `1 FCALL on the slot of ${recordKey} returns the answer's row keys in order; then one HMGET per row on the row's own slot, pipelined (one round trip per node)`,
+        slots: partitioned
+            ? `1 index slot: the partition its parameters name (${recordKey}), of as many as the collection has distinct values`
+            : `1 index slot, the collection's only one (${recordKey}): every query and index write of the collection lands on that master`,
     };
 }

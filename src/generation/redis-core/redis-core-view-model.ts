@@ -83,8 +83,10 @@ export interface CoreIndex {
     type: RedisLogicalType;
     /** The field's column (1-based) in the collection's records. */
     column: number;
-    /** The key (`score`, `lex`), or the key prefix the normalised value follows (`eq`). */
+    /** The key (`score`, `lex`), or the key prefix the normalised value follows (`eq`); of the global partition `{C}`. */
     key: string;
+    /** What follows a partition's hash tag: `:score:<field>`, `:lex:<field>`, `:eq:<field>:` (then the value). */
+    suffix: string;
     /** The key as documentation shows it (`{C}:eq:author:<value>`). */
     pattern: string;
     /** The queries whose plans read it. */
@@ -94,8 +96,10 @@ export interface CoreIndex {
 /** A collection: its rows, its records and indexes, its queries. */
 export interface CoreCollection {
     name: string;
-    /** The hash tag of every index key: `{<collection>}`. */
+    /** The hash tag of every index key: `{<collection>}`, or for a partitioned collection its pattern (`{C:<field>}`). */
     tag: string;
+    /** The fields the index is partitioned by (each partition one hash tag, one slot), or null: one global partition. */
+    partition: { fields: { field: string; type: RedisLogicalType; position: number }[] } | null;
     /** The row keys' prefix: `<collection>:`. */
     rowPrefix: string;
     /** The hash field holding the row's key (after the prefix). */
@@ -111,8 +115,14 @@ export interface CoreCollection {
     };
     /** The row's fields, in the order the write functions take their values. */
     fields: CoreField[];
-    /** The record hash: row key → JSON array of the record's values. */
+    /**
+     * The record hash of the global partition (`{C}:rec`): row key → JSON array of the record's values. A partitioned
+     * collection's calls on one server may name it instead of the partition's own (the functions find the partition);
+     * a cluster routes by it, so there they must name the partition's.
+     */
     recordKey: string;
+    /** The record hash as documentation shows it: `{C}:rec`, or `{C:<field>}:rec` when partitioned. */
+    recordPattern: string;
     /** The record's columns: the fields some query filters or sorts on, in field order. */
     record: { field: string; type: RedisLogicalType; position: number }[];
     indexes: CoreIndex[];
@@ -168,8 +178,10 @@ export interface CoreQuery {
         /** The hash fields the answer projects. */
         project: string[];
     };
+    /** Per partition field, the parameter (1-based) that fixes it; null when the collection is not partitioned. */
+    partition: number[] | null;
     /** What the query costs, for the README. */
-    cost: { access: string; keys: string[]; server: string; cluster: string };
+    cost: { access: string; keys: string[]; server: string; cluster: string; slots: string };
     /** Why the plan reads every record, or null. */
     warning: string | null;
 }

@@ -206,6 +206,8 @@ export interface ReportCoreAccess {
     /** The round trips on a single server and on a cluster. */
     server: string;
     cluster: string;
+    /** The index slots a call reads: the partition's one, or the collection's only one. */
+    slots: string;
     /** Why the plan reads every record, or null. */
     warning: string | null;
 }
@@ -505,7 +507,7 @@ function reportCollection(
 function coreKeys(collection: CoreCollection): NonNullable<ReportCollection['coreKeys']> {
     const keys = [
         { key: collection.key.pattern, kind: 'hash', holds: 'a row (its fields)' },
-        { key: collection.recordKey, kind: 'hash', holds: 'row key → the record the queries filter and sort on' },
+        { key: collection.recordPattern, kind: 'hash', holds: 'row key → the record the queries filter and sort on' },
         ...collection.indexes.map((index) => ({
             key: index.pattern,
             kind: index.kind === 'eq' ? 'set' : 'sorted set',
@@ -524,7 +526,7 @@ function coreKeys(collection: CoreCollection): NonNullable<ReportCollection['cor
 
 /** The redis-core design's access path of a query: the FCALL the generated calls make, the keys, the round trips. */
 function coreAccess(design: CoreViewModel, collection: CoreCollection, query: CoreQuery): ReportCoreAccess {
-    const keys = [collection.recordKey];
+    const keys = [collection.recordPattern];
     const args = [query.name, ...query.params.map((param) => `$${param.name}`)];
     const line = (fn: string) => formatCliCommand(['FCALL_RO', fn, String(keys.length), ...keys, ...args]);
     return {
@@ -538,6 +540,7 @@ function coreAccess(design: CoreViewModel, collection: CoreCollection, query: Co
         rowKeys: collection.key.pattern,
         server: query.cost.server,
         cluster: query.cost.cluster,
+        slots: query.cost.slots,
         warning: query.warning,
     };
 }

@@ -4,8 +4,13 @@
  * collection, member by member. An index that holds exactly the live rows has no stale entry left by an update
  * or a delete, and misses none.
  */
-import type { CoreCollection, CoreViewModel } from '../../generation/redis-core/redis-core-design.js';
-import type { CoreConnection } from './core-connection.js';
+import {
+    coreRowRecordKey,
+    type CoreCollection,
+    type CoreViewModel,
+} from '../../generation/redis-core/redis-core-design.js';
+import type { CoreConnection, CoreNode } from './core-connection.js';
+import { coreIndexPatterns } from './core-engine.js';
 
 /** The form a text takes for equality: ASCII white space trimmed at both ends, ASCII letters lower-cased. */
 export function coreEqualityForm(text: string): string {
@@ -37,58 +42,67 @@ export function expectedCoreIndex(
     };
     for (const [row, values] of rows) {
         const record = collection.record.map((column) => values[column.position - 1]);
-        if (rows.size > 0) add(collection.recordKey, `${row}=${JSON.stringify(record)}`);
+        // The row's partition: its record key without `:rec` is the tag every index key of it starts with.
+        const records = coreRowRecordKey(collection, values);
+        const tag = records.slice(0, -':rec'.length);
+        add(records, `${row}=${JSON.stringify(record)}`);
         for (const index of collection.indexes) {
             const value = record[index.column - 1];
-            if (index.kind === 'eq') add(index.key + coreEqualityForm(value), row);
-            else if (index.kind === 'score') add(index.key, `${Number(value)} ${row}`);
-            else add(index.key, `0 ${coreOrderForm(value).replace(/\0/g, '\0\x01')}\0\0${row}`);
+            const key = tag + index.suffix;
+            if (index.kind === 'eq') add(key + coreEqualityForm(value), row);
+            else if (index.kind === 'score') add(key, `${Number(value)} ${row}`);
+            else add(key, `0 ${coreOrderForm(value).replace(/\0/g, '\0\x01')}\0\0${row}`);
         }
     }
     for (const lines of content.values()) lines.sort();
     return content;
 }
 
-/** What the server holds under a collection's index keys (`{C}:*` but the counter), in the same form. */
+/** What the server holds under a collection's index keys (`{C}:*` and `{C:…}:*`, but the counter), in the same form. */
 export async function actualCoreIndex(connection: CoreConnection, collection: CoreCollection): Promise<KeyContent> {
     const content: KeyContent = new Map();
-    for (const node of await connection.masters()) {
-        let cursor = '0';
-        do {
-            const [next, keys] = (await node.send([
-                'SCAN',
-                cursor,
-                'MATCH',
-                `\\{${collection.name}\\}:*`,
-                'COUNT',
-                '1000',
-            ])) as [string, string[]];
-            cursor = String(next);
-            for (const key of keys) {
-                if (key === collection.key.counterKey) continue;
-                const type = String(await node.send(['TYPE', key]));
-                let lines: string[];
-                if (type === 'set') lines = ((await node.send(['SMEMBERS', key])) as string[]).map(String);
-                else if (type === 'zset') {
-                    const flat = (await node.send(['ZRANGE', key, '0', '-1', 'WITHSCORES'])) as string[];
-                    lines = [];
-                    for (let i = 0; i < flat.length; i += 2) lines.push(`${Number(flat[i + 1])} ${flat[i]}`);
-                } else if (type === 'hash') {
-                    const flat = (await node.send(['HGETALL', key])) as string[];
-                    lines = [];
-                    // The library writes records with cjson: compare them as JSON values.
-                    for (let i = 0; i < flat.length; i += 2) {
-                        const parsed = JSON.parse(flat[i + 1]) as unknown;
-                        // cjson writes an empty Lua table as `{}`.
-                        const record = Array.isArray(parsed) || Object.keys(parsed as object).length > 0 ? parsed : [];
-                        lines.push(`${flat[i]}=${JSON.stringify(record)}`);
-                    }
-                } else lines = [`unexpected ${type}`];
-                content.set(key, lines.sort());
-            }
-        } while (cursor !== '0');
-    }
+    for (const node of await connection.masters())
+        for (const pattern of coreIndexPatterns(collection)) await readIndexKeys(node, pattern, collection, content);
     return content;
+}
+
+/** Adds the content of every key matching `pattern` on one node. */
+async function readIndexKeys(
+    node: CoreNode,
+    pattern: string,
+    collection: CoreCollection,
+    content: KeyContent,
+): Promise<void> {
+    let cursor = '0';
+    do {
+        const [next, keys] = (await node.send(['SCAN', cursor, 'MATCH', pattern, 'COUNT', '1000'])) as [
+            string,
+            string[],
+        ];
+        cursor = String(next);
+        for (const key of keys) {
+            if (key === collection.key.counterKey) continue;
+            const type = String(await node.send(['TYPE', key]));
+            let lines: string[];
+            if (type === 'set') lines = ((await node.send(['SMEMBERS', key])) as string[]).map(String);
+            else if (type === 'zset') {
+                const flat = (await node.send(['ZRANGE', key, '0', '-1', 'WITHSCORES'])) as string[];
+                lines = [];
+                for (let i = 0; i < flat.length; i += 2) lines.push(`${Number(flat[i + 1])} ${flat[i]}`);
+            } else if (type === 'hash') {
+                const flat = (await node.send(['HGETALL', key])) as string[];
+                lines = [];
+                // The library writes records with cjson: compare them as JSON values.
+                for (let i = 0; i < flat.length; i += 2) {
+                    const parsed = JSON.parse(flat[i + 1]) as unknown;
+                    // cjson writes an empty Lua table as `{}`.
+                    const record = Array.isArray(parsed) || Object.keys(parsed as object).length > 0 ? parsed : [];
+                    lines.push(`${flat[i]}=${JSON.stringify(record)}`);
+                }
+            } else lines = [`unexpected ${type}`];
+            content.set(key, lines.sort());
+        }
+    } while (cursor !== '0');
 }
 
 /** The differences between two contents, one line each (empty when equal). */

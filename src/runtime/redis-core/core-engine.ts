@@ -13,6 +13,9 @@ import {
     type RedisLogicalType,
 } from '../../generation/shared/redis-encoding.js';
 import {
+    CORE_PARTITION_FIELD,
+    coreQueryRecordKey,
+    coreRowRecordKey,
     escapeCoreKeyPart,
     type CoreCollection,
     type CoreQuery,
@@ -91,8 +94,9 @@ export async function prepareCore(
     const dropped = design.collections.filter((c) => fresh || c.key.kind === 'counter');
     for (const node of masters) {
         for (const collection of dropped) {
-            // Row keys and index keys; glob-escaped (the tag's braces are literal, names are identifiers).
-            for (const pattern of [`${collection.rowPrefix}*`, `\\{${collection.name}\\}:*`]) {
+            // Row keys and index keys (the global tag's and the partitions'); glob-escaped (the tag's braces are
+            // literal, names are identifiers).
+            for (const pattern of [`${collection.rowPrefix}*`, ...coreIndexPatterns(collection)]) {
                 let cursor = '0';
                 do {
                     const [next, keys] = (await node.send(['SCAN', cursor, 'MATCH', pattern, 'COUNT', '1000'])) as [
@@ -110,6 +114,11 @@ export async function prepareCore(
     return { masters: masters.length, deleted };
 }
 
+/** SCAN patterns matching every index key of a collection: the global tag's, and each partition's. */
+export function coreIndexPatterns(collection: CoreCollection): string[] {
+    return [`\\{${collection.name}\\}:*`, `\\{${collection.name}:*`];
+}
+
 /** Options of `writeCoreRows`. */
 export interface CoreWriteOptions {
     /** Rows sent before waiting for their replies (default 1000). */
@@ -124,24 +133,10 @@ export interface CoreWriteResult {
     rows: number;
 }
 
-/** The commands that write one row: on a server one FCALL; on a cluster the row's call and the index's call. */
-function writeCommands(
-    design: CoreViewModel,
-    collection: CoreCollection,
-    row: string,
-    values: string[],
-    cluster: boolean,
-): { key: string; argv: string[] }[] {
-    const f = design.functions;
-    if (!cluster)
-        return [{ key: row, argv: ['FCALL', f.put, '2', row, collection.recordKey, collection.name, ...values] }];
-    return [
-        { key: row, argv: ['FCALL', f.rowPut, '1', row, collection.name, ...values] },
-        {
-            key: collection.recordKey,
-            argv: ['FCALL', f.indexPut, '1', collection.recordKey, collection.name, row, ...values],
-        },
-    ];
+/** The call that removes a row's index entries from a partition (a cluster step), by the partition's tag. */
+function indexDelCommand(design: CoreViewModel, collection: CoreCollection, row: string, tag: string) {
+    const records = `${tag}:rec`;
+    return { key: records, argv: ['FCALL', design.functions.indexDel, '1', records, collection.name, row] };
 }
 
 /** The RESP text of one argument. */
@@ -273,9 +268,12 @@ export async function writeCoreRows(
         rows: number;
         perRow: number;
         replies: Promise<PromiseSettledResult<unknown>[]>;
+        moved?: (replies: PromiseSettledResult<unknown>[]) => Promise<void>;
     };
-    const acknowledge = async ({ collection, start, rows, perRow, replies }: Sent): Promise<void> => {
-        await settle(await replies, collection, start, perRow);
+    const acknowledge = async ({ collection, start, rows, perRow, replies, moved }: Sent): Promise<void> => {
+        const settled = await replies;
+        settle(settled, collection, start, perRow);
+        if (moved) await moved(settled);
         done += rows;
         if (options.onProgress) await options.onProgress(done, total());
     };
@@ -307,15 +305,14 @@ export async function writeCoreRows(
                     : { head: ['FCALL', f.put, '2'], keyed: true, tail: [collection.recordKey, collection.name] }
                 : { head: ['FCALL', f.rowPut, '1'], keyed: true, tail: [collection.name] };
             const put = respCommand(rowCall.head, rowCall.keyed, rowCall.tail, collection.fields.length);
+            // On a cluster the index call names the record hash of the row's partition (its slot).
+            const indexHead = `*${6 + collection.fields.length}\r\n${['FCALL', f.indexPut, '1'].map(bulk).join('')}`;
             const index = cluster
-                ? respCommand(
-                      ['FCALL', f.indexPut, '1', collection.recordKey, collection.name],
-                      true,
-                      [],
-                      collection.fields.length,
-                  )
+                ? (records: string, row: string, encoded: string) =>
+                      `${indexHead}${bulk(records)}${bulk(collection.name)}${bulk(row)}${encoded}`
                 : undefined;
             const perRow = index ? 2 : 1;
+            const partitionFields = collection.partition?.fields.map((field) => field.position - 1) ?? [];
             const keyParts = collection.key.kind === 'natural' ? collection.key.parts : [];
             const types = collection.fields.map((field) => field.type);
             const names = collection.fields.map((field) => field.name);
@@ -359,14 +356,22 @@ export async function writeCoreRows(
                 }
                 let rowKeys: string[];
                 const encoded: string[] = new Array(count);
+                const records: string[] = new Array(count);
                 try {
                     rowKeys = new Array(count);
+                    const fieldValues: string[] = new Array(types.length);
                     for (let i = 0; i < count; i++) {
                         const row = batch[i];
                         let values = '';
-                        for (let v = 0; v < types.length; v++)
-                            values += bulk(encodeRedisValue(types[v], row.values[names[v]]));
+                        for (let v = 0; v < types.length; v++) {
+                            fieldValues[v] = encodeRedisValue(types[v], row.values[names[v]]);
+                            values += bulk(fieldValues[v]);
+                        }
                         encoded[i] = values;
+                        records[i] =
+                            partitionFields.length === 0
+                                ? collection.recordKey
+                                : coreRowRecordKey(collection, fieldValues);
                         if (counter === undefined) rowKeys[i] = rowKeyOf(row);
                     }
                 } catch (error) {
@@ -392,16 +397,31 @@ export async function writeCoreRows(
                     keys[i * perRow] = row;
                     commands[i * perRow] = put(row, encoded[i]);
                     if (index) {
-                        keys[i * perRow + 1] = collection.recordKey;
-                        commands[i * perRow + 1] = index(row, encoded[i]);
+                        keys[i * perRow + 1] = records[i];
+                        commands[i * perRow + 1] = index(records[i], row, encoded[i]);
                     }
                 }
+                const batchKeys = rowKeys!;
                 inFlight.push({
                     collection,
                     start,
                     rows: count,
                     perRow,
                     replies: connection.callMany({ keys, commands, first: 'FCALL' }),
+                    // A row whose partition changed: its row call named the partition that still holds its entries.
+                    moved:
+                        cluster && partitionFields.length > 0
+                            ? async (replies) => {
+                                  const moves = replies.flatMap((reply, i) =>
+                                      i % perRow === 0 &&
+                                      reply.status === 'fulfilled' &&
+                                      typeof reply.value === 'string'
+                                          ? [indexDelCommand(design, collection, batchKeys[i / perRow], reply.value)]
+                                          : [],
+                                  );
+                                  for (const { key, argv } of moves) await connection.call(key, argv);
+                              }
+                            : undefined,
                 });
                 if (inFlight.length >= BATCHES_IN_FLIGHT) await acknowledge(inFlight.shift()!);
             }
@@ -428,8 +448,18 @@ export async function putCoreRow(
     row: string,
     values: string[],
 ): Promise<void> {
-    for (const { key, argv } of writeCommands(design, collection, row, values, connection.cluster))
+    const f = design.functions;
+    const records = coreRowRecordKey(collection, values);
+    if (!connection.cluster) {
+        await connection.call(row, ['FCALL', f.put, '2', row, records, collection.name, ...values]);
+        return;
+    }
+    const moved = await connection.call(row, ['FCALL', f.rowPut, '1', row, collection.name, ...values]);
+    await connection.call(records, ['FCALL', f.indexPut, '1', records, collection.name, row, ...values]);
+    if (typeof moved === 'string') {
+        const { key, argv } = indexDelCommand(design, collection, row, moved);
         await connection.call(key, argv);
+    }
 }
 
 /** Deletes one row and its index entries through the library: one call, or two on a cluster. */
@@ -444,7 +474,14 @@ export async function deleteCoreRow(
         await connection.call(row, ['FCALL', f.del, '2', row, collection.recordKey, collection.name]);
         return;
     }
-    await connection.call(collection.recordKey, ['FCALL', f.indexDel, '1', collection.recordKey, collection.name, row]);
+    // A partitioned collection's row names the partition holding its entries.
+    const tag = collection.partition
+        ? ((await connection.call(row, ['HGET', row, CORE_PARTITION_FIELD], true)) as string | null)
+        : collection.tag;
+    if (tag !== null) {
+        const { key, argv } = indexDelCommand(design, collection, row, String(tag));
+        await connection.call(key, argv);
+    }
     await connection.call(row, ['FCALL', f.rowDel, '1', row, collection.name]);
 }
 
@@ -498,17 +535,18 @@ export async function runCoreQuery(
                 );
             return decodeRedisValue(projection.type, String(value));
         });
+    const records = coreQueryRecordKey(collection, query, values);
     if (!connection.cluster) {
-        const argv = ['FCALL_RO', design.functions.query, '1', collection.recordKey, query.name, ...values];
-        const reply = (await connection.call(collection.recordKey, argv, true)) as unknown[][];
+        const argv = ['FCALL_RO', design.functions.query, '1', records, query.name, ...values];
+        const reply = (await connection.call(records, argv, true)) as unknown[][];
         return {
             rows: reply.map((row) => decode(String(row[0]), row.slice(1))),
             keys: reply.map((row) => String(row[0])),
             command: formatCliCommand(argv),
         };
     }
-    const argv = ['FCALL_RO', design.functions.queryKeys, '1', collection.recordKey, query.name, ...values];
-    const keys = ((await connection.call(collection.recordKey, argv, true)) as unknown[]).map(String);
+    const argv = ['FCALL_RO', design.functions.queryKeys, '1', records, query.name, ...values];
+    const keys = ((await connection.call(records, argv, true)) as unknown[]).map(String);
     const stored = await Promise.all(
         keys.map((key) => connection.call(key, ['HMGET', key, ...query.plan.project], true) as Promise<unknown[]>),
     );

@@ -1,10 +1,16 @@
 /**
  * What the entity store (../redis-entities/redis-entity-store.ts) needs of the core-Redis engine: a row exactly as
- * the library's `row_put` writes it (the key field, then every field's encoded value), how a row is deleted (the
+ * the library's `row_put` writes it (the key field, every field's encoded value, and in a partitioned collection the
+ * partition its index entries are in), how a row is deleted (the
  * library's `del`, index entries with it), and the index keys the live rows imply (core-consistency.ts).
  */
 import type { Collection } from '../../language/generated/ast.js';
-import type { CoreCollection, CoreViewModel } from '../../generation/redis-core/redis-core-design.js';
+import {
+    CORE_PARTITION_FIELD,
+    coreRowRecordKey,
+    type CoreCollection,
+    type CoreViewModel,
+} from '../../generation/redis-core/redis-core-design.js';
 import type { MaterializedRow } from '../materialize.js';
 import type { CollectionHashes, RedisStoreAccess } from '../redis-entities/redis-entity-store.js';
 import type { CoreConnection } from './core-connection.js';
@@ -39,6 +45,9 @@ export function coreStoreAccess(connection: CoreConnection): RedisStoreAccess<Co
                 const values = coreRowValues(core, row);
                 const hash: Record<string, string> = { [core.keyField]: key.slice(core.rowPrefix.length) };
                 core.fields.forEach((field, position) => (hash[field.name] = values[position]));
+                // A partitioned collection's row names the partition of its index entries (`index_put` writes it).
+                if (core.partition)
+                    hash[CORE_PARTITION_FIELD] = coreRowRecordKey(core, values).slice(0, -':rec'.length);
                 hashes.set(key, hash);
             }
             return hashes;
