@@ -1025,7 +1025,7 @@ export function entityMigrationLibraryText(
 const ENTITY_REFRESH_LUA = String.raw`
 redis.register_function('__REFRESH__', function(_, args)
     local C
-    for _, c in ipairs(ECOLLS) do if c.index == args[1] then C = c end end
+    for _, c in ipairs(ECOLLS) do if c.index == args[1] then C = e_prep(c) end end
     if C == nil then return e_refuse('BAD_VALUE', 'no collection of index ' .. e_quote(tostring(args[1]))) end
     e_loaded, e_new = {}, {}
     local written = 0
