@@ -131,8 +131,8 @@ function listTargets(): KvmodTargetInfo[] {
 }
 
 /**
- * The target's output folders as quick pick items. Each carries every folder-deciding option, so picking
- * `typescript: redisearch1` also resets a configured `design: redis-core` that would write elsewhere.
+ * The target's output folders as quick pick items. Each carries every folder-deciding option, so picking one
+ * folder also resets a configured value of another such option that would write elsewhere.
  */
 function targetVariantInfos(target: RegisteredTarget): KvmodTargetVariantInfo[] {
     const deciding: Record<string, string | number | boolean> = {};

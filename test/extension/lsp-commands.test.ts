@@ -121,14 +121,19 @@ describe('kvmod commands over LSP', () => {
             { label: 'redis: redisearch2', options: { dialect: 'redisearch2' } },
             { label: 'redis: redisearch1', options: { dialect: 'redisearch1' } },
         ]);
-        expect(targets.find((target) => target.name === 'typescript')!.variants).toEqual([
-            { label: 'typescript: redisearch2', options: { design: 'redis', dialect: 'redisearch2' } },
-            { label: 'typescript: redisearch1', options: { design: 'redis', dialect: 'redisearch1' } },
-            { label: 'typescript: redis-core', options: { design: 'redis-core', dialect: 'redisearch2' } },
+        // The client's folders: one per dialect of the RediSearch design, then the core design's, each item setting
+        // both the design and the dialect (so picking a dialect resets a configured core design).
+        const client = targets.find((target) =>
+            target.variants.some(
+                (variant) => variant.options.design !== undefined && variant.options.dialect === 'redisearch1',
+            ),
+        )!;
+        expect(client.variants.map((variant) => variant.options)).toEqual([
+            { design: redis.name, dialect: 'redisearch2' },
+            { design: redis.name, dialect: 'redisearch1' },
+            { design: 'redis-core', dialect: 'redisearch2' },
         ]);
-        expect(targets.find((target) => target.name === 'redis-core')!.variants).toEqual([
-            { label: 'redis-core', options: {} },
-        ]);
+        expect(client.variants.at(-1)!.label).toBe(`${client.name}: redis-core`);
     });
 
     it('"Generate…" writes the target\'s files into the output folder through the pipeline', async () => {

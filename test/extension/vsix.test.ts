@@ -69,6 +69,8 @@ describe('the packaged .vsix', () => {
             'kvmod.verify',
         ]);
         expect(Object.keys(manifest.contributes.configuration.properties).sort()).toEqual([
+            'kvmod.dynamodb.pageSize',
+            'kvmod.dynamodb.singleTable',
             'kvmod.generate.target',
             'kvmod.merge.policy',
             'kvmod.merge.threshold',
