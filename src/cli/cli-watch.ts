@@ -20,14 +20,14 @@ const WATCHED_EXTENSIONS = new Set(['.pidm', '.kvlm', '.hbs']);
 const SETTLE_MS = 150;
 
 /**
- * A command module with a `--watch` option that runs the command again on every change: through `runFresh` (the
- * whole command line parsed again without `--watch`, so a changed config file applies), else its handler.
+ * A command module with a `--watch` option that runs the command again on every change through `runFresh`: the
+ * whole command line parsed again without `--watch`, so a changed config file applies.
  */
 export function withWatch(
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     module: CommandModule<any, any>,
     context: CliContext,
-    runFresh?: () => Promise<unknown>,
+    runFresh: () => Promise<unknown>,
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): CommandModule<any, any> {
     const builder = module.builder;
@@ -43,7 +43,7 @@ export function withWatch(
             }),
         handler: async (args: ArgumentsCamelCase<Record<string, unknown>>) => {
             if (!args.watch) return handler(args);
-            const run = runFresh ? async () => void (await runFresh()) : () => Promise.resolve(handler(args));
+            const run = async () => void (await runFresh());
             await watchAndRun(watchedFolders(args, context.configPath), run, context);
             context.exitCode = 0;
         },
