@@ -207,7 +207,7 @@ async function* targetFiles<O extends OptionDeclarations, D>(
     };
     if (target.templates) for await (const file of templateFiles(target, design, run, chunks)) yield checked(file);
     for (const emitter of target.codeEmitters ?? [])
-        for (const file of await emitter.emit(design, values)) yield checked(file);
+        for (const file of await emitter.emit(design, values, run)) yield checked(file);
 }
 
 function designInput(source: DesignSource): DesignInput {

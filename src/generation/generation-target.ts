@@ -10,6 +10,7 @@ import type { HelperDelegate } from 'handlebars';
 import type { KvlmModel, PidmModel } from '../language/generated/ast.js';
 import type { MergeDecisionInfo, TransformOptions } from '../../transformations/pidm-to-kvlm/index.js';
 import type { OptionDeclarations, OptionValues } from './generation-options.js';
+import type { RunOptions } from './generation-engine.js';
 
 /** One output file (of a template or a code emitter): its path relative to the output folder, and its text. */
 export interface GeneratedFile {
@@ -89,8 +90,12 @@ export interface TemplateEmitter<Design> {
 export interface CodeEmitter<Options, Design> {
     /** A name for messages (`client`). */
     name: string;
-    /** The files, with paths relative to the target's output folder. */
-    emit(design: Design, options: Options): GeneratedFile[] | Promise<GeneratedFile[]>;
+    /**
+     * The files, with paths relative to the target's output folder. `run` carries the user's templates folder: an
+     * emitter that embeds another target's rendered file (the redis-core client's `library.ts`) renders it with the
+     * same overrides, so the embedded copy is the file that target writes.
+     */
+    emit(design: Design, options: Options, run: RunOptions): GeneratedFile[] | Promise<GeneratedFile[]>;
 }
 
 /** A generation target. */

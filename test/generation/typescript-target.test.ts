@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { writeOutputs } from '../../src/generation/generation-writer.js';
@@ -299,6 +300,33 @@ WHERE isbn = "?"
         );
         expect(diagnostics).toEqual([]);
         expect(roots.length).toBe(runtime.length + KVLM_MODELS.length + EXAMPLES.length);
+    });
+
+    test("the redis-core client embeds library.lua as the run's templates render it (an overridden library is the one loadLibrary loads)", async () => {
+        const design = await loadRuntimeDesign('examples/book-ratings/book-ratings.pidm');
+        const source = { kvlm: design.kvlm, pidm: design.pidm };
+        const templates = await mkdtemp(join(tmpdir(), 'kvmod-core-templates-'));
+        try {
+            const builtIn = await readFile(join(repoRoot, 'templates', 'redis-core', 'library.lua.hbs'), 'utf8');
+            await writeFile(join(templates, 'library.lua.hbs'), `-- audited by ops\n${builtIn}`);
+            const lua = (
+                await generateFromKvlm(source, { target: 'redis-core', templatesDir: templates, log: () => {} })
+            ).files.find((f) => f.path === 'library.lua')!.content;
+            expect(lua.startsWith('-- audited by ops\n')).toBe(true);
+            const { files } = await generateFromKvlm(source, {
+                target: 'typescript',
+                targetOptions: { design: 'redis-core' },
+                templatesDir: templates,
+                log: () => {},
+            });
+            const library = files.find((f) => f.path === 'library.ts')!.content;
+            const module = ts.transpileModule(library, { compilerOptions: { module: ts.ModuleKind.CommonJS } });
+            const exports: { LIBRARY_SOURCE?: string } = {};
+            new Function('exports', module.outputText)(exports);
+            expect(exports.LIBRARY_SOURCE).toBe(lua);
+        } finally {
+            await rm(templates, { recursive: true, force: true });
+        }
     });
 
     test('unsafe names get one safe spelling', () => {

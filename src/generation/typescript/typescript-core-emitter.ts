@@ -13,7 +13,7 @@ import {
     type FunctionDeclarationStructure,
     type StatementStructures,
 } from 'ts-morph';
-import { renderTemplate } from '../generation-engine.js';
+import { renderTemplate, type RunOptions } from '../generation-engine.js';
 import type { GeneratedFile } from '../generation-target.js';
 import { redisCoreTarget } from '../redis-core/redis-core-target.js';
 import type { TsCoreClientDesign, TsCoreQuery } from './typescript-core-design.js';
@@ -140,9 +140,14 @@ function libraryModule(design: TsCoreClientDesign, library: string): string {
 }
 
 /** The files of the client: `client.ts`, `library.ts` and the run-time files under `kvmod/`. */
-export async function emitCoreTypeScriptClient(design: TsCoreClientDesign, version: string): Promise<GeneratedFile[]> {
+export async function emitCoreTypeScriptClient(
+    design: TsCoreClientDesign,
+    version: string,
+    run: RunOptions = {},
+): Promise<GeneratedFile[]> {
     const { core } = design;
-    const library = await renderTemplate(redisCoreTarget, core, 'library.lua');
+    // With the run's templates folder: an overridden library.lua is the library the client loads.
+    const library = await renderTemplate(redisCoreTarget, core, 'library.lua', { templatesDir: run.templatesDir });
     if (library === undefined) throw new Error('the redis-core target renders no library.lua');
     const file: StatementStructures[] = [];
     file.push(

@@ -70,12 +70,13 @@ export const typescriptTarget: GenerationTarget<typeof typescriptTargetOptions, 
     codeEmitters: [
         {
             name: 'client',
-            emit: async (design) => {
+            emit: async (design, _options, run) => {
                 const { kvmodVersion } = await import('./typescript-version.js');
                 if ('core' in design)
                     return (await import('./typescript-core-emitter.js')).emitCoreTypeScriptClient(
                         design,
                         kvmodVersion(),
+                        { templatesDir: run.templatesDir },
                     );
                 return (await import('./typescript-emitter.js')).emitTypeScriptClient(design, kvmodVersion());
             },
