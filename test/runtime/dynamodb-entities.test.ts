@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { memoryIo } from '../../src/cli/cli-io.js';
 import { main } from '../../src/cli/main.js';
@@ -98,6 +98,7 @@ async function runPlan(
     runtime: RuntimeDesign,
     view: DynamoViewModel,
     plan: readonly Planned[],
+    killed = { started: 0 },
 ): Promise<string | null> {
     const context = await freshContext(runtime, view);
     let oracle: InstanceData = {};
@@ -120,6 +121,7 @@ async function runPlan(
             if ((await headSeq(view)) > before) {
                 if (!expected.ok) return `operation ${at}: refused by the oracle, yet it started a change`;
                 oracle = expected.data;
+                killed.started++;
             }
             if (completeAtOnce) await completePendingChange(context);
         }
@@ -136,30 +138,37 @@ describe('entity operations on DynamoDB (dynalite), writers killed between write
         ['examples/airflights/airflights.pidm', 'safe', 11],
         ['examples/airflights/airflights.pidm', 'none', 12],
         ['examples/book-ratings/book-ratings.pidm', 'safe', 13],
-    ] as const)('%s, merge %s, seed %i: 0 differences from the oracle after completion', async (model, merge, seed) => {
-        const runtime = await loadRuntimeDesign(model, { merge });
-        const view = buildDynamoViewModel(runtime.kvlm, { pageSize: 2 });
-        const random = rng(seed);
-        const plan: Planned[] = randomEntityOperations(runtime.model, seed, 120, {
-            design: runtime.kvlm,
-            idsPerEntity: 3,
-        }).map(({ operation }) => ({
-            operation,
-            killAfter: random() < 0.3 ? 1 + Math.floor(random() * 8) : 0,
-            completeAtOnce: random() < 0.5,
-        }));
-        expect(plan.filter((p) => p.killAfter > 0).length).toBeGreaterThan(20);
-        const problem = await runPlan(runtime, view, plan);
-        if (problem !== null) {
-            const smallest = await shrinkAsync(
-                plan,
-                async (candidate) => (await runPlan(runtime, view, candidate)) !== null,
-            );
-            throw new Error(
-                `${problem}\nshrunk to: ${operationsJson(smallest.map((p) => p.operation))} kills ${JSON.stringify(smallest.map((p) => p.killAfter))}`,
-            );
-        }
-    });
+    ] as const)(
+        '%s, merge %s, seed %i: 0 differences from the oracle after completion',
+        async (model, merge, seed) => {
+            const runtime = await loadRuntimeDesign(model, { merge });
+            const view = buildDynamoViewModel(runtime.kvlm, { pageSize: 2 });
+            const random = rng(seed);
+            const plan: Planned[] = randomEntityOperations(runtime.model, seed, 120, {
+                design: runtime.kvlm,
+                idsPerEntity: 3,
+            }).map(({ operation }) => ({
+                operation,
+                killAfter: random() < 0.3 ? 1 + Math.floor(random() * 8) : 0,
+                completeAtOnce: random() < 0.5,
+            }));
+            expect(plan.filter((p) => p.killAfter > 0).length).toBeGreaterThan(20);
+            const killed = { started: 0 };
+            const problem = await runPlan(runtime, view, plan, killed);
+            // Kills after the atomic start leave a change for the next operation or the command to complete.
+            expect(problem === null ? killed.started : 99).toBeGreaterThan(5);
+            if (problem !== null) {
+                const smallest = await shrinkAsync(
+                    plan,
+                    async (candidate) => (await runPlan(runtime, view, candidate)) !== null,
+                );
+                throw new Error(
+                    `${problem}\nshrunk to: ${operationsJson(smallest.map((p) => p.operation))} kills ${JSON.stringify(smallest.map((p) => p.killAfter))}`,
+                );
+            }
+        },
+        600_000,
+    );
 
     test('an update with ifVersion other than the entity version is refused as entity.conflict, and writes nothing', async () => {
         const runtime = await loadRuntimeDesign('examples/book-ratings/book-ratings.pidm', { merge: 'safe' });
@@ -186,7 +195,7 @@ describe('entity operations on DynamoDB (dynalite), writers killed between write
         );
         expect(outcome).toMatchObject({ ok: false, code: 'entity.conflict' });
         expect(await headSeq(view)).toBe(seq);
-    });
+    }, 300_000);
 
     test('the live check names a pending change and a row item no entity implies', async () => {
         const runtime = await loadRuntimeDesign('examples/airflights/airflights.pidm', { merge: 'safe' });
@@ -212,7 +221,7 @@ describe('entity operations on DynamoDB (dynalite), writers killed between write
         expect(differences).toContainEqual(
             `table ${table.name}: row item {"${table.keys[0].partitionAttribute}":"stray","${table.keys[0].sortAttribute}":"stray"}: no entity implies it`,
         );
-    });
+    }, 120_000);
 });
 
 describe('kvmod load and verify --live --target dynamodb', () => {
@@ -222,6 +231,15 @@ describe('kvmod load and verify --live --target dynamodb', () => {
         const data = generateInstanceData(runtime.model, { scale: 10, seed: 4 });
         const file = join(dir, 'data.json');
         await writeFile(file, JSON.stringify(data));
+        // The tables of the tests above are gone: the load creates every table.
+        const admin = new DynamoDBClient({
+            endpoint: server.url,
+            region: 'us-east-1',
+            credentials: { accessKeyId: 'kvmod', secretAccessKey: 'kvmod' },
+        });
+        for (const name of (await admin.send(new ListTablesCommand({}))).TableNames ?? [])
+            await admin.send(new DeleteTableCommand({ TableName: name }));
+        admin.destroy();
         const common = ['--target', 'dynamodb', '--endpoint', server.url, '--page-size', '2'];
         const loaded = await kvmod(['load', model, '--data', file, '--recreate', ...common]);
         const total = Object.values(data).reduce((sum, objects) => sum + objects.length, 0);
@@ -246,7 +264,80 @@ describe('kvmod load and verify --live --target dynamodb', () => {
             `table ${table.name}: row item {"${table.keys[0].partitionAttribute}":"stray","${table.keys[0].sortAttribute}":"stray"}: no entity implies it`,
         ]);
         expect(after.code).toBe(1);
-    });
+        // A writer killed after its atomic start: kvmod load finishes its change before it compares the entities.
+        const entity = [...runtime.model.entities.values()].find(
+            (e) => e.idType === 'text' && (data[e.name] ?? []).length > 0,
+        )!;
+        const copy = { ...data[entity.name][0], [entity.idName]: 'zz-new' };
+        for (const reference of entity.references)
+            if (reference.kind === 'optional') copy[reference.name] = null;
+            else if (reference.kind === 'many' && reference.minItems === 0) copy[reference.name] = [];
+        const context: DynamoEntityContext = { documents, view, kvlm: runtime.kvlm, model: runtime.model };
+        await expect(
+            executeDynamoOperation(
+                context,
+                { kind: 'create', entity: entity.name, object: copy },
+                {
+                    fault: (writes) => {
+                        if (writes === 2) throw new Killed();
+                    },
+                },
+            ),
+        ).rejects.toBeInstanceOf(Killed);
+        expect(await getDynamoEntity(context, entity.name, 'zz-new')).toBeNull();
+        const again = await kvmod(['load', model, '--data', file, ...common]);
+        expect(again.stderr).toContain(`${entity.name} 1 (zz-new)`);
+        expect(again.code).toBe(1);
+        expect(await getDynamoEntity(context, entity.name, 'zz-new')).toMatchObject({ object: copy, version: 1 });
+    }, 300_000);
+});
+
+describe('kvmod workload --target dynamodb', () => {
+    test.each([
+        ['examples/book-ratings/book-ratings.pidm', 'safe', 1],
+        ['examples/tournament/tournament.pidm', 'none', 2],
+    ] as const)(
+        '%s, merge %s, %i writer(s): every outcome as the oracle says, live checks find 0 differences',
+        async (model, merge, writers) => {
+            const run = await kvmod([
+                'workload',
+                model,
+                '--target',
+                'dynamodb',
+                '--endpoint',
+                server.url,
+                '--merge',
+                merge,
+                '--ops',
+                '80',
+                '--check-every',
+                '40',
+                '--ids',
+                '3',
+                '--writers',
+                String(writers),
+                '--seed',
+                '5',
+                '--format',
+                'json',
+            ]);
+            const report = JSON.parse(run.stdout) as {
+                ok: boolean;
+                target: string;
+                checks: number;
+                failure?: unknown;
+                intents: Record<string, { done: number; refused: number }>;
+            };
+            expect(report.failure).toBeUndefined();
+            expect(report).toMatchObject({ ok: true, target: 'dynamodb', checks: 2 });
+            const done = Object.values(report.intents).reduce((sum, counts) => sum + counts.done, 0);
+            const refused = Object.values(report.intents).reduce((sum, counts) => sum + counts.refused, 0);
+            expect(done).toBeGreaterThan(30);
+            expect(refused).toBeGreaterThan(3);
+            expect(run.code).toBe(0);
+        },
+        300_000,
+    );
 });
 
 async function kvmod(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

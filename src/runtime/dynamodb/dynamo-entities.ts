@@ -668,6 +668,13 @@ export function dynamoEntityStore(documents: DynamoDBDocumentClient): EngineEnti
         unsupported: (_view, runtime) => dynamoEntitiesUnsupported(runtime.kvlm),
         async planLoad(view, runtime, data, { fresh, sync }): Promise<EntityLoadPlan> {
             const context = contextOf(view, runtime);
+            // A change a writer left pending is finished first: the entities it writes are the server's.
+            if (!fresh)
+                try {
+                    await completePendingChange(context);
+                } catch (error) {
+                    if (!(error instanceof ResourceNotFoundException)) throw error;
+                }
             const stored = fresh
                 ? {
                       data: {} as InstanceData,
@@ -694,7 +701,6 @@ export function dynamoEntityStore(documents: DynamoDBDocumentClient): EngineEnti
             return {
                 extra,
                 async write(): Promise<EntityLoadResult> {
-                    if (stored.pending !== undefined) await completePendingChange(context);
                     const table = view.entityTable;
                     const requests: Parameters<typeof batchWrite>[2] = [];
                     let written = 0;
