@@ -83,7 +83,8 @@ async function freshContext(runtime: RuntimeDesign, view: DynamoViewModel): Prom
     } finally {
         await session.close();
     }
-    return { documents, view, kvlm: runtime.kvlm, model: runtime.model };
+    // A short lease: a killed writer's change left to the next operation is taken over after 100 ms.
+    return { documents, view, kvlm: runtime.kvlm, model: runtime.model, leaseMs: 100 };
 }
 
 async function headSeq(view: DynamoViewModel): Promise<number> {
@@ -196,6 +197,38 @@ describe('entity operations on DynamoDB (dynalite), writers killed between write
         expect(outcome).toMatchObject({ ok: false, code: 'entity.conflict' });
         expect(await headSeq(view)).toBe(seq);
     }, 300_000);
+
+    test("another writer's started change is left to it for its lease, then taken over and completed", async () => {
+        const runtime = await loadRuntimeDesign('examples/book-ratings/book-ratings.pidm', { merge: 'safe' });
+        const view = buildDynamoViewModel(runtime.kvlm, { pageSize: 2 });
+        const context = { ...(await freshContext(runtime, view)), leaseMs: 1500 };
+        const operations = randomEntityOperations(runtime.model, 4, 40, { design: runtime.kvlm, idsPerEntity: 2 });
+        let oracle: InstanceData = {};
+        let at = 0;
+        // Up to the first operation that is done: killed right after its atomic start.
+        for (; at < operations.length; at++) {
+            const expected = applyEntityOperation(runtime.model, oracle, operations[at].operation);
+            if (!expected.ok) continue;
+            oracle = expected.data;
+            await expect(
+                executeDynamoOperation(context, operations[at].operation, {
+                    fault: (writes) => {
+                        if (writes === 2) throw new Killed();
+                    },
+                }),
+            ).rejects.toBeInstanceOf(Killed);
+            break;
+        }
+        const next = operations[at + 1].operation;
+        const expected = applyEntityOperation(runtime.model, oracle, next);
+        const started = Date.now();
+        const outcome = await executeDynamoOperation(context, next);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+        expect(outcome.ok).toBe(expected.ok);
+        const { data, differences } = await checkDynamoEntities(context);
+        expect(differences).toEqual([]);
+        expect(entityDifferences(runtime.model, expected.ok ? expected.data : oracle, data)).toEqual([]);
+    }, 120_000);
 
     test('the live check names a pending change and a row item no entity implies', async () => {
         const runtime = await loadRuntimeDesign('examples/airflights/airflights.pidm', { merge: 'safe' });

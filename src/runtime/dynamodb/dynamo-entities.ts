@@ -23,8 +23,10 @@
  * other entities; without transactions only a single item's conditional write is atomic, so one item orders every
  * change of the design. Operations of one design are therefore serialized (a lost race on the head is retried).
  *
- * A writer that stops after (4) leaves `pending`: the next operation, `kvmod load`, or `completePendingChange`
- * carries the change out (its steps are idempotent). A writer that stops before (4) leaves only an unreferenced
+ * A writer that stops after (4) leaves `pending` (and `since`, when it started): the next operation once the lease
+ * (`leaseMs`, 5 s) has passed, `kvmod load`, or `completePendingChange` carries the change out (its steps are
+ * idempotent). Within the lease other operations wait: a writer paused longer than it and then resuming its steps
+ * could put back a row that a newer change deleted (a delete leaves no `_kv` behind). A writer that stops before (4) leaves only an unreferenced
  * change item. Between (4) and (6) a reader of the row tables may see some rows of the new state and some of the
  * old (never a torn item); a row whose key changes may be missing or seen twice for that time. The live check
  * reports a pending change.
@@ -72,7 +74,12 @@ export interface DynamoEntityContext {
     view: DynamoViewModel;
     kvlm: KvlmModel;
     model: RuntimeModel;
+    /** How long another writer's pending change is left to it before an operation takes it over (default 5 s). */
+    leaseMs?: number;
 }
+
+/** The default lease of a started change (`DynamoEntityContext.leaseMs`). */
+export const LEASE_MS = 5000;
 
 /** The entity item key of an object. */
 export function entityItemKey(entity: string, id: unknown): { _pk: string; _sk: string } {
@@ -152,17 +159,38 @@ async function applyStep(documents: DynamoDBDocumentClient, step: ChangeStep, se
 /** A fault injected between two writes of an operation (tests): called with the number of writes done so far. */
 export type FaultHook = (writesDone: number) => void;
 
+/** Who completes a pending change. */
+export interface CompletionOptions {
+    fault?: FaultHook;
+    /** The change this writer started itself (it carries its own change out at once). */
+    own?: string;
+    /**
+     * Take another writer's change over even within its lease (default true: a command after a crash, when the
+     * writer is known to be gone). Operations pass false: they leave a live writer its change for the lease.
+     */
+    takeOver?: boolean;
+}
+
 /**
- * Carries out the pending change, if any: its steps, then the head's `pending` cleared. Idempotent; true when there
- * was one.
+ * Carries out the pending change, if any: its steps, then the head's `pending` cleared. Idempotent. `none`: nothing
+ * was pending; `done`: it was carried out; `busy`: another writer's change, within its lease (`takeOver` false).
  */
-export async function completePendingChange(context: DynamoEntityContext, fault?: FaultHook): Promise<boolean> {
+export async function completePendingChange(
+    context: DynamoEntityContext,
+    options: CompletionOptions = {},
+): Promise<'none' | 'done' | 'busy'> {
     const { documents, view } = context;
+    const fault = options.fault;
     const head = (
         await documents.send(new GetCommand({ TableName: view.entityTable, Key: HEAD, ConsistentRead: true }))
     ).Item;
     const pending = head?.pending as string | undefined;
-    if (pending === undefined) return false;
+    if (pending === undefined) return 'none';
+    // A writer still carrying its change out is left to it: two writers stepping one change could let the slower
+    // one put back a row that a newer change deleted after the faster one finished.
+    const since = (head?.since as number | undefined) ?? 0;
+    if (pending !== options.own && options.takeOver === false && Date.now() - since < (context.leaseMs ?? LEASE_MS))
+        return 'busy';
     const change = (
         await documents.send(
             new GetCommand({
@@ -194,7 +222,7 @@ export async function completePendingChange(context: DynamoEntityContext, fault?
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
     await documents.send(new DeleteCommand({ TableName: view.entityTable, Key: { _pk: '#change', _sk: pending } }));
-    return true;
+    return 'done';
 }
 
 /** An object read from its entity item. */
@@ -414,8 +442,8 @@ export interface DynamoOperationOptions {
     fault?: FaultHook;
 }
 
-/** Tries of an operation that loses the race on the head item to another writer. */
-const TRIES = 50;
+/** How long an operation keeps trying to start (other writers' changes, lost races on the head), past a lease. */
+const PATIENCE_MS = 30_000;
 
 /**
  * Runs one entity operation on DynamoDB (see the module comment): done, or refused with the code and sentence of
@@ -430,8 +458,13 @@ export async function executeDynamoOperation(
     const { documents, view, model } = context;
     let writes = 0;
     const fault = () => options.fault?.(++writes);
-    for (let attempt = 0; attempt < TRIES; attempt++) {
-        await completePendingChange(context, options.fault === undefined ? undefined : () => fault());
+    const hook = options.fault === undefined ? undefined : () => fault();
+    const deadline = Date.now() + PATIENCE_MS + 2 * (context.leaseMs ?? LEASE_MS);
+    while (Date.now() < deadline) {
+        if ((await completePendingChange(context, { fault: hook, takeOver: false })) === 'busy') {
+            await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 20));
+            continue;
+        }
         const head = (
             await documents.send(new GetCommand({ TableName: view.entityTable, Key: HEAD, ConsistentRead: true }))
         ).Item;
@@ -473,9 +506,9 @@ export async function executeDynamoOperation(
                 new UpdateCommand({
                     TableName: view.entityTable,
                     Key: HEAD,
-                    UpdateExpression: 'SET seq = :next, pending = :change',
+                    UpdateExpression: 'SET seq = :next, pending = :change, since = :now',
                     ConditionExpression: '(attribute_not_exists(seq) OR seq = :seq) AND attribute_not_exists(pending)',
-                    ExpressionAttributeValues: { ':next': next, ':seq': seq, ':change': changeKey },
+                    ExpressionAttributeValues: { ':next': next, ':seq': seq, ':change': changeKey, ':now': Date.now() },
                 }),
             );
         } catch (error) {
@@ -486,12 +519,13 @@ export async function executeDynamoOperation(
             continue;
         }
         fault();
-        await completePendingChange(context, options.fault === undefined ? undefined : () => fault());
+        await completePendingChange(context, { fault: hook, own: changeKey });
         return { ok: true };
     }
-    throw new KvmodError(`the ${operation.kind} of ${operation.entity} lost the race on the head item ${TRIES} times`, {
-        code: 'dynamodb.contention',
-    });
+    throw new KvmodError(
+        `the ${operation.kind} of ${operation.entity} could not start within ${Math.round((PATIENCE_MS + 2 * (context.leaseMs ?? LEASE_MS)) / 1000)} s: other writers kept the head item busy`,
+        { code: 'dynamodb.contention' },
+    );
 }
 
 function refused(code: EntityErrorCode, message: string): ExecutedOutcome {
