@@ -45,7 +45,12 @@ export async function runWorkloadCommand(args: WorkloadArgs, io: CliIo = process
     const progress = await progressReporter(io, 'workload', 'operations');
     let result;
     try {
-        result = await runWorkloadOnEngine({
+        // DynamoDB has no client library to install: its operations run through the runtime's step engine.
+        const run =
+            args.target === 'dynamodb'
+                ? (await import('../runtime/dynamodb/dynamo-workload.js')).runDynamoWorkload
+                : runWorkloadOnEngine;
+        result = await run({
             modelPath: args.model,
             server: args.redis,
             target: args.target,

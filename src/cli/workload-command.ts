@@ -29,7 +29,8 @@ export function workloadCommand(context: CliContext): CommandModule<object, Work
                             })
                             .option('redis', {
                                 describe:
-                                    'The scratch server (FLUSHALL before the run and before every replay of a shrink): redis://host:port; redis: with RediSearch; redis-core: Redis 7 or later, one server',
+                                    'The scratch server (FLUSHALL before the run and before every replay of a shrink): redis://host:port; redis: with RediSearch; redis-core: Redis 7 or later, one server; dynamodb: the endpoint, http://host:port (--endpoint; its design tables are created anew)',
+                                alias: 'endpoint',
                                 type: 'string',
                                 demandOption: true,
                             }),

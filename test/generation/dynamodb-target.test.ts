@@ -173,7 +173,20 @@ describe('kvmod generate --target dynamodb', () => {
                 TableName: string;
                 GlobalSecondaryIndexes: { IndexName: string; Projection: unknown }[];
             }[];
-            expect(inputs.map((input) => input.TableName)).toEqual(['airflights']);
+            // The collections' one table, then the entity store's (string key pair, no index).
+            expect(inputs.map((input) => input.TableName)).toEqual(['airflights', 'airflights_kvmod_entities']);
+            expect(inputs[1]).toEqual({
+                TableName: 'airflights_kvmod_entities',
+                AttributeDefinitions: [
+                    { AttributeName: '_pk', AttributeType: 'S' },
+                    { AttributeName: '_sk', AttributeType: 'S' },
+                ],
+                KeySchema: [
+                    { AttributeName: '_pk', KeyType: 'HASH' },
+                    { AttributeName: '_sk', KeyType: 'RANGE' },
+                ],
+                BillingMode: 'PAY_PER_REQUEST',
+            });
             expect(inputs[0].GlobalSecondaryIndexes).toEqual([
                 expect.objectContaining({ IndexName: 'gsi1', Projection: { ProjectionType: 'ALL' } }),
             ]);
@@ -187,6 +200,7 @@ describe('kvmod generate --target dynamodb', () => {
             expect(readme).toContain(
                 '| Q5_passengersDepartingGivenPeriod | airflights | gsi1 | _pk1 = "Q5_passengersDepartingGivenPeriod" · ?departureDate | — |',
             );
+            expect(readme).toContain('The entities live in `airflights_kvmod_entities`');
         } finally {
             await rm(dir, { recursive: true, force: true });
         }

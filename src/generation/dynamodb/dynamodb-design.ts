@@ -92,6 +92,11 @@ export function buildDynamoViewModel(kvlm: KvlmModel, options: DynamoDesignOptio
         throw limitError(
             `database ${kvlm.name}: the table name '${kvlm.name}' is not one DynamoDB accepts (3 to 255 characters among a-z, A-Z, 0-9, '_', '.', '-')`,
         );
+    const entityTable = `${kvlm.name}_kvmod_entities`;
+    if (!NAME.test(entityTable) || tables.some((table) => table.name === entityTable))
+        throw limitError(
+            `database ${kvlm.name}: the entity table name '${entityTable}' is not one DynamoDB accepts, or a collection's table has it`,
+        );
     const warnings: DynamoWarning[] = [];
     const accessPatterns: DynamoAccessPattern[] = [];
     for (const table of tables) {
@@ -114,7 +119,11 @@ export function buildDynamoViewModel(kvlm: KvlmModel, options: DynamoDesignOptio
         pageSize: options.pageSize,
         singleTable: single,
         tables,
-        createTables: single ? [singleTableInput(kvlm.name, tables)] : tables.map((table) => table.createTable),
+        createTables: [
+            ...(single ? [singleTableInput(kvlm.name, tables)] : tables.map((table) => table.createTable)),
+            entityTableInput(entityTable),
+        ],
+        entityTable,
         accessPatterns,
         warnings,
         workbench: workbenchModel(kvlm.name, tables),
@@ -313,6 +322,25 @@ function singleTableInput(database: string, tables: readonly DynamoTable[]): Rec
     const widest = tables.reduce((a, b) => (b.keys.length > a.keys.length ? b : a), tables[0]);
     const input = createTableInput({ ...widest, name: database });
     return input;
+}
+
+/**
+ * The entity table (runtime/dynamodb/dynamo-entities.ts): the entity items, their reverse references, the head item
+ * that orders the operations and the change items, under one string key pair.
+ */
+function entityTableInput(name: string): Record<string, unknown> {
+    return {
+        TableName: name,
+        AttributeDefinitions: [
+            { AttributeName: '_pk', AttributeType: 'S' },
+            { AttributeName: '_sk', AttributeType: 'S' },
+        ],
+        KeySchema: [
+            { AttributeName: '_pk', KeyType: 'HASH' },
+            { AttributeName: '_sk', KeyType: 'RANGE' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+    };
 }
 
 /** The `CreateTable` input of a table: on-demand billing, string keys, one GSI per further query. */

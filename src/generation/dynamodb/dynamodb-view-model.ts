@@ -18,8 +18,10 @@ export interface DynamoViewModel {
     singleTable: boolean;
     /** Per collection its share of the design (in one table, all share one name). */
     tables: DynamoTable[];
-    /** The `CreateTable` inputs, one per table on the server. */
+    /** The `CreateTable` inputs, one per table on the server (the entity table last). */
     createTables: Record<string, unknown>[];
+    /** The table of the entity store: entity items, reverse references, the head item and change items. */
+    entityTable: string;
     /** Every served query as one line of the access-pattern table, in model order. */
     accessPatterns: DynamoAccessPattern[];
     /** What DynamoDB cannot serve by key: what `generate` warns about. */

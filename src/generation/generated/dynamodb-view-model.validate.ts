@@ -5,7 +5,7 @@
 "use strict";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/dynamodb-view-model.schema.json","title":"The dynamodb target's view model","description":"What templates/dynamodb/*.hbs receive (src/generation/dynamodb/dynamodb-view-model.ts): per collection a table, its keys (the base table's, then one global secondary index per further query) and the Query request of each served query; the access-pattern table; what no key serves.","type":"object","additionalProperties":false,"required":["target","database","source","pageSize","tables","accessPatterns","warnings","workbench","singleTable","createTables"],"properties":{"target":{"const":"dynamodb"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"pageSize":{"type":"integer","minimum":1},"tables":{"type":"array","items":{"type":"object","required":["name","collection","keyField","keyStrategy","fields","keys","queries","createTable"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"keyField":{"type":"string"},"keyStrategy":{"enum":["natural","counter"]},"fields":{"type":"array","items":{"type":"object","required":["name","label","type","attributeType"],"properties":{"name":{"type":"string"},"label":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"attributeType":{"enum":["S","N","BOOL"]}}}},"keys":{"type":"array","minItems":1,"items":{"type":"object","required":["index","query","partitionAttribute","partitionPrefix","partitionParts","sortAttribute","sortParts","projection","shape"],"properties":{"index":{"anyOf":[{"type":"string"},{"type":"null"}]},"partitionAttribute":{"type":"string"},"sortAttribute":{"type":"string"},"projection":{"type":"object","required":["type","attributes"],"properties":{"type":{"enum":["ALL","INCLUDE"]},"attributes":{"type":"array","items":{"type":"string"}}}},"query":{"type":"string"},"partitionPrefix":{"type":"string"},"partitionParts":{"type":"array","items":{"type":"object","required":["field","type"],"properties":{"field":{"type":"string"},"type":{"type":"string"}}}},"sortParts":{"type":"array","items":{"type":"object","required":["field","type"],"properties":{"field":{"type":"string"},"type":{"type":"string"}}}},"shape":{"type":"object","required":["partition","sort"],"properties":{"partition":{"type":"string"},"sort":{"type":"string"}}}}}},"queries":{"type":"array","items":{"type":"object","required":["name","key","index"],"properties":{"name":{"type":"string"},"key":{"type":"integer"},"index":{"anyOf":[{"type":"string"},{"type":"null"}]}}}},"createTable":{"type":"object"}}}},"accessPatterns":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["query","table","index","keyCondition","filter","itemsRead"],"properties":{"query":{"type":"string"},"table":{"type":"string"},"index":{"type":"string"},"keyCondition":{"type":"string"},"filter":{"type":"string"},"itemsRead":{"type":"string"}}}},"warnings":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["code","query","collection","message"],"properties":{"code":{"type":"string"},"query":{"type":"string"},"collection":{"type":"string"},"message":{"type":"string"}}}},"workbench":{"type":"object","description":"The AWS NoSQL Workbench data model (workbench.json), rendered as JSON."},"singleTable":{"type":"boolean"},"createTables":{"type":"array","items":{"type":"object"}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/dynamodb-view-model.schema.json","title":"The dynamodb target's view model","description":"What templates/dynamodb/*.hbs receive (src/generation/dynamodb/dynamodb-view-model.ts): per collection a table, its keys (the base table's, then one global secondary index per further query) and the Query request of each served query; the access-pattern table; what no key serves.","type":"object","additionalProperties":false,"required":["target","database","source","pageSize","tables","accessPatterns","warnings","workbench","singleTable","createTables","entityTable"],"properties":{"target":{"const":"dynamodb"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"pageSize":{"type":"integer","minimum":1},"tables":{"type":"array","items":{"type":"object","required":["name","collection","keyField","keyStrategy","fields","keys","queries","createTable"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"keyField":{"type":"string"},"keyStrategy":{"enum":["natural","counter"]},"fields":{"type":"array","items":{"type":"object","required":["name","label","type","attributeType"],"properties":{"name":{"type":"string"},"label":{"type":"string"},"type":{"enum":["text","int","float","boolean","date","time","datetime"]},"attributeType":{"enum":["S","N","BOOL"]}}}},"keys":{"type":"array","minItems":1,"items":{"type":"object","required":["index","query","partitionAttribute","partitionPrefix","partitionParts","sortAttribute","sortParts","projection","shape"],"properties":{"index":{"anyOf":[{"type":"string"},{"type":"null"}]},"partitionAttribute":{"type":"string"},"sortAttribute":{"type":"string"},"projection":{"type":"object","required":["type","attributes"],"properties":{"type":{"enum":["ALL","INCLUDE"]},"attributes":{"type":"array","items":{"type":"string"}}}},"query":{"type":"string"},"partitionPrefix":{"type":"string"},"partitionParts":{"type":"array","items":{"type":"object","required":["field","type"],"properties":{"field":{"type":"string"},"type":{"type":"string"}}}},"sortParts":{"type":"array","items":{"type":"object","required":["field","type"],"properties":{"field":{"type":"string"},"type":{"type":"string"}}}},"shape":{"type":"object","required":["partition","sort"],"properties":{"partition":{"type":"string"},"sort":{"type":"string"}}}}}},"queries":{"type":"array","items":{"type":"object","required":["name","key","index"],"properties":{"name":{"type":"string"},"key":{"type":"integer"},"index":{"anyOf":[{"type":"string"},{"type":"null"}]}}}},"createTable":{"type":"object"}}}},"accessPatterns":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["query","table","index","keyCondition","filter","itemsRead"],"properties":{"query":{"type":"string"},"table":{"type":"string"},"index":{"type":"string"},"keyCondition":{"type":"string"},"filter":{"type":"string"},"itemsRead":{"type":"string"}}}},"warnings":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["code","query","collection","message"],"properties":{"code":{"type":"string"},"query":{"type":"string"},"collection":{"type":"string"},"message":{"type":"string"}}}},"workbench":{"type":"object","description":"The AWS NoSQL Workbench data model (workbench.json), rendered as JSON."},"singleTable":{"type":"boolean"},"createTables":{"description":"The CreateTable inputs, one per table on the server (the entity table last).","type":"array","items":{"type":"object"}},"entityTable":{"description":"The table of the entity store: entity items, reverse references, the head item and change items.","type":"string"}}};
 const func1 = Object.prototype.hasOwnProperty;
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -120,9 +120,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema31.properties, key0))){
-const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.entityTable === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "entityTable"},message:"must have required property '"+"entityTable"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -131,10 +130,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.target !== undefined){
-if("dynamodb" !== data.target){
-const err11 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/const",keyword:"const",params:{allowedValue: "dynamodb"},message:"must be equal to constant"};
+for(const key0 in data){
+if(!(func1.call(schema31.properties, key0))){
+const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -144,14 +142,26 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.database !== undefined){
-if(typeof data.database !== "string"){
-const err12 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.target !== undefined){
+if("dynamodb" !== data.target){
+const err12 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/const",keyword:"const",params:{allowedValue: "dynamodb"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.database !== undefined){
+if(typeof data.database !== "string"){
+const err13 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }
@@ -162,20 +172,7 @@ const _errs6 = errors;
 let valid1 = false;
 const _errs7 = errors;
 if(typeof data2 !== "string"){
-const err13 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-var _valid0 = _errs7 === errors;
-valid1 = valid1 || _valid0;
-const _errs9 = errors;
-if(data2 !== null){
-const err14 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err14 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -184,15 +181,28 @@ vErrors.push(err14);
 }
 errors++;
 }
-var _valid0 = _errs9 === errors;
+var _valid0 = _errs7 === errors;
 valid1 = valid1 || _valid0;
-if(!valid1){
-const err15 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs9 = errors;
+if(data2 !== null){
+const err15 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err15];
 }
 else {
 vErrors.push(err15);
+}
+errors++;
+}
+var _valid0 = _errs9 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err16 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
 }
 errors++;
 }
@@ -211,23 +221,23 @@ vErrors = null;
 if(data.pageSize !== undefined){
 let data3 = data.pageSize;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err16 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-const err17 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+const err17 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 1 || isNaN(data3)){
+const err18 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
 }
 errors++;
 }
@@ -241,17 +251,7 @@ for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.name === undefined){
-const err18 = {instancePath:instancePath+"/tables/" + i0,schemaPath:"#/properties/tables/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-if(data5.collection === undefined){
-const err19 = {instancePath:instancePath+"/tables/" + i0,schemaPath:"#/properties/tables/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
+const err19 = {instancePath:instancePath+"/tables/" + i0,schemaPath:"#/properties/tables/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -260,8 +260,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(data5.keyField === undefined){
-const err20 = {instancePath:instancePath+"/tables/" + i0,schemaPath:"#/properties/tables/items/required",keyword:"required",params:{missingProperty: "keyField"},message:"must have required property '"+"keyField"+"'"};
+if(data5.collection === undefined){
+const err20 = {instancePath:instancePath+"/tables/" + i0,schemaPath:"#/properties/tables/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -270,8 +270,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(data5.keyStrategy === undefined){
-const err21 = {instancePath:instancePath+"/tables/" + i0,schemaPath:"#/properties/tables/items/required",keyword:"required",params:{missingProperty: "keyStrategy"},message:"must have required property '"+"keyStrategy"+"'"};
+if(data5.keyField === undefined){
+const err21 = {instancePath:instancePath+"/tables/" + i0,schemaPath:"#/properties/tables/items/required",keyword:"required",params:{missingProperty: "keyField"},message:"must have required property '"+"keyField"+"'"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -280,8 +280,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(data5.fields === undefined){
-const err22 = {instancePath:instancePath+"/tables/" + i0,schemaPath:"#/properties/tables/items/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
+if(data5.keyStrategy === undefined){
+const err22 = {instancePath:instancePath+"/tables/" + i0,schemaPath:"#/properties/tables/items/required",keyword:"required",params:{missingProperty: "keyStrategy"},message:"must have required property '"+"keyStrategy"+"'"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -290,8 +290,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(data5.keys === undefined){
-const err23 = {instancePath:instancePath+"/tables/" + i0,schemaPath:"#/properties/tables/items/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
+if(data5.fields === undefined){
+const err23 = {instancePath:instancePath+"/tables/" + i0,schemaPath:"#/properties/tables/items/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -300,8 +300,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data5.queries === undefined){
-const err24 = {instancePath:instancePath+"/tables/" + i0,schemaPath:"#/properties/tables/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data5.keys === undefined){
+const err24 = {instancePath:instancePath+"/tables/" + i0,schemaPath:"#/properties/tables/items/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -310,8 +310,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(data5.createTable === undefined){
-const err25 = {instancePath:instancePath+"/tables/" + i0,schemaPath:"#/properties/tables/items/required",keyword:"required",params:{missingProperty: "createTable"},message:"must have required property '"+"createTable"+"'"};
+if(data5.queries === undefined){
+const err25 = {instancePath:instancePath+"/tables/" + i0,schemaPath:"#/properties/tables/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -320,9 +320,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(data5.name !== undefined){
-if(typeof data5.name !== "string"){
-const err26 = {instancePath:instancePath+"/tables/" + i0+"/name",schemaPath:"#/properties/tables/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5.createTable === undefined){
+const err26 = {instancePath:instancePath+"/tables/" + i0,schemaPath:"#/properties/tables/items/required",keyword:"required",params:{missingProperty: "createTable"},message:"must have required property '"+"createTable"+"'"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -331,10 +330,9 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data5.collection !== undefined){
-if(typeof data5.collection !== "string"){
-const err27 = {instancePath:instancePath+"/tables/" + i0+"/collection",schemaPath:"#/properties/tables/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5.name !== undefined){
+if(typeof data5.name !== "string"){
+const err27 = {instancePath:instancePath+"/tables/" + i0+"/name",schemaPath:"#/properties/tables/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -344,9 +342,9 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data5.keyField !== undefined){
-if(typeof data5.keyField !== "string"){
-const err28 = {instancePath:instancePath+"/tables/" + i0+"/keyField",schemaPath:"#/properties/tables/items/properties/keyField/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5.collection !== undefined){
+if(typeof data5.collection !== "string"){
+const err28 = {instancePath:instancePath+"/tables/" + i0+"/collection",schemaPath:"#/properties/tables/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -356,15 +354,27 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data5.keyStrategy !== undefined){
-let data9 = data5.keyStrategy;
-if(!((data9 === "natural") || (data9 === "counter"))){
-const err29 = {instancePath:instancePath+"/tables/" + i0+"/keyStrategy",schemaPath:"#/properties/tables/items/properties/keyStrategy/enum",keyword:"enum",params:{allowedValues: schema31.properties.tables.items.properties.keyStrategy.enum},message:"must be equal to one of the allowed values"};
+if(data5.keyField !== undefined){
+if(typeof data5.keyField !== "string"){
+const err29 = {instancePath:instancePath+"/tables/" + i0+"/keyField",schemaPath:"#/properties/tables/items/properties/keyField/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
 else {
 vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data5.keyStrategy !== undefined){
+let data9 = data5.keyStrategy;
+if(!((data9 === "natural") || (data9 === "counter"))){
+const err30 = {instancePath:instancePath+"/tables/" + i0+"/keyStrategy",schemaPath:"#/properties/tables/items/properties/keyStrategy/enum",keyword:"enum",params:{allowedValues: schema31.properties.tables.items.properties.keyStrategy.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
 }
 errors++;
 }
@@ -377,17 +387,7 @@ for(let i1=0; i1<len1; i1++){
 let data11 = data10[i1];
 if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 if(data11.name === undefined){
-const err30 = {instancePath:instancePath+"/tables/" + i0+"/fields/" + i1,schemaPath:"#/properties/tables/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-if(data11.label === undefined){
-const err31 = {instancePath:instancePath+"/tables/" + i0+"/fields/" + i1,schemaPath:"#/properties/tables/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
+const err31 = {instancePath:instancePath+"/tables/" + i0+"/fields/" + i1,schemaPath:"#/properties/tables/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -396,8 +396,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(data11.type === undefined){
-const err32 = {instancePath:instancePath+"/tables/" + i0+"/fields/" + i1,schemaPath:"#/properties/tables/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data11.label === undefined){
+const err32 = {instancePath:instancePath+"/tables/" + i0+"/fields/" + i1,schemaPath:"#/properties/tables/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -406,8 +406,8 @@ vErrors.push(err32);
 }
 errors++;
 }
-if(data11.attributeType === undefined){
-const err33 = {instancePath:instancePath+"/tables/" + i0+"/fields/" + i1,schemaPath:"#/properties/tables/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "attributeType"},message:"must have required property '"+"attributeType"+"'"};
+if(data11.type === undefined){
+const err33 = {instancePath:instancePath+"/tables/" + i0+"/fields/" + i1,schemaPath:"#/properties/tables/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -416,9 +416,8 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(data11.name !== undefined){
-if(typeof data11.name !== "string"){
-const err34 = {instancePath:instancePath+"/tables/" + i0+"/fields/" + i1+"/name",schemaPath:"#/properties/tables/items/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data11.attributeType === undefined){
+const err34 = {instancePath:instancePath+"/tables/" + i0+"/fields/" + i1,schemaPath:"#/properties/tables/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "attributeType"},message:"must have required property '"+"attributeType"+"'"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -427,10 +426,9 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
-if(data11.label !== undefined){
-if(typeof data11.label !== "string"){
-const err35 = {instancePath:instancePath+"/tables/" + i0+"/fields/" + i1+"/label",schemaPath:"#/properties/tables/items/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data11.name !== undefined){
+if(typeof data11.name !== "string"){
+const err35 = {instancePath:instancePath+"/tables/" + i0+"/fields/" + i1+"/name",schemaPath:"#/properties/tables/items/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -440,10 +438,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data11.type !== undefined){
-let data14 = data11.type;
-if(!(((((((data14 === "text") || (data14 === "int")) || (data14 === "float")) || (data14 === "boolean")) || (data14 === "date")) || (data14 === "time")) || (data14 === "datetime"))){
-const err36 = {instancePath:instancePath+"/tables/" + i0+"/fields/" + i1+"/type",schemaPath:"#/properties/tables/items/properties/fields/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema31.properties.tables.items.properties.fields.items.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(data11.label !== undefined){
+if(typeof data11.label !== "string"){
+const err36 = {instancePath:instancePath+"/tables/" + i0+"/fields/" + i1+"/label",schemaPath:"#/properties/tables/items/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -453,10 +450,10 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data11.attributeType !== undefined){
-let data15 = data11.attributeType;
-if(!(((data15 === "S") || (data15 === "N")) || (data15 === "BOOL"))){
-const err37 = {instancePath:instancePath+"/tables/" + i0+"/fields/" + i1+"/attributeType",schemaPath:"#/properties/tables/items/properties/fields/items/properties/attributeType/enum",keyword:"enum",params:{allowedValues: schema31.properties.tables.items.properties.fields.items.properties.attributeType.enum},message:"must be equal to one of the allowed values"};
+if(data11.type !== undefined){
+let data14 = data11.type;
+if(!(((((((data14 === "text") || (data14 === "int")) || (data14 === "float")) || (data14 === "boolean")) || (data14 === "date")) || (data14 === "time")) || (data14 === "datetime"))){
+const err37 = {instancePath:instancePath+"/tables/" + i0+"/fields/" + i1+"/type",schemaPath:"#/properties/tables/items/properties/fields/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema31.properties.tables.items.properties.fields.items.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -466,9 +463,10 @@ vErrors.push(err37);
 errors++;
 }
 }
-}
-else {
-const err38 = {instancePath:instancePath+"/tables/" + i0+"/fields/" + i1,schemaPath:"#/properties/tables/items/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data11.attributeType !== undefined){
+let data15 = data11.attributeType;
+if(!(((data15 === "S") || (data15 === "N")) || (data15 === "BOOL"))){
+const err38 = {instancePath:instancePath+"/tables/" + i0+"/fields/" + i1+"/attributeType",schemaPath:"#/properties/tables/items/properties/fields/items/properties/attributeType/enum",keyword:"enum",params:{allowedValues: schema31.properties.tables.items.properties.fields.items.properties.attributeType.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -480,7 +478,7 @@ errors++;
 }
 }
 else {
-const err39 = {instancePath:instancePath+"/tables/" + i0+"/fields",schemaPath:"#/properties/tables/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err39 = {instancePath:instancePath+"/tables/" + i0+"/fields/" + i1,schemaPath:"#/properties/tables/items/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -490,11 +488,9 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data5.keys !== undefined){
-let data16 = data5.keys;
-if(Array.isArray(data16)){
-if(data16.length < 1){
-const err40 = {instancePath:instancePath+"/tables/" + i0+"/keys",schemaPath:"#/properties/tables/items/properties/keys/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+else {
+const err40 = {instancePath:instancePath+"/tables/" + i0+"/fields",schemaPath:"#/properties/tables/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -503,12 +499,12 @@ vErrors.push(err40);
 }
 errors++;
 }
-const len2 = data16.length;
-for(let i2=0; i2<len2; i2++){
-let data17 = data16[i2];
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-if(data17.index === undefined){
-const err41 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
+}
+if(data5.keys !== undefined){
+let data16 = data5.keys;
+if(Array.isArray(data16)){
+if(data16.length < 1){
+const err41 = {instancePath:instancePath+"/tables/" + i0+"/keys",schemaPath:"#/properties/tables/items/properties/keys/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -517,8 +513,12 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(data17.query === undefined){
-const err42 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+const len2 = data16.length;
+for(let i2=0; i2<len2; i2++){
+let data17 = data16[i2];
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(data17.index === undefined){
+const err42 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -527,8 +527,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-if(data17.partitionAttribute === undefined){
-const err43 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/required",keyword:"required",params:{missingProperty: "partitionAttribute"},message:"must have required property '"+"partitionAttribute"+"'"};
+if(data17.query === undefined){
+const err43 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -537,8 +537,8 @@ vErrors.push(err43);
 }
 errors++;
 }
-if(data17.partitionPrefix === undefined){
-const err44 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/required",keyword:"required",params:{missingProperty: "partitionPrefix"},message:"must have required property '"+"partitionPrefix"+"'"};
+if(data17.partitionAttribute === undefined){
+const err44 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/required",keyword:"required",params:{missingProperty: "partitionAttribute"},message:"must have required property '"+"partitionAttribute"+"'"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -547,8 +547,8 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(data17.partitionParts === undefined){
-const err45 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/required",keyword:"required",params:{missingProperty: "partitionParts"},message:"must have required property '"+"partitionParts"+"'"};
+if(data17.partitionPrefix === undefined){
+const err45 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/required",keyword:"required",params:{missingProperty: "partitionPrefix"},message:"must have required property '"+"partitionPrefix"+"'"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -557,8 +557,8 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(data17.sortAttribute === undefined){
-const err46 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/required",keyword:"required",params:{missingProperty: "sortAttribute"},message:"must have required property '"+"sortAttribute"+"'"};
+if(data17.partitionParts === undefined){
+const err46 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/required",keyword:"required",params:{missingProperty: "partitionParts"},message:"must have required property '"+"partitionParts"+"'"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -567,8 +567,8 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(data17.sortParts === undefined){
-const err47 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/required",keyword:"required",params:{missingProperty: "sortParts"},message:"must have required property '"+"sortParts"+"'"};
+if(data17.sortAttribute === undefined){
+const err47 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/required",keyword:"required",params:{missingProperty: "sortAttribute"},message:"must have required property '"+"sortAttribute"+"'"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -577,8 +577,8 @@ vErrors.push(err47);
 }
 errors++;
 }
-if(data17.projection === undefined){
-const err48 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/required",keyword:"required",params:{missingProperty: "projection"},message:"must have required property '"+"projection"+"'"};
+if(data17.sortParts === undefined){
+const err48 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/required",keyword:"required",params:{missingProperty: "sortParts"},message:"must have required property '"+"sortParts"+"'"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -587,13 +587,23 @@ vErrors.push(err48);
 }
 errors++;
 }
-if(data17.shape === undefined){
-const err49 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/required",keyword:"required",params:{missingProperty: "shape"},message:"must have required property '"+"shape"+"'"};
+if(data17.projection === undefined){
+const err49 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/required",keyword:"required",params:{missingProperty: "projection"},message:"must have required property '"+"projection"+"'"};
 if(vErrors === null){
 vErrors = [err49];
 }
 else {
 vErrors.push(err49);
+}
+errors++;
+}
+if(data17.shape === undefined){
+const err50 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/required",keyword:"required",params:{missingProperty: "shape"},message:"must have required property '"+"shape"+"'"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
 }
 errors++;
 }
@@ -603,20 +613,7 @@ const _errs39 = errors;
 let valid11 = false;
 const _errs40 = errors;
 if(typeof data18 !== "string"){
-const err50 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/index",schemaPath:"#/properties/tables/items/properties/keys/items/properties/index/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-}
-var _valid1 = _errs40 === errors;
-valid11 = valid11 || _valid1;
-const _errs42 = errors;
-if(data18 !== null){
-const err51 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/index",schemaPath:"#/properties/tables/items/properties/keys/items/properties/index/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err51 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/index",schemaPath:"#/properties/tables/items/properties/keys/items/properties/index/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -625,15 +622,28 @@ vErrors.push(err51);
 }
 errors++;
 }
-var _valid1 = _errs42 === errors;
+var _valid1 = _errs40 === errors;
 valid11 = valid11 || _valid1;
-if(!valid11){
-const err52 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/index",schemaPath:"#/properties/tables/items/properties/keys/items/properties/index/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs42 = errors;
+if(data18 !== null){
+const err52 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/index",schemaPath:"#/properties/tables/items/properties/keys/items/properties/index/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err52];
 }
 else {
 vErrors.push(err52);
+}
+errors++;
+}
+var _valid1 = _errs42 === errors;
+valid11 = valid11 || _valid1;
+if(!valid11){
+const err53 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/index",schemaPath:"#/properties/tables/items/properties/keys/items/properties/index/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
 }
 errors++;
 }
@@ -651,19 +661,7 @@ vErrors = null;
 }
 if(data17.partitionAttribute !== undefined){
 if(typeof data17.partitionAttribute !== "string"){
-const err53 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/partitionAttribute",schemaPath:"#/properties/tables/items/properties/keys/items/properties/partitionAttribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
-errors++;
-}
-}
-if(data17.sortAttribute !== undefined){
-if(typeof data17.sortAttribute !== "string"){
-const err54 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/sortAttribute",schemaPath:"#/properties/tables/items/properties/keys/items/properties/sortAttribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err54 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/partitionAttribute",schemaPath:"#/properties/tables/items/properties/keys/items/properties/partitionAttribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -673,11 +671,9 @@ vErrors.push(err54);
 errors++;
 }
 }
-if(data17.projection !== undefined){
-let data21 = data17.projection;
-if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
-if(data21.type === undefined){
-const err55 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/projection",schemaPath:"#/properties/tables/items/properties/keys/items/properties/projection/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data17.sortAttribute !== undefined){
+if(typeof data17.sortAttribute !== "string"){
+const err55 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/sortAttribute",schemaPath:"#/properties/tables/items/properties/keys/items/properties/sortAttribute/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -686,8 +682,12 @@ vErrors.push(err55);
 }
 errors++;
 }
-if(data21.attributes === undefined){
-const err56 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/projection",schemaPath:"#/properties/tables/items/properties/keys/items/properties/projection/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
+}
+if(data17.projection !== undefined){
+let data21 = data17.projection;
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+if(data21.type === undefined){
+const err56 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/projection",schemaPath:"#/properties/tables/items/properties/keys/items/properties/projection/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -696,15 +696,25 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(data21.type !== undefined){
-let data22 = data21.type;
-if(!((data22 === "ALL") || (data22 === "INCLUDE"))){
-const err57 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/projection/type",schemaPath:"#/properties/tables/items/properties/keys/items/properties/projection/properties/type/enum",keyword:"enum",params:{allowedValues: schema31.properties.tables.items.properties.keys.items.properties.projection.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(data21.attributes === undefined){
+const err57 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/projection",schemaPath:"#/properties/tables/items/properties/keys/items/properties/projection/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
 if(vErrors === null){
 vErrors = [err57];
 }
 else {
 vErrors.push(err57);
+}
+errors++;
+}
+if(data21.type !== undefined){
+let data22 = data21.type;
+if(!((data22 === "ALL") || (data22 === "INCLUDE"))){
+const err58 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/projection/type",schemaPath:"#/properties/tables/items/properties/keys/items/properties/projection/properties/type/enum",keyword:"enum",params:{allowedValues: schema31.properties.tables.items.properties.keys.items.properties.projection.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
 }
 errors++;
 }
@@ -715,19 +725,7 @@ if(Array.isArray(data23)){
 const len3 = data23.length;
 for(let i3=0; i3<len3; i3++){
 if(typeof data23[i3] !== "string"){
-const err58 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/projection/attributes/" + i3,schemaPath:"#/properties/tables/items/properties/keys/items/properties/projection/properties/attributes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
-errors++;
-}
-}
-}
-else {
-const err59 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/projection/attributes",schemaPath:"#/properties/tables/items/properties/keys/items/properties/projection/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err59 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/projection/attributes/" + i3,schemaPath:"#/properties/tables/items/properties/keys/items/properties/projection/properties/attributes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -739,7 +737,7 @@ errors++;
 }
 }
 else {
-const err60 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/projection",schemaPath:"#/properties/tables/items/properties/keys/items/properties/projection/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err60 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/projection/attributes",schemaPath:"#/properties/tables/items/properties/keys/items/properties/projection/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -749,9 +747,9 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(data17.query !== undefined){
-if(typeof data17.query !== "string"){
-const err61 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/query",schemaPath:"#/properties/tables/items/properties/keys/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err61 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/projection",schemaPath:"#/properties/tables/items/properties/keys/items/properties/projection/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -761,14 +759,26 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data17.partitionPrefix !== undefined){
-if(typeof data17.partitionPrefix !== "string"){
-const err62 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/partitionPrefix",schemaPath:"#/properties/tables/items/properties/keys/items/properties/partitionPrefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data17.query !== undefined){
+if(typeof data17.query !== "string"){
+const err62 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/query",schemaPath:"#/properties/tables/items/properties/keys/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err62];
 }
 else {
 vErrors.push(err62);
+}
+errors++;
+}
+}
+if(data17.partitionPrefix !== undefined){
+if(typeof data17.partitionPrefix !== "string"){
+const err63 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/partitionPrefix",schemaPath:"#/properties/tables/items/properties/keys/items/properties/partitionPrefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
 }
 errors++;
 }
@@ -781,17 +791,7 @@ for(let i4=0; i4<len4; i4++){
 let data28 = data27[i4];
 if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
 if(data28.field === undefined){
-const err63 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/partitionParts/" + i4,schemaPath:"#/properties/tables/items/properties/keys/items/properties/partitionParts/items/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-if(data28.type === undefined){
-const err64 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/partitionParts/" + i4,schemaPath:"#/properties/tables/items/properties/keys/items/properties/partitionParts/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+const err64 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/partitionParts/" + i4,schemaPath:"#/properties/tables/items/properties/keys/items/properties/partitionParts/items/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -800,9 +800,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-if(data28.field !== undefined){
-if(typeof data28.field !== "string"){
-const err65 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/partitionParts/" + i4+"/field",schemaPath:"#/properties/tables/items/properties/keys/items/properties/partitionParts/items/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.type === undefined){
+const err65 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/partitionParts/" + i4,schemaPath:"#/properties/tables/items/properties/keys/items/properties/partitionParts/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -811,10 +810,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-}
-if(data28.type !== undefined){
-if(typeof data28.type !== "string"){
-const err66 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/partitionParts/" + i4+"/type",schemaPath:"#/properties/tables/items/properties/keys/items/properties/partitionParts/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.field !== undefined){
+if(typeof data28.field !== "string"){
+const err66 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/partitionParts/" + i4+"/field",schemaPath:"#/properties/tables/items/properties/keys/items/properties/partitionParts/items/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -824,9 +822,9 @@ vErrors.push(err66);
 errors++;
 }
 }
-}
-else {
-const err67 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/partitionParts/" + i4,schemaPath:"#/properties/tables/items/properties/keys/items/properties/partitionParts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data28.type !== undefined){
+if(typeof data28.type !== "string"){
+const err67 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/partitionParts/" + i4+"/type",schemaPath:"#/properties/tables/items/properties/keys/items/properties/partitionParts/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -838,12 +836,24 @@ errors++;
 }
 }
 else {
-const err68 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/partitionParts",schemaPath:"#/properties/tables/items/properties/keys/items/properties/partitionParts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err68 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/partitionParts/" + i4,schemaPath:"#/properties/tables/items/properties/keys/items/properties/partitionParts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err68];
 }
 else {
 vErrors.push(err68);
+}
+errors++;
+}
+}
+}
+else {
+const err69 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/partitionParts",schemaPath:"#/properties/tables/items/properties/keys/items/properties/partitionParts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
 }
 errors++;
 }
@@ -856,17 +866,7 @@ for(let i5=0; i5<len5; i5++){
 let data32 = data31[i5];
 if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
 if(data32.field === undefined){
-const err69 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/sortParts/" + i5,schemaPath:"#/properties/tables/items/properties/keys/items/properties/sortParts/items/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
-if(vErrors === null){
-vErrors = [err69];
-}
-else {
-vErrors.push(err69);
-}
-errors++;
-}
-if(data32.type === undefined){
-const err70 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/sortParts/" + i5,schemaPath:"#/properties/tables/items/properties/keys/items/properties/sortParts/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+const err70 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/sortParts/" + i5,schemaPath:"#/properties/tables/items/properties/keys/items/properties/sortParts/items/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -875,9 +875,8 @@ vErrors.push(err70);
 }
 errors++;
 }
-if(data32.field !== undefined){
-if(typeof data32.field !== "string"){
-const err71 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/sortParts/" + i5+"/field",schemaPath:"#/properties/tables/items/properties/keys/items/properties/sortParts/items/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data32.type === undefined){
+const err71 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/sortParts/" + i5,schemaPath:"#/properties/tables/items/properties/keys/items/properties/sortParts/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -886,10 +885,9 @@ vErrors.push(err71);
 }
 errors++;
 }
-}
-if(data32.type !== undefined){
-if(typeof data32.type !== "string"){
-const err72 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/sortParts/" + i5+"/type",schemaPath:"#/properties/tables/items/properties/keys/items/properties/sortParts/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data32.field !== undefined){
+if(typeof data32.field !== "string"){
+const err72 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/sortParts/" + i5+"/field",schemaPath:"#/properties/tables/items/properties/keys/items/properties/sortParts/items/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -899,9 +897,9 @@ vErrors.push(err72);
 errors++;
 }
 }
-}
-else {
-const err73 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/sortParts/" + i5,schemaPath:"#/properties/tables/items/properties/keys/items/properties/sortParts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data32.type !== undefined){
+if(typeof data32.type !== "string"){
+const err73 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/sortParts/" + i5+"/type",schemaPath:"#/properties/tables/items/properties/keys/items/properties/sortParts/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -913,7 +911,7 @@ errors++;
 }
 }
 else {
-const err74 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/sortParts",schemaPath:"#/properties/tables/items/properties/keys/items/properties/sortParts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err74 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/sortParts/" + i5,schemaPath:"#/properties/tables/items/properties/keys/items/properties/sortParts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -923,11 +921,9 @@ vErrors.push(err74);
 errors++;
 }
 }
-if(data17.shape !== undefined){
-let data35 = data17.shape;
-if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
-if(data35.partition === undefined){
-const err75 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/shape",schemaPath:"#/properties/tables/items/properties/keys/items/properties/shape/required",keyword:"required",params:{missingProperty: "partition"},message:"must have required property '"+"partition"+"'"};
+}
+else {
+const err75 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/sortParts",schemaPath:"#/properties/tables/items/properties/keys/items/properties/sortParts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -936,8 +932,12 @@ vErrors.push(err75);
 }
 errors++;
 }
-if(data35.sort === undefined){
-const err76 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/shape",schemaPath:"#/properties/tables/items/properties/keys/items/properties/shape/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
+}
+if(data17.shape !== undefined){
+let data35 = data17.shape;
+if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+if(data35.partition === undefined){
+const err76 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/shape",schemaPath:"#/properties/tables/items/properties/keys/items/properties/shape/required",keyword:"required",params:{missingProperty: "partition"},message:"must have required property '"+"partition"+"'"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -946,9 +946,8 @@ vErrors.push(err76);
 }
 errors++;
 }
-if(data35.partition !== undefined){
-if(typeof data35.partition !== "string"){
-const err77 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/shape/partition",schemaPath:"#/properties/tables/items/properties/keys/items/properties/shape/properties/partition/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data35.sort === undefined){
+const err77 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/shape",schemaPath:"#/properties/tables/items/properties/keys/items/properties/shape/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -957,10 +956,9 @@ vErrors.push(err77);
 }
 errors++;
 }
-}
-if(data35.sort !== undefined){
-if(typeof data35.sort !== "string"){
-const err78 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/shape/sort",schemaPath:"#/properties/tables/items/properties/keys/items/properties/shape/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data35.partition !== undefined){
+if(typeof data35.partition !== "string"){
+const err78 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/shape/partition",schemaPath:"#/properties/tables/items/properties/keys/items/properties/shape/properties/partition/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -970,9 +968,9 @@ vErrors.push(err78);
 errors++;
 }
 }
-}
-else {
-const err79 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/shape",schemaPath:"#/properties/tables/items/properties/keys/items/properties/shape/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data35.sort !== undefined){
+if(typeof data35.sort !== "string"){
+const err79 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/shape/sort",schemaPath:"#/properties/tables/items/properties/keys/items/properties/shape/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -984,7 +982,7 @@ errors++;
 }
 }
 else {
-const err80 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err80 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2+"/shape",schemaPath:"#/properties/tables/items/properties/keys/items/properties/shape/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -996,12 +994,24 @@ errors++;
 }
 }
 else {
-const err81 = {instancePath:instancePath+"/tables/" + i0+"/keys",schemaPath:"#/properties/tables/items/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err81 = {instancePath:instancePath+"/tables/" + i0+"/keys/" + i2,schemaPath:"#/properties/tables/items/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err81];
 }
 else {
 vErrors.push(err81);
+}
+errors++;
+}
+}
+}
+else {
+const err82 = {instancePath:instancePath+"/tables/" + i0+"/keys",schemaPath:"#/properties/tables/items/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
 }
 errors++;
 }
@@ -1014,17 +1024,7 @@ for(let i6=0; i6<len6; i6++){
 let data39 = data38[i6];
 if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
 if(data39.name === undefined){
-const err82 = {instancePath:instancePath+"/tables/" + i0+"/queries/" + i6,schemaPath:"#/properties/tables/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err82];
-}
-else {
-vErrors.push(err82);
-}
-errors++;
-}
-if(data39.key === undefined){
-const err83 = {instancePath:instancePath+"/tables/" + i0+"/queries/" + i6,schemaPath:"#/properties/tables/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+const err83 = {instancePath:instancePath+"/tables/" + i0+"/queries/" + i6,schemaPath:"#/properties/tables/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1033,8 +1033,8 @@ vErrors.push(err83);
 }
 errors++;
 }
-if(data39.index === undefined){
-const err84 = {instancePath:instancePath+"/tables/" + i0+"/queries/" + i6,schemaPath:"#/properties/tables/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
+if(data39.key === undefined){
+const err84 = {instancePath:instancePath+"/tables/" + i0+"/queries/" + i6,schemaPath:"#/properties/tables/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1043,9 +1043,8 @@ vErrors.push(err84);
 }
 errors++;
 }
-if(data39.name !== undefined){
-if(typeof data39.name !== "string"){
-const err85 = {instancePath:instancePath+"/tables/" + i0+"/queries/" + i6+"/name",schemaPath:"#/properties/tables/items/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data39.index === undefined){
+const err85 = {instancePath:instancePath+"/tables/" + i0+"/queries/" + i6,schemaPath:"#/properties/tables/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1054,16 +1053,27 @@ vErrors.push(err85);
 }
 errors++;
 }
-}
-if(data39.key !== undefined){
-let data41 = data39.key;
-if(!(((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41))) && (isFinite(data41)))){
-const err86 = {instancePath:instancePath+"/tables/" + i0+"/queries/" + i6+"/key",schemaPath:"#/properties/tables/items/properties/queries/items/properties/key/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data39.name !== undefined){
+if(typeof data39.name !== "string"){
+const err86 = {instancePath:instancePath+"/tables/" + i0+"/queries/" + i6+"/name",schemaPath:"#/properties/tables/items/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err86];
 }
 else {
 vErrors.push(err86);
+}
+errors++;
+}
+}
+if(data39.key !== undefined){
+let data41 = data39.key;
+if(!(((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41))) && (isFinite(data41)))){
+const err87 = {instancePath:instancePath+"/tables/" + i0+"/queries/" + i6+"/key",schemaPath:"#/properties/tables/items/properties/queries/items/properties/key/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
 }
 errors++;
 }
@@ -1074,20 +1084,7 @@ const _errs90 = errors;
 let valid25 = false;
 const _errs91 = errors;
 if(typeof data42 !== "string"){
-const err87 = {instancePath:instancePath+"/tables/" + i0+"/queries/" + i6+"/index",schemaPath:"#/properties/tables/items/properties/queries/items/properties/index/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err87];
-}
-else {
-vErrors.push(err87);
-}
-errors++;
-}
-var _valid2 = _errs91 === errors;
-valid25 = valid25 || _valid2;
-const _errs93 = errors;
-if(data42 !== null){
-const err88 = {instancePath:instancePath+"/tables/" + i0+"/queries/" + i6+"/index",schemaPath:"#/properties/tables/items/properties/queries/items/properties/index/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err88 = {instancePath:instancePath+"/tables/" + i0+"/queries/" + i6+"/index",schemaPath:"#/properties/tables/items/properties/queries/items/properties/index/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1096,15 +1093,28 @@ vErrors.push(err88);
 }
 errors++;
 }
-var _valid2 = _errs93 === errors;
+var _valid2 = _errs91 === errors;
 valid25 = valid25 || _valid2;
-if(!valid25){
-const err89 = {instancePath:instancePath+"/tables/" + i0+"/queries/" + i6+"/index",schemaPath:"#/properties/tables/items/properties/queries/items/properties/index/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs93 = errors;
+if(data42 !== null){
+const err89 = {instancePath:instancePath+"/tables/" + i0+"/queries/" + i6+"/index",schemaPath:"#/properties/tables/items/properties/queries/items/properties/index/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err89];
 }
 else {
 vErrors.push(err89);
+}
+errors++;
+}
+var _valid2 = _errs93 === errors;
+valid25 = valid25 || _valid2;
+if(!valid25){
+const err90 = {instancePath:instancePath+"/tables/" + i0+"/queries/" + i6+"/index",schemaPath:"#/properties/tables/items/properties/queries/items/properties/index/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err90];
+}
+else {
+vErrors.push(err90);
 }
 errors++;
 }
@@ -1122,19 +1132,7 @@ vErrors = null;
 }
 }
 else {
-const err90 = {instancePath:instancePath+"/tables/" + i0+"/queries/" + i6,schemaPath:"#/properties/tables/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err90];
-}
-else {
-vErrors.push(err90);
-}
-errors++;
-}
-}
-}
-else {
-const err91 = {instancePath:instancePath+"/tables/" + i0+"/queries",schemaPath:"#/properties/tables/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err91 = {instancePath:instancePath+"/tables/" + i0+"/queries/" + i6,schemaPath:"#/properties/tables/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1144,10 +1142,9 @@ vErrors.push(err91);
 errors++;
 }
 }
-if(data5.createTable !== undefined){
-let data43 = data5.createTable;
-if(!(data43 && typeof data43 == "object" && !Array.isArray(data43))){
-const err92 = {instancePath:instancePath+"/tables/" + i0+"/createTable",schemaPath:"#/properties/tables/items/properties/createTable/type",keyword:"type",params:{type: "object"},message:"must be object"};
+}
+else {
+const err92 = {instancePath:instancePath+"/tables/" + i0+"/queries",schemaPath:"#/properties/tables/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1157,9 +1154,10 @@ vErrors.push(err92);
 errors++;
 }
 }
-}
-else {
-const err93 = {instancePath:instancePath+"/tables/" + i0,schemaPath:"#/properties/tables/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data5.createTable !== undefined){
+let data43 = data5.createTable;
+if(!(data43 && typeof data43 == "object" && !Array.isArray(data43))){
+const err93 = {instancePath:instancePath+"/tables/" + i0+"/createTable",schemaPath:"#/properties/tables/items/properties/createTable/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1171,12 +1169,24 @@ errors++;
 }
 }
 else {
-const err94 = {instancePath:instancePath+"/tables",schemaPath:"#/properties/tables/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err94 = {instancePath:instancePath+"/tables/" + i0,schemaPath:"#/properties/tables/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err94];
 }
 else {
 vErrors.push(err94);
+}
+errors++;
+}
+}
+}
+else {
+const err95 = {instancePath:instancePath+"/tables",schemaPath:"#/properties/tables/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
 }
 errors++;
 }
@@ -1189,17 +1199,7 @@ for(let i7=0; i7<len7; i7++){
 let data45 = data44[i7];
 if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
 if(data45.query === undefined){
-const err95 = {instancePath:instancePath+"/accessPatterns/" + i7,schemaPath:"#/properties/accessPatterns/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
-}
-errors++;
-}
-if(data45.table === undefined){
-const err96 = {instancePath:instancePath+"/accessPatterns/" + i7,schemaPath:"#/properties/accessPatterns/items/required",keyword:"required",params:{missingProperty: "table"},message:"must have required property '"+"table"+"'"};
+const err96 = {instancePath:instancePath+"/accessPatterns/" + i7,schemaPath:"#/properties/accessPatterns/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1208,8 +1208,8 @@ vErrors.push(err96);
 }
 errors++;
 }
-if(data45.index === undefined){
-const err97 = {instancePath:instancePath+"/accessPatterns/" + i7,schemaPath:"#/properties/accessPatterns/items/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
+if(data45.table === undefined){
+const err97 = {instancePath:instancePath+"/accessPatterns/" + i7,schemaPath:"#/properties/accessPatterns/items/required",keyword:"required",params:{missingProperty: "table"},message:"must have required property '"+"table"+"'"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1218,8 +1218,8 @@ vErrors.push(err97);
 }
 errors++;
 }
-if(data45.keyCondition === undefined){
-const err98 = {instancePath:instancePath+"/accessPatterns/" + i7,schemaPath:"#/properties/accessPatterns/items/required",keyword:"required",params:{missingProperty: "keyCondition"},message:"must have required property '"+"keyCondition"+"'"};
+if(data45.index === undefined){
+const err98 = {instancePath:instancePath+"/accessPatterns/" + i7,schemaPath:"#/properties/accessPatterns/items/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1228,8 +1228,8 @@ vErrors.push(err98);
 }
 errors++;
 }
-if(data45.filter === undefined){
-const err99 = {instancePath:instancePath+"/accessPatterns/" + i7,schemaPath:"#/properties/accessPatterns/items/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
+if(data45.keyCondition === undefined){
+const err99 = {instancePath:instancePath+"/accessPatterns/" + i7,schemaPath:"#/properties/accessPatterns/items/required",keyword:"required",params:{missingProperty: "keyCondition"},message:"must have required property '"+"keyCondition"+"'"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1238,8 +1238,8 @@ vErrors.push(err99);
 }
 errors++;
 }
-if(data45.itemsRead === undefined){
-const err100 = {instancePath:instancePath+"/accessPatterns/" + i7,schemaPath:"#/properties/accessPatterns/items/required",keyword:"required",params:{missingProperty: "itemsRead"},message:"must have required property '"+"itemsRead"+"'"};
+if(data45.filter === undefined){
+const err100 = {instancePath:instancePath+"/accessPatterns/" + i7,schemaPath:"#/properties/accessPatterns/items/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1248,9 +1248,8 @@ vErrors.push(err100);
 }
 errors++;
 }
-for(const key1 in data45){
-if(!((((((key1 === "query") || (key1 === "table")) || (key1 === "index")) || (key1 === "keyCondition")) || (key1 === "filter")) || (key1 === "itemsRead"))){
-const err101 = {instancePath:instancePath+"/accessPatterns/" + i7,schemaPath:"#/properties/accessPatterns/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data45.itemsRead === undefined){
+const err101 = {instancePath:instancePath+"/accessPatterns/" + i7,schemaPath:"#/properties/accessPatterns/items/required",keyword:"required",params:{missingProperty: "itemsRead"},message:"must have required property '"+"itemsRead"+"'"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1259,10 +1258,9 @@ vErrors.push(err101);
 }
 errors++;
 }
-}
-if(data45.query !== undefined){
-if(typeof data45.query !== "string"){
-const err102 = {instancePath:instancePath+"/accessPatterns/" + i7+"/query",schemaPath:"#/properties/accessPatterns/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key1 in data45){
+if(!((((((key1 === "query") || (key1 === "table")) || (key1 === "index")) || (key1 === "keyCondition")) || (key1 === "filter")) || (key1 === "itemsRead"))){
+const err102 = {instancePath:instancePath+"/accessPatterns/" + i7,schemaPath:"#/properties/accessPatterns/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1272,9 +1270,9 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data45.table !== undefined){
-if(typeof data45.table !== "string"){
-const err103 = {instancePath:instancePath+"/accessPatterns/" + i7+"/table",schemaPath:"#/properties/accessPatterns/items/properties/table/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data45.query !== undefined){
+if(typeof data45.query !== "string"){
+const err103 = {instancePath:instancePath+"/accessPatterns/" + i7+"/query",schemaPath:"#/properties/accessPatterns/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1284,9 +1282,9 @@ vErrors.push(err103);
 errors++;
 }
 }
-if(data45.index !== undefined){
-if(typeof data45.index !== "string"){
-const err104 = {instancePath:instancePath+"/accessPatterns/" + i7+"/index",schemaPath:"#/properties/accessPatterns/items/properties/index/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data45.table !== undefined){
+if(typeof data45.table !== "string"){
+const err104 = {instancePath:instancePath+"/accessPatterns/" + i7+"/table",schemaPath:"#/properties/accessPatterns/items/properties/table/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1296,9 +1294,9 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(data45.keyCondition !== undefined){
-if(typeof data45.keyCondition !== "string"){
-const err105 = {instancePath:instancePath+"/accessPatterns/" + i7+"/keyCondition",schemaPath:"#/properties/accessPatterns/items/properties/keyCondition/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data45.index !== undefined){
+if(typeof data45.index !== "string"){
+const err105 = {instancePath:instancePath+"/accessPatterns/" + i7+"/index",schemaPath:"#/properties/accessPatterns/items/properties/index/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1308,9 +1306,9 @@ vErrors.push(err105);
 errors++;
 }
 }
-if(data45.filter !== undefined){
-if(typeof data45.filter !== "string"){
-const err106 = {instancePath:instancePath+"/accessPatterns/" + i7+"/filter",schemaPath:"#/properties/accessPatterns/items/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data45.keyCondition !== undefined){
+if(typeof data45.keyCondition !== "string"){
+const err106 = {instancePath:instancePath+"/accessPatterns/" + i7+"/keyCondition",schemaPath:"#/properties/accessPatterns/items/properties/keyCondition/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1320,9 +1318,9 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(data45.itemsRead !== undefined){
-if(typeof data45.itemsRead !== "string"){
-const err107 = {instancePath:instancePath+"/accessPatterns/" + i7+"/itemsRead",schemaPath:"#/properties/accessPatterns/items/properties/itemsRead/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data45.filter !== undefined){
+if(typeof data45.filter !== "string"){
+const err107 = {instancePath:instancePath+"/accessPatterns/" + i7+"/filter",schemaPath:"#/properties/accessPatterns/items/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1332,9 +1330,9 @@ vErrors.push(err107);
 errors++;
 }
 }
-}
-else {
-const err108 = {instancePath:instancePath+"/accessPatterns/" + i7,schemaPath:"#/properties/accessPatterns/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data45.itemsRead !== undefined){
+if(typeof data45.itemsRead !== "string"){
+const err108 = {instancePath:instancePath+"/accessPatterns/" + i7+"/itemsRead",schemaPath:"#/properties/accessPatterns/items/properties/itemsRead/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1346,12 +1344,24 @@ errors++;
 }
 }
 else {
-const err109 = {instancePath:instancePath+"/accessPatterns",schemaPath:"#/properties/accessPatterns/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err109 = {instancePath:instancePath+"/accessPatterns/" + i7,schemaPath:"#/properties/accessPatterns/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err109];
 }
 else {
 vErrors.push(err109);
+}
+errors++;
+}
+}
+}
+else {
+const err110 = {instancePath:instancePath+"/accessPatterns",schemaPath:"#/properties/accessPatterns/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
 }
 errors++;
 }
@@ -1364,17 +1374,7 @@ for(let i8=0; i8<len8; i8++){
 let data53 = data52[i8];
 if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
 if(data53.code === undefined){
-const err110 = {instancePath:instancePath+"/warnings/" + i8,schemaPath:"#/properties/warnings/items/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
-if(vErrors === null){
-vErrors = [err110];
-}
-else {
-vErrors.push(err110);
-}
-errors++;
-}
-if(data53.query === undefined){
-const err111 = {instancePath:instancePath+"/warnings/" + i8,schemaPath:"#/properties/warnings/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+const err111 = {instancePath:instancePath+"/warnings/" + i8,schemaPath:"#/properties/warnings/items/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1383,8 +1383,8 @@ vErrors.push(err111);
 }
 errors++;
 }
-if(data53.collection === undefined){
-const err112 = {instancePath:instancePath+"/warnings/" + i8,schemaPath:"#/properties/warnings/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
+if(data53.query === undefined){
+const err112 = {instancePath:instancePath+"/warnings/" + i8,schemaPath:"#/properties/warnings/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1393,8 +1393,8 @@ vErrors.push(err112);
 }
 errors++;
 }
-if(data53.message === undefined){
-const err113 = {instancePath:instancePath+"/warnings/" + i8,schemaPath:"#/properties/warnings/items/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(data53.collection === undefined){
+const err113 = {instancePath:instancePath+"/warnings/" + i8,schemaPath:"#/properties/warnings/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1403,9 +1403,8 @@ vErrors.push(err113);
 }
 errors++;
 }
-for(const key2 in data53){
-if(!((((key2 === "code") || (key2 === "query")) || (key2 === "collection")) || (key2 === "message"))){
-const err114 = {instancePath:instancePath+"/warnings/" + i8,schemaPath:"#/properties/warnings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(data53.message === undefined){
+const err114 = {instancePath:instancePath+"/warnings/" + i8,schemaPath:"#/properties/warnings/items/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1414,10 +1413,9 @@ vErrors.push(err114);
 }
 errors++;
 }
-}
-if(data53.code !== undefined){
-if(typeof data53.code !== "string"){
-const err115 = {instancePath:instancePath+"/warnings/" + i8+"/code",schemaPath:"#/properties/warnings/items/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key2 in data53){
+if(!((((key2 === "code") || (key2 === "query")) || (key2 === "collection")) || (key2 === "message"))){
+const err115 = {instancePath:instancePath+"/warnings/" + i8,schemaPath:"#/properties/warnings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1427,9 +1425,9 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(data53.query !== undefined){
-if(typeof data53.query !== "string"){
-const err116 = {instancePath:instancePath+"/warnings/" + i8+"/query",schemaPath:"#/properties/warnings/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data53.code !== undefined){
+if(typeof data53.code !== "string"){
+const err116 = {instancePath:instancePath+"/warnings/" + i8+"/code",schemaPath:"#/properties/warnings/items/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1439,9 +1437,9 @@ vErrors.push(err116);
 errors++;
 }
 }
-if(data53.collection !== undefined){
-if(typeof data53.collection !== "string"){
-const err117 = {instancePath:instancePath+"/warnings/" + i8+"/collection",schemaPath:"#/properties/warnings/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data53.query !== undefined){
+if(typeof data53.query !== "string"){
+const err117 = {instancePath:instancePath+"/warnings/" + i8+"/query",schemaPath:"#/properties/warnings/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1451,9 +1449,9 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(data53.message !== undefined){
-if(typeof data53.message !== "string"){
-const err118 = {instancePath:instancePath+"/warnings/" + i8+"/message",schemaPath:"#/properties/warnings/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data53.collection !== undefined){
+if(typeof data53.collection !== "string"){
+const err118 = {instancePath:instancePath+"/warnings/" + i8+"/collection",schemaPath:"#/properties/warnings/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1463,9 +1461,9 @@ vErrors.push(err118);
 errors++;
 }
 }
-}
-else {
-const err119 = {instancePath:instancePath+"/warnings/" + i8,schemaPath:"#/properties/warnings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data53.message !== undefined){
+if(typeof data53.message !== "string"){
+const err119 = {instancePath:instancePath+"/warnings/" + i8+"/message",schemaPath:"#/properties/warnings/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1477,7 +1475,7 @@ errors++;
 }
 }
 else {
-const err120 = {instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err120 = {instancePath:instancePath+"/warnings/" + i8,schemaPath:"#/properties/warnings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1487,10 +1485,9 @@ vErrors.push(err120);
 errors++;
 }
 }
-if(data.workbench !== undefined){
-let data58 = data.workbench;
-if(!(data58 && typeof data58 == "object" && !Array.isArray(data58))){
-const err121 = {instancePath:instancePath+"/workbench",schemaPath:"#/properties/workbench/type",keyword:"type",params:{type: "object"},message:"must be object"};
+}
+else {
+const err121 = {instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1500,14 +1497,27 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(data.singleTable !== undefined){
-if(typeof data.singleTable !== "boolean"){
-const err122 = {instancePath:instancePath+"/singleTable",schemaPath:"#/properties/singleTable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.workbench !== undefined){
+let data58 = data.workbench;
+if(!(data58 && typeof data58 == "object" && !Array.isArray(data58))){
+const err122 = {instancePath:instancePath+"/workbench",schemaPath:"#/properties/workbench/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err122];
 }
 else {
 vErrors.push(err122);
+}
+errors++;
+}
+}
+if(data.singleTable !== undefined){
+if(typeof data.singleTable !== "boolean"){
+const err123 = {instancePath:instancePath+"/singleTable",schemaPath:"#/properties/singleTable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err123];
+}
+else {
+vErrors.push(err123);
 }
 errors++;
 }
@@ -1519,19 +1529,7 @@ const len9 = data60.length;
 for(let i9=0; i9<len9; i9++){
 let data61 = data60[i9];
 if(!(data61 && typeof data61 == "object" && !Array.isArray(data61))){
-const err123 = {instancePath:instancePath+"/createTables/" + i9,schemaPath:"#/properties/createTables/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err123];
-}
-else {
-vErrors.push(err123);
-}
-errors++;
-}
-}
-}
-else {
-const err124 = {instancePath:instancePath+"/createTables",schemaPath:"#/properties/createTables/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err124 = {instancePath:instancePath+"/createTables/" + i9,schemaPath:"#/properties/createTables/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1543,12 +1541,36 @@ errors++;
 }
 }
 else {
-const err125 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err125 = {instancePath:instancePath+"/createTables",schemaPath:"#/properties/createTables/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err125];
 }
 else {
 vErrors.push(err125);
+}
+errors++;
+}
+}
+if(data.entityTable !== undefined){
+if(typeof data.entityTable !== "string"){
+const err126 = {instancePath:instancePath+"/entityTable",schemaPath:"#/properties/entityTable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err126];
+}
+else {
+vErrors.push(err126);
+}
+errors++;
+}
+}
+}
+else {
+const err127 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err127];
+}
+else {
+vErrors.push(err127);
 }
 errors++;
 }

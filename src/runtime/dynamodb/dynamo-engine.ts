@@ -23,11 +23,10 @@ import type {
     DynamoValue,
     DynamoViewModel,
 } from '../../generation/dynamodb/dynamodb-design.js';
-import { DYNAMODB_LIMITS, expressionOf } from '../../generation/dynamodb/dynamodb-design.js';
-import { partitionKey, rowKeyText, sortKey, sortKeyBound } from '../../generation/dynamodb/dynamodb-keys.js';
+import { expressionOf } from '../../generation/dynamodb/dynamodb-design.js';
+import { partitionKey, sortKeyBound } from '../../generation/dynamodb/dynamodb-keys.js';
 import { dynamoTarget, type dynamoTargetOptions } from '../../generation/dynamodb/dynamodb-target.js';
 import type { DynamoFilter } from '../../generation/dynamodb/dynamodb-view-model.js';
-import type { LogicalType } from '../../language/pidm/pidm-semantics.js';
 import { collationFor, compareCodePoints, type TypedValue } from '../collation.js';
 import {
     EngineError,
@@ -37,7 +36,9 @@ import {
     type SchemaOutcome,
     type WriteResult,
 } from '../engine.js';
-import type { CollectionRows, MaterializedRow } from '../materialize.js';
+import type { CollectionRows } from '../materialize.js';
+import { dynamoEntityStore } from './dynamo-entities.js';
+import { itemOf, typedValue } from './dynamo-row-items.js';
 import type { ParameterValues } from '../oracle.js';
 
 /** DynamoDB's collation: a text equals only itself; order is UTF-8 byte order (= code point order). */
@@ -201,44 +202,6 @@ async function prepareTables(
     return outcomes;
 }
 
-/** The item of a row: its fields, and the key attributes of the table and of every index. */
-export function itemOf(table: DynamoTable, row: MaterializedRow): Record<string, unknown> {
-    const item: Record<string, unknown> = {};
-    const types = new Map(table.fields.map((field) => [field.name, field.type]));
-    for (const field of table.fields) {
-        const value = row.values[field.name];
-        if (value !== undefined) item[field.name] = typedValue(field.type, value);
-    }
-    const rowKey = rowKeyText(row.keyParts);
-    for (const key of table.keys) {
-        const part = (p: { field: string }) => ({ type: types.get(p.field)!, value: row.values[p.field] ?? '' });
-        const pk = partitionKey(key.partitionPrefix, key.partitionParts.map(part));
-        const sk = sortKey(key.sortParts.map(part), rowKey);
-        if (Buffer.byteLength(pk, 'utf8') > DYNAMODB_LIMITS.partitionKeyBytes)
-            throw new EngineError(
-                'refused',
-                `collection ${table.collection}: the row ${row.keyParts.join(', ')} makes a partition key of ${Buffer.byteLength(pk, 'utf8')} bytes (${key.partitionParts.map((p) => p.field).join(', ')}), more than DynamoDB's ${DYNAMODB_LIMITS.partitionKeyBytes}`,
-                { code: 'dynamodb.key-too-long' },
-            );
-        if (Buffer.byteLength(sk, 'utf8') > DYNAMODB_LIMITS.sortKeyBytes)
-            throw new EngineError(
-                'refused',
-                `collection ${table.collection}: the row ${row.keyParts.join(', ')} makes a sort key of ${Buffer.byteLength(sk, 'utf8')} bytes (${[...key.sortParts.map((p) => p.field), 'the row key'].join(', ')}), more than DynamoDB's ${DYNAMODB_LIMITS.sortKeyBytes}`,
-                { code: 'dynamodb.key-too-long' },
-            );
-        item[key.partitionAttribute] = pk;
-        item[key.sortAttribute] = sk;
-    }
-    return item;
-}
-
-/** A value as the item holds it: numbers as numbers (N), booleans as BOOL, the rest as text (S). */
-function typedValue(type: LogicalType, value: TypedValue): TypedValue {
-    if (type === 'int' || type === 'float') return Number(value);
-    if (type === 'boolean') return value === true || value === 'true';
-    return String(value);
-}
-
 async function writeTables(
     connection: DynamoConnection,
     view: DynamoViewModel,
@@ -391,6 +354,7 @@ function session(connection: DynamoConnection, found: EngineProbe): EngineSessio
                     throw new Error(`the DynamoDB design has no query ${queryName} in ${collectionName}`);
                 return runDynamoQuery(connection, view, table, query, parameters);
             }),
+        entities: dynamoEntityStore(connection.documents),
         close: async () => connection.client.destroy(),
     };
 }
@@ -421,3 +385,6 @@ export const dynamoEngine: EngineRuntime<typeof dynamoTargetOptions, DynamoViewM
         });
     },
 };
+
+/** A row's item (kept exported here for the tests that import it from the engine). */
+export { itemOf };
