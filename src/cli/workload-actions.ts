@@ -45,12 +45,7 @@ export async function runWorkloadCommand(args: WorkloadArgs, io: CliIo = process
     const progress = await progressReporter(io, 'workload', 'operations');
     let result;
     try {
-        // DynamoDB has no client library to install: its operations run through the runtime's step engine.
-        const run =
-            args.target === 'dynamodb'
-                ? (await import('../runtime/dynamodb/dynamo-workload.js')).runDynamoWorkload
-                : runWorkloadOnEngine;
-        result = await run({
+        result = await runWorkloadOnEngine({
             modelPath: args.model,
             server: args.redis,
             target: args.target,

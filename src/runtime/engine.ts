@@ -16,6 +16,7 @@ import type { TextRules } from './servable-values.js';
 import type { ExecutedQuery } from './verify.js';
 import type { InstanceData } from './instance-data.js';
 import type { RuntimeDesign } from './runtime-design.js';
+import type { WorkloadReport } from './entities/workload.js';
 
 /** Where the engine is: one server, or the seed nodes of a cluster. */
 export interface EngineConnection {
@@ -238,6 +239,39 @@ export interface EngineRuntime<Options extends OptionDeclarations, Design> {
     advice(probe: EngineProbe): string;
     /** Connects and probes; an unreachable server, a refused login or a missing module is an `EngineError`. */
     connect(connection: EngineConnection): Promise<EngineSession<Design>>;
+    /**
+     * `kvmod workload` run by the engine itself, for an engine whose entity operations run in the runtime rather than
+     * in a library the generated client installs on the server (DynamoDB). Absent, the workload runs through the
+     * generated client (runtime/redis-entities/workload-engine.ts).
+     */
+    runWorkload?(design: RuntimeDesign, run: EngineWorkloadRun): Promise<EngineWorkloadResult>;
+}
+
+/** What `kvmod workload` asks of an engine: the server, the design's options and the run's. */
+export interface EngineWorkloadRun {
+    /** The server's URL (one server: the writers and the check share it). */
+    server: string;
+    /** The target's options as given; those the server implies are detected when not given. */
+    targetOptions?: RawOptionValues;
+    timeoutSeconds?: number;
+    operations: number;
+    seed: number;
+    writers: 1 | 2;
+    checkEvery: number;
+    idsPerEntity?: number;
+    shrink?: boolean;
+    onProgress?: (done: number, total: number) => void;
+}
+
+/** What a workload run found. */
+export interface EngineWorkloadResult {
+    target: string;
+    /** The server as messages print it (its password hidden). */
+    server: string;
+    /** The engine variant the design is made for (`redisearch1`, `redis-core`, `dynamodb`). */
+    engine: string;
+    report: WorkloadReport;
+    warnings: string[];
 }
 
 /** An engine runtime, its types hidden (like `RegisteredTarget`), with a way back to the typed runtime. */

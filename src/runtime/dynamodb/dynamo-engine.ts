@@ -384,6 +384,8 @@ export const dynamoEngine: EngineRuntime<typeof dynamoTargetOptions, DynamoViewM
             options: {},
         });
     },
+    // No library on the server: the operations run here, through the runtime's steps (dynamo-entities.ts).
+    runWorkload: async (design, run) => (await import('./dynamo-workload.js')).runDynamoWorkloadOnDesign(design, run),
 };
 
 /** A row's item (kept exported here for the tests that import it from the engine). */

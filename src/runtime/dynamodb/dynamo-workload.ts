@@ -9,40 +9,19 @@ import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { targetOptions as resolveTargetOptions } from '../../generation/generation-engine.js';
-import type { RawOptionValues } from '../../generation/generation-options.js';
 import type { DynamoViewModel } from '../../generation/dynamodb/dynamodb-view-model.js';
 import { KvmodError } from '../../pipeline/errors.js';
-import { runWorkload, type EntityExecutor, type WorkloadReport, type WorkloadStore } from '../entities/workload.js';
-import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from '../runtime-design.js';
+import { runWorkload, type EntityExecutor, type WorkloadStore } from '../entities/workload.js';
+import type { EngineWorkloadResult, EngineWorkloadRun } from '../engine.js';
+import type { RuntimeDesign } from '../runtime-design.js';
 import { designOptions, engineViewModel } from '../runtime-actions.js';
-import { dynamoEntitiesUnsupported, executeDynamoOperation, type DynamoEntityContext } from './dynamo-entities.js';
-import { checkDynamoEntities } from './dynamo-entities.js';
+import {
+    checkDynamoEntities,
+    dynamoEntitiesUnsupported,
+    executeDynamoOperation,
+    type DynamoEntityContext,
+} from './dynamo-entities.js';
 import { dynamoEngine } from './dynamo-engine.js';
-
-/** What the DynamoDB workload needs (as `kvmod workload` takes it). */
-export interface DynamoWorkloadOptions extends DesignOptions {
-    modelPath: string;
-    /** The endpoint URL. */
-    server: string;
-    targetOptions?: RawOptionValues;
-    timeoutSeconds?: number;
-    operations: number;
-    seed: number;
-    writers: 1 | 2;
-    checkEvery: number;
-    idsPerEntity?: number;
-    shrink?: boolean;
-    onProgress?: (done: number, total: number) => void;
-}
-
-/** What the run found (the shape of `runWorkloadOnEngine`'s result). */
-export interface DynamoWorkloadResult {
-    target: string;
-    server: string;
-    engine: string;
-    report: WorkloadReport;
-    warnings: string[];
-}
 
 /** A document client of its own (a writer's connections are not shared with the other writer). */
 function documentClient(url: string, timeoutSeconds: number | undefined): DynamoDBDocumentClient {
@@ -103,16 +82,11 @@ async function digestTables(documents: DynamoDBDocumentClient, view: DynamoViewM
     return hash.digest('hex');
 }
 
-/** Runs the workload on the endpoint; the report says whether anything differed. */
-export async function runDynamoWorkload(options: DynamoWorkloadOptions): Promise<DynamoWorkloadResult> {
-    return runDynamoWorkloadOnDesign(await loadRuntimeDesign(options.modelPath, options), options);
-}
-
-/** The same, on a design already loaded. */
+/** Runs the workload on the endpoint (the engine's `runWorkload`); the report says whether anything differed. */
 export async function runDynamoWorkloadOnDesign(
     design: RuntimeDesign,
-    options: DynamoWorkloadOptions,
-): Promise<DynamoWorkloadResult> {
+    options: EngineWorkloadRun,
+): Promise<EngineWorkloadResult> {
     const given = designOptions(dynamoEngine, options.targetOptions ?? {});
     const session = await dynamoEngine.connect({ urls: [options.server], timeoutSeconds: options.timeoutSeconds });
     const clients: DynamoDBDocumentClient[] = [];

@@ -7,7 +7,7 @@
  * a digest of every key (`SCAN`, `DUMP`). Destructive by design: the server must be a scratch one.
  */
 import { targetOptions as resolveTargetOptions } from '../../generation/generation-engine.js';
-import type { OptionDeclarations, RawOptionValues } from '../../generation/generation-options.js';
+import type { OptionDeclarations } from '../../generation/generation-options.js';
 import { DEFAULT_TARGET } from '../../generation/generation-targets.js';
 import { entityLibrary } from '../../generation/entities/entity-library.js';
 import type { CoreViewModel } from '../../generation/redis-core/redis-core-view-model.js';
@@ -19,44 +19,22 @@ import {
 } from '../../generation/typescript/client-runtime/kvmod-entities.js';
 import { KvmodError } from '../../pipeline/errors.js';
 import { checkedTarget } from '../../pipeline/generate.js';
-import type { EngineRuntime } from '../engine.js';
+import type { EngineRuntime, EngineWorkloadResult, EngineWorkloadRun } from '../engine.js';
 import { engineOf } from '../engine-registry.js';
 import { connectRedis, type RedisLink } from '../redis-connection/redis-link.js';
 import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from '../runtime-design.js';
 import { designOptions, engineViewModel } from '../runtime-actions.js';
-import { runWorkload, type EntityExecutor, type WorkloadReport, type WorkloadStore } from '../entities/workload.js';
+import { runWorkload, type EntityExecutor, type WorkloadStore } from '../entities/workload.js';
 import { clientExecutor } from './workload-client.js';
 
 /** What `kvmod workload` needs. */
-export interface EngineWorkloadOptions extends DesignOptions {
+export interface EngineWorkloadOptions extends DesignOptions, EngineWorkloadRun {
     /** The model: `.pidm` (transformed with the merge/key options) or `.kvlm`. */
     modelPath: string;
-    /** The server's URL (one server: the writers and the check share it). */
-    server: string;
     /** The target whose design is run (default: the default target). */
     target?: string;
-    /** The target's options as given; those the server implies are detected when not given. */
-    targetOptions?: RawOptionValues;
-    timeoutSeconds?: number;
-    operations: number;
-    seed: number;
-    writers: 1 | 2;
-    checkEvery: number;
-    idsPerEntity?: number;
-    shrink?: boolean;
-    onProgress?: (done: number, total: number) => void;
     /** The executor of a writer's connection (default: the client's entity functions, `clientExecutor`). */
     executor?: (client: CommandClient, store: ClientEntityStore) => EntityExecutor;
-}
-
-export interface EngineWorkloadResult {
-    target: string;
-    /** The server as messages print it (its password hidden). */
-    server: string;
-    /** The engine variant the design is made for (`redisearch1`, `redis-core`). */
-    engine: string;
-    report: WorkloadReport;
-    warnings: string[];
 }
 
 /** Runs the workload on the server (see the module comment): the report says whether anything differed. */
@@ -71,7 +49,11 @@ export async function runWorkloadOnDesign(
 ): Promise<EngineWorkloadResult> {
     const target = checkedTarget(options.target ?? DEFAULT_TARGET, options.targetOptions ?? {});
     const engine = await engineOf(target);
-    return engine.use((typed) => runOn(typed, target.name, design, options));
+    return engine.use((typed) =>
+        typed.runWorkload === undefined
+            ? runOn(typed, target.name, design, options)
+            : typed.runWorkload(design, options),
+    );
 }
 
 async function runOn<O extends OptionDeclarations, D>(
