@@ -21,6 +21,7 @@ import {
     type NearMisses,
     type TransformOptions,
     type TransformResult,
+    OPERATION,
     ROUND_TRIP,
 } from '../../transformations/pidm-to-kvlm/index.js';
 import { KvmodError } from './errors.js';
@@ -297,7 +298,7 @@ function explainCostChoice(
 ): string[] {
     const figure = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
     const lines = [
-        `Cost decisions (greedy from the safe design at threshold ${options.threshold}; time = reads + writes in field accesses per unit of the workload, a round trip = ${ROUND_TRIP})`,
+        `Cost decisions (greedy from the safe design at threshold ${options.threshold}; time = reads + writes in field accesses per unit of the workload, a round trip = ${ROUND_TRIP}, an entity operation ${OPERATION} whatever the design)`,
     ];
     if (cost.steps.length === 0) lines.push('No change saves anything: the safe design is kept.');
     else

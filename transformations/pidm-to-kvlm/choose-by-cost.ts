@@ -12,7 +12,7 @@
  */
 import type { Workload } from '../../src/language/pidm/pidm-workload.js';
 import type { CollectionModel } from './collection-model.js';
-import { addCosts, collectionCost, type Cost } from './cost-model.js';
+import { addCosts, collectionCost, operationsCost, type Cost } from './cost-model.js';
 import { grainConflict } from './grain.js';
 import { mergeCollections, mergedName } from './merge-collections.js';
 import { optimizeSchema } from './optimize-schema.js';
@@ -53,7 +53,9 @@ export function chooseByCost(
     const chooser = new CostChooser(collections, workload);
     const start = optimizeSchema(collections, threshold, 'safe');
     let groups = chooser.groupsOf(start.collections);
-    const startCost = chooser.designCost(groups);
+    // What every design pays alike (the entity operations' calls) is in the totals, not in the changes' figures.
+    const operations = operationsCost(workload);
+    const startCost = addCosts(chooser.designCost(groups), operations);
     const steps: CostDecision[] = [];
     for (;;) {
         const best = chooser.bestChange(groups);
@@ -61,7 +63,7 @@ export function chooseByCost(
         steps.push(best.decision);
         groups = best.groups;
     }
-    return { ...chooser.build(groups), steps, startCost, cost: chooser.designCost(groups) };
+    return { ...chooser.build(groups), steps, startCost, cost: addCosts(chooser.designCost(groups), operations) };
 }
 
 class CostChooser {
@@ -184,6 +186,8 @@ class CostChooser {
 /** A design's collections with the queries each serves and its cost, and the cost of the whole design. */
 export interface CostedDesign {
     collections: { name: string; queries: string[]; cost: Cost }[];
+    /** What the entity operations cost whatever the design (`operationsCost`), in `cost` too. */
+    operations: Cost;
     cost: Cost;
 }
 
@@ -194,7 +198,12 @@ export function costedDesign(collections: readonly CollectionModel[], workload: 
         queries: collection.queries.map((query) => query.name),
         cost: collectionCost(collection, workload),
     }));
-    return { collections: costed, cost: addCosts(...costed.map((collection) => collection.cost)) };
+    const operations = operationsCost(workload);
+    return {
+        collections: costed,
+        operations,
+        cost: addCosts(operations, ...costed.map((collection) => collection.cost)),
+    };
 }
 
 /** How many ids two ascending id arrays share. */

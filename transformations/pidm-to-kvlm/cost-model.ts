@@ -13,7 +13,15 @@
  *   the changed attribute in every row holding the instance (an indexed field, filtered, ranged or sorted, twice:
  *   its index entry moves too); a change of a reference rewrites the rows the include binds;
  * - the rows holding one instance bound at a node: the referrers along the path from the root, reversed
- *   (count(parent) × size / count(child) each), times what every include off that path binds (its size).
+ *   (count(parent) × size / count(child) each), times what every include off that path binds (its size);
+ * - every entity operation pays `OPERATION` once, whatever the design (`operationsCost`): the call of the entity
+ *   Function, its read of the entity, its bookkeeping. It changes no choice (every design pays it alike), only how
+ *   far apart two designs' times are;
+ * - a row stores `ROW` beside its fields (its key, the hash, its entries in the collection's index), a collection
+ *   `INDEX` once (its index, whatever its rows).
+ *
+ * `OPERATION`, `ROW` and `INDEX` are calibrated with `npm run bench:cost` (docs/benchmarks.md, `bench:cost`) on
+ * RediSearch 1.2; the other constants count accesses.
  */
 import type { Workload } from '../../src/language/pidm/pidm-workload.js';
 import { ROLE_BITS, type CollectionModel, type NodeModel } from './collection-model.js';
@@ -22,6 +30,15 @@ import { ROLE_BITS, type CollectionModel, type NodeModel } from './collection-mo
 export const ROUND_TRIP = 10;
 /** Field accesses a key costs (a lookup or a write of a row's key, its index entry). */
 export const KEY = 1;
+/**
+ * Field accesses one entity operation costs whatever rows it writes (the Function's call, its read of the entity):
+ * on the server about 1.4 row writes (`bench:cost`), a row write counting `KEY` + 1.5.
+ */
+export const OPERATION = 4;
+/** Fields a row stores beside its own (its key, the hash, its index entries): measured 0.6 of a field. */
+export const ROW = 1;
+/** Fields a collection stores once (its index: about 14.5 KB on RediSearch 1.2, 250 fields of 59 bytes). */
+export const INDEX = 250;
 
 /** The figures of a collection or a design; `time` = `reads` + `writes`. */
 export interface Cost {
@@ -103,6 +120,12 @@ export function collectionCost(collection: CollectionModel, workload: Workload):
             if (rate > 0) writes += rate * rowsHolding(parent, node) * (KEY + width);
         }
     }
-    const memory = workload.count(root.entity) * fan * (KEY + width);
+    const memory = INDEX + workload.count(root.entity) * fan * (ROW + width);
     return { reads, writes, time: reads + writes, memory };
+}
+
+/** What the workload's entity operations cost whatever the design: `OPERATION` each (writes). */
+export function operationsCost(workload: Workload): Cost {
+    const writes = workload.operationRate() * OPERATION;
+    return { reads: 0, writes, time: writes, memory: 0 };
 }

@@ -32,7 +32,7 @@ export type { MergeDecisionInfo } from './trace.js';
 export type { NearMiss, NearMisses } from './near-misses.js';
 export type { CostChoice, CostDecision, CostedDesign } from './choose-by-cost.js';
 export type { Cost } from './cost-model.js';
-export { ROUND_TRIP } from './cost-model.js';
+export { INDEX, OPERATION, ROUND_TRIP, ROW } from './cost-model.js';
 
 /** The transformation's result: the KVLM AST, the merge trace, and warnings about the input. */
 export interface TransformResult {

@@ -5,7 +5,7 @@
 "use strict";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/report-view-model.schema.json","title":"The report target's view model","description":"What templates/report/*.hbs receive (src/generation/report/report-design.ts): the PIDM as entities and relationships, the collections with row grain, key, fields and queries, the merge decisions, the write map, and each query's access path in the chosen design (the redis target's, in the chosen dialect, or the redis-core target's).","type":"object","additionalProperties":false,"required":["target","database","source","writeMap","entityStore","cost","design","engine","pidm","collections","merges","queries"],"properties":{"target":{"const":"report"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"writeMap":{"description":"Per entity, the cost of updating each attribute and reference (rows and keys written) and the collection fields that copy it, with the rows an update of one instance rewrites (transformations/write-map); null without the source PIDM.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","summary","lines"],"properties":{"entity":{"type":"string"},"summary":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copies","rows","keys"],"properties":{"member":{"type":"string"},"copies":{"type":"integer"},"rows":{"type":"string","description":"The rows one update writes, all copies together: `3 + 2 × Tags per Book`."},"keys":{"type":"string","description":"The keys one update writes (entity hash, reverse hash, rows), or why it is never updated."}}}},"lines":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copy","roles","rows","count"],"properties":{"member":{"type":"string"},"copy":{"anyOf":[{"type":"string"},{"type":"null"}]},"roles":{"type":"string"},"rows":{"type":"string"},"count":{"type":"string","description":"The rows as a count of instances: `1`, `Books per Tag`, `none`."}}}}}}},{"type":"null"}]},"entityStore":{"description":"The keys the design keeps beside the rows for the entity operations (entity hashes, reverse hashes); null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","reason","keys"],"properties":{"function":{"type":"string"},"reason":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the design keeps no entities, or null."},"keys":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds","count"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"},"count":{"type":"string"}}}}}},{"type":"null"}]},"cost":{"description":"The model's workload, and side by side the design the cost policy chooses and the one the 80% rule makes, with their modelled costs; null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["declared","threshold","roundTrip","queries","entities","references","designs","same","saving","cheaper"],"properties":{"declared":{"type":"boolean"},"threshold":{"type":"number"},"roundTrip":{"type":"number"},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","rate","default"],"properties":{"name":{"type":"string"},"rate":{"type":"string"},"default":{"type":"boolean"}}}},"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","count","countDefault","create","update","delete","memberUpdates"],"properties":{"name":{"type":"string"},"count":{"type":"string"},"countDefault":{"type":"boolean"},"create":{"type":"string"},"update":{"type":"string"},"delete":{"type":"string"},"memberUpdates":{"type":"string"}}}},"references":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","size","default"],"properties":{"name":{"type":"string"},"size":{"type":"string"},"default":{"type":"boolean"}}}},"designs":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"object","additionalProperties":false,"required":["policy","collections","total"],"properties":{"policy":{"enum":["cost","paper"]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","queries","cost"],"properties":{"name":{"type":"string"},"queries":{"type":"array","items":{"type":"string"}},"cost":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}},"total":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}},"same":{"type":"boolean"},"saving":{"type":"string","description":"How far the cost policy's time is from the 80% rule's, in percent of the latter."},"cheaper":{"type":"boolean"}}},{"type":"null"}]},"design":{"enum":["redis","redis-core"],"description":"The design whose keys and access paths the report shows."},"engine":{"type":"string"},"pidm":{"anyOf":[{"type":"object","additionalProperties":false,"required":["entities","relationships"],"properties":{"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","attributes"],"properties":{"name":{"type":"string"},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","key","note"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"key":{"type":"boolean"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}}}},"relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","toCardinality","written","kind"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"toCardinality":{"enum":["exactly-one","zero-or-one","zero-or-more","one-or-more"]},"written":{"type":"string"},"kind":{"enum":["one","optional","many"]}}}}}},{"type":"null"}]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","grain","nodes","edges","key","fields","queries","coreKeys"],"properties":{"name":{"type":"string"},"grain":{"type":"string"},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","name","entity","root"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"root":{"type":"boolean"}}}},"edges":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","cardinality"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"cardinality":{"type":"string"}}}},"key":{"type":"object","additionalProperties":false,"required":["field","kind","parts","pattern"],"properties":{"field":{"type":"string"},"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"string"}},"pattern":{"type":"string"}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","label","roles","indexed"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"source":{"type":"string"},"label":{"type":"string"},"roles":{"type":"array","items":{"type":"string"}},"indexed":{"type":"boolean"}}}},"queries":{"type":"array","items":{"type":"string"}},"coreKeys":{"description":"The keys the redis-core design stores for the collection; null for the redis design.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"}}}},{"type":"null"}]}}}},"merges":{"anyOf":[{"type":"object","additionalProperties":false,"required":["policy","threshold","decisions"],"properties":{"policy":{"type":"string"},"threshold":{"type":"number"},"decisions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right","common","leftSize","rightSize","leftRatio","rightRatio","merged","outcome"],"properties":{"left":{"type":"string"},"right":{"type":"string"},"common":{"type":"integer"},"leftSize":{"type":"integer"},"rightSize":{"type":"integer"},"leftRatio":{"type":"string"},"rightRatio":{"type":"string"},"merged":{"type":"boolean"},"outcome":{"type":"string"}}}}}},{"type":"null"}]},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","collection","params","where","orderBy","select","access","core"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string"},"type":{"type":"string"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"select":{"type":"array","items":{"type":"string"}},"access":{"description":"The redis design's access path; null for the redis-core design.","anyOf":[{"type":"object","additionalProperties":false,"required":["index","operation","filter","sort","command"],"properties":{"index":{"type":"string"},"operation":{"type":"string"},"filter":{"type":"string"},"sort":{"type":"string"},"command":{"type":"string"}}},{"type":"null"}]},"core":{"description":"The redis-core design's access path: the FCALL, the keys read, the round trips; null for the redis design.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","keys","args","command","clusterCommand","access","indexKeys","rowKeys","server","cluster","slots","warning"],"properties":{"function":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"command":{"type":"string"},"clusterCommand":{"type":"string"},"access":{"type":"string"},"indexKeys":{"type":"array","items":{"type":"string"}},"rowKeys":{"type":"string"},"server":{"type":"string"},"cluster":{"type":"string"},"slots":{"type":"string"},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},{"type":"null"}]}}}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/report-view-model.schema.json","title":"The report target's view model","description":"What templates/report/*.hbs receive (src/generation/report/report-design.ts): the PIDM as entities and relationships, the collections with row grain, key, fields and queries, the merge decisions, the write map, and each query's access path in the chosen design (the redis target's, in the chosen dialect, or the redis-core target's).","type":"object","additionalProperties":false,"required":["target","database","source","writeMap","entityStore","cost","design","engine","pidm","collections","merges","queries"],"properties":{"target":{"const":"report"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"writeMap":{"description":"Per entity, the cost of updating each attribute and reference (rows and keys written) and the collection fields that copy it, with the rows an update of one instance rewrites (transformations/write-map); null without the source PIDM.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","summary","lines"],"properties":{"entity":{"type":"string"},"summary":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copies","rows","keys"],"properties":{"member":{"type":"string"},"copies":{"type":"integer"},"rows":{"type":"string","description":"The rows one update writes, all copies together: `3 + 2 × Tags per Book`."},"keys":{"type":"string","description":"The keys one update writes (entity hash, reverse hash, rows), or why it is never updated."}}}},"lines":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copy","roles","rows","count"],"properties":{"member":{"type":"string"},"copy":{"anyOf":[{"type":"string"},{"type":"null"}]},"roles":{"type":"string"},"rows":{"type":"string"},"count":{"type":"string","description":"The rows as a count of instances: `1`, `Books per Tag`, `none`."}}}}}}},{"type":"null"}]},"entityStore":{"description":"The keys the design keeps beside the rows for the entity operations (entity hashes, reverse hashes); null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","reason","keys"],"properties":{"function":{"type":"string"},"reason":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the design keeps no entities, or null."},"keys":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds","count"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"},"count":{"type":"string"}}}}}},{"type":"null"}]},"cost":{"description":"The model's workload, and side by side the design the cost policy chooses and the one the 80% rule makes, with their modelled costs; null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["declared","threshold","roundTrip","operation","row","index","queries","entities","references","designs","same","saving","cheaper"],"properties":{"declared":{"type":"boolean"},"threshold":{"type":"number"},"roundTrip":{"type":"number"},"operation":{"type":"number","description":"Field accesses an entity operation counts whatever the design."},"row":{"type":"number","description":"Fields a row stores beside its own (its key, the hash, its index entries)."},"index":{"type":"number","description":"Fields a collection stores once (its index)."},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","rate","default"],"properties":{"name":{"type":"string"},"rate":{"type":"string"},"default":{"type":"boolean"}}}},"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","count","countDefault","create","update","delete","memberUpdates"],"properties":{"name":{"type":"string"},"count":{"type":"string"},"countDefault":{"type":"boolean"},"create":{"type":"string"},"update":{"type":"string"},"delete":{"type":"string"},"memberUpdates":{"type":"string"}}}},"references":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","size","default"],"properties":{"name":{"type":"string"},"size":{"type":"string"},"default":{"type":"boolean"}}}},"designs":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"object","additionalProperties":false,"required":["policy","collections","operations","total"],"properties":{"policy":{"enum":["cost","paper"]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","queries","cost"],"properties":{"name":{"type":"string"},"queries":{"type":"array","items":{"type":"string"}},"cost":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}},"operations":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}},"description":"What the entity operations cost whatever the design (in the total too)."},"total":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}},"same":{"type":"boolean"},"saving":{"type":"string","description":"How far the cost policy's time is from the 80% rule's, in percent of the latter."},"cheaper":{"type":"boolean"}}},{"type":"null"}]},"design":{"enum":["redis","redis-core"],"description":"The design whose keys and access paths the report shows."},"engine":{"type":"string"},"pidm":{"anyOf":[{"type":"object","additionalProperties":false,"required":["entities","relationships"],"properties":{"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","attributes"],"properties":{"name":{"type":"string"},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","key","note"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"key":{"type":"boolean"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}}}},"relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","toCardinality","written","kind"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"toCardinality":{"enum":["exactly-one","zero-or-one","zero-or-more","one-or-more"]},"written":{"type":"string"},"kind":{"enum":["one","optional","many"]}}}}}},{"type":"null"}]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","grain","nodes","edges","key","fields","queries","coreKeys"],"properties":{"name":{"type":"string"},"grain":{"type":"string"},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","name","entity","root"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"root":{"type":"boolean"}}}},"edges":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","cardinality"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"cardinality":{"type":"string"}}}},"key":{"type":"object","additionalProperties":false,"required":["field","kind","parts","pattern"],"properties":{"field":{"type":"string"},"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"string"}},"pattern":{"type":"string"}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","label","roles","indexed"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"source":{"type":"string"},"label":{"type":"string"},"roles":{"type":"array","items":{"type":"string"}},"indexed":{"type":"boolean"}}}},"queries":{"type":"array","items":{"type":"string"}},"coreKeys":{"description":"The keys the redis-core design stores for the collection; null for the redis design.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"}}}},{"type":"null"}]}}}},"merges":{"anyOf":[{"type":"object","additionalProperties":false,"required":["policy","threshold","decisions"],"properties":{"policy":{"type":"string"},"threshold":{"type":"number"},"decisions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right","common","leftSize","rightSize","leftRatio","rightRatio","merged","outcome"],"properties":{"left":{"type":"string"},"right":{"type":"string"},"common":{"type":"integer"},"leftSize":{"type":"integer"},"rightSize":{"type":"integer"},"leftRatio":{"type":"string"},"rightRatio":{"type":"string"},"merged":{"type":"boolean"},"outcome":{"type":"string"}}}}}},{"type":"null"}]},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","collection","params","where","orderBy","select","access","core"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string"},"type":{"type":"string"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"select":{"type":"array","items":{"type":"string"}},"access":{"description":"The redis design's access path; null for the redis-core design.","anyOf":[{"type":"object","additionalProperties":false,"required":["index","operation","filter","sort","command"],"properties":{"index":{"type":"string"},"operation":{"type":"string"},"filter":{"type":"string"},"sort":{"type":"string"},"command":{"type":"string"}}},{"type":"null"}]},"core":{"description":"The redis-core design's access path: the FCALL, the keys read, the round trips; null for the redis design.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","keys","args","command","clusterCommand","access","indexKeys","rowKeys","server","cluster","slots","warning"],"properties":{"function":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"command":{"type":"string"},"clusterCommand":{"type":"string"},"access":{"type":"string"},"indexKeys":{"type":"array","items":{"type":"string"}},"rowKeys":{"type":"string"},"server":{"type":"string"},"cluster":{"type":"string"},"slots":{"type":"string"},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},{"type":"null"}]}}}}}};
 const func1 = Object.prototype.hasOwnProperty;
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1004,8 +1004,8 @@ vErrors.push(err77);
 }
 errors++;
 }
-if(data28.queries === undefined){
-const err78 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data28.operation === undefined){
+const err78 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1014,8 +1014,8 @@ vErrors.push(err78);
 }
 errors++;
 }
-if(data28.entities === undefined){
-const err79 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
+if(data28.row === undefined){
+const err79 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "row"},message:"must have required property '"+"row"+"'"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1024,8 +1024,8 @@ vErrors.push(err79);
 }
 errors++;
 }
-if(data28.references === undefined){
-const err80 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "references"},message:"must have required property '"+"references"+"'"};
+if(data28.index === undefined){
+const err80 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1034,8 +1034,8 @@ vErrors.push(err80);
 }
 errors++;
 }
-if(data28.designs === undefined){
-const err81 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "designs"},message:"must have required property '"+"designs"+"'"};
+if(data28.queries === undefined){
+const err81 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1044,8 +1044,8 @@ vErrors.push(err81);
 }
 errors++;
 }
-if(data28.same === undefined){
-const err82 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "same"},message:"must have required property '"+"same"+"'"};
+if(data28.entities === undefined){
+const err82 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1054,8 +1054,8 @@ vErrors.push(err82);
 }
 errors++;
 }
-if(data28.saving === undefined){
-const err83 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "saving"},message:"must have required property '"+"saving"+"'"};
+if(data28.references === undefined){
+const err83 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "references"},message:"must have required property '"+"references"+"'"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1064,8 +1064,8 @@ vErrors.push(err83);
 }
 errors++;
 }
-if(data28.cheaper === undefined){
-const err84 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "cheaper"},message:"must have required property '"+"cheaper"+"'"};
+if(data28.designs === undefined){
+const err84 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "designs"},message:"must have required property '"+"designs"+"'"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1074,9 +1074,8 @@ vErrors.push(err84);
 }
 errors++;
 }
-for(const key6 in data28){
-if(!(func1.call(schema31.properties.cost.anyOf[0].properties, key6))){
-const err85 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+if(data28.same === undefined){
+const err85 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "same"},message:"must have required property '"+"same"+"'"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1085,10 +1084,8 @@ vErrors.push(err85);
 }
 errors++;
 }
-}
-if(data28.declared !== undefined){
-if(typeof data28.declared !== "boolean"){
-const err86 = {instancePath:instancePath+"/cost/declared",schemaPath:"#/properties/cost/anyOf/0/properties/declared/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data28.saving === undefined){
+const err86 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "saving"},message:"must have required property '"+"saving"+"'"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1097,11 +1094,8 @@ vErrors.push(err86);
 }
 errors++;
 }
-}
-if(data28.threshold !== undefined){
-let data30 = data28.threshold;
-if(!((typeof data30 == "number") && (isFinite(data30)))){
-const err87 = {instancePath:instancePath+"/cost/threshold",schemaPath:"#/properties/cost/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data28.cheaper === undefined){
+const err87 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "cheaper"},message:"must have required property '"+"cheaper"+"'"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1110,11 +1104,9 @@ vErrors.push(err87);
 }
 errors++;
 }
-}
-if(data28.roundTrip !== undefined){
-let data31 = data28.roundTrip;
-if(!((typeof data31 == "number") && (isFinite(data31)))){
-const err88 = {instancePath:instancePath+"/cost/roundTrip",schemaPath:"#/properties/cost/anyOf/0/properties/roundTrip/type",keyword:"type",params:{type: "number"},message:"must be number"};
+for(const key6 in data28){
+if(!(func1.call(schema31.properties.cost.anyOf[0].properties, key6))){
+const err88 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1124,15 +1116,9 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(data28.queries !== undefined){
-let data32 = data28.queries;
-if(Array.isArray(data32)){
-const len4 = data32.length;
-for(let i4=0; i4<len4; i4++){
-let data33 = data32[i4];
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-if(data33.name === undefined){
-const err89 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data28.declared !== undefined){
+if(typeof data28.declared !== "boolean"){
+const err89 = {instancePath:instancePath+"/cost/declared",schemaPath:"#/properties/cost/anyOf/0/properties/declared/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1141,8 +1127,11 @@ vErrors.push(err89);
 }
 errors++;
 }
-if(data33.rate === undefined){
-const err90 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "rate"},message:"must have required property '"+"rate"+"'"};
+}
+if(data28.threshold !== undefined){
+let data30 = data28.threshold;
+if(!((typeof data30 == "number") && (isFinite(data30)))){
+const err90 = {instancePath:instancePath+"/cost/threshold",schemaPath:"#/properties/cost/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1151,8 +1140,11 @@ vErrors.push(err90);
 }
 errors++;
 }
-if(data33.default === undefined){
-const err91 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "default"},message:"must have required property '"+"default"+"'"};
+}
+if(data28.roundTrip !== undefined){
+let data31 = data28.roundTrip;
+if(!((typeof data31 == "number") && (isFinite(data31)))){
+const err91 = {instancePath:instancePath+"/cost/roundTrip",schemaPath:"#/properties/cost/anyOf/0/properties/roundTrip/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1161,9 +1153,11 @@ vErrors.push(err91);
 }
 errors++;
 }
-for(const key7 in data33){
-if(!(((key7 === "name") || (key7 === "rate")) || (key7 === "default"))){
-const err92 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+}
+if(data28.operation !== undefined){
+let data32 = data28.operation;
+if(!((typeof data32 == "number") && (isFinite(data32)))){
+const err92 = {instancePath:instancePath+"/cost/operation",schemaPath:"#/properties/cost/anyOf/0/properties/operation/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1173,9 +1167,10 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(data33.name !== undefined){
-if(typeof data33.name !== "string"){
-const err93 = {instancePath:instancePath+"/cost/queries/" + i4+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.row !== undefined){
+let data33 = data28.row;
+if(!((typeof data33 == "number") && (isFinite(data33)))){
+const err93 = {instancePath:instancePath+"/cost/row",schemaPath:"#/properties/cost/anyOf/0/properties/row/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1185,9 +1180,10 @@ vErrors.push(err93);
 errors++;
 }
 }
-if(data33.rate !== undefined){
-if(typeof data33.rate !== "string"){
-const err94 = {instancePath:instancePath+"/cost/queries/" + i4+"/rate",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/rate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.index !== undefined){
+let data34 = data28.index;
+if(!((typeof data34 == "number") && (isFinite(data34)))){
+const err94 = {instancePath:instancePath+"/cost/index",schemaPath:"#/properties/cost/anyOf/0/properties/index/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1197,9 +1193,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(data33.default !== undefined){
-if(typeof data33.default !== "boolean"){
-const err95 = {instancePath:instancePath+"/cost/queries/" + i4+"/default",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/default/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data28.queries !== undefined){
+let data35 = data28.queries;
+if(Array.isArray(data35)){
+const len4 = data35.length;
+for(let i4=0; i4<len4; i4++){
+let data36 = data35[i4];
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+if(data36.name === undefined){
+const err95 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1208,10 +1210,8 @@ vErrors.push(err95);
 }
 errors++;
 }
-}
-}
-else {
-const err96 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data36.rate === undefined){
+const err96 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "rate"},message:"must have required property '"+"rate"+"'"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1220,10 +1220,8 @@ vErrors.push(err96);
 }
 errors++;
 }
-}
-}
-else {
-const err97 = {instancePath:instancePath+"/cost/queries",schemaPath:"#/properties/cost/anyOf/0/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data36.default === undefined){
+const err97 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "default"},message:"must have required property '"+"default"+"'"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1232,16 +1230,9 @@ vErrors.push(err97);
 }
 errors++;
 }
-}
-if(data28.entities !== undefined){
-let data37 = data28.entities;
-if(Array.isArray(data37)){
-const len5 = data37.length;
-for(let i5=0; i5<len5; i5++){
-let data38 = data37[i5];
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-if(data38.name === undefined){
-const err98 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+for(const key7 in data36){
+if(!(((key7 === "name") || (key7 === "rate")) || (key7 === "default"))){
+const err98 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1250,8 +1241,10 @@ vErrors.push(err98);
 }
 errors++;
 }
-if(data38.count === undefined){
-const err99 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'"};
+}
+if(data36.name !== undefined){
+if(typeof data36.name !== "string"){
+const err99 = {instancePath:instancePath+"/cost/queries/" + i4+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1260,8 +1253,10 @@ vErrors.push(err99);
 }
 errors++;
 }
-if(data38.countDefault === undefined){
-const err100 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "countDefault"},message:"must have required property '"+"countDefault"+"'"};
+}
+if(data36.rate !== undefined){
+if(typeof data36.rate !== "string"){
+const err100 = {instancePath:instancePath+"/cost/queries/" + i4+"/rate",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/rate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1270,8 +1265,10 @@ vErrors.push(err100);
 }
 errors++;
 }
-if(data38.create === undefined){
-const err101 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "create"},message:"must have required property '"+"create"+"'"};
+}
+if(data36.default !== undefined){
+if(typeof data36.default !== "boolean"){
+const err101 = {instancePath:instancePath+"/cost/queries/" + i4+"/default",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/default/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1280,8 +1277,10 @@ vErrors.push(err101);
 }
 errors++;
 }
-if(data38.update === undefined){
-const err102 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "update"},message:"must have required property '"+"update"+"'"};
+}
+}
+else {
+const err102 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1290,8 +1289,10 @@ vErrors.push(err102);
 }
 errors++;
 }
-if(data38.delete === undefined){
-const err103 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "delete"},message:"must have required property '"+"delete"+"'"};
+}
+}
+else {
+const err103 = {instancePath:instancePath+"/cost/queries",schemaPath:"#/properties/cost/anyOf/0/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1300,8 +1301,16 @@ vErrors.push(err103);
 }
 errors++;
 }
-if(data38.memberUpdates === undefined){
-const err104 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "memberUpdates"},message:"must have required property '"+"memberUpdates"+"'"};
+}
+if(data28.entities !== undefined){
+let data40 = data28.entities;
+if(Array.isArray(data40)){
+const len5 = data40.length;
+for(let i5=0; i5<len5; i5++){
+let data41 = data40[i5];
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+if(data41.name === undefined){
+const err104 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1310,9 +1319,8 @@ vErrors.push(err104);
 }
 errors++;
 }
-for(const key8 in data38){
-if(!(((((((key8 === "name") || (key8 === "count")) || (key8 === "countDefault")) || (key8 === "create")) || (key8 === "update")) || (key8 === "delete")) || (key8 === "memberUpdates"))){
-const err105 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+if(data41.count === undefined){
+const err105 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1321,10 +1329,8 @@ vErrors.push(err105);
 }
 errors++;
 }
-}
-if(data38.name !== undefined){
-if(typeof data38.name !== "string"){
-const err106 = {instancePath:instancePath+"/cost/entities/" + i5+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.countDefault === undefined){
+const err106 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "countDefault"},message:"must have required property '"+"countDefault"+"'"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1333,10 +1339,8 @@ vErrors.push(err106);
 }
 errors++;
 }
-}
-if(data38.count !== undefined){
-if(typeof data38.count !== "string"){
-const err107 = {instancePath:instancePath+"/cost/entities/" + i5+"/count",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/count/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.create === undefined){
+const err107 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "create"},message:"must have required property '"+"create"+"'"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1345,10 +1349,8 @@ vErrors.push(err107);
 }
 errors++;
 }
-}
-if(data38.countDefault !== undefined){
-if(typeof data38.countDefault !== "boolean"){
-const err108 = {instancePath:instancePath+"/cost/entities/" + i5+"/countDefault",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/countDefault/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data41.update === undefined){
+const err108 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "update"},message:"must have required property '"+"update"+"'"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1357,10 +1359,8 @@ vErrors.push(err108);
 }
 errors++;
 }
-}
-if(data38.create !== undefined){
-if(typeof data38.create !== "string"){
-const err109 = {instancePath:instancePath+"/cost/entities/" + i5+"/create",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/create/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.delete === undefined){
+const err109 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "delete"},message:"must have required property '"+"delete"+"'"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1369,10 +1369,8 @@ vErrors.push(err109);
 }
 errors++;
 }
-}
-if(data38.update !== undefined){
-if(typeof data38.update !== "string"){
-const err110 = {instancePath:instancePath+"/cost/entities/" + i5+"/update",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/update/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.memberUpdates === undefined){
+const err110 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "memberUpdates"},message:"must have required property '"+"memberUpdates"+"'"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1381,10 +1379,9 @@ vErrors.push(err110);
 }
 errors++;
 }
-}
-if(data38.delete !== undefined){
-if(typeof data38.delete !== "string"){
-const err111 = {instancePath:instancePath+"/cost/entities/" + i5+"/delete",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/delete/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key8 in data41){
+if(!(((((((key8 === "name") || (key8 === "count")) || (key8 === "countDefault")) || (key8 === "create")) || (key8 === "update")) || (key8 === "delete")) || (key8 === "memberUpdates"))){
+const err111 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1394,9 +1391,9 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(data38.memberUpdates !== undefined){
-if(typeof data38.memberUpdates !== "string"){
-const err112 = {instancePath:instancePath+"/cost/entities/" + i5+"/memberUpdates",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/memberUpdates/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.name !== undefined){
+if(typeof data41.name !== "string"){
+const err112 = {instancePath:instancePath+"/cost/entities/" + i5+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1406,9 +1403,9 @@ vErrors.push(err112);
 errors++;
 }
 }
-}
-else {
-const err113 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data41.count !== undefined){
+if(typeof data41.count !== "string"){
+const err113 = {instancePath:instancePath+"/cost/entities/" + i5+"/count",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/count/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1418,9 +1415,9 @@ vErrors.push(err113);
 errors++;
 }
 }
-}
-else {
-const err114 = {instancePath:instancePath+"/cost/entities",schemaPath:"#/properties/cost/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data41.countDefault !== undefined){
+if(typeof data41.countDefault !== "boolean"){
+const err114 = {instancePath:instancePath+"/cost/entities/" + i5+"/countDefault",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/countDefault/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1430,15 +1427,9 @@ vErrors.push(err114);
 errors++;
 }
 }
-if(data28.references !== undefined){
-let data46 = data28.references;
-if(Array.isArray(data46)){
-const len6 = data46.length;
-for(let i6=0; i6<len6; i6++){
-let data47 = data46[i6];
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-if(data47.name === undefined){
-const err115 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data41.create !== undefined){
+if(typeof data41.create !== "string"){
+const err115 = {instancePath:instancePath+"/cost/entities/" + i5+"/create",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/create/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1447,8 +1438,10 @@ vErrors.push(err115);
 }
 errors++;
 }
-if(data47.size === undefined){
-const err116 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "size"},message:"must have required property '"+"size"+"'"};
+}
+if(data41.update !== undefined){
+if(typeof data41.update !== "string"){
+const err116 = {instancePath:instancePath+"/cost/entities/" + i5+"/update",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/update/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1457,8 +1450,10 @@ vErrors.push(err116);
 }
 errors++;
 }
-if(data47.default === undefined){
-const err117 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "default"},message:"must have required property '"+"default"+"'"};
+}
+if(data41.delete !== undefined){
+if(typeof data41.delete !== "string"){
+const err117 = {instancePath:instancePath+"/cost/entities/" + i5+"/delete",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/delete/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1467,9 +1462,10 @@ vErrors.push(err117);
 }
 errors++;
 }
-for(const key9 in data47){
-if(!(((key9 === "name") || (key9 === "size")) || (key9 === "default"))){
-const err118 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+}
+if(data41.memberUpdates !== undefined){
+if(typeof data41.memberUpdates !== "string"){
+const err118 = {instancePath:instancePath+"/cost/entities/" + i5+"/memberUpdates",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/memberUpdates/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1479,9 +1475,9 @@ vErrors.push(err118);
 errors++;
 }
 }
-if(data47.name !== undefined){
-if(typeof data47.name !== "string"){
-const err119 = {instancePath:instancePath+"/cost/references/" + i6+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err119 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1491,9 +1487,9 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(data47.size !== undefined){
-if(typeof data47.size !== "string"){
-const err120 = {instancePath:instancePath+"/cost/references/" + i6+"/size",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/size/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err120 = {instancePath:instancePath+"/cost/entities",schemaPath:"#/properties/cost/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1503,9 +1499,15 @@ vErrors.push(err120);
 errors++;
 }
 }
-if(data47.default !== undefined){
-if(typeof data47.default !== "boolean"){
-const err121 = {instancePath:instancePath+"/cost/references/" + i6+"/default",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/default/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data28.references !== undefined){
+let data49 = data28.references;
+if(Array.isArray(data49)){
+const len6 = data49.length;
+for(let i6=0; i6<len6; i6++){
+let data50 = data49[i6];
+if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
+if(data50.name === undefined){
+const err121 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1514,10 +1516,8 @@ vErrors.push(err121);
 }
 errors++;
 }
-}
-}
-else {
-const err122 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data50.size === undefined){
+const err122 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "size"},message:"must have required property '"+"size"+"'"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1526,10 +1526,8 @@ vErrors.push(err122);
 }
 errors++;
 }
-}
-}
-else {
-const err123 = {instancePath:instancePath+"/cost/references",schemaPath:"#/properties/cost/anyOf/0/properties/references/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data50.default === undefined){
+const err123 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "default"},message:"must have required property '"+"default"+"'"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1538,12 +1536,9 @@ vErrors.push(err123);
 }
 errors++;
 }
-}
-if(data28.designs !== undefined){
-let data51 = data28.designs;
-if(Array.isArray(data51)){
-if(data51.length > 2){
-const err124 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"};
+for(const key9 in data50){
+if(!(((key9 === "name") || (key9 === "size")) || (key9 === "default"))){
+const err124 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1552,8 +1547,10 @@ vErrors.push(err124);
 }
 errors++;
 }
-if(data51.length < 2){
-const err125 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"};
+}
+if(data50.name !== undefined){
+if(typeof data50.name !== "string"){
+const err125 = {instancePath:instancePath+"/cost/references/" + i6+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1562,12 +1559,10 @@ vErrors.push(err125);
 }
 errors++;
 }
-const len7 = data51.length;
-for(let i7=0; i7<len7; i7++){
-let data52 = data51[i7];
-if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
-if(data52.policy === undefined){
-const err126 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
+}
+if(data50.size !== undefined){
+if(typeof data50.size !== "string"){
+const err126 = {instancePath:instancePath+"/cost/references/" + i6+"/size",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/size/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1576,8 +1571,10 @@ vErrors.push(err126);
 }
 errors++;
 }
-if(data52.collections === undefined){
-const err127 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "collections"},message:"must have required property '"+"collections"+"'"};
+}
+if(data50.default !== undefined){
+if(typeof data50.default !== "boolean"){
+const err127 = {instancePath:instancePath+"/cost/references/" + i6+"/default",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/default/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1586,8 +1583,10 @@ vErrors.push(err127);
 }
 errors++;
 }
-if(data52.total === undefined){
-const err128 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "total"},message:"must have required property '"+"total"+"'"};
+}
+}
+else {
+const err128 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1596,9 +1595,10 @@ vErrors.push(err128);
 }
 errors++;
 }
-for(const key10 in data52){
-if(!(((key10 === "policy") || (key10 === "collections")) || (key10 === "total"))){
-const err129 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+}
+}
+else {
+const err129 = {instancePath:instancePath+"/cost/references",schemaPath:"#/properties/cost/anyOf/0/properties/references/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1608,10 +1608,11 @@ vErrors.push(err129);
 errors++;
 }
 }
-if(data52.policy !== undefined){
-let data53 = data52.policy;
-if(!((data53 === "cost") || (data53 === "paper"))){
-const err130 = {instancePath:instancePath+"/cost/designs/" + i7+"/policy",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/policy/enum",keyword:"enum",params:{allowedValues: schema31.properties.cost.anyOf[0].properties.designs.items.properties.policy.enum},message:"must be equal to one of the allowed values"};
+if(data28.designs !== undefined){
+let data54 = data28.designs;
+if(Array.isArray(data54)){
+if(data54.length > 2){
+const err130 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1620,16 +1621,8 @@ vErrors.push(err130);
 }
 errors++;
 }
-}
-if(data52.collections !== undefined){
-let data54 = data52.collections;
-if(Array.isArray(data54)){
-const len8 = data54.length;
-for(let i8=0; i8<len8; i8++){
-let data55 = data54[i8];
-if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
-if(data55.name === undefined){
-const err131 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data54.length < 2){
+const err131 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1638,8 +1631,12 @@ vErrors.push(err131);
 }
 errors++;
 }
-if(data55.queries === undefined){
-const err132 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+const len7 = data54.length;
+for(let i7=0; i7<len7; i7++){
+let data55 = data54[i7];
+if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
+if(data55.policy === undefined){
+const err132 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1648,8 +1645,8 @@ vErrors.push(err132);
 }
 errors++;
 }
-if(data55.cost === undefined){
-const err133 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "cost"},message:"must have required property '"+"cost"+"'"};
+if(data55.collections === undefined){
+const err133 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "collections"},message:"must have required property '"+"collections"+"'"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1658,9 +1655,8 @@ vErrors.push(err133);
 }
 errors++;
 }
-for(const key11 in data55){
-if(!(((key11 === "name") || (key11 === "queries")) || (key11 === "cost"))){
-const err134 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+if(data55.operations === undefined){
+const err134 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "operations"},message:"must have required property '"+"operations"+"'"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1669,10 +1665,8 @@ vErrors.push(err134);
 }
 errors++;
 }
-}
-if(data55.name !== undefined){
-if(typeof data55.name !== "string"){
-const err135 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data55.total === undefined){
+const err135 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "total"},message:"must have required property '"+"total"+"'"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1681,14 +1675,9 @@ vErrors.push(err135);
 }
 errors++;
 }
-}
-if(data55.queries !== undefined){
-let data57 = data55.queries;
-if(Array.isArray(data57)){
-const len9 = data57.length;
-for(let i9=0; i9<len9; i9++){
-if(typeof data57[i9] !== "string"){
-const err136 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/queries/" + i9,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key10 in data55){
+if(!((((key10 === "policy") || (key10 === "collections")) || (key10 === "operations")) || (key10 === "total"))){
+const err136 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1698,9 +1687,10 @@ vErrors.push(err136);
 errors++;
 }
 }
-}
-else {
-const err137 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/queries",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data55.policy !== undefined){
+let data56 = data55.policy;
+if(!((data56 === "cost") || (data56 === "paper"))){
+const err137 = {instancePath:instancePath+"/cost/designs/" + i7+"/policy",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/policy/enum",keyword:"enum",params:{allowedValues: schema31.properties.cost.anyOf[0].properties.designs.items.properties.policy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1710,11 +1700,15 @@ vErrors.push(err137);
 errors++;
 }
 }
-if(data55.cost !== undefined){
-let data59 = data55.cost;
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-if(data59.reads === undefined){
-const err138 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
+if(data55.collections !== undefined){
+let data57 = data55.collections;
+if(Array.isArray(data57)){
+const len8 = data57.length;
+for(let i8=0; i8<len8; i8++){
+let data58 = data57[i8];
+if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
+if(data58.name === undefined){
+const err138 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1723,8 +1717,8 @@ vErrors.push(err138);
 }
 errors++;
 }
-if(data59.writes === undefined){
-const err139 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
+if(data58.queries === undefined){
+const err139 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1733,8 +1727,8 @@ vErrors.push(err139);
 }
 errors++;
 }
-if(data59.time === undefined){
-const err140 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
+if(data58.cost === undefined){
+const err140 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "cost"},message:"must have required property '"+"cost"+"'"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1743,8 +1737,9 @@ vErrors.push(err140);
 }
 errors++;
 }
-if(data59.memory === undefined){
-const err141 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
+for(const key11 in data58){
+if(!(((key11 === "name") || (key11 === "queries")) || (key11 === "cost"))){
+const err141 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1753,9 +1748,10 @@ vErrors.push(err141);
 }
 errors++;
 }
-for(const key12 in data59){
-if(!((((key12 === "reads") || (key12 === "writes")) || (key12 === "time")) || (key12 === "memory"))){
-const err142 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+}
+if(data58.name !== undefined){
+if(typeof data58.name !== "string"){
+const err142 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1765,9 +1761,13 @@ vErrors.push(err142);
 errors++;
 }
 }
-if(data59.reads !== undefined){
-if(typeof data59.reads !== "string"){
-const err143 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data58.queries !== undefined){
+let data60 = data58.queries;
+if(Array.isArray(data60)){
+const len9 = data60.length;
+for(let i9=0; i9<len9; i9++){
+if(typeof data60[i9] !== "string"){
+const err143 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/queries/" + i9,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1777,9 +1777,9 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(data59.writes !== undefined){
-if(typeof data59.writes !== "string"){
-const err144 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err144 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/queries",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1789,9 +1789,11 @@ vErrors.push(err144);
 errors++;
 }
 }
-if(data59.time !== undefined){
-if(typeof data59.time !== "string"){
-const err145 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data58.cost !== undefined){
+let data62 = data58.cost;
+if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+if(data62.reads === undefined){
+const err145 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1800,10 +1802,8 @@ vErrors.push(err145);
 }
 errors++;
 }
-}
-if(data59.memory !== undefined){
-if(typeof data59.memory !== "string"){
-const err146 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data62.writes === undefined){
+const err146 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1812,10 +1812,8 @@ vErrors.push(err146);
 }
 errors++;
 }
-}
-}
-else {
-const err147 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data62.time === undefined){
+const err147 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1824,10 +1822,8 @@ vErrors.push(err147);
 }
 errors++;
 }
-}
-}
-else {
-const err148 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data62.memory === undefined){
+const err148 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1836,10 +1832,9 @@ vErrors.push(err148);
 }
 errors++;
 }
-}
-}
-else {
-const err149 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key12 in data62){
+if(!((((key12 === "reads") || (key12 === "writes")) || (key12 === "time")) || (key12 === "memory"))){
+const err149 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -1849,11 +1844,9 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(data52.total !== undefined){
-let data64 = data52.total;
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
-if(data64.reads === undefined){
-const err150 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
+if(data62.reads !== undefined){
+if(typeof data62.reads !== "string"){
+const err150 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -1862,8 +1855,10 @@ vErrors.push(err150);
 }
 errors++;
 }
-if(data64.writes === undefined){
-const err151 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
+}
+if(data62.writes !== undefined){
+if(typeof data62.writes !== "string"){
+const err151 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -1872,8 +1867,10 @@ vErrors.push(err151);
 }
 errors++;
 }
-if(data64.time === undefined){
-const err152 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
+}
+if(data62.time !== undefined){
+if(typeof data62.time !== "string"){
+const err152 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -1882,8 +1879,10 @@ vErrors.push(err152);
 }
 errors++;
 }
-if(data64.memory === undefined){
-const err153 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
+}
+if(data62.memory !== undefined){
+if(typeof data62.memory !== "string"){
+const err153 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -1892,9 +1891,10 @@ vErrors.push(err153);
 }
 errors++;
 }
-for(const key13 in data64){
-if(!((((key13 === "reads") || (key13 === "writes")) || (key13 === "time")) || (key13 === "memory"))){
-const err154 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+}
+}
+else {
+const err154 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -1904,9 +1904,9 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(data64.reads !== undefined){
-if(typeof data64.reads !== "string"){
-const err155 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err155 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -1916,9 +1916,9 @@ vErrors.push(err155);
 errors++;
 }
 }
-if(data64.writes !== undefined){
-if(typeof data64.writes !== "string"){
-const err156 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err156 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -1928,9 +1928,11 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(data64.time !== undefined){
-if(typeof data64.time !== "string"){
-const err157 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data55.operations !== undefined){
+let data67 = data55.operations;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+if(data67.reads === undefined){
+const err157 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -1939,10 +1941,8 @@ vErrors.push(err157);
 }
 errors++;
 }
-}
-if(data64.memory !== undefined){
-if(typeof data64.memory !== "string"){
-const err158 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data67.writes === undefined){
+const err158 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -1951,10 +1951,8 @@ vErrors.push(err158);
 }
 errors++;
 }
-}
-}
-else {
-const err159 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data67.time === undefined){
+const err159 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -1963,10 +1961,8 @@ vErrors.push(err159);
 }
 errors++;
 }
-}
-}
-else {
-const err160 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data67.memory === undefined){
+const err160 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -1975,10 +1971,9 @@ vErrors.push(err160);
 }
 errors++;
 }
-}
-}
-else {
-const err161 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key13 in data67){
+if(!((((key13 === "reads") || (key13 === "writes")) || (key13 === "time")) || (key13 === "memory"))){
+const err161 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -1988,9 +1983,9 @@ vErrors.push(err161);
 errors++;
 }
 }
-if(data28.same !== undefined){
-if(typeof data28.same !== "boolean"){
-const err162 = {instancePath:instancePath+"/cost/same",schemaPath:"#/properties/cost/anyOf/0/properties/same/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data67.reads !== undefined){
+if(typeof data67.reads !== "string"){
+const err162 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2000,9 +1995,9 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(data28.saving !== undefined){
-if(typeof data28.saving !== "string"){
-const err163 = {instancePath:instancePath+"/cost/saving",schemaPath:"#/properties/cost/anyOf/0/properties/saving/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data67.writes !== undefined){
+if(typeof data67.writes !== "string"){
+const err163 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2012,9 +2007,9 @@ vErrors.push(err163);
 errors++;
 }
 }
-if(data28.cheaper !== undefined){
-if(typeof data28.cheaper !== "boolean"){
-const err164 = {instancePath:instancePath+"/cost/cheaper",schemaPath:"#/properties/cost/anyOf/0/properties/cheaper/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data67.time !== undefined){
+if(typeof data67.time !== "string"){
+const err164 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2024,9 +2019,9 @@ vErrors.push(err164);
 errors++;
 }
 }
-}
-else {
-const err165 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data67.memory !== undefined){
+if(typeof data67.memory !== "string"){
+const err165 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2035,11 +2030,10 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid5 = _errs84 === errors;
-valid19 = valid19 || _valid5;
-const _errs179 = errors;
-if(data28 !== null){
-const err166 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+}
+else {
+const err166 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2048,15 +2042,215 @@ vErrors.push(err166);
 }
 errors++;
 }
-var _valid5 = _errs179 === errors;
-valid19 = valid19 || _valid5;
-if(!valid19){
-const err167 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data55.total !== undefined){
+let data72 = data55.total;
+if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
+if(data72.reads === undefined){
+const err167 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
 if(vErrors === null){
 vErrors = [err167];
 }
 else {
 vErrors.push(err167);
+}
+errors++;
+}
+if(data72.writes === undefined){
+const err168 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
+if(vErrors === null){
+vErrors = [err168];
+}
+else {
+vErrors.push(err168);
+}
+errors++;
+}
+if(data72.time === undefined){
+const err169 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
+if(vErrors === null){
+vErrors = [err169];
+}
+else {
+vErrors.push(err169);
+}
+errors++;
+}
+if(data72.memory === undefined){
+const err170 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
+if(vErrors === null){
+vErrors = [err170];
+}
+else {
+vErrors.push(err170);
+}
+errors++;
+}
+for(const key14 in data72){
+if(!((((key14 === "reads") || (key14 === "writes")) || (key14 === "time")) || (key14 === "memory"))){
+const err171 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err171];
+}
+else {
+vErrors.push(err171);
+}
+errors++;
+}
+}
+if(data72.reads !== undefined){
+if(typeof data72.reads !== "string"){
+const err172 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err172];
+}
+else {
+vErrors.push(err172);
+}
+errors++;
+}
+}
+if(data72.writes !== undefined){
+if(typeof data72.writes !== "string"){
+const err173 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err173];
+}
+else {
+vErrors.push(err173);
+}
+errors++;
+}
+}
+if(data72.time !== undefined){
+if(typeof data72.time !== "string"){
+const err174 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err174];
+}
+else {
+vErrors.push(err174);
+}
+errors++;
+}
+}
+if(data72.memory !== undefined){
+if(typeof data72.memory !== "string"){
+const err175 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err175];
+}
+else {
+vErrors.push(err175);
+}
+errors++;
+}
+}
+}
+else {
+const err176 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err176];
+}
+else {
+vErrors.push(err176);
+}
+errors++;
+}
+}
+}
+else {
+const err177 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err177];
+}
+else {
+vErrors.push(err177);
+}
+errors++;
+}
+}
+}
+else {
+const err178 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err178];
+}
+else {
+vErrors.push(err178);
+}
+errors++;
+}
+}
+if(data28.same !== undefined){
+if(typeof data28.same !== "boolean"){
+const err179 = {instancePath:instancePath+"/cost/same",schemaPath:"#/properties/cost/anyOf/0/properties/same/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err179];
+}
+else {
+vErrors.push(err179);
+}
+errors++;
+}
+}
+if(data28.saving !== undefined){
+if(typeof data28.saving !== "string"){
+const err180 = {instancePath:instancePath+"/cost/saving",schemaPath:"#/properties/cost/anyOf/0/properties/saving/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err180];
+}
+else {
+vErrors.push(err180);
+}
+errors++;
+}
+}
+if(data28.cheaper !== undefined){
+if(typeof data28.cheaper !== "boolean"){
+const err181 = {instancePath:instancePath+"/cost/cheaper",schemaPath:"#/properties/cost/anyOf/0/properties/cheaper/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err181];
+}
+else {
+vErrors.push(err181);
+}
+errors++;
+}
+}
+}
+else {
+const err182 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err182];
+}
+else {
+vErrors.push(err182);
+}
+errors++;
+}
+var _valid5 = _errs84 === errors;
+valid19 = valid19 || _valid5;
+const _errs196 = errors;
+if(data28 !== null){
+const err183 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err183];
+}
+else {
+vErrors.push(err183);
+}
+errors++;
+}
+var _valid5 = _errs196 === errors;
+valid19 = valid19 || _valid5;
+if(!valid19){
+const err184 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err184];
+}
+else {
+vErrors.push(err184);
 }
 errors++;
 }
@@ -2073,221 +2267,9 @@ vErrors = null;
 }
 }
 if(data.design !== undefined){
-let data72 = data.design;
-if(!((data72 === "redis") || (data72 === "redis-core"))){
-const err168 = {instancePath:instancePath+"/design",schemaPath:"#/properties/design/enum",keyword:"enum",params:{allowedValues: schema31.properties.design.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err168];
-}
-else {
-vErrors.push(err168);
-}
-errors++;
-}
-}
-if(data.engine !== undefined){
-if(typeof data.engine !== "string"){
-const err169 = {instancePath:instancePath+"/engine",schemaPath:"#/properties/engine/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err169];
-}
-else {
-vErrors.push(err169);
-}
-errors++;
-}
-}
-if(data.pidm !== undefined){
-let data74 = data.pidm;
-const _errs185 = errors;
-let valid40 = false;
-const _errs186 = errors;
-if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
-if(data74.entities === undefined){
-const err170 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
-if(vErrors === null){
-vErrors = [err170];
-}
-else {
-vErrors.push(err170);
-}
-errors++;
-}
-if(data74.relationships === undefined){
-const err171 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "relationships"},message:"must have required property '"+"relationships"+"'"};
-if(vErrors === null){
-vErrors = [err171];
-}
-else {
-vErrors.push(err171);
-}
-errors++;
-}
-for(const key14 in data74){
-if(!((key14 === "entities") || (key14 === "relationships"))){
-const err172 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err172];
-}
-else {
-vErrors.push(err172);
-}
-errors++;
-}
-}
-if(data74.entities !== undefined){
-let data75 = data74.entities;
-if(Array.isArray(data75)){
-const len10 = data75.length;
-for(let i10=0; i10<len10; i10++){
-let data76 = data75[i10];
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-if(data76.name === undefined){
-const err173 = {instancePath:instancePath+"/pidm/entities/" + i10,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err173];
-}
-else {
-vErrors.push(err173);
-}
-errors++;
-}
-if(data76.attributes === undefined){
-const err174 = {instancePath:instancePath+"/pidm/entities/" + i10,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
-if(vErrors === null){
-vErrors = [err174];
-}
-else {
-vErrors.push(err174);
-}
-errors++;
-}
-for(const key15 in data76){
-if(!((key15 === "name") || (key15 === "attributes"))){
-const err175 = {instancePath:instancePath+"/pidm/entities/" + i10,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err175];
-}
-else {
-vErrors.push(err175);
-}
-errors++;
-}
-}
-if(data76.name !== undefined){
-if(typeof data76.name !== "string"){
-const err176 = {instancePath:instancePath+"/pidm/entities/" + i10+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err176];
-}
-else {
-vErrors.push(err176);
-}
-errors++;
-}
-}
-if(data76.attributes !== undefined){
-let data78 = data76.attributes;
-if(Array.isArray(data78)){
-const len11 = data78.length;
-for(let i11=0; i11<len11; i11++){
-let data79 = data78[i11];
-if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
-if(data79.name === undefined){
-const err177 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err177];
-}
-else {
-vErrors.push(err177);
-}
-errors++;
-}
-if(data79.type === undefined){
-const err178 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
-if(vErrors === null){
-vErrors = [err178];
-}
-else {
-vErrors.push(err178);
-}
-errors++;
-}
-if(data79.key === undefined){
-const err179 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
-if(vErrors === null){
-vErrors = [err179];
-}
-else {
-vErrors.push(err179);
-}
-errors++;
-}
-if(data79.note === undefined){
-const err180 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
-if(vErrors === null){
-vErrors = [err180];
-}
-else {
-vErrors.push(err180);
-}
-errors++;
-}
-for(const key16 in data79){
-if(!((((key16 === "name") || (key16 === "type")) || (key16 === "key")) || (key16 === "note"))){
-const err181 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err181];
-}
-else {
-vErrors.push(err181);
-}
-errors++;
-}
-}
-if(data79.name !== undefined){
-if(typeof data79.name !== "string"){
-const err182 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err182];
-}
-else {
-vErrors.push(err182);
-}
-errors++;
-}
-}
-if(data79.type !== undefined){
-if(typeof data79.type !== "string"){
-const err183 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/type",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err183];
-}
-else {
-vErrors.push(err183);
-}
-errors++;
-}
-}
-if(data79.key !== undefined){
-if(typeof data79.key !== "boolean"){
-const err184 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/key",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/key/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err184];
-}
-else {
-vErrors.push(err184);
-}
-errors++;
-}
-}
-if(data79.note !== undefined){
-let data83 = data79.note;
-const _errs208 = errors;
-let valid48 = false;
-const _errs209 = errors;
-if(typeof data83 !== "string"){
-const err185 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data80 = data.design;
+if(!((data80 === "redis") || (data80 === "redis-core"))){
+const err185 = {instancePath:instancePath+"/design",schemaPath:"#/properties/design/enum",keyword:"enum",params:{allowedValues: schema31.properties.design.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2296,11 +2278,10 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid7 = _errs209 === errors;
-valid48 = valid48 || _valid7;
-const _errs211 = errors;
-if(data83 !== null){
-const err186 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data.engine !== undefined){
+if(typeof data.engine !== "string"){
+const err186 = {instancePath:instancePath+"/engine",schemaPath:"#/properties/engine/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2309,10 +2290,15 @@ vErrors.push(err186);
 }
 errors++;
 }
-var _valid7 = _errs211 === errors;
-valid48 = valid48 || _valid7;
-if(!valid48){
-const err187 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data.pidm !== undefined){
+let data82 = data.pidm;
+const _errs202 = errors;
+let valid41 = false;
+const _errs203 = errors;
+if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
+if(data82.entities === undefined){
+const err187 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2321,21 +2307,8 @@ vErrors.push(err187);
 }
 errors++;
 }
-else {
-errors = _errs208;
-if(vErrors !== null){
-if(_errs208){
-vErrors.length = _errs208;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err188 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data82.relationships === undefined){
+const err188 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "relationships"},message:"must have required property '"+"relationships"+"'"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2344,10 +2317,9 @@ vErrors.push(err188);
 }
 errors++;
 }
-}
-}
-else {
-const err189 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key15 in data82){
+if(!((key15 === "entities") || (key15 === "relationships"))){
+const err189 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2357,9 +2329,15 @@ vErrors.push(err189);
 errors++;
 }
 }
-}
-else {
-const err190 = {instancePath:instancePath+"/pidm/entities/" + i10,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data82.entities !== undefined){
+let data83 = data82.entities;
+if(Array.isArray(data83)){
+const len10 = data83.length;
+for(let i10=0; i10<len10; i10++){
+let data84 = data83[i10];
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+if(data84.name === undefined){
+const err190 = {instancePath:instancePath+"/pidm/entities/" + i10,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2368,10 +2346,8 @@ vErrors.push(err190);
 }
 errors++;
 }
-}
-}
-else {
-const err191 = {instancePath:instancePath+"/pidm/entities",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data84.attributes === undefined){
+const err191 = {instancePath:instancePath+"/pidm/entities/" + i10,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2380,16 +2356,9 @@ vErrors.push(err191);
 }
 errors++;
 }
-}
-if(data74.relationships !== undefined){
-let data84 = data74.relationships;
-if(Array.isArray(data84)){
-const len12 = data84.length;
-for(let i12=0; i12<len12; i12++){
-let data85 = data84[i12];
-if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
-if(data85.from === undefined){
-const err192 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+for(const key16 in data84){
+if(!((key16 === "name") || (key16 === "attributes"))){
+const err192 = {instancePath:instancePath+"/pidm/entities/" + i10,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -2398,8 +2367,10 @@ vErrors.push(err192);
 }
 errors++;
 }
-if(data85.to === undefined){
-const err193 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+}
+if(data84.name !== undefined){
+if(typeof data84.name !== "string"){
+const err193 = {instancePath:instancePath+"/pidm/entities/" + i10+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -2408,8 +2379,16 @@ vErrors.push(err193);
 }
 errors++;
 }
-if(data85.reference === undefined){
-const err194 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
+}
+if(data84.attributes !== undefined){
+let data86 = data84.attributes;
+if(Array.isArray(data86)){
+const len11 = data86.length;
+for(let i11=0; i11<len11; i11++){
+let data87 = data86[i11];
+if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
+if(data87.name === undefined){
+const err194 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -2418,8 +2397,8 @@ vErrors.push(err194);
 }
 errors++;
 }
-if(data85.toCardinality === undefined){
-const err195 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "toCardinality"},message:"must have required property '"+"toCardinality"+"'"};
+if(data87.type === undefined){
+const err195 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -2428,8 +2407,8 @@ vErrors.push(err195);
 }
 errors++;
 }
-if(data85.written === undefined){
-const err196 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "written"},message:"must have required property '"+"written"+"'"};
+if(data87.key === undefined){
+const err196 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -2438,8 +2417,8 @@ vErrors.push(err196);
 }
 errors++;
 }
-if(data85.kind === undefined){
-const err197 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(data87.note === undefined){
+const err197 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -2448,9 +2427,9 @@ vErrors.push(err197);
 }
 errors++;
 }
-for(const key17 in data85){
-if(!((((((key17 === "from") || (key17 === "to")) || (key17 === "reference")) || (key17 === "toCardinality")) || (key17 === "written")) || (key17 === "kind"))){
-const err198 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+for(const key17 in data87){
+if(!((((key17 === "name") || (key17 === "type")) || (key17 === "key")) || (key17 === "note"))){
+const err198 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -2460,9 +2439,9 @@ vErrors.push(err198);
 errors++;
 }
 }
-if(data85.from !== undefined){
-if(typeof data85.from !== "string"){
-const err199 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/from",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data87.name !== undefined){
+if(typeof data87.name !== "string"){
+const err199 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -2472,9 +2451,9 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(data85.to !== undefined){
-if(typeof data85.to !== "string"){
-const err200 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/to",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data87.type !== undefined){
+if(typeof data87.type !== "string"){
+const err200 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/type",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -2484,9 +2463,9 @@ vErrors.push(err200);
 errors++;
 }
 }
-if(data85.reference !== undefined){
-if(typeof data85.reference !== "string"){
-const err201 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/reference",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data87.key !== undefined){
+if(typeof data87.key !== "boolean"){
+const err201 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/key",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/key/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -2496,10 +2475,13 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(data85.toCardinality !== undefined){
-let data89 = data85.toCardinality;
-if(!((((data89 === "exactly-one") || (data89 === "zero-or-one")) || (data89 === "zero-or-more")) || (data89 === "one-or-more"))){
-const err202 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/toCardinality",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/toCardinality/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.toCardinality.enum},message:"must be equal to one of the allowed values"};
+if(data87.note !== undefined){
+let data91 = data87.note;
+const _errs225 = errors;
+let valid49 = false;
+const _errs226 = errors;
+if(typeof data91 !== "string"){
+const err202 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -2508,10 +2490,11 @@ vErrors.push(err202);
 }
 errors++;
 }
-}
-if(data85.written !== undefined){
-if(typeof data85.written !== "string"){
-const err203 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/written",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/written/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid7 = _errs226 === errors;
+valid49 = valid49 || _valid7;
+const _errs228 = errors;
+if(data91 !== null){
+const err203 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -2520,11 +2503,10 @@ vErrors.push(err203);
 }
 errors++;
 }
-}
-if(data85.kind !== undefined){
-let data91 = data85.kind;
-if(!(((data91 === "one") || (data91 === "optional")) || (data91 === "many"))){
-const err204 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/kind",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+var _valid7 = _errs228 === errors;
+valid49 = valid49 || _valid7;
+if(!valid49){
+const err204 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -2533,10 +2515,21 @@ vErrors.push(err204);
 }
 errors++;
 }
+else {
+errors = _errs225;
+if(vErrors !== null){
+if(_errs225){
+vErrors.length = _errs225;
+}
+else {
+vErrors = null;
+}
+}
+}
 }
 }
 else {
-const err205 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err205 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -2548,7 +2541,7 @@ errors++;
 }
 }
 else {
-const err206 = {instancePath:instancePath+"/pidm/relationships",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err206 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -2560,7 +2553,7 @@ errors++;
 }
 }
 else {
-const err207 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err207 = {instancePath:instancePath+"/pidm/entities/" + i10,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -2569,11 +2562,10 @@ vErrors.push(err207);
 }
 errors++;
 }
-var _valid6 = _errs186 === errors;
-valid40 = valid40 || _valid6;
-const _errs228 = errors;
-if(data74 !== null){
-const err208 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+}
+else {
+const err208 = {instancePath:instancePath+"/pidm/entities",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -2582,10 +2574,16 @@ vErrors.push(err208);
 }
 errors++;
 }
-var _valid6 = _errs228 === errors;
-valid40 = valid40 || _valid6;
-if(!valid40){
-const err209 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data82.relationships !== undefined){
+let data92 = data82.relationships;
+if(Array.isArray(data92)){
+const len12 = data92.length;
+for(let i12=0; i12<len12; i12++){
+let data93 = data92[i12];
+if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
+if(data93.from === undefined){
+const err209 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -2594,27 +2592,8 @@ vErrors.push(err209);
 }
 errors++;
 }
-else {
-errors = _errs185;
-if(vErrors !== null){
-if(_errs185){
-vErrors.length = _errs185;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.collections !== undefined){
-let data92 = data.collections;
-if(Array.isArray(data92)){
-const len13 = data92.length;
-for(let i13=0; i13<len13; i13++){
-let data93 = data92[i13];
-if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
-if(data93.name === undefined){
-const err210 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data93.to === undefined){
+const err210 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -2623,8 +2602,8 @@ vErrors.push(err210);
 }
 errors++;
 }
-if(data93.grain === undefined){
-const err211 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "grain"},message:"must have required property '"+"grain"+"'"};
+if(data93.reference === undefined){
+const err211 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -2633,8 +2612,8 @@ vErrors.push(err211);
 }
 errors++;
 }
-if(data93.nodes === undefined){
-const err212 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "nodes"},message:"must have required property '"+"nodes"+"'"};
+if(data93.toCardinality === undefined){
+const err212 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "toCardinality"},message:"must have required property '"+"toCardinality"+"'"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -2643,8 +2622,8 @@ vErrors.push(err212);
 }
 errors++;
 }
-if(data93.edges === undefined){
-const err213 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "edges"},message:"must have required property '"+"edges"+"'"};
+if(data93.written === undefined){
+const err213 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "written"},message:"must have required property '"+"written"+"'"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -2653,8 +2632,8 @@ vErrors.push(err213);
 }
 errors++;
 }
-if(data93.key === undefined){
-const err214 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(data93.kind === undefined){
+const err214 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -2663,8 +2642,9 @@ vErrors.push(err214);
 }
 errors++;
 }
-if(data93.fields === undefined){
-const err215 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
+for(const key18 in data93){
+if(!((((((key18 === "from") || (key18 === "to")) || (key18 === "reference")) || (key18 === "toCardinality")) || (key18 === "written")) || (key18 === "kind"))){
+const err215 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -2673,8 +2653,10 @@ vErrors.push(err215);
 }
 errors++;
 }
-if(data93.queries === undefined){
-const err216 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+}
+if(data93.from !== undefined){
+if(typeof data93.from !== "string"){
+const err216 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/from",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -2683,8 +2665,10 @@ vErrors.push(err216);
 }
 errors++;
 }
-if(data93.coreKeys === undefined){
-const err217 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "coreKeys"},message:"must have required property '"+"coreKeys"+"'"};
+}
+if(data93.to !== undefined){
+if(typeof data93.to !== "string"){
+const err217 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/to",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -2693,9 +2677,10 @@ vErrors.push(err217);
 }
 errors++;
 }
-for(const key18 in data93){
-if(!((((((((key18 === "name") || (key18 === "grain")) || (key18 === "nodes")) || (key18 === "edges")) || (key18 === "key")) || (key18 === "fields")) || (key18 === "queries")) || (key18 === "coreKeys"))){
-const err218 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+}
+if(data93.reference !== undefined){
+if(typeof data93.reference !== "string"){
+const err218 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/reference",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -2705,9 +2690,10 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(data93.name !== undefined){
-if(typeof data93.name !== "string"){
-const err219 = {instancePath:instancePath+"/collections/" + i13+"/name",schemaPath:"#/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data93.toCardinality !== undefined){
+let data97 = data93.toCardinality;
+if(!((((data97 === "exactly-one") || (data97 === "zero-or-one")) || (data97 === "zero-or-more")) || (data97 === "one-or-more"))){
+const err219 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/toCardinality",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/toCardinality/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.toCardinality.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -2717,9 +2703,9 @@ vErrors.push(err219);
 errors++;
 }
 }
-if(data93.grain !== undefined){
-if(typeof data93.grain !== "string"){
-const err220 = {instancePath:instancePath+"/collections/" + i13+"/grain",schemaPath:"#/properties/collections/items/properties/grain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data93.written !== undefined){
+if(typeof data93.written !== "string"){
+const err220 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/written",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/written/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -2729,15 +2715,10 @@ vErrors.push(err220);
 errors++;
 }
 }
-if(data93.nodes !== undefined){
-let data96 = data93.nodes;
-if(Array.isArray(data96)){
-const len14 = data96.length;
-for(let i14=0; i14<len14; i14++){
-let data97 = data96[i14];
-if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
-if(data97.id === undefined){
-const err221 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data93.kind !== undefined){
+let data99 = data93.kind;
+if(!(((data99 === "one") || (data99 === "optional")) || (data99 === "many"))){
+const err221 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/kind",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -2746,8 +2727,10 @@ vErrors.push(err221);
 }
 errors++;
 }
-if(data97.name === undefined){
-const err222 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+}
+else {
+const err222 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -2756,8 +2739,10 @@ vErrors.push(err222);
 }
 errors++;
 }
-if(data97.entity === undefined){
-const err223 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
+}
+}
+else {
+const err223 = {instancePath:instancePath+"/pidm/relationships",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -2766,8 +2751,10 @@ vErrors.push(err223);
 }
 errors++;
 }
-if(data97.root === undefined){
-const err224 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
+}
+}
+else {
+const err224 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -2776,9 +2763,11 @@ vErrors.push(err224);
 }
 errors++;
 }
-for(const key19 in data97){
-if(!((((key19 === "id") || (key19 === "name")) || (key19 === "entity")) || (key19 === "root"))){
-const err225 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
+var _valid6 = _errs203 === errors;
+valid41 = valid41 || _valid6;
+const _errs245 = errors;
+if(data82 !== null){
+const err225 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -2787,10 +2776,10 @@ vErrors.push(err225);
 }
 errors++;
 }
-}
-if(data97.id !== undefined){
-if(typeof data97.id !== "string"){
-const err226 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14+"/id",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid6 = _errs245 === errors;
+valid41 = valid41 || _valid6;
+if(!valid41){
+const err226 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -2799,10 +2788,27 @@ vErrors.push(err226);
 }
 errors++;
 }
+else {
+errors = _errs202;
+if(vErrors !== null){
+if(_errs202){
+vErrors.length = _errs202;
 }
-if(data97.name !== undefined){
-if(typeof data97.name !== "string"){
-const err227 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14+"/name",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.collections !== undefined){
+let data100 = data.collections;
+if(Array.isArray(data100)){
+const len13 = data100.length;
+for(let i13=0; i13<len13; i13++){
+let data101 = data100[i13];
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+if(data101.name === undefined){
+const err227 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -2811,10 +2817,8 @@ vErrors.push(err227);
 }
 errors++;
 }
-}
-if(data97.entity !== undefined){
-if(typeof data97.entity !== "string"){
-const err228 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14+"/entity",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data101.grain === undefined){
+const err228 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "grain"},message:"must have required property '"+"grain"+"'"};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -2823,10 +2827,8 @@ vErrors.push(err228);
 }
 errors++;
 }
-}
-if(data97.root !== undefined){
-if(typeof data97.root !== "boolean"){
-const err229 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14+"/root",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/root/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data101.nodes === undefined){
+const err229 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "nodes"},message:"must have required property '"+"nodes"+"'"};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -2835,10 +2837,8 @@ vErrors.push(err229);
 }
 errors++;
 }
-}
-}
-else {
-const err230 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data101.edges === undefined){
+const err230 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "edges"},message:"must have required property '"+"edges"+"'"};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -2847,10 +2847,8 @@ vErrors.push(err230);
 }
 errors++;
 }
-}
-}
-else {
-const err231 = {instancePath:instancePath+"/collections/" + i13+"/nodes",schemaPath:"#/properties/collections/items/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data101.key === undefined){
+const err231 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -2859,16 +2857,8 @@ vErrors.push(err231);
 }
 errors++;
 }
-}
-if(data93.edges !== undefined){
-let data102 = data93.edges;
-if(Array.isArray(data102)){
-const len15 = data102.length;
-for(let i15=0; i15<len15; i15++){
-let data103 = data102[i15];
-if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
-if(data103.from === undefined){
-const err232 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+if(data101.fields === undefined){
+const err232 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -2877,8 +2867,8 @@ vErrors.push(err232);
 }
 errors++;
 }
-if(data103.to === undefined){
-const err233 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+if(data101.queries === undefined){
+const err233 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -2887,8 +2877,8 @@ vErrors.push(err233);
 }
 errors++;
 }
-if(data103.reference === undefined){
-const err234 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
+if(data101.coreKeys === undefined){
+const err234 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "coreKeys"},message:"must have required property '"+"coreKeys"+"'"};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -2897,8 +2887,9 @@ vErrors.push(err234);
 }
 errors++;
 }
-if(data103.cardinality === undefined){
-const err235 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "cardinality"},message:"must have required property '"+"cardinality"+"'"};
+for(const key19 in data101){
+if(!((((((((key19 === "name") || (key19 === "grain")) || (key19 === "nodes")) || (key19 === "edges")) || (key19 === "key")) || (key19 === "fields")) || (key19 === "queries")) || (key19 === "coreKeys"))){
+const err235 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -2907,9 +2898,10 @@ vErrors.push(err235);
 }
 errors++;
 }
-for(const key20 in data103){
-if(!((((key20 === "from") || (key20 === "to")) || (key20 === "reference")) || (key20 === "cardinality"))){
-const err236 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
+}
+if(data101.name !== undefined){
+if(typeof data101.name !== "string"){
+const err236 = {instancePath:instancePath+"/collections/" + i13+"/name",schemaPath:"#/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -2919,9 +2911,9 @@ vErrors.push(err236);
 errors++;
 }
 }
-if(data103.from !== undefined){
-if(typeof data103.from !== "string"){
-const err237 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15+"/from",schemaPath:"#/properties/collections/items/properties/edges/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data101.grain !== undefined){
+if(typeof data101.grain !== "string"){
+const err237 = {instancePath:instancePath+"/collections/" + i13+"/grain",schemaPath:"#/properties/collections/items/properties/grain/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -2931,9 +2923,15 @@ vErrors.push(err237);
 errors++;
 }
 }
-if(data103.to !== undefined){
-if(typeof data103.to !== "string"){
-const err238 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15+"/to",schemaPath:"#/properties/collections/items/properties/edges/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data101.nodes !== undefined){
+let data104 = data101.nodes;
+if(Array.isArray(data104)){
+const len14 = data104.length;
+for(let i14=0; i14<len14; i14++){
+let data105 = data104[i14];
+if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
+if(data105.id === undefined){
+const err238 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -2942,10 +2940,8 @@ vErrors.push(err238);
 }
 errors++;
 }
-}
-if(data103.reference !== undefined){
-if(typeof data103.reference !== "string"){
-const err239 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15+"/reference",schemaPath:"#/properties/collections/items/properties/edges/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data105.name === undefined){
+const err239 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err239];
 }
@@ -2954,10 +2950,8 @@ vErrors.push(err239);
 }
 errors++;
 }
-}
-if(data103.cardinality !== undefined){
-if(typeof data103.cardinality !== "string"){
-const err240 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15+"/cardinality",schemaPath:"#/properties/collections/items/properties/edges/items/properties/cardinality/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data105.entity === undefined){
+const err240 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
 if(vErrors === null){
 vErrors = [err240];
 }
@@ -2966,10 +2960,8 @@ vErrors.push(err240);
 }
 errors++;
 }
-}
-}
-else {
-const err241 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data105.root === undefined){
+const err241 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
 if(vErrors === null){
 vErrors = [err241];
 }
@@ -2978,10 +2970,9 @@ vErrors.push(err241);
 }
 errors++;
 }
-}
-}
-else {
-const err242 = {instancePath:instancePath+"/collections/" + i13+"/edges",schemaPath:"#/properties/collections/items/properties/edges/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key20 in data105){
+if(!((((key20 === "id") || (key20 === "name")) || (key20 === "entity")) || (key20 === "root"))){
+const err242 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err242];
 }
@@ -2991,11 +2982,9 @@ vErrors.push(err242);
 errors++;
 }
 }
-if(data93.key !== undefined){
-let data108 = data93.key;
-if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
-if(data108.field === undefined){
-const err243 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
+if(data105.id !== undefined){
+if(typeof data105.id !== "string"){
+const err243 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14+"/id",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err243];
 }
@@ -3004,8 +2993,10 @@ vErrors.push(err243);
 }
 errors++;
 }
-if(data108.kind === undefined){
-const err244 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+}
+if(data105.name !== undefined){
+if(typeof data105.name !== "string"){
+const err244 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14+"/name",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err244];
 }
@@ -3014,8 +3005,10 @@ vErrors.push(err244);
 }
 errors++;
 }
-if(data108.parts === undefined){
-const err245 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
+}
+if(data105.entity !== undefined){
+if(typeof data105.entity !== "string"){
+const err245 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14+"/entity",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err245];
 }
@@ -3024,8 +3017,10 @@ vErrors.push(err245);
 }
 errors++;
 }
-if(data108.pattern === undefined){
-const err246 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
+}
+if(data105.root !== undefined){
+if(typeof data105.root !== "boolean"){
+const err246 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14+"/root",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/root/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err246];
 }
@@ -3034,9 +3029,10 @@ vErrors.push(err246);
 }
 errors++;
 }
-for(const key21 in data108){
-if(!((((key21 === "field") || (key21 === "kind")) || (key21 === "parts")) || (key21 === "pattern"))){
-const err247 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
+}
+}
+else {
+const err247 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err247];
 }
@@ -3046,9 +3042,9 @@ vErrors.push(err247);
 errors++;
 }
 }
-if(data108.field !== undefined){
-if(typeof data108.field !== "string"){
-const err248 = {instancePath:instancePath+"/collections/" + i13+"/key/field",schemaPath:"#/properties/collections/items/properties/key/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err248 = {instancePath:instancePath+"/collections/" + i13+"/nodes",schemaPath:"#/properties/collections/items/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err248];
 }
@@ -3058,10 +3054,15 @@ vErrors.push(err248);
 errors++;
 }
 }
-if(data108.kind !== undefined){
-let data110 = data108.kind;
-if(!((data110 === "natural") || (data110 === "counter"))){
-const err249 = {instancePath:instancePath+"/collections/" + i13+"/key/kind",schemaPath:"#/properties/collections/items/properties/key/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.collections.items.properties.key.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(data101.edges !== undefined){
+let data110 = data101.edges;
+if(Array.isArray(data110)){
+const len15 = data110.length;
+for(let i15=0; i15<len15; i15++){
+let data111 = data110[i15];
+if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
+if(data111.from === undefined){
+const err249 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
 if(vErrors === null){
 vErrors = [err249];
 }
@@ -3070,14 +3071,8 @@ vErrors.push(err249);
 }
 errors++;
 }
-}
-if(data108.parts !== undefined){
-let data111 = data108.parts;
-if(Array.isArray(data111)){
-const len16 = data111.length;
-for(let i16=0; i16<len16; i16++){
-if(typeof data111[i16] !== "string"){
-const err250 = {instancePath:instancePath+"/collections/" + i13+"/key/parts/" + i16,schemaPath:"#/properties/collections/items/properties/key/properties/parts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data111.to === undefined){
+const err250 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
 if(vErrors === null){
 vErrors = [err250];
 }
@@ -3086,10 +3081,8 @@ vErrors.push(err250);
 }
 errors++;
 }
-}
-}
-else {
-const err251 = {instancePath:instancePath+"/collections/" + i13+"/key/parts",schemaPath:"#/properties/collections/items/properties/key/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data111.reference === undefined){
+const err251 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
 if(vErrors === null){
 vErrors = [err251];
 }
@@ -3098,10 +3091,8 @@ vErrors.push(err251);
 }
 errors++;
 }
-}
-if(data108.pattern !== undefined){
-if(typeof data108.pattern !== "string"){
-const err252 = {instancePath:instancePath+"/collections/" + i13+"/key/pattern",schemaPath:"#/properties/collections/items/properties/key/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data111.cardinality === undefined){
+const err252 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "cardinality"},message:"must have required property '"+"cardinality"+"'"};
 if(vErrors === null){
 vErrors = [err252];
 }
@@ -3110,10 +3101,9 @@ vErrors.push(err252);
 }
 errors++;
 }
-}
-}
-else {
-const err253 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key21 in data111){
+if(!((((key21 === "from") || (key21 === "to")) || (key21 === "reference")) || (key21 === "cardinality"))){
+const err253 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err253];
 }
@@ -3123,15 +3113,9 @@ vErrors.push(err253);
 errors++;
 }
 }
-if(data93.fields !== undefined){
-let data114 = data93.fields;
-if(Array.isArray(data114)){
-const len17 = data114.length;
-for(let i17=0; i17<len17; i17++){
-let data115 = data114[i17];
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
-if(data115.name === undefined){
-const err254 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data111.from !== undefined){
+if(typeof data111.from !== "string"){
+const err254 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15+"/from",schemaPath:"#/properties/collections/items/properties/edges/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err254];
 }
@@ -3140,8 +3124,10 @@ vErrors.push(err254);
 }
 errors++;
 }
-if(data115.type === undefined){
-const err255 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+if(data111.to !== undefined){
+if(typeof data111.to !== "string"){
+const err255 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15+"/to",schemaPath:"#/properties/collections/items/properties/edges/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err255];
 }
@@ -3150,8 +3136,10 @@ vErrors.push(err255);
 }
 errors++;
 }
-if(data115.source === undefined){
-const err256 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+}
+if(data111.reference !== undefined){
+if(typeof data111.reference !== "string"){
+const err256 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15+"/reference",schemaPath:"#/properties/collections/items/properties/edges/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err256];
 }
@@ -3160,8 +3148,10 @@ vErrors.push(err256);
 }
 errors++;
 }
-if(data115.label === undefined){
-const err257 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
+}
+if(data111.cardinality !== undefined){
+if(typeof data111.cardinality !== "string"){
+const err257 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15+"/cardinality",schemaPath:"#/properties/collections/items/properties/edges/items/properties/cardinality/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err257];
 }
@@ -3170,8 +3160,10 @@ vErrors.push(err257);
 }
 errors++;
 }
-if(data115.roles === undefined){
-const err258 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
+}
+}
+else {
+const err258 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err258];
 }
@@ -3180,8 +3172,10 @@ vErrors.push(err258);
 }
 errors++;
 }
-if(data115.indexed === undefined){
-const err259 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "indexed"},message:"must have required property '"+"indexed"+"'"};
+}
+}
+else {
+const err259 = {instancePath:instancePath+"/collections/" + i13+"/edges",schemaPath:"#/properties/collections/items/properties/edges/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err259];
 }
@@ -3190,9 +3184,12 @@ vErrors.push(err259);
 }
 errors++;
 }
-for(const key22 in data115){
-if(!((((((key22 === "name") || (key22 === "type")) || (key22 === "source")) || (key22 === "label")) || (key22 === "roles")) || (key22 === "indexed"))){
-const err260 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
+}
+if(data101.key !== undefined){
+let data116 = data101.key;
+if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
+if(data116.field === undefined){
+const err260 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
 if(vErrors === null){
 vErrors = [err260];
 }
@@ -3201,10 +3198,8 @@ vErrors.push(err260);
 }
 errors++;
 }
-}
-if(data115.name !== undefined){
-if(typeof data115.name !== "string"){
-const err261 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/name",schemaPath:"#/properties/collections/items/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data116.kind === undefined){
+const err261 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err261];
 }
@@ -3213,10 +3208,8 @@ vErrors.push(err261);
 }
 errors++;
 }
-}
-if(data115.type !== undefined){
-if(typeof data115.type !== "string"){
-const err262 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/type",schemaPath:"#/properties/collections/items/properties/fields/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data116.parts === undefined){
+const err262 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
 if(vErrors === null){
 vErrors = [err262];
 }
@@ -3225,10 +3218,8 @@ vErrors.push(err262);
 }
 errors++;
 }
-}
-if(data115.source !== undefined){
-if(typeof data115.source !== "string"){
-const err263 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/source",schemaPath:"#/properties/collections/items/properties/fields/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data116.pattern === undefined){
+const err263 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
 if(vErrors === null){
 vErrors = [err263];
 }
@@ -3237,10 +3228,9 @@ vErrors.push(err263);
 }
 errors++;
 }
-}
-if(data115.label !== undefined){
-if(typeof data115.label !== "string"){
-const err264 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/label",schemaPath:"#/properties/collections/items/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key22 in data116){
+if(!((((key22 === "field") || (key22 === "kind")) || (key22 === "parts")) || (key22 === "pattern"))){
+const err264 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err264];
 }
@@ -3250,13 +3240,9 @@ vErrors.push(err264);
 errors++;
 }
 }
-if(data115.roles !== undefined){
-let data120 = data115.roles;
-if(Array.isArray(data120)){
-const len18 = data120.length;
-for(let i18=0; i18<len18; i18++){
-if(typeof data120[i18] !== "string"){
-const err265 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/roles/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data116.field !== undefined){
+if(typeof data116.field !== "string"){
+const err265 = {instancePath:instancePath+"/collections/" + i13+"/key/field",schemaPath:"#/properties/collections/items/properties/key/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err265];
 }
@@ -3266,9 +3252,10 @@ vErrors.push(err265);
 errors++;
 }
 }
-}
-else {
-const err266 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/roles",schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data116.kind !== undefined){
+let data118 = data116.kind;
+if(!((data118 === "natural") || (data118 === "counter"))){
+const err266 = {instancePath:instancePath+"/collections/" + i13+"/key/kind",schemaPath:"#/properties/collections/items/properties/key/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.collections.items.properties.key.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err266];
 }
@@ -3278,9 +3265,13 @@ vErrors.push(err266);
 errors++;
 }
 }
-if(data115.indexed !== undefined){
-if(typeof data115.indexed !== "boolean"){
-const err267 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/indexed",schemaPath:"#/properties/collections/items/properties/fields/items/properties/indexed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data116.parts !== undefined){
+let data119 = data116.parts;
+if(Array.isArray(data119)){
+const len16 = data119.length;
+for(let i16=0; i16<len16; i16++){
+if(typeof data119[i16] !== "string"){
+const err267 = {instancePath:instancePath+"/collections/" + i13+"/key/parts/" + i16,schemaPath:"#/properties/collections/items/properties/key/properties/parts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err267];
 }
@@ -3292,7 +3283,7 @@ errors++;
 }
 }
 else {
-const err268 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err268 = {instancePath:instancePath+"/collections/" + i13+"/key/parts",schemaPath:"#/properties/collections/items/properties/key/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err268];
 }
@@ -3302,9 +3293,9 @@ vErrors.push(err268);
 errors++;
 }
 }
-}
-else {
-const err269 = {instancePath:instancePath+"/collections/" + i13+"/fields",schemaPath:"#/properties/collections/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data116.pattern !== undefined){
+if(typeof data116.pattern !== "string"){
+const err269 = {instancePath:instancePath+"/collections/" + i13+"/key/pattern",schemaPath:"#/properties/collections/items/properties/key/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err269];
 }
@@ -3314,13 +3305,9 @@ vErrors.push(err269);
 errors++;
 }
 }
-if(data93.queries !== undefined){
-let data123 = data93.queries;
-if(Array.isArray(data123)){
-const len19 = data123.length;
-for(let i19=0; i19<len19; i19++){
-if(typeof data123[i19] !== "string"){
-const err270 = {instancePath:instancePath+"/collections/" + i13+"/queries/" + i19,schemaPath:"#/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err270 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err270];
 }
@@ -3330,9 +3317,15 @@ vErrors.push(err270);
 errors++;
 }
 }
-}
-else {
-const err271 = {instancePath:instancePath+"/collections/" + i13+"/queries",schemaPath:"#/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data101.fields !== undefined){
+let data122 = data101.fields;
+if(Array.isArray(data122)){
+const len17 = data122.length;
+for(let i17=0; i17<len17; i17++){
+let data123 = data122[i17];
+if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
+if(data123.name === undefined){
+const err271 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err271];
 }
@@ -3341,19 +3334,8 @@ vErrors.push(err271);
 }
 errors++;
 }
-}
-if(data93.coreKeys !== undefined){
-let data125 = data93.coreKeys;
-const _errs301 = errors;
-let valid71 = false;
-const _errs302 = errors;
-if(Array.isArray(data125)){
-const len20 = data125.length;
-for(let i20=0; i20<len20; i20++){
-let data126 = data125[i20];
-if(data126 && typeof data126 == "object" && !Array.isArray(data126)){
-if(data126.key === undefined){
-const err272 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(data123.type === undefined){
+const err272 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err272];
 }
@@ -3362,8 +3344,8 @@ vErrors.push(err272);
 }
 errors++;
 }
-if(data126.kind === undefined){
-const err273 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(data123.source === undefined){
+const err273 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err273];
 }
@@ -3372,8 +3354,8 @@ vErrors.push(err273);
 }
 errors++;
 }
-if(data126.holds === undefined){
-const err274 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "holds"},message:"must have required property '"+"holds"+"'"};
+if(data123.label === undefined){
+const err274 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
 if(vErrors === null){
 vErrors = [err274];
 }
@@ -3382,9 +3364,8 @@ vErrors.push(err274);
 }
 errors++;
 }
-for(const key23 in data126){
-if(!(((key23 === "key") || (key23 === "kind")) || (key23 === "holds"))){
-const err275 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
+if(data123.roles === undefined){
+const err275 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
 if(vErrors === null){
 vErrors = [err275];
 }
@@ -3393,10 +3374,8 @@ vErrors.push(err275);
 }
 errors++;
 }
-}
-if(data126.key !== undefined){
-if(typeof data126.key !== "string"){
-const err276 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20+"/key",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data123.indexed === undefined){
+const err276 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "indexed"},message:"must have required property '"+"indexed"+"'"};
 if(vErrors === null){
 vErrors = [err276];
 }
@@ -3405,10 +3384,9 @@ vErrors.push(err276);
 }
 errors++;
 }
-}
-if(data126.kind !== undefined){
-if(typeof data126.kind !== "string"){
-const err277 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20+"/kind",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key23 in data123){
+if(!((((((key23 === "name") || (key23 === "type")) || (key23 === "source")) || (key23 === "label")) || (key23 === "roles")) || (key23 === "indexed"))){
+const err277 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err277];
 }
@@ -3418,9 +3396,9 @@ vErrors.push(err277);
 errors++;
 }
 }
-if(data126.holds !== undefined){
-if(typeof data126.holds !== "string"){
-const err278 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20+"/holds",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/holds/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data123.name !== undefined){
+if(typeof data123.name !== "string"){
+const err278 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/name",schemaPath:"#/properties/collections/items/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err278];
 }
@@ -3430,9 +3408,9 @@ vErrors.push(err278);
 errors++;
 }
 }
-}
-else {
-const err279 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data123.type !== undefined){
+if(typeof data123.type !== "string"){
+const err279 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/type",schemaPath:"#/properties/collections/items/properties/fields/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err279];
 }
@@ -3442,9 +3420,9 @@ vErrors.push(err279);
 errors++;
 }
 }
-}
-else {
-const err280 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data123.source !== undefined){
+if(typeof data123.source !== "string"){
+const err280 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/source",schemaPath:"#/properties/collections/items/properties/fields/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err280];
 }
@@ -3453,11 +3431,10 @@ vErrors.push(err280);
 }
 errors++;
 }
-var _valid8 = _errs302 === errors;
-valid71 = valid71 || _valid8;
-const _errs313 = errors;
-if(data125 !== null){
-const err281 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data123.label !== undefined){
+if(typeof data123.label !== "string"){
+const err281 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/label",schemaPath:"#/properties/collections/items/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err281];
 }
@@ -3466,10 +3443,14 @@ vErrors.push(err281);
 }
 errors++;
 }
-var _valid8 = _errs313 === errors;
-valid71 = valid71 || _valid8;
-if(!valid71){
-const err282 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data123.roles !== undefined){
+let data128 = data123.roles;
+if(Array.isArray(data128)){
+const len18 = data128.length;
+for(let i18=0; i18<len18; i18++){
+if(typeof data128[i18] !== "string"){
+const err282 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/roles/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err282];
 }
@@ -3478,21 +3459,10 @@ vErrors.push(err282);
 }
 errors++;
 }
-else {
-errors = _errs301;
-if(vErrors !== null){
-if(_errs301){
-vErrors.length = _errs301;
-}
-else {
-vErrors = null;
-}
-}
-}
 }
 }
 else {
-const err283 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err283 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/roles",schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err283];
 }
@@ -3502,9 +3472,9 @@ vErrors.push(err283);
 errors++;
 }
 }
-}
-else {
-const err284 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data123.indexed !== undefined){
+if(typeof data123.indexed !== "boolean"){
+const err284 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/indexed",schemaPath:"#/properties/collections/items/properties/fields/items/properties/indexed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err284];
 }
@@ -3514,14 +3484,9 @@ vErrors.push(err284);
 errors++;
 }
 }
-if(data.merges !== undefined){
-let data130 = data.merges;
-const _errs316 = errors;
-let valid75 = false;
-const _errs317 = errors;
-if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
-if(data130.policy === undefined){
-const err285 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
+}
+else {
+const err285 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err285];
 }
@@ -3530,8 +3495,10 @@ vErrors.push(err285);
 }
 errors++;
 }
-if(data130.threshold === undefined){
-const err286 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "threshold"},message:"must have required property '"+"threshold"+"'"};
+}
+}
+else {
+const err286 = {instancePath:instancePath+"/collections/" + i13+"/fields",schemaPath:"#/properties/collections/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err286];
 }
@@ -3540,8 +3507,14 @@ vErrors.push(err286);
 }
 errors++;
 }
-if(data130.decisions === undefined){
-const err287 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "decisions"},message:"must have required property '"+"decisions"+"'"};
+}
+if(data101.queries !== undefined){
+let data131 = data101.queries;
+if(Array.isArray(data131)){
+const len19 = data131.length;
+for(let i19=0; i19<len19; i19++){
+if(typeof data131[i19] !== "string"){
+const err287 = {instancePath:instancePath+"/collections/" + i13+"/queries/" + i19,schemaPath:"#/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err287];
 }
@@ -3550,9 +3523,10 @@ vErrors.push(err287);
 }
 errors++;
 }
-for(const key24 in data130){
-if(!(((key24 === "policy") || (key24 === "threshold")) || (key24 === "decisions"))){
-const err288 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
+}
+}
+else {
+const err288 = {instancePath:instancePath+"/collections/" + i13+"/queries",schemaPath:"#/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err288];
 }
@@ -3562,9 +3536,18 @@ vErrors.push(err288);
 errors++;
 }
 }
-if(data130.policy !== undefined){
-if(typeof data130.policy !== "string"){
-const err289 = {instancePath:instancePath+"/merges/policy",schemaPath:"#/properties/merges/anyOf/0/properties/policy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data101.coreKeys !== undefined){
+let data133 = data101.coreKeys;
+const _errs318 = errors;
+let valid72 = false;
+const _errs319 = errors;
+if(Array.isArray(data133)){
+const len20 = data133.length;
+for(let i20=0; i20<len20; i20++){
+let data134 = data133[i20];
+if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
+if(data134.key === undefined){
+const err289 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err289];
 }
@@ -3573,11 +3556,8 @@ vErrors.push(err289);
 }
 errors++;
 }
-}
-if(data130.threshold !== undefined){
-let data132 = data130.threshold;
-if(!((typeof data132 == "number") && (isFinite(data132)))){
-const err290 = {instancePath:instancePath+"/merges/threshold",schemaPath:"#/properties/merges/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data134.kind === undefined){
+const err290 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err290];
 }
@@ -3586,16 +3566,8 @@ vErrors.push(err290);
 }
 errors++;
 }
-}
-if(data130.decisions !== undefined){
-let data133 = data130.decisions;
-if(Array.isArray(data133)){
-const len21 = data133.length;
-for(let i21=0; i21<len21; i21++){
-let data134 = data133[i21];
-if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
-if(data134.left === undefined){
-const err291 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "left"},message:"must have required property '"+"left"+"'"};
+if(data134.holds === undefined){
+const err291 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "holds"},message:"must have required property '"+"holds"+"'"};
 if(vErrors === null){
 vErrors = [err291];
 }
@@ -3604,8 +3576,9 @@ vErrors.push(err291);
 }
 errors++;
 }
-if(data134.right === undefined){
-const err292 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "right"},message:"must have required property '"+"right"+"'"};
+for(const key24 in data134){
+if(!(((key24 === "key") || (key24 === "kind")) || (key24 === "holds"))){
+const err292 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err292];
 }
@@ -3614,8 +3587,10 @@ vErrors.push(err292);
 }
 errors++;
 }
-if(data134.common === undefined){
-const err293 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "common"},message:"must have required property '"+"common"+"'"};
+}
+if(data134.key !== undefined){
+if(typeof data134.key !== "string"){
+const err293 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20+"/key",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err293];
 }
@@ -3624,8 +3599,10 @@ vErrors.push(err293);
 }
 errors++;
 }
-if(data134.leftSize === undefined){
-const err294 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftSize"},message:"must have required property '"+"leftSize"+"'"};
+}
+if(data134.kind !== undefined){
+if(typeof data134.kind !== "string"){
+const err294 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20+"/kind",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err294];
 }
@@ -3634,8 +3611,10 @@ vErrors.push(err294);
 }
 errors++;
 }
-if(data134.rightSize === undefined){
-const err295 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightSize"},message:"must have required property '"+"rightSize"+"'"};
+}
+if(data134.holds !== undefined){
+if(typeof data134.holds !== "string"){
+const err295 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20+"/holds",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/holds/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err295];
 }
@@ -3644,8 +3623,10 @@ vErrors.push(err295);
 }
 errors++;
 }
-if(data134.leftRatio === undefined){
-const err296 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftRatio"},message:"must have required property '"+"leftRatio"+"'"};
+}
+}
+else {
+const err296 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err296];
 }
@@ -3654,8 +3635,10 @@ vErrors.push(err296);
 }
 errors++;
 }
-if(data134.rightRatio === undefined){
-const err297 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightRatio"},message:"must have required property '"+"rightRatio"+"'"};
+}
+}
+else {
+const err297 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err297];
 }
@@ -3664,8 +3647,11 @@ vErrors.push(err297);
 }
 errors++;
 }
-if(data134.merged === undefined){
-const err298 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "merged"},message:"must have required property '"+"merged"+"'"};
+var _valid8 = _errs319 === errors;
+valid72 = valid72 || _valid8;
+const _errs330 = errors;
+if(data133 !== null){
+const err298 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err298];
 }
@@ -3674,8 +3660,10 @@ vErrors.push(err298);
 }
 errors++;
 }
-if(data134.outcome === undefined){
-const err299 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
+var _valid8 = _errs330 === errors;
+valid72 = valid72 || _valid8;
+if(!valid72){
+const err299 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err299];
 }
@@ -3684,9 +3672,21 @@ vErrors.push(err299);
 }
 errors++;
 }
-for(const key25 in data134){
-if(!(func1.call(schema31.properties.merges.anyOf[0].properties.decisions.items.properties, key25))){
-const err300 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
+else {
+errors = _errs318;
+if(vErrors !== null){
+if(_errs318){
+vErrors.length = _errs318;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err300 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err300];
 }
@@ -3696,9 +3696,9 @@ vErrors.push(err300);
 errors++;
 }
 }
-if(data134.left !== undefined){
-if(typeof data134.left !== "string"){
-const err301 = {instancePath:instancePath+"/merges/decisions/" + i21+"/left",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/left/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err301 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err301];
 }
@@ -3708,9 +3708,14 @@ vErrors.push(err301);
 errors++;
 }
 }
-if(data134.right !== undefined){
-if(typeof data134.right !== "string"){
-const err302 = {instancePath:instancePath+"/merges/decisions/" + i21+"/right",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/right/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.merges !== undefined){
+let data138 = data.merges;
+const _errs333 = errors;
+let valid76 = false;
+const _errs334 = errors;
+if(data138 && typeof data138 == "object" && !Array.isArray(data138)){
+if(data138.policy === undefined){
+const err302 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
 if(vErrors === null){
 vErrors = [err302];
 }
@@ -3719,11 +3724,8 @@ vErrors.push(err302);
 }
 errors++;
 }
-}
-if(data134.common !== undefined){
-let data137 = data134.common;
-if(!(((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137))) && (isFinite(data137)))){
-const err303 = {instancePath:instancePath+"/merges/decisions/" + i21+"/common",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/common/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data138.threshold === undefined){
+const err303 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "threshold"},message:"must have required property '"+"threshold"+"'"};
 if(vErrors === null){
 vErrors = [err303];
 }
@@ -3732,11 +3734,8 @@ vErrors.push(err303);
 }
 errors++;
 }
-}
-if(data134.leftSize !== undefined){
-let data138 = data134.leftSize;
-if(!(((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138))) && (isFinite(data138)))){
-const err304 = {instancePath:instancePath+"/merges/decisions/" + i21+"/leftSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data138.decisions === undefined){
+const err304 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "decisions"},message:"must have required property '"+"decisions"+"'"};
 if(vErrors === null){
 vErrors = [err304];
 }
@@ -3745,11 +3744,9 @@ vErrors.push(err304);
 }
 errors++;
 }
-}
-if(data134.rightSize !== undefined){
-let data139 = data134.rightSize;
-if(!(((typeof data139 == "number") && (!(data139 % 1) && !isNaN(data139))) && (isFinite(data139)))){
-const err305 = {instancePath:instancePath+"/merges/decisions/" + i21+"/rightSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+for(const key25 in data138){
+if(!(((key25 === "policy") || (key25 === "threshold")) || (key25 === "decisions"))){
+const err305 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err305];
 }
@@ -3759,9 +3756,9 @@ vErrors.push(err305);
 errors++;
 }
 }
-if(data134.leftRatio !== undefined){
-if(typeof data134.leftRatio !== "string"){
-const err306 = {instancePath:instancePath+"/merges/decisions/" + i21+"/leftRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data138.policy !== undefined){
+if(typeof data138.policy !== "string"){
+const err306 = {instancePath:instancePath+"/merges/policy",schemaPath:"#/properties/merges/anyOf/0/properties/policy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err306];
 }
@@ -3771,9 +3768,10 @@ vErrors.push(err306);
 errors++;
 }
 }
-if(data134.rightRatio !== undefined){
-if(typeof data134.rightRatio !== "string"){
-const err307 = {instancePath:instancePath+"/merges/decisions/" + i21+"/rightRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data138.threshold !== undefined){
+let data140 = data138.threshold;
+if(!((typeof data140 == "number") && (isFinite(data140)))){
+const err307 = {instancePath:instancePath+"/merges/threshold",schemaPath:"#/properties/merges/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err307];
 }
@@ -3783,9 +3781,15 @@ vErrors.push(err307);
 errors++;
 }
 }
-if(data134.merged !== undefined){
-if(typeof data134.merged !== "boolean"){
-const err308 = {instancePath:instancePath+"/merges/decisions/" + i21+"/merged",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/merged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data138.decisions !== undefined){
+let data141 = data138.decisions;
+if(Array.isArray(data141)){
+const len21 = data141.length;
+for(let i21=0; i21<len21; i21++){
+let data142 = data141[i21];
+if(data142 && typeof data142 == "object" && !Array.isArray(data142)){
+if(data142.left === undefined){
+const err308 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "left"},message:"must have required property '"+"left"+"'"};
 if(vErrors === null){
 vErrors = [err308];
 }
@@ -3794,10 +3798,8 @@ vErrors.push(err308);
 }
 errors++;
 }
-}
-if(data134.outcome !== undefined){
-if(typeof data134.outcome !== "string"){
-const err309 = {instancePath:instancePath+"/merges/decisions/" + i21+"/outcome",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data142.right === undefined){
+const err309 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "right"},message:"must have required property '"+"right"+"'"};
 if(vErrors === null){
 vErrors = [err309];
 }
@@ -3806,10 +3808,8 @@ vErrors.push(err309);
 }
 errors++;
 }
-}
-}
-else {
-const err310 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data142.common === undefined){
+const err310 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "common"},message:"must have required property '"+"common"+"'"};
 if(vErrors === null){
 vErrors = [err310];
 }
@@ -3818,10 +3818,8 @@ vErrors.push(err310);
 }
 errors++;
 }
-}
-}
-else {
-const err311 = {instancePath:instancePath+"/merges/decisions",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data142.leftSize === undefined){
+const err311 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftSize"},message:"must have required property '"+"leftSize"+"'"};
 if(vErrors === null){
 vErrors = [err311];
 }
@@ -3830,10 +3828,8 @@ vErrors.push(err311);
 }
 errors++;
 }
-}
-}
-else {
-const err312 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data142.rightSize === undefined){
+const err312 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightSize"},message:"must have required property '"+"rightSize"+"'"};
 if(vErrors === null){
 vErrors = [err312];
 }
@@ -3842,11 +3838,8 @@ vErrors.push(err312);
 }
 errors++;
 }
-var _valid9 = _errs317 === errors;
-valid75 = valid75 || _valid9;
-const _errs347 = errors;
-if(data130 !== null){
-const err313 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(data142.leftRatio === undefined){
+const err313 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftRatio"},message:"must have required property '"+"leftRatio"+"'"};
 if(vErrors === null){
 vErrors = [err313];
 }
@@ -3855,10 +3848,8 @@ vErrors.push(err313);
 }
 errors++;
 }
-var _valid9 = _errs347 === errors;
-valid75 = valid75 || _valid9;
-if(!valid75){
-const err314 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data142.rightRatio === undefined){
+const err314 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightRatio"},message:"must have required property '"+"rightRatio"+"'"};
 if(vErrors === null){
 vErrors = [err314];
 }
@@ -3867,27 +3858,8 @@ vErrors.push(err314);
 }
 errors++;
 }
-else {
-errors = _errs316;
-if(vErrors !== null){
-if(_errs316){
-vErrors.length = _errs316;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.queries !== undefined){
-let data144 = data.queries;
-if(Array.isArray(data144)){
-const len22 = data144.length;
-for(let i22=0; i22<len22; i22++){
-let data145 = data144[i22];
-if(data145 && typeof data145 == "object" && !Array.isArray(data145)){
-if(data145.name === undefined){
-const err315 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data142.merged === undefined){
+const err315 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "merged"},message:"must have required property '"+"merged"+"'"};
 if(vErrors === null){
 vErrors = [err315];
 }
@@ -3896,8 +3868,8 @@ vErrors.push(err315);
 }
 errors++;
 }
-if(data145.collection === undefined){
-const err316 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
+if(data142.outcome === undefined){
+const err316 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
 if(vErrors === null){
 vErrors = [err316];
 }
@@ -3906,8 +3878,9 @@ vErrors.push(err316);
 }
 errors++;
 }
-if(data145.params === undefined){
-const err317 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+for(const key26 in data142){
+if(!(func1.call(schema31.properties.merges.anyOf[0].properties.decisions.items.properties, key26))){
+const err317 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err317];
 }
@@ -3916,8 +3889,10 @@ vErrors.push(err317);
 }
 errors++;
 }
-if(data145.where === undefined){
-const err318 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "where"},message:"must have required property '"+"where"+"'"};
+}
+if(data142.left !== undefined){
+if(typeof data142.left !== "string"){
+const err318 = {instancePath:instancePath+"/merges/decisions/" + i21+"/left",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/left/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err318];
 }
@@ -3926,8 +3901,10 @@ vErrors.push(err318);
 }
 errors++;
 }
-if(data145.orderBy === undefined){
-const err319 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "orderBy"},message:"must have required property '"+"orderBy"+"'"};
+}
+if(data142.right !== undefined){
+if(typeof data142.right !== "string"){
+const err319 = {instancePath:instancePath+"/merges/decisions/" + i21+"/right",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/right/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err319];
 }
@@ -3936,8 +3913,11 @@ vErrors.push(err319);
 }
 errors++;
 }
-if(data145.select === undefined){
-const err320 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "select"},message:"must have required property '"+"select"+"'"};
+}
+if(data142.common !== undefined){
+let data145 = data142.common;
+if(!(((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145))) && (isFinite(data145)))){
+const err320 = {instancePath:instancePath+"/merges/decisions/" + i21+"/common",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/common/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err320];
 }
@@ -3946,8 +3926,11 @@ vErrors.push(err320);
 }
 errors++;
 }
-if(data145.access === undefined){
-const err321 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+}
+if(data142.leftSize !== undefined){
+let data146 = data142.leftSize;
+if(!(((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146))) && (isFinite(data146)))){
+const err321 = {instancePath:instancePath+"/merges/decisions/" + i21+"/leftSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err321];
 }
@@ -3956,8 +3939,11 @@ vErrors.push(err321);
 }
 errors++;
 }
-if(data145.core === undefined){
-const err322 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "core"},message:"must have required property '"+"core"+"'"};
+}
+if(data142.rightSize !== undefined){
+let data147 = data142.rightSize;
+if(!(((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147))) && (isFinite(data147)))){
+const err322 = {instancePath:instancePath+"/merges/decisions/" + i21+"/rightSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err322];
 }
@@ -3966,9 +3952,10 @@ vErrors.push(err322);
 }
 errors++;
 }
-for(const key26 in data145){
-if(!((((((((key26 === "name") || (key26 === "collection")) || (key26 === "params")) || (key26 === "where")) || (key26 === "orderBy")) || (key26 === "select")) || (key26 === "access")) || (key26 === "core"))){
-const err323 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
+}
+if(data142.leftRatio !== undefined){
+if(typeof data142.leftRatio !== "string"){
+const err323 = {instancePath:instancePath+"/merges/decisions/" + i21+"/leftRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err323];
 }
@@ -3978,9 +3965,9 @@ vErrors.push(err323);
 errors++;
 }
 }
-if(data145.name !== undefined){
-if(typeof data145.name !== "string"){
-const err324 = {instancePath:instancePath+"/queries/" + i22+"/name",schemaPath:"#/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data142.rightRatio !== undefined){
+if(typeof data142.rightRatio !== "string"){
+const err324 = {instancePath:instancePath+"/merges/decisions/" + i21+"/rightRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err324];
 }
@@ -3990,9 +3977,9 @@ vErrors.push(err324);
 errors++;
 }
 }
-if(data145.collection !== undefined){
-if(typeof data145.collection !== "string"){
-const err325 = {instancePath:instancePath+"/queries/" + i22+"/collection",schemaPath:"#/properties/queries/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data142.merged !== undefined){
+if(typeof data142.merged !== "boolean"){
+const err325 = {instancePath:instancePath+"/merges/decisions/" + i21+"/merged",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/merged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err325];
 }
@@ -4002,15 +3989,9 @@ vErrors.push(err325);
 errors++;
 }
 }
-if(data145.params !== undefined){
-let data148 = data145.params;
-if(Array.isArray(data148)){
-const len23 = data148.length;
-for(let i23=0; i23<len23; i23++){
-let data149 = data148[i23];
-if(data149 && typeof data149 == "object" && !Array.isArray(data149)){
-if(data149.name === undefined){
-const err326 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data142.outcome !== undefined){
+if(typeof data142.outcome !== "string"){
+const err326 = {instancePath:instancePath+"/merges/decisions/" + i21+"/outcome",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err326];
 }
@@ -4019,8 +4000,10 @@ vErrors.push(err326);
 }
 errors++;
 }
-if(data149.type === undefined){
-const err327 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+}
+else {
+const err327 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err327];
 }
@@ -4029,9 +4012,10 @@ vErrors.push(err327);
 }
 errors++;
 }
-for(const key27 in data149){
-if(!((key27 === "name") || (key27 === "type"))){
-const err328 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23,schemaPath:"#/properties/queries/items/properties/params/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
+}
+}
+else {
+const err328 = {instancePath:instancePath+"/merges/decisions",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err328];
 }
@@ -4041,9 +4025,9 @@ vErrors.push(err328);
 errors++;
 }
 }
-if(data149.name !== undefined){
-if(typeof data149.name !== "string"){
-const err329 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23+"/name",schemaPath:"#/properties/queries/items/properties/params/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err329 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err329];
 }
@@ -4052,10 +4036,11 @@ vErrors.push(err329);
 }
 errors++;
 }
-}
-if(data149.type !== undefined){
-if(typeof data149.type !== "string"){
-const err330 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23+"/type",schemaPath:"#/properties/queries/items/properties/params/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid9 = _errs334 === errors;
+valid76 = valid76 || _valid9;
+const _errs364 = errors;
+if(data138 !== null){
+const err330 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err330];
 }
@@ -4064,10 +4049,10 @@ vErrors.push(err330);
 }
 errors++;
 }
-}
-}
-else {
-const err331 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23,schemaPath:"#/properties/queries/items/properties/params/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid9 = _errs364 === errors;
+valid76 = valid76 || _valid9;
+if(!valid76){
+const err331 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err331];
 }
@@ -4076,10 +4061,27 @@ vErrors.push(err331);
 }
 errors++;
 }
-}
+else {
+errors = _errs333;
+if(vErrors !== null){
+if(_errs333){
+vErrors.length = _errs333;
 }
 else {
-const err332 = {instancePath:instancePath+"/queries/" + i22+"/params",schemaPath:"#/properties/queries/items/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"};
+vErrors = null;
+}
+}
+}
+}
+if(data.queries !== undefined){
+let data152 = data.queries;
+if(Array.isArray(data152)){
+const len22 = data152.length;
+for(let i22=0; i22<len22; i22++){
+let data153 = data152[i22];
+if(data153 && typeof data153 == "object" && !Array.isArray(data153)){
+if(data153.name === undefined){
+const err332 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err332];
 }
@@ -4088,14 +4090,8 @@ vErrors.push(err332);
 }
 errors++;
 }
-}
-if(data145.where !== undefined){
-let data152 = data145.where;
-const _errs368 = errors;
-let valid86 = false;
-const _errs369 = errors;
-if(typeof data152 !== "string"){
-const err333 = {instancePath:instancePath+"/queries/" + i22+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data153.collection === undefined){
+const err333 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
 if(vErrors === null){
 vErrors = [err333];
 }
@@ -4104,11 +4100,8 @@ vErrors.push(err333);
 }
 errors++;
 }
-var _valid10 = _errs369 === errors;
-valid86 = valid86 || _valid10;
-const _errs371 = errors;
-if(data152 !== null){
-const err334 = {instancePath:instancePath+"/queries/" + i22+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(data153.params === undefined){
+const err334 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
 if(vErrors === null){
 vErrors = [err334];
 }
@@ -4117,10 +4110,8 @@ vErrors.push(err334);
 }
 errors++;
 }
-var _valid10 = _errs371 === errors;
-valid86 = valid86 || _valid10;
-if(!valid86){
-const err335 = {instancePath:instancePath+"/queries/" + i22+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data153.where === undefined){
+const err335 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "where"},message:"must have required property '"+"where"+"'"};
 if(vErrors === null){
 vErrors = [err335];
 }
@@ -4129,25 +4120,8 @@ vErrors.push(err335);
 }
 errors++;
 }
-else {
-errors = _errs368;
-if(vErrors !== null){
-if(_errs368){
-vErrors.length = _errs368;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data145.orderBy !== undefined){
-let data153 = data145.orderBy;
-if(Array.isArray(data153)){
-const len24 = data153.length;
-for(let i24=0; i24<len24; i24++){
-if(typeof data153[i24] !== "string"){
-const err336 = {instancePath:instancePath+"/queries/" + i22+"/orderBy/" + i24,schemaPath:"#/properties/queries/items/properties/orderBy/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data153.orderBy === undefined){
+const err336 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "orderBy"},message:"must have required property '"+"orderBy"+"'"};
 if(vErrors === null){
 vErrors = [err336];
 }
@@ -4156,10 +4130,8 @@ vErrors.push(err336);
 }
 errors++;
 }
-}
-}
-else {
-const err337 = {instancePath:instancePath+"/queries/" + i22+"/orderBy",schemaPath:"#/properties/queries/items/properties/orderBy/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data153.select === undefined){
+const err337 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "select"},message:"must have required property '"+"select"+"'"};
 if(vErrors === null){
 vErrors = [err337];
 }
@@ -4168,14 +4140,8 @@ vErrors.push(err337);
 }
 errors++;
 }
-}
-if(data145.select !== undefined){
-let data155 = data145.select;
-if(Array.isArray(data155)){
-const len25 = data155.length;
-for(let i25=0; i25<len25; i25++){
-if(typeof data155[i25] !== "string"){
-const err338 = {instancePath:instancePath+"/queries/" + i22+"/select/" + i25,schemaPath:"#/properties/queries/items/properties/select/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data153.access === undefined){
+const err338 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
 if(vErrors === null){
 vErrors = [err338];
 }
@@ -4184,10 +4150,8 @@ vErrors.push(err338);
 }
 errors++;
 }
-}
-}
-else {
-const err339 = {instancePath:instancePath+"/queries/" + i22+"/select",schemaPath:"#/properties/queries/items/properties/select/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data153.core === undefined){
+const err339 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "core"},message:"must have required property '"+"core"+"'"};
 if(vErrors === null){
 vErrors = [err339];
 }
@@ -4196,15 +4160,9 @@ vErrors.push(err339);
 }
 errors++;
 }
-}
-if(data145.access !== undefined){
-let data157 = data145.access;
-const _errs382 = errors;
-let valid91 = false;
-const _errs383 = errors;
-if(data157 && typeof data157 == "object" && !Array.isArray(data157)){
-if(data157.index === undefined){
-const err340 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
+for(const key27 in data153){
+if(!((((((((key27 === "name") || (key27 === "collection")) || (key27 === "params")) || (key27 === "where")) || (key27 === "orderBy")) || (key27 === "select")) || (key27 === "access")) || (key27 === "core"))){
+const err340 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err340];
 }
@@ -4213,8 +4171,10 @@ vErrors.push(err340);
 }
 errors++;
 }
-if(data157.operation === undefined){
-const err341 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'"};
+}
+if(data153.name !== undefined){
+if(typeof data153.name !== "string"){
+const err341 = {instancePath:instancePath+"/queries/" + i22+"/name",schemaPath:"#/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err341];
 }
@@ -4223,8 +4183,10 @@ vErrors.push(err341);
 }
 errors++;
 }
-if(data157.filter === undefined){
-const err342 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
+}
+if(data153.collection !== undefined){
+if(typeof data153.collection !== "string"){
+const err342 = {instancePath:instancePath+"/queries/" + i22+"/collection",schemaPath:"#/properties/queries/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err342];
 }
@@ -4233,8 +4195,16 @@ vErrors.push(err342);
 }
 errors++;
 }
-if(data157.sort === undefined){
-const err343 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
+}
+if(data153.params !== undefined){
+let data156 = data153.params;
+if(Array.isArray(data156)){
+const len23 = data156.length;
+for(let i23=0; i23<len23; i23++){
+let data157 = data156[i23];
+if(data157 && typeof data157 == "object" && !Array.isArray(data157)){
+if(data157.name === undefined){
+const err343 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err343];
 }
@@ -4243,8 +4213,8 @@ vErrors.push(err343);
 }
 errors++;
 }
-if(data157.command === undefined){
-const err344 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(data157.type === undefined){
+const err344 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err344];
 }
@@ -4254,8 +4224,8 @@ vErrors.push(err344);
 errors++;
 }
 for(const key28 in data157){
-if(!(((((key28 === "index") || (key28 === "operation")) || (key28 === "filter")) || (key28 === "sort")) || (key28 === "command"))){
-const err345 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
+if(!((key28 === "name") || (key28 === "type"))){
+const err345 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23,schemaPath:"#/properties/queries/items/properties/params/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err345];
 }
@@ -4265,9 +4235,9 @@ vErrors.push(err345);
 errors++;
 }
 }
-if(data157.index !== undefined){
-if(typeof data157.index !== "string"){
-const err346 = {instancePath:instancePath+"/queries/" + i22+"/access/index",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/index/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data157.name !== undefined){
+if(typeof data157.name !== "string"){
+const err346 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23+"/name",schemaPath:"#/properties/queries/items/properties/params/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err346];
 }
@@ -4277,9 +4247,9 @@ vErrors.push(err346);
 errors++;
 }
 }
-if(data157.operation !== undefined){
-if(typeof data157.operation !== "string"){
-const err347 = {instancePath:instancePath+"/queries/" + i22+"/access/operation",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data157.type !== undefined){
+if(typeof data157.type !== "string"){
+const err347 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23+"/type",schemaPath:"#/properties/queries/items/properties/params/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err347];
 }
@@ -4289,9 +4259,9 @@ vErrors.push(err347);
 errors++;
 }
 }
-if(data157.filter !== undefined){
-if(typeof data157.filter !== "string"){
-const err348 = {instancePath:instancePath+"/queries/" + i22+"/access/filter",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err348 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23,schemaPath:"#/properties/queries/items/properties/params/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err348];
 }
@@ -4301,9 +4271,9 @@ vErrors.push(err348);
 errors++;
 }
 }
-if(data157.sort !== undefined){
-if(typeof data157.sort !== "string"){
-const err349 = {instancePath:instancePath+"/queries/" + i22+"/access/sort",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err349 = {instancePath:instancePath+"/queries/" + i22+"/params",schemaPath:"#/properties/queries/items/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err349];
 }
@@ -4313,9 +4283,13 @@ vErrors.push(err349);
 errors++;
 }
 }
-if(data157.command !== undefined){
-if(typeof data157.command !== "string"){
-const err350 = {instancePath:instancePath+"/queries/" + i22+"/access/command",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data153.where !== undefined){
+let data160 = data153.where;
+const _errs385 = errors;
+let valid87 = false;
+const _errs386 = errors;
+if(typeof data160 !== "string"){
+const err350 = {instancePath:instancePath+"/queries/" + i22+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err350];
 }
@@ -4324,10 +4298,11 @@ vErrors.push(err350);
 }
 errors++;
 }
-}
-}
-else {
-const err351 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid10 = _errs386 === errors;
+valid87 = valid87 || _valid10;
+const _errs388 = errors;
+if(data160 !== null){
+const err351 = {instancePath:instancePath+"/queries/" + i22+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err351];
 }
@@ -4336,11 +4311,10 @@ vErrors.push(err351);
 }
 errors++;
 }
-var _valid11 = _errs383 === errors;
-valid91 = valid91 || _valid11;
-const _errs396 = errors;
-if(data157 !== null){
-const err352 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+var _valid10 = _errs388 === errors;
+valid87 = valid87 || _valid10;
+if(!valid87){
+const err352 = {instancePath:instancePath+"/queries/" + i22+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err352];
 }
@@ -4349,10 +4323,25 @@ vErrors.push(err352);
 }
 errors++;
 }
-var _valid11 = _errs396 === errors;
-valid91 = valid91 || _valid11;
-if(!valid91){
-const err353 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+else {
+errors = _errs385;
+if(vErrors !== null){
+if(_errs385){
+vErrors.length = _errs385;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data153.orderBy !== undefined){
+let data161 = data153.orderBy;
+if(Array.isArray(data161)){
+const len24 = data161.length;
+for(let i24=0; i24<len24; i24++){
+if(typeof data161[i24] !== "string"){
+const err353 = {instancePath:instancePath+"/queries/" + i22+"/orderBy/" + i24,schemaPath:"#/properties/queries/items/properties/orderBy/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err353];
 }
@@ -4361,26 +4350,10 @@ vErrors.push(err353);
 }
 errors++;
 }
-else {
-errors = _errs382;
-if(vErrors !== null){
-if(_errs382){
-vErrors.length = _errs382;
+}
 }
 else {
-vErrors = null;
-}
-}
-}
-}
-if(data145.core !== undefined){
-let data163 = data145.core;
-const _errs399 = errors;
-let valid93 = false;
-const _errs400 = errors;
-if(data163 && typeof data163 == "object" && !Array.isArray(data163)){
-if(data163.function === undefined){
-const err354 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
+const err354 = {instancePath:instancePath+"/queries/" + i22+"/orderBy",schemaPath:"#/properties/queries/items/properties/orderBy/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err354];
 }
@@ -4389,8 +4362,14 @@ vErrors.push(err354);
 }
 errors++;
 }
-if(data163.keys === undefined){
-const err355 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
+}
+if(data153.select !== undefined){
+let data163 = data153.select;
+if(Array.isArray(data163)){
+const len25 = data163.length;
+for(let i25=0; i25<len25; i25++){
+if(typeof data163[i25] !== "string"){
+const err355 = {instancePath:instancePath+"/queries/" + i22+"/select/" + i25,schemaPath:"#/properties/queries/items/properties/select/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err355];
 }
@@ -4399,8 +4378,10 @@ vErrors.push(err355);
 }
 errors++;
 }
-if(data163.args === undefined){
-const err356 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "args"},message:"must have required property '"+"args"+"'"};
+}
+}
+else {
+const err356 = {instancePath:instancePath+"/queries/" + i22+"/select",schemaPath:"#/properties/queries/items/properties/select/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err356];
 }
@@ -4409,8 +4390,15 @@ vErrors.push(err356);
 }
 errors++;
 }
-if(data163.command === undefined){
-const err357 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+}
+if(data153.access !== undefined){
+let data165 = data153.access;
+const _errs399 = errors;
+let valid92 = false;
+const _errs400 = errors;
+if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
+if(data165.index === undefined){
+const err357 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
 if(vErrors === null){
 vErrors = [err357];
 }
@@ -4419,8 +4407,8 @@ vErrors.push(err357);
 }
 errors++;
 }
-if(data163.clusterCommand === undefined){
-const err358 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "clusterCommand"},message:"must have required property '"+"clusterCommand"+"'"};
+if(data165.operation === undefined){
+const err358 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'"};
 if(vErrors === null){
 vErrors = [err358];
 }
@@ -4429,8 +4417,8 @@ vErrors.push(err358);
 }
 errors++;
 }
-if(data163.access === undefined){
-const err359 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+if(data165.filter === undefined){
+const err359 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
 if(vErrors === null){
 vErrors = [err359];
 }
@@ -4439,8 +4427,8 @@ vErrors.push(err359);
 }
 errors++;
 }
-if(data163.indexKeys === undefined){
-const err360 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "indexKeys"},message:"must have required property '"+"indexKeys"+"'"};
+if(data165.sort === undefined){
+const err360 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
 if(vErrors === null){
 vErrors = [err360];
 }
@@ -4449,8 +4437,8 @@ vErrors.push(err360);
 }
 errors++;
 }
-if(data163.rowKeys === undefined){
-const err361 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "rowKeys"},message:"must have required property '"+"rowKeys"+"'"};
+if(data165.command === undefined){
+const err361 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
 if(vErrors === null){
 vErrors = [err361];
 }
@@ -4459,8 +4447,9 @@ vErrors.push(err361);
 }
 errors++;
 }
-if(data163.server === undefined){
-const err362 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+for(const key29 in data165){
+if(!(((((key29 === "index") || (key29 === "operation")) || (key29 === "filter")) || (key29 === "sort")) || (key29 === "command"))){
+const err362 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err362];
 }
@@ -4469,8 +4458,10 @@ vErrors.push(err362);
 }
 errors++;
 }
-if(data163.cluster === undefined){
-const err363 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "cluster"},message:"must have required property '"+"cluster"+"'"};
+}
+if(data165.index !== undefined){
+if(typeof data165.index !== "string"){
+const err363 = {instancePath:instancePath+"/queries/" + i22+"/access/index",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/index/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err363];
 }
@@ -4479,8 +4470,10 @@ vErrors.push(err363);
 }
 errors++;
 }
-if(data163.slots === undefined){
-const err364 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "slots"},message:"must have required property '"+"slots"+"'"};
+}
+if(data165.operation !== undefined){
+if(typeof data165.operation !== "string"){
+const err364 = {instancePath:instancePath+"/queries/" + i22+"/access/operation",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err364];
 }
@@ -4489,8 +4482,10 @@ vErrors.push(err364);
 }
 errors++;
 }
-if(data163.warning === undefined){
-const err365 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "warning"},message:"must have required property '"+"warning"+"'"};
+}
+if(data165.filter !== undefined){
+if(typeof data165.filter !== "string"){
+const err365 = {instancePath:instancePath+"/queries/" + i22+"/access/filter",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err365];
 }
@@ -4499,9 +4494,10 @@ vErrors.push(err365);
 }
 errors++;
 }
-for(const key29 in data163){
-if(!(func1.call(schema31.properties.queries.items.properties.core.anyOf[0].properties, key29))){
-const err366 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties"};
+}
+if(data165.sort !== undefined){
+if(typeof data165.sort !== "string"){
+const err366 = {instancePath:instancePath+"/queries/" + i22+"/access/sort",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err366];
 }
@@ -4511,9 +4507,9 @@ vErrors.push(err366);
 errors++;
 }
 }
-if(data163.function !== undefined){
-if(typeof data163.function !== "string"){
-const err367 = {instancePath:instancePath+"/queries/" + i22+"/core/function",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data165.command !== undefined){
+if(typeof data165.command !== "string"){
+const err367 = {instancePath:instancePath+"/queries/" + i22+"/access/command",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err367];
 }
@@ -4523,13 +4519,9 @@ vErrors.push(err367);
 errors++;
 }
 }
-if(data163.keys !== undefined){
-let data165 = data163.keys;
-if(Array.isArray(data165)){
-const len26 = data165.length;
-for(let i26=0; i26<len26; i26++){
-if(typeof data165[i26] !== "string"){
-const err368 = {instancePath:instancePath+"/queries/" + i22+"/core/keys/" + i26,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err368 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err368];
 }
@@ -4538,10 +4530,11 @@ vErrors.push(err368);
 }
 errors++;
 }
-}
-}
-else {
-const err369 = {instancePath:instancePath+"/queries/" + i22+"/core/keys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+var _valid11 = _errs400 === errors;
+valid92 = valid92 || _valid11;
+const _errs413 = errors;
+if(data165 !== null){
+const err369 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err369];
 }
@@ -4550,232 +4543,15 @@ vErrors.push(err369);
 }
 errors++;
 }
-}
-if(data163.args !== undefined){
-let data167 = data163.args;
-if(Array.isArray(data167)){
-const len27 = data167.length;
-for(let i27=0; i27<len27; i27++){
-if(typeof data167[i27] !== "string"){
-const err370 = {instancePath:instancePath+"/queries/" + i22+"/core/args/" + i27,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid11 = _errs413 === errors;
+valid92 = valid92 || _valid11;
+if(!valid92){
+const err370 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err370];
 }
 else {
 vErrors.push(err370);
-}
-errors++;
-}
-}
-}
-else {
-const err371 = {instancePath:instancePath+"/queries/" + i22+"/core/args",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err371];
-}
-else {
-vErrors.push(err371);
-}
-errors++;
-}
-}
-if(data163.command !== undefined){
-if(typeof data163.command !== "string"){
-const err372 = {instancePath:instancePath+"/queries/" + i22+"/core/command",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err372];
-}
-else {
-vErrors.push(err372);
-}
-errors++;
-}
-}
-if(data163.clusterCommand !== undefined){
-if(typeof data163.clusterCommand !== "string"){
-const err373 = {instancePath:instancePath+"/queries/" + i22+"/core/clusterCommand",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/clusterCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err373];
-}
-else {
-vErrors.push(err373);
-}
-errors++;
-}
-}
-if(data163.access !== undefined){
-if(typeof data163.access !== "string"){
-const err374 = {instancePath:instancePath+"/queries/" + i22+"/core/access",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/access/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err374];
-}
-else {
-vErrors.push(err374);
-}
-errors++;
-}
-}
-if(data163.indexKeys !== undefined){
-let data172 = data163.indexKeys;
-if(Array.isArray(data172)){
-const len28 = data172.length;
-for(let i28=0; i28<len28; i28++){
-if(typeof data172[i28] !== "string"){
-const err375 = {instancePath:instancePath+"/queries/" + i22+"/core/indexKeys/" + i28,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err375];
-}
-else {
-vErrors.push(err375);
-}
-errors++;
-}
-}
-}
-else {
-const err376 = {instancePath:instancePath+"/queries/" + i22+"/core/indexKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err376];
-}
-else {
-vErrors.push(err376);
-}
-errors++;
-}
-}
-if(data163.rowKeys !== undefined){
-if(typeof data163.rowKeys !== "string"){
-const err377 = {instancePath:instancePath+"/queries/" + i22+"/core/rowKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/rowKeys/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err377];
-}
-else {
-vErrors.push(err377);
-}
-errors++;
-}
-}
-if(data163.server !== undefined){
-if(typeof data163.server !== "string"){
-const err378 = {instancePath:instancePath+"/queries/" + i22+"/core/server",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err378];
-}
-else {
-vErrors.push(err378);
-}
-errors++;
-}
-}
-if(data163.cluster !== undefined){
-if(typeof data163.cluster !== "string"){
-const err379 = {instancePath:instancePath+"/queries/" + i22+"/core/cluster",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/cluster/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err379];
-}
-else {
-vErrors.push(err379);
-}
-errors++;
-}
-}
-if(data163.slots !== undefined){
-if(typeof data163.slots !== "string"){
-const err380 = {instancePath:instancePath+"/queries/" + i22+"/core/slots",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/slots/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err380];
-}
-else {
-vErrors.push(err380);
-}
-errors++;
-}
-}
-if(data163.warning !== undefined){
-let data178 = data163.warning;
-const _errs432 = errors;
-let valid101 = false;
-const _errs433 = errors;
-if(typeof data178 !== "string"){
-const err381 = {instancePath:instancePath+"/queries/" + i22+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err381];
-}
-else {
-vErrors.push(err381);
-}
-errors++;
-}
-var _valid13 = _errs433 === errors;
-valid101 = valid101 || _valid13;
-const _errs435 = errors;
-if(data178 !== null){
-const err382 = {instancePath:instancePath+"/queries/" + i22+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err382];
-}
-else {
-vErrors.push(err382);
-}
-errors++;
-}
-var _valid13 = _errs435 === errors;
-valid101 = valid101 || _valid13;
-if(!valid101){
-const err383 = {instancePath:instancePath+"/queries/" + i22+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err383];
-}
-else {
-vErrors.push(err383);
-}
-errors++;
-}
-else {
-errors = _errs432;
-if(vErrors !== null){
-if(_errs432){
-vErrors.length = _errs432;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err384 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err384];
-}
-else {
-vErrors.push(err384);
-}
-errors++;
-}
-var _valid12 = _errs400 === errors;
-valid93 = valid93 || _valid12;
-const _errs437 = errors;
-if(data163 !== null){
-const err385 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err385];
-}
-else {
-vErrors.push(err385);
-}
-errors++;
-}
-var _valid12 = _errs437 === errors;
-valid93 = valid93 || _valid12;
-if(!valid93){
-const err386 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err386];
-}
-else {
-vErrors.push(err386);
 }
 errors++;
 }
@@ -4791,9 +4567,191 @@ vErrors = null;
 }
 }
 }
+if(data153.core !== undefined){
+let data171 = data153.core;
+const _errs416 = errors;
+let valid94 = false;
+const _errs417 = errors;
+if(data171 && typeof data171 == "object" && !Array.isArray(data171)){
+if(data171.function === undefined){
+const err371 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
+if(vErrors === null){
+vErrors = [err371];
 }
 else {
-const err387 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+vErrors.push(err371);
+}
+errors++;
+}
+if(data171.keys === undefined){
+const err372 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
+if(vErrors === null){
+vErrors = [err372];
+}
+else {
+vErrors.push(err372);
+}
+errors++;
+}
+if(data171.args === undefined){
+const err373 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "args"},message:"must have required property '"+"args"+"'"};
+if(vErrors === null){
+vErrors = [err373];
+}
+else {
+vErrors.push(err373);
+}
+errors++;
+}
+if(data171.command === undefined){
+const err374 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(vErrors === null){
+vErrors = [err374];
+}
+else {
+vErrors.push(err374);
+}
+errors++;
+}
+if(data171.clusterCommand === undefined){
+const err375 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "clusterCommand"},message:"must have required property '"+"clusterCommand"+"'"};
+if(vErrors === null){
+vErrors = [err375];
+}
+else {
+vErrors.push(err375);
+}
+errors++;
+}
+if(data171.access === undefined){
+const err376 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+if(vErrors === null){
+vErrors = [err376];
+}
+else {
+vErrors.push(err376);
+}
+errors++;
+}
+if(data171.indexKeys === undefined){
+const err377 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "indexKeys"},message:"must have required property '"+"indexKeys"+"'"};
+if(vErrors === null){
+vErrors = [err377];
+}
+else {
+vErrors.push(err377);
+}
+errors++;
+}
+if(data171.rowKeys === undefined){
+const err378 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "rowKeys"},message:"must have required property '"+"rowKeys"+"'"};
+if(vErrors === null){
+vErrors = [err378];
+}
+else {
+vErrors.push(err378);
+}
+errors++;
+}
+if(data171.server === undefined){
+const err379 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+if(vErrors === null){
+vErrors = [err379];
+}
+else {
+vErrors.push(err379);
+}
+errors++;
+}
+if(data171.cluster === undefined){
+const err380 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "cluster"},message:"must have required property '"+"cluster"+"'"};
+if(vErrors === null){
+vErrors = [err380];
+}
+else {
+vErrors.push(err380);
+}
+errors++;
+}
+if(data171.slots === undefined){
+const err381 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "slots"},message:"must have required property '"+"slots"+"'"};
+if(vErrors === null){
+vErrors = [err381];
+}
+else {
+vErrors.push(err381);
+}
+errors++;
+}
+if(data171.warning === undefined){
+const err382 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "warning"},message:"must have required property '"+"warning"+"'"};
+if(vErrors === null){
+vErrors = [err382];
+}
+else {
+vErrors.push(err382);
+}
+errors++;
+}
+for(const key30 in data171){
+if(!(func1.call(schema31.properties.queries.items.properties.core.anyOf[0].properties, key30))){
+const err383 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err383];
+}
+else {
+vErrors.push(err383);
+}
+errors++;
+}
+}
+if(data171.function !== undefined){
+if(typeof data171.function !== "string"){
+const err384 = {instancePath:instancePath+"/queries/" + i22+"/core/function",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err384];
+}
+else {
+vErrors.push(err384);
+}
+errors++;
+}
+}
+if(data171.keys !== undefined){
+let data173 = data171.keys;
+if(Array.isArray(data173)){
+const len26 = data173.length;
+for(let i26=0; i26<len26; i26++){
+if(typeof data173[i26] !== "string"){
+const err385 = {instancePath:instancePath+"/queries/" + i22+"/core/keys/" + i26,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err385];
+}
+else {
+vErrors.push(err385);
+}
+errors++;
+}
+}
+}
+else {
+const err386 = {instancePath:instancePath+"/queries/" + i22+"/core/keys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err386];
+}
+else {
+vErrors.push(err386);
+}
+errors++;
+}
+}
+if(data171.args !== undefined){
+let data175 = data171.args;
+if(Array.isArray(data175)){
+const len27 = data175.length;
+for(let i27=0; i27<len27; i27++){
+if(typeof data175[i27] !== "string"){
+const err387 = {instancePath:instancePath+"/queries/" + i22+"/core/args/" + i27,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err387];
 }
@@ -4805,7 +4763,7 @@ errors++;
 }
 }
 else {
-const err388 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err388 = {instancePath:instancePath+"/queries/" + i22+"/core/args",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err388];
 }
@@ -4815,14 +4773,250 @@ vErrors.push(err388);
 errors++;
 }
 }
-}
-else {
-const err389 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data171.command !== undefined){
+if(typeof data171.command !== "string"){
+const err389 = {instancePath:instancePath+"/queries/" + i22+"/core/command",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err389];
 }
 else {
 vErrors.push(err389);
+}
+errors++;
+}
+}
+if(data171.clusterCommand !== undefined){
+if(typeof data171.clusterCommand !== "string"){
+const err390 = {instancePath:instancePath+"/queries/" + i22+"/core/clusterCommand",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/clusterCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err390];
+}
+else {
+vErrors.push(err390);
+}
+errors++;
+}
+}
+if(data171.access !== undefined){
+if(typeof data171.access !== "string"){
+const err391 = {instancePath:instancePath+"/queries/" + i22+"/core/access",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/access/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err391];
+}
+else {
+vErrors.push(err391);
+}
+errors++;
+}
+}
+if(data171.indexKeys !== undefined){
+let data180 = data171.indexKeys;
+if(Array.isArray(data180)){
+const len28 = data180.length;
+for(let i28=0; i28<len28; i28++){
+if(typeof data180[i28] !== "string"){
+const err392 = {instancePath:instancePath+"/queries/" + i22+"/core/indexKeys/" + i28,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err392];
+}
+else {
+vErrors.push(err392);
+}
+errors++;
+}
+}
+}
+else {
+const err393 = {instancePath:instancePath+"/queries/" + i22+"/core/indexKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err393];
+}
+else {
+vErrors.push(err393);
+}
+errors++;
+}
+}
+if(data171.rowKeys !== undefined){
+if(typeof data171.rowKeys !== "string"){
+const err394 = {instancePath:instancePath+"/queries/" + i22+"/core/rowKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/rowKeys/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err394];
+}
+else {
+vErrors.push(err394);
+}
+errors++;
+}
+}
+if(data171.server !== undefined){
+if(typeof data171.server !== "string"){
+const err395 = {instancePath:instancePath+"/queries/" + i22+"/core/server",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err395];
+}
+else {
+vErrors.push(err395);
+}
+errors++;
+}
+}
+if(data171.cluster !== undefined){
+if(typeof data171.cluster !== "string"){
+const err396 = {instancePath:instancePath+"/queries/" + i22+"/core/cluster",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/cluster/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err396];
+}
+else {
+vErrors.push(err396);
+}
+errors++;
+}
+}
+if(data171.slots !== undefined){
+if(typeof data171.slots !== "string"){
+const err397 = {instancePath:instancePath+"/queries/" + i22+"/core/slots",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/slots/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err397];
+}
+else {
+vErrors.push(err397);
+}
+errors++;
+}
+}
+if(data171.warning !== undefined){
+let data186 = data171.warning;
+const _errs449 = errors;
+let valid102 = false;
+const _errs450 = errors;
+if(typeof data186 !== "string"){
+const err398 = {instancePath:instancePath+"/queries/" + i22+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err398];
+}
+else {
+vErrors.push(err398);
+}
+errors++;
+}
+var _valid13 = _errs450 === errors;
+valid102 = valid102 || _valid13;
+const _errs452 = errors;
+if(data186 !== null){
+const err399 = {instancePath:instancePath+"/queries/" + i22+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err399];
+}
+else {
+vErrors.push(err399);
+}
+errors++;
+}
+var _valid13 = _errs452 === errors;
+valid102 = valid102 || _valid13;
+if(!valid102){
+const err400 = {instancePath:instancePath+"/queries/" + i22+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err400];
+}
+else {
+vErrors.push(err400);
+}
+errors++;
+}
+else {
+errors = _errs449;
+if(vErrors !== null){
+if(_errs449){
+vErrors.length = _errs449;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err401 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err401];
+}
+else {
+vErrors.push(err401);
+}
+errors++;
+}
+var _valid12 = _errs417 === errors;
+valid94 = valid94 || _valid12;
+const _errs454 = errors;
+if(data171 !== null){
+const err402 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err402];
+}
+else {
+vErrors.push(err402);
+}
+errors++;
+}
+var _valid12 = _errs454 === errors;
+valid94 = valid94 || _valid12;
+if(!valid94){
+const err403 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err403];
+}
+else {
+vErrors.push(err403);
+}
+errors++;
+}
+else {
+errors = _errs416;
+if(vErrors !== null){
+if(_errs416){
+vErrors.length = _errs416;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err404 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err404];
+}
+else {
+vErrors.push(err404);
+}
+errors++;
+}
+}
+}
+else {
+const err405 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err405];
+}
+else {
+vErrors.push(err405);
+}
+errors++;
+}
+}
+}
+else {
+const err406 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err406];
+}
+else {
+vErrors.push(err406);
 }
 errors++;
 }

@@ -9,7 +9,10 @@ import { isReference } from '../../language/generated/ast.js';
 import { Workload } from '../../language/pidm/pidm-workload.js';
 import {
     compareByCost,
+    INDEX,
+    OPERATION,
     ROUND_TRIP,
+    ROW,
     type Cost,
     type CostedDesign,
 } from '../../../transformations/pidm-to-kvlm/index.js';
@@ -32,6 +35,8 @@ export interface ReportCostDesign {
     /** `cost` or `paper`. */
     policy: string;
     collections: { name: string; queries: string[]; cost: ReportCostFigures }[];
+    /** What the entity operations cost whatever the design (in the total too). */
+    operations: ReportCostFigures;
     total: ReportCostFigures;
 }
 
@@ -43,6 +48,11 @@ export interface ReportCost {
     threshold: number;
     /** Field accesses a round trip counts. */
     roundTrip: number;
+    /** Field accesses an entity operation counts whatever the design. */
+    operation: number;
+    /** Fields a row stores beside its own; fields a collection stores once (its index). */
+    row: number;
+    index: number;
     queries: { name: string; rate: string; default: boolean }[];
     entities: {
         name: string;
@@ -92,6 +102,9 @@ export function reportCost(models: readonly PidmModel[], threshold: number): Rep
         declared: Workload.isDeclared(models),
         threshold,
         roundTrip: ROUND_TRIP,
+        operation: OPERATION,
+        row: ROW,
+        index: INDEX,
         queries: models
             .flatMap((model) => model.queries ?? [])
             .map((query) => ({
@@ -144,6 +157,7 @@ function reportDesign(policy: string, design: CostedDesign): ReportCostDesign {
             queries: collection.queries,
             cost: figures(collection.cost),
         })),
+        operations: figures(design.operations),
         total: figures(design.cost),
     };
 }

@@ -86,6 +86,16 @@ export class Workload {
         return changes.update + (changes.memberUpdates.get(member) ?? 0);
     }
 
+    /** How many entity operations run: every create, delete and update of every entity (one of one member too). */
+    operationRate(): number {
+        let rate = 0;
+        for (const changes of this.changes.values()) {
+            rate += changes.create + changes.delete + changes.update;
+            for (const member of changes.memberUpdates.values()) rate += member;
+        }
+        return rate;
+    }
+
     /** How many instances the entity has. */
     count(entity: string): number {
         return this.counts.get(entity) ?? DEFAULT_ENTITY_COUNT;
