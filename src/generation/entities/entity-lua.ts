@@ -812,6 +812,36 @@ end
 -- the given fields, the key forms of X and the references followed from X in those collections (HMGET); nil
 -- when some collection needs the whole entity (a key form given, another shape, a field name to refuse).
 local e_reads_cache, e_reads_cached = {}, 0
+-- The rows an update of exactly these fields changes when every given value differs from the stored one (the
+-- usual case): per (collection, node) the row fields to write, and whether one is indexed; false when the fields
+-- repeat or lack a companion (the general code then checks and refuses).
+local function e_update_plan(E, spec, args, given)
+    if e_missing_forms(E, spec, given) then return false end
+    local changed, count = {}, 0
+    for i = 5, #args, 2 do
+        local known = spec.formOf[args[i]]
+        if changed[args[i]] then return false end
+        if known[1] ~= spec.id then changed[args[i]] = true end
+        count = count + 1
+    end
+    if count ~= (#args - 4) / 2 then return false end
+    local plan = {}
+    for _, o in ipairs(e_occ(E)) do
+        local C, n = o.C, o.n
+        if e_uses_form(C, n, changed) then
+            local fields, indexed, at = {}, false, C.fieldsAt[n]
+            for form in pairs(changed) do
+                for _, i in ipairs(at[form] or {}) do
+                    fields[#fields + 1] = i
+                    indexed = indexed or C.isIndexed[i] == true
+                end
+            end
+            table.sort(fields)
+            plan[#plan + 1] = { C = C, n = n, fields = fields, indexed = indexed }
+        end
+    end
+    return plan
+end
 local function e_update_reads_of(E, spec, args)
     local given, reads, seen = {}, { '_v' }, { _v = true }
     local function want(f)
@@ -836,7 +866,7 @@ local function e_update_reads_of(E, spec, args)
             for ref in pairs(C.children[n]) do want('>' .. ref) end
         end
     end
-    return reads
+    return { reads = reads, plan = e_update_plan(E, spec, args, given) }
 end
 -- The same, once per entity and list of given field names (false: read the whole entity).
 local function e_update_reads(E, spec, args)
@@ -847,21 +877,22 @@ local function e_update_reads(E, spec, args)
         names[#names + 1] = args[i]
     end
     local signature = table.concat(names, '\0')
-    local reads = e_reads_cache[signature]
-    if reads == nil then
-        reads = e_update_reads_of(E, spec, args) or false
+    local entry = e_reads_cache[signature]
+    if entry == nil then
+        entry = e_update_reads_of(E, spec, args) or false
         -- Bounded: a client may send the same fields in any order.
         if e_reads_cached < 1000 then
-            e_reads_cache[signature] = reads
+            e_reads_cache[signature] = entry
             e_reads_cached = e_reads_cached + 1
         end
     end
-    return reads or nil
+    return entry or nil
 end
 
 local function e_update(args)
     local E, id, spec = X.E, X.id, X.spec
-    local reads = e_update_reads(E, spec, args)
+    local entry = e_update_reads(E, spec, args)
+    local reads = entry and entry.reads
     if reads then
         local values = redis.call('HMGET', e_key(E, id), unpack(reads))
         if values[1] then
@@ -878,6 +909,41 @@ local function e_update(args)
     local expected = args[4]
     if expected ~= nil and expected ~= '' and tonumber(expected) ~= tonumber(X.old._v) then
         return e_refuse('CONFLICT', e_name(E, id) .. ' is at version ' .. tostring(X.old._v) .. ', not ' .. expected)
+    end
+    if entry and entry.plan then
+        -- The planned case: the checks of the general code below, in its order, then the planned writes.
+        local new, all = { _v = e_next_version(X.old) }, true
+        for i = 5, #args, 2 do
+            local name, value = args[i], args[i + 1]
+            local known = spec.formOf[name]
+            if known[1] == spec.id then
+                if known[2] == '' and value ~= id then
+                    return e_refuse('IDENTIFIER_CHANGE', E .. '.' .. known[1] .. ' is the identifier of ' .. e_name(E, id) .. ': it cannot change (create a new ' .. E .. ' instead)')
+                end
+            else
+                local e = e_bad_number(E, known[1], known[3], known[2], value)
+                if e then return e end
+                if X.old[name] == value then all = false end
+                new[name] = value
+            end
+        end
+        if all then
+            X.new = new
+            local rows = {}
+            for _, pl in ipairs(entry.plan) do
+                for _, key in ipairs(e_fast_keys(pl.C, pl.n, {})) do
+                    rows[#rows + 1] = { C = pl.C, key = key, fields = pl.fields, indexed = pl.indexed }
+                end
+            end
+            local flat = {}
+            for k, v in pairs(new) do
+                flat[#flat + 1] = k
+                flat[#flat + 1] = v
+            end
+            redis.call('HSET', e_key(E, id), unpack(flat))
+            for _, p in ipairs(rows) do e_write_partial(p) end
+            return { tonumber(new._v), #rows, 0 }
+        end
     end
     local given = {}
     for i = 5, #args, 2 do
