@@ -1153,14 +1153,12 @@ local e_reads_cache, e_reads_cached = {}, 0
 -- repeat or lack a companion (the general code then checks and refuses).
 local function e_update_plan(E, spec, args, given)
     if e_missing_forms(E, spec, given) then return false end
-    local changed, count = {}, 0
+    local changed, seen = {}, {}
     for i = 5, #args, 2 do
-        local known = spec.formOf[args[i]]
-        if changed[args[i]] then return false end
-        if known[1] ~= spec.id then changed[args[i]] = true end
-        count = count + 1
+        if seen[args[i]] then return false end
+        seen[args[i]] = true
+        if spec.formOf[args[i]][1] ~= spec.id then changed[args[i]] = true end
     end
-    if count ~= (#args - 4) / 2 then return false end
     local plan = {}
     for _, o in ipairs(e_occ(E)) do
         local C, n = o.C, o.n
