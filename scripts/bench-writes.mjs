@@ -26,18 +26,25 @@ import './polyfills.mjs';
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { loadavg } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { createClient } from 'redis';
 import { benchOptions, removeDir, respText, scratchDir, startBenchServer } from './bench-redis.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+// A full collection between timed variants (the flag exposes `gc` to contexts made after it is set).
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc');
 const { option, flag } = benchOptions();
 const ops = Number(option('ops', '1000'));
 const inFlight = Number(option('in-flight', '64'));
 const rounds = Number(option('rounds', '3'));
 const json = flag('json');
+// Subsets, for profiling one operation: the operations whose name contains `--only`, the engines whose name does `--engine`.
+const only = option('only', '');
+const engineFilter = option('engine', '');
 
 const { loadRuntimeDesign } = await import(`${root}out/src/runtime/runtime-design.js`);
 const { indexInstanceData } = await import(`${root}out/src/runtime/instance-data.js`);
@@ -51,6 +58,7 @@ const { attributeFields, entityCallArgv, entityHashFields, entityKey, reverseKey
     `${root}out/src/generation/shared/entity-store.js`
 );
 const entities = await import(`${root}out/src/generation/typescript/client-runtime/kvmod-entities.js`);
+const { connectClient } = await import(`${root}out/src/generation/typescript/client-runtime/kvmod-client.js`);
 
 const MODEL = `entity Book {
   id isbn
@@ -111,16 +119,19 @@ try {
     const design = await loadRuntimeDesign(modelPath, {});
     const database = design.kvlm.name;
     const results = [];
+    const ceilings = [];
     for (const engine of [
         { name: 'RediSearch 1.2', target: 'redis', options: { dialect: 'redisearch1' }, module: true },
         { name: 'redis-core', target: 'redis-core', options: {}, module: false },
-    ]) {
+    ].filter((e) => e.name.includes(engineFilter))) {
         const server = await startBenchServer(dir, { module: engine.module });
         servers.push(server);
-        const client = createClient({ url: server.url });
-        await client.connect();
+        // The connection the generated client opens (`connectClient`: RESP2, no reconnects, no per-command timer).
+        const client = await connectClient(server.url);
         try {
-            results.push(...(await measureEngine(engine, server, client)));
+            const measured = await measureEngine(engine, server, client);
+            results.push(...measured.results);
+            ceilings.push(measured.ceiling);
         } finally {
             await client.quit();
             server.stop();
@@ -330,35 +341,97 @@ try {
                 }
             return replay(server.port, Buffer.from(chunks.join('')), replies);
         };
+        /**
+         * The server's CPU time so far (its main thread, INFO cpu), in µs: what a variant costs the server whatever
+         * else shares the machine, where wall time on a loaded machine is mostly waiting for a core.
+         */
+        const serverCpu = async () => {
+            const info = String(await client.sendCommand(['INFO', 'cpu']));
+            const field = (name) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
+            return (field('used_cpu_user_main_thread') + field('used_cpu_sys_main_thread')) * 1e6;
+        };
+        /**
+         * `body`'s result with the server's and this process's CPU time during it, in µs. The garbage of what ran
+         * before (a floor's replay buffers) is collected first, so that no variant pays for another's.
+         */
+        const withCpu = async (body) => {
+            collectGarbage();
+            const server0 = await serverCpu();
+            const client0 = process.cpuUsage();
+            const result = await body();
+            const client1 = process.cpuUsage(client0);
+            return { ...result, serverCpu: (await serverCpu()) - server0, clientCpu: client1.user + client1.system };
+        };
+        // The ceiling: a Function that does nothing, called with the argv of the 1-row rename (the same bytes to parse),
+        // replayed as the FCALL pipe is, and sent through node-redis with --in-flight calls in flight: what a call
+        // costs the server, and what node-redis can send on one connection, before any entity work.
+        await client.sendCommand([
+            'FUNCTION',
+            'LOAD',
+            'REPLACE',
+            "#!lua name=kvmod_bench_noop\nredis.register_function('kvmod_bench_noop', function() return { 1, 1, 0 } end)",
+        ]);
+        const noopArgv = ['FCALL', 'kvmod_bench_noop', ...update('Tag', 't1', 'label', 'no-op').slice(2)];
+        const keep = (best, key, value) => (best[key] = Math.min(best[key] ?? Infinity, value));
+        const ceiling = {};
+        const measureCeiling = async () => {
+            const piped = await withCpu(async () => ({ seconds: await pipe(ops, () => [noopArgv]) }));
+            keep(ceiling, 'pipe', piped.seconds);
+            keep(ceiling, 'pipeServerCpu', piped.serverCpu / ops);
+            const sent = await withCpu(() => run(ops, () => client.sendCommand(noopArgv).then(() => undefined)));
+            keep(ceiling, 'nodeRedis', sent.seconds);
+            keep(ceiling, 'nodeRedisCpu', sent.clientCpu / ops);
+        };
+        const selected = operations.filter((o) => o.name.includes(only));
+        operations.splice(0, operations.length, ...selected);
         const out = operations.map((o) => ({ engine: engine.name, operation: o.name, keys: o.keys, ops: o.ops }));
         const variants = ['client', 'fcall', 'raw', 'row'];
-        const best = operations.map(() => ({ ...Object.fromEntries(variants.map((v) => [v, Infinity])), rows: 0 }));
+        const best = operations.map(() => ({ rows: 0 }));
         // create and delete go in pairs (the delete removes what its create made), each variant on its own ids.
         for (let round = 0; round < rounds; round++) {
+            await measureCeiling();
             for (const [i, o] of operations.entries()) {
                 for (const variant of variants) {
                     const arg = `${variant}${round}_`;
-                    let seconds;
+                    const timed = await withCpu(async () =>
+                        variant === 'client'
+                            ? run(o.ops, (k) => o.client(k, arg))
+                            : { seconds: await pipe(o.ops, (k) => o[variant](k, arg)) },
+                    );
                     if (variant === 'client') {
-                        const timed = await run(o.ops, (k) => o.client(k, arg));
-                        seconds = timed.seconds;
                         best[i].rows = timed.rows;
-                    } else seconds = await pipe(o.ops, (k) => o[variant](k, arg));
-                    best[i][variant] = Math.min(best[i][variant], seconds);
+                        keep(best[i], 'clientCpu', timed.clientCpu / o.ops);
+                    }
+                    keep(best[i], variant, timed.seconds);
+                    keep(best[i], `${variant}ServerCpu`, timed.serverCpu / o.ops);
                 }
             }
         }
-        return out.map((o, i) => ({
-            ...o,
-            functionRows: best[i].rows,
-            ...Object.fromEntries(variants.map((v) => [v, o.ops / best[i][v]])),
-        }));
+        return {
+            results: out.map((o, i) => ({
+                ...o,
+                functionRows: best[i].rows,
+                ...Object.fromEntries(variants.map((v) => [v, o.ops / best[i][v]])),
+                // CPU µs per operation: the server's in each variant, the client process's in the client's.
+                cpu: {
+                    ...Object.fromEntries(variants.map((v) => [v, best[i][`${v}ServerCpu`]])),
+                    clientProcess: best[i].clientCpu,
+                },
+            })),
+            ceiling: {
+                engine: engine.name,
+                pipe: ops / ceiling.pipe,
+                nodeRedis: ops / ceiling.nodeRedis,
+                pipeServerCpu: ceiling.pipeServerCpu,
+                nodeRedisCpu: ceiling.nodeRedisCpu,
+            },
+        };
     }
 
     const load = loadavg()
         .map((l) => l.toFixed(2))
         .join(' ');
-    if (json) console.log(JSON.stringify({ ops, inFlight, rounds, load, results }, null, 2));
+    if (json) console.log(JSON.stringify({ ops, inFlight, rounds, load, results, ceilings }, null, 2));
     else {
         console.log(
             `bench:writes: entity operations through the client runtime vs the same keys written by a raw HSET floor and by the row floor (rows as the design writes them); ${inFlight} in flight; fastest of ${rounds} interleaved rounds; load average ${load} (shared machine)`,
@@ -392,13 +465,37 @@ try {
             (r.client / r.row).toFixed(2),
             (r.fcall / r.row).toFixed(2),
         ]);
-        const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-        for (const line of [header, ...lines])
-            console.log(line.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
+        table(header, lines);
         console.log('');
         console.log(
             "client = the typed client's runtime over node-redis, --in-flight calls in flight; FCALL pipe = the same FCALLs replayed as redis-cli --pipe does (the Function alone); the floors are replayed so too. Goal: client/row >= 0.50 (the raw floor leaves indexes stale: not a correct write).",
         );
+        console.log('');
+        console.log(
+            'CPU time per operation (µs; the fewest of the rounds): the server main thread in the FCALL pipe, the row floor and the client run, and the client process in the client run. On a loaded machine wall time is mostly waiting for a core; CPU time is what each side costs. The CPU-bound ratios: FCALL/row = row floor µs / FCALL µs; client/row = row floor µs / the busier side of the client run (server and client each on a core, as on an idle 2-core machine).',
+        );
+        console.log('');
+        table(
+            ['engine', 'operation', 'FCALL srv', 'row srv', 'client srv', 'client proc', 'FCALL/row', 'client/row'],
+            results.map((r) => [
+                r.engine,
+                r.operation,
+                r.cpu.fcall.toFixed(1),
+                r.cpu.row.toFixed(1),
+                r.cpu.client.toFixed(1),
+                r.cpu.clientProcess.toFixed(1),
+                (r.cpu.row / r.cpu.fcall).toFixed(2),
+                (r.cpu.row / Math.max(r.cpu.client, r.cpu.clientProcess)).toFixed(2),
+            ]),
+        );
+        console.log('');
+        console.log(
+            `The ceiling: a no-op Function called with the argv of the 1-row rename, replayed as the FCALL pipe (what the server does per call, nothing else), and sent through node-redis with ${inFlight} in flight (what the client's connection carries, nothing else):`,
+        );
+        for (const c of ceilings)
+            console.log(
+                `  ${c.engine.padEnd(15)} no-op FCALL pipe ${fmt(c.pipe).padStart(9)} op/s (server ${c.pipeServerCpu.toFixed(1)} µs CPU/call)   node-redis no-op ${fmt(c.nodeRedis).padStart(9)} op/s (client ${c.nodeRedisCpu.toFixed(1)} µs CPU/call)`,
+            );
     }
 } finally {
     for (const server of servers) server.stop();
@@ -465,6 +562,13 @@ function replyEnd(buffer, at) {
         if (end < 0) return -1;
     }
     return end;
+}
+
+/** Prints rows under a header: the first two columns left-aligned, the others right-aligned. */
+function table(header, lines) {
+    const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+    for (const line of [header, ...lines])
+        console.log(line.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
 }
 
 /** The text of a generated file. */

@@ -672,7 +672,7 @@ local function e_prep(C)
     end
     for _, p in ipairs(C.key) do reads[p.node][p.form] = true end
     for _, i in ipairs(C.indexed) do isIndexed[i] = true end
-    C.reads, C.fieldsAt, C.children, C.isIndexed, C.onPath = reads, fieldsAt, children, isIndexed, {}
+    C.reads, C.fieldsAt, C.children, C.isIndexed, C.fastAt, C.onPathAt = reads, fieldsAt, children, isIndexed, {}, {}
     C.fname, C.fnode, C.fform, C.nf = fname, fnode, fform, nf
     return C
 end
@@ -815,12 +815,26 @@ local function e_plan_rows(changes)
     return dels, puts, changed
 end
 
--- The fast path of an attribute update (no key form changed) of X at node n of C, when every node of C lies on
--- the path root -> n and the key names those nodes by their identifiers: each walk up the reverse hashes is one
--- row, its key made of the ids on the walk; only the changed fields are written, and no entity is read.
-local function e_on_path(C, n)
-    if not C.ids then return false end
-    local known = C.onPath[n]
+-- The fast path of a change of X at node n of C that moves no row (an attribute update whose key forms stay, a
+-- delete of the root): when every key part of C is either a form of X (node n) or the identifier of the entity
+-- bound at its node, the rows of C holding X at n are named by identifiers alone — walk up the reverse hashes to
+-- the root, then down the references of the nodes off that path — and no other entity is read. A binding's
+-- targets exist (every writer refuses a missing target, and a delete a referenced entity), so each walk is a row.
+local function e_fast_shape(C, n)
+    local known = C.fastAt[n]
+    if known ~= nil then return known end
+    known = true
+    if not C.ids then
+        for _, p in ipairs(C.key) do
+            if p.node ~= n and ENTITIES[C.nodes[p.node].entity].id ~= p.form then known = false end
+        end
+    end
+    C.fastAt[n] = known
+    return known
+end
+-- Whether every node of C lies on the path from n up to the root.
+local function e_all_on_path(C, n)
+    local known = C.onPathAt[n]
     if known ~= nil then return known end
     local on, i = {}, n
     while i > 0 do
@@ -829,7 +843,7 @@ local function e_on_path(C, n)
     end
     known = true
     for j = 1, #C.nodes do if not on[j] then known = false end end
-    C.onPath[n] = known
+    C.onPathAt[n] = known
     return known
 end
 local function e_paths_of(C, n, id, ids, out)
@@ -846,6 +860,49 @@ local function e_paths_of(C, n, id, ids, out)
         e_paths_of(C, node.parent, pid, ids, out)
     end
 end
+-- The targets of reference ref of entity E id: X's from what the call read of it, another's with one HGET.
+local function e_ref_targets(E, id, ref)
+    local kind = ENTITIES[E].refs[ref].kind
+    if E == X.E and id == X.id and (not X.partial or X.old['>' .. ref] ~= nil) then return e_targets(X.old, ref, kind) end
+    local known = e_loaded[E .. '\0' .. id]
+    if known then return e_targets(known, ref, kind) end
+    local raw = redis.call('HGET', e_key(E, id), '>' .. ref)
+    if not raw then return {} end
+    return e_targets({ ['>' .. ref] = raw }, ref, kind)
+end
+-- The key of a row of C holding X at node n (C of the fast shape), from X's forms and the ids of its binding.
+local function e_fast_key(C, n, ids)
+    local parts = {}
+    for i, p in ipairs(C.key) do
+        if p.node == n then parts[i] = e_key_part(X.old[p.form], p) else parts[i] = e_key_part(ids[p.node], p) end
+    end
+    return C.prefix .. table.concat(parts, ':')
+end
+-- Every row of C holding X at node n (C of the fast shape): its key, from X's forms and the ids of its binding.
+local function e_fast_keys(C, n, out)
+    local paths, nodes = {}, C.nodes
+    e_paths_of(C, n, X.id, {}, paths)
+    if e_all_on_path(C, n) then
+        -- Every node on the path: the walks are the rows, named by ids (no entity read).
+        for _, ids in ipairs(paths) do out[#out + 1] = e_fast_key(C, n, ids) end
+        return out
+    end
+    local function down(ids, j)
+        if j > #nodes then
+            out[#out + 1] = e_fast_key(C, n, ids)
+            return
+        end
+        if ids[j] ~= nil then return down(ids, j + 1) end
+        local node = nodes[j]
+        for _, t in ipairs(e_ref_targets(nodes[node.parent].entity, ids[node.parent], node.ref)) do
+            ids[j] = t
+            down(ids, j + 1)
+        end
+        ids[j] = nil
+    end
+    for _, ids in ipairs(paths) do down(ids, 1) end
+    return out
+end
 local function e_partial_rows(C, n, changed, out)
     local fields, indexed, at = {}, false, C.fieldsAt[n]
     for form in pairs(changed) do
@@ -856,12 +913,8 @@ local function e_partial_rows(C, n, changed, out)
     end
     if #fields == 0 then return end
     table.sort(fields)
-    local paths = {}
-    e_paths_of(C, n, X.id, {}, paths)
-    for _, ids in ipairs(paths) do
-        local parts = {}
-        for i, p in ipairs(C.key) do parts[i] = e_key_part(ids[p.node], p) end
-        out[#out + 1] = { C = C, key = C.prefix .. table.concat(parts, ':'), fields = fields, indexed = indexed }
+    for _, key in ipairs(e_fast_keys(C, n, {})) do
+        out[#out + 1] = { C = C, key = key, fields = fields, indexed = indexed }
     end
 end
 
@@ -1095,13 +1148,140 @@ local function e_create(args)
     return { 1, w, d }
 end
 
+-- What an update must read of X when every row it changes takes the fast path (see e_fast_shape): the version,
+-- the given fields, the key forms of X and the references followed from X in those collections (HMGET); nil
+-- when some collection needs the whole entity (a key form given, another shape, a field name to refuse).
+local e_reads_cache, e_reads_cached = {}, 0
+-- The rows an update of exactly these fields changes when every given value differs from the stored one (the
+-- usual case): per (collection, node) the row fields to write, and whether one is indexed; false when the fields
+-- repeat or lack a companion (the general code then checks and refuses).
+local function e_update_plan(E, spec, args, given)
+    if e_missing_forms(E, spec, given) then return false end
+    local changed, seen = {}, {}
+    for i = 5, #args, 2 do
+        if seen[args[i]] then return false end
+        seen[args[i]] = true
+        if spec.formOf[args[i]][1] ~= spec.id then changed[args[i]] = true end
+    end
+    local plan = {}
+    for _, o in ipairs(e_occ(E)) do
+        local C, n = o.C, o.n
+        if e_uses_form(C, n, changed) then
+            local fields, indexed, at = {}, false, C.fieldsAt[n]
+            for form in pairs(changed) do
+                for _, i in ipairs(at[form] or {}) do
+                    fields[#fields + 1] = i
+                    indexed = indexed or C.isIndexed[i] == true
+                end
+            end
+            table.sort(fields)
+            plan[#plan + 1] = { C = C, n = n, fields = fields, indexed = indexed }
+        end
+    end
+    return plan
+end
+local function e_update_reads_of(E, spec, args)
+    local given, reads, seen = {}, { '_v' }, { _v = true }
+    local function want(f)
+        if not seen[f] then
+            seen[f] = true
+            reads[#reads + 1] = f
+        end
+    end
+    for i = 5, #args, 2 do
+        if not spec.formOf[args[i]] then return nil end
+        given[args[i]] = true
+        want(args[i])
+    end
+    for _, o in ipairs(e_occ(E)) do
+        local C, n = o.C, o.n
+        if e_uses_form(C, n, given) then
+            if not e_fast_shape(C, n) then return nil end
+            for _, p in ipairs(C.key) do
+                if C.nodes[p.node].entity == E and given[p.form] then return nil end
+                if p.node == n then want(p.form) end
+            end
+            for ref in pairs(C.children[n]) do want('>' .. ref) end
+        end
+    end
+    return { reads = reads, plan = e_update_plan(E, spec, args, given) }
+end
+-- The same, once per entity and list of given field names (false: read the whole entity).
+local function e_update_reads(E, spec, args)
+    if (#args - 4) % 2 ~= 0 then return nil end
+    local names = { E }
+    for i = 5, #args, 2 do
+        if not spec.formOf[args[i]] then return nil end
+        names[#names + 1] = args[i]
+    end
+    local signature = table.concat(names, '\0')
+    local entry = e_reads_cache[signature]
+    if entry == nil then
+        entry = e_update_reads_of(E, spec, args) or false
+        -- Bounded: a client may send the same fields in any order.
+        if e_reads_cached < 1000 then
+            e_reads_cache[signature] = entry
+            e_reads_cached = e_reads_cached + 1
+        end
+    end
+    return entry or nil
+end
+
 local function e_update(args)
     local E, id, spec = X.E, X.id, X.spec
+    local entry = e_update_reads(E, spec, args)
+    local reads = entry and entry.reads
+    if reads then
+        local values = redis.call('HMGET', e_key(E, id), unpack(reads))
+        if values[1] then
+            X.old, X.partial = {}, true
+            for i, f in ipairs(reads) do if values[i] then X.old[f] = values[i] end end
+        else
+            X.old = false
+        end
+    else
+        X.old = e_load(E, id)
+    end
     if not X.old then return e_refuse('NOT_FOUND', e_name(E, id) .. ' does not exist') end
     if (#args - 4) % 2 ~= 0 then return e_refuse('BAD_VALUE', 'fields come in name/value pairs') end
     local expected = args[4]
     if expected ~= nil and expected ~= '' and tonumber(expected) ~= tonumber(X.old._v) then
         return e_refuse('CONFLICT', e_name(E, id) .. ' is at version ' .. tostring(X.old._v) .. ', not ' .. expected)
+    end
+    if entry and entry.plan then
+        -- The planned case: the checks of the general code below, in its order, then the planned writes.
+        local new, all = { _v = e_next_version(X.old) }, true
+        for i = 5, #args, 2 do
+            local name, value = args[i], args[i + 1]
+            local known = spec.formOf[name]
+            if known[1] == spec.id then
+                if known[2] == '' and value ~= id then
+                    return e_refuse('IDENTIFIER_CHANGE', E .. '.' .. known[1] .. ' is the identifier of ' .. e_name(E, id) .. ': it cannot change (create a new ' .. E .. ' instead)')
+                end
+            else
+                local e = e_bad_number(E, known[1], known[3], known[2], value)
+                if e then return e end
+                if X.old[name] == value then all = false end
+                new[name] = value
+            end
+        end
+        if all then
+            X.new = new
+            local rows = {}
+            for _, pl in ipairs(entry.plan) do
+                for _, key in ipairs(e_fast_keys(pl.C, pl.n, {})) do
+                    rows[#rows + 1] = { C = pl.C, key = key, fields = pl.fields, indexed = pl.indexed }
+                end
+            end
+            local flat = {}
+            for k, v in pairs(new) do
+                flat[#flat + 1] = k
+                flat[#flat + 1] = v
+            end
+            redis.call('HSET', e_key(E, id), unpack(flat))
+            for _, p in ipairs(rows) do e_write_partial(p) end
+            return { tonumber(new._v), #rows, 0 }
+        end
     end
     local given = {}
     for i = 5, #args, 2 do
@@ -1131,7 +1311,7 @@ local function e_update(args)
     new._v = e_next_version(X.old)
     X.new = new
     e_new[E .. '\0' .. id] = new
-    local partial, fast, keyedC = {}, {}, {}
+    local partial, fast, keyedC, slow = {}, {}, {}, false
     for _, o in ipairs(e_occ(E)) do
         local C, n = o.C, o.n
         local keyed = keyedC[C]
@@ -1140,14 +1320,19 @@ local function e_update(args)
             for _, p in ipairs(C.key) do if C.nodes[p.node].entity == E and changed[p.form] then keyed = true end end
             keyedC[C] = keyed
         end
-        if not keyed and e_uses_form(C, n, changed) and e_on_path(C, n) then
+        if not keyed and e_uses_form(C, n, changed) and e_fast_shape(C, n) then
             fast[C] = fast[C] or {}
             fast[C][n] = true
             e_partial_rows(C, n, changed, partial)
+        elseif e_uses_form(C, n, changed) then
+            slow = true
         end
     end
-    local touched = function(C, n) return not (fast[C] and fast[C][n]) and e_uses_form(C, n, changed) end
-    local dels, puts, order = e_plan_rows({ { E = E, id = id, touched = touched } })
+    local dels, puts, order
+    if slow then
+        local touched = function(C, n) return not (fast[C] and fast[C][n]) and e_uses_form(C, n, changed) end
+        dels, puts, order = e_plan_rows({ { E = E, id = id, touched = touched } })
+    end
     local flat = { '_v', new._v }
     for form in pairs(changed) do
         flat[#flat + 1] = form
@@ -1155,7 +1340,8 @@ local function e_update(args)
     end
     redis.call('HSET', e_key(E, id), unpack(flat))
     for _, p in ipairs(partial) do e_write_partial(p) end
-    local d, w = e_apply(dels, puts, order)
+    local d, w = 0, 0
+    if slow then d, w = e_apply(dels, puts, order) end
     return { tonumber(new._v), w + #partial, d }
 end
 
@@ -1310,7 +1496,21 @@ local function e_delete(args)
             ch.fields[#ch.fields + 1] = d.rr.ref
         end
     end
-    local dels, puts, order = e_plan_rows(changes)
+    -- Without referrers to detach, the rows rooted at X are named by identifiers where the collection allows it.
+    local fastC, fastRows = {}, {}
+    if #holder_list == 0 then
+        for _, o in ipairs(e_occ(E)) do
+            if o.n == 1 and e_fast_shape(o.C, 1) then
+                fastC[o.C] = true
+                for _, key in ipairs(e_fast_keys(o.C, 1, {})) do fastRows[#fastRows + 1] = { C = o.C, key = key } end
+            end
+        end
+        changes[1].touched = function(C, n) return n == 1 and not fastC[C] end
+    end
+    local slow = #holder_list > 0
+    for _, o in ipairs(e_occ(E)) do if o.n == 1 and not fastC[o.C] then slow = true end end
+    local dels, puts, order = {}, {}, {}
+    if slow then dels, puts, order = e_plan_rows(changes) end
     for _, ref in ipairs(spec.refOrder) do
         local r = spec.refs[ref]
         for _, t in ipairs(e_targets(X.old, ref, r.kind)) do redis.call('HDEL', e_revkey(r.target, t, E, ref), id) end
@@ -1325,8 +1525,9 @@ local function e_delete(args)
         end
         redis.call('HSET', k, '_v', ch.new._v)
     end
+    for _, row in ipairs(fastRows) do e_delete_row(row.C, row.key) end
     local d, w = e_apply(dels, puts, order)
-    return { 0, w, d }
+    return { 0, w, d + #fastRows }
 end
 
 -- FCALL <function> 0 <op> <Entity> <stored id> …: the keys are found by the function (one server).
@@ -1336,9 +1537,14 @@ redis.register_function('kvmod_book_ratings_entity', function(_, args)
     if id == nil or id == '' then return e_refuse('BAD_VALUE', 'the identifier is empty; every object needs one') end
     e_loaded, e_new = {}, {}
     X = { E = E, id = id, spec = e_spec(E) }
-    X.old = e_load(E, id)
-    if op == 'create' then return e_create(args) end
+    -- An update reads what it needs itself; a create only whether the entity exists.
     if op == 'update' then return e_update(args) end
+    if op == 'create' then
+        X.old = redis.call('EXISTS', e_key(E, id)) == 1
+        if not X.old then e_loaded[E .. '\0' .. id] = false end
+        return e_create(args)
+    end
+    X.old = e_load(E, id)
     if op == 'delete' then return e_delete(args) end
     if op == 'set' or op == 'unset' or op == 'add' or op == 'remove' then return e_reference(op, args) end
     return e_refuse('BAD_VALUE', 'no entity operation ' .. e_quote(tostring(op)))

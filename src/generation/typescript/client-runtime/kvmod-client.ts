@@ -214,6 +214,10 @@ export async function connectClient(url: string, options: { timeoutMs?: number }
         url,
         RESP: 2,
         disableOfflineQueue: true,
+        // No per-command timer: node-redis's default (5 s) arms an AbortSignal timeout for every command, which costs
+        // more client time than the rest of an entity call; a lost connection fails every pending call at once here
+        // (no reconnects, no offline queue), and a write given up on by a timer could still happen on the server.
+        commandOptions: { timeout: 0 },
         socket: { reconnectStrategy: false, connectTimeout: options.timeoutMs ?? 10_000 },
     });
     client.on('error', () => undefined); // reported by the failing command instead
