@@ -103,6 +103,26 @@ Cost: 1 index build, 42 rows written, 1 old index dropped with its rows.
         );
     });
 
+    test('a design of another database: the rename is a step of its own, first, whatever else changes', async () => {
+        const from = await design();
+        const to = await design((text) => selectDate(text.replace('database airflights\n', 'database flights\n')));
+        const plan = planMigration(from, to);
+        expect(plan.database).toEqual({ from: 'airflights', to: 'flights' });
+        expect(plan.steps.map((s) => s.action)).toEqual([
+            'rename-database',
+            'create-index',
+            'write-rows',
+            'switch',
+            'drop-index',
+        ]);
+        expect(formatMigrationPlan(plan)).toContain(
+            'Migration plan for airflights -> flights (redisearch1)\n\nCollections:\n',
+        );
+        expect(formatMigrationPlan(plan)).toContain(
+            '  1. rename the database airflights -> flights\n     answers: not done online: see below\n',
+        );
+    });
+
     test('on RediSearch 2.x the switch moves aliases and the drop deletes the documents (FT.DROPINDEX … DD)', async () => {
         const from = await design(undefined, 'redisearch2');
         const to = await design(selectDate, 'redisearch2');

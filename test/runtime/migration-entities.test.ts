@@ -335,6 +335,12 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
             'the migration cannot run online, nothing was changed: entity Book changes (its attributes, their types or its references), so the entities the server holds do not fit the new design; give the new rows with --data instead',
         );
         expect(await keys()).toEqual(before);
+        // plan says so too, before anyone runs migrate.
+        const planned = memoryIo();
+        expect(await main(['plan', BOOKS, to, '--redis', server.url], planned)).toBe(1);
+        expect(planned.stderr).toBe(
+            'kvmod: the migration cannot run online: entity Book changes (its attributes, their types or its references), so the entities the server holds do not fit the new design; give the new rows with --data instead\n',
+        );
     });
 
     test('the database keeps its name across a renamed file only when the model declares it: plan shows the rename and migrate refuses it, telling how to keep the name', async () => {
@@ -361,6 +367,9 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
                 `  new design: clinic_v1, from the file name ${to}; the model declares no \`database\``,
                 '',
             ].join('\n'),
+        );
+        expect(planned.stdout).toContain(
+            'Steps (online: queries keep answering from the old design until the switch):\n  1. rename the database book_ratings -> clinic_v1\n     answers: not done online: see below\n',
         );
         expect(planned.stdout).toContain(`Cannot run online:\n  - ${rename}\n`);
         expect(planned.stderr).toBe(`kvmod: the migration cannot run online: ${rename}\n`);
