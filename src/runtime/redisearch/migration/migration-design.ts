@@ -270,12 +270,10 @@ export async function loadMigrationDesigns(options: MigrationDesignOptions): Pro
     const source = options.dataPath === undefined ? 'entities' : 'data';
     const plan = planMigration(from.view, to.view, rows, blockers, source);
     // Without a data file the new rows come from the server's entities: the plan says now what would stop that.
-    const built = to.view.collections.filter((c) =>
-        plan.collections.some(
-            (p) =>
-                p.name === c.name && p.newIndex === c.physicalIndex && (p.change === 'added' || p.change === 'rebuilt'),
-        ),
+    const builtNames = new Set(
+        plan.collections.filter((c) => c.change === 'added' || c.change === 'rebuilt').map((c) => c.name),
     );
+    const built = to.view.collections.filter((c) => builtNames.has(c.name));
     if (source === 'entities' && built.length > 0 && from.view.database === to.view.database) {
         const reason = entityMigrationBlocker(from.view, to.view, built);
         if (reason !== null) plan.blockers.push(reason);
