@@ -55,6 +55,8 @@ export async function runMigrate(args: MigrateArgs, io: CliIo = processIo): Prom
     } finally {
         progress.stop();
     }
+    const { to } = result.designs;
+    io.out(`database ${to.view.database}: ${to.databaseOrigin}\n`);
     for (const step of result.performed) io.out(`${describePerformedStep(step)}\n`);
     io.err(`${migrationSummary(redactRedisUrl(args.redis), options.toPath, result.engine, result.performed.length)}\n`);
     return 0;

@@ -10,9 +10,15 @@ import type { KvlmModel, PidmModel } from '../language/generated/ast.js';
 import type { DesignInput } from '../generation/generation-target.js';
 import { KvmodError } from './errors.js';
 import { formatDiagnostic, loadWorkspace, type KvmodDiagnostic } from './load.js';
-import { querySitesOf, transformFiles, type QuerySite, type TransformFilesOptions } from './transform.js';
+import {
+    querySitesOf,
+    transformFiles,
+    type DatabaseNameOrigin,
+    type QuerySite,
+    type TransformFilesOptions,
+} from './transform.js';
 
-export type { QuerySite } from './transform.js';
+export type { DatabaseNameOrigin, QuerySite } from './transform.js';
 
 /** A design as the commands work from it. */
 export interface LoadedDesign extends DesignInput {
@@ -29,6 +35,8 @@ export interface LoadedDesign extends DesignInput {
     warnings: string[];
     /** The diagnostics of loading, warnings included (errors make `loadDesign` throw). */
     diagnostics: KvmodDiagnostic[];
+    /** Where the database name (`kvlm.name`) came from. */
+    databaseOrigin: DatabaseNameOrigin;
 }
 
 /** How to load a design. */
@@ -86,6 +94,7 @@ export async function loadDesign(
         querySites: new Map(),
         warnings: [],
         diagnostics: workspace.diagnostics,
+        databaseOrigin: { name: kvlm.name, source: 'kvlm', at: path },
     };
     const wanted = options.sourceModel ?? 'no';
     if (wanted === 'no') return design;
@@ -125,6 +134,7 @@ async function loadPidmDesign(files: string[], options: DesignLoadOptions): Prom
         transform: { decisions: transformed.decisions, options: transformed.options },
         warnings: transformed.warnings,
         diagnostics: transformed.diagnostics,
+        databaseOrigin: transformed.databaseOrigin,
     };
 }
 

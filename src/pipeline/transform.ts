@@ -16,6 +16,7 @@ import { markBuiltFromSource } from '../language/kvlm/kvlm-source-check.js';
 import {
     checkTransformOptions,
     databaseNameFromPath,
+    declaredDatabaseName,
     transformPidmToKvlm,
     type MergeDecisionInfo,
     type NearMisses,
@@ -61,6 +62,31 @@ export interface QuerySite {
     endColumn: number;
 }
 
+/**
+ * Where a design's database name came from: given as an option, declared in the model (`database clinic`), made
+ * from the first file's name (the default), or read from a `.kvlm` design.
+ */
+export interface DatabaseNameOrigin {
+    name: string;
+    source: 'option' | 'declared' | 'file-name' | 'kvlm';
+    /** The declaration's `path:line:col`, or the file the name was made from or read from. */
+    at: string;
+}
+
+/** A database name's origin as people read it: `declared at clinic.pidm:1:1`. */
+export function describeDatabaseOrigin(origin: DatabaseNameOrigin): string {
+    switch (origin.source) {
+        case 'option':
+            return 'given as an option';
+        case 'declared':
+            return `declared at ${origin.at}`;
+        case 'file-name':
+            return `from the file name ${origin.at}; the model declares no \`database\``;
+        case 'kvlm':
+            return `from ${origin.at}`;
+    }
+}
+
 /** What `transformFiles` produced. Without `kvlm`, the PIDM had errors (see `diagnostics`). */
 export interface TransformFilesResult {
     /** The printed KVLM, canonical text (absent when `print` was false). */
@@ -83,6 +109,8 @@ export interface TransformFilesResult {
     diagnostics: KvmodDiagnostic[];
     /** The options in effect, defaults filled. */
     options: TransformOptions;
+    /** Where `options.databaseName` came from. */
+    databaseOrigin: DatabaseNameOrigin;
 }
 
 /** Stable codes of the transformation front door. */
@@ -101,6 +129,7 @@ export async function transformFiles(
 ): Promise<TransformFilesResult> {
     const problem = checkTransformOptions(options);
     if (problem) throw new KvmodError(problem, { code: TransformIssueCodes.BadOption });
+    // Until the models are loaded: then a `database` declaration they hold takes the place of the file name.
     const databaseName = options.databaseName ?? databaseNameFromPath(paths[0]);
     const effective: TransformOptions = {
         threshold: options.threshold ?? 0.8,
@@ -110,7 +139,10 @@ export async function transformFiles(
         sourceName: options.sourceName ?? (paths[0] !== undefined ? basename(paths[0]) : undefined),
         ...(options.closestPairs !== undefined ? { closestPairs: options.closestPairs } : {}),
     };
-    const loaded = await loadAndTransform(paths, effective, options.keepSource === true);
+    const fileName: DatabaseNameOrigin = { name: databaseName, source: 'file-name', at: paths[0] ?? '' };
+    const origin: DatabaseNameOrigin =
+        options.databaseName !== undefined ? { name: databaseName, source: 'option', at: '' } : fileName;
+    const loaded = await loadAndTransform(paths, effective, options.keepSource === true, origin);
     if (loaded.kvlm === undefined)
         return {
             decisions: [],
@@ -118,6 +150,7 @@ export async function transformFiles(
             diagnostics: loaded.loadDiagnostics,
             querySites: new Map(),
             options: effective,
+            databaseOrigin: loaded.databaseOrigin,
         };
     const { kvlm, pidm, services } = loaded;
     // Without `keepSource` nothing holds the PIDM any more: freed before the check (see `LoadedAndTransformed.services`).
@@ -149,6 +182,7 @@ export async function transformFiles(
         warnings: loaded.warnings,
         diagnostics,
         options: effective,
+        databaseOrigin: loaded.databaseOrigin,
     };
 }
 
@@ -165,6 +199,8 @@ interface LoadedAndTransformed {
     loadDiagnostics: KvmodDiagnostic[];
     /** The path the KVLM is checked as. */
     checkPath: string;
+    /** Where the database name came from (the models' declaration, once they are loaded). */
+    databaseOrigin: DatabaseNameOrigin;
     /** The PIDM models, when the caller keeps them. */
     pidm?: PidmModel[];
     /**
@@ -184,8 +220,8 @@ async function loadAndTransform(
     paths: string[],
     effective: TransformOptions,
     keepSource: boolean,
+    origin: DatabaseNameOrigin,
 ): Promise<LoadedAndTransformed> {
-    const checkPath = `${effective.databaseName}.kvlm`;
     const workspace = await loadWorkspace(paths, { scale: TRANSFORM_HEAP_SCALE, purpose: 'transform' });
     if (workspace.hasErrors)
         return {
@@ -193,7 +229,8 @@ async function loadAndTransform(
             warnings: [],
             querySites: new Map(),
             loadDiagnostics: workspace.diagnostics,
-            checkPath,
+            checkPath: `${effective.databaseName}.kvlm`,
+            databaseOrigin: origin,
         };
     phaseDone('load');
     // Parsing left the syntax trees (released once validated) and the parser's garbage: collected now, before the
@@ -207,6 +244,10 @@ async function loadAndTransform(
             code: TransformIssueCodes.NoModel,
         });
     }
+    const declared = origin.source === 'option' ? undefined : declarationOf(workspace.pidm);
+    if (declared) effective.databaseName = declared.name;
+    const databaseOrigin = declared ?? origin;
+    const checkPath = `${effective.databaseName}.kvlm`;
     const result = transformPidmToKvlm(models, effective);
     phaseDone('transform');
     checkHeapHeadroom('after the transformation');
@@ -221,8 +262,22 @@ async function loadAndTransform(
         querySites: querySitesOf(workspace.pidm),
         loadDiagnostics: workspace.diagnostics,
         checkPath,
+        databaseOrigin,
         ...(keepSource ? { pidm: models, services: workspace.services } : {}),
     };
+}
+
+/** The models' `database` declaration (the validation allows one) with its `path:line:col`, if any. */
+function declarationOf(entries: readonly { path: string; model: PidmModel }[]): DatabaseNameOrigin | undefined {
+    const name = declaredDatabaseName(entries.map((entry) => entry.model));
+    if (name === undefined) return undefined;
+    for (const { path, model } of entries) {
+        const database = model.databases?.[0];
+        if (!database) continue;
+        const start = database.$cstNode?.range.start;
+        return { name, source: 'declared', at: start ? `${path}:${start.line + 1}:${start.character + 1}` : path };
+    }
+    return undefined;
 }
 
 /** The declaration of each query name (the first one) in loaded PIDM files. */

@@ -103,6 +103,7 @@ export function generateRandomPidm(options: RandomPidmOptions): PidmModel {
 
     const model = makeAstNode<PidmModel>(undefined, undefined, undefined, {
         $type: 'PidmModel',
+        databases: [],
         entities: [],
         queries: [],
         workloads: [],
@@ -414,6 +415,7 @@ export function generateGridPidm(options: GridPidmOptions): PidmModel {
     const random = createRandom(options.seed);
     const model = makeAstNode<PidmModel>(undefined, undefined, undefined, {
         $type: 'PidmModel',
+        databases: [],
         entities: [],
         queries: [],
         workloads: [],

@@ -78,6 +78,51 @@ Cost: 1 index build, 42 rows written, 1 old index dropped with its rows.
         ]);
     });
 
+    test("built from the server's entities, the plan loads the migration library (dual writes) before the fill and the new design's library in the switch", async () => {
+        const from = await design();
+        const to = await design(selectDate);
+        const plan = planMigration(from, to, undefined, [], 'entities');
+        const q3 = to.collections[0]!.physicalIndex;
+        expect(plan.source).toBe('entities');
+        expect(plan.steps.map((s) => [s.action, s.indexes])).toEqual([
+            ['create-index', [q3]],
+            ['write-both', [q3]],
+            ['write-rows', [q3]],
+            ['switch', [q3]],
+            ['drop-index', [from.collections[0]!.physicalIndex]],
+        ]);
+        expect(plan.steps[3]!.commands).toEqual([
+            ['MULTI'],
+            ['SET', 'kvmod:index:Q3_passengersOfGivenFlight', q3],
+            ['FUNCTION', 'LOAD', 'REPLACE', "<the new design's entity library>"],
+            ['EXEC'],
+        ]);
+        const text = formatMigrationPlan(plan);
+        expect(text).toContain(
+            `  2. load the migration library: entity operations write ${q3} too\n     answers: unchanged: the old design keeps answering; from here every entity operation (the application's writes) updates the old design's rows and the new ones, so no write made during the build is missing after the switch\n  3. write every row of Q3_passengersOfGivenFlight into ${q3} from the server's entities\n`,
+        );
+    });
+
+    test('a design of another database: the rename is a step of its own, first, whatever else changes', async () => {
+        const from = await design();
+        const to = await design((text) => selectDate(text.replace('database airflights\n', 'database flights\n')));
+        const plan = planMigration(from, to);
+        expect(plan.database).toEqual({ from: 'airflights', to: 'flights' });
+        expect(plan.steps.map((s) => s.action)).toEqual([
+            'rename-database',
+            'create-index',
+            'write-rows',
+            'switch',
+            'drop-index',
+        ]);
+        expect(formatMigrationPlan(plan)).toContain(
+            'Migration plan for airflights -> flights (redisearch1)\n\nCollections:\n',
+        );
+        expect(formatMigrationPlan(plan)).toContain(
+            '  1. rename the database airflights -> flights\n     answers: not done online: see below\n',
+        );
+    });
+
     test('on RediSearch 2.x the switch moves aliases and the drop deletes the documents (FT.DROPINDEX … DD)', async () => {
         const from = await design(undefined, 'redisearch2');
         const to = await design(selectDate, 'redisearch2');

@@ -37,6 +37,33 @@ describe('transformFiles', () => {
             result.kvlmText?.startsWith('database airflights\nsource "airflights.pidm"\nmerge none threshold 0.8\n'),
         ).toBe(true);
         expect(explainDecisions(result.decisions, result.options)).toContain('Merging is off (--merge none)');
+        expect(result.databaseOrigin).toEqual({
+            name: 'airflights',
+            source: 'file-name',
+            at: 'examples/airflights/airflights.pidm',
+        });
+    });
+
+    test('a `database` declaration names the database instead of the file name, in any file of the model', async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'kvmod-transform-'));
+        try {
+            const entities = join(dir, 'clinic.v1.pidm');
+            const queries = join(dir, 'queries.pidm');
+            writeFileSync(entities, 'entity Patient { id pid  name text }\n');
+            writeFileSync(queries, '// the clinic\n  database clinic\nquery Q: SELECT pid, name FROM Patient\n');
+            const declared = await transformFiles([entities, queries]);
+            expect(declared.kvlmText?.startsWith('database clinic\nsource "clinic.v1.pidm"\n')).toBe(true);
+            expect(declared.options.databaseName).toBe('clinic');
+            expect(declared.databaseOrigin).toEqual({ name: 'clinic', source: 'declared', at: `${queries}:2:3` });
+            writeFileSync(queries, 'query Q: SELECT pid, name FROM Patient\n');
+            const named = await transformFiles([entities, queries]);
+            expect(named.kvlmText?.startsWith('database clinic_v1\n')).toBe(true);
+            expect(named.databaseOrigin).toEqual({ name: 'clinic_v1', source: 'file-name', at: entities });
+            const given = await transformFiles([entities, queries], { databaseName: 'other' });
+            expect(given.databaseOrigin).toEqual({ name: 'other', source: 'option', at: '' });
+        } finally {
+            rmSync(dir, { recursive: true, force: true });
+        }
     });
 
     test('writing is atomic: the target appears whole and no temporary file is left', async () => {

@@ -335,6 +335,93 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
             'the migration cannot run online, nothing was changed: entity Book changes (its attributes, their types or its references), so the entities the server holds do not fit the new design; give the new rows with --data instead',
         );
         expect(await keys()).toEqual(before);
+        // plan says so too, before anyone runs migrate.
+        const planned = memoryIo();
+        expect(await main(['plan', BOOKS, to, '--redis', server.url], planned)).toBe(1);
+        expect(planned.stderr).toBe(
+            'kvmod: the migration cannot run online: entity Book changes (its attributes, their types or its references), so the entities the server holds do not fit the new design; give the new rows with --data instead\n',
+        );
+    });
+
+    test('the database keeps its name across a renamed file only when the model declares it: plan shows the rename and migrate refuses it, telling how to keep the name', async () => {
+        await link.send(['FLUSHALL']);
+        const folder = join(dir, 'database-name');
+        await mkdir(folder, { recursive: true });
+        const to = join(folder, 'clinic.v1.pidm');
+        const edit = EDITS['add a SELECT attribute']!;
+        await writeFile(to, edit(await readFile(BOOKS, 'utf8')));
+        expect(await main(['load', BOOKS, '--data', data, '--redis', server.url], memoryIo())).toBe(0);
+        const keys = async () => ((await link.send(['KEYS', '*'])) as string[]).sort();
+        const before = await keys();
+        const rename =
+            `the new design renames the database book_ratings (recorded on the server in kvmod:design:book_ratings) to clinic_v1 (from the file name ${to}; the model declares no \`database\`); ` +
+            'migrate does not rename a database (its name is in every entity key, the entity library and the design record): to keep it, declare `database book_ratings` in the new model';
+        const planned = memoryIo();
+        expect(await main(['plan', to, '--redis', server.url], planned)).toBe(1);
+        expect(planned.stdout).toContain(
+            [
+                'Migration plan for book_ratings -> clinic_v1 (redisearch1)',
+                '',
+                'Database:',
+                '  old design: book_ratings, recorded on the server in kvmod:design:book_ratings',
+                `  new design: clinic_v1, from the file name ${to}; the model declares no \`database\``,
+                '',
+            ].join('\n'),
+        );
+        expect(planned.stdout).toContain(
+            'Steps (online: queries keep answering from the old design until the switch):\n  1. rename the database book_ratings -> clinic_v1\n     answers: not done online: see below\n',
+        );
+        expect(planned.stdout).toContain(`Cannot run online:\n  - ${rename}\n`);
+        expect(planned.stderr).toBe(`kvmod: the migration cannot run online: ${rename}\n`);
+        const refused = memoryIo();
+        expect(await main(['migrate', BOOKS, to, '--redis', server.url], refused)).toBe(1);
+        expect(refused.stderr).toBe(
+            `kvmod: the migration cannot run online, nothing was changed: ${rename.replace('recorded on the server in kvmod:design:book_ratings', `from the file name ${BOOKS}; the model declares no \`database\``)}\n`,
+        );
+        expect(await keys()).toEqual(before);
+
+        // Declared, the name no longer follows the file: the plan is the edit's, dual writes included.
+        await writeFile(to, `database book_ratings\n${edit(await readFile(BOOKS, 'utf8'))}`);
+        const declared = memoryIo();
+        expect(await main(['plan', to, '--redis', server.url], declared)).toBe(0);
+        const { to: next, from } = await loadMigrationDesigns({ fromPath: BOOKS, toPath: to, dialect: 'redisearch1' });
+        const q3 = (view: RedisViewModel) => view.collections.find((c) => c.name === 'Q3_booksWithTag')!.physicalIndex;
+        expect(declared.stdout).toContain(
+            [
+                'Migration plan for book_ratings (redisearch1)',
+                '',
+                'Database:',
+                '  old design: book_ratings, recorded on the server in kvmod:design:book_ratings',
+                `  new design: book_ratings, declared at ${to}:1:1`,
+                '',
+            ].join('\n'),
+        );
+        expect(declared.stdout).toContain(
+            [
+                'Steps (online: queries keep answering from the old design until the switch):',
+                `  1. create index ${q3(next.view)} for Q3_booksWithTag (1 index build)`,
+                '     answers: unchanged: the old design keeps answering; nothing reads the new index yet',
+                `  2. load the migration library: entity operations write ${q3(next.view)} too`,
+                "     answers: unchanged: the old design keeps answering; from here every entity operation (the application's writes) updates the old design's rows and the new ones, so no write made during the build is missing after the switch",
+                `  3. write every row of Q3_booksWithTag into ${q3(next.view)} from the server's entities`,
+                '     answers: unchanged: the old design keeps answering; nothing reads the new index yet',
+                `  4. switch Q3_booksWithTag -> ${q3(next.view)} in one MULTI`,
+                '     answers: atomic: every query answers from the old design before this step and from the new one after it, never a mix',
+                `  5. drop index ${q3(from.view)} of Q3_booksWithTag with its rows`,
+                '     answers: unchanged: nothing reads the old index any more',
+                '',
+                'Cost: 1 index build, every row of each built index written, 1 old index dropped with its rows.',
+                '',
+            ].join('\n'),
+        );
+        const migrated = memoryIo();
+        expect(await main(['migrate', to, '--redis', server.url], migrated)).toBe(0);
+        expect(migrated.stdout.split('\n').slice(0, 3)).toEqual([
+            `database book_ratings: declared at ${to}:1:1`,
+            `created index ${q3(next.view)} for Q3_booksWithTag`,
+            `entity operations now write ${q3(next.view)} too`,
+        ]);
+        expect(await liveCheck(server.url, next.design!)).toEqual([]);
     });
 
     test("after a migration the old client's createIndexes refuses, naming both designs; plan --redis checks what the stable names point at, not only the design the server records", async () => {

@@ -454,7 +454,7 @@ describe('kvmod migrate on RediSearch 1.2', () => {
         const none = memoryIo();
         expect(await main(['plan', edit.to, '--redis', server.url], none)).toBe(1);
         expect(none.stderr).toMatch(
-            /^kvmod: redis:\/\/127\.0\.0\.1:\d+ records no design of database book_ratings \(kvmod load and kvmod migrate record it in kvmod:design:book_ratings\); give the old design as a file\n$/,
+            /^kvmod: redis:\/\/127\.0\.0\.1:\d+ records no design of database book_ratings \(from the file name .+\/book-ratings\.pidm; the model declares no `database`; kvmod load and kvmod migrate record it in kvmod:design:book_ratings\); give the old design as a file\n$/,
         );
         expect(await main(['load', edit.from, '--data', edit.fromData, '--redis', server.url], memoryIo())).toBe(0);
         const planned = memoryIo();
@@ -468,7 +468,10 @@ describe('kvmod migrate on RediSearch 1.2', () => {
         expect(q3.oldIndex).toBe(from.view.collections.find((c) => c.name === 'Q3_booksWithTag')!.physicalIndex);
         const migrated = memoryIo();
         expect(await main(['migrate', edit.to, '--data', edit.toData, '--redis', server.url], migrated)).toBe(0);
-        expect(migrated.stdout.split('\n').filter(Boolean)).toHaveLength(4);
+        expect(migrated.stdout.split('\n').filter(Boolean)).toHaveLength(5);
+        expect(migrated.stdout).toMatch(
+            /^database book_ratings: from the file name .+\/book-ratings\.pidm; the model declares no `database`\n/,
+        );
         const after = memoryIo();
         expect(await main(['plan', edit.to, '--redis', server.url], after)).toBe(0);
         expect(after.stdout).toContain('Nothing to do');

@@ -10,6 +10,7 @@ import { optimizeSchema } from './optimize-schema.js';
 import { optimizeSchemaReference } from './optimize-schema-reference.js';
 import {
     databaseNameFromPath,
+    declaredDatabaseName,
     DEFAULT_TRANSFORM_OPTIONS,
     resolveTransformOptions,
     type TransformOptions,
@@ -26,6 +27,7 @@ export {
     KEY_STRATEGIES,
     MERGE_POLICIES,
     databaseNameFromPath,
+    declaredDatabaseName,
 } from './options.js';
 export type { KeyStrategyKind, MergePolicy, OptimizerKind, TransformOptions } from './options.js';
 export type { MergeDecisionInfo } from './trace.js';
@@ -50,7 +52,10 @@ export interface TransformResult {
  * model. Throws a RangeError on an invalid option (see `checkTransformOptions`).
  */
 export function transformPidmToKvlm(models: PidmModel[], options: Partial<TransformOptions> = {}): TransformResult {
-    const resolved = resolveTransformOptions(options, databaseNameFromPath(models[0]?.$document?.uri.path));
+    const resolved = resolveTransformOptions(
+        options,
+        declaredDatabaseName(models) ?? databaseNameFromPath(models[0]?.$document?.uri.path),
+    );
     const warnings: string[] = [];
     const collections = collectionsOfQueries(models, warnings);
     const optimize = resolved.optimizer === 'reference' ? optimizeSchemaReference : optimizeSchema;

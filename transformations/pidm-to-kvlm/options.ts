@@ -2,6 +2,7 @@
  * The options of the PIDM → KVLM transformation, their defaults, and the one place that checks them, so
  * that the CLI, the pipeline and the tests reject the same bad values with the same words.
  */
+import type { PidmModel } from '../../src/language/generated/ast.js';
 
 /**
  * How collections are merged: Algorithm 3 grain-safe only (default), the paper's literal rule, never, or by the
@@ -22,7 +23,10 @@ export interface TransformOptions {
     merge: MergePolicy;
     /** How row keys are made. Default `natural`. */
     keyStrategy: KeyStrategyKind;
-    /** The KVLM database name. Default: the first model document's base name, else `kvmod`. */
+    /**
+     * The KVLM database name. Default: the one the models declare (`database clinic`), else the first model
+     * document's base name, else `kvmod`.
+     */
     databaseName: string;
     /** Printed as `source "…"` when given. */
     sourceName?: string;
@@ -84,6 +88,12 @@ export function resolveTransformOptions(
         Object.entries(options).filter(([, value]) => value !== undefined),
     ) as Partial<TransformOptions>;
     return { ...DEFAULT_TRANSFORM_OPTIONS, databaseName: fallbackDatabaseName, ...defined };
+}
+
+/** The database name the models declare (`database clinic`; the validation allows one declaration), if any. */
+export function declaredDatabaseName(models: readonly PidmModel[]): string | undefined {
+    for (const model of models) for (const database of model.databases ?? []) if (database.name) return database.name;
+    return undefined;
 }
 
 /** A database name made from a file name: its base name without extension, non-word characters as `_`. */

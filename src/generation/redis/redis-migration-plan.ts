@@ -56,7 +56,7 @@ export interface QueryChange {
 export interface PlanStep {
     /** 1-based. */
     step: number;
-    action: 'create-index' | 'write-rows' | 'switch' | 'drop-index' | 'remove-name';
+    action: 'rename-database' | 'create-index' | 'write-both' | 'write-rows' | 'switch' | 'drop-index' | 'remove-name';
     /** The collections it concerns (stable names). */
     collections: string[];
     /** The physical indexes it creates, fills or drops. */
@@ -71,9 +71,13 @@ export interface PlanStep {
     answers: string;
 }
 
+/** Where the new rows come from: the entities the server holds (while the application writes), or a data file. */
+export type RowSource = 'entities' | 'data';
+
 /** The whole plan. */
 export interface MigrationPlan {
-    database: { from: string; to: string };
+    /** The database of each design; `origin`: where each name came from, as people read it (when known). */
+    database: { from: string; to: string; origin?: { from: string; to: string } };
     dialect: string;
     collections: CollectionChange[];
     queries: QueryChange[];
@@ -84,6 +88,8 @@ export interface MigrationPlan {
     empty: boolean;
     /** Why the plan cannot run online (empty when it can). */
     blockers: string[];
+    /** Where the new rows come from. */
+    source: RowSource;
 }
 
 /** Row counts of the new design's collections, when the data is known. */
@@ -91,12 +97,21 @@ export type RowCounts = ReadonlyMap<string, number>;
 
 const ANSWERS_BESIDE = 'unchanged: the old design keeps answering; nothing reads the new index yet';
 
-/** Diffs two designs (same dialect) into a plan. `rows` counts the new design's rows per collection, when known. */
+/** What the dual writes guarantee (the `write-both` step): said where people read the plan. */
+const WRITES_REACH_BOTH =
+    "unchanged: the old design keeps answering; from here every entity operation (the application's writes) updates the old design's rows and the new ones, so no write made during the build is missing after the switch";
+
+/**
+ * Diffs two designs (same dialect) into a plan. `rows` counts the new design's rows per collection, when known;
+ * `source` says where they come from (the steps differ: from the entities, the entity Function writes both designs
+ * while the new collections are filled).
+ */
 export function planMigration(
     from: RedisViewModel,
     to: RedisViewModel,
     rows?: RowCounts,
     blockers: readonly string[] = [],
+    source: RowSource = 'data',
 ): MigrationPlan {
     if (from.dialect !== to.dialect) throw new Error(`cannot plan from ${from.dialect} to ${to.dialect}`);
     const oldByName = new Map(from.collections.map((c) => [c.name, c]));
@@ -150,7 +165,7 @@ export function planMigration(
     }
 
     const queries = queryChanges(from, to);
-    const steps = planSteps(from, to, collections);
+    const steps = planSteps(from, to, collections, source);
     const built = collections.filter((c) => c.change === 'added' || c.change === 'rebuilt');
     const rowsWritten = built.every((c) => c.rows !== null) ? built.reduce((n, c) => n + (c.rows ?? 0), 0) : null;
     return {
@@ -166,6 +181,7 @@ export function planMigration(
         },
         empty: steps.length === 0,
         blockers: [...blockers],
+        source,
     };
 }
 
@@ -245,14 +261,30 @@ function queryChanges(from: RedisViewModel, to: RedisViewModel): QueryChange[] {
     return changes;
 }
 
-function planSteps(from: RedisViewModel, to: RedisViewModel, changes: CollectionChange[]): PlanStep[] {
+function planSteps(
+    from: RedisViewModel,
+    to: RedisViewModel,
+    changes: CollectionChange[],
+    source: RowSource,
+): PlanStep[] {
     const oldByName = new Map(from.collections.map((c) => [c.name, c]));
     const newByName = new Map(to.collections.map((c) => [c.name, c]));
     const steps: Omit<PlanStep, 'step'>[] = [];
-    const built = changes.filter((c) => c.change === 'added' || c.change === 'rebuilt');
-    for (const change of built) {
-        const next = newByName.get(change.name)!;
+    // Its own step, so that a plan never hides it: the runtime refuses it (the name is in every entity key).
+    if (from.database !== to.database)
         steps.push({
+            action: 'rename-database',
+            collections: [],
+            indexes: [],
+            rows: 0,
+            indexBuilds: 0,
+            commands: [],
+            answers: 'not done online: see below',
+        });
+    const built = changes.filter((c) => c.change === 'added' || c.change === 'rebuilt');
+    const create = (change: CollectionChange): Omit<PlanStep, 'step'> => {
+        const next = newByName.get(change.name)!;
+        return {
             action: 'create-index',
             collections: [change.name],
             indexes: [next.physicalIndex],
@@ -260,16 +292,31 @@ function planSteps(from: RedisViewModel, to: RedisViewModel, changes: Collection
             indexBuilds: 1,
             commands: [bindRedisCommand(next.create, {})],
             answers: ANSWERS_BESIDE,
-        });
+        };
+    };
+    const write = (change: CollectionChange): Omit<PlanStep, 'step'> => ({
+        action: 'write-rows',
+        collections: [change.name],
+        indexes: [newByName.get(change.name)!.physicalIndex],
+        rows: change.rows,
+        indexBuilds: 0,
+        commands: [],
+        answers: ANSWERS_BESIDE,
+    });
+    if (source === 'data') for (const change of built) steps.push(create(change), write(change));
+    else if (built.length > 0) {
+        // As migration-run.ts runs them: the indexes, then the dual writes, then the fill from the entities.
+        steps.push(...built.map(create));
         steps.push({
-            action: 'write-rows',
-            collections: [change.name],
-            indexes: [next.physicalIndex],
-            rows: change.rows,
+            action: 'write-both',
+            collections: built.map((c) => c.name),
+            indexes: built.map((c) => newByName.get(c.name)!.physicalIndex),
+            rows: 0,
             indexBuilds: 0,
-            commands: [],
-            answers: ANSWERS_BESIDE,
+            commands: [['FUNCTION', 'LOAD', 'REPLACE', '<the migration library>']],
+            answers: WRITES_REACH_BOTH,
         });
+        steps.push(...built.map(write));
     }
     if (built.length > 0) {
         steps.push({
@@ -278,7 +325,14 @@ function planSteps(from: RedisViewModel, to: RedisViewModel, changes: Collection
             indexes: built.map((c) => newByName.get(c.name)!.physicalIndex),
             rows: 0,
             indexBuilds: 0,
-            commands: [['MULTI'], ...built.map((c) => bindRedisCommand(newByName.get(c.name)!.point, {})), ['EXEC']],
+            commands: [
+                ['MULTI'],
+                ...built.map((c) => bindRedisCommand(newByName.get(c.name)!.point, {})),
+                ...(source === 'entities'
+                    ? [['FUNCTION', 'LOAD', 'REPLACE', "<the new design's entity library>"]]
+                    : []),
+                ['EXEC'],
+            ],
             answers:
                 'atomic: every query answers from the old design before this step and from the new one after it, never a mix',
         });
@@ -322,6 +376,12 @@ export function formatMigrationPlan(plan: MigrationPlan): string {
         plan.database.from === plan.database.to ? plan.database.to : `${plan.database.from} -> ${plan.database.to}`;
     lines.push(`Migration plan for ${db} (${plan.dialect})`);
     lines.push('');
+    if (plan.database.origin) {
+        lines.push('Database:');
+        lines.push(`  old design: ${plan.database.from}, ${plan.database.origin.from}`);
+        lines.push(`  new design: ${plan.database.to}, ${plan.database.origin.to}`);
+        lines.push('');
+    }
     lines.push('Collections:');
     for (const c of plan.collections) {
         const head = `  ${c.name}: ${c.change}`;
@@ -368,7 +428,7 @@ export function formatMigrationPlan(plan: MigrationPlan): string {
         lines.push('Nothing to do: the server holds the new design once it holds the old one.');
     } else {
         lines.push('Steps (online: queries keep answering from the old design until the switch):');
-        for (const s of plan.steps) lines.push(`  ${s.step}. ${describeStep(s)}`, `     answers: ${s.answers}`);
+        for (const s of plan.steps) lines.push(`  ${s.step}. ${describeStep(s, plan)}`, `     answers: ${s.answers}`);
         const rows = plan.cost.rowsWritten === null ? 'every row of each built index' : `${plan.cost.rowsWritten} rows`;
         lines.push('');
         const { indexBuilds, indexesDropped } = plan.cost;
@@ -384,12 +444,16 @@ export function formatMigrationPlan(plan: MigrationPlan): string {
     return `${lines.join('\n')}\n`;
 }
 
-function describeStep(s: PlanStep): string {
+function describeStep(s: PlanStep, plan: MigrationPlan): string {
     switch (s.action) {
+        case 'rename-database':
+            return `rename the database ${plan.database.from} -> ${plan.database.to}`;
         case 'create-index':
             return `create index ${s.indexes[0]} for ${s.collections[0]} (1 index build)`;
+        case 'write-both':
+            return `load the migration library: entity operations write ${s.indexes.join(', ')} too`;
         case 'write-rows':
-            return `write ${s.rows === null ? 'every row' : `${s.rows} rows`} of ${s.collections[0]} into ${s.indexes[0]}`;
+            return `write ${s.rows === null ? 'every row' : `${s.rows} rows`} of ${s.collections[0]} into ${s.indexes[0]}${plan.source === 'entities' ? " from the server's entities" : ''}`;
         case 'switch':
             return `switch ${s.collections.map((c, i) => `${c} -> ${s.indexes[i]}`).join(', ')} in one MULTI`;
         case 'remove-name':

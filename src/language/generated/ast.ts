@@ -161,6 +161,7 @@ export namespace Pidm {
         | "by"
         | "count"
         | "create"
+        | "database"
         | "date"
         | "datetime"
         | "decimal"
@@ -207,6 +208,7 @@ export namespace Pidm {
         Cardinality: Cardinality
         ChangeRate: ChangeRate
         Comparison: Comparison
+        Database: Database
         Entity: Entity
         EntityCount: EntityCount
         Expression: Expression
@@ -286,10 +288,10 @@ export function isAttribute(item: unknown): item is Attribute {
 }
 
 /** What an attribute written name first may be called: a plain name or a type name. */
-export type AttributeName = 'asc' | 'bool' | 'boolean' | 'by' | 'count' | 'create' | 'date' | 'datetime' | 'decimal' | 'delete' | 'desc' | 'double' | 'entity' | 'float' | 'int' | 'integer' | 'long' | 'number' | 'order' | 'query' | 'real' | 'size' | 'string' | 'text' | 'time' | 'timestamp' | 'update' | 'workload' | string;
+export type AttributeName = 'asc' | 'bool' | 'boolean' | 'by' | 'count' | 'create' | 'database' | 'date' | 'datetime' | 'decimal' | 'delete' | 'desc' | 'double' | 'entity' | 'float' | 'int' | 'integer' | 'long' | 'number' | 'order' | 'query' | 'real' | 'size' | 'string' | 'text' | 'time' | 'timestamp' | 'update' | 'workload' | string;
 
 export function isAttributeName(item: unknown): item is AttributeName {
-    return item === 'entity' || item === 'query' || item === 'order' || item === 'by' || item === 'asc' || item === 'desc' || item === 'workload' || item === 'create' || item === 'update' || item === 'delete' || item === 'size' || item === 'count' || item === 'workload' || item === 'create' || item === 'update' || item === 'delete' || item === 'size' || item === 'count' || item === 'text' || item === 'string' || item === 'int' || item === 'integer' || item === 'long' || item === 'float' || item === 'double' || item === 'decimal' || item === 'real' || item === 'number' || item === 'boolean' || item === 'bool' || item === 'date' || item === 'time' || item === 'datetime' || item === 'timestamp' || (typeof item === 'string' && (/[_a-zA-Z][\w_]*/.test(item)));
+    return item === 'entity' || item === 'query' || item === 'order' || item === 'by' || item === 'asc' || item === 'desc' || item === 'database' || item === 'workload' || item === 'create' || item === 'update' || item === 'delete' || item === 'size' || item === 'count' || item === 'workload' || item === 'create' || item === 'update' || item === 'delete' || item === 'size' || item === 'count' || item === 'text' || item === 'string' || item === 'int' || item === 'integer' || item === 'long' || item === 'float' || item === 'double' || item === 'decimal' || item === 'real' || item === 'number' || item === 'boolean' || item === 'bool' || item === 'date' || item === 'time' || item === 'datetime' || item === 'timestamp' || (typeof item === 'string' && (/[_a-zA-Z][\w_]*/.test(item)));
 }
 
 export interface BinaryExpression extends langium.AstNode {
@@ -452,6 +454,26 @@ export const CounterKey = {
 
 export function isCounterKey(item: unknown): item is CounterKey {
     return reflection.isInstance(item, CounterKey.$type);
+}
+
+/**
+ * `database clinic`: the name of the model's database (Redis keys, the entity library and the design record
+ * carry it), declared once; without it the first file's name is the database's (`clinic.v1.pidm`: `clinic_v1`).
+ * Letters, digits and `_`, not starting with a digit; a quoted name is checked against that rule.
+ */
+export interface Database extends langium.AstNode {
+    readonly $container: PidmModel;
+    readonly $type: 'Database';
+    name: Name | string;
+}
+
+export const Database = {
+    $type: 'Database',
+    name: 'name'
+} as const;
+
+export function isDatabase(item: unknown): item is Database {
+    return reflection.isInstance(item, Database.$type);
 }
 
 /**
@@ -937,10 +959,10 @@ export function isMergePolicy(item: unknown): item is MergePolicy {
 }
 
 /** Names may be spelled like type names and a few keywords. */
-export type Name = 'asc' | 'bool' | 'boolean' | 'by' | 'count' | 'create' | 'date' | 'datetime' | 'decimal' | 'delete' | 'desc' | 'double' | 'entity' | 'float' | 'id' | 'int' | 'integer' | 'long' | 'number' | 'order' | 'query' | 'real' | 'ref' | 'size' | 'string' | 'text' | 'time' | 'timestamp' | 'unique' | 'update' | 'workload' | string;
+export type Name = 'asc' | 'bool' | 'boolean' | 'by' | 'count' | 'create' | 'database' | 'date' | 'datetime' | 'decimal' | 'delete' | 'desc' | 'double' | 'entity' | 'float' | 'id' | 'int' | 'integer' | 'long' | 'number' | 'order' | 'query' | 'real' | 'ref' | 'size' | 'string' | 'text' | 'time' | 'timestamp' | 'unique' | 'update' | 'workload' | string;
 
 export function isName(item: unknown): item is Name {
-    return item === 'entity' || item === 'query' || item === 'order' || item === 'by' || item === 'asc' || item === 'desc' || item === 'workload' || item === 'create' || item === 'update' || item === 'delete' || item === 'size' || item === 'count' || item === 'text' || item === 'string' || item === 'int' || item === 'integer' || item === 'long' || item === 'float' || item === 'double' || item === 'decimal' || item === 'real' || item === 'number' || item === 'boolean' || item === 'bool' || item === 'date' || item === 'time' || item === 'datetime' || item === 'timestamp' || item === 'id' || item === 'ref' || item === 'unique' || (typeof item === 'string' && (/[_a-zA-Z][\w_]*/.test(item)));
+    return item === 'entity' || item === 'query' || item === 'order' || item === 'by' || item === 'asc' || item === 'desc' || item === 'database' || item === 'workload' || item === 'create' || item === 'update' || item === 'delete' || item === 'size' || item === 'count' || item === 'text' || item === 'string' || item === 'int' || item === 'integer' || item === 'long' || item === 'float' || item === 'double' || item === 'decimal' || item === 'real' || item === 'number' || item === 'boolean' || item === 'bool' || item === 'date' || item === 'time' || item === 'datetime' || item === 'timestamp' || item === 'id' || item === 'ref' || item === 'unique' || (typeof item === 'string' && (/[_a-zA-Z][\w_]*/.test(item)));
 }
 
 export interface NaturalKey extends langium.AstNode {
@@ -1111,10 +1133,12 @@ export function isPathNode(item: unknown): item is PathNode {
 }
 
 /**
- * A PIDM model: entities, queries and workloads in any order. A model may be split across several files.
+ * A PIDM model: its database's name, entities, queries and workloads in any order. A model may be split across
+ * several files.
  */
 export interface PidmModel extends langium.AstNode {
     readonly $type: 'PidmModel';
+    databases: Array<Database>;
     entities: Array<Entity>;
     queries: Array<Query>;
     workloads: Array<Workload>;
@@ -1122,6 +1146,7 @@ export interface PidmModel extends langium.AstNode {
 
 export const PidmModel = {
     $type: 'PidmModel',
+    databases: 'databases',
     entities: 'entities',
     queries: 'queries',
     workloads: 'workloads'
@@ -1132,10 +1157,10 @@ export function isPidmModel(item: unknown): item is PidmModel {
 }
 
 /** A name that is neither a type name nor a member keyword; a few keywords may be used as names. */
-export type PlainName = 'asc' | 'by' | 'count' | 'create' | 'delete' | 'desc' | 'entity' | 'order' | 'query' | 'size' | 'update' | 'workload' | string;
+export type PlainName = 'asc' | 'by' | 'count' | 'create' | 'database' | 'delete' | 'desc' | 'entity' | 'order' | 'query' | 'size' | 'update' | 'workload' | string;
 
 export function isPlainName(item: unknown): item is PlainName {
-    return item === 'entity' || item === 'query' || item === 'order' || item === 'by' || item === 'asc' || item === 'desc' || item === 'workload' || item === 'create' || item === 'update' || item === 'delete' || item === 'size' || item === 'count' || item === 'workload' || item === 'create' || item === 'update' || item === 'delete' || item === 'size' || item === 'count' || (typeof item === 'string' && (/[_a-zA-Z][\w_]*/.test(item)));
+    return item === 'entity' || item === 'query' || item === 'order' || item === 'by' || item === 'asc' || item === 'desc' || item === 'database' || item === 'workload' || item === 'create' || item === 'update' || item === 'delete' || item === 'size' || item === 'count' || item === 'workload' || item === 'create' || item === 'update' || item === 'delete' || item === 'size' || item === 'count' || (typeof item === 'string' && (/[_a-zA-Z][\w_]*/.test(item)));
 }
 
 /** A projected attribute, optionally renamed: `Origin.city AS departureCity`. */
@@ -1524,6 +1549,15 @@ export class KvmodAstReflection extends langium.AbstractAstReflection {
             properties: {
             },
             superTypes: [KeyStrategy.$type]
+        },
+        Database: {
+            name: Database.$type,
+            properties: {
+                name: {
+                    name: Database.name
+                }
+            },
+            superTypes: []
         },
         Entity: {
             name: Entity.$type,
@@ -1966,6 +2000,11 @@ export class KvmodAstReflection extends langium.AbstractAstReflection {
         PidmModel: {
             name: PidmModel.$type,
             properties: {
+                databases: {
+                    name: PidmModel.databases,
+                    defaultValue: [],
+                    optional: true
+                },
                 entities: {
                     name: PidmModel.entities,
                     defaultValue: [],

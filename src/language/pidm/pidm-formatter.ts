@@ -37,7 +37,12 @@ import {
 export class PidmFormatter extends AbstractFormatter {
     protected format(node: AstNode): void {
         if (isPidmModel(node)) {
-            const declarations = [...(node.entities ?? []), ...(node.queries ?? []), ...(node.workloads ?? [])]
+            const declarations = [
+                ...(node.databases ?? []),
+                ...(node.entities ?? []),
+                ...(node.queries ?? []),
+                ...(node.workloads ?? []),
+            ]
                 .filter((declaration) => declaration.$cstNode)
                 .sort((a, b) => a.$cstNode!.offset - b.$cstNode!.offset);
             const formatter = this.getNodeFormatter(node);

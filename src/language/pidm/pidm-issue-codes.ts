@@ -57,6 +57,10 @@ export const PidmIssueCodes = {
     SizeOutsideCardinality: 'pidm.size-outside-cardinality',
     /** An entity count that is not a whole number of at least 1. */
     InvalidCount: 'pidm.invalid-count',
+    /** A `database` name that is not letters, digits and `_` (not starting with a digit): `database "clinic-v1"`. */
+    InvalidDatabaseName: 'pidm.invalid-database-name',
+    /** A model that declares its database more than once (in one file or across its files). */
+    DuplicateDatabase: 'pidm.duplicate-database',
 } as const;
 
 /** One of the PIDM issue codes. */

@@ -10,7 +10,7 @@ import { quoteKvlmString } from '../kvlm/kvlm-printer.js';
 
 const ID_PATTERN = /^[_a-zA-Z]\w*$/;
 
-/** Prints a PIDM AST as text: entities first, then queries, in model order. */
+/** Prints a PIDM AST as text: the database's name (when declared), entities, then queries, in model order. */
 export function printPidm(model: PidmModel): string {
     return [...pidmChunks(model)].join('');
 }
@@ -21,6 +21,10 @@ export function printPidm(model: PidmModel): string {
  */
 export function* pidmChunks(model: PidmModel): Generator<string> {
     let first = true;
+    for (const database of model.databases ?? []) {
+        yield `database ${name(database.name)}\n`;
+        first = false;
+    }
     for (const entity of model.entities) {
         yield (first ? '' : '\n') + printEntity(entity);
         first = false;

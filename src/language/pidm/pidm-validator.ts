@@ -49,6 +49,7 @@ import { checksOnSoundNodes } from '../common/partial-nodes.js';
 import type { PidmCoreServices } from './pidm-core-module.js';
 import { modelSetIndex } from '../common/model-sets.js';
 import { PidmIssueCodes } from './pidm-issue-codes.js';
+import { databaseChecks } from './pidm-database-check.js';
 import {
     SURROGATE_ID,
     attributeType,
@@ -108,6 +109,12 @@ export function registerPidmValidationChecks(services: PidmCoreServices): void {
         ReferenceSize: [validator.checkReferenceSizeSpelling, validator.checkReferenceSizeFitsCardinality],
     };
     registry.register(checksOnSoundNodes(checks, services.shared.AstReflection), validator);
+    registry.register(
+        checksOnSoundNodes(
+            databaseChecks(() => services.shared),
+            services.shared.AstReflection,
+        ),
+    );
 }
 
 /** The PIDM checks; each method reads as the rule it enforces. */

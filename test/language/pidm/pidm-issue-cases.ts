@@ -188,4 +188,12 @@ export const CASES: [string, Severity, string, string, string][] = [
         'workload { size Passenger.current 1 }',
     ],
     [PidmIssueCodes.InvalidCount, 'error', 'workload { count Flight 0.5 }', '0.5', 'workload { count Flight 500 }'],
+    [PidmIssueCodes.InvalidDatabaseName, 'error', 'database "air-flights"', '"air-flights"', 'database air_flights'],
+    [
+        PidmIssueCodes.DuplicateDatabase,
+        'error',
+        'database airflights\ndatabase flights',
+        'flights',
+        'database airflights',
+    ],
 ];

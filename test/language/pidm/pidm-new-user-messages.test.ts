@@ -118,6 +118,16 @@ const CASES: Case[] = [
             'Parameter "?x" is compared with \'name\' (text) here and with \'born\' (date) before: one parameter is one value of one type. Give one of them a name of its own (for example "?x_text").',
         ],
     ],
+    [
+        'a database name that could not be part of a Redis key says what it may hold',
+        `database "clinic.v1"\n${CLINIC}`,
+        [
+            1,
+            10,
+            'pidm.invalid-database-name',
+            "'clinic.v1' is not a database name: use letters, digits and '_', not starting with a digit (for example clinic_v1).",
+        ],
+    ],
 ];
 
 describe("a new user's stumbles get one error in their own words", () => {

@@ -72,6 +72,7 @@ const MEMBER_CASES: [string, string, string][] = [
     ['a type word in any case (stored lower case)', 'level INT', 'attr level:int'],
     ['a type-first attribute with an upper-case type', 'String name', 'attr name:string'],
     ['keywords usable as attribute names', 'order int', 'attr order:int'],
+    ['`database` usable as an attribute name', 'database text', 'attr database:text'],
     ['an untyped identifier', 'id code', 'id code:-'],
     ['a unique identifier', 'id code unique', 'id code:- unique'],
     ['a typed unique identifier', 'id code int unique', 'id code:int unique'],
@@ -86,6 +87,18 @@ const MEMBER_CASES: [string, string, string][] = [
     ['keywords in any case', 'REF T[1] upper', 'ref upper->T one'],
     ['a member ending with a semicolon', 'ref T[1] semi;', 'ref semi->T one'],
 ];
+
+describe('the database declaration', () => {
+    test('`database NAME` (or a quoted name, checked by the validation) anywhere among the declarations', async () => {
+        const model = await parseClean(
+            'database clinic;\nentity Database { id database }\nquery Q: SELECT database FROM Database',
+        );
+        expect(model.databases.map((d) => d.name)).toEqual(['clinic']);
+        expect(model.entities.map((e) => e.name)).toEqual(['Database']);
+        const quoted = await parseClean('entity A { id k }\nDATABASE "clinic-v1"\nquery Q: SELECT k FROM A');
+        expect(quoted.databases.map((d) => d.name)).toEqual(['clinic-v1']);
+    });
+});
 
 describe('parsing PIDM entities', () => {
     test.each(MEMBER_CASES)('%s: `%s` parses as %s', async (_, member, expected) => {

@@ -11,13 +11,16 @@ import { planMigration, type MigrationPlan } from '../../../generation/redis/red
 import { redisTarget } from '../../../generation/redis/redis-target.js';
 import type { RedisDialect, RedisViewModel } from '../../../generation/redis/redis-view-model.js';
 import { KvmodError } from '../../../pipeline/errors.js';
+import { describeDatabaseOrigin } from '../../../pipeline/transform.js';
 import { indexInstanceData, readInstanceData, type InstanceData } from '../../instance-data.js';
 import { materializeModel, type MaterializedCollection } from '../../materialize.js';
 import { connectRedis, detectDialect, RedisConnectionLost, type RedisLink } from '../../redis-connection/redis-link.js';
 import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from '../../runtime-design.js';
 import { redisEngine } from '../redis-engine.js';
 import { designRecordKey, readDesignRecord, servedIndex } from '../redis-stable-names.js';
+import { scanKeys } from '../../redis-entities/server-entities.js';
 import { unservableValues } from '../../servable-values.js';
+import { entityMigrationBlocker } from './migration-entities.js';
 
 export { formatMigrationPlan } from '../../../generation/redis/redis-migration-plan.js';
 
@@ -28,6 +31,8 @@ export interface MigrationSide {
     /** The loaded models (absent for a design read back from a server, which records only its Redis design). */
     design?: RuntimeDesign;
     view: RedisViewModel;
+    /** Where its database name came from, as people read it (`declared at clinic.pidm:1:1`). */
+    databaseOrigin: string;
 }
 
 /** Both designs, the new design's rows (with data) and the plan. */
@@ -104,16 +109,35 @@ async function withServer<T>(
     }
 }
 
-/** The design a server records for the new design's database; a KvmodError when it records none or another dialect. */
-async function recordedView(url: string, next: RedisViewModel, timeoutSeconds?: number): Promise<RedisViewModel> {
+/**
+ * The design a server records for the new design's database — or, when it records none of that name but exactly one
+ * of another, that one (the plan then shows the rename, which stops it); a KvmodError when it records none or another
+ * dialect.
+ */
+async function recordedView(
+    url: string,
+    next: RedisViewModel,
+    nextOrigin: string,
+    timeoutSeconds?: number,
+): Promise<RedisViewModel> {
     return withServer(url, timeoutSeconds, async (link) => {
-        const view = await readDesignRecord(link, next.database);
+        let view = await readDesignRecord(link, next.database);
         if (view === undefined) {
-            throw new KvmodError(
-                `${link.url} records no design of database ${next.database} (kvmod load and kvmod migrate record it in ${designRecordKey(next.database)}); give the old design as a file`,
-                { code: 'redis.design-record' },
-            );
+            const prefix = designRecordKey('');
+            const others = (await scanKeys(link, `${prefix}*`)).map((key) => key.slice(prefix.length)).sort();
+            if (others.length === 1) view = await readDesignRecord(link, others[0]!);
+            else {
+                const recorded =
+                    others.length === 0
+                        ? ''
+                        : `; it records the databases ${others.join(', ')}: name one with \`database <name>\` in the model, or`;
+                throw new KvmodError(
+                    `${link.url} records no design of database ${next.database} (${nextOrigin}; kvmod load and kvmod migrate record it in ${designRecordKey(next.database)})${recorded || ';'} give the old design as a file`,
+                    { code: 'redis.design-record' },
+                );
+            }
         }
+        if (view === undefined) throw new Error('a design record vanished while it was read');
         if (view.dialect !== next.dialect) {
             throw new KvmodError(
                 `${link.url} records a ${view.dialect} design of ${next.database}, but the new design is ${next.dialect}`,
@@ -174,22 +198,47 @@ async function viewOf(design: RuntimeDesign, dialect: RedisDialect, given: RawOp
 }
 
 /**
+ * Why a plan between two databases cannot run: the database's name is part of every entity key, of the entity
+ * library's and its functions' names and of the design record's key, so a renamed database would be a copy of every
+ * entity, not a switch; `migrate` does not do it. Keeping the name is one line in the new model.
+ */
+export function databaseRenameBlocker(from: MigrationSide, to: MigrationSide): string {
+    return `the new design renames the database ${from.view.database} (${from.databaseOrigin}) to ${to.view.database} (${to.databaseOrigin}); migrate does not rename a database (its name is in every entity key, the entity library and the design record): to keep it, declare \`database ${from.view.database}\` in the new model`;
+}
+
+/**
  * Loads both designs and the data and plans the migration. Model errors are thrown (KvmodError); data that does not
  * fit the new design, or that it cannot serve, becomes a blocker of the plan: the migration cannot run.
  */
 export async function loadMigrationDesigns(options: MigrationDesignOptions): Promise<MigrationDesigns> {
     const given = options.targetOptions ?? {};
     const toDesign = await loadRuntimeDesign(options.toPath, options);
-    const to = { path: options.toPath, design: toDesign, view: await viewOf(toDesign, options.dialect, given) };
+    const to: MigrationSide = {
+        path: options.toPath,
+        design: toDesign,
+        view: await viewOf(toDesign, options.dialect, given),
+        databaseOrigin: describeDatabaseOrigin(toDesign.databaseOrigin),
+    };
     let from: MigrationSide;
     if (options.fromPath !== undefined) {
         const fromDesign = await loadRuntimeDesign(options.fromPath, options);
-        from = { path: options.fromPath, design: fromDesign, view: await viewOf(fromDesign, options.dialect, given) };
+        from = {
+            path: options.fromPath,
+            design: fromDesign,
+            view: await viewOf(fromDesign, options.dialect, given),
+            databaseOrigin: describeDatabaseOrigin(fromDesign.databaseOrigin),
+        };
     } else {
         if (options.redisUrl === undefined) throw new Error('the old design needs a file or a server');
-        from = { path: options.redisUrl, view: await recordedView(options.redisUrl, to.view, options.timeoutSeconds) };
+        const view = await recordedView(options.redisUrl, to.view, to.databaseOrigin, options.timeoutSeconds);
+        from = {
+            path: options.redisUrl,
+            view,
+            databaseOrigin: `recorded on the server in ${designRecordKey(view.database)}`,
+        };
     }
     const blockers: string[] = [];
+    if (from.view.database !== to.view.database) blockers.push(databaseRenameBlocker(from, to));
     let data: MigrationDesigns['data'] = null;
     if (options.dataPath !== undefined) {
         try {
@@ -218,6 +267,17 @@ export async function loadMigrationDesigns(options: MigrationDesignOptions): Pro
     if (options.redisUrl !== undefined)
         blockers.push(...(await foreignServedIndexes(options.redisUrl, from.view, to.view, options.timeoutSeconds)));
     const rows = data ? new Map(data.rows.map((c) => [c.name, c.rows.length])) : undefined;
-    const plan = planMigration(from.view, to.view, rows, blockers);
+    const source = options.dataPath === undefined ? 'entities' : 'data';
+    const plan = planMigration(from.view, to.view, rows, blockers, source);
+    // Without a data file the new rows come from the server's entities: the plan says now what would stop that.
+    const builtNames = new Set(
+        plan.collections.filter((c) => c.change === 'added' || c.change === 'rebuilt').map((c) => c.name),
+    );
+    const built = to.view.collections.filter((c) => builtNames.has(c.name));
+    if (source === 'entities' && built.length > 0 && from.view.database === to.view.database) {
+        const reason = entityMigrationBlocker(from.view, to.view, built);
+        if (reason !== null) plan.blockers.push(reason);
+    }
+    plan.database.origin = { from: from.databaseOrigin, to: to.databaseOrigin };
     return { from, to, data, plan };
 }
