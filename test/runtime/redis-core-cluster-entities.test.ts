@@ -21,7 +21,18 @@ import {
 } from '../../src/runtime/redis-core/core-cluster-entities.js';
 import { clusterEntityStore } from '../../src/runtime/redis-core/core-cluster-store.js';
 import { connectCore, type CoreConnection } from '../../src/runtime/redis-core/core-connection.js';
-import { prepareCore } from '../../src/runtime/redis-core/core-engine.js';
+import { checkCoreIndexes } from '../../src/runtime/redis-core/core-consistency.js';
+import {
+    buildCoreDesign,
+    coreRowKey,
+    coreRowValues,
+    prepareCore,
+    writeCoreRows,
+} from '../../src/runtime/redis-core/core-engine.js';
+import { generateInstanceData } from '../../src/runtime/data-generator.js';
+import { indexInstanceData } from '../../src/runtime/instance-data.js';
+import { materializeModel } from '../../src/runtime/materialize.js';
+import { coreClusterFunctions } from '../../src/generation/redis-core/redis-core-cluster-lua.js';
 import { loadRuntimeDesign, type RuntimeDesign } from '../../src/runtime/runtime-design.js';
 import { startRedisCluster, type RedisTestCluster } from '../support/redis-cluster.js';
 import { redisCli } from '../support/redis-server.js';
@@ -191,4 +202,47 @@ describe('entity operations on a 3-master Redis Cluster', () => {
         expect(after.differences).toEqual([]);
         expect((await completeCluster(entities, connection)).records).toBe(0);
     }, 300_000);
+
+    test('a load run again after a crash between a row’s call and its index calls leaves exactly the rows', async () => {
+        const runtime = await loadRuntimeDesign('examples/airflights/airflights.pidm');
+        const { design, library } = await buildCoreDesign(runtime.kvlm);
+        await reset(design, library);
+        const data = generateInstanceData(runtime.model, { scale: 5, seed: 1 });
+        const first = materializeModel(runtime.kvlm, data, indexInstanceData(runtime.model, data));
+        await writeCoreRows(connection, design, first);
+        // The second load moves one row of a partitioned collection to another partition.
+        const collection = design.collections.find((c) => c.partition !== null)!;
+        const field = collection.partition!.fields[0];
+        const second = first.map((c) => ({ ...c, rows: c.rows.map((row) => ({ ...row, values: { ...row.values } })) }));
+        const moved = second.find((c) => c.name === collection.name)!.rows[0];
+        moved.values[field.field] = field.type === 'text' ? 'moved elsewhere' : 987654;
+        const key = coreRowKey(collection, moved);
+        // It dies after the row's call: the row names its new partition, the old one still holds its entries.
+        const steps = coreClusterFunctions(design.database);
+        await connection.call(key, [
+            'FCALL',
+            steps.row,
+            '1',
+            key,
+            collection.name,
+            '{}',
+            'put',
+            ...coreRowValues(collection, moved),
+        ]);
+        const live = new Map(
+            design.collections.map((c) => [
+                c.name,
+                new Map(
+                    second
+                        .find((m) => m.name === c.name)!
+                        .rows.map((row) => [coreRowKey(c, row), coreRowValues(c, row)] as const),
+                ),
+            ]),
+        );
+        expect((await checkCoreIndexes(connection, design, live)).length).toBeGreaterThan(0);
+        // Run again, the load removes them there.
+        await writeCoreRows(connection, design, second);
+        expect(await checkCoreIndexes(connection, design, live)).toEqual([]);
+        expect(await connection.call(key, ['HGET', key, '@stale'])).toBeNull();
+    }, 120_000);
 });
