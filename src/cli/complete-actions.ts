@@ -31,7 +31,7 @@ export async function runCompleteCommand(args: CompleteArgs, io: CliIo = process
         return 0;
     }
     io.out(
-        `${done.records} pending ${done.records === 1 ? 'change' : 'changes'} of ${done.entities} ${done.entities === 1 ? 'entity' : 'entities'} completed on ${done.masters} masters (${done.server})\n`,
+        `${done.records} pending ${done.records === 1 ? 'change' : 'changes'} of ${done.entities} ${done.entities === 1 ? 'entity' : 'entities'} completed on ${done.masters} masters (${done.server})${done.reverse > 0 ? `; ${done.reverse} reverse ${done.reverse === 1 ? 'entry' : 'entries'} no referrer holds cleared` : ''}\n`,
     );
     return 0;
 }

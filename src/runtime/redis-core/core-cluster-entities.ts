@@ -138,6 +138,28 @@ export class ClusterEntities {
         return read.records.length;
     }
 
+    /**
+     * Clears the reverse entries no referrer holds: left by a writer that died (or timed out) after adding the entry
+     * of a new reference and before its own call. `key` is a reverse hash `kvmod:<db>:{<E>:<id>}:<<Source>.<ref>`.
+     */
+    async reconcileReverse(key: string): Promise<number> {
+        const match = /^kvmod:[^:]+:\{([^:]+):(.*)\}:<([^.]+)\.(.+)$/.exec(key);
+        if (match === null) return 0;
+        const [, entity, escaped, source, referenceName] = match;
+        const id = unescapeId(escaped);
+        const reference = this.schema.entities[source]?.references.find((r) => r.name === referenceName);
+        if (reference === undefined) return 0;
+        let cleared = 0;
+        for (const holder of ((await this.call(key, ['HKEYS', key])) as unknown[]).map(String)) {
+            await this.completeEntity(source, holder);
+            const now = await this.read(source, holder);
+            if (storedTargets(reference, now.hash?.[`>${referenceName}`]).includes(id)) continue;
+            await this.reverseStep(entity, id, source, referenceName, holder, now.seq, false);
+            cleared++;
+        }
+        return cleared;
+    }
+
     /** Sets one reverse entry (in the target's slot) from the referrer's state at version `seq`. */
     private async reverseStep(
         target: string,
@@ -597,38 +619,56 @@ export function clusterExecutor(entities: ClusterEntities): EntityExecutor {
     };
 }
 
+/** An id as a key holds it (`%`, `:`, `{`, `}` escaped), as stored. */
+function unescapeId(escaped: string): string {
+    return escaped.replace(/%(25|3A|7B|7D)/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
 /** What `completeCluster` did. */
 export interface CompleteResult {
     /** Entities whose log holds pending records, and the records carried. */
     entities: number;
     records: number;
+    /** Reverse entries no referrer holds, cleared. */
+    reverse: number;
 }
 
-/** Carries every pending change record of the design on every master (SCAN of the entity logs). */
-export async function completeCluster(entities: ClusterEntities, connection: CoreConnection): Promise<CompleteResult> {
-    const pattern = `kvmod:${entities.schema.database}:{*}${LOG_SUFFIX}`;
-    let found = 0;
-    let records = 0;
+/** Every key matching a pattern on every master. */
+async function scanMasters(connection: CoreConnection, pattern: string): Promise<string[]> {
+    const out: string[] = [];
     for (const node of await connection.masters()) {
         let cursor = '0';
-        const logs: string[] = [];
         do {
             const [next, keys] = (await node.send(['SCAN', cursor, 'MATCH', pattern, 'COUNT', '1000'])) as [
                 unknown,
                 unknown[],
             ];
             cursor = String(next);
-            logs.push(...keys.map(String));
+            out.push(...keys.map(String));
         } while (cursor !== '0');
-        for (const log of logs) {
-            const fields = (await connection.call(log, ['HKEYS', log])) as unknown[];
-            const pending = fields.map(String).filter((f) => /^r\d+$/.test(f));
-            if (pending.length === 0) continue;
-            const text = String(await connection.call(log, ['HGET', log, pending[0]]));
-            const record = JSON.parse(text) as ChangeRecord;
-            found++;
-            records += await entities.completeEntity(record.entity, record.id);
-        }
     }
-    return { entities: found, records };
+    return out;
+}
+
+/**
+ * Carries every pending change record of the design on every master (SCAN of the entity logs), then clears the
+ * reverse entries no referrer holds (SCAN of the reverse hashes): after it, every row, index entry and reverse entry
+ * is what the entities imply.
+ */
+export async function completeCluster(entities: ClusterEntities, connection: CoreConnection): Promise<CompleteResult> {
+    const root = `kvmod:${entities.schema.database}:`;
+    let found = 0;
+    let records = 0;
+    for (const log of await scanMasters(connection, `${root}{*}${LOG_SUFFIX}`)) {
+        const fields = (await connection.call(log, ['HKEYS', log])) as unknown[];
+        const pending = fields.map(String).filter((f) => /^r\d+$/.test(f));
+        if (pending.length === 0) continue;
+        const text = String(await connection.call(log, ['HGET', log, pending[0]]));
+        const record = JSON.parse(text) as ChangeRecord;
+        found++;
+        records += await entities.completeEntity(record.entity, record.id);
+    }
+    let reverse = 0;
+    for (const key of await scanMasters(connection, `${root}{*}:<*`)) reverse += await entities.reconcileReverse(key);
+    return { entities: found, records, reverse };
 }

@@ -26,6 +26,8 @@ export interface CompleteOutcome {
     /** Entities that had pending changes, and the changes carried. */
     entities: number;
     records: number;
+    /** Reverse entries no referrer holds, cleared. */
+    reverse: number;
 }
 
 /** The redis-core design of a runtime design, with its library. */
@@ -55,7 +57,7 @@ export async function completePendingChanges(options: CompleteOptions): Promise<
         );
     const connection = await connect(options.server, options.timeoutSeconds);
     try {
-        if (!connection.cluster) return { server: connection.url, masters: 0, entities: 0, records: 0 };
+        if (!connection.cluster) return { server: connection.url, masters: 0, entities: 0, records: 0, reverse: 0 };
         const masters = await connection.masters();
         // The steps are functions of the design's library: the same library again changes nothing.
         for (const node of masters) await node.send(['FUNCTION', 'LOAD', 'REPLACE', library]);
