@@ -3,13 +3,15 @@
  * workload of issue 28 on every example, with the writer killed between two steps of its operations at random
  * (an injected fault, fixed seed), then `complete` and the live check (the entities read back equal the oracle's;
  * every row and index entry exactly what they imply): 0 differences. A master paused (SIGSTOP) past the writer's
- * timeout mid-workload, then resumed: after `complete`, 0 differences. The cluster loader run again after a crash
+ * timeout mid-workload, then resumed, and the writer as a child process SIGKILLed mid-run: after `complete`, 0
+ * differences. The cluster loader run again after a crash
  * between a row's call and its index calls leaves exactly the rows. And the check can fail: a change left
  * half-carried is a difference until `kvmod complete` carries it.
  *
  * A longer campaign: `KVMOD_CLUSTER_OPS=5000 KVMOD_CLUSTER_SEED=7 npm test -- test/runtime/redis-core-cluster-entities.test.ts`.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { spawn } from 'node:child_process';
 import { memoryIo } from '../../src/cli/cli-io.js';
 import { main } from '../../src/cli/main.js';
 import { generateTarget } from '../../src/generation/generation-engine.js';
@@ -286,6 +288,39 @@ describe('entity operations on a 3-master Redis Cluster', () => {
             process.kill(cluster.nodes[1].pid, 'SIGCONT');
             await writer.close();
         }
+    }, 300_000);
+
+    test('the writer, a child process, SIGKILLed three times mid-run: complete leaves 0 differences', async () => {
+        const model = 'examples/airflights/airflights.pidm';
+        const { runtime, design, library } = await designOf('airflights');
+        await reset(design, library);
+        for (const [round, after] of [25, 40, 60].entries()) {
+            const child = spawn(
+                process.execPath,
+                ['test/support/cluster-writer.mjs', model, String(SEED + round), '1000', ...cluster.urls],
+                { stdio: ['ignore', 'pipe', 'pipe'] },
+            );
+            let stderr = '';
+            child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+            const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+            // Killed once `after` operations are done: whatever step the next one is at.
+            await new Promise<void>((resolve, reject) => {
+                let out = '';
+                child.stdout.on('data', (chunk: Buffer) => {
+                    out += chunk.toString();
+                    if (out.includes(`done ${after}\n`)) resolve();
+                });
+                child.on('exit', () => reject(new Error(`the writer exited before ${after} operations: ${stderr}`)));
+            });
+            child.kill('SIGKILL');
+            expect(await exited).toBeNull();
+        }
+        const io = memoryIo();
+        expect(await main(['complete', model, '--redis', cluster.urls[2]], io)).toBe(0);
+        expect(io.stdout).toMatch(/pending changes? of \d+ entit(y|ies) completed on 3 masters/);
+        const { differences, data } = await clusterEntityStore(connection).check(design, runtime);
+        expect(differences).toEqual([]);
+        expect(Object.values(data).reduce((sum, objects) => sum + objects.length, 0)).toBeGreaterThan(0);
     }, 300_000);
 });
 
