@@ -12,6 +12,7 @@ import { ExitCode, reportFailure, UsageError, type CliCommand, type CliContext }
 import { configArgument, CONFIGURED_COMMANDS, configOptionValues, withConfig } from './cli-config.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { WATCHABLE_COMMANDS, withoutWatch, withWatch } from './cli-watch.js';
+import { completeCommand } from './complete-command.js';
 import { conformanceCommand } from './conformance-command.js';
 import { dataCommand } from './data-command.js';
 import { doctorCommand } from './doctor-command.js';
@@ -35,6 +36,7 @@ export const commands: CliCommand[] = [
     loadCommand,
     verifyCommand,
     workloadCommand,
+    completeCommand,
     planCommand,
     migrateCommand,
     conformanceCommand,

@@ -156,7 +156,17 @@ export function coreEntityStore(
     const outcome = buildEntityStoreSchema({ kvlm, pidm, dialect: null });
     if (outcome.schema === null) return { store: null, missing: outcome.reason };
     const schema = outcome.schema;
-    const lua = collections.map((collection): EntityLuaCollection => {
+    const lua = coreLuaCollections(kvlm, schema, collections);
+    return { store: { schema, code: entityLuaCode(schema, 'core', lua) }, missing: null };
+}
+
+/** The collections of a redis-core design as its entity Function (and the cluster steps, issue 29) read them. */
+export function coreLuaCollections(
+    kvlm: KvlmModel,
+    schema: EntityStoreSchema,
+    collections: readonly CoreCollection[],
+): EntityLuaCollection[] {
+    return collections.map((collection): EntityLuaCollection => {
         const kvlmCollection = kvlm.collections.find((candidate) => candidate.name === collection.name)!;
         const { tree, position } = nodeTree(
             { name: kvlmCollection.root.name, entity: kvlmCollection.root.entity },
@@ -181,5 +191,4 @@ export function coreEntityStore(
             }),
         };
     });
-    return { store: { schema, code: entityLuaCode(schema, 'core', lua) }, missing: null };
 }

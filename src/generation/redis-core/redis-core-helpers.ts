@@ -5,6 +5,7 @@
 import type { HelperDelegate } from 'handlebars';
 import { quoteCliArgument } from '../shared/redis-escaping.js';
 import type { CoreCollection, CoreQuery } from './redis-core-design.js';
+import { coreClusterFunctions, coreClusterLua, type CoreClusterFunctions } from './redis-core-cluster-lua.js';
 import { luaCollection, luaQuery } from './redis-core-lua.js';
 
 /** A string as a Lua literal: printable ASCII as is, `"` `\` and every other byte as a decimal escape. */
@@ -55,6 +56,14 @@ export const redisCoreHelpers: Readonly<Record<string, HelperDelegate>> = {
     /** `{{luaQuery query collection}}`: the table the library holds for a query (its plan). */
     luaQuery(query: unknown, collection: unknown) {
         return luaValue(luaQuery(query as CoreQuery, collection as CoreCollection));
+    },
+    /** `{{{coreClusterLua database}}}`: the library's cluster steps (redis-core-cluster-lua.ts). */
+    coreClusterLua(database: unknown) {
+        return coreClusterLua(String(database));
+    },
+    /** `{{clusterFunction database "row"}}`: the name of one of the library's cluster steps. */
+    clusterFunction(database: unknown, role: unknown) {
+        return coreClusterFunctions(String(database))[String(role) as keyof CoreClusterFunctions];
     },
     /** `{{#if (eq a b)}}`: strict equality. */
     eq(a: unknown, b: unknown) {

@@ -81,7 +81,8 @@ async function readIndexKeys(
         ];
         cursor = String(next);
         for (const key of keys) {
-            if (key === collection.key.counterKey) continue;
+            // The versions a partition keeps for the cluster steps (core-cluster-entities.ts) are no index.
+            if (key === collection.key.counterKey || key.endsWith(':@v')) continue;
             const type = String(await node.send(['TYPE', key]));
             let lines: string[];
             if (type === 'set') lines = ((await node.send(['SMEMBERS', key])) as string[]).map(String);

@@ -22,6 +22,7 @@ import {
     type CoreViewModel,
 } from '../../generation/redis-core/redis-core-design.js';
 import { generateTarget } from '../../generation/generation-engine.js';
+import { coreClusterFunctions } from '../../generation/redis-core/redis-core-cluster-lua.js';
 import { redisCoreTarget } from '../../generation/redis-core/redis-core-target.js';
 import type { KvlmModel } from '../../language/generated/ast.js';
 import { KvmodError } from '../../pipeline/errors.js';
@@ -278,6 +279,7 @@ export async function writeCoreRows(
         if (options.onProgress) await options.onProgress(done, total());
     };
     const f = design.functions;
+    const steps = coreClusterFunctions(design.database);
     // Batches sent and not yet acknowledged, oldest first (as the RediSearch loader keeps them: write-batches.ts).
     const inFlight: Sent[] = [];
     let sent = 0;
@@ -303,7 +305,9 @@ export async function writeCoreRows(
                           tail: [],
                       }
                     : { head: ['FCALL', f.put, '2'], keyed: true, tail: [collection.recordKey, collection.name] }
-                : { head: ['FCALL', f.rowPut, '1'], keyed: true, tail: [collection.name] };
+                : // The cluster's row step (redis-core-cluster-lua.ts): a row that leaves a partition keeps naming
+                  // it (`@stale`) until its old entries are gone there, so a load run again after a crash removes them.
+                  { head: ['FCALL', steps.row, '1'], keyed: true, tail: [collection.name, '{}', 'put'] };
             const put = respCommand(rowCall.head, rowCall.keyed, rowCall.tail, collection.fields.length);
             // On a cluster the index call names the record hash of the row's partition (its slot).
             const indexHead = `*${6 + collection.fields.length}\r\n${['FCALL', f.indexPut, '1'].map(bulk).join('')}`;
@@ -412,14 +416,17 @@ export async function writeCoreRows(
                     moved:
                         cluster && partitionFields.length > 0
                             ? async (replies) => {
-                                  const moves = replies.flatMap((reply, i) =>
-                                      i % perRow === 0 &&
-                                      reply.status === 'fulfilled' &&
-                                      typeof reply.value === 'string'
-                                          ? [indexDelCommand(design, collection, batchKeys[i / perRow], reply.value)]
-                                          : [],
-                                  );
-                                  for (const { key, argv } of moves) await connection.call(key, argv);
+                                  for (const [i, reply] of replies.entries()) {
+                                      if (i % perRow !== 0 || reply.status !== 'fulfilled') continue;
+                                      const stale = (reply.value as unknown[]).slice(2).map(String);
+                                      if (stale.length === 0) continue;
+                                      const row = batchKeys[i / perRow];
+                                      for (const tag of stale) {
+                                          const { key, argv } = indexDelCommand(design, collection, row, tag);
+                                          await connection.call(key, argv);
+                                      }
+                                      await connection.call(row, ['FCALL', steps.rowAck, '1', row, ...stale]);
+                                  }
                               }
                             : undefined,
                 });
@@ -454,12 +461,24 @@ export async function putCoreRow(
         await connection.call(row, ['FCALL', f.put, '2', row, records, collection.name, ...values]);
         return;
     }
-    const moved = await connection.call(row, ['FCALL', f.rowPut, '1', row, collection.name, ...values]);
+    const steps = coreClusterFunctions(design.database);
+    const reply = (await connection.call(row, [
+        'FCALL',
+        steps.row,
+        '1',
+        row,
+        collection.name,
+        '{}',
+        'put',
+        ...values,
+    ])) as unknown[];
     await connection.call(records, ['FCALL', f.indexPut, '1', records, collection.name, row, ...values]);
-    if (typeof moved === 'string') {
-        const { key, argv } = indexDelCommand(design, collection, row, moved);
+    const stale = reply.slice(2).map(String);
+    for (const tag of stale) {
+        const { key, argv } = indexDelCommand(design, collection, row, tag);
         await connection.call(key, argv);
     }
+    if (stale.length > 0) await connection.call(row, ['FCALL', steps.rowAck, '1', row, ...stale]);
 }
 
 /** Deletes one row and its index entries through the library: one call, or two on a cluster. */

@@ -1,0 +1,44 @@
+/**
+ * `kvmod complete <model> --redis URL`: finishes the entity changes a writer left half-carried on a Redis Cluster
+ * (redis-core design). The yargs metadata only; the handler loads `runCompleteCommand` (complete-actions.ts) when
+ * it runs.
+ */
+import type { Argv, CommandModule } from 'yargs';
+import { runAction, type CliContext } from './cli-command.js';
+import type { CompleteArgs } from './complete-actions.js';
+import { timeoutOption } from './load-command.js';
+import { transformOptions } from './transform-options.js';
+
+/** The yargs module of `kvmod complete`. */
+export function completeCommand(context: CliContext): CommandModule<object, CompleteArgs> {
+    return {
+        command: 'complete <model>',
+        describe:
+            'Complete the entity changes left pending on a Redis Cluster (redis-core): every row, index entry and reverse reference brought up to its entities',
+        builder: (yargs: Argv<object>) =>
+            transformOptions(
+                timeoutOption(
+                    yargs
+                        .positional('model', {
+                            describe: 'The model: .pidm (transformed on the fly) or .kvlm',
+                            type: 'string',
+                            demandOption: true,
+                        })
+                        .option('redis', {
+                            describe:
+                                'Any node of the cluster (redis://host:port); on one server there is nothing to complete',
+                            type: 'string',
+                            demandOption: true,
+                        }),
+                ).option('pidm', {
+                    describe: 'The source .pidm of a .kvlm design (default: its `source`)',
+                    type: 'string',
+                }),
+            ).example(
+                '$0 complete examples/airflights/airflights.pidm --redis redis://127.0.0.1:7000',
+                '',
+            ) as unknown as Argv<CompleteArgs>,
+        handler: (args) =>
+            runAction(context, async (io) => (await import('./complete-actions.js')).runCompleteCommand(args, io)),
+    };
+}
