@@ -12,6 +12,7 @@ import type { KvmodCoreServices } from '../language/kvmod-core-module.js';
 import type { KvlmModel, PidmModel } from '../language/generated/ast.js';
 import type { Mutable } from '../language/common/ast-construction.js';
 import { printKvlm } from '../language/kvlm/kvlm-printer.js';
+import { detachedEntities } from '../language/pidm/pidm-detached.js';
 import { markBuiltFromSource } from '../language/kvlm/kvlm-source-check.js';
 import {
     checkTransformOptions,
@@ -47,8 +48,10 @@ export type TransformFilesOptions = Partial<Omit<TransformOptions, 'optimizer'>>
     /**
      * Return the PIDM models (`pidm`); default false: without them their syntax trees are freed once the
      * KVLM is checked, before printing (a 1000 × 1000 model is gigabytes of them). `querySites` stay.
+     * `'entities'`: `pidm` holds detached plain copies of the entities only (`detachedEntities`), and the parsed
+     * models are freed as without `keepSource`.
      */
-    keepSource?: boolean;
+    keepSource?: boolean | 'entities';
 };
 
 /** A query's declaration in its PIDM file: 1-based, end column exclusive (as in `KvmodDiagnostic`). */
@@ -109,7 +112,7 @@ export async function transformFiles(
         sourceName: options.sourceName ?? (paths[0] !== undefined ? basename(paths[0]) : undefined),
         ...(options.closestPairs !== undefined ? { closestPairs: options.closestPairs } : {}),
     };
-    const loaded = await loadAndTransform(paths, effective, options.keepSource === true);
+    const loaded = await loadAndTransform(paths, effective, options.keepSource ?? false);
     if (loaded.kvlm === undefined)
         return {
             decisions: [],
@@ -164,7 +167,7 @@ interface LoadedAndTransformed {
     loadDiagnostics: KvmodDiagnostic[];
     /** The path the KVLM is checked as. */
     checkPath: string;
-    /** The PIDM models, when the caller keeps them. */
+    /** The PIDM models, when the caller keeps them (or their entities' detached copies). */
     pidm?: PidmModel[];
     /**
      * The workspace's services, when the caller keeps the PIDM. Otherwise the check gets services of its own and
@@ -182,7 +185,7 @@ interface LoadedAndTransformed {
 async function loadAndTransform(
     paths: string[],
     effective: TransformOptions,
-    keepSource: boolean,
+    keepSource: boolean | 'entities',
 ): Promise<LoadedAndTransformed> {
     const checkPath = `${effective.databaseName}.kvlm`;
     const workspace = await loadWorkspace(paths, { scale: TRANSFORM_HEAP_SCALE, purpose: 'transform' });
@@ -220,7 +223,11 @@ async function loadAndTransform(
         querySites: querySitesOf(workspace.pidm),
         loadDiagnostics: workspace.diagnostics,
         checkPath,
-        ...(keepSource ? { pidm: models, services: workspace.services } : {}),
+        ...(keepSource === 'entities'
+            ? { pidm: detachedEntities(models) }
+            : keepSource
+              ? { pidm: models, services: workspace.services }
+              : {}),
     };
 }
 
