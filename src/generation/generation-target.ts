@@ -119,9 +119,11 @@ export interface GenerationTarget<Options extends OptionDeclarations, Design> {
     readonly describesTargetOption?: string;
     /**
      * Whether the design reads the source PIDM (and the transformation's decisions) besides the KVLM: then the
-     * source PIDM of a `.kvlm` input is loaded too, when its `source` names one.
+     * source PIDM of a `.kvlm` input is loaded too, when its `source` names one. `'entities'`: it reads only the
+     * PIDM's entities, which it gets as detached plain copies (`queries` and `workloads` empty), so that the parsed
+     * document can be freed before the design is built.
      */
-    readonly usesSourceModel?: boolean;
+    readonly usesSourceModel?: boolean | 'entities';
     /** The target's options, declared once; every front end derives its flags and settings from them. */
     readonly options: Options;
     /**

@@ -41,7 +41,7 @@ export interface RegisteredTarget {
     /** Its view model's JSON Schema, relative to the package root, if it renders templates. */
     readonly viewModelSchema?: string;
     /** Whether its design reads the source PIDM too (see `GenerationTarget.usesSourceModel`). */
-    readonly usesSourceModel: boolean;
+    readonly usesSourceModel: boolean | 'entities';
     /** Runs `use` on the typed target. */
     use<R>(use: <O extends OptionDeclarations, D>(target: GenerationTarget<O, D>) => R): R;
 }

@@ -8,6 +8,7 @@ import { dirname, extname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { KvlmModel, PidmModel } from '../language/generated/ast.js';
 import type { DesignInput } from '../generation/generation-target.js';
+import { detachedEntities } from '../language/pidm/pidm-detached.js';
 import { KvmodError } from './errors.js';
 import { formatDiagnostic, loadWorkspace, type KvmodDiagnostic } from './load.js';
 import {
@@ -48,9 +49,11 @@ export interface DesignLoadOptions {
      * need its entities and queries), `if-named` (loaded when the `.kvlm`'s `source` names a file that
      * exists, or `pidm` is given), `no`. A `.pidm` input is its own source: it is kept for `required` and
      * `if-named`; with `no` only its `querySites` are, so that its syntax tree can be freed before a large
-     * model's generation (a 1000 × 1000 model is gigabytes of it). Default `no`.
+     * model's generation (a 1000 × 1000 model is gigabytes of it). `entities`: as `if-named`, but `pidm` holds
+     * detached plain copies of the entities only (`detachedEntities`), so that the parsed models are freed as
+     * with `no`. Default `no`.
      */
-    sourceModel?: 'required' | 'if-named' | 'no';
+    sourceModel?: 'required' | 'if-named' | 'entities' | 'no';
     /** The source PIDM of a `.kvlm` whose `source` does not name it. */
     pidm?: string;
 }
@@ -96,8 +99,9 @@ export async function loadDesign(
         diagnostics: workspace.diagnostics,
         databaseOrigin: { name: kvlm.name, source: 'kvlm', at: path },
     };
-    const wanted = options.sourceModel ?? 'no';
-    if (wanted === 'no') return design;
+    const asked = options.sourceModel ?? 'no';
+    if (asked === 'no') return design;
+    const wanted = asked === 'entities' ? 'if-named' : asked;
     const pidmPath = options.pidm ?? (kvlm.source ? resolve(dirname(path), kvlm.source) : undefined);
     if (pidmPath === undefined || (wanted === 'if-named' && options.pidm === undefined && !existsSync(pidmPath))) {
         if (wanted === 'if-named') return design;
@@ -107,8 +111,9 @@ export async function loadDesign(
         });
     }
     const pidmSpace = await loadWorkspace([pidmPath]);
-    const pidm = pidmSpace.pidm.map((entry) => entry.model);
-    if (pidmSpace.hasErrors || pidm.length === 0) throw failed(pidmPath, pidmSpace.diagnostics, 'PIDM');
+    const models = pidmSpace.pidm.map((entry) => entry.model);
+    if (pidmSpace.hasErrors || models.length === 0) throw failed(pidmPath, pidmSpace.diagnostics, 'PIDM');
+    const pidm = asked === 'entities' ? detachedEntities(models) : models;
     return {
         ...design,
         pidm,
@@ -121,7 +126,8 @@ export async function loadDesign(
 /** The `.pidm` files of one model loaded, validated and transformed, parsing each once. */
 async function loadPidmDesign(files: string[], options: DesignLoadOptions): Promise<LoadedDesign> {
     const path = files[0];
-    const keepSource = (options.sourceModel ?? 'no') !== 'no';
+    const wanted = options.sourceModel ?? 'no';
+    const keepSource = wanted === 'entities' ? 'entities' : wanted !== 'no';
     const transformed = await transformFiles(files, { ...options.transform, print: false, keepSource });
     if (!transformed.kvlm || transformed.diagnostics.some((d) => d.severity === 'error'))
         throw failed(path, transformed.diagnostics, 'PIDM');

@@ -162,7 +162,7 @@ async function planModel(
 ): Promise<{ outputDir: string; files: AsyncIterable<GeneratedFile> } | undefined> {
     const design = await loadDesign(files, {
         transform: options.transform,
-        sourceModel: target.usesSourceModel ? 'if-named' : 'no',
+        sourceModel: target.usesSourceModel === 'entities' ? 'entities' : target.usesSourceModel ? 'if-named' : 'no',
     }).catch((error: unknown) => {
         if (error instanceof ModelLoadError) result.diagnostics.push(...error.diagnostics);
         throw error;

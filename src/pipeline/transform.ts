@@ -12,6 +12,7 @@ import type { KvmodCoreServices } from '../language/kvmod-core-module.js';
 import type { KvlmModel, PidmModel } from '../language/generated/ast.js';
 import type { Mutable } from '../language/common/ast-construction.js';
 import { printKvlm } from '../language/kvlm/kvlm-printer.js';
+import { detachedEntities } from '../language/pidm/pidm-detached.js';
 import { markBuiltFromSource } from '../language/kvlm/kvlm-source-check.js';
 import {
     checkTransformOptions,
@@ -49,8 +50,10 @@ export type TransformFilesOptions = Partial<Omit<TransformOptions, 'optimizer'>>
     /**
      * Return the PIDM models (`pidm`); default false: without them their syntax trees are freed once the
      * KVLM is checked, before printing (a 1000 × 1000 model is gigabytes of them). `querySites` stay.
+     * `'entities'`: `pidm` holds detached plain copies of the entities only (`detachedEntities`), and the parsed
+     * models are freed as without `keepSource`.
      */
-    keepSource?: boolean;
+    keepSource?: boolean | 'entities';
 };
 
 /** A query's declaration in its PIDM file: 1-based, end column exclusive (as in `KvmodDiagnostic`). */
@@ -142,7 +145,7 @@ export async function transformFiles(
     const fileName: DatabaseNameOrigin = { name: databaseName, source: 'file-name', at: paths[0] ?? '' };
     const origin: DatabaseNameOrigin =
         options.databaseName !== undefined ? { name: databaseName, source: 'option', at: '' } : fileName;
-    const loaded = await loadAndTransform(paths, effective, options.keepSource === true, origin);
+    const loaded = await loadAndTransform(paths, effective, options.keepSource ?? false, origin);
     if (loaded.kvlm === undefined)
         return {
             decisions: [],
@@ -201,7 +204,7 @@ interface LoadedAndTransformed {
     checkPath: string;
     /** Where the database name came from (the models' declaration, once they are loaded). */
     databaseOrigin: DatabaseNameOrigin;
-    /** The PIDM models, when the caller keeps them. */
+    /** The PIDM models, when the caller keeps them (or their entities' detached copies). */
     pidm?: PidmModel[];
     /**
      * The workspace's services, when the caller keeps the PIDM. Otherwise the check gets services of its own and
@@ -219,7 +222,7 @@ interface LoadedAndTransformed {
 async function loadAndTransform(
     paths: string[],
     effective: TransformOptions,
-    keepSource: boolean,
+    keepSource: boolean | 'entities',
     origin: DatabaseNameOrigin,
 ): Promise<LoadedAndTransformed> {
     const workspace = await loadWorkspace(paths, { scale: TRANSFORM_HEAP_SCALE, purpose: 'transform' });
@@ -263,7 +266,11 @@ async function loadAndTransform(
         loadDiagnostics: workspace.diagnostics,
         checkPath,
         databaseOrigin,
-        ...(keepSource ? { pidm: models, services: workspace.services } : {}),
+        ...(keepSource === 'entities'
+            ? { pidm: detachedEntities(models) }
+            : keepSource
+              ? { pidm: models, services: workspace.services }
+              : {}),
     };
 }
 

@@ -35,7 +35,8 @@ export const redisTarget: GenerationTarget<typeof redisTargetOptions, RedisViewM
     description: 'RediSearch indexes, writes and queries as redis-cli scripts, and a README of the design',
     engine: 'redisearch',
     options: redisTargetOptions,
-    usesSourceModel: true,
+    // The entity store is all the design reads of the PIDM.
+    usesSourceModel: 'entities',
     // Imported when it runs: the design's entity store reads the PIDM through the language layer (Langium), which
     // `kvmod --help` must not load.
     buildDesign: async ({ kvlm, pidm }, options) =>
