@@ -1,12 +1,13 @@
 /**
- * `kvmod complete <model> --redis URL`: finishes the entity changes a writer left half-carried on a Redis Cluster
- * (redis-core design). The yargs metadata only; the handler loads `runCompleteCommand` (complete-actions.ts) when
+ * `kvmod complete <model> --target T --redis URL`: finishes the entity changes a writer left half-carried where an
+ * operation is not one atomic call (the redis-core design on a Redis Cluster). The yargs metadata only; the handler loads `runCompleteCommand` (complete-actions.ts) when
  * it runs.
  */
 import type { Argv, CommandModule } from 'yargs';
 import { runAction, type CliContext } from './cli-command.js';
 import type { CompleteArgs } from './complete-actions.js';
 import { timeoutOption } from './load-command.js';
+import { targetOptions } from './target-options.js';
 import { transformOptions } from './transform-options.js';
 
 /** The yargs module of `kvmod complete`. */
@@ -14,11 +15,11 @@ export function completeCommand(context: CliContext): CommandModule<object, Comp
     return {
         command: 'complete <model>',
         describe:
-            'Complete the entity changes left pending on a Redis Cluster (redis-core): every row, index entry and reverse reference brought up to its entities',
+            'Complete the entity changes a dead writer left pending (redis-core on a Redis Cluster): every row, index entry and reverse reference brought up to its entities',
         builder: (yargs: Argv<object>) =>
             transformOptions(
                 timeoutOption(
-                    yargs
+                    targetOptions(yargs, 'engine')
                         .positional('model', {
                             describe: 'The model: .pidm (transformed on the fly) or .kvlm',
                             type: 'string',
@@ -26,7 +27,7 @@ export function completeCommand(context: CliContext): CommandModule<object, Comp
                         })
                         .option('redis', {
                             describe:
-                                'Any node of the cluster (redis://host:port); on one server there is nothing to complete',
+                                'The server, or any node of the cluster (redis://host:port); on one server there is nothing to complete',
                             type: 'string',
                             demandOption: true,
                         }),

@@ -245,6 +245,12 @@ export interface EngineRuntime<Options extends OptionDeclarations, Design> {
      * generated client (runtime/redis-entities/workload-engine.ts).
      */
     runWorkload?(design: RuntimeDesign, run: EngineWorkloadRun): Promise<EngineWorkloadResult>;
+    /**
+     * `kvmod complete`: carries out the entity changes writers left pending (a writer that died between the steps of
+     * an operation, where one operation is not one atomic call: Redis Cluster); resolves to one line saying what was
+     * done. Absent where nothing can be left pending.
+     */
+    completePending?(design: RuntimeDesign, run: { server: string; timeoutSeconds?: number }): Promise<string>;
 }
 
 /** What `kvmod workload` asks of an engine: the server, the design's options and the run's. */

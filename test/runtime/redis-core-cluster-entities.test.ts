@@ -197,7 +197,17 @@ describe('entity operations on a 3-master Redis Cluster', () => {
         expect(pending).toBeGreaterThan(0);
         const io = memoryIo();
         expect(
-            await main(['complete', 'examples/book-ratings/book-ratings.pidm', '--redis', cluster.urls[1]], io),
+            await main(
+                [
+                    'complete',
+                    'examples/book-ratings/book-ratings.pidm',
+                    '--target',
+                    'redis-core',
+                    '--redis',
+                    cluster.urls[1],
+                ],
+                io,
+            ),
         ).toBe(0);
         expect(io.stdout).toMatch(
             new RegExp(`^${pending} pending changes of \\d+ entities completed on 3 masters \\(`),
@@ -316,7 +326,7 @@ describe('entity operations on a 3-master Redis Cluster', () => {
             expect(await exited).toBeNull();
         }
         const io = memoryIo();
-        expect(await main(['complete', model, '--redis', cluster.urls[2]], io)).toBe(0);
+        expect(await main(['complete', model, '--target', 'redis-core', '--redis', cluster.urls[2]], io)).toBe(0);
         expect(io.stdout).toMatch(/pending changes? of \d+ entit(y|ies) completed on 3 masters/);
         const { differences, data } = await clusterEntityStore(connection).check(design, runtime);
         expect(differences).toEqual([]);

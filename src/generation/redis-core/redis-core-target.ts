@@ -19,7 +19,8 @@ export const redisCoreTarget: GenerationTarget<typeof redisCoreTargetOptions, Co
     engine: 'redis-core',
     options: redisCoreTargetOptions,
     // Imported when it runs: the design code reaches the language layer, which `kvmod --help` must not load.
-    usesSourceModel: true,
+    // The entity store is all the design reads of the PIDM.
+    usesSourceModel: 'entities',
     buildDesign: async ({ kvlm, pidm }) => (await import('./redis-core-design.js')).buildCoreViewModel(kvlm, pidm),
     templates: {
         viewModelSchema: 'schemas/redis-core-view-model.schema.json',

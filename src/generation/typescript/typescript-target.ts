@@ -41,8 +41,9 @@ export const typescriptTarget: GenerationTarget<typeof typescriptTargetOptions, 
     describesTargetOption: 'design',
     options: typescriptTargetOptions,
     // Imported when it runs: the design reaches the language layer and the emitter loads ts-morph.
-    // The entity operations need the entities (attributes, references): the source PIDM of a `.kvlm` input too.
-    usesSourceModel: true,
+    // The entity operations need the entities (attributes, references): the source PIDM of a `.kvlm` input too, of
+    // which the design reads nothing else (detached copies: the parsed PIDM is freed before the design is built).
+    usesSourceModel: 'entities',
     buildDesign: async ({ kvlm, pidm }, { design, ...options }) =>
         design === 'redis-core'
             ? (await import('./typescript-core-design.js')).buildTsCoreClientDesign(

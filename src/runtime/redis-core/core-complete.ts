@@ -7,16 +7,9 @@ import { generateTarget } from '../../generation/generation-engine.js';
 import type { CoreViewModel } from '../../generation/redis-core/redis-core-design.js';
 import { redisCoreTarget } from '../../generation/redis-core/redis-core-target.js';
 import { KvmodError } from '../../pipeline/errors.js';
-import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from '../runtime-design.js';
+import type { RuntimeDesign } from '../runtime-design.js';
 import { ClusterEntities, completeCluster } from './core-cluster-entities.js';
 import { connectCore, type CoreConnection } from './core-connection.js';
-
-export interface CompleteOptions extends DesignOptions {
-    modelPath: string;
-    /** A server's URL, or any node's of a cluster (node-redis finds the others). */
-    server: string;
-    timeoutSeconds?: number;
-}
 
 export interface CompleteOutcome {
     /** The server as messages print it (its password hidden). */
@@ -47,8 +40,10 @@ async function connect(url: string, timeoutSeconds: number | undefined): Promise
 }
 
 /** Completes the pending changes of the design's entities on the server (see the module comment). */
-export async function completePendingChanges(options: CompleteOptions): Promise<CompleteOutcome> {
-    const runtime = await loadRuntimeDesign(options.modelPath, options);
+export async function completePendingChanges(
+    runtime: RuntimeDesign,
+    options: { server: string; timeoutSeconds?: number },
+): Promise<CompleteOutcome> {
     const { design, library } = await coreDesign(runtime);
     if (design.entityStore === null)
         throw new KvmodError(
@@ -67,4 +62,11 @@ export async function completePendingChanges(options: CompleteOptions): Promise<
     } finally {
         await connection.close();
     }
+}
+
+/** What `kvmod complete` prints of an outcome. */
+export function completeMessage(done: CompleteOutcome): string {
+    if (done.masters === 0)
+        return `${done.server} is one server: every entity operation is one atomic call there, nothing is pending`;
+    return `${done.records} pending ${done.records === 1 ? 'change' : 'changes'} of ${done.entities} ${done.entities === 1 ? 'entity' : 'entities'} completed on ${done.masters} masters (${done.server})${done.reverse > 0 ? `; ${done.reverse} reverse ${done.reverse === 1 ? 'entry' : 'entries'} no referrer holds cleared` : ''}`;
 }

@@ -183,4 +183,9 @@ export const redisCoreEngine: EngineRuntime<typeof redisCoreTargetOptions, CoreV
             throw engineError(error);
         }
     },
+    // On a cluster an operation is a first call in the entity's slot, then steps a dead writer can leave undone.
+    async completePending(design, run) {
+        const { completeMessage, completePendingChanges } = await import('./core-complete.js');
+        return completeMessage(await completePendingChanges(design, run));
+    },
 };
