@@ -141,7 +141,7 @@ describe('redis-core on a 3-master Redis Cluster', () => {
             expect([...rows.keys()].sort()).toEqual([...live.get(collection.name)!.keys()].sort());
         }
         expect(await checkCoreIndexes(connection, design, live)).toEqual([]);
-    });
+    }, 180_000);
 });
 
 describe('batched writes on the cluster (one RESP buffer per node)', () => {
