@@ -16,7 +16,7 @@ import type { TextRules } from './servable-values.js';
 import type { ExecutedQuery } from './verify.js';
 import type { InstanceData } from './instance-data.js';
 import type { RuntimeDesign } from './runtime-design.js';
-import type { WorkloadReport } from './entities/workload.js';
+import type { WorkloadReport, WorkloadRunSettings } from './entities/workload.js';
 
 /** Where the engine is: one server, or the seed nodes of a cluster. */
 export interface EngineConnection {
@@ -254,19 +254,12 @@ export interface EngineRuntime<Options extends OptionDeclarations, Design> {
 }
 
 /** What `kvmod workload` asks of an engine: the server, the design's options and the run's. */
-export interface EngineWorkloadRun {
+export interface EngineWorkloadRun extends WorkloadRunSettings {
     /** The server's URL (one server: the writers and the check share it). */
     server: string;
     /** The target's options as given; those the server implies are detected when not given. */
     targetOptions?: RawOptionValues;
     timeoutSeconds?: number;
-    operations: number;
-    seed: number;
-    writers: 1 | 2;
-    checkEvery: number;
-    idsPerEntity?: number;
-    shrink?: boolean;
-    onProgress?: (done: number, total: number) => void;
 }
 
 /** What a workload run found. */

@@ -11,7 +11,7 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { targetOptions as resolveTargetOptions } from '../../generation/generation-engine.js';
 import type { DynamoViewModel } from '../../generation/dynamodb/dynamodb-view-model.js';
 import { KvmodError } from '../../pipeline/errors.js';
-import { runWorkload, type EntityExecutor, type WorkloadStore } from '../entities/workload.js';
+import { runSettings, runWorkload, type EntityExecutor, type WorkloadStore } from '../entities/workload.js';
 import type { EngineWorkloadResult, EngineWorkloadRun } from '../engine.js';
 import type { RuntimeDesign } from '../runtime-design.js';
 import { designOptions, engineViewModel } from '../runtime-actions.js';
@@ -130,13 +130,7 @@ export async function runDynamoWorkloadOnDesign(
             model: design.model,
             design: design.kvlm,
             rules: dynamoEngine.textRules(resolveTargetOptions(dynamoEngine.target, values)),
-            operations: options.operations,
-            seed: options.seed,
-            writers: options.writers,
-            checkEvery: options.checkEvery,
-            idsPerEntity: options.idsPerEntity,
-            shrink: options.shrink,
-            onProgress: options.onProgress,
+            ...runSettings(options),
         });
         return {
             target: 'dynamodb',

@@ -69,6 +69,18 @@ export interface WorkloadOptions {
     onProgress?: (done: number, total: number) => void;
 }
 
+/** The settings of a run, as `kvmod workload` takes them (the rest of `WorkloadOptions` comes from the design). */
+export type WorkloadRunSettings = Pick<
+    WorkloadOptions,
+    'operations' | 'seed' | 'writers' | 'checkEvery' | 'idsPerEntity' | 'shrink' | 'onProgress'
+>;
+
+/** The run's settings out of an engine's options (which carry the server and the design's options too). */
+export function runSettings(options: WorkloadRunSettings): WorkloadRunSettings {
+    const { operations, seed, writers, checkEvery, idsPerEntity, shrink, onProgress } = options;
+    return { operations, seed, writers, checkEvery, idsPerEntity, shrink, onProgress };
+}
+
 /** How a run failed. */
 export type FailureKind =
     | 'outcome' // one writer: an outcome differs from the oracle's (done vs refused, or another code)

@@ -24,7 +24,7 @@ import { engineOf } from '../engine-registry.js';
 import { connectRedis, type RedisLink } from '../redis-connection/redis-link.js';
 import { loadRuntimeDesign, type DesignOptions, type RuntimeDesign } from '../runtime-design.js';
 import { designOptions, engineViewModel } from '../runtime-actions.js';
-import { runWorkload, type EntityExecutor, type WorkloadStore } from '../entities/workload.js';
+import { runSettings, runWorkload, type EntityExecutor, type WorkloadStore } from '../entities/workload.js';
 import { clientExecutor } from './workload-client.js';
 
 /** What `kvmod workload` needs. */
@@ -107,13 +107,7 @@ async function runOn<O extends OptionDeclarations, D>(
             model: design.model,
             design: design.kvlm,
             rules,
-            operations: options.operations,
-            seed: options.seed,
-            writers: options.writers,
-            checkEvery: options.checkEvery,
-            idsPerEntity: options.idsPerEntity,
-            shrink: options.shrink,
-            onProgress: options.onProgress,
+            ...runSettings(options),
         });
         return {
             target,
