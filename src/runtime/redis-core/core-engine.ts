@@ -21,10 +21,9 @@ import {
     type CoreQuery,
     type CoreViewModel,
 } from '../../generation/redis-core/redis-core-design.js';
-import { generateTarget } from '../../generation/generation-engine.js';
+import { generateTarget, type DesignSource } from '../../generation/generation-engine.js';
 import { coreClusterFunctions } from '../../generation/redis-core/redis-core-cluster-lua.js';
 import { redisCoreTarget } from '../../generation/redis-core/redis-core-target.js';
-import type { KvlmModel } from '../../language/generated/ast.js';
 import { KvmodError } from '../../pipeline/errors.js';
 import type { TypedValue } from '../collation.js';
 import type { CollectionRows, MaterializedRow } from '../materialize.js';
@@ -35,9 +34,12 @@ import { isErrorReply, RedisConnectionLost } from '../redis-connection/redis-lin
 import { ISO_FORMS, RespWriter } from '../redis-connection/redis-resp.js';
 import type { CoreConnection } from './core-connection.js';
 
-/** The design of a KVLM model for this engine, and its function library's source (as `generate` writes it). */
-export async function buildCoreDesign(kvlm: KvlmModel): Promise<{ design: CoreViewModel; library: string }> {
-    const { viewModel, files } = await generateTarget(redisCoreTarget, kvlm);
+/**
+ * The design of a KVLM model for this engine (with its entity store when the source PIDM is given), and its function
+ * library's source (as `generate` writes it).
+ */
+export async function buildCoreDesign(source: DesignSource): Promise<{ design: CoreViewModel; library: string }> {
+    const { viewModel, files } = await generateTarget(redisCoreTarget, source);
     const library = files.find((file) => file.path === 'library.lua');
     if (!library) throw new Error('the redis-core target wrote no library.lua');
     return { design: viewModel, library: library.content };

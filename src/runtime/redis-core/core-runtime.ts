@@ -54,6 +54,20 @@ export const redisCoreCollation = collationFor({
     orderForm: coreOrderForm,
 });
 
+/**
+ * Connects to one server, or to the whole cluster when the URLs are several or the one URL is a cluster node
+ * (node-redis finds the other nodes from it).
+ */
+export async function connectCoreNodes(urls: readonly string[], timeoutSeconds?: number): Promise<CoreConnection> {
+    const connection = await connectCore(urls[0], { cluster: urls.length > 1 ? [...urls] : undefined, timeoutSeconds });
+    if (connection.cluster) return connection;
+    // A server that refuses `INFO cluster` (an ACL user without it) is taken as one server.
+    const cluster = await info(connection, 'cluster').catch(() => new Map<string, string>());
+    if (cluster.get('cluster_enabled') !== '1') return connection;
+    await connection.close();
+    return connectCore(urls[0], { cluster: [...urls], timeoutSeconds });
+}
+
 /** One `INFO` section as fields. */
 async function info(connection: CoreConnection, section: string): Promise<Map<string, string>> {
     const [node] = await connection.masters();
@@ -165,18 +179,8 @@ export const redisCoreEngine: EngineRuntime<typeof redisCoreTargetOptions, CoreV
     advice: () =>
         'generate with: kvmod generate <model> --target redis-core (runs on Redis 7 or later, no module needed)',
     async connect({ urls, timeoutSeconds }) {
-        let connection = await typed(() =>
-            connectCore(urls[0], { cluster: urls.length > 1 ? urls : undefined, timeoutSeconds }),
-        );
+        const connection = await typed(() => connectCoreNodes(urls, timeoutSeconds));
         try {
-            if (!connection.cluster) {
-                // One URL of a cluster node: node-redis finds the other nodes from it.
-                const cluster = await info(connection, 'cluster').catch(() => new Map<string, string>());
-                if (cluster.get('cluster_enabled') === '1') {
-                    await connection.close();
-                    connection = await typed(() => connectCore(urls[0], { cluster: urls, timeoutSeconds }));
-                }
-            }
             return session(connection, await typed(() => probe(connection)));
         } catch (error) {
             await connection.close();
