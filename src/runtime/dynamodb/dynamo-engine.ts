@@ -56,7 +56,7 @@ const BATCH_ITEMS = 25;
 const IN_FLIGHT = 4;
 
 /** A connection to one DynamoDB endpoint. */
-interface DynamoConnection {
+export interface DynamoConnection {
     url: string;
     client: DynamoDBClient;
     documents: DynamoDBDocumentClient;
@@ -66,7 +66,8 @@ function isLoopback(url: URL): boolean {
     return url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]';
 }
 
-function connectDynamo(url: string, timeoutSeconds: number | undefined): DynamoConnection {
+/** The SDK's clients for an endpoint (a bad URL is an `EngineError`); each call makes clients of its own. */
+export function connectDynamo(url: string, timeoutSeconds: number | undefined): DynamoConnection {
     let parsed: URL;
     try {
         parsed = new URL(url);

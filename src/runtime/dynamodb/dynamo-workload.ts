@@ -6,7 +6,6 @@
  * the endpoint must be a scratch one.
  */
 import { createHash } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { targetOptions as resolveTargetOptions } from '../../generation/generation-engine.js';
 import type { DynamoViewModel } from '../../generation/dynamodb/dynamodb-view-model.js';
@@ -21,28 +20,7 @@ import {
     executeDynamoOperation,
     type DynamoEntityContext,
 } from './dynamo-entities.js';
-import { dynamoEngine } from './dynamo-engine.js';
-
-/** A document client of its own (a writer's connections are not shared with the other writer). */
-function documentClient(url: string, timeoutSeconds: number | undefined): DynamoDBDocumentClient {
-    const local = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(url) && !process.env.AWS_ACCESS_KEY_ID;
-    return DynamoDBDocumentClient.from(
-        new DynamoDBClient({
-            endpoint: url,
-            region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
-            ...(local ? { credentials: { accessKeyId: 'kvmod', secretAccessKey: 'kvmod' } } : {}),
-            ...(timeoutSeconds === undefined
-                ? {}
-                : {
-                      requestHandler: {
-                          requestTimeout: timeoutSeconds * 1000,
-                          connectionTimeout: timeoutSeconds * 1000,
-                      },
-                  }),
-        }),
-        { marshallOptions: { removeUndefinedValues: true } },
-    );
-}
+import { connectDynamo, dynamoEngine } from './dynamo-engine.js';
 
 /** An executor over one client: refusals as codes, any other error as an outcome without a code. */
 export function dynamoExecutor(context: DynamoEntityContext): EntityExecutor {
@@ -91,7 +69,8 @@ export async function runDynamoWorkloadOnDesign(
     const session = await dynamoEngine.connect({ urls: [options.server], timeoutSeconds: options.timeoutSeconds });
     const clients: DynamoDBDocumentClient[] = [];
     const client = () => {
-        const made = documentClient(options.server, options.timeoutSeconds);
+        // Each writer has clients of its own (its connections are not shared with the other writer).
+        const made = connectDynamo(options.server, options.timeoutSeconds).documents;
         clients.push(made);
         return made;
     };
