@@ -109,7 +109,9 @@ export async function runLoad(args: LoadArgs, io: CliIo = processIo): Promise<nu
             io.err(`removed ${describeIds(removed)}: the data lacks ${removed.ids.length === 1 ? 'it' : 'them'}\n`);
         if (entities.rowsDeleted > 0)
             io.err(`deleted ${formatCount(entities.rowsDeleted)} rows no entity implies any more\n`);
-        io.err(`entity store: ${formatCount(entities.written)} entity hashes written\n`);
+        io.err(
+            `entity store: ${formatCount(entities.written)} ${entities.written === 1 ? 'entity' : 'entities'} written (new or changed)\n`,
+        );
     }
     for (const collection of result.collections) io.out(`${collection.name}: ${formatCount(collection.rows)} rows\n`);
     io.err(`loaded ${formatCount(result.rows)} rows into ${result.server} (${result.engine})\n`);

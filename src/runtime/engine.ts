@@ -182,7 +182,7 @@ export interface EntityLoadPlan {
 
 /** What writing the entity store did. */
 export interface EntityLoadResult {
-    /** Entity hashes written (new or changed). */
+    /** Entities written (new or changed): entity hashes on Redis, entity items on DynamoDB. */
     written: number;
     /** Entities removed (`sync`): the plan's `extra`. */
     removed: EntityIds[];

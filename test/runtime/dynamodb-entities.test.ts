@@ -277,7 +277,7 @@ describe('kvmod load and verify --live --target dynamodb', () => {
         const loaded = await kvmod(['load', model, '--data', file, '--recreate', ...common]);
         const total = Object.values(data).reduce((sum, objects) => sum + objects.length, 0);
         expect(loaded.stderr).toContain('table airflights_kvmod_entities: created');
-        expect(loaded.stderr).toContain(`entity store: ${total} entity`);
+        expect(loaded.stderr).toContain(`entity store: ${total} entities written (new or changed)`);
         expect(loaded.code).toBe(0);
         const live = await kvmod(['verify', model, '--live', ...common, '--format', 'json']);
         const report = JSON.parse(live.stdout) as { ok: boolean; differences: string[]; entities: number };
