@@ -6,17 +6,15 @@
  */
 import {
     isKBinaryExpression,
-    isKBooleanValue,
     isKComparison,
     isKGroupExpression,
     isKNotExpression,
-    isKNumberValue,
-    isKStringValue,
     isParameterRef,
     type Collection,
     type KExpression,
     type ServedQuery,
 } from '../language/generated/ast.js';
+import { literalOf } from '../language/kvlm/kvlm-filter.js';
 import type { LogicalType } from '../language/pidm/pidm-semantics.js';
 import type { Collation, TypedValue } from './collation.js';
 import type { MaterializedRow } from './materialize.js';
@@ -52,10 +50,11 @@ export function evaluateServedQuery(
                 if (parameters[name] === undefined)
                     throw new Error(`query ${query.name}: no value for parameter ${name}`);
                 right = parameters[name];
-            } else if (isKStringValue(value)) right = value.value;
-            else if (isKNumberValue(value)) right = value.negative ? -value.value : value.value;
-            else if (isKBooleanValue(value)) right = value.value === 'true';
-            else throw new Error(`query ${query.name}: unsupported value`);
+            } else {
+                const literal = literalOf(value);
+                if (literal === undefined) throw new Error(`query ${query.name}: unsupported value`);
+                right = literal;
+            }
             return compares(collation, types.get(field) ?? 'text', row.values[field], expression.operator, right);
         }
         throw new Error(`query ${query.name}: unsupported expression ${(expression as KExpression).$type}`);

@@ -7,22 +7,15 @@
  * mixed directions, no equality at all) is a warning saying what the design does instead and what it costs. Pure.
  */
 import {
-    isKBinaryExpression,
-    isKBooleanValue,
-    isKComparison,
-    isKGroupExpression,
-    isKNotExpression,
-    isKNumberValue,
-    isKStringValue,
     isNaturalKey,
     isParameterRef,
     type Collection,
     type Field,
-    type KExpression,
     type KValue,
     type KvlmModel,
     type ServedQuery,
 } from '../../language/generated/ast.js';
+import { filterNnf, literalOf, type FilterNnf, type FilterOperator } from '../../language/kvlm/kvlm-filter.js';
 import { printKvlmExpression } from '../../language/kvlm/kvlm-printer.js';
 import type { LogicalType } from '../../language/pidm/pidm-semantics.js';
 import { GenerationError } from '../generation-errors.js';
@@ -68,12 +61,8 @@ export interface DynamoDesignOptions {
 /** Table and index names: 3 to 255 of `a-z A-Z 0-9 _ . -`. */
 const NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 
-const NEGATED = { '=': '<>', '<>': '=', '<': '>=', '<=': '>', '>': '<=', '>=': '<' } as const;
-
-type Operator = keyof typeof NEGATED;
-
 /** A filter in negation normal form over the collection's fields. */
-type Nnf = { op: 'cmp'; field: Field; operator: Operator; value: DynamoValue } | { op: 'and' | 'or'; args: Nnf[] };
+type Nnf = FilterNnf<DynamoValue>;
 
 function refName(reference: { ref?: { name: string }; $refText?: string }): string {
     return reference.ref?.name ?? reference.$refText ?? '';
@@ -398,33 +387,21 @@ function planQuery(
                 });
             return { param: position };
         }
-        if (isKStringValue(value)) return { literal: value.value };
-        if (isKNumberValue(value)) return { literal: value.negative ? -value.value : value.value };
-        if (isKBooleanValue(value)) return { literal: value.value === 'true' };
-        throw new GenerationError(`query ${query.name}: unsupported value`, { code: 'generation.unsupported' });
+        const literal = literalOf(value);
+        if (literal === undefined)
+            throw new GenerationError(`query ${query.name}: unsupported value`, { code: 'generation.unsupported' });
+        return { literal };
     };
-    const nnf = (expression: KExpression, negate: boolean): Nnf => {
-        if (isKGroupExpression(expression)) return nnf(expression.inner, negate);
-        if (isKNotExpression(expression)) return nnf(expression.operand, !negate);
-        if (isKBinaryExpression(expression)) {
-            const op = (expression.operator === 'and') !== negate ? 'and' : 'or';
-            const args = [nnf(expression.left, negate), nnf(expression.right, negate)].flatMap((arg) =>
-                arg.op === op ? arg.args : [arg],
-            );
-            return { op, args };
-        }
-        if (isKComparison(expression)) {
-            const operator: Operator = expression.operator === '!=' ? '<>' : expression.operator;
-            return {
-                op: 'cmp',
-                field: fieldOf(expression.field),
-                operator: negate ? NEGATED[operator] : operator,
-                value: valueOf(expression.value),
-            };
-        }
-        throw new GenerationError(`query ${query.name}: unsupported expression`, { code: 'generation.unsupported' });
-    };
-    const where = query.where ? nnf(query.where, false) : undefined;
+    const where = query.where
+        ? filterNnf(query.where, {
+              field: (comparison) => fieldOf(comparison.field),
+              value: valueOf,
+              unsupported: () =>
+                  new GenerationError(`query ${query.name}: unsupported expression`, {
+                      code: 'generation.unsupported',
+                  }),
+          })
+        : undefined;
     const conjuncts: Nnf[] = where === undefined ? [] : where.op === 'and' ? where.args : [where];
     const sortKeys = query.sortKeys.map((key) => ({ field: fieldOf(key.field), descending: key.direction === 'desc' }));
 
@@ -443,10 +420,10 @@ function planQuery(
             partition.push({ field, value });
             continue;
         }
-        if (operator === '=' || operator === '<>') {
+        if (operator === '=' || operator === '!=') {
             residual.push(conjunct);
             reasons.push(
-                operator === '<>'
+                operator === '!='
                     ? `\`${field.name} != …\` is not a key condition (a key reads what is equal or in a range, never what differs)`
                     : `a second \`=\` on ${field.name} is not part of the key`,
             );
@@ -472,7 +449,7 @@ function planQuery(
         if (field === rangeField) continue;
         for (const bound of [range.min, range.max]) {
             if (bound === null) continue;
-            const operator: Operator =
+            const operator: FilterOperator =
                 bound === range.min ? (bound.inclusive ? '>=' : '>') : bound.inclusive ? '<=' : '<';
             residual.push({ op: 'cmp', field, operator, value: bound.value });
         }
@@ -609,7 +586,8 @@ function toFilter(nnf: Nnf): DynamoFilter {
               op: 'cmp',
               field: nnf.field.name,
               type: nnf.field.type as LogicalType,
-              operator: nnf.operator,
+              // DynamoDB's condition expressions write "differs" as `<>`.
+              operator: nnf.operator === '!=' ? '<>' : nnf.operator,
               value: nnf.value,
           }
         : { op: nnf.op, args: nnf.args.map(toFilter) };

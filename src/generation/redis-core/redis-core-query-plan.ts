@@ -4,20 +4,13 @@
  * the query costs on a server and on a cluster. Pure.
  */
 import {
-    isKBinaryExpression,
-    isKBooleanValue,
-    isKComparison,
-    isKGroupExpression,
-    isKNotExpression,
-    isKNumberValue,
-    isKStringValue,
     isParameterRef,
     type Collection,
     type Field,
-    type KExpression,
     type KValue,
     type ServedQuery,
 } from '../../language/generated/ast.js';
+import { filterNnf, literalOf, type FilterNnf } from '../../language/kvlm/kvlm-filter.js';
 import { printKvlmExpression } from '../../language/kvlm/kvlm-printer.js';
 import { GenerationError } from '../generation-errors.js';
 import { encodeRedisValue, RedisEncodingError, type RedisLogicalType } from '../shared/redis-encoding.js';
@@ -28,13 +21,8 @@ export function refName(reference: { ref?: { name: string }; $refText?: string }
     return reference.ref?.name ?? reference.$refText ?? '';
 }
 
-/** A comparison operator of a filter. */
-type Operator = '=' | '!=' | '<' | '<=' | '>' | '>=';
-
 /** A filter in negation normal form, before columns are resolved. */
-type Nnf = { op: 'cmp'; field: Field; operator: Operator; value: CoreValue } | { op: 'and' | 'or'; args: Nnf[] };
-
-const NEGATED: Record<Operator, Operator> = { '=': '!=', '!=': '=', '<': '>=', '<=': '>', '>': '<=', '>=': '<' };
+type Nnf = FilterNnf<CoreValue>;
 
 /** An access path before its indexes are resolved: leaves name their field. */
 type Draft =
@@ -132,17 +120,8 @@ export function buildQuery(
                 });
             return { param: position };
         }
-        const literal = isKStringValue(value)
-            ? value.value
-            : isKNumberValue(value)
-              ? value.negative
-                  ? -value.value
-                  : value.value
-              : isKBooleanValue(value)
-                ? value.value === 'true'
-                : undefined;
         try {
-            return { literal: encodeRedisValue(field.type as RedisLogicalType, literal) };
+            return { literal: encodeRedisValue(field.type as RedisLogicalType, literalOf(value)) };
         } catch (error) {
             if (error instanceof RedisEncodingError)
                 throw new GenerationError(
@@ -154,25 +133,16 @@ export function buildQuery(
             throw error;
         }
     };
-    const nnf = (expression: KExpression, negate: boolean): Nnf => {
-        if (isKGroupExpression(expression)) return nnf(expression.inner, negate);
-        if (isKNotExpression(expression)) return nnf(expression.operand, !negate);
-        if (isKBinaryExpression(expression)) {
-            const op = (expression.operator === 'and') !== negate ? 'and' : 'or';
-            // `a and (b and c)` is one conjunction: its ranges on one field can then merge.
-            const args = [nnf(expression.left, negate), nnf(expression.right, negate)].flatMap((arg) =>
-                arg.op === op ? arg.args : [arg],
-            );
-            return { op, args };
-        }
-        if (isKComparison(expression)) {
-            const field = fieldOf(expression.field);
-            const operator = negate ? NEGATED[expression.operator] : expression.operator;
-            return { op: 'cmp', field, operator, value: valueOf(expression.value, field) };
-        }
-        throw new GenerationError(`query ${query.name}: unsupported expression`, { code: 'generation.unsupported' });
-    };
-    const where = query.where ? nnf(query.where, false) : undefined;
+    const where = query.where
+        ? filterNnf(query.where, {
+              field: (comparison) => fieldOf(comparison.field),
+              value: valueOf,
+              unsupported: () =>
+                  new GenerationError(`query ${query.name}: unsupported expression`, {
+                      code: 'generation.unsupported',
+                  }),
+          })
+        : undefined;
     const finish = (draft: Draft): CoreAccess => {
         if (draft.kind === 'partition') return { kind: 'all' };
         if (draft.kind === 'union') return { kind: 'union', of: draft.of.map(finish) };
