@@ -6,9 +6,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { runAction, type CliContext } from './cli-command.js';
 import type { CompleteArgs } from './complete-actions.js';
-import { timeoutOption } from './load-command.js';
-import { targetOptions } from './target-options.js';
-import { transformOptions } from './transform-options.js';
+import { serverCommandOptions } from './load-command.js';
 
 /** The yargs module of `kvmod complete`. */
 export function completeCommand(context: CliContext): CommandModule<object, CompleteArgs> {
@@ -17,25 +15,13 @@ export function completeCommand(context: CliContext): CommandModule<object, Comp
         describe:
             'Complete the entity changes a dead writer left pending (redis-core on a Redis Cluster): every row, index entry and reverse reference brought up to its entities',
         builder: (yargs: Argv<object>) =>
-            transformOptions(
-                timeoutOption(
-                    targetOptions(yargs, 'engine')
-                        .positional('model', {
-                            describe: 'The model: .pidm (transformed on the fly) or .kvlm',
-                            type: 'string',
-                            demandOption: true,
-                        })
-                        .option('redis', {
-                            describe:
-                                'The server, or any node of the cluster (redis://host:port); on one server there is nothing to complete',
-                            type: 'string',
-                            demandOption: true,
-                        }),
-                ).option('pidm', {
-                    describe: 'The source .pidm of a .kvlm design (default: its `source`)',
-                    type: 'string',
-                }),
-            ).example(
+            serverCommandOptions(yargs, {
+                server: {
+                    describe:
+                        'The server, or any node of the cluster (redis://host:port); on one server there is nothing to complete',
+                    endpoint: false,
+                },
+            }).example(
                 '$0 complete examples/airflights/airflights.pidm --redis redis://127.0.0.1:7000',
                 '',
             ) as unknown as Argv<CompleteArgs>,

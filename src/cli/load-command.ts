@@ -10,41 +10,57 @@ import type { LoadArgs } from './load-actions.js';
 import { targetOptions } from './target-options.js';
 import { transformOptions } from './transform-options.js';
 
+/** `--redis`'s description where the command takes any engine's server (alias `--endpoint` for DynamoDB). */
+const SERVER_DESCRIBE =
+    'The server: redis://host:port, redis://:password@host:port, redis://user:password@host:port (ACL), rediss://… (TLS); redis: with RediSearch; redis-core: Redis 7 or later, no module, one server or any node of a cluster; dynamodb: the endpoint, http://host:port (--endpoint)';
+
 /**
- * Options shared by `load` and `verify` (the target and its options exactly as `generate` takes them); `data`
- * describes `--data` where a command can do without it (`verify --live`).
+ * What every command that runs a design on a server takes, in this order: the target and its options exactly as
+ * `generate` takes them, `<model>`, `--data` (where asked), `--redis` (with the alias `--endpoint` where DynamoDB
+ * can be the engine), `--timeout`, `--pidm`, `--batch` (where asked), and the transformation's options.
+ */
+export function serverCommandOptions<T>(
+    yargs: Argv<T>,
+    options: {
+        server?: { describe: string; endpoint: boolean };
+        data?: { describe: string; required: boolean };
+        batch?: boolean;
+    } = {},
+): Argv<T> {
+    const server = options.server ?? { describe: SERVER_DESCRIBE, endpoint: true };
+    let built = targetOptions(yargs, 'engine').positional('model', {
+        describe: 'The model: .pidm (transformed on the fly) or .kvlm',
+        type: 'string',
+        demandOption: true,
+    }) as unknown as Argv<T>;
+    if (options.data !== undefined)
+        built = built.option('data', {
+            describe: options.data.describe,
+            type: 'string',
+            demandOption: options.data.required,
+        }) as unknown as Argv<T>;
+    built = built.option('redis', {
+        describe: server.describe,
+        ...(server.endpoint ? { alias: 'endpoint' } : {}),
+        type: 'string',
+        demandOption: true,
+    }) as unknown as Argv<T>;
+    built = timeoutOption(built).option('pidm', {
+        describe: 'The source .pidm of a .kvlm design (default: its `source`)',
+        type: 'string',
+    }) as unknown as Argv<T>;
+    return transformOptions(options.batch === true ? batchOption(built) : built) as unknown as Argv<T>;
+}
+
+/**
+ * Options shared by `load` and `verify`; `data` describes `--data` where a command can do without it
+ * (`verify --live`).
  */
 export function runtimeOptions<T>(
     yargs: Argv<T>,
     data = { describe: 'Instance data, JSON (see schemas/instance-data.md)', required: true },
 ): Argv<T> {
-    return transformOptions(
-        batchOption(
-            timeoutOption(
-                targetOptions(yargs, 'engine')
-                    .positional('model', {
-                        describe: 'The model: .pidm (transformed on the fly) or .kvlm',
-                        type: 'string',
-                        demandOption: true,
-                    })
-                    .option('data', {
-                        describe: data.describe,
-                        type: 'string',
-                        demandOption: data.required,
-                    })
-                    .option('redis', {
-                        describe:
-                            'The server: redis://host:port, redis://:password@host:port, redis://user:password@host:port (ACL), rediss://… (TLS); redis: with RediSearch; redis-core: Redis 7 or later, no module, one server or any node of a cluster; dynamodb: the endpoint, http://host:port (--endpoint)',
-                        alias: 'endpoint',
-                        type: 'string',
-                        demandOption: true,
-                    }),
-            ).option('pidm', {
-                describe: 'The source .pidm of a .kvlm design (default: its `source`)',
-                type: 'string',
-            }),
-        ),
-    ) as unknown as Argv<T>;
+    return serverCommandOptions(yargs, { data, batch: true });
 }
 
 /** `--batch`: rows per pipelined batch (load, verify, migrate); anything but a whole number from 1 is bad usage. */

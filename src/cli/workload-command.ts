@@ -5,10 +5,8 @@
  */
 import type { Argv, CommandModule } from 'yargs';
 import { runAction, type CliContext } from './cli-command.js';
-import { timeoutOption } from './load-command.js';
+import { serverCommandOptions } from './load-command.js';
 import { checkNumberOptions } from './number-options.js';
-import { targetOptions } from './target-options.js';
-import { transformOptions } from './transform-options.js';
 import type { WorkloadArgs } from './workload-actions.js';
 
 /** The yargs module of `kvmod workload`. */
@@ -19,26 +17,13 @@ export function workloadCommand(context: CliContext): CommandModule<object, Work
             "Apply random entity operations through the generated client and check every outcome against the oracle and the server's rows against its entities (empties the server: use a scratch one)",
         builder: (yargs: Argv<object>) =>
             checkNumberOptions(
-                transformOptions(
-                    timeoutOption(
-                        targetOptions(yargs, 'engine')
-                            .positional('model', {
-                                describe: 'The model: .pidm (transformed on the fly) or .kvlm',
-                                type: 'string',
-                                demandOption: true,
-                            })
-                            .option('redis', {
-                                describe:
-                                    'The scratch server (FLUSHALL before the run and before every replay of a shrink): redis://host:port; redis: with RediSearch; redis-core: Redis 7 or later, one server; dynamodb: the endpoint, http://host:port (--endpoint; its design tables are created anew)',
-                                alias: 'endpoint',
-                                type: 'string',
-                                demandOption: true,
-                            }),
-                    ).option('pidm', {
-                        describe: 'The source .pidm of a .kvlm design (default: its `source`)',
-                        type: 'string',
-                    }),
-                ),
+                serverCommandOptions(yargs, {
+                    server: {
+                        describe:
+                            'The scratch server (FLUSHALL before the run and before every replay of a shrink): redis://host:port; redis: with RediSearch; redis-core: Redis 7 or later, one server; dynamodb: the endpoint, http://host:port (--endpoint; its design tables are created anew)',
+                        endpoint: true,
+                    },
+                }),
                 { ops: 'count', seed: 'whole', 'check-every': 'count', ids: 'count' },
             )
                 .option('ops', {
