@@ -121,5 +121,7 @@ describe('entity store layout', () => {
             message: 'Book "x" does not exist',
         });
         expect(parseEntityError('WRONGTYPE Operation against a key')).toBeNull();
+        // A prefix of no known code (a newer server's) is not passed off as a code this client knows.
+        expect(parseEntityError('KVMOD_QUOTA_EXCEEDED too many entities')).toBeNull();
     });
 });

@@ -17,7 +17,7 @@
  * (`[*]`, in the order written; `[]` when empty); and `_v`, the version (1 at create, +1 per operation). `#`, `>`
  * and `_v` cannot clash with PIDM attribute names.
  */
-import type { EntityErrorCode } from './entity-error-codes.js';
+import { ENTITY_ERROR_CODES, type EntityErrorCode } from './entity-error-codes.js';
 import { decodeRedisValue, encodeRedisValue, encodeSortKey, type RedisLogicalType } from './redis-encoding.js';
 import type { RedisDialect } from './redis-dialects.js';
 import { unservableNumber } from './redis-number-rules.js';
@@ -287,13 +287,19 @@ export interface EntityReferrer {
 /** Marks the JSON list of referrers at the end of a `KVMOD_STILL_REFERENCED` error. */
 export const REFERRERS_MARK = ' | referrers=';
 
-/** A refusal read from a server error, or null for any other error. */
+/**
+ * A refusal read from a server error, or null for any other error — a `KVMOD_` prefix of no known code included
+ * (a newer server's code is not passed off as one this client knows).
+ */
 export function parseEntityError(
     message: string,
 ): { code: EntityErrorCode; message: string; referrers?: EntityReferrer[] } | null {
     const match = /^(?:ERR )?KVMOD_([A-Z_]+) ([\s\S]*)$/.exec(message);
     if (match === null) return null;
-    const code = `entity.${(match[1] ?? '').toLowerCase().replace(/_/g, '-')}` as EntityErrorCode;
+    const code = ENTITY_ERROR_CODES.find(
+        (known) => known === `entity.${(match[1] ?? '').toLowerCase().replace(/_/g, '-')}`,
+    );
+    if (code === undefined) return null;
     let text = match[2] ?? '';
     const at = text.indexOf(REFERRERS_MARK);
     if (at < 0) return { code, message: text };
