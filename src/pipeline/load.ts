@@ -9,7 +9,7 @@ import { NodeFileSystem } from 'langium/node';
 import { URI, type LangiumDocument, type ValidationAcceptor, type AstNode } from 'langium';
 import { isKvlmModel, isPidmModel, type KvlmModel, type PidmModel } from '../language/generated/ast.js';
 import { createKvmodCoreServices, type KvmodCoreServices } from '../language/kvmod-core-module.js';
-import { validateBuiltModel } from '../language/common/built-model-check.js';
+import { validateBuiltModel, type BuiltModelCheckOptions } from '../language/common/built-model-check.js';
 import { releaseSyntaxTree } from '../language/common/syntax-release.js';
 import { checkHeapForTexts, checkHeapHeadroom } from './memory-guard.js';
 
@@ -118,8 +118,9 @@ export async function checkBuiltKvlm(
     model: KvlmModel,
     path: string,
     services: KvmodCoreServices = createBatchServices(),
+    options: BuiltModelCheckOptions = {},
 ): Promise<KvmodDiagnostic[]> {
-    const diagnostics = await validateBuiltModel(services.Kvlm, model, URI.file(nodePath.resolve(path)));
+    const diagnostics = await validateBuiltModel(services.Kvlm, model, URI.file(nodePath.resolve(path)), options);
     return diagnostics.map((diagnostic) => toKvmodDiagnostic(path, diagnostic, 'kvlm'));
 }
 

@@ -15,7 +15,8 @@ import {
     builtInTemplateDir,
 } from '../../src/generation/index.js';
 import type { GeneratedFile } from '../../src/generation/generation-target.js';
-import { renderTemplate } from '../../src/generation/generation-engine.js';
+import { renderTemplate, streamTarget, type DesignSource } from '../../src/generation/generation-engine.js';
+import { generateModels } from '../../src/pipeline/generate.js';
 import { loadKvlmFile } from './generation-fixtures.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { VIEW_MODEL_VALIDATORS } from '../../src/generation/generated/view-model-validators.js';
@@ -219,6 +220,47 @@ describe('view model validation', () => {
             }
         }
         expect((await VIEW_MODEL_VALIDATORS.get('schemas/redis-view-model.schema.json')!())(viewModel)).toBe(true);
+    });
+
+    test('the design every template target builds for every example matches its schema (generate checks it only for user templates)', async () => {
+        const targets = [...generationTargets.values()].filter((target) => target.viewModelSchema !== undefined);
+        expect(targets.map((target) => target.name)).toContain('redis');
+        let checked = 0;
+        for (const example of ['airflights', 'book-ratings', 'tournament']) {
+            for (const target of targets) {
+                for (const targetOptions of target.name === 'redis' ? [{}, { dialect: 'redisearch1' }] : [{}]) {
+                    const [result] = await generateModels([`examples/${example}/${example}.pidm`], {
+                        target: target.name,
+                        targetOptions,
+                        outDir: dir,
+                        dumpViewModel: true,
+                    });
+                    expect(result?.error).toBeUndefined();
+                    const validate = await VIEW_MODEL_VALIDATORS.get(target.viewModelSchema!)!();
+                    expect(validate(result?.viewModel)).toBe(true);
+                    checked++;
+                }
+            }
+        }
+        expect(checked).toBeGreaterThanOrEqual(3 * (targets.length + 1));
+    });
+
+    test('generate checks the view model against its schema when a templates folder is given', async () => {
+        await userTemplate('README.md.hbs', 'custom\n');
+        const run = (templatesDir?: string) =>
+            streamTarget(
+                redisTarget,
+                { kvlm: { $type: 'KvlmModel', name: 'x', collections: 7 } } as unknown as DesignSource,
+                templatesDir ? { templatesDir } : {},
+            );
+        const broken = redisTarget.buildDesign;
+        try {
+            redisTarget.buildDesign = () => ({ collections: 7 }) as never;
+            expect((await failure(run(dir))).code).toBe('generation.view-model');
+            await expect(run()).resolves.toBeDefined();
+        } finally {
+            redisTarget.buildDesign = broken;
+        }
     });
 });
 

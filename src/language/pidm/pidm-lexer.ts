@@ -106,10 +106,12 @@ export function withIdTerminators(
     lineBreak: (name: Token, next: Token) => boolean,
 ): Token[] {
     const { idKeyword, typeWords } = words;
-    const tokens: Token[] = [];
+    // Copied from the first terminator on, else `source` itself: most texts need few or none, and a large one has
+    // millions of tokens.
+    let tokens: Token[] | undefined;
     for (let i = 0; i < source.length; i++) {
-        tokens.push(source[i]);
         const keyword = source[i];
+        tokens?.push(keyword);
         const name = source[i + 1];
         const next = source[i + 2];
         if (
@@ -120,6 +122,7 @@ export function withIdTerminators(
             typeWords.has(next.tokenType.name) &&
             lineBreak(name, next)
         ) {
+            tokens ??= source.slice(0, i + 1);
             tokens.push(name);
             i++;
             const end = name.endOffset !== undefined ? name.endOffset + 1 : name.startOffset + name.image.length;
@@ -138,7 +141,7 @@ export function withIdTerminators(
             });
         }
     }
-    return tokens;
+    return tokens ?? (source as Token[]);
 }
 
 /** Whether the tokens hold an SQL parameter written `:name` after a comparison operator (which `PidmLexer` reports). */
