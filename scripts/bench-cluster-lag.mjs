@@ -8,9 +8,10 @@
 // - carry lag: per change record, from the reply of the entity's call (`begin`, the outbox) to the reply of its
 //   acknowledgement (`ack`, after the last row and index step): what the writer itself adds after the entity is
 //   written;
-// - read staleness: the reader picks a row some step wrote, reads the version counters of the entities the row names
-//   (their logs), then the row's versions (`@v`): the row is stale when some entity's counter is ahead of the version
-//   the row was built from; its age is the time since the reply of that entity's first newer `begin`.
+// - read staleness: the reader picks a row some step wrote, reads the version counters of the entities its last row
+//   step bound it to (their logs), then the row's versions (`@v`): the row is stale when some entity's counter is
+//   ahead of the version the row was built from; its age is the time since the reply of that entity's first newer
+//   `begin`. (A fence raises a counter with no `begin`: the first newer one with a reply counts.)
 // Prints median, p99 and max of each, the operations per second and the load average (the machine may be shared).
 import './polyfills.mjs';
 import { loadavg } from 'node:os';
@@ -45,6 +46,8 @@ let reads = 0;
 /** Row keys some step wrote (the reader's sample space). */
 const rowKeys = [];
 const knownRows = new Set();
+/** Row key → the entities (`<Entity>:<id>`) its last row step built it from. */
+const bindings = new Map();
 
 /**
  * A connection that times the steps passing through it: a begin's reply (seq) and the ack of the same record give the
@@ -70,9 +73,15 @@ function timed(connection, f) {
                     carryLags.push(now - at);
                     pending.delete(id);
                 }
-            } else if (argv[0] === 'FCALL' && argv[1] === f.row && !knownRows.has(argv[3])) {
-                knownRows.add(argv[3]);
-                rowKeys.push(argv[3]);
+            } else if (argv[0] === 'FCALL' && argv[1] === f.row && Array.isArray(reply) && String(reply[0]) === 'ok') {
+                // The entities the row is bound to now: the step's own versions (the row's `@v` merges every
+                // version it was ever built from, entities it no longer binds included).
+                if (argv[6] === 'put') bindings.set(argv[3], Object.keys(JSON.parse(argv[5])));
+                else bindings.delete(argv[3]);
+                if (!knownRows.has(argv[3])) {
+                    knownRows.add(argv[3]);
+                    rowKeys.push(argv[3]);
+                }
             }
             return reply;
         },
@@ -101,7 +110,7 @@ try {
     cluster = await startCluster(dir, masters);
     const urls = cluster.nodes.map((n) => n.url);
     const runtime = await loadRuntimeDesign(model, {});
-    const { design, library } = await buildCoreDesign(runtime.kvlm);
+    const { design, library } = await buildCoreDesign({ kvlm: runtime.kvlm, pidm: runtime.pidm });
     const admin = await connectCore(urls[0], { cluster: urls });
     connections.push(admin);
     await prepareCore(admin, design, library, true);
@@ -148,9 +157,11 @@ try {
                 continue;
             }
             const row = rowKeys[Math.floor(Math.random() * rowKeys.length)];
-            const first = await admin.call(row, ['HGET', row, '@v']);
-            if (first === null) continue;
-            const names = Object.keys(JSON.parse(String(first)));
+            const names = bindings.get(row);
+            if (names === undefined) {
+                await new Promise((r) => setImmediate(r));
+                continue;
+            }
             // The entities' counters first, then the row: a row older than a counter read before it was stale.
             const counters = new Map();
             for (const name of names) {
