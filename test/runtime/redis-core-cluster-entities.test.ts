@@ -4,7 +4,10 @@
  * (an injected fault, fixed seed), then `complete` and the live check (the entities read back equal the oracle's;
  * every row and index entry exactly what they imply): 0 differences. A master paused (SIGSTOP) past the writer's
  * timeout mid-workload, then resumed, and the writer as a child process SIGKILLed mid-run: after `complete`, 0
- * differences. The cluster loader run again after a crash
+ * differences. Two writers on the same entities at once (a reference to a target the other deletes must not dangle):
+ * 0 differences. A master SIGKILLed twice mid-run and restarted from its append-only file (`appendfsync always`; with
+ * no persistence it comes back empty, without even the function library): 0 differences, and the entities equal
+ * the oracle of the acknowledged operations. The cluster loader run again after a crash
  * between a row's call and its index calls leaves exactly the rows. And the check can fail: a change left
  * half-carried is a difference until `kvmod complete` carries it.
  *
