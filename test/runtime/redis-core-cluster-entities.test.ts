@@ -4,7 +4,10 @@
  * (an injected fault, fixed seed), then `complete` and the live check (the entities read back equal the oracle's;
  * every row and index entry exactly what they imply): 0 differences. A master paused (SIGSTOP) past the writer's
  * timeout mid-workload, then resumed, and the writer as a child process SIGKILLed mid-run: after `complete`, 0
- * differences. The cluster loader run again after a crash
+ * differences. Two writers on the same entities at once (a reference to a target the other deletes must not dangle):
+ * 0 differences. A master SIGKILLed twice mid-run and restarted from its append-only file (`appendfsync always`; with
+ * no persistence it comes back empty, without even the function library): 0 differences, and the entities equal
+ * the oracle of the acknowledged operations. The cluster loader run again after a crash
  * between a row's call and its index calls leaves exactly the rows. And the check can fail: a change left
  * half-carried is a difference until `kvmod complete` carries it.
  *
@@ -17,7 +20,7 @@ import { main } from '../../src/cli/main.js';
 import { generateTarget } from '../../src/generation/generation-engine.js';
 import type { CoreViewModel } from '../../src/generation/redis-core/redis-core-design.js';
 import { redisCoreTarget } from '../../src/generation/redis-core/redis-core-target.js';
-import { runWorkload, type WorkloadStore } from '../../src/runtime/entities/workload.js';
+import { entityDifferences, runWorkload, type WorkloadStore } from '../../src/runtime/entities/workload.js';
 import {
     ClusterEntities,
     clusterExecutor,
@@ -34,7 +37,7 @@ import {
     writeCoreRows,
 } from '../../src/runtime/redis-core/core-engine.js';
 import { generateInstanceData } from '../../src/runtime/data-generator.js';
-import { indexInstanceData } from '../../src/runtime/instance-data.js';
+import { indexInstanceData, type InstanceData } from '../../src/runtime/instance-data.js';
 import { materializeModel } from '../../src/runtime/materialize.js';
 import { coreClusterFunctions } from '../../src/generation/redis-core/redis-core-cluster-lua.js';
 import { loadRuntimeDesign, type RuntimeDesign } from '../../src/runtime/runtime-design.js';
@@ -155,6 +158,53 @@ describe('entity operations on a 3-master Redis Cluster', () => {
             // Some records were left by a dead writer and carried by `complete` (the rest by the next operation).
             expect(completed).toBeGreaterThan(0);
             expect(report.intents.delete?.done ?? 0).toBeGreaterThan(0);
+        },
+        600_000,
+    );
+
+    test.each(EXAMPLES)(
+        '%s: two writers on the same entities at once, then complete: every live check finds 0 differences',
+        async (name) => {
+            const { runtime, design, library } = await designOf(name);
+            const opened: CoreConnection[] = [];
+            const store: WorkloadStore = {
+                reset: () => reset(design, library),
+                writer: async () => {
+                    const own = await connectCore(cluster.urls[0], { cluster: cluster.urls });
+                    opened.push(own);
+                    return clusterExecutor(
+                        new ClusterEntities({ connection: own, design, kvlm: runtime.kvlm, model: runtime.model }),
+                    );
+                },
+                check: async () => {
+                    const checker = new ClusterEntities({
+                        connection,
+                        design,
+                        kvlm: runtime.kvlm,
+                        model: runtime.model,
+                    });
+                    await completeCluster(checker, connection);
+                    return clusterEntityStore(connection).check(design, runtime);
+                },
+                digest,
+            };
+            try {
+                const report = await runWorkload(store, {
+                    model: runtime.model,
+                    design: runtime.kvlm,
+                    operations: OPS,
+                    seed: SEED,
+                    writers: 2,
+                    checkEvery: 10,
+                    idsPerEntity: 3,
+                    shrink: false,
+                });
+                expect(report.failure).toBeUndefined();
+                expect(report.operations).toBe(OPS);
+                expect(report.intents.delete?.done ?? 0).toBeGreaterThan(0);
+            } finally {
+                for (const own of opened) await own.close();
+            }
         },
         600_000,
     );
@@ -297,6 +347,104 @@ describe('entity operations on a 3-master Redis Cluster', () => {
         } finally {
             process.kill(cluster.nodes[1].pid, 'SIGCONT');
             await writer.close();
+        }
+    }, 300_000);
+
+    test('a master SIGKILLed mid-run and restarted from its append-only file: every acknowledged operation is there', async () => {
+        // Its own cluster: every node persists each write before it replies (appendfsync always).
+        const durable = await startRedisCluster(3, { appendfsync: 'always' });
+        const { runtime, design, library } = await designOf('book-ratings');
+        const open = () => connectCore(durable.urls[0], { cluster: durable.urls, timeoutSeconds: 5 });
+        let writer = await open();
+        try {
+            await prepareCore(writer, design, library, true);
+            const { randomEntityOperations } = await import('../../src/runtime/entities/random-operations.js');
+            const { applyEntityOperation } = await import('../../src/runtime/entities/entity-operations.js');
+            const operations = randomEntityOperations(runtime.model, SEED, 160, { design: runtime.kvlm });
+            const empty: InstanceData = {};
+            for (const name of runtime.model.entities.keys()) empty[name] = [];
+            // The states the acknowledged operations allow: an operation without a reply may or may not have
+            // happened (two candidates), and a later reply drops the candidates whose oracle answers otherwise.
+            let candidates: InstanceData[] = [empty];
+            const kills = new Map([
+                [40, 1],
+                [100, 2],
+            ]);
+            let killed: number | undefined;
+            let uncertain = 0;
+            let entities = new ClusterEntities({
+                connection: writer,
+                design,
+                kvlm: runtime.kvlm,
+                model: runtime.model,
+            });
+            for (const [i, drawn] of operations.entries()) {
+                const master = kills.get(i);
+                if (master !== undefined) {
+                    await durable.kill(master);
+                    killed = master;
+                }
+                const operation = drawn.operation;
+                let outcome: Awaited<ReturnType<ClusterEntities['execute']>> | 'lost';
+                try {
+                    outcome = await entities.execute(operation);
+                } catch (error) {
+                    // Only a master down loses a reply (a restarted master lost nothing it acknowledged).
+                    if (killed === undefined) throw error;
+                    outcome = 'lost';
+                }
+                const next: InstanceData[] = [];
+                for (const data of candidates) {
+                    const expected = applyEntityOperation(runtime.model, data, operation);
+                    if (outcome === 'lost') {
+                        next.push(data);
+                        if (expected.ok) next.push(expected.data);
+                    } else if (outcome.ok ? expected.ok : !expected.ok && expected.refusal.code === outcome.code)
+                        next.push(expected.ok ? expected.data : data);
+                }
+                expect(next.length).toBeGreaterThan(0);
+                candidates = next;
+                if (outcome === 'lost') {
+                    uncertain++;
+                    // The master comes back from its file; the writer connects again (its link to it is gone).
+                    if (killed !== undefined) await durable.restart(killed);
+                    killed = undefined;
+                    await writer.close().catch(() => undefined);
+                    writer = await open();
+                    entities = new ClusterEntities({
+                        connection: writer,
+                        design,
+                        kvlm: runtime.kvlm,
+                        model: runtime.model,
+                    });
+                }
+            }
+            expect(uncertain).toBeGreaterThanOrEqual(2);
+            expect(killed).toBeUndefined();
+            const io = memoryIo();
+            expect(
+                await main(
+                    [
+                        'complete',
+                        'examples/book-ratings/book-ratings.pidm',
+                        '--target',
+                        'redis-core',
+                        '--redis',
+                        durable.urls[0],
+                    ],
+                    io,
+                ),
+            ).toBe(0);
+            const { data, differences } = await clusterEntityStore(writer).check(design, runtime);
+            expect(differences).toEqual([]);
+            const matching = candidates.filter(
+                (candidate) => entityDifferences(runtime.model, candidate, data).length === 0,
+            );
+            expect(matching.length).toBeGreaterThan(0);
+            expect(Object.values(data).reduce((sum, objects) => sum + objects.length, 0)).toBeGreaterThan(0);
+        } finally {
+            await writer.close().catch(() => undefined);
+            await durable.stop();
         }
     }, 300_000);
 

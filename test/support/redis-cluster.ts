@@ -2,7 +2,9 @@
  * A private Redis Cluster for tests: three masters (`redis-server --cluster-enabled yes` on free loopback ports, each
  * in its own temporary directory), joined by `redis-cli --cluster create … --cluster-replicas 0 --cluster-yes`, ready
  * once every node reports `cluster_state:ok`. Nodes are stopped by pid and their directories removed; a test can
- * kill one node and start it again on its port (it rejoins from its nodes.conf, empty: nothing is persisted).
+ * kill one node and start it again on its port (it rejoins from its nodes.conf). Nothing is persisted unless the
+ * cluster is started with `appendfsync`: then every node keeps an append-only file with that fsync policy, and a
+ * node killed and restarted loads it back.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -32,7 +34,13 @@ export interface RedisTestCluster {
     stop(): Promise<void>;
 }
 
-async function startNode(port: number, dir: string): Promise<number> {
+/** Options of `startRedisCluster`. */
+export interface ClusterOptions {
+    /** Persist every write in an append-only file with this fsync policy (none when absent). */
+    appendfsync?: 'always' | 'everysec' | 'no';
+}
+
+async function startNode(port: number, dir: string, options: ClusterOptions): Promise<number> {
     const pidfile = join(dir, 'redis.pid');
     await rm(pidfile, { force: true });
     const started = await run('redis-server', [
@@ -49,7 +57,8 @@ async function startNode(port: number, dir: string): Promise<number> {
         '--save',
         '',
         '--appendonly',
-        'no',
+        options.appendfsync === undefined ? 'no' : 'yes',
+        ...(options.appendfsync === undefined ? [] : ['--appendfsync', options.appendfsync]),
         '--daemonize',
         'yes',
         '--dir',
@@ -81,7 +90,7 @@ async function waitForClusterOk(ports: readonly number[]): Promise<void> {
 /**
  * Starts a cluster of `masters` nodes (default 3). Fails (never skips) when redis-server or redis-cli is missing.
  */
-export async function startRedisCluster(masters = 3): Promise<RedisTestCluster> {
+export async function startRedisCluster(masters = 3, options: ClusterOptions = {}): Promise<RedisTestCluster> {
     for (const binary of ['redis-server', 'redis-cli']) {
         if (spawnSync('sh', ['-c', `command -v ${binary}`]).status !== 0)
             throw new Error(`${binary} is not installed: apt-get install -y redis-server redis-tools`);
@@ -101,7 +110,7 @@ export async function startRedisCluster(masters = 3): Promise<RedisTestCluster> 
             const dir = await mkdtemp(join(tmpdir(), 'kvmod-cluster-'));
             const port = await freePort();
             nodes.push({ port, url: `redis://127.0.0.1:${port}`, pid: 0, dir });
-            nodes[i].pid = await startNode(port, dir);
+            nodes[i].pid = await startNode(port, dir, options);
         }
         const created = await run('redis-cli', [
             '--cluster',
@@ -128,7 +137,7 @@ export async function startRedisCluster(masters = 3): Promise<RedisTestCluster> 
             await killAndWait(nodes[index].pid, 'SIGKILL');
         },
         async restart(index) {
-            nodes[index].pid = await startNode(nodes[index].port, nodes[index].dir);
+            nodes[index].pid = await startNode(nodes[index].port, nodes[index].dir, options);
             await waitForClusterOk(nodes.map((node) => node.port));
         },
         stop,

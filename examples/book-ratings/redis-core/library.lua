@@ -552,11 +552,14 @@ redis.register_function{
 }
 
 -- KEYS: entity, log, then (delete) the entity's reverse hashes. ARGV: expected _v ('' when it must not exist),
--- 'put' or 'del', the change record (JSON, without its seq), the new hash's fields (put). Reply: the new seq, or
--- 'retry' when the entity changed since the caller read it, or a reverse hash still names a referrer (delete).
+-- expected seq, 'put' or 'del', the change record (JSON, without its seq), the new hash's fields (put). Reply: the
+-- new seq, or 'retry' when the entity or its counter moved since the caller read them (another operation, or a
+-- fence), or a reverse hash still names a referrer (delete).
 redis.register_function('book_ratings_c_begin', function(keys, args)
     local v = redis.call('HGET', keys[1], '_v')
     if (args[1] == '' and v) or (args[1] ~= '' and v ~= args[1]) then return 'retry' end
+    if (redis.call('HGET', keys[2], 'seq') or '0') ~= args[2] then return 'retry' end
+    table.remove(args, 2)
     if args[2] == 'del' then
         for i = 3, #keys do
             if redis.call('HLEN', keys[i]) > 0 then return 'retry' end
@@ -573,17 +576,28 @@ redis.register_function('book_ratings_c_begin', function(keys, args)
     return seq
 end)
 
+-- KEYS: entity, log. Reply: { the raised seq, flat hash }: a writer that read the entity before this call and has not
+-- made its own call yet is refused there ('retry'), so what the caller decides from this read holds.
+redis.register_function('book_ratings_c_fence', function(keys)
+    local seq = redis.call('HINCRBY', keys[2], 'seq', 1)
+    return { seq, redis.call('HGETALL', keys[1]) }
+end)
+
 -- KEYS: log. ARGV: the record's seq.
 redis.register_function('book_ratings_c_ack', function(keys, args)
     return redis.call('HDEL', keys[1], 'r' .. args[1])
 end)
 
--- KEYS: the reverse hash, the target's log. ARGV: referrer (Source.ref), referrer id, its seq, 1 present / 0 absent.
+-- KEYS: the reverse hash, the target's log, the target's entity hash. ARGV: referrer (Source.ref), referrer id, its
+-- seq, 1 present / 0 absent, 1 when the target must exist. An entry set from a seq is kept against a removal from
+-- the same seq (the entry of a new reference is added from the version the referrer's own call will replace), and
+-- a new reference to a target already deleted is refused ('gone'): its delete saw no referrer.
 redis.register_function('book_ratings_c_rev', function(keys, args)
     local guard = 'g' .. args[1] .. ':' .. args[2]
     local stored = tonumber(redis.call('HGET', keys[2], guard) or '0')
     local seq = tonumber(args[3])
-    if seq < stored then return 'stale' end
+    if seq < stored or (args[4] ~= '1' and seq == stored) then return 'stale' end
+    if args[5] == '1' and redis.call('EXISTS', keys[3]) == 0 then return 'gone' end
     if args[4] == '1' then redis.call('HSET', keys[1], args[2], '') else redis.call('HDEL', keys[1], args[2]) end
     redis.call('HSET', keys[2], guard, seq)
     return 'ok'

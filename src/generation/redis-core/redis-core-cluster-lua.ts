@@ -8,7 +8,9 @@
  * - `kvmod:<db>:{<Entity>:<id>}:@log` (the entity's slot): `seq`, a counter every operation on the entity raises
  *   (deletes included, so a re-created entity never goes back to an older version); `r<seq>`, the change record of
  *   an operation not carried yet (the outbox); `g<Source>.<ref>:<id>`, the version of the referrer whose state the
- *   reverse entry was last set from.
+ *   reverse entry was last set from. A writer that clears a reverse entry its referrer does not hold raises the
+ *   referrer's counter first (`fence`): a writer that added the entry and has not made its own call yet then finds
+ *   the counter moved, and reads again.
  * - in a row hash: `@v`, the versions (JSON `{"<Entity>:<id>": seq}`) of the entities the row was built from;
  *   `@stale`, the partitions (JSON list) still holding the row's old index entries; `@deleted`, a tombstone.
  * - `<partition tag>:@v` (the partition's slot): per row, the versions its index entries were written from.
@@ -20,6 +22,8 @@ export interface CoreClusterFunctions {
     read: string;
     /** Entity slot: the entity written (or deleted) and its change record appended, in one call. */
     begin: string;
+    /** Entity slot: the version counter raised (no change), then the entity read, in one call. */
+    fence: string;
     /** Entity slot: a change record's steps are done. */
     ack: string;
     /** Target's slot: one reverse entry set from its referrer's state at a version. */
@@ -37,6 +41,7 @@ export function coreClusterFunctions(database: string): CoreClusterFunctions {
     return {
         read: name('read'),
         begin: name('begin'),
+        fence: name('fence'),
         ack: name('ack'),
         rev: name('rev'),
         row: name('row'),
@@ -53,6 +58,7 @@ export function coreClusterLua(database: string): string {
             {
                 READ: 'read',
                 BEGIN: 'begin',
+                FENCE: 'fence',
                 ACK: 'ack',
                 REV: 'rev',
                 ROW: 'row',
@@ -115,11 +121,14 @@ redis.register_function{
 }
 
 -- KEYS: entity, log, then (delete) the entity's reverse hashes. ARGV: expected _v ('' when it must not exist),
--- 'put' or 'del', the change record (JSON, without its seq), the new hash's fields (put). Reply: the new seq, or
--- 'retry' when the entity changed since the caller read it, or a reverse hash still names a referrer (delete).
+-- expected seq, 'put' or 'del', the change record (JSON, without its seq), the new hash's fields (put). Reply: the
+-- new seq, or 'retry' when the entity or its counter moved since the caller read them (another operation, or a
+-- fence), or a reverse hash still names a referrer (delete).
 redis.register_function('__BEGIN__', function(keys, args)
     local v = redis.call('HGET', keys[1], '_v')
     if (args[1] == '' and v) or (args[1] ~= '' and v ~= args[1]) then return 'retry' end
+    if (redis.call('HGET', keys[2], 'seq') or '0') ~= args[2] then return 'retry' end
+    table.remove(args, 2)
     if args[2] == 'del' then
         for i = 3, #keys do
             if redis.call('HLEN', keys[i]) > 0 then return 'retry' end
@@ -136,17 +145,28 @@ redis.register_function('__BEGIN__', function(keys, args)
     return seq
 end)
 
+-- KEYS: entity, log. Reply: { the raised seq, flat hash }: a writer that read the entity before this call and has not
+-- made its own call yet is refused there ('retry'), so what the caller decides from this read holds.
+redis.register_function('__FENCE__', function(keys)
+    local seq = redis.call('HINCRBY', keys[2], 'seq', 1)
+    return { seq, redis.call('HGETALL', keys[1]) }
+end)
+
 -- KEYS: log. ARGV: the record's seq.
 redis.register_function('__ACK__', function(keys, args)
     return redis.call('HDEL', keys[1], 'r' .. args[1])
 end)
 
--- KEYS: the reverse hash, the target's log. ARGV: referrer (Source.ref), referrer id, its seq, 1 present / 0 absent.
+-- KEYS: the reverse hash, the target's log, the target's entity hash. ARGV: referrer (Source.ref), referrer id, its
+-- seq, 1 present / 0 absent, 1 when the target must exist. An entry set from a seq is kept against a removal from
+-- the same seq (the entry of a new reference is added from the version the referrer's own call will replace), and
+-- a new reference to a target already deleted is refused ('gone'): its delete saw no referrer.
 redis.register_function('__REV__', function(keys, args)
     local guard = 'g' .. args[1] .. ':' .. args[2]
     local stored = tonumber(redis.call('HGET', keys[2], guard) or '0')
     local seq = tonumber(args[3])
-    if seq < stored then return 'stale' end
+    if seq < stored or (args[4] ~= '1' and seq == stored) then return 'stale' end
+    if args[5] == '1' and redis.call('EXISTS', keys[3]) == 0 then return 'gone' end
     if args[4] == '1' then redis.call('HSET', keys[1], args[2], '') else redis.call('HDEL', keys[1], args[2]) end
     redis.call('HSET', keys[2], guard, seq)
     return 'ok'
