@@ -6,7 +6,7 @@
  * cursor is its `LastEvaluatedKey`.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
@@ -105,6 +105,23 @@ afterAll(async () => {
 });
 
 describe('the generated TypeScript client of the DynamoDB design', () => {
+    test("the shipped run-time files are kvmod's own modules (the engine runs the same reader), imports pointed at each other", async () => {
+        expect(DYNAMO_CLIENT_RUNTIME_FILES.map((file) => file.path)).toEqual([
+            'kvmod/dynamodb-keys.ts',
+            'kvmod/kvmod-dynamo-client.ts',
+        ]);
+        for (const file of DYNAMO_CLIENT_RUNTIME_FILES) {
+            const source = await readFile(join(repoRoot, file.source), 'utf8');
+            const [header, ...rest] = file.content.split('\n');
+            expect(header).toBe(
+                `// Copied by kvmod from its ${file.source}: the rules of the DynamoDB design have one source. Do not edit.`,
+            );
+            expect(rest.join('\n')).toBe(
+                source.replace("from '../../dynamodb/dynamodb-keys.js'", "from './dynamodb-keys.js'"),
+            );
+        }
+    });
+
     test('every example client compiles strict against the AWS SDK types, with the query types of the RediSearch client', async () => {
         const roots: string[] = [];
         for (const example of EXAMPLES) {

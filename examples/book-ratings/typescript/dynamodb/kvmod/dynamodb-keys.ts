@@ -1,4 +1,4 @@
-// Copied by kvmod from its src/generation/dynamodb/dynamodb-keys.ts: the rules of the Redis design have one source. Do not edit.
+// Copied by kvmod from its src/generation/dynamodb/dynamodb-keys.ts: the rules of the DynamoDB design have one source. Do not edit.
 /**
  * The order-preserving key encodings of the DynamoDB design, shared by the design (bounds of literals), the
  * generated README and the engine runtime (the items it writes, the keys it queries). DynamoDB orders a string

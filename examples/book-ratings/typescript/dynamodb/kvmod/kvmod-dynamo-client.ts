@@ -1,4 +1,4 @@
-// Copied by kvmod from its src/generation/typescript/client-runtime/kvmod-dynamo-client.ts: the rules of the Redis design have one source. Do not edit.
+// Copied by kvmod from its src/generation/typescript/client-runtime/kvmod-dynamo-client.ts: the rules of the DynamoDB design have one source. Do not edit.
 /**
  * The run-time part of a generated TypeScript client of the DynamoDB design (`kvmod generate --target typescript
  * --design dynamodb`): a served query's `Query` request with its values bound, and its answer read page by page by
