@@ -296,6 +296,7 @@ describe('the target contract', () => {
             'typescript/redisearch2',
             'typescript/redisearch1',
             'typescript/redis-core',
+            'typescript/dynamodb',
         ]);
     });
 

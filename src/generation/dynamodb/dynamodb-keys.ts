@@ -10,8 +10,12 @@
  * - int and float: the 64-bit IEEE 754 bits as 16 hex digits, the sign bit flipped for a positive number and every
  *   bit flipped for a negative one (then byte order is numeric order; -0 is written as 0);
  * - boolean: `0` or `1`.
+ *
+ * No imports: the generated TypeScript client of the DynamoDB design ships this file (`kvmod/dynamodb-keys.ts`).
  */
-import type { LogicalType } from '../../language/pidm/pidm-semantics.js';
+
+/** The logical types of the model (the language's `LogicalType`, spelled here so that the client needs no import). */
+export type KeyType = 'text' | 'int' | 'float' | 'boolean' | 'date' | 'time' | 'datetime';
 
 /** Ends every key component: sorts below every character an encoded component holds. */
 export const KEY_SEPARATOR = '\u0000';
@@ -23,7 +27,7 @@ export const AFTER_COMPONENT = '\u0001';
 export type KeyValue = string | number | boolean;
 
 /** A value of a logical type as one key component, without its separator (see the module comment). */
-export function encodeKeyComponent(type: LogicalType, value: KeyValue): string {
+export function encodeKeyComponent(type: KeyType, value: KeyValue): string {
     switch (type) {
         case 'int':
         case 'float':
@@ -49,7 +53,7 @@ export function orderedNumber(value: number): string {
 }
 
 /** A partition key: the access's prefix, then each equality value's component, separated. */
-export function partitionKey(prefix: string, parts: readonly { type: LogicalType; value: KeyValue }[]): string {
+export function partitionKey(prefix: string, parts: readonly { type: KeyType; value: KeyValue }[]): string {
     return [prefix, ...parts.map((part) => encodeKeyComponent(part.type, part.value))].join(KEY_SEPARATOR);
 }
 
@@ -57,7 +61,7 @@ export function partitionKey(prefix: string, parts: readonly { type: LogicalType
  * A sort key: each component followed by the separator, then `#` and the row's key (which makes the item's key
  * unique; components of equal rows tie, and their order is free).
  */
-export function sortKey(parts: readonly { type: LogicalType; value: KeyValue }[], rowKey: string): string {
+export function sortKey(parts: readonly { type: KeyType; value: KeyValue }[], rowKey: string): string {
     return parts.map((part) => encodeKeyComponent(part.type, part.value) + KEY_SEPARATOR).join('') + '#' + rowKey;
 }
 
@@ -66,7 +70,7 @@ export function sortKey(parts: readonly { type: LogicalType; value: KeyValue }[]
  * is `>= v` is `>= enc(v)`; `> v` is `>= enc(v) + AFTER`; `<= v` is `<= enc(v) + AFTER`; `< v` is `<= enc(v)`
  * (no key equals a bound: a key's component always ends with the separator).
  */
-export function sortKeyBound(type: LogicalType, value: KeyValue, inclusive: boolean, lower: boolean): string {
+export function sortKeyBound(type: KeyType, value: KeyValue, inclusive: boolean, lower: boolean): string {
     const encoded = encodeKeyComponent(type, value);
     return lower === inclusive ? encoded : encoded + AFTER_COMPONENT;
 }

@@ -10,24 +10,25 @@ import type { GenerationTarget } from '../generation-target.js';
 import { redisTarget, redisTargetOptions } from '../redis/redis-target.js';
 import type { TsClientDesign } from './typescript-design.js';
 import type { TsCoreClientDesign } from './typescript-core-design.js';
+import type { TsDynamoClientDesign } from './typescript-dynamo-design.js';
 
-/** The designs a client can run: the redis target's (RediSearch) or the redis-core target's (core Redis). */
-export const CLIENT_DESIGNS = ['redis', 'redis-core'] as const;
+/** The designs a client can run: the redis target's (RediSearch), the redis-core target's (core Redis), the dynamodb target's. */
+export const CLIENT_DESIGNS = ['redis', 'redis-core', 'dynamodb'] as const;
 
 /** The TypeScript target's option declarations: the design it is a client of, then the Redis design's own. */
 export const typescriptTargetOptions = {
     design: choiceOption(
         CLIENT_DESIGNS,
         'redis',
-        'The design the client runs: redis (RediSearch, as `--target redis` generates it, in the dialect of --dialect) or redis-core (core Redis and its function library, as `--target redis-core` generates it; written to typescript/redis-core/)',
-        // The redis design's clients sit in one folder per dialect; the redis-core client has no dialect.
-        { folderValues: ['redis-core'] },
+        'The design the client runs: redis (RediSearch, as `--target redis` generates it, in the dialect of --dialect), redis-core (core Redis and its function library, as `--target redis-core` generates it; written to typescript/redis-core/) or dynamodb (AWS SDK v3, the tables of `--target dynamodb` with its default options; written to typescript/dynamodb/)',
+        // The redis design's clients sit in one folder per dialect; the redis-core and dynamodb clients have no dialect.
+        { folderValues: ['redis-core', 'dynamodb'] },
     ),
     ...redisTargetOptions,
 };
 
 /** What the emitter receives: a client of the Redis design, or of the redis-core design. */
-export type TsTargetDesign = TsClientDesign | TsCoreClientDesign;
+export type TsTargetDesign = TsClientDesign | TsCoreClientDesign | TsDynamoClientDesign;
 
 /** The TypeScript client generation target. */
 export const typescriptTarget: GenerationTarget<typeof typescriptTargetOptions, TsTargetDesign> = {
@@ -45,34 +46,43 @@ export const typescriptTarget: GenerationTarget<typeof typescriptTargetOptions, 
     // which the design reads nothing else (detached copies: the parsed PIDM is freed before the design is built).
     usesSourceModel: 'entities',
     buildDesign: async ({ kvlm, pidm }, { design, ...options }) =>
-        design === 'redis-core'
-            ? (await import('./typescript-core-design.js')).buildTsCoreClientDesign(
-                  kvlm,
-                  options,
-                  pidm === undefined ? {} : { pidm },
-              )
-            : (await import('./typescript-design.js')).buildTsClientDesignFromKvlm(
-                  kvlm,
-                  options,
-                  pidm === undefined ? {} : { pidm },
-              ),
+        design === 'dynamodb'
+            ? (await import('./typescript-dynamo-design.js')).buildTsDynamoClientDesign(kvlm, options)
+            : design === 'redis-core'
+              ? (await import('./typescript-core-design.js')).buildTsCoreClientDesign(
+                    kvlm,
+                    options,
+                    pidm === undefined ? {} : { pidm },
+                )
+              : (await import('./typescript-design.js')).buildTsClientDesignFromKvlm(
+                    kvlm,
+                    options,
+                    pidm === undefined ? {} : { pidm },
+                ),
     // A design without entities: its client has no entity operations (the Redis design's own warning says so).
     warnings: (design) =>
-        'core' in design
-            ? design.core.noEntityStore === null
-                ? []
-                : [
-                      {
-                          code: 'redis-core.no-entity-store',
-                          message: `the design keeps no entities, so it has no entity operations (no entity functions in the client): ${design.core.noEntityStore}`,
-                      },
-                  ]
-            : (redisTarget.warnings?.(design.redis) ?? []),
+        'dynamo' in design
+            ? design.dynamo.warnings.map(({ code, query, message }) => ({ code, query, message }))
+            : 'core' in design
+              ? design.core.noEntityStore === null
+                  ? []
+                  : [
+                        {
+                            code: 'redis-core.no-entity-store',
+                            message: `the design keeps no entities, so it has no entity operations (no entity functions in the client): ${design.core.noEntityStore}`,
+                        },
+                    ]
+              : (redisTarget.warnings?.(design.redis) ?? []),
     codeEmitters: [
         {
             name: 'client',
             emit: async (design, _options, run) => {
                 const { kvmodVersion } = await import('./typescript-version.js');
+                if ('dynamo' in design)
+                    return (await import('./typescript-dynamo-emitter.js')).emitDynamoTypeScriptClient(
+                        design,
+                        kvmodVersion(),
+                    );
                 if ('core' in design)
                     return (await import('./typescript-core-emitter.js')).emitCoreTypeScriptClient(
                         design,

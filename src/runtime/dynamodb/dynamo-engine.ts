@@ -15,18 +15,11 @@ import {
     type CreateTableCommandInput,
     type TableDescription,
 } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type {
-    DynamoKey,
-    DynamoQuery,
-    DynamoTable,
-    DynamoValue,
-    DynamoViewModel,
-} from '../../generation/dynamodb/dynamodb-design.js';
-import { expressionOf } from '../../generation/dynamodb/dynamodb-design.js';
-import { partitionKey, sortKeyBound } from '../../generation/dynamodb/dynamodb-keys.js';
+import { BatchWriteCommand, DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { dynamoClientQuery } from '../../generation/dynamodb/dynamodb-client-query.js';
+import type { DynamoQuery, DynamoTable, DynamoViewModel } from '../../generation/dynamodb/dynamodb-design.js';
 import { dynamoTarget, type dynamoTargetOptions } from '../../generation/dynamodb/dynamodb-target.js';
-import type { DynamoFilter } from '../../generation/dynamodb/dynamodb-view-model.js';
+import { queryCommandInput, readWholeAnswer } from '../../generation/typescript/client-runtime/kvmod-dynamo-client.js';
 import { collationFor, compareCodePoints, type TypedValue } from '../collation.js';
 import {
     EngineError,
@@ -38,7 +31,7 @@ import {
 } from '../engine.js';
 import type { CollectionRows } from '../materialize.js';
 import { dynamoEntityStore } from './dynamo-entities.js';
-import { itemOf, typedValue } from './dynamo-row-items.js';
+import { itemOf } from './dynamo-row-items.js';
 import type { ParameterValues } from '../oracle.js';
 
 /** DynamoDB's collation: a text equals only itself; order is UTF-8 byte order (= code point order). */
@@ -247,69 +240,20 @@ async function writeBatch(connection: DynamoConnection, tableName: string, items
     }
 }
 
-/** The value a condition binds: a parameter's, or the literal. */
-function bind(value: DynamoValue, parameters: ParameterValues, query: DynamoQuery): TypedValue {
-    if ('param' in value) {
-        const name = query.params[value.param - 1].name;
-        const bound = parameters[name];
-        if (bound === undefined) throw new Error(`query ${query.name}: no value for parameter ${name}`);
-        return bound;
-    }
-    return value.literal;
-}
-
-/** The `Query` input of a served query with bound parameters (without `ExclusiveStartKey`). */
+/** The `Query` input of a served query with bound parameters (without `ExclusiveStartKey`): the client runtime's. */
 export function queryInput(
     view: DynamoViewModel,
     table: DynamoTable,
     query: DynamoQuery,
     parameters: ParameterValues,
 ): QueryCommandInput {
-    const key: DynamoKey = table.keys[query.key];
-    const names: Record<string, string> = { '#pk': key.partitionAttribute };
-    const values: Record<string, unknown> = {
-        ':pk': partitionKey(
-            key.partitionPrefix,
-            query.partitionValues.map((value, at) => ({
-                type: key.partitionParts[at].type,
-                value: bind(value, parameters, query),
-            })),
-        ),
-    };
-    if (query.range !== null) {
-        names['#sk'] = key.sortAttribute;
-        const { type, min, max } = query.range;
-        if (min) values[':lo'] = sortKeyBound(type, bind(min.value, parameters, query), min.inclusive, true);
-        if (max) values[':hi'] = sortKeyBound(type, bind(max.value, parameters, query), max.inclusive, false);
-    }
-    if (query.filter !== null) {
-        const filterNames = new Map<string, string>();
-        expressionOf(query.filter, filterNames, { count: 0 });
-        for (const [field, alias] of filterNames) names[alias] = field;
-        let count = 0;
-        const visit = (filter: DynamoFilter): void => {
-            if (filter.op === 'cmp')
-                values[`:f${count++}`] = typedValue(filter.type, bind(filter.value, parameters, query));
-            else filter.args.forEach(visit);
-        };
-        visit(query.filter);
-    }
-    const read = [...new Set([...query.projections.map((p) => p.field), ...query.clientSort.map((s) => s.field)])];
-    read.forEach((field, at) => (names[`#p${at}`] = field));
-    return {
-        TableName: table.name,
-        ...(key.index === null ? { ConsistentRead: true } : { IndexName: key.index }),
-        KeyConditionExpression: query.keyConditionExpression,
-        ...(query.filterExpression === null ? {} : { FilterExpression: query.filterExpression }),
-        ProjectionExpression: read.map((_, at) => `#p${at}`).join(', '),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ScanIndexForward: query.scanIndexForward,
-        Limit: view.pageSize,
-    };
+    return queryCommandInput(dynamoClientQuery(view.pageSize, table, query), parameters);
 }
 
-/** Runs a served query: every page, then the client's sort where no key carries the order. */
+/**
+ * Runs a served query as the generated client reads it whole: every page, then the client's sort where no key
+ * carries the order.
+ */
 async function runDynamoQuery(
     connection: DynamoConnection,
     view: DynamoViewModel,
@@ -317,22 +261,11 @@ async function runDynamoQuery(
     query: DynamoQuery,
     parameters: ParameterValues,
 ): Promise<{ rows: TypedValue[][]; command: string }> {
-    const input = queryInput(view, table, query, parameters);
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-        const page = await connection.documents.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
-        items.push(...((page.Items ?? []) as Record<string, unknown>[]));
-        start = page.LastEvaluatedKey as Record<string, unknown> | undefined;
-    } while (start !== undefined);
-    if (query.clientSort.length > 0)
-        items.sort((a, b) => {
-            for (const key of query.clientSort) {
-                const order = dynamoCollation.compare(key.type, a[key.field] as TypedValue, b[key.field] as TypedValue);
-                if (order !== 0) return key.descending ? -order : order;
-            }
-            return 0;
-        });
+    const { items, input } = await readWholeAnswer(
+        connection.documents,
+        dynamoClientQuery(view.pageSize, table, query),
+        parameters,
+    );
     return {
         rows: items.map((item) => query.projections.map((p) => item[p.field] as TypedValue)),
         command: `Query ${JSON.stringify(input)}`,

@@ -9,6 +9,7 @@ import type { LogicalType } from '../../language/pidm/pidm-semantics.js';
 import type { TypedValue } from '../collation.js';
 import { EngineError } from '../engine.js';
 import type { MaterializedRow } from '../materialize.js';
+import { itemValue } from '../../generation/typescript/client-runtime/kvmod-dynamo-client.js';
 
 /** The item of a row: its fields, and the key attributes of the table and of every index. */
 export function itemOf(table: DynamoTable, row: MaterializedRow): Record<string, unknown> {
@@ -41,9 +42,7 @@ export function itemOf(table: DynamoTable, row: MaterializedRow): Record<string,
     return item;
 }
 
-/** A value as the item holds it: numbers as numbers (N), booleans as BOOL, the rest as text (S). */
+/** A value as the item holds it: numbers as numbers (N), booleans as BOOL, the rest as text (S) (the client's rule). */
 export function typedValue(type: LogicalType, value: TypedValue): TypedValue {
-    if (type === 'int' || type === 'float') return Number(value);
-    if (type === 'boolean') return value === true || value === 'true';
-    return String(value);
+    return itemValue(type, value);
 }
