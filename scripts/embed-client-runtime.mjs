@@ -32,7 +32,11 @@ export const RUNTIME_SOURCES = [
 ];
 
 /** The files only the client of the redis-core design ships, besides those above. */
-export const CORE_RUNTIME_SOURCES = ['src/generation/typescript/client-runtime/kvmod-core-client.ts'];
+export const CORE_RUNTIME_SOURCES = [
+    'src/generation/shared/core-partition.ts',
+    'src/generation/typescript/client-runtime/kvmod-cluster-entities.ts',
+    'src/generation/typescript/client-runtime/kvmod-core-client.ts',
+];
 
 /** Imports that resolve to a module re-exporting another embedded one: the embedded one stands in. */
 const STAND_INS = { 'src/generation/redis/redis-view-model.ts': 'src/generation/redis/redis-view-model-types.ts' };
