@@ -301,8 +301,8 @@ export async function connectCluster(urls: readonly string[], options: { timeout
         commandOptions: { timeout: 0 },
         defaults: {
             disableOfflineQueue: true,
-            username: first.username ? decodeURIComponent(first.username) : undefined,
-            password: first.password ? decodeURIComponent(first.password) : undefined,
+            ...(first.username ? { username: decodeURIComponent(first.username) } : {}),
+            ...(first.password ? { password: decodeURIComponent(first.password) } : {}),
             socket: {
                 reconnectStrategy: false,
                 connectTimeout: options.timeoutMs ?? 10_000,
