@@ -32,7 +32,11 @@ export const RUNTIME_SOURCES = [
 ];
 
 /** The files only the client of the redis-core design ships, besides those above. */
-export const CORE_RUNTIME_SOURCES = ['src/generation/typescript/client-runtime/kvmod-core-client.ts'];
+export const CORE_RUNTIME_SOURCES = [
+    'src/generation/shared/core-partition.ts',
+    'src/generation/typescript/client-runtime/kvmod-cluster-entities.ts',
+    'src/generation/typescript/client-runtime/kvmod-core-client.ts',
+];
 
 /** The files the client of the DynamoDB design ships (none of the Redis ones). */
 export const DYNAMO_RUNTIME_SOURCES = [

@@ -192,12 +192,12 @@ describe('typescript target', () => {
             expect(expected).toHaveLength(7);
             expect(found).toEqual(expected);
             const client = files.find((f) => f.path === 'client.ts')!.content;
+            // The redis-core client's functions take one server or a cluster.
+            const type = name === 'redis-core' ? 'core.CoreClient' : 'kvmod.CommandClient';
             expect(client).toContain(
-                'export function setBookSequelOf(client: kvmod.CommandClient, isbn: string, target: string | null)',
+                `export function setBookSequelOf(client: ${type}, isbn: string, target: string | null)`,
             );
-            expect(client).toContain(
-                'export function setBookPublisher(client: kvmod.CommandClient, isbn: string, target: string)',
-            );
+            expect(client).toContain(`export function setBookPublisher(client: ${type}, isbn: string, target: string)`);
             expect(client).toContain('    title?: string | undefined;');
             expect(client).not.toMatch(/export (async )?function (write|delete)Q\d/);
         },
@@ -279,8 +279,10 @@ WHERE isbn = "?"
             );
             expect(warnings.filter((w) => w.code === 'redis-core.no-entity-store')).toEqual([]);
             const client = files.find((f) => f.path === 'client.ts')!.content;
-            expect(client).toContain('    library: LIBRARY_SOURCE,\n} satisfies kvmodEntities.ClientEntityStore;');
-            expect(client).toMatch(/export function create\w+\(client: kvmod\.CommandClient/);
+            expect(client).toContain(
+                '    library: LIBRARY_SOURCE,\n    cluster: core.clusterEntityCalls(CLUSTER_STEPS),\n} satisfies kvmodEntities.ClientEntityStore;',
+            );
+            expect(client).toMatch(/export function create\w+\(client: core\.CoreClient/);
             expect(client).not.toContain('installEntityFunctions');
             const out = join(dir, 'core', `${example}-pidm`);
             await writeOutputs(

@@ -35,7 +35,8 @@ import {
 } from '../../language/generated/ast.js';
 import { coreEntityStore } from '../entities/entity-store-design.js';
 import { GenerationError } from '../generation-errors.js';
-import { escapeKeyPart, type RedisLogicalType } from '../shared/redis-encoding.js';
+import { escapeCoreKeyPart, partitionTag } from '../shared/core-partition.js';
+import type { RedisLogicalType } from '../shared/redis-encoding.js';
 import { buildQuery, describeCost, refName } from './redis-core-query-plan.js';
 import type {
     CoreCollection,
@@ -67,11 +68,6 @@ const MAX_FUNCTION_NAME = 64;
 /** The row field of a partitioned collection that names the partition holding the row's index entries. */
 export const CORE_PARTITION_FIELD = '@partition';
 
-/** Text in equality form (the library's `equality_form`): ASCII white space trimmed, ASCII letters lower-cased. */
-function equalityForm(text: string): string {
-    return text.replace(/^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g, '').replace(/[A-Z]/g, (c) => c.toLowerCase());
-}
-
 /**
  * The hash tag of the partition that encoded partition values (one per partition field, in order) name: the values
  * in equality form (text) or as integers (the other types), escaped like key parts. The library's `tag_of`.
@@ -79,15 +75,11 @@ function equalityForm(text: string): string {
 export function corePartitionTag(collection: CoreCollection, values: readonly string[]): string {
     const partition = collection.partition;
     if (!partition) return collection.tag;
-    const parts = partition.fields.map((field, i) => {
-        const value = values[i];
-        const number = Number(value);
-        // An integer as its digits; anything else (never equal to an integer) as `~` and its text.
-        const form =
-            field.type === 'text' ? equalityForm(value) : Number.isInteger(number) ? String(number) : `~${value}`;
-        return escapeCoreKeyPart(form);
-    });
-    return `{${collection.name}:${parts.join(':')}}`;
+    return partitionTag(
+        collection.name,
+        partition.fields.map((field) => field.type === 'text'),
+        values,
+    );
 }
 
 /** The record key of the partition a row's values (one per field, in field order) fall in. */
@@ -109,10 +101,7 @@ export function coreQueryRecordKey(collection: CoreCollection, query: CoreQuery,
     )}:rec`;
 }
 
-/** The row key of a natural key's encoded parts: `%`, `:`, `{` and `}` escaped (no accidental hash tag). */
-export function escapeCoreKeyPart(encoded: string): string {
-    return escapeKeyPart(encoded).replace(/\{/g, '%7B').replace(/\}/g, '%7D');
-}
+export { escapeCoreKeyPart };
 
 /** The function names of a database's library; a GenerationError when Redis would refuse them. */
 export function coreFunctions(database: string): CoreFunctions {

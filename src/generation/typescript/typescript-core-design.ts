@@ -13,7 +13,9 @@ import {
     type CoreQuery,
     type CoreViewModel,
 } from '../redis-core/redis-core-design.js';
+import { coreClusterDesign } from '../redis-core/redis-core-cluster-lua.js';
 import { buildRedisViewModel, type RedisGenerationOptions } from '../redis/redis-view-model.js';
+import type { CoreClusterSteps } from './client-runtime/kvmod-core-client.js';
 import { buildTsClientDesign, CLIENT_FIXED_NAMES, type TsProperty } from './typescript-design.js';
 import { buildTsEntityStore, type TsEntityStore } from './typescript-entities.js';
 import { NameScope } from './typescript-names.js';
@@ -47,6 +49,8 @@ export interface TsCoreClientDesign {
      * Function lives in `library.lua`); null when the design keeps no entities.
      */
     entities: TsEntityStore | null;
+    /** What the entity operations need on a Redis Cluster besides the entity store (null without entities). */
+    cluster: CoreClusterSteps | null;
 }
 
 /** Names the generated module declares or exports besides those the RediSearch client's already has. */
@@ -57,6 +61,8 @@ export const CORE_CLIENT_FIXED_NAMES = [
     'loadLibrary',
     'FunctionsMissingError',
     'MissingLibraryError',
+    'connectCluster',
+    'CLUSTER_STEPS',
 ] as const;
 
 /**
@@ -106,5 +112,10 @@ export function buildTsCoreClientDesign(
     }
     const entities =
         core.entityStore === null ? null : buildTsEntityStore({ schema: core.entityStore.schema, library: null }, top);
-    return { core, queries, limit: named.redis.options.limit, entities };
+    let cluster: CoreClusterSteps | null = null;
+    if (core.entityStore !== null) {
+        const { collections, functions } = coreClusterDesign(kvlm, core);
+        cluster = { collections, functions };
+    }
+    return { core, queries, limit: named.redis.options.limit, entities, cluster };
 }

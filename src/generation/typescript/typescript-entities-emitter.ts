@@ -22,7 +22,7 @@ import type { TsEntity, TsEntityReference, TsEntityStore } from './typescript-en
 /** The module the generated client imports the entity operations from. */
 export const ENTITIES_MODULE = './kvmod/kvmod-entities.js';
 
-const CLIENT_PARAM = { name: 'client', type: 'kvmod.CommandClient' };
+const DEFAULT_CLIENT_PARAM = { name: 'client', type: 'kvmod.CommandClient' };
 const WRITE = 'Promise<kvmodEntities.EntityWrite>';
 
 function article(name: string): string {
@@ -76,7 +76,9 @@ function entityDeclarations(
     file: StatementStructures[],
     entity: TsEntity,
     tsTypes: Record<RedisLogicalType, string>,
+    clientType?: string,
 ): void {
+    const CLIENT_PARAM = clientType === undefined ? DEFAULT_CLIENT_PARAM : { name: 'client', type: clientType };
     const { schema, names, params } = entity;
     const name = JSON.stringify(schema.name).replace(/^"|"$/g, "'");
     const idType = tsTypes[schema.idType];
@@ -235,6 +237,7 @@ export function entityStatements(
     tsTypes: Record<RedisLogicalType, string>,
     literal: (value: unknown, indent?: string) => string,
     ownLibrary?: string,
+    core?: { clientType: string; cluster: string },
 ): { data: StatementStructures[]; functions: StatementStructures[] } {
     if (store === null) return { data: [], functions: [] };
     const library = store.source.library;
@@ -250,7 +253,7 @@ export function entityStatements(
             declarations: [
                 {
                     name: 'ENTITY_STORE',
-                    initializer: `{\n    schema: ${literal(store.source.schema, '    ')},\n    library: ${library === null ? ownLibrary : libraryExpression(library, literal)},\n} satisfies kvmodEntities.ClientEntityStore`,
+                    initializer: `{\n    schema: ${literal(store.source.schema, '    ')},\n    library: ${library === null ? ownLibrary : libraryExpression(library, literal)},${core === undefined ? '' : `\n    cluster: ${core.cluster},`}\n} satisfies kvmodEntities.ClientEntityStore`,
                 },
             ],
         },
@@ -267,12 +270,12 @@ export function entityStatements(
                           `Installs (or replaces) the entity Function ${store.source.schema.functionName} on the server (FUNCTION LOAD REPLACE): ` +
                               'call it once after createIndexes, before the first entity operation.',
                       ],
-                      parameters: [CLIENT_PARAM],
+                      parameters: [DEFAULT_CLIENT_PARAM],
                       returnType: 'Promise<void>',
                       statements: ['return kvmodEntities.installEntityFunctions(client, ENTITY_STORE);'],
                   },
               ];
-    for (const entity of store.entities) entityDeclarations(functions, entity, tsTypes);
+    for (const entity of store.entities) entityDeclarations(functions, entity, tsTypes, core?.clientType);
     return { data, functions };
 }
 

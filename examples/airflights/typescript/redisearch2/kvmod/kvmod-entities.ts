@@ -3,7 +3,9 @@
  * The entity operations of a generated TypeScript client (issue 28): create, patch, delete, read one entity, and
  * change its references, each one call of the design's entity Function (`FCALL`), which checks everything before
  * its first write and keeps every collection row the entity contributes to true. Engine-agnostic: the redis
- * target (both dialects) and redis-core serve the same call. Shipped verbatim in every generated client
+ * target (both dialects) and redis-core serve the same call. On a Redis Cluster (node-redis's cluster client given
+ * as the client) an operation crosses slots, so the redis-core client runs it as the cluster steps instead
+ * (`ClientEntityStore.cluster`, kvmod-cluster-entities.ts); the functions and their refusals are the same. Shipped verbatim in every generated client
  * (`kvmod/kvmod-entities.ts`) beside the shared layout module (`kvmod/entity-store.ts`), so the client encodes
  * values exactly as `kvmod load` does.
  *
@@ -51,11 +53,39 @@ export class EntityError extends KvmodClientError {
     }
 }
 
+/**
+ * What the client needs of node-redis's cluster client (`createCluster`): a command sent to the node serving its
+ * first key, and the masters (to load the library on each).
+ */
+export interface ClusterCommandClient {
+    sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
+    readonly masters: readonly unknown[];
+    nodeClient(node: unknown): Promise<CommandClient>;
+}
+
+/** A connection the entity operations take: one server (node-redis's client) or a cluster (its cluster client). */
+export type EntityClient = CommandClient | ClusterCommandClient;
+
+/** True for node-redis's cluster client: the client knows where it runs from the connection it is given. */
+export function isClusterClient(client: EntityClient): client is ClusterCommandClient {
+    return 'masters' in client && typeof (client as Partial<ClusterCommandClient>).nodeClient === 'function';
+}
+
+/** Sends a command about one key: on a cluster, to the node serving it. */
+export function sendKeyed(client: EntityClient, key: string, args: string[], readonly = false): Promise<unknown> {
+    return isClusterClient(client) ? client.sendCommand(key, readonly, args) : client.sendCommand(args);
+}
+
 /** What the client needs of a design's entity store. */
 export interface ClientEntityStore {
     schema: EntityStoreSchema;
     /** The Lua library holding the entity Function (`FUNCTION LOAD REPLACE` installs it). */
     library: string;
+    /**
+     * How an operation runs on a Redis Cluster (the redis-core client's steps); absent where the design's entity
+     * Function is the only writer (one server).
+     */
+    cluster?: (client: ClusterCommandClient, store: ClientEntityStore, call: EntityCall) => Promise<EntityWrite>;
 }
 
 /** Options of an update. */
@@ -71,13 +101,15 @@ export interface DeleteOptions {
 }
 
 /** Installs (or replaces) the design's entity Function on the server: `FUNCTION LOAD REPLACE`. */
-export async function installEntityFunctions(client: CommandClient, store: ClientEntityStore): Promise<void> {
+export async function installEntityFunctions(client: EntityClient, store: ClientEntityStore): Promise<void> {
+    if (isClusterClient(client))
+        throw new KvmodClientError('one-server-design', 'this design keeps its entities on one server: connect to one');
     await client.sendCommand(['FUNCTION', 'LOAD', 'REPLACE', store.library]);
 }
 
 /** Creates an entity: every attribute, and its references (`[1]` required, `[0..1]` null or left out, `[*]` a list). */
 export async function createEntity(
-    client: CommandClient,
+    client: EntityClient,
     store: ClientEntityStore,
     entity: string,
     object: object,
@@ -120,7 +152,7 @@ export async function createEntity(
  * reference is not an attribute (use the reference operations); the identifier cannot change.
  */
 export async function updateEntity(
-    client: CommandClient,
+    client: EntityClient,
     store: ClientEntityStore,
     entity: string,
     id: unknown,
@@ -173,7 +205,7 @@ export async function updateEntity(
  * while others reference it, unless `detach` removes it from the `[*]` and `[0..1]` references that hold it.
  */
 export async function deleteEntity(
-    client: CommandClient,
+    client: EntityClient,
     store: ClientEntityStore,
     entity: string,
     id: unknown,
@@ -185,21 +217,21 @@ export async function deleteEntity(
 
 /** Reads one entity by its identifier (its attributes and references, and its version), or null. */
 export async function getEntity(
-    client: CommandClient,
+    client: EntityClient,
     store: ClientEntityStore,
     entity: string,
     id: unknown,
 ): Promise<{ object: Record<string, unknown>; version: number } | null> {
     schemaOf(store, entity);
     const key = entityKey(store.schema.database, entity, idOf(store, entity, id));
-    const hash = hashOf(await client.sendCommand(['HGETALL', key]));
+    const hash = hashOf(await sendKeyed(client, key, ['HGETALL', key], true));
     if (Object.keys(hash).length === 0) return null;
     return decodeEntityHash(store.schema, entity, hash);
 }
 
 /** Sets a `[1]` or `[0..1]` reference to a target's identifier; null unsets a `[0..1]` one. */
 export async function setReference(
-    client: CommandClient,
+    client: EntityClient,
     store: ClientEntityStore,
     entity: string,
     id: unknown,
@@ -215,7 +247,7 @@ export async function setReference(
 
 /** Adds targets to a `[*]` reference (each at most once), after those it lists. */
 export async function addReferences(
-    client: CommandClient,
+    client: EntityClient,
     store: ClientEntityStore,
     entity: string,
     id: unknown,
@@ -227,7 +259,7 @@ export async function addReferences(
 
 /** Removes targets from a `[*]` reference. */
 export async function removeReferences(
-    client: CommandClient,
+    client: EntityClient,
     store: ClientEntityStore,
     entity: string,
     id: unknown,
@@ -238,7 +270,7 @@ export async function removeReferences(
 }
 
 async function listCall(
-    client: CommandClient,
+    client: EntityClient,
     store: ClientEntityStore,
     op: 'add' | 'remove',
     entity: string,
@@ -255,7 +287,15 @@ async function listCall(
 }
 
 /** Sends one call; a `KVMOD_<CODE>` refusal becomes an `EntityError`. */
-async function call(client: CommandClient, store: ClientEntityStore, entityCall: EntityCall): Promise<EntityWrite> {
+async function call(client: EntityClient, store: ClientEntityStore, entityCall: EntityCall): Promise<EntityWrite> {
+    if (isClusterClient(client)) {
+        if (store.cluster === undefined)
+            throw new KvmodClientError(
+                'one-server-design',
+                "this design's entity operations are one call of its entity Function on one server: connect to one",
+            );
+        return store.cluster(client, store, entityCall);
+    }
     let reply: unknown;
     try {
         reply = await client.sendCommand(entityCallArgv(store.schema, entityCall));
