@@ -7,7 +7,8 @@
 // cost-chosen design, each on its own scratch redis-server with RediSearch 1.2 (`SAFEMODE TIMEOUT 0`, a free
 // loopback port, stopped by pid), the redis target's redisearch1 design. Every design is loaded the same way: the
 // indexes, the entity Function, then the same instance data (`--scale` objects per entity) written through the typed
-// client's runtime (`kvmod-entities.ts`); then `INFO memory` used_memory. Then one sequence of `--ops` operations
+// client's runtime (`kvmod-entities.ts`), every multi-valued reference with the average size the workload declares
+// (`shapeReferences`); then `INFO memory` used_memory. Then one sequence of `--ops` operations
 // drawn in the workload's proportions (the same sequence for every design of a workload): a query is the generated
 // client's first page of it (`readPage` with the query as the generated module holds it, parameters drawn from the
 // data as `verify` draws them), an entity operation the client's createEntity / updateEntity / deleteEntity (one
