@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:cost [-- --ops 4000] [--scale 100] [--in-flight 16] [--rounds 5] [--json]`
+// `npm run bench:cost [-- --ops 4000] [--scale 100] [--in-flight 16] [--rounds 5] [--only write-heavy] [--json]`
 //
 // Design by cost (issue 32), measured: the book rating site (examples/book-ratings) under its read-heavy and its
 // write-heavy workload (examples/book-ratings/workloads/: the example with another workload block); for
@@ -7,7 +7,8 @@
 // cost-chosen design, each on its own scratch redis-server with RediSearch 1.2 (`SAFEMODE TIMEOUT 0`, a free
 // loopback port, stopped by pid), the redis target's redisearch1 design. Every design is loaded the same way: the
 // indexes, the entity Function, then the same instance data (`--scale` objects per entity) written through the typed
-// client's runtime (`kvmod-entities.ts`); then `INFO memory` used_memory. Then one sequence of `--ops` operations
+// client's runtime (`kvmod-entities.ts`), every multi-valued reference with the average size the workload declares
+// (`shapeReferences`); then `INFO memory` used_memory. Then one sequence of `--ops` operations
 // drawn in the workload's proportions (the same sequence for every design of a workload): a query is the generated
 // client's first page of it (`readPage` with the query as the generated module holds it, parameters drawn from the
 // data as `verify` draws them), an entity operation the client's createEntity / updateEntity / deleteEntity (one
@@ -38,6 +39,8 @@ const scale = Number(option('scale', '100'));
 const inFlight = Number(option('in-flight', '16'));
 const rounds = Number(option('rounds', '5'));
 const json = flag('json');
+/** `--only write-heavy`: run one workload's designs (the other's cost-chosen design still among them). */
+const only = option('only', '');
 
 const { loadRuntimeDesign } = await import(`${root}out/src/runtime/runtime-design.js`);
 const { generateInstanceData } = await import(`${root}out/src/runtime/data-generator.js`);
@@ -117,6 +120,7 @@ const results = [];
 try {
     const names = Object.keys(WORKLOADS);
     for (const [workloadName, modelPath] of Object.entries(WORKLOADS)) {
+        if (only && only !== workloadName) continue;
         // The other workload's cost-chosen design, run under this one: each chosen design should win on its own.
         const otherName = names.find((name) => name !== workloadName);
         const otherPath = WORKLOADS[otherName];
@@ -135,6 +139,7 @@ try {
         const mix = mixOf(pidm);
         const sequence = sequenceOf(mix, ops, 7);
         const data = generateInstanceData(designs.cost.model, { scale, seed: 1 });
+        const sizes = shapeReferences(designs.cost.model, data, new Workload(pidm), 3);
         const index = indexInstanceData(designs.cost.model, data);
         // Parameter sets per query, drawn from the data as verify draws them.
         const parameterSets = new Map(
@@ -181,6 +186,7 @@ try {
         results.push({
             workload: workloadName,
             other: otherName,
+            sizes,
             mix: mix.map((item) => `${label(item)} ${item.rate}`),
             designs: Object.fromEntries(
                 POLICIES.map((policy) => [
@@ -197,6 +203,51 @@ try {
 } finally {
     for (const server of servers) server.stop();
     removeDir(dir);
+}
+
+/**
+ * Gives every multi-valued reference of the data the average size the workload declares (`size Book.tags 10`, else
+ * its default), the targets drawn uniformly: the generator's lists hold 0–6 (about 2), the cost model counts the
+ * workload's sizes, and a row count the model and the data disagree on says nothing about the model. With the same
+ * count for every entity (`--scale`), a target is then referred to by `size` objects on average, as the model's
+ * `referrers` says for equal counts. Returns each reference's declared and generated average size.
+ */
+function shapeReferences(model, data, workload, seed) {
+    const next = random(seed);
+    const sizes = [];
+    for (const entity of model.entities.values())
+        for (const reference of entity.references) {
+            if (reference.kind !== 'many') continue;
+            const targets = (data[reference.target] ?? []).map(
+                (object) => object[model.entities.get(reference.target).idName],
+            );
+            const declared = workload.size(entity.name, reference.name);
+            const objects = data[entity.name] ?? [];
+            let total = 0;
+            for (const object of objects) {
+                const whole = Math.floor(declared);
+                const wanted = whole + (next() < declared - whole ? 1 : 0);
+                const count = Math.min(
+                    Math.max(wanted, reference.minItems),
+                    reference.maxItems ?? Infinity,
+                    targets.length,
+                );
+                // The first `count` steps of a Fisher–Yates shuffle: distinct targets.
+                const pool = [...targets];
+                for (let i = 0; i < count; i++) {
+                    const j = i + Math.floor(next() * (pool.length - i));
+                    [pool[i], pool[j]] = [pool[j], pool[i]];
+                }
+                object[reference.name] = pool.slice(0, count);
+                total += count;
+            }
+            sizes.push({
+                name: `${entity.name}.${reference.name}`,
+                declared,
+                generated: objects.length ? total / objects.length : 0,
+            });
+        }
+    return sizes;
 }
 
 /** Loads a design on a fresh server through the client runtime: its memory, and the operation of a step. */
@@ -358,6 +409,7 @@ function writesSummary(runs, count) {
         cpuPerOp: Math.min(...cpuPerOp),
         cpuPerOpMedian: median(cpuPerOp),
         rowsPerOp: sum('ft.add') / sum('fcall'),
+        hsetPerOp: sum('hset') / sum('fcall'),
     };
 }
 
@@ -460,6 +512,9 @@ else {
         const { cost, paper, other } = result.designs;
         console.log('');
         console.log(`${result.workload}: ${result.mix.join(', ')}`);
+        console.log(
+            `  references (declared → in the data, on average): ${result.sizes.map((s) => `${s.name} ${fmt(s.declared, 1)} → ${fmt(s.generated, 2)}`).join(', ')}`,
+        );
         const ratio = (a, b) => (a / b).toFixed(2);
         const perCall = (name) => (d) => d.usecPerCall[name]?.usec ?? NaN;
         const rows = [
@@ -471,6 +526,12 @@ else {
                 ['entity operations alone: server CPU µs/op, least', (d) => d.writes?.cpuPerOp ?? NaN, ratio, 1],
                 ['entity operations alone: server CPU µs/op, median', (d) => d.writes?.cpuPerOpMedian ?? NaN, ratio, 1],
                 ['entity operations alone: rows written/op (FT.ADD)', (d) => d.writes?.rowsPerOp ?? NaN, ratio, 2],
+                [
+                    'entity operations alone: HSET/op (unindexed fields, the entity)',
+                    (d) => d.writes?.hsetPerOp ?? NaN,
+                    ratio,
+                    2,
+                ],
                 ['µs per entity operation (FCALL, commandstats)', perCall('fcall'), ratio, 1],
                 ['µs per read (EVAL of FT.SEARCH, commandstats)', perCall('eval'), ratio, 1],
                 ['op/s, fastest', (d) => d.opsPerSecond, ratio],

@@ -385,9 +385,32 @@ function explainCostChoice(
     const total = (label: string, value: NonNullable<TransformResult['cost']>['cost']) =>
         `${label}: time ${figure(value.time)} (reads ${figure(value.reads)}, writes ${figure(value.writes)}), memory ${figure(value.memory)}`;
     lines.push(total('Safe design', cost.startCost), total('Chosen design', cost.cost));
-    lines.push(
-        'Not a candidate: a narrower collection with the projected attributes looked up by identifier (no target generates the join yet).',
-    );
+    if (cost.lookups.length > 0) {
+        lines.push(
+            'Narrower collections with a lookup by identifier in the entity store (priced, not served by this target yet: its client does not join, so the choice never takes them)',
+            ...alignedTable(
+                [
+                    'collection',
+                    'time now',
+                    'time narrowed',
+                    'reads narrowed',
+                    'writes narrowed',
+                    'memory narrowed',
+                    'looks up',
+                ],
+                cost.lookups.map((lookup) => [
+                    lookup.collection,
+                    figure(lookup.materialized.time),
+                    figure(lookup.narrowed.time),
+                    figure(lookup.narrowed.reads),
+                    figure(lookup.narrowed.writes),
+                    figure(lookup.narrowed.memory),
+                    lookup.lookups.map((l) => `${l.entity} (${l.fields.join(', ')})`).join(', '),
+                ]),
+                1,
+            ),
+        );
+    }
     return lines;
 }
 

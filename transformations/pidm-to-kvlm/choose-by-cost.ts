@@ -6,13 +6,15 @@
  * query's collection out of a merged one — until no change saves anything. Every merge it makes is one the safe
  * policy could make (same FROM entity, grains that agree), so no answer changes.
  *
- * Not among the candidates: a narrower collection (the query's keys, filters and sort fields) with the projected
- * attributes looked up by identifier. Its answer needs an application-side join in the generated client, which no
- * target generates yet.
+ * Priced, not among the candidates: a narrower collection (the query's keys, filters and sort fields) with the
+ * projected attributes looked up by identifier in the entity store (`lookupCandidate`, `lookupCost`). Its answer
+ * needs an application-side join in the generated client, which no target generates yet, so neither the greedy nor
+ * the integer program may take it; the choice prices it for each chosen collection (`lookups`) and `--explain` shows
+ * the figures as not served by the target yet.
  */
 import type { Workload } from '../../src/language/pidm/pidm-workload.js';
 import type { CollectionModel } from './collection-model.js';
-import { addCosts, collectionCost, operationsCost, type Cost } from './cost-model.js';
+import { addCosts, collectionCost, lookupCandidate, lookupCost, operationsCost, type Cost } from './cost-model.js';
 import { grainConflict } from './grain.js';
 import { mergeCollections, mergedName } from './merge-collections.js';
 import { optimizeSchema } from './optimize-schema.js';
@@ -33,12 +35,25 @@ export interface CostDecision {
     after: Cost;
 }
 
+/** A chosen collection's narrower form with a lookup by identifier, priced (see the file comment). */
+export interface LookupPricing {
+    collection: string;
+    queries: string[];
+    /** The entities the lookup reads per row, with their fields: `Book (title, price)`. */
+    lookups: { entity: string; fields: string[] }[];
+    /** The collection as chosen, and its narrower form with the lookup. */
+    materialized: Cost;
+    narrowed: Cost;
+}
+
 /** What the cost policy chose, with the figures of today's design and of the chosen one. */
 export interface CostChoice extends OptimizationResult {
     steps: CostDecision[];
     /** The design the greedy started from (the safe policy at the threshold). */
     startCost: Cost;
     cost: Cost;
+    /** The chosen collections' narrower forms, priced but not served by any target yet. */
+    lookups: LookupPricing[];
 }
 
 /** A group of Algorithm 1's collections (by position) that share one collection; kept in list order. */
@@ -63,7 +78,31 @@ export function chooseByCost(
         steps.push(best.decision);
         groups = best.groups;
     }
-    return { ...chooser.build(groups), steps, startCost, cost: addCosts(chooser.designCost(groups), operations) };
+    const built = chooser.build(groups);
+    return {
+        ...built,
+        steps,
+        startCost,
+        cost: addCosts(chooser.designCost(groups), operations),
+        lookups: lookupPricings(built.collections, workload),
+    };
+}
+
+/** The narrower form of each collection that has one, priced beside the collection as it is. */
+export function lookupPricings(collections: readonly CollectionModel[], workload: Workload): LookupPricing[] {
+    return collections.flatMap((collection) => {
+        const candidate = lookupCandidate(collection);
+        if (!candidate) return [];
+        return [
+            {
+                collection: collection.name,
+                queries: collection.queries.map((query) => query.name),
+                lookups: candidate.lookups,
+                materialized: collectionCost(collection, workload),
+                narrowed: lookupCost(candidate, workload),
+            },
+        ];
+    });
 }
 
 class CostChooser {

@@ -20,6 +20,10 @@
  * - a row stores `ROW` beside its fields (its key, the hash, its entries in the collection's index), a collection
  *   `INDEX` once (its index, whatever its rows).
  *
+ * - a collection's narrower form (`lookupCandidate`) keeps the fields a query filters, ranges or sorts on and reads
+ *   the projected-only ones from the entity store by identifier: one more round trip and a key per entity per row;
+ *   no target's client joins yet, so it is priced (`lookupCost`) and never chosen.
+ *
  * `OPERATION`, `ROW` and `INDEX` are calibrated with `npm run bench:cost` (docs/benchmarks.md, `bench:cost`) on
  * RediSearch 1.2; the other constants count accesses.
  */
@@ -122,6 +126,61 @@ export function collectionCost(collection: CollectionModel, workload: Workload):
     }
     const memory = INDEX + workload.count(root.entity) * fan * (ROW + width);
     return { reads, writes, time: reads + writes, memory };
+}
+
+/**
+ * The narrower form of a collection: only the fields some served query filters, ranges or sorts on (the row keys
+ * keep the identifiers of every node), the projected-only ones looked up by identifier in the entity store after
+ * the search (an application-side join). Undefined when every field is indexed (nothing to leave out).
+ */
+export interface LookupCandidate {
+    /** The collection without its projected-only fields. */
+    narrowed: CollectionModel;
+    /** The entities looked up per row, with the fields read from each (node order). */
+    lookups: { entity: string; fields: string[] }[];
+}
+
+/** The narrower form of a collection (see `LookupCandidate`), or undefined. */
+export function lookupCandidate(collection: CollectionModel): LookupCandidate | undefined {
+    const identifiers = new Set(collection.nodes.map((node) => `${node.key}\u0000${node.identifier}`));
+    // A projected identifier stays: the row names the instance it looks up by it.
+    const indexed = (field: CollectionModel['fields'][number]) =>
+        identifiers.has(`${field.nodeKey}\u0000${field.attribute}`) ||
+        field.roleMasks.some((mask) => (mask & INDEXED_ROLES) !== 0);
+    const kept = collection.fields.filter(indexed);
+    if (kept.length === collection.fields.length) return undefined;
+    const lookups = collection.nodes.flatMap((node) => {
+        const fields = collection.fields
+            .filter((field) => field.nodeKey === node.key && !indexed(field))
+            .map((field) => field.attribute);
+        return fields.length > 0 ? [{ entity: node.entity, fields }] : [];
+    });
+    return {
+        narrowed: { ...collection, fields: kept, fieldIds: Int32Array.from(kept.map((field) => field.id)).sort() },
+        lookups,
+    };
+}
+
+/**
+ * The cost of a collection's narrower form under the workload: its writes and memory are the narrowed collection's
+ * (a change of a projected-only attribute writes none of its rows: the entity store, which every design writes,
+ * holds it); a run of a query reads the narrowed rows, then in one more round trip the entities each row names
+ * (a key and the looked-up fields per entity per row).
+ */
+export function lookupCost(candidate: LookupCandidate, workload: Workload): Cost {
+    const { narrowed, lookups } = candidate;
+    const cost = collectionCost(narrowed, workload);
+    const byKey = new Map<string, NodeModel>(narrowed.nodes.map((node) => [node.key, node]));
+    const fan = narrowed.nodes.reduce(
+        (product, node) =>
+            product *
+            (node.parentKey === undefined ? 1 : workload.size(byKey.get(node.parentKey)!.entity, node.reference!)),
+        1,
+    );
+    const looked = lookups.reduce((sum, lookup) => sum + KEY + lookup.fields.length, 0);
+    let reads = cost.reads;
+    for (const query of narrowed.queries) reads += workload.queryRate(query.name) * (ROUND_TRIP + fan * looked);
+    return { ...cost, reads, time: reads + cost.writes };
 }
 
 /** What the workload's entity operations cost whatever the design: `OPERATION` each (writes). */

@@ -18,7 +18,13 @@ import {
 import { queryToCollection } from './query-to-collection.js';
 import type { MergeDecisionInfo } from './trace.js';
 import { closestPairs, type NearMisses } from './near-misses.js';
-import { chooseByCost, costedDesign, type CostChoice, type CostedDesign } from './choose-by-cost.js';
+import {
+    chooseByCost,
+    costedDesign,
+    type CostChoice,
+    type CostedDesign,
+    type LookupPricing,
+} from './choose-by-cost.js';
 import { Workload } from '../../src/language/pidm/pidm-workload.js';
 
 export {
@@ -32,7 +38,7 @@ export {
 export type { KeyStrategyKind, MergePolicy, OptimizerKind, TransformOptions } from './options.js';
 export type { MergeDecisionInfo } from './trace.js';
 export type { NearMiss, NearMisses } from './near-misses.js';
-export type { CostChoice, CostDecision, CostedDesign } from './choose-by-cost.js';
+export type { CostChoice, CostDecision, CostedDesign, LookupPricing } from './choose-by-cost.js';
 export type { Cost } from './cost-model.js';
 export { INDEX, OPERATION, ROUND_TRIP, ROW } from './cost-model.js';
 
@@ -44,7 +50,7 @@ export interface TransformResult {
     /** The closest pairs below the threshold, when `closestPairs` asked for them. */
     nearMisses?: NearMisses;
     /** Under `--merge cost`: the greedy's steps with their figures, the cost of the start and of the choice. */
-    cost?: Pick<CostChoice, 'steps' | 'startCost' | 'cost'>;
+    cost?: Pick<CostChoice, 'steps' | 'startCost' | 'cost' | 'lookups'>;
 }
 
 /**
@@ -79,7 +85,9 @@ export function transformPidmToKvlm(models: PidmModel[], options: Partial<Transf
         decisions: optimized.decisions,
         warnings: [...warnings, ...optimized.warnings],
         ...(nearMisses ? { nearMisses } : {}),
-        ...(choice ? { cost: { steps: choice.steps, startCost: choice.startCost, cost: choice.cost } } : {}),
+        ...(choice
+            ? { cost: { steps: choice.steps, startCost: choice.startCost, cost: choice.cost, lookups: choice.lookups } }
+            : {}),
     };
 }
 
@@ -88,6 +96,8 @@ export interface CostComparison {
     threshold: number;
     cost: CostedDesign;
     paper: CostedDesign;
+    /** The cost design's collections in their narrower form with a lookup, priced (not served by a target yet). */
+    lookups: LookupPricing[];
 }
 
 /**
@@ -97,10 +107,12 @@ export interface CostComparison {
 export function compareByCost(models: PidmModel[], threshold = DEFAULT_TRANSFORM_OPTIONS.threshold): CostComparison {
     const collections = collectionsOfQueries(models, []);
     const workload = new Workload(models);
+    const choice = chooseByCost(collections, threshold, workload);
     return {
         threshold,
-        cost: costedDesign(chooseByCost(collections, threshold, workload).collections, workload),
+        cost: costedDesign(choice.collections, workload),
         paper: costedDesign(optimizeSchema(collections, threshold, 'paper').collections, workload),
+        lookups: choice.lookups,
     };
 }
 

@@ -5,7 +5,7 @@
 "use strict";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/report-view-model.schema.json","title":"The report target's view model","description":"What templates/report/*.hbs receive (src/generation/report/report-design.ts): the PIDM as entities and relationships, the collections with row grain, key, fields and queries, the merge decisions, the write map, and each query's access path in the chosen design (the redis target's, in the chosen dialect, or the redis-core target's).","type":"object","additionalProperties":false,"required":["target","database","source","writeMap","entityStore","cost","design","engine","pidm","collections","merges","queries"],"properties":{"target":{"const":"report"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"writeMap":{"description":"Per entity, the cost of updating each attribute and reference (rows and keys written) and the collection fields that copy it, with the rows an update of one instance rewrites (transformations/write-map); null without the source PIDM.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","summary","lines"],"properties":{"entity":{"type":"string"},"summary":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copies","rows","keys"],"properties":{"member":{"type":"string"},"copies":{"type":"integer"},"rows":{"type":"string","description":"The rows one update writes, all copies together: `3 + 2 × Tags per Book`."},"keys":{"type":"string","description":"The keys one update writes (entity hash, reverse hash, rows), or why it is never updated."}}}},"lines":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copy","roles","rows","count"],"properties":{"member":{"type":"string"},"copy":{"anyOf":[{"type":"string"},{"type":"null"}]},"roles":{"type":"string"},"rows":{"type":"string"},"count":{"type":"string","description":"The rows as a count of instances: `1`, `Books per Tag`, `none`."}}}}}}},{"type":"null"}]},"entityStore":{"description":"The keys the design keeps beside the rows for the entity operations (entity hashes, reverse hashes); null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","reason","keys"],"properties":{"function":{"type":"string"},"reason":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the design keeps no entities, or null."},"keys":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds","count"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"},"count":{"type":"string"}}}}}},{"type":"null"}]},"cost":{"description":"The model's workload, and side by side the design the cost policy chooses and the one the 80% rule makes, with their modelled costs; null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["declared","threshold","roundTrip","operation","row","index","queries","entities","references","designs","same","saving","cheaper"],"properties":{"declared":{"type":"boolean"},"threshold":{"type":"number"},"roundTrip":{"type":"number"},"operation":{"type":"number","description":"Field accesses an entity operation counts whatever the design."},"row":{"type":"number","description":"Fields a row stores beside its own (its key, the hash, its index entries)."},"index":{"type":"number","description":"Fields a collection stores once (its index)."},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","rate","default"],"properties":{"name":{"type":"string"},"rate":{"type":"string"},"default":{"type":"boolean"}}}},"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","count","countDefault","create","update","delete","memberUpdates"],"properties":{"name":{"type":"string"},"count":{"type":"string"},"countDefault":{"type":"boolean"},"create":{"type":"string"},"update":{"type":"string"},"delete":{"type":"string"},"memberUpdates":{"type":"string"}}}},"references":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","size","default"],"properties":{"name":{"type":"string"},"size":{"type":"string"},"default":{"type":"boolean"}}}},"designs":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"object","additionalProperties":false,"required":["policy","collections","operations","total"],"properties":{"policy":{"enum":["cost","paper"]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","queries","cost"],"properties":{"name":{"type":"string"},"queries":{"type":"array","items":{"type":"string"}},"cost":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}},"operations":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}},"description":"What the entity operations cost whatever the design (in the total too)."},"total":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}},"same":{"type":"boolean"},"saving":{"type":"string","description":"How far the cost policy's time is from the 80% rule's, in percent of the latter."},"cheaper":{"type":"boolean"}}},{"type":"null"}]},"design":{"enum":["redis","redis-core"],"description":"The design whose keys and access paths the report shows."},"engine":{"type":"string"},"pidm":{"anyOf":[{"type":"object","additionalProperties":false,"required":["entities","relationships"],"properties":{"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","attributes"],"properties":{"name":{"type":"string"},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","key","note"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"key":{"type":"boolean"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}}}},"relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","toCardinality","written","kind"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"toCardinality":{"enum":["exactly-one","zero-or-one","zero-or-more","one-or-more"]},"written":{"type":"string"},"kind":{"enum":["one","optional","many"]}}}}}},{"type":"null"}]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","grain","nodes","edges","key","fields","queries","coreKeys"],"properties":{"name":{"type":"string"},"grain":{"type":"string"},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","name","entity","root"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"root":{"type":"boolean"}}}},"edges":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","cardinality"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"cardinality":{"type":"string"}}}},"key":{"type":"object","additionalProperties":false,"required":["field","kind","parts","pattern"],"properties":{"field":{"type":"string"},"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"string"}},"pattern":{"type":"string"}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","label","roles","indexed"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"source":{"type":"string"},"label":{"type":"string"},"roles":{"type":"array","items":{"type":"string"}},"indexed":{"type":"boolean"}}}},"queries":{"type":"array","items":{"type":"string"}},"coreKeys":{"description":"The keys the redis-core design stores for the collection; null for the redis design.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"}}}},{"type":"null"}]}}}},"merges":{"anyOf":[{"type":"object","additionalProperties":false,"required":["policy","threshold","decisions"],"properties":{"policy":{"type":"string"},"threshold":{"type":"number"},"decisions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right","common","leftSize","rightSize","leftRatio","rightRatio","merged","outcome"],"properties":{"left":{"type":"string"},"right":{"type":"string"},"common":{"type":"integer"},"leftSize":{"type":"integer"},"rightSize":{"type":"integer"},"leftRatio":{"type":"string"},"rightRatio":{"type":"string"},"merged":{"type":"boolean"},"outcome":{"type":"string"}}}}}},{"type":"null"}]},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","collection","params","where","orderBy","select","access","core"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string"},"type":{"type":"string"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"select":{"type":"array","items":{"type":"string"}},"access":{"description":"The redis design's access path; null for the redis-core design.","anyOf":[{"type":"object","additionalProperties":false,"required":["index","operation","filter","sort","command"],"properties":{"index":{"type":"string"},"operation":{"type":"string"},"filter":{"type":"string"},"sort":{"type":"string"},"command":{"type":"string"}}},{"type":"null"}]},"core":{"description":"The redis-core design's access path: the FCALL, the keys read, the round trips; null for the redis design.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","keys","args","command","clusterCommand","access","indexKeys","rowKeys","server","cluster","slots","warning"],"properties":{"function":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"command":{"type":"string"},"clusterCommand":{"type":"string"},"access":{"type":"string"},"indexKeys":{"type":"array","items":{"type":"string"}},"rowKeys":{"type":"string"},"server":{"type":"string"},"cluster":{"type":"string"},"slots":{"type":"string"},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},{"type":"null"}]}}}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/report-view-model.schema.json","title":"The report target's view model","description":"What templates/report/*.hbs receive (src/generation/report/report-design.ts): the PIDM as entities and relationships, the collections with row grain, key, fields and queries, the merge decisions, the write map, and each query's access path in the chosen design (the redis target's, in the chosen dialect, or the redis-core target's).","type":"object","additionalProperties":false,"required":["target","database","source","writeMap","entityStore","cost","design","engine","pidm","collections","merges","queries"],"properties":{"target":{"const":"report"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"writeMap":{"description":"Per entity, the cost of updating each attribute and reference (rows and keys written) and the collection fields that copy it, with the rows an update of one instance rewrites (transformations/write-map); null without the source PIDM.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","summary","lines"],"properties":{"entity":{"type":"string"},"summary":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copies","rows","keys"],"properties":{"member":{"type":"string"},"copies":{"type":"integer"},"rows":{"type":"string","description":"The rows one update writes, all copies together: `3 + 2 × Tags per Book`."},"keys":{"type":"string","description":"The keys one update writes (entity hash, reverse hash, rows), or why it is never updated."}}}},"lines":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copy","roles","rows","count"],"properties":{"member":{"type":"string"},"copy":{"anyOf":[{"type":"string"},{"type":"null"}]},"roles":{"type":"string"},"rows":{"type":"string"},"count":{"type":"string","description":"The rows as a count of instances: `1`, `Books per Tag`, `none`."}}}}}}},{"type":"null"}]},"entityStore":{"description":"The keys the design keeps beside the rows for the entity operations (entity hashes, reverse hashes); null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","reason","keys"],"properties":{"function":{"type":"string"},"reason":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the design keeps no entities, or null."},"keys":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds","count"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"},"count":{"type":"string"}}}}}},{"type":"null"}]},"cost":{"description":"The model's workload, and side by side the design the cost policy chooses and the one the 80% rule makes, with their modelled costs; null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["declared","threshold","roundTrip","operation","row","index","queries","entities","references","designs","same","saving","cheaper","lookups"],"properties":{"declared":{"type":"boolean"},"threshold":{"type":"number"},"roundTrip":{"type":"number"},"operation":{"type":"number","description":"Field accesses an entity operation counts whatever the design."},"row":{"type":"number","description":"Fields a row stores beside its own (its key, the hash, its index entries)."},"index":{"type":"number","description":"Fields a collection stores once (its index)."},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","rate","default"],"properties":{"name":{"type":"string"},"rate":{"type":"string"},"default":{"type":"boolean"}}}},"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","count","countDefault","create","update","delete","memberUpdates"],"properties":{"name":{"type":"string"},"count":{"type":"string"},"countDefault":{"type":"boolean"},"create":{"type":"string"},"update":{"type":"string"},"delete":{"type":"string"},"memberUpdates":{"type":"string"}}}},"references":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","size","default"],"properties":{"name":{"type":"string"},"size":{"type":"string"},"default":{"type":"boolean"}}}},"designs":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"object","additionalProperties":false,"required":["policy","collections","operations","total"],"properties":{"policy":{"enum":["cost","paper"]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","queries","cost"],"properties":{"name":{"type":"string"},"queries":{"type":"array","items":{"type":"string"}},"cost":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}},"operations":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}},"description":"What the entity operations cost whatever the design (in the total too)."},"total":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}},"same":{"type":"boolean"},"saving":{"type":"string","description":"How far the cost policy's time is from the 80% rule's, in percent of the latter."},"cheaper":{"type":"boolean"},"lookups":{"description":"The cost policy's collections in their narrower form (indexed fields only, the projected ones looked up by identifier in the entity store), priced; no target's client joins yet, so the policy never chooses them.","type":"array","items":{"type":"object","additionalProperties":false,"required":["collection","looksUp","now","narrowed"],"properties":{"collection":{"type":"string"},"looksUp":{"type":"string"},"now":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}},"narrowed":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}}}},{"type":"null"}]},"design":{"enum":["redis","redis-core"],"description":"The design whose keys and access paths the report shows."},"engine":{"type":"string"},"pidm":{"anyOf":[{"type":"object","additionalProperties":false,"required":["entities","relationships"],"properties":{"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","attributes"],"properties":{"name":{"type":"string"},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","key","note"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"key":{"type":"boolean"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}}}},"relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","toCardinality","written","kind"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"toCardinality":{"enum":["exactly-one","zero-or-one","zero-or-more","one-or-more"]},"written":{"type":"string"},"kind":{"enum":["one","optional","many"]}}}}}},{"type":"null"}]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","grain","nodes","edges","key","fields","queries","coreKeys"],"properties":{"name":{"type":"string"},"grain":{"type":"string"},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","name","entity","root"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"root":{"type":"boolean"}}}},"edges":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","cardinality"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"cardinality":{"type":"string"}}}},"key":{"type":"object","additionalProperties":false,"required":["field","kind","parts","pattern"],"properties":{"field":{"type":"string"},"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"string"}},"pattern":{"type":"string"}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","label","roles","indexed"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"source":{"type":"string"},"label":{"type":"string"},"roles":{"type":"array","items":{"type":"string"}},"indexed":{"type":"boolean"}}}},"queries":{"type":"array","items":{"type":"string"}},"coreKeys":{"description":"The keys the redis-core design stores for the collection; null for the redis design.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"}}}},{"type":"null"}]}}}},"merges":{"anyOf":[{"type":"object","additionalProperties":false,"required":["policy","threshold","decisions"],"properties":{"policy":{"type":"string"},"threshold":{"type":"number"},"decisions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right","common","leftSize","rightSize","leftRatio","rightRatio","merged","outcome"],"properties":{"left":{"type":"string"},"right":{"type":"string"},"common":{"type":"integer"},"leftSize":{"type":"integer"},"rightSize":{"type":"integer"},"leftRatio":{"type":"string"},"rightRatio":{"type":"string"},"merged":{"type":"boolean"},"outcome":{"type":"string"}}}}}},{"type":"null"}]},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","collection","params","where","orderBy","select","access","core"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string"},"type":{"type":"string"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"select":{"type":"array","items":{"type":"string"}},"access":{"description":"The redis design's access path; null for the redis-core design.","anyOf":[{"type":"object","additionalProperties":false,"required":["index","operation","filter","sort","command"],"properties":{"index":{"type":"string"},"operation":{"type":"string"},"filter":{"type":"string"},"sort":{"type":"string"},"command":{"type":"string"}}},{"type":"null"}]},"core":{"description":"The redis-core design's access path: the FCALL, the keys read, the round trips; null for the redis design.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","keys","args","command","clusterCommand","access","indexKeys","rowKeys","server","cluster","slots","warning"],"properties":{"function":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"command":{"type":"string"},"clusterCommand":{"type":"string"},"access":{"type":"string"},"indexKeys":{"type":"array","items":{"type":"string"}},"rowKeys":{"type":"string"},"server":{"type":"string"},"cluster":{"type":"string"},"slots":{"type":"string"},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},{"type":"null"}]}}}}}};
 const func1 = Object.prototype.hasOwnProperty;
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1104,9 +1104,8 @@ vErrors.push(err87);
 }
 errors++;
 }
-for(const key6 in data28){
-if(!(func1.call(schema31.properties.cost.anyOf[0].properties, key6))){
-const err88 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+if(data28.lookups === undefined){
+const err88 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "lookups"},message:"must have required property '"+"lookups"+"'"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1115,10 +1114,9 @@ vErrors.push(err88);
 }
 errors++;
 }
-}
-if(data28.declared !== undefined){
-if(typeof data28.declared !== "boolean"){
-const err89 = {instancePath:instancePath+"/cost/declared",schemaPath:"#/properties/cost/anyOf/0/properties/declared/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+for(const key6 in data28){
+if(!(func1.call(schema31.properties.cost.anyOf[0].properties, key6))){
+const err89 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1128,10 +1126,9 @@ vErrors.push(err89);
 errors++;
 }
 }
-if(data28.threshold !== undefined){
-let data30 = data28.threshold;
-if(!((typeof data30 == "number") && (isFinite(data30)))){
-const err90 = {instancePath:instancePath+"/cost/threshold",schemaPath:"#/properties/cost/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data28.declared !== undefined){
+if(typeof data28.declared !== "boolean"){
+const err90 = {instancePath:instancePath+"/cost/declared",schemaPath:"#/properties/cost/anyOf/0/properties/declared/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1141,10 +1138,10 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(data28.roundTrip !== undefined){
-let data31 = data28.roundTrip;
-if(!((typeof data31 == "number") && (isFinite(data31)))){
-const err91 = {instancePath:instancePath+"/cost/roundTrip",schemaPath:"#/properties/cost/anyOf/0/properties/roundTrip/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data28.threshold !== undefined){
+let data30 = data28.threshold;
+if(!((typeof data30 == "number") && (isFinite(data30)))){
+const err91 = {instancePath:instancePath+"/cost/threshold",schemaPath:"#/properties/cost/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1154,10 +1151,10 @@ vErrors.push(err91);
 errors++;
 }
 }
-if(data28.operation !== undefined){
-let data32 = data28.operation;
-if(!((typeof data32 == "number") && (isFinite(data32)))){
-const err92 = {instancePath:instancePath+"/cost/operation",schemaPath:"#/properties/cost/anyOf/0/properties/operation/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data28.roundTrip !== undefined){
+let data31 = data28.roundTrip;
+if(!((typeof data31 == "number") && (isFinite(data31)))){
+const err92 = {instancePath:instancePath+"/cost/roundTrip",schemaPath:"#/properties/cost/anyOf/0/properties/roundTrip/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1167,10 +1164,10 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(data28.row !== undefined){
-let data33 = data28.row;
-if(!((typeof data33 == "number") && (isFinite(data33)))){
-const err93 = {instancePath:instancePath+"/cost/row",schemaPath:"#/properties/cost/anyOf/0/properties/row/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data28.operation !== undefined){
+let data32 = data28.operation;
+if(!((typeof data32 == "number") && (isFinite(data32)))){
+const err93 = {instancePath:instancePath+"/cost/operation",schemaPath:"#/properties/cost/anyOf/0/properties/operation/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1180,15 +1177,28 @@ vErrors.push(err93);
 errors++;
 }
 }
-if(data28.index !== undefined){
-let data34 = data28.index;
-if(!((typeof data34 == "number") && (isFinite(data34)))){
-const err94 = {instancePath:instancePath+"/cost/index",schemaPath:"#/properties/cost/anyOf/0/properties/index/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data28.row !== undefined){
+let data33 = data28.row;
+if(!((typeof data33 == "number") && (isFinite(data33)))){
+const err94 = {instancePath:instancePath+"/cost/row",schemaPath:"#/properties/cost/anyOf/0/properties/row/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err94];
 }
 else {
 vErrors.push(err94);
+}
+errors++;
+}
+}
+if(data28.index !== undefined){
+let data34 = data28.index;
+if(!((typeof data34 == "number") && (isFinite(data34)))){
+const err95 = {instancePath:instancePath+"/cost/index",schemaPath:"#/properties/cost/anyOf/0/properties/index/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
 }
 errors++;
 }
@@ -1201,17 +1211,7 @@ for(let i4=0; i4<len4; i4++){
 let data36 = data35[i4];
 if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
 if(data36.name === undefined){
-const err95 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
-}
-errors++;
-}
-if(data36.rate === undefined){
-const err96 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "rate"},message:"must have required property '"+"rate"+"'"};
+const err96 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1220,8 +1220,8 @@ vErrors.push(err96);
 }
 errors++;
 }
-if(data36.default === undefined){
-const err97 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "default"},message:"must have required property '"+"default"+"'"};
+if(data36.rate === undefined){
+const err97 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "rate"},message:"must have required property '"+"rate"+"'"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1230,9 +1230,8 @@ vErrors.push(err97);
 }
 errors++;
 }
-for(const key7 in data36){
-if(!(((key7 === "name") || (key7 === "rate")) || (key7 === "default"))){
-const err98 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(data36.default === undefined){
+const err98 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "default"},message:"must have required property '"+"default"+"'"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1241,10 +1240,9 @@ vErrors.push(err98);
 }
 errors++;
 }
-}
-if(data36.name !== undefined){
-if(typeof data36.name !== "string"){
-const err99 = {instancePath:instancePath+"/cost/queries/" + i4+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key7 in data36){
+if(!(((key7 === "name") || (key7 === "rate")) || (key7 === "default"))){
+const err99 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1254,9 +1252,9 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data36.rate !== undefined){
-if(typeof data36.rate !== "string"){
-const err100 = {instancePath:instancePath+"/cost/queries/" + i4+"/rate",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/rate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data36.name !== undefined){
+if(typeof data36.name !== "string"){
+const err100 = {instancePath:instancePath+"/cost/queries/" + i4+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1266,9 +1264,9 @@ vErrors.push(err100);
 errors++;
 }
 }
-if(data36.default !== undefined){
-if(typeof data36.default !== "boolean"){
-const err101 = {instancePath:instancePath+"/cost/queries/" + i4+"/default",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/default/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data36.rate !== undefined){
+if(typeof data36.rate !== "string"){
+const err101 = {instancePath:instancePath+"/cost/queries/" + i4+"/rate",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/rate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1278,9 +1276,9 @@ vErrors.push(err101);
 errors++;
 }
 }
-}
-else {
-const err102 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data36.default !== undefined){
+if(typeof data36.default !== "boolean"){
+const err102 = {instancePath:instancePath+"/cost/queries/" + i4+"/default",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/default/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1292,12 +1290,24 @@ errors++;
 }
 }
 else {
-const err103 = {instancePath:instancePath+"/cost/queries",schemaPath:"#/properties/cost/anyOf/0/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err103 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err103];
 }
 else {
 vErrors.push(err103);
+}
+errors++;
+}
+}
+}
+else {
+const err104 = {instancePath:instancePath+"/cost/queries",schemaPath:"#/properties/cost/anyOf/0/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err104];
+}
+else {
+vErrors.push(err104);
 }
 errors++;
 }
@@ -1310,17 +1320,7 @@ for(let i5=0; i5<len5; i5++){
 let data41 = data40[i5];
 if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
 if(data41.name === undefined){
-const err104 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err104];
-}
-else {
-vErrors.push(err104);
-}
-errors++;
-}
-if(data41.count === undefined){
-const err105 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'"};
+const err105 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1329,8 +1329,8 @@ vErrors.push(err105);
 }
 errors++;
 }
-if(data41.countDefault === undefined){
-const err106 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "countDefault"},message:"must have required property '"+"countDefault"+"'"};
+if(data41.count === undefined){
+const err106 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1339,8 +1339,8 @@ vErrors.push(err106);
 }
 errors++;
 }
-if(data41.create === undefined){
-const err107 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "create"},message:"must have required property '"+"create"+"'"};
+if(data41.countDefault === undefined){
+const err107 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "countDefault"},message:"must have required property '"+"countDefault"+"'"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1349,8 +1349,8 @@ vErrors.push(err107);
 }
 errors++;
 }
-if(data41.update === undefined){
-const err108 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "update"},message:"must have required property '"+"update"+"'"};
+if(data41.create === undefined){
+const err108 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "create"},message:"must have required property '"+"create"+"'"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1359,8 +1359,8 @@ vErrors.push(err108);
 }
 errors++;
 }
-if(data41.delete === undefined){
-const err109 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "delete"},message:"must have required property '"+"delete"+"'"};
+if(data41.update === undefined){
+const err109 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "update"},message:"must have required property '"+"update"+"'"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1369,8 +1369,8 @@ vErrors.push(err109);
 }
 errors++;
 }
-if(data41.memberUpdates === undefined){
-const err110 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "memberUpdates"},message:"must have required property '"+"memberUpdates"+"'"};
+if(data41.delete === undefined){
+const err110 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "delete"},message:"must have required property '"+"delete"+"'"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1379,9 +1379,8 @@ vErrors.push(err110);
 }
 errors++;
 }
-for(const key8 in data41){
-if(!(((((((key8 === "name") || (key8 === "count")) || (key8 === "countDefault")) || (key8 === "create")) || (key8 === "update")) || (key8 === "delete")) || (key8 === "memberUpdates"))){
-const err111 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+if(data41.memberUpdates === undefined){
+const err111 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "memberUpdates"},message:"must have required property '"+"memberUpdates"+"'"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1390,10 +1389,9 @@ vErrors.push(err111);
 }
 errors++;
 }
-}
-if(data41.name !== undefined){
-if(typeof data41.name !== "string"){
-const err112 = {instancePath:instancePath+"/cost/entities/" + i5+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key8 in data41){
+if(!(((((((key8 === "name") || (key8 === "count")) || (key8 === "countDefault")) || (key8 === "create")) || (key8 === "update")) || (key8 === "delete")) || (key8 === "memberUpdates"))){
+const err112 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1403,9 +1401,9 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(data41.count !== undefined){
-if(typeof data41.count !== "string"){
-const err113 = {instancePath:instancePath+"/cost/entities/" + i5+"/count",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/count/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.name !== undefined){
+if(typeof data41.name !== "string"){
+const err113 = {instancePath:instancePath+"/cost/entities/" + i5+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1415,9 +1413,9 @@ vErrors.push(err113);
 errors++;
 }
 }
-if(data41.countDefault !== undefined){
-if(typeof data41.countDefault !== "boolean"){
-const err114 = {instancePath:instancePath+"/cost/entities/" + i5+"/countDefault",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/countDefault/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data41.count !== undefined){
+if(typeof data41.count !== "string"){
+const err114 = {instancePath:instancePath+"/cost/entities/" + i5+"/count",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/count/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1427,9 +1425,9 @@ vErrors.push(err114);
 errors++;
 }
 }
-if(data41.create !== undefined){
-if(typeof data41.create !== "string"){
-const err115 = {instancePath:instancePath+"/cost/entities/" + i5+"/create",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/create/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.countDefault !== undefined){
+if(typeof data41.countDefault !== "boolean"){
+const err115 = {instancePath:instancePath+"/cost/entities/" + i5+"/countDefault",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/countDefault/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1439,9 +1437,9 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(data41.update !== undefined){
-if(typeof data41.update !== "string"){
-const err116 = {instancePath:instancePath+"/cost/entities/" + i5+"/update",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/update/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.create !== undefined){
+if(typeof data41.create !== "string"){
+const err116 = {instancePath:instancePath+"/cost/entities/" + i5+"/create",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/create/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1451,9 +1449,9 @@ vErrors.push(err116);
 errors++;
 }
 }
-if(data41.delete !== undefined){
-if(typeof data41.delete !== "string"){
-const err117 = {instancePath:instancePath+"/cost/entities/" + i5+"/delete",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/delete/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.update !== undefined){
+if(typeof data41.update !== "string"){
+const err117 = {instancePath:instancePath+"/cost/entities/" + i5+"/update",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/update/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1463,9 +1461,9 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(data41.memberUpdates !== undefined){
-if(typeof data41.memberUpdates !== "string"){
-const err118 = {instancePath:instancePath+"/cost/entities/" + i5+"/memberUpdates",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/memberUpdates/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.delete !== undefined){
+if(typeof data41.delete !== "string"){
+const err118 = {instancePath:instancePath+"/cost/entities/" + i5+"/delete",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/delete/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1475,9 +1473,9 @@ vErrors.push(err118);
 errors++;
 }
 }
-}
-else {
-const err119 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data41.memberUpdates !== undefined){
+if(typeof data41.memberUpdates !== "string"){
+const err119 = {instancePath:instancePath+"/cost/entities/" + i5+"/memberUpdates",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/memberUpdates/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1489,12 +1487,24 @@ errors++;
 }
 }
 else {
-const err120 = {instancePath:instancePath+"/cost/entities",schemaPath:"#/properties/cost/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err120 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err120];
 }
 else {
 vErrors.push(err120);
+}
+errors++;
+}
+}
+}
+else {
+const err121 = {instancePath:instancePath+"/cost/entities",schemaPath:"#/properties/cost/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err121];
+}
+else {
+vErrors.push(err121);
 }
 errors++;
 }
@@ -1507,17 +1517,7 @@ for(let i6=0; i6<len6; i6++){
 let data50 = data49[i6];
 if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
 if(data50.name === undefined){
-const err121 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err121];
-}
-else {
-vErrors.push(err121);
-}
-errors++;
-}
-if(data50.size === undefined){
-const err122 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "size"},message:"must have required property '"+"size"+"'"};
+const err122 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1526,8 +1526,8 @@ vErrors.push(err122);
 }
 errors++;
 }
-if(data50.default === undefined){
-const err123 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "default"},message:"must have required property '"+"default"+"'"};
+if(data50.size === undefined){
+const err123 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "size"},message:"must have required property '"+"size"+"'"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1536,9 +1536,8 @@ vErrors.push(err123);
 }
 errors++;
 }
-for(const key9 in data50){
-if(!(((key9 === "name") || (key9 === "size")) || (key9 === "default"))){
-const err124 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+if(data50.default === undefined){
+const err124 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "default"},message:"must have required property '"+"default"+"'"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1547,10 +1546,9 @@ vErrors.push(err124);
 }
 errors++;
 }
-}
-if(data50.name !== undefined){
-if(typeof data50.name !== "string"){
-const err125 = {instancePath:instancePath+"/cost/references/" + i6+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key9 in data50){
+if(!(((key9 === "name") || (key9 === "size")) || (key9 === "default"))){
+const err125 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1560,9 +1558,9 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(data50.size !== undefined){
-if(typeof data50.size !== "string"){
-const err126 = {instancePath:instancePath+"/cost/references/" + i6+"/size",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/size/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data50.name !== undefined){
+if(typeof data50.name !== "string"){
+const err126 = {instancePath:instancePath+"/cost/references/" + i6+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1572,9 +1570,9 @@ vErrors.push(err126);
 errors++;
 }
 }
-if(data50.default !== undefined){
-if(typeof data50.default !== "boolean"){
-const err127 = {instancePath:instancePath+"/cost/references/" + i6+"/default",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/default/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data50.size !== undefined){
+if(typeof data50.size !== "string"){
+const err127 = {instancePath:instancePath+"/cost/references/" + i6+"/size",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/size/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1584,9 +1582,9 @@ vErrors.push(err127);
 errors++;
 }
 }
-}
-else {
-const err128 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data50.default !== undefined){
+if(typeof data50.default !== "boolean"){
+const err128 = {instancePath:instancePath+"/cost/references/" + i6+"/default",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/default/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1598,7 +1596,7 @@ errors++;
 }
 }
 else {
-const err129 = {instancePath:instancePath+"/cost/references",schemaPath:"#/properties/cost/anyOf/0/properties/references/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err129 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1608,11 +1606,9 @@ vErrors.push(err129);
 errors++;
 }
 }
-if(data28.designs !== undefined){
-let data54 = data28.designs;
-if(Array.isArray(data54)){
-if(data54.length > 2){
-const err130 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"};
+}
+else {
+const err130 = {instancePath:instancePath+"/cost/references",schemaPath:"#/properties/cost/anyOf/0/properties/references/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1621,8 +1617,12 @@ vErrors.push(err130);
 }
 errors++;
 }
-if(data54.length < 2){
-const err131 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"};
+}
+if(data28.designs !== undefined){
+let data54 = data28.designs;
+if(Array.isArray(data54)){
+if(data54.length > 2){
+const err131 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1631,12 +1631,8 @@ vErrors.push(err131);
 }
 errors++;
 }
-const len7 = data54.length;
-for(let i7=0; i7<len7; i7++){
-let data55 = data54[i7];
-if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
-if(data55.policy === undefined){
-const err132 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
+if(data54.length < 2){
+const err132 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1645,8 +1641,12 @@ vErrors.push(err132);
 }
 errors++;
 }
-if(data55.collections === undefined){
-const err133 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "collections"},message:"must have required property '"+"collections"+"'"};
+const len7 = data54.length;
+for(let i7=0; i7<len7; i7++){
+let data55 = data54[i7];
+if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
+if(data55.policy === undefined){
+const err133 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1655,8 +1655,8 @@ vErrors.push(err133);
 }
 errors++;
 }
-if(data55.operations === undefined){
-const err134 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "operations"},message:"must have required property '"+"operations"+"'"};
+if(data55.collections === undefined){
+const err134 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "collections"},message:"must have required property '"+"collections"+"'"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1665,8 +1665,8 @@ vErrors.push(err134);
 }
 errors++;
 }
-if(data55.total === undefined){
-const err135 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "total"},message:"must have required property '"+"total"+"'"};
+if(data55.operations === undefined){
+const err135 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "operations"},message:"must have required property '"+"operations"+"'"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1675,9 +1675,8 @@ vErrors.push(err135);
 }
 errors++;
 }
-for(const key10 in data55){
-if(!((((key10 === "policy") || (key10 === "collections")) || (key10 === "operations")) || (key10 === "total"))){
-const err136 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+if(data55.total === undefined){
+const err136 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "total"},message:"must have required property '"+"total"+"'"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1686,16 +1685,27 @@ vErrors.push(err136);
 }
 errors++;
 }
-}
-if(data55.policy !== undefined){
-let data56 = data55.policy;
-if(!((data56 === "cost") || (data56 === "paper"))){
-const err137 = {instancePath:instancePath+"/cost/designs/" + i7+"/policy",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/policy/enum",keyword:"enum",params:{allowedValues: schema31.properties.cost.anyOf[0].properties.designs.items.properties.policy.enum},message:"must be equal to one of the allowed values"};
+for(const key10 in data55){
+if(!((((key10 === "policy") || (key10 === "collections")) || (key10 === "operations")) || (key10 === "total"))){
+const err137 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err137];
 }
 else {
 vErrors.push(err137);
+}
+errors++;
+}
+}
+if(data55.policy !== undefined){
+let data56 = data55.policy;
+if(!((data56 === "cost") || (data56 === "paper"))){
+const err138 = {instancePath:instancePath+"/cost/designs/" + i7+"/policy",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/policy/enum",keyword:"enum",params:{allowedValues: schema31.properties.cost.anyOf[0].properties.designs.items.properties.policy.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err138];
+}
+else {
+vErrors.push(err138);
 }
 errors++;
 }
@@ -1708,17 +1718,7 @@ for(let i8=0; i8<len8; i8++){
 let data58 = data57[i8];
 if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
 if(data58.name === undefined){
-const err138 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err138];
-}
-else {
-vErrors.push(err138);
-}
-errors++;
-}
-if(data58.queries === undefined){
-const err139 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+const err139 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1727,8 +1727,8 @@ vErrors.push(err139);
 }
 errors++;
 }
-if(data58.cost === undefined){
-const err140 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "cost"},message:"must have required property '"+"cost"+"'"};
+if(data58.queries === undefined){
+const err140 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1737,9 +1737,8 @@ vErrors.push(err140);
 }
 errors++;
 }
-for(const key11 in data58){
-if(!(((key11 === "name") || (key11 === "queries")) || (key11 === "cost"))){
-const err141 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+if(data58.cost === undefined){
+const err141 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "cost"},message:"must have required property '"+"cost"+"'"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1748,15 +1747,26 @@ vErrors.push(err141);
 }
 errors++;
 }
-}
-if(data58.name !== undefined){
-if(typeof data58.name !== "string"){
-const err142 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key11 in data58){
+if(!(((key11 === "name") || (key11 === "queries")) || (key11 === "cost"))){
+const err142 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err142];
 }
 else {
 vErrors.push(err142);
+}
+errors++;
+}
+}
+if(data58.name !== undefined){
+if(typeof data58.name !== "string"){
+const err143 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err143];
+}
+else {
+vErrors.push(err143);
 }
 errors++;
 }
@@ -1767,19 +1777,7 @@ if(Array.isArray(data60)){
 const len9 = data60.length;
 for(let i9=0; i9<len9; i9++){
 if(typeof data60[i9] !== "string"){
-const err143 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/queries/" + i9,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err143];
-}
-else {
-vErrors.push(err143);
-}
-errors++;
-}
-}
-}
-else {
-const err144 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/queries",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err144 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/queries/" + i9,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1789,11 +1787,9 @@ vErrors.push(err144);
 errors++;
 }
 }
-if(data58.cost !== undefined){
-let data62 = data58.cost;
-if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
-if(data62.reads === undefined){
-const err145 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
+}
+else {
+const err145 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/queries",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1802,8 +1798,12 @@ vErrors.push(err145);
 }
 errors++;
 }
-if(data62.writes === undefined){
-const err146 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
+}
+if(data58.cost !== undefined){
+let data62 = data58.cost;
+if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+if(data62.reads === undefined){
+const err146 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1812,8 +1812,8 @@ vErrors.push(err146);
 }
 errors++;
 }
-if(data62.time === undefined){
-const err147 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
+if(data62.writes === undefined){
+const err147 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1822,8 +1822,8 @@ vErrors.push(err147);
 }
 errors++;
 }
-if(data62.memory === undefined){
-const err148 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
+if(data62.time === undefined){
+const err148 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1832,9 +1832,8 @@ vErrors.push(err148);
 }
 errors++;
 }
-for(const key12 in data62){
-if(!((((key12 === "reads") || (key12 === "writes")) || (key12 === "time")) || (key12 === "memory"))){
-const err149 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+if(data62.memory === undefined){
+const err149 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -1843,10 +1842,9 @@ vErrors.push(err149);
 }
 errors++;
 }
-}
-if(data62.reads !== undefined){
-if(typeof data62.reads !== "string"){
-const err150 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key12 in data62){
+if(!((((key12 === "reads") || (key12 === "writes")) || (key12 === "time")) || (key12 === "memory"))){
+const err150 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -1856,9 +1854,9 @@ vErrors.push(err150);
 errors++;
 }
 }
-if(data62.writes !== undefined){
-if(typeof data62.writes !== "string"){
-const err151 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data62.reads !== undefined){
+if(typeof data62.reads !== "string"){
+const err151 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -1868,9 +1866,9 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(data62.time !== undefined){
-if(typeof data62.time !== "string"){
-const err152 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data62.writes !== undefined){
+if(typeof data62.writes !== "string"){
+const err152 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -1880,9 +1878,9 @@ vErrors.push(err152);
 errors++;
 }
 }
-if(data62.memory !== undefined){
-if(typeof data62.memory !== "string"){
-const err153 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data62.time !== undefined){
+if(typeof data62.time !== "string"){
+const err153 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -1892,9 +1890,9 @@ vErrors.push(err153);
 errors++;
 }
 }
-}
-else {
-const err154 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data62.memory !== undefined){
+if(typeof data62.memory !== "string"){
+const err154 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -1906,7 +1904,7 @@ errors++;
 }
 }
 else {
-const err155 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err155 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -1918,7 +1916,7 @@ errors++;
 }
 }
 else {
-const err156 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err156 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -1928,11 +1926,9 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(data55.operations !== undefined){
-let data67 = data55.operations;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-if(data67.reads === undefined){
-const err157 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
+}
+else {
+const err157 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -1941,8 +1937,12 @@ vErrors.push(err157);
 }
 errors++;
 }
-if(data67.writes === undefined){
-const err158 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
+}
+if(data55.operations !== undefined){
+let data67 = data55.operations;
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+if(data67.reads === undefined){
+const err158 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -1951,8 +1951,8 @@ vErrors.push(err158);
 }
 errors++;
 }
-if(data67.time === undefined){
-const err159 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
+if(data67.writes === undefined){
+const err159 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -1961,8 +1961,8 @@ vErrors.push(err159);
 }
 errors++;
 }
-if(data67.memory === undefined){
-const err160 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
+if(data67.time === undefined){
+const err160 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -1971,9 +1971,8 @@ vErrors.push(err160);
 }
 errors++;
 }
-for(const key13 in data67){
-if(!((((key13 === "reads") || (key13 === "writes")) || (key13 === "time")) || (key13 === "memory"))){
-const err161 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+if(data67.memory === undefined){
+const err161 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -1982,10 +1981,9 @@ vErrors.push(err161);
 }
 errors++;
 }
-}
-if(data67.reads !== undefined){
-if(typeof data67.reads !== "string"){
-const err162 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key13 in data67){
+if(!((((key13 === "reads") || (key13 === "writes")) || (key13 === "time")) || (key13 === "memory"))){
+const err162 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -1995,9 +1993,9 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(data67.writes !== undefined){
-if(typeof data67.writes !== "string"){
-const err163 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data67.reads !== undefined){
+if(typeof data67.reads !== "string"){
+const err163 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2007,9 +2005,9 @@ vErrors.push(err163);
 errors++;
 }
 }
-if(data67.time !== undefined){
-if(typeof data67.time !== "string"){
-const err164 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data67.writes !== undefined){
+if(typeof data67.writes !== "string"){
+const err164 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2019,9 +2017,9 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(data67.memory !== undefined){
-if(typeof data67.memory !== "string"){
-const err165 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data67.time !== undefined){
+if(typeof data67.time !== "string"){
+const err165 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2031,9 +2029,9 @@ vErrors.push(err165);
 errors++;
 }
 }
-}
-else {
-const err166 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data67.memory !== undefined){
+if(typeof data67.memory !== "string"){
+const err166 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2043,11 +2041,9 @@ vErrors.push(err166);
 errors++;
 }
 }
-if(data55.total !== undefined){
-let data72 = data55.total;
-if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
-if(data72.reads === undefined){
-const err167 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
+}
+else {
+const err167 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2056,8 +2052,12 @@ vErrors.push(err167);
 }
 errors++;
 }
-if(data72.writes === undefined){
-const err168 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
+}
+if(data55.total !== undefined){
+let data72 = data55.total;
+if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
+if(data72.reads === undefined){
+const err168 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2066,8 +2066,8 @@ vErrors.push(err168);
 }
 errors++;
 }
-if(data72.time === undefined){
-const err169 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
+if(data72.writes === undefined){
+const err169 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2076,8 +2076,8 @@ vErrors.push(err169);
 }
 errors++;
 }
-if(data72.memory === undefined){
-const err170 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
+if(data72.time === undefined){
+const err170 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2086,9 +2086,8 @@ vErrors.push(err170);
 }
 errors++;
 }
-for(const key14 in data72){
-if(!((((key14 === "reads") || (key14 === "writes")) || (key14 === "time")) || (key14 === "memory"))){
-const err171 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+if(data72.memory === undefined){
+const err171 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2097,10 +2096,9 @@ vErrors.push(err171);
 }
 errors++;
 }
-}
-if(data72.reads !== undefined){
-if(typeof data72.reads !== "string"){
-const err172 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key14 in data72){
+if(!((((key14 === "reads") || (key14 === "writes")) || (key14 === "time")) || (key14 === "memory"))){
+const err172 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2110,9 +2108,9 @@ vErrors.push(err172);
 errors++;
 }
 }
-if(data72.writes !== undefined){
-if(typeof data72.writes !== "string"){
-const err173 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data72.reads !== undefined){
+if(typeof data72.reads !== "string"){
+const err173 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2122,9 +2120,9 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(data72.time !== undefined){
-if(typeof data72.time !== "string"){
-const err174 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data72.writes !== undefined){
+if(typeof data72.writes !== "string"){
+const err174 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2134,9 +2132,9 @@ vErrors.push(err174);
 errors++;
 }
 }
-if(data72.memory !== undefined){
-if(typeof data72.memory !== "string"){
-const err175 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data72.time !== undefined){
+if(typeof data72.time !== "string"){
+const err175 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2146,9 +2144,9 @@ vErrors.push(err175);
 errors++;
 }
 }
-}
-else {
-const err176 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data72.memory !== undefined){
+if(typeof data72.memory !== "string"){
+const err176 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2160,7 +2158,7 @@ errors++;
 }
 }
 else {
-const err177 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err177 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2172,7 +2170,7 @@ errors++;
 }
 }
 else {
-const err178 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err178 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2182,9 +2180,9 @@ vErrors.push(err178);
 errors++;
 }
 }
-if(data28.same !== undefined){
-if(typeof data28.same !== "boolean"){
-const err179 = {instancePath:instancePath+"/cost/same",schemaPath:"#/properties/cost/anyOf/0/properties/same/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err179 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2194,9 +2192,9 @@ vErrors.push(err179);
 errors++;
 }
 }
-if(data28.saving !== undefined){
-if(typeof data28.saving !== "string"){
-const err180 = {instancePath:instancePath+"/cost/saving",schemaPath:"#/properties/cost/anyOf/0/properties/saving/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.same !== undefined){
+if(typeof data28.same !== "boolean"){
+const err180 = {instancePath:instancePath+"/cost/same",schemaPath:"#/properties/cost/anyOf/0/properties/same/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2206,9 +2204,9 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(data28.cheaper !== undefined){
-if(typeof data28.cheaper !== "boolean"){
-const err181 = {instancePath:instancePath+"/cost/cheaper",schemaPath:"#/properties/cost/anyOf/0/properties/cheaper/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data28.saving !== undefined){
+if(typeof data28.saving !== "string"){
+const err181 = {instancePath:instancePath+"/cost/saving",schemaPath:"#/properties/cost/anyOf/0/properties/saving/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2218,9 +2216,9 @@ vErrors.push(err181);
 errors++;
 }
 }
-}
-else {
-const err182 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data28.cheaper !== undefined){
+if(typeof data28.cheaper !== "boolean"){
+const err182 = {instancePath:instancePath+"/cost/cheaper",schemaPath:"#/properties/cost/anyOf/0/properties/cheaper/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2229,11 +2227,16 @@ vErrors.push(err182);
 }
 errors++;
 }
-var _valid5 = _errs84 === errors;
-valid19 = valid19 || _valid5;
-const _errs196 = errors;
-if(data28 !== null){
-const err183 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data28.lookups !== undefined){
+let data80 = data28.lookups;
+if(Array.isArray(data80)){
+const len10 = data80.length;
+for(let i10=0; i10<len10; i10++){
+let data81 = data80[i10];
+if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
+if(data81.collection === undefined){
+const err183 = {instancePath:instancePath+"/cost/lookups/" + i10,schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2242,15 +2245,359 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid5 = _errs196 === errors;
-valid19 = valid19 || _valid5;
-if(!valid19){
-const err184 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data81.looksUp === undefined){
+const err184 = {instancePath:instancePath+"/cost/lookups/" + i10,schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/required",keyword:"required",params:{missingProperty: "looksUp"},message:"must have required property '"+"looksUp"+"'"};
 if(vErrors === null){
 vErrors = [err184];
 }
 else {
 vErrors.push(err184);
+}
+errors++;
+}
+if(data81.now === undefined){
+const err185 = {instancePath:instancePath+"/cost/lookups/" + i10,schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/required",keyword:"required",params:{missingProperty: "now"},message:"must have required property '"+"now"+"'"};
+if(vErrors === null){
+vErrors = [err185];
+}
+else {
+vErrors.push(err185);
+}
+errors++;
+}
+if(data81.narrowed === undefined){
+const err186 = {instancePath:instancePath+"/cost/lookups/" + i10,schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/required",keyword:"required",params:{missingProperty: "narrowed"},message:"must have required property '"+"narrowed"+"'"};
+if(vErrors === null){
+vErrors = [err186];
+}
+else {
+vErrors.push(err186);
+}
+errors++;
+}
+for(const key15 in data81){
+if(!((((key15 === "collection") || (key15 === "looksUp")) || (key15 === "now")) || (key15 === "narrowed"))){
+const err187 = {instancePath:instancePath+"/cost/lookups/" + i10,schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err187];
+}
+else {
+vErrors.push(err187);
+}
+errors++;
+}
+}
+if(data81.collection !== undefined){
+if(typeof data81.collection !== "string"){
+const err188 = {instancePath:instancePath+"/cost/lookups/" + i10+"/collection",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err188];
+}
+else {
+vErrors.push(err188);
+}
+errors++;
+}
+}
+if(data81.looksUp !== undefined){
+if(typeof data81.looksUp !== "string"){
+const err189 = {instancePath:instancePath+"/cost/lookups/" + i10+"/looksUp",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/looksUp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err189];
+}
+else {
+vErrors.push(err189);
+}
+errors++;
+}
+}
+if(data81.now !== undefined){
+let data84 = data81.now;
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+if(data84.reads === undefined){
+const err190 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
+if(vErrors === null){
+vErrors = [err190];
+}
+else {
+vErrors.push(err190);
+}
+errors++;
+}
+if(data84.writes === undefined){
+const err191 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
+if(vErrors === null){
+vErrors = [err191];
+}
+else {
+vErrors.push(err191);
+}
+errors++;
+}
+if(data84.time === undefined){
+const err192 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
+if(vErrors === null){
+vErrors = [err192];
+}
+else {
+vErrors.push(err192);
+}
+errors++;
+}
+if(data84.memory === undefined){
+const err193 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
+if(vErrors === null){
+vErrors = [err193];
+}
+else {
+vErrors.push(err193);
+}
+errors++;
+}
+for(const key16 in data84){
+if(!((((key16 === "reads") || (key16 === "writes")) || (key16 === "time")) || (key16 === "memory"))){
+const err194 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err194];
+}
+else {
+vErrors.push(err194);
+}
+errors++;
+}
+}
+if(data84.reads !== undefined){
+if(typeof data84.reads !== "string"){
+const err195 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now/reads",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err195];
+}
+else {
+vErrors.push(err195);
+}
+errors++;
+}
+}
+if(data84.writes !== undefined){
+if(typeof data84.writes !== "string"){
+const err196 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now/writes",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err196];
+}
+else {
+vErrors.push(err196);
+}
+errors++;
+}
+}
+if(data84.time !== undefined){
+if(typeof data84.time !== "string"){
+const err197 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now/time",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err197];
+}
+else {
+vErrors.push(err197);
+}
+errors++;
+}
+}
+if(data84.memory !== undefined){
+if(typeof data84.memory !== "string"){
+const err198 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now/memory",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err198];
+}
+else {
+vErrors.push(err198);
+}
+errors++;
+}
+}
+}
+else {
+const err199 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err199];
+}
+else {
+vErrors.push(err199);
+}
+errors++;
+}
+}
+if(data81.narrowed !== undefined){
+let data89 = data81.narrowed;
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+if(data89.reads === undefined){
+const err200 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
+if(vErrors === null){
+vErrors = [err200];
+}
+else {
+vErrors.push(err200);
+}
+errors++;
+}
+if(data89.writes === undefined){
+const err201 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
+if(vErrors === null){
+vErrors = [err201];
+}
+else {
+vErrors.push(err201);
+}
+errors++;
+}
+if(data89.time === undefined){
+const err202 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
+if(vErrors === null){
+vErrors = [err202];
+}
+else {
+vErrors.push(err202);
+}
+errors++;
+}
+if(data89.memory === undefined){
+const err203 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
+if(vErrors === null){
+vErrors = [err203];
+}
+else {
+vErrors.push(err203);
+}
+errors++;
+}
+for(const key17 in data89){
+if(!((((key17 === "reads") || (key17 === "writes")) || (key17 === "time")) || (key17 === "memory"))){
+const err204 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err204];
+}
+else {
+vErrors.push(err204);
+}
+errors++;
+}
+}
+if(data89.reads !== undefined){
+if(typeof data89.reads !== "string"){
+const err205 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed/reads",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err205];
+}
+else {
+vErrors.push(err205);
+}
+errors++;
+}
+}
+if(data89.writes !== undefined){
+if(typeof data89.writes !== "string"){
+const err206 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed/writes",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err206];
+}
+else {
+vErrors.push(err206);
+}
+errors++;
+}
+}
+if(data89.time !== undefined){
+if(typeof data89.time !== "string"){
+const err207 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed/time",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err207];
+}
+else {
+vErrors.push(err207);
+}
+errors++;
+}
+}
+if(data89.memory !== undefined){
+if(typeof data89.memory !== "string"){
+const err208 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed/memory",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err208];
+}
+else {
+vErrors.push(err208);
+}
+errors++;
+}
+}
+}
+else {
+const err209 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err209];
+}
+else {
+vErrors.push(err209);
+}
+errors++;
+}
+}
+}
+else {
+const err210 = {instancePath:instancePath+"/cost/lookups/" + i10,schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err210];
+}
+else {
+vErrors.push(err210);
+}
+errors++;
+}
+}
+}
+else {
+const err211 = {instancePath:instancePath+"/cost/lookups",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err211];
+}
+else {
+vErrors.push(err211);
+}
+errors++;
+}
+}
+}
+else {
+const err212 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err212];
+}
+else {
+vErrors.push(err212);
+}
+errors++;
+}
+var _valid5 = _errs84 === errors;
+valid19 = valid19 || _valid5;
+const _errs227 = errors;
+if(data28 !== null){
+const err213 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err213];
+}
+else {
+vErrors.push(err213);
+}
+errors++;
+}
+var _valid5 = _errs227 === errors;
+valid19 = valid19 || _valid5;
+if(!valid19){
+const err214 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err214];
+}
+else {
+vErrors.push(err214);
 }
 errors++;
 }
@@ -2267,384 +2614,9 @@ vErrors = null;
 }
 }
 if(data.design !== undefined){
-let data80 = data.design;
-if(!((data80 === "redis") || (data80 === "redis-core"))){
-const err185 = {instancePath:instancePath+"/design",schemaPath:"#/properties/design/enum",keyword:"enum",params:{allowedValues: schema31.properties.design.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err185];
-}
-else {
-vErrors.push(err185);
-}
-errors++;
-}
-}
-if(data.engine !== undefined){
-if(typeof data.engine !== "string"){
-const err186 = {instancePath:instancePath+"/engine",schemaPath:"#/properties/engine/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err186];
-}
-else {
-vErrors.push(err186);
-}
-errors++;
-}
-}
-if(data.pidm !== undefined){
-let data82 = data.pidm;
-const _errs202 = errors;
-let valid41 = false;
-const _errs203 = errors;
-if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
-if(data82.entities === undefined){
-const err187 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
-if(vErrors === null){
-vErrors = [err187];
-}
-else {
-vErrors.push(err187);
-}
-errors++;
-}
-if(data82.relationships === undefined){
-const err188 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "relationships"},message:"must have required property '"+"relationships"+"'"};
-if(vErrors === null){
-vErrors = [err188];
-}
-else {
-vErrors.push(err188);
-}
-errors++;
-}
-for(const key15 in data82){
-if(!((key15 === "entities") || (key15 === "relationships"))){
-const err189 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err189];
-}
-else {
-vErrors.push(err189);
-}
-errors++;
-}
-}
-if(data82.entities !== undefined){
-let data83 = data82.entities;
-if(Array.isArray(data83)){
-const len10 = data83.length;
-for(let i10=0; i10<len10; i10++){
-let data84 = data83[i10];
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
-if(data84.name === undefined){
-const err190 = {instancePath:instancePath+"/pidm/entities/" + i10,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err190];
-}
-else {
-vErrors.push(err190);
-}
-errors++;
-}
-if(data84.attributes === undefined){
-const err191 = {instancePath:instancePath+"/pidm/entities/" + i10,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
-if(vErrors === null){
-vErrors = [err191];
-}
-else {
-vErrors.push(err191);
-}
-errors++;
-}
-for(const key16 in data84){
-if(!((key16 === "name") || (key16 === "attributes"))){
-const err192 = {instancePath:instancePath+"/pidm/entities/" + i10,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err192];
-}
-else {
-vErrors.push(err192);
-}
-errors++;
-}
-}
-if(data84.name !== undefined){
-if(typeof data84.name !== "string"){
-const err193 = {instancePath:instancePath+"/pidm/entities/" + i10+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err193];
-}
-else {
-vErrors.push(err193);
-}
-errors++;
-}
-}
-if(data84.attributes !== undefined){
-let data86 = data84.attributes;
-if(Array.isArray(data86)){
-const len11 = data86.length;
-for(let i11=0; i11<len11; i11++){
-let data87 = data86[i11];
-if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
-if(data87.name === undefined){
-const err194 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err194];
-}
-else {
-vErrors.push(err194);
-}
-errors++;
-}
-if(data87.type === undefined){
-const err195 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
-if(vErrors === null){
-vErrors = [err195];
-}
-else {
-vErrors.push(err195);
-}
-errors++;
-}
-if(data87.key === undefined){
-const err196 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
-if(vErrors === null){
-vErrors = [err196];
-}
-else {
-vErrors.push(err196);
-}
-errors++;
-}
-if(data87.note === undefined){
-const err197 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
-if(vErrors === null){
-vErrors = [err197];
-}
-else {
-vErrors.push(err197);
-}
-errors++;
-}
-for(const key17 in data87){
-if(!((((key17 === "name") || (key17 === "type")) || (key17 === "key")) || (key17 === "note"))){
-const err198 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err198];
-}
-else {
-vErrors.push(err198);
-}
-errors++;
-}
-}
-if(data87.name !== undefined){
-if(typeof data87.name !== "string"){
-const err199 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err199];
-}
-else {
-vErrors.push(err199);
-}
-errors++;
-}
-}
-if(data87.type !== undefined){
-if(typeof data87.type !== "string"){
-const err200 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/type",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err200];
-}
-else {
-vErrors.push(err200);
-}
-errors++;
-}
-}
-if(data87.key !== undefined){
-if(typeof data87.key !== "boolean"){
-const err201 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/key",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/key/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err201];
-}
-else {
-vErrors.push(err201);
-}
-errors++;
-}
-}
-if(data87.note !== undefined){
-let data91 = data87.note;
-const _errs225 = errors;
-let valid49 = false;
-const _errs226 = errors;
-if(typeof data91 !== "string"){
-const err202 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err202];
-}
-else {
-vErrors.push(err202);
-}
-errors++;
-}
-var _valid7 = _errs226 === errors;
-valid49 = valid49 || _valid7;
-const _errs228 = errors;
-if(data91 !== null){
-const err203 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err203];
-}
-else {
-vErrors.push(err203);
-}
-errors++;
-}
-var _valid7 = _errs228 === errors;
-valid49 = valid49 || _valid7;
-if(!valid49){
-const err204 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err204];
-}
-else {
-vErrors.push(err204);
-}
-errors++;
-}
-else {
-errors = _errs225;
-if(vErrors !== null){
-if(_errs225){
-vErrors.length = _errs225;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err205 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err205];
-}
-else {
-vErrors.push(err205);
-}
-errors++;
-}
-}
-}
-else {
-const err206 = {instancePath:instancePath+"/pidm/entities/" + i10+"/attributes",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err206];
-}
-else {
-vErrors.push(err206);
-}
-errors++;
-}
-}
-}
-else {
-const err207 = {instancePath:instancePath+"/pidm/entities/" + i10,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err207];
-}
-else {
-vErrors.push(err207);
-}
-errors++;
-}
-}
-}
-else {
-const err208 = {instancePath:instancePath+"/pidm/entities",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err208];
-}
-else {
-vErrors.push(err208);
-}
-errors++;
-}
-}
-if(data82.relationships !== undefined){
-let data92 = data82.relationships;
-if(Array.isArray(data92)){
-const len12 = data92.length;
-for(let i12=0; i12<len12; i12++){
-let data93 = data92[i12];
-if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
-if(data93.from === undefined){
-const err209 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
-if(vErrors === null){
-vErrors = [err209];
-}
-else {
-vErrors.push(err209);
-}
-errors++;
-}
-if(data93.to === undefined){
-const err210 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
-if(vErrors === null){
-vErrors = [err210];
-}
-else {
-vErrors.push(err210);
-}
-errors++;
-}
-if(data93.reference === undefined){
-const err211 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
-if(vErrors === null){
-vErrors = [err211];
-}
-else {
-vErrors.push(err211);
-}
-errors++;
-}
-if(data93.toCardinality === undefined){
-const err212 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "toCardinality"},message:"must have required property '"+"toCardinality"+"'"};
-if(vErrors === null){
-vErrors = [err212];
-}
-else {
-vErrors.push(err212);
-}
-errors++;
-}
-if(data93.written === undefined){
-const err213 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "written"},message:"must have required property '"+"written"+"'"};
-if(vErrors === null){
-vErrors = [err213];
-}
-else {
-vErrors.push(err213);
-}
-errors++;
-}
-if(data93.kind === undefined){
-const err214 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
-if(vErrors === null){
-vErrors = [err214];
-}
-else {
-vErrors.push(err214);
-}
-errors++;
-}
-for(const key18 in data93){
-if(!((((((key18 === "from") || (key18 === "to")) || (key18 === "reference")) || (key18 === "toCardinality")) || (key18 === "written")) || (key18 === "kind"))){
-const err215 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+let data94 = data.design;
+if(!((data94 === "redis") || (data94 === "redis-core"))){
+const err215 = {instancePath:instancePath+"/design",schemaPath:"#/properties/design/enum",keyword:"enum",params:{allowedValues: schema31.properties.design.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -2654,9 +2626,9 @@ vErrors.push(err215);
 errors++;
 }
 }
-if(data93.from !== undefined){
-if(typeof data93.from !== "string"){
-const err216 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/from",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.engine !== undefined){
+if(typeof data.engine !== "string"){
+const err216 = {instancePath:instancePath+"/engine",schemaPath:"#/properties/engine/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -2666,9 +2638,14 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(data93.to !== undefined){
-if(typeof data93.to !== "string"){
-const err217 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/to",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pidm !== undefined){
+let data96 = data.pidm;
+const _errs233 = errors;
+let valid46 = false;
+const _errs234 = errors;
+if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
+if(data96.entities === undefined){
+const err217 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -2677,10 +2654,8 @@ vErrors.push(err217);
 }
 errors++;
 }
-}
-if(data93.reference !== undefined){
-if(typeof data93.reference !== "string"){
-const err218 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/reference",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data96.relationships === undefined){
+const err218 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "relationships"},message:"must have required property '"+"relationships"+"'"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -2689,11 +2664,9 @@ vErrors.push(err218);
 }
 errors++;
 }
-}
-if(data93.toCardinality !== undefined){
-let data97 = data93.toCardinality;
-if(!((((data97 === "exactly-one") || (data97 === "zero-or-one")) || (data97 === "zero-or-more")) || (data97 === "one-or-more"))){
-const err219 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/toCardinality",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/toCardinality/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.toCardinality.enum},message:"must be equal to one of the allowed values"};
+for(const key18 in data96){
+if(!((key18 === "entities") || (key18 === "relationships"))){
+const err219 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -2703,9 +2676,15 @@ vErrors.push(err219);
 errors++;
 }
 }
-if(data93.written !== undefined){
-if(typeof data93.written !== "string"){
-const err220 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/written",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/written/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data96.entities !== undefined){
+let data97 = data96.entities;
+if(Array.isArray(data97)){
+const len11 = data97.length;
+for(let i11=0; i11<len11; i11++){
+let data98 = data97[i11];
+if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+if(data98.name === undefined){
+const err220 = {instancePath:instancePath+"/pidm/entities/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -2714,11 +2693,8 @@ vErrors.push(err220);
 }
 errors++;
 }
-}
-if(data93.kind !== undefined){
-let data99 = data93.kind;
-if(!(((data99 === "one") || (data99 === "optional")) || (data99 === "many"))){
-const err221 = {instancePath:instancePath+"/pidm/relationships/" + i12+"/kind",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(data98.attributes === undefined){
+const err221 = {instancePath:instancePath+"/pidm/entities/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -2727,10 +2703,9 @@ vErrors.push(err221);
 }
 errors++;
 }
-}
-}
-else {
-const err222 = {instancePath:instancePath+"/pidm/relationships/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key19 in data98){
+if(!((key19 === "name") || (key19 === "attributes"))){
+const err222 = {instancePath:instancePath+"/pidm/entities/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -2740,9 +2715,9 @@ vErrors.push(err222);
 errors++;
 }
 }
-}
-else {
-const err223 = {instancePath:instancePath+"/pidm/relationships",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data98.name !== undefined){
+if(typeof data98.name !== "string"){
+const err223 = {instancePath:instancePath+"/pidm/entities/" + i11+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -2752,9 +2727,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-}
-else {
-const err224 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data98.attributes !== undefined){
+let data100 = data98.attributes;
+if(Array.isArray(data100)){
+const len12 = data100.length;
+for(let i12=0; i12<len12; i12++){
+let data101 = data100[i12];
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+if(data101.name === undefined){
+const err224 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -2763,11 +2744,8 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid6 = _errs203 === errors;
-valid41 = valid41 || _valid6;
-const _errs245 = errors;
-if(data82 !== null){
-const err225 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(data101.type === undefined){
+const err225 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -2776,10 +2754,8 @@ vErrors.push(err225);
 }
 errors++;
 }
-var _valid6 = _errs245 === errors;
-valid41 = valid41 || _valid6;
-if(!valid41){
-const err226 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(data101.key === undefined){
+const err226 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -2788,27 +2764,8 @@ vErrors.push(err226);
 }
 errors++;
 }
-else {
-errors = _errs202;
-if(vErrors !== null){
-if(_errs202){
-vErrors.length = _errs202;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.collections !== undefined){
-let data100 = data.collections;
-if(Array.isArray(data100)){
-const len13 = data100.length;
-for(let i13=0; i13<len13; i13++){
-let data101 = data100[i13];
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
-if(data101.name === undefined){
-const err227 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data101.note === undefined){
+const err227 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -2817,8 +2774,9 @@ vErrors.push(err227);
 }
 errors++;
 }
-if(data101.grain === undefined){
-const err228 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "grain"},message:"must have required property '"+"grain"+"'"};
+for(const key20 in data101){
+if(!((((key20 === "name") || (key20 === "type")) || (key20 === "key")) || (key20 === "note"))){
+const err228 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -2827,8 +2785,10 @@ vErrors.push(err228);
 }
 errors++;
 }
-if(data101.nodes === undefined){
-const err229 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "nodes"},message:"must have required property '"+"nodes"+"'"};
+}
+if(data101.name !== undefined){
+if(typeof data101.name !== "string"){
+const err229 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -2837,8 +2797,10 @@ vErrors.push(err229);
 }
 errors++;
 }
-if(data101.edges === undefined){
-const err230 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "edges"},message:"must have required property '"+"edges"+"'"};
+}
+if(data101.type !== undefined){
+if(typeof data101.type !== "string"){
+const err230 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12+"/type",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -2847,8 +2809,10 @@ vErrors.push(err230);
 }
 errors++;
 }
-if(data101.key === undefined){
-const err231 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+}
+if(data101.key !== undefined){
+if(typeof data101.key !== "boolean"){
+const err231 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12+"/key",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/key/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -2857,8 +2821,14 @@ vErrors.push(err231);
 }
 errors++;
 }
-if(data101.fields === undefined){
-const err232 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
+}
+if(data101.note !== undefined){
+let data105 = data101.note;
+const _errs256 = errors;
+let valid54 = false;
+const _errs257 = errors;
+if(typeof data105 !== "string"){
+const err232 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -2867,8 +2837,11 @@ vErrors.push(err232);
 }
 errors++;
 }
-if(data101.queries === undefined){
-const err233 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+var _valid7 = _errs257 === errors;
+valid54 = valid54 || _valid7;
+const _errs259 = errors;
+if(data105 !== null){
+const err233 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -2877,8 +2850,10 @@ vErrors.push(err233);
 }
 errors++;
 }
-if(data101.coreKeys === undefined){
-const err234 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "coreKeys"},message:"must have required property '"+"coreKeys"+"'"};
+var _valid7 = _errs259 === errors;
+valid54 = valid54 || _valid7;
+if(!valid54){
+const err234 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -2887,9 +2862,21 @@ vErrors.push(err234);
 }
 errors++;
 }
-for(const key19 in data101){
-if(!((((((((key19 === "name") || (key19 === "grain")) || (key19 === "nodes")) || (key19 === "edges")) || (key19 === "key")) || (key19 === "fields")) || (key19 === "queries")) || (key19 === "coreKeys"))){
-const err235 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
+else {
+errors = _errs256;
+if(vErrors !== null){
+if(_errs256){
+vErrors.length = _errs256;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err235 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -2899,9 +2886,9 @@ vErrors.push(err235);
 errors++;
 }
 }
-if(data101.name !== undefined){
-if(typeof data101.name !== "string"){
-const err236 = {instancePath:instancePath+"/collections/" + i13+"/name",schemaPath:"#/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err236 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -2911,9 +2898,9 @@ vErrors.push(err236);
 errors++;
 }
 }
-if(data101.grain !== undefined){
-if(typeof data101.grain !== "string"){
-const err237 = {instancePath:instancePath+"/collections/" + i13+"/grain",schemaPath:"#/properties/collections/items/properties/grain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err237 = {instancePath:instancePath+"/pidm/entities/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -2923,15 +2910,9 @@ vErrors.push(err237);
 errors++;
 }
 }
-if(data101.nodes !== undefined){
-let data104 = data101.nodes;
-if(Array.isArray(data104)){
-const len14 = data104.length;
-for(let i14=0; i14<len14; i14++){
-let data105 = data104[i14];
-if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
-if(data105.id === undefined){
-const err238 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+}
+else {
+const err238 = {instancePath:instancePath+"/pidm/entities",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -2940,8 +2921,16 @@ vErrors.push(err238);
 }
 errors++;
 }
-if(data105.name === undefined){
-const err239 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+if(data96.relationships !== undefined){
+let data106 = data96.relationships;
+if(Array.isArray(data106)){
+const len13 = data106.length;
+for(let i13=0; i13<len13; i13++){
+let data107 = data106[i13];
+if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
+if(data107.from === undefined){
+const err239 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
 if(vErrors === null){
 vErrors = [err239];
 }
@@ -2950,8 +2939,8 @@ vErrors.push(err239);
 }
 errors++;
 }
-if(data105.entity === undefined){
-const err240 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
+if(data107.to === undefined){
+const err240 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
 if(vErrors === null){
 vErrors = [err240];
 }
@@ -2960,8 +2949,8 @@ vErrors.push(err240);
 }
 errors++;
 }
-if(data105.root === undefined){
-const err241 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
+if(data107.reference === undefined){
+const err241 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
 if(vErrors === null){
 vErrors = [err241];
 }
@@ -2970,9 +2959,8 @@ vErrors.push(err241);
 }
 errors++;
 }
-for(const key20 in data105){
-if(!((((key20 === "id") || (key20 === "name")) || (key20 === "entity")) || (key20 === "root"))){
-const err242 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
+if(data107.toCardinality === undefined){
+const err242 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "toCardinality"},message:"must have required property '"+"toCardinality"+"'"};
 if(vErrors === null){
 vErrors = [err242];
 }
@@ -2981,10 +2969,8 @@ vErrors.push(err242);
 }
 errors++;
 }
-}
-if(data105.id !== undefined){
-if(typeof data105.id !== "string"){
-const err243 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14+"/id",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data107.written === undefined){
+const err243 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "written"},message:"must have required property '"+"written"+"'"};
 if(vErrors === null){
 vErrors = [err243];
 }
@@ -2993,10 +2979,8 @@ vErrors.push(err243);
 }
 errors++;
 }
-}
-if(data105.name !== undefined){
-if(typeof data105.name !== "string"){
-const err244 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14+"/name",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data107.kind === undefined){
+const err244 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err244];
 }
@@ -3005,10 +2989,9 @@ vErrors.push(err244);
 }
 errors++;
 }
-}
-if(data105.entity !== undefined){
-if(typeof data105.entity !== "string"){
-const err245 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14+"/entity",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key21 in data107){
+if(!((((((key21 === "from") || (key21 === "to")) || (key21 === "reference")) || (key21 === "toCardinality")) || (key21 === "written")) || (key21 === "kind"))){
+const err245 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err245];
 }
@@ -3018,9 +3001,9 @@ vErrors.push(err245);
 errors++;
 }
 }
-if(data105.root !== undefined){
-if(typeof data105.root !== "boolean"){
-const err246 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14+"/root",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/root/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data107.from !== undefined){
+if(typeof data107.from !== "string"){
+const err246 = {instancePath:instancePath+"/pidm/relationships/" + i13+"/from",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err246];
 }
@@ -3030,9 +3013,9 @@ vErrors.push(err246);
 errors++;
 }
 }
-}
-else {
-const err247 = {instancePath:instancePath+"/collections/" + i13+"/nodes/" + i14,schemaPath:"#/properties/collections/items/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data107.to !== undefined){
+if(typeof data107.to !== "string"){
+const err247 = {instancePath:instancePath+"/pidm/relationships/" + i13+"/to",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err247];
 }
@@ -3042,9 +3025,9 @@ vErrors.push(err247);
 errors++;
 }
 }
-}
-else {
-const err248 = {instancePath:instancePath+"/collections/" + i13+"/nodes",schemaPath:"#/properties/collections/items/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data107.reference !== undefined){
+if(typeof data107.reference !== "string"){
+const err248 = {instancePath:instancePath+"/pidm/relationships/" + i13+"/reference",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err248];
 }
@@ -3054,15 +3037,10 @@ vErrors.push(err248);
 errors++;
 }
 }
-if(data101.edges !== undefined){
-let data110 = data101.edges;
-if(Array.isArray(data110)){
-const len15 = data110.length;
-for(let i15=0; i15<len15; i15++){
-let data111 = data110[i15];
-if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
-if(data111.from === undefined){
-const err249 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+if(data107.toCardinality !== undefined){
+let data111 = data107.toCardinality;
+if(!((((data111 === "exactly-one") || (data111 === "zero-or-one")) || (data111 === "zero-or-more")) || (data111 === "one-or-more"))){
+const err249 = {instancePath:instancePath+"/pidm/relationships/" + i13+"/toCardinality",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/toCardinality/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.toCardinality.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err249];
 }
@@ -3071,8 +3049,10 @@ vErrors.push(err249);
 }
 errors++;
 }
-if(data111.to === undefined){
-const err250 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+}
+if(data107.written !== undefined){
+if(typeof data107.written !== "string"){
+const err250 = {instancePath:instancePath+"/pidm/relationships/" + i13+"/written",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/written/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err250];
 }
@@ -3081,8 +3061,11 @@ vErrors.push(err250);
 }
 errors++;
 }
-if(data111.reference === undefined){
-const err251 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
+}
+if(data107.kind !== undefined){
+let data113 = data107.kind;
+if(!(((data113 === "one") || (data113 === "optional")) || (data113 === "many"))){
+const err251 = {instancePath:instancePath+"/pidm/relationships/" + i13+"/kind",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err251];
 }
@@ -3091,8 +3074,10 @@ vErrors.push(err251);
 }
 errors++;
 }
-if(data111.cardinality === undefined){
-const err252 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "cardinality"},message:"must have required property '"+"cardinality"+"'"};
+}
+}
+else {
+const err252 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err252];
 }
@@ -3101,9 +3086,10 @@ vErrors.push(err252);
 }
 errors++;
 }
-for(const key21 in data111){
-if(!((((key21 === "from") || (key21 === "to")) || (key21 === "reference")) || (key21 === "cardinality"))){
-const err253 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
+}
+}
+else {
+const err253 = {instancePath:instancePath+"/pidm/relationships",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err253];
 }
@@ -3113,9 +3099,9 @@ vErrors.push(err253);
 errors++;
 }
 }
-if(data111.from !== undefined){
-if(typeof data111.from !== "string"){
-const err254 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15+"/from",schemaPath:"#/properties/collections/items/properties/edges/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err254 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err254];
 }
@@ -3124,10 +3110,11 @@ vErrors.push(err254);
 }
 errors++;
 }
-}
-if(data111.to !== undefined){
-if(typeof data111.to !== "string"){
-const err255 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15+"/to",schemaPath:"#/properties/collections/items/properties/edges/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid6 = _errs234 === errors;
+valid46 = valid46 || _valid6;
+const _errs276 = errors;
+if(data96 !== null){
+const err255 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err255];
 }
@@ -3136,10 +3123,10 @@ vErrors.push(err255);
 }
 errors++;
 }
-}
-if(data111.reference !== undefined){
-if(typeof data111.reference !== "string"){
-const err256 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15+"/reference",schemaPath:"#/properties/collections/items/properties/edges/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid6 = _errs276 === errors;
+valid46 = valid46 || _valid6;
+if(!valid46){
+const err256 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err256];
 }
@@ -3148,10 +3135,27 @@ vErrors.push(err256);
 }
 errors++;
 }
+else {
+errors = _errs233;
+if(vErrors !== null){
+if(_errs233){
+vErrors.length = _errs233;
 }
-if(data111.cardinality !== undefined){
-if(typeof data111.cardinality !== "string"){
-const err257 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15+"/cardinality",schemaPath:"#/properties/collections/items/properties/edges/items/properties/cardinality/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.collections !== undefined){
+let data114 = data.collections;
+if(Array.isArray(data114)){
+const len14 = data114.length;
+for(let i14=0; i14<len14; i14++){
+let data115 = data114[i14];
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+if(data115.name === undefined){
+const err257 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err257];
 }
@@ -3160,10 +3164,8 @@ vErrors.push(err257);
 }
 errors++;
 }
-}
-}
-else {
-const err258 = {instancePath:instancePath+"/collections/" + i13+"/edges/" + i15,schemaPath:"#/properties/collections/items/properties/edges/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data115.grain === undefined){
+const err258 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "grain"},message:"must have required property '"+"grain"+"'"};
 if(vErrors === null){
 vErrors = [err258];
 }
@@ -3172,10 +3174,8 @@ vErrors.push(err258);
 }
 errors++;
 }
-}
-}
-else {
-const err259 = {instancePath:instancePath+"/collections/" + i13+"/edges",schemaPath:"#/properties/collections/items/properties/edges/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data115.nodes === undefined){
+const err259 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "nodes"},message:"must have required property '"+"nodes"+"'"};
 if(vErrors === null){
 vErrors = [err259];
 }
@@ -3184,12 +3184,8 @@ vErrors.push(err259);
 }
 errors++;
 }
-}
-if(data101.key !== undefined){
-let data116 = data101.key;
-if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
-if(data116.field === undefined){
-const err260 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
+if(data115.edges === undefined){
+const err260 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "edges"},message:"must have required property '"+"edges"+"'"};
 if(vErrors === null){
 vErrors = [err260];
 }
@@ -3198,8 +3194,8 @@ vErrors.push(err260);
 }
 errors++;
 }
-if(data116.kind === undefined){
-const err261 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(data115.key === undefined){
+const err261 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err261];
 }
@@ -3208,8 +3204,8 @@ vErrors.push(err261);
 }
 errors++;
 }
-if(data116.parts === undefined){
-const err262 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
+if(data115.fields === undefined){
+const err262 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
 if(vErrors === null){
 vErrors = [err262];
 }
@@ -3218,8 +3214,8 @@ vErrors.push(err262);
 }
 errors++;
 }
-if(data116.pattern === undefined){
-const err263 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
+if(data115.queries === undefined){
+const err263 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err263];
 }
@@ -3228,9 +3224,8 @@ vErrors.push(err263);
 }
 errors++;
 }
-for(const key22 in data116){
-if(!((((key22 === "field") || (key22 === "kind")) || (key22 === "parts")) || (key22 === "pattern"))){
-const err264 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
+if(data115.coreKeys === undefined){
+const err264 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "coreKeys"},message:"must have required property '"+"coreKeys"+"'"};
 if(vErrors === null){
 vErrors = [err264];
 }
@@ -3239,10 +3234,9 @@ vErrors.push(err264);
 }
 errors++;
 }
-}
-if(data116.field !== undefined){
-if(typeof data116.field !== "string"){
-const err265 = {instancePath:instancePath+"/collections/" + i13+"/key/field",schemaPath:"#/properties/collections/items/properties/key/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key22 in data115){
+if(!((((((((key22 === "name") || (key22 === "grain")) || (key22 === "nodes")) || (key22 === "edges")) || (key22 === "key")) || (key22 === "fields")) || (key22 === "queries")) || (key22 === "coreKeys"))){
+const err265 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err265];
 }
@@ -3252,10 +3246,9 @@ vErrors.push(err265);
 errors++;
 }
 }
-if(data116.kind !== undefined){
-let data118 = data116.kind;
-if(!((data118 === "natural") || (data118 === "counter"))){
-const err266 = {instancePath:instancePath+"/collections/" + i13+"/key/kind",schemaPath:"#/properties/collections/items/properties/key/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.collections.items.properties.key.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(data115.name !== undefined){
+if(typeof data115.name !== "string"){
+const err266 = {instancePath:instancePath+"/collections/" + i14+"/name",schemaPath:"#/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err266];
 }
@@ -3265,13 +3258,9 @@ vErrors.push(err266);
 errors++;
 }
 }
-if(data116.parts !== undefined){
-let data119 = data116.parts;
-if(Array.isArray(data119)){
-const len16 = data119.length;
-for(let i16=0; i16<len16; i16++){
-if(typeof data119[i16] !== "string"){
-const err267 = {instancePath:instancePath+"/collections/" + i13+"/key/parts/" + i16,schemaPath:"#/properties/collections/items/properties/key/properties/parts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data115.grain !== undefined){
+if(typeof data115.grain !== "string"){
+const err267 = {instancePath:instancePath+"/collections/" + i14+"/grain",schemaPath:"#/properties/collections/items/properties/grain/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err267];
 }
@@ -3281,9 +3270,15 @@ vErrors.push(err267);
 errors++;
 }
 }
-}
-else {
-const err268 = {instancePath:instancePath+"/collections/" + i13+"/key/parts",schemaPath:"#/properties/collections/items/properties/key/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data115.nodes !== undefined){
+let data118 = data115.nodes;
+if(Array.isArray(data118)){
+const len15 = data118.length;
+for(let i15=0; i15<len15; i15++){
+let data119 = data118[i15];
+if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
+if(data119.id === undefined){
+const err268 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err268];
 }
@@ -3292,10 +3287,8 @@ vErrors.push(err268);
 }
 errors++;
 }
-}
-if(data116.pattern !== undefined){
-if(typeof data116.pattern !== "string"){
-const err269 = {instancePath:instancePath+"/collections/" + i13+"/key/pattern",schemaPath:"#/properties/collections/items/properties/key/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data119.name === undefined){
+const err269 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err269];
 }
@@ -3304,10 +3297,8 @@ vErrors.push(err269);
 }
 errors++;
 }
-}
-}
-else {
-const err270 = {instancePath:instancePath+"/collections/" + i13+"/key",schemaPath:"#/properties/collections/items/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data119.entity === undefined){
+const err270 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
 if(vErrors === null){
 vErrors = [err270];
 }
@@ -3316,16 +3307,8 @@ vErrors.push(err270);
 }
 errors++;
 }
-}
-if(data101.fields !== undefined){
-let data122 = data101.fields;
-if(Array.isArray(data122)){
-const len17 = data122.length;
-for(let i17=0; i17<len17; i17++){
-let data123 = data122[i17];
-if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
-if(data123.name === undefined){
-const err271 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data119.root === undefined){
+const err271 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
 if(vErrors === null){
 vErrors = [err271];
 }
@@ -3334,8 +3317,9 @@ vErrors.push(err271);
 }
 errors++;
 }
-if(data123.type === undefined){
-const err272 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+for(const key23 in data119){
+if(!((((key23 === "id") || (key23 === "name")) || (key23 === "entity")) || (key23 === "root"))){
+const err272 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15,schemaPath:"#/properties/collections/items/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err272];
 }
@@ -3344,8 +3328,10 @@ vErrors.push(err272);
 }
 errors++;
 }
-if(data123.source === undefined){
-const err273 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+}
+if(data119.id !== undefined){
+if(typeof data119.id !== "string"){
+const err273 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15+"/id",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err273];
 }
@@ -3354,8 +3340,10 @@ vErrors.push(err273);
 }
 errors++;
 }
-if(data123.label === undefined){
-const err274 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
+}
+if(data119.name !== undefined){
+if(typeof data119.name !== "string"){
+const err274 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15+"/name",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err274];
 }
@@ -3364,8 +3352,10 @@ vErrors.push(err274);
 }
 errors++;
 }
-if(data123.roles === undefined){
-const err275 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
+}
+if(data119.entity !== undefined){
+if(typeof data119.entity !== "string"){
+const err275 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15+"/entity",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err275];
 }
@@ -3374,8 +3364,10 @@ vErrors.push(err275);
 }
 errors++;
 }
-if(data123.indexed === undefined){
-const err276 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "indexed"},message:"must have required property '"+"indexed"+"'"};
+}
+if(data119.root !== undefined){
+if(typeof data119.root !== "boolean"){
+const err276 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15+"/root",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/root/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err276];
 }
@@ -3384,9 +3376,10 @@ vErrors.push(err276);
 }
 errors++;
 }
-for(const key23 in data123){
-if(!((((((key23 === "name") || (key23 === "type")) || (key23 === "source")) || (key23 === "label")) || (key23 === "roles")) || (key23 === "indexed"))){
-const err277 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
+}
+}
+else {
+const err277 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15,schemaPath:"#/properties/collections/items/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err277];
 }
@@ -3396,9 +3389,9 @@ vErrors.push(err277);
 errors++;
 }
 }
-if(data123.name !== undefined){
-if(typeof data123.name !== "string"){
-const err278 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/name",schemaPath:"#/properties/collections/items/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err278 = {instancePath:instancePath+"/collections/" + i14+"/nodes",schemaPath:"#/properties/collections/items/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err278];
 }
@@ -3408,9 +3401,15 @@ vErrors.push(err278);
 errors++;
 }
 }
-if(data123.type !== undefined){
-if(typeof data123.type !== "string"){
-const err279 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/type",schemaPath:"#/properties/collections/items/properties/fields/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data115.edges !== undefined){
+let data124 = data115.edges;
+if(Array.isArray(data124)){
+const len16 = data124.length;
+for(let i16=0; i16<len16; i16++){
+let data125 = data124[i16];
+if(data125 && typeof data125 == "object" && !Array.isArray(data125)){
+if(data125.from === undefined){
+const err279 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
 if(vErrors === null){
 vErrors = [err279];
 }
@@ -3419,10 +3418,8 @@ vErrors.push(err279);
 }
 errors++;
 }
-}
-if(data123.source !== undefined){
-if(typeof data123.source !== "string"){
-const err280 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/source",schemaPath:"#/properties/collections/items/properties/fields/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data125.to === undefined){
+const err280 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
 if(vErrors === null){
 vErrors = [err280];
 }
@@ -3431,10 +3428,8 @@ vErrors.push(err280);
 }
 errors++;
 }
-}
-if(data123.label !== undefined){
-if(typeof data123.label !== "string"){
-const err281 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/label",schemaPath:"#/properties/collections/items/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data125.reference === undefined){
+const err281 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
 if(vErrors === null){
 vErrors = [err281];
 }
@@ -3443,14 +3438,8 @@ vErrors.push(err281);
 }
 errors++;
 }
-}
-if(data123.roles !== undefined){
-let data128 = data123.roles;
-if(Array.isArray(data128)){
-const len18 = data128.length;
-for(let i18=0; i18<len18; i18++){
-if(typeof data128[i18] !== "string"){
-const err282 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/roles/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data125.cardinality === undefined){
+const err282 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "cardinality"},message:"must have required property '"+"cardinality"+"'"};
 if(vErrors === null){
 vErrors = [err282];
 }
@@ -3459,10 +3448,9 @@ vErrors.push(err282);
 }
 errors++;
 }
-}
-}
-else {
-const err283 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/roles",schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key24 in data125){
+if(!((((key24 === "from") || (key24 === "to")) || (key24 === "reference")) || (key24 === "cardinality"))){
+const err283 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16,schemaPath:"#/properties/collections/items/properties/edges/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err283];
 }
@@ -3472,9 +3460,9 @@ vErrors.push(err283);
 errors++;
 }
 }
-if(data123.indexed !== undefined){
-if(typeof data123.indexed !== "boolean"){
-const err284 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17+"/indexed",schemaPath:"#/properties/collections/items/properties/fields/items/properties/indexed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data125.from !== undefined){
+if(typeof data125.from !== "string"){
+const err284 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16+"/from",schemaPath:"#/properties/collections/items/properties/edges/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err284];
 }
@@ -3484,9 +3472,9 @@ vErrors.push(err284);
 errors++;
 }
 }
-}
-else {
-const err285 = {instancePath:instancePath+"/collections/" + i13+"/fields/" + i17,schemaPath:"#/properties/collections/items/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data125.to !== undefined){
+if(typeof data125.to !== "string"){
+const err285 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16+"/to",schemaPath:"#/properties/collections/items/properties/edges/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err285];
 }
@@ -3496,9 +3484,9 @@ vErrors.push(err285);
 errors++;
 }
 }
-}
-else {
-const err286 = {instancePath:instancePath+"/collections/" + i13+"/fields",schemaPath:"#/properties/collections/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data125.reference !== undefined){
+if(typeof data125.reference !== "string"){
+const err286 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16+"/reference",schemaPath:"#/properties/collections/items/properties/edges/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err286];
 }
@@ -3508,13 +3496,9 @@ vErrors.push(err286);
 errors++;
 }
 }
-if(data101.queries !== undefined){
-let data131 = data101.queries;
-if(Array.isArray(data131)){
-const len19 = data131.length;
-for(let i19=0; i19<len19; i19++){
-if(typeof data131[i19] !== "string"){
-const err287 = {instancePath:instancePath+"/collections/" + i13+"/queries/" + i19,schemaPath:"#/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data125.cardinality !== undefined){
+if(typeof data125.cardinality !== "string"){
+const err287 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16+"/cardinality",schemaPath:"#/properties/collections/items/properties/edges/items/properties/cardinality/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err287];
 }
@@ -3526,7 +3510,7 @@ errors++;
 }
 }
 else {
-const err288 = {instancePath:instancePath+"/collections/" + i13+"/queries",schemaPath:"#/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err288 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16,schemaPath:"#/properties/collections/items/properties/edges/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err288];
 }
@@ -3536,18 +3520,9 @@ vErrors.push(err288);
 errors++;
 }
 }
-if(data101.coreKeys !== undefined){
-let data133 = data101.coreKeys;
-const _errs318 = errors;
-let valid72 = false;
-const _errs319 = errors;
-if(Array.isArray(data133)){
-const len20 = data133.length;
-for(let i20=0; i20<len20; i20++){
-let data134 = data133[i20];
-if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
-if(data134.key === undefined){
-const err289 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+}
+else {
+const err289 = {instancePath:instancePath+"/collections/" + i14+"/edges",schemaPath:"#/properties/collections/items/properties/edges/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err289];
 }
@@ -3556,8 +3531,12 @@ vErrors.push(err289);
 }
 errors++;
 }
-if(data134.kind === undefined){
-const err290 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+}
+if(data115.key !== undefined){
+let data130 = data115.key;
+if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+if(data130.field === undefined){
+const err290 = {instancePath:instancePath+"/collections/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
 if(vErrors === null){
 vErrors = [err290];
 }
@@ -3566,8 +3545,8 @@ vErrors.push(err290);
 }
 errors++;
 }
-if(data134.holds === undefined){
-const err291 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "holds"},message:"must have required property '"+"holds"+"'"};
+if(data130.kind === undefined){
+const err291 = {instancePath:instancePath+"/collections/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err291];
 }
@@ -3576,9 +3555,8 @@ vErrors.push(err291);
 }
 errors++;
 }
-for(const key24 in data134){
-if(!(((key24 === "key") || (key24 === "kind")) || (key24 === "holds"))){
-const err292 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
+if(data130.parts === undefined){
+const err292 = {instancePath:instancePath+"/collections/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
 if(vErrors === null){
 vErrors = [err292];
 }
@@ -3587,10 +3565,8 @@ vErrors.push(err292);
 }
 errors++;
 }
-}
-if(data134.key !== undefined){
-if(typeof data134.key !== "string"){
-const err293 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20+"/key",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data130.pattern === undefined){
+const err293 = {instancePath:instancePath+"/collections/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
 if(vErrors === null){
 vErrors = [err293];
 }
@@ -3599,10 +3575,9 @@ vErrors.push(err293);
 }
 errors++;
 }
-}
-if(data134.kind !== undefined){
-if(typeof data134.kind !== "string"){
-const err294 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20+"/kind",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key25 in data130){
+if(!((((key25 === "field") || (key25 === "kind")) || (key25 === "parts")) || (key25 === "pattern"))){
+const err294 = {instancePath:instancePath+"/collections/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err294];
 }
@@ -3612,9 +3587,9 @@ vErrors.push(err294);
 errors++;
 }
 }
-if(data134.holds !== undefined){
-if(typeof data134.holds !== "string"){
-const err295 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20+"/holds",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/holds/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data130.field !== undefined){
+if(typeof data130.field !== "string"){
+const err295 = {instancePath:instancePath+"/collections/" + i14+"/key/field",schemaPath:"#/properties/collections/items/properties/key/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err295];
 }
@@ -3624,9 +3599,10 @@ vErrors.push(err295);
 errors++;
 }
 }
-}
-else {
-const err296 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys/" + i20,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data130.kind !== undefined){
+let data132 = data130.kind;
+if(!((data132 === "natural") || (data132 === "counter"))){
+const err296 = {instancePath:instancePath+"/collections/" + i14+"/key/kind",schemaPath:"#/properties/collections/items/properties/key/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.collections.items.properties.key.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err296];
 }
@@ -3636,9 +3612,13 @@ vErrors.push(err296);
 errors++;
 }
 }
-}
-else {
-const err297 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data130.parts !== undefined){
+let data133 = data130.parts;
+if(Array.isArray(data133)){
+const len17 = data133.length;
+for(let i17=0; i17<len17; i17++){
+if(typeof data133[i17] !== "string"){
+const err297 = {instancePath:instancePath+"/collections/" + i14+"/key/parts/" + i17,schemaPath:"#/properties/collections/items/properties/key/properties/parts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err297];
 }
@@ -3647,11 +3627,10 @@ vErrors.push(err297);
 }
 errors++;
 }
-var _valid8 = _errs319 === errors;
-valid72 = valid72 || _valid8;
-const _errs330 = errors;
-if(data133 !== null){
-const err298 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+}
+else {
+const err298 = {instancePath:instancePath+"/collections/" + i14+"/key/parts",schemaPath:"#/properties/collections/items/properties/key/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err298];
 }
@@ -3660,10 +3639,10 @@ vErrors.push(err298);
 }
 errors++;
 }
-var _valid8 = _errs330 === errors;
-valid72 = valid72 || _valid8;
-if(!valid72){
-const err299 = {instancePath:instancePath+"/collections/" + i13+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data130.pattern !== undefined){
+if(typeof data130.pattern !== "string"){
+const err299 = {instancePath:instancePath+"/collections/" + i14+"/key/pattern",schemaPath:"#/properties/collections/items/properties/key/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err299];
 }
@@ -3672,21 +3651,10 @@ vErrors.push(err299);
 }
 errors++;
 }
-else {
-errors = _errs318;
-if(vErrors !== null){
-if(_errs318){
-vErrors.length = _errs318;
-}
-else {
-vErrors = null;
-}
-}
-}
 }
 }
 else {
-const err300 = {instancePath:instancePath+"/collections/" + i13,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err300 = {instancePath:instancePath+"/collections/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err300];
 }
@@ -3696,9 +3664,15 @@ vErrors.push(err300);
 errors++;
 }
 }
-}
-else {
-const err301 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data115.fields !== undefined){
+let data136 = data115.fields;
+if(Array.isArray(data136)){
+const len18 = data136.length;
+for(let i18=0; i18<len18; i18++){
+let data137 = data136[i18];
+if(data137 && typeof data137 == "object" && !Array.isArray(data137)){
+if(data137.name === undefined){
+const err301 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err301];
 }
@@ -3707,15 +3681,8 @@ vErrors.push(err301);
 }
 errors++;
 }
-}
-if(data.merges !== undefined){
-let data138 = data.merges;
-const _errs333 = errors;
-let valid76 = false;
-const _errs334 = errors;
-if(data138 && typeof data138 == "object" && !Array.isArray(data138)){
-if(data138.policy === undefined){
-const err302 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
+if(data137.type === undefined){
+const err302 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err302];
 }
@@ -3724,8 +3691,8 @@ vErrors.push(err302);
 }
 errors++;
 }
-if(data138.threshold === undefined){
-const err303 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "threshold"},message:"must have required property '"+"threshold"+"'"};
+if(data137.source === undefined){
+const err303 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err303];
 }
@@ -3734,8 +3701,8 @@ vErrors.push(err303);
 }
 errors++;
 }
-if(data138.decisions === undefined){
-const err304 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "decisions"},message:"must have required property '"+"decisions"+"'"};
+if(data137.label === undefined){
+const err304 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
 if(vErrors === null){
 vErrors = [err304];
 }
@@ -3744,9 +3711,8 @@ vErrors.push(err304);
 }
 errors++;
 }
-for(const key25 in data138){
-if(!(((key25 === "policy") || (key25 === "threshold")) || (key25 === "decisions"))){
-const err305 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
+if(data137.roles === undefined){
+const err305 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
 if(vErrors === null){
 vErrors = [err305];
 }
@@ -3755,10 +3721,8 @@ vErrors.push(err305);
 }
 errors++;
 }
-}
-if(data138.policy !== undefined){
-if(typeof data138.policy !== "string"){
-const err306 = {instancePath:instancePath+"/merges/policy",schemaPath:"#/properties/merges/anyOf/0/properties/policy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data137.indexed === undefined){
+const err306 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "indexed"},message:"must have required property '"+"indexed"+"'"};
 if(vErrors === null){
 vErrors = [err306];
 }
@@ -3767,11 +3731,9 @@ vErrors.push(err306);
 }
 errors++;
 }
-}
-if(data138.threshold !== undefined){
-let data140 = data138.threshold;
-if(!((typeof data140 == "number") && (isFinite(data140)))){
-const err307 = {instancePath:instancePath+"/merges/threshold",schemaPath:"#/properties/merges/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
+for(const key26 in data137){
+if(!((((((key26 === "name") || (key26 === "type")) || (key26 === "source")) || (key26 === "label")) || (key26 === "roles")) || (key26 === "indexed"))){
+const err307 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err307];
 }
@@ -3781,15 +3743,9 @@ vErrors.push(err307);
 errors++;
 }
 }
-if(data138.decisions !== undefined){
-let data141 = data138.decisions;
-if(Array.isArray(data141)){
-const len21 = data141.length;
-for(let i21=0; i21<len21; i21++){
-let data142 = data141[i21];
-if(data142 && typeof data142 == "object" && !Array.isArray(data142)){
-if(data142.left === undefined){
-const err308 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "left"},message:"must have required property '"+"left"+"'"};
+if(data137.name !== undefined){
+if(typeof data137.name !== "string"){
+const err308 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/name",schemaPath:"#/properties/collections/items/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err308];
 }
@@ -3798,8 +3754,10 @@ vErrors.push(err308);
 }
 errors++;
 }
-if(data142.right === undefined){
-const err309 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "right"},message:"must have required property '"+"right"+"'"};
+}
+if(data137.type !== undefined){
+if(typeof data137.type !== "string"){
+const err309 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/type",schemaPath:"#/properties/collections/items/properties/fields/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err309];
 }
@@ -3808,8 +3766,10 @@ vErrors.push(err309);
 }
 errors++;
 }
-if(data142.common === undefined){
-const err310 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "common"},message:"must have required property '"+"common"+"'"};
+}
+if(data137.source !== undefined){
+if(typeof data137.source !== "string"){
+const err310 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/source",schemaPath:"#/properties/collections/items/properties/fields/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err310];
 }
@@ -3818,8 +3778,10 @@ vErrors.push(err310);
 }
 errors++;
 }
-if(data142.leftSize === undefined){
-const err311 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftSize"},message:"must have required property '"+"leftSize"+"'"};
+}
+if(data137.label !== undefined){
+if(typeof data137.label !== "string"){
+const err311 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/label",schemaPath:"#/properties/collections/items/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err311];
 }
@@ -3828,8 +3790,14 @@ vErrors.push(err311);
 }
 errors++;
 }
-if(data142.rightSize === undefined){
-const err312 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightSize"},message:"must have required property '"+"rightSize"+"'"};
+}
+if(data137.roles !== undefined){
+let data142 = data137.roles;
+if(Array.isArray(data142)){
+const len19 = data142.length;
+for(let i19=0; i19<len19; i19++){
+if(typeof data142[i19] !== "string"){
+const err312 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/roles/" + i19,schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err312];
 }
@@ -3838,8 +3806,10 @@ vErrors.push(err312);
 }
 errors++;
 }
-if(data142.leftRatio === undefined){
-const err313 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftRatio"},message:"must have required property '"+"leftRatio"+"'"};
+}
+}
+else {
+const err313 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/roles",schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err313];
 }
@@ -3848,8 +3818,10 @@ vErrors.push(err313);
 }
 errors++;
 }
-if(data142.rightRatio === undefined){
-const err314 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightRatio"},message:"must have required property '"+"rightRatio"+"'"};
+}
+if(data137.indexed !== undefined){
+if(typeof data137.indexed !== "boolean"){
+const err314 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/indexed",schemaPath:"#/properties/collections/items/properties/fields/items/properties/indexed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err314];
 }
@@ -3858,8 +3830,10 @@ vErrors.push(err314);
 }
 errors++;
 }
-if(data142.merged === undefined){
-const err315 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "merged"},message:"must have required property '"+"merged"+"'"};
+}
+}
+else {
+const err315 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err315];
 }
@@ -3868,8 +3842,10 @@ vErrors.push(err315);
 }
 errors++;
 }
-if(data142.outcome === undefined){
-const err316 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
+}
+}
+else {
+const err316 = {instancePath:instancePath+"/collections/" + i14+"/fields",schemaPath:"#/properties/collections/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err316];
 }
@@ -3878,9 +3854,14 @@ vErrors.push(err316);
 }
 errors++;
 }
-for(const key26 in data142){
-if(!(func1.call(schema31.properties.merges.anyOf[0].properties.decisions.items.properties, key26))){
-const err317 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
+}
+if(data115.queries !== undefined){
+let data145 = data115.queries;
+if(Array.isArray(data145)){
+const len20 = data145.length;
+for(let i20=0; i20<len20; i20++){
+if(typeof data145[i20] !== "string"){
+const err317 = {instancePath:instancePath+"/collections/" + i14+"/queries/" + i20,schemaPath:"#/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err317];
 }
@@ -3890,9 +3871,9 @@ vErrors.push(err317);
 errors++;
 }
 }
-if(data142.left !== undefined){
-if(typeof data142.left !== "string"){
-const err318 = {instancePath:instancePath+"/merges/decisions/" + i21+"/left",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/left/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err318 = {instancePath:instancePath+"/collections/" + i14+"/queries",schemaPath:"#/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err318];
 }
@@ -3902,9 +3883,18 @@ vErrors.push(err318);
 errors++;
 }
 }
-if(data142.right !== undefined){
-if(typeof data142.right !== "string"){
-const err319 = {instancePath:instancePath+"/merges/decisions/" + i21+"/right",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/right/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data115.coreKeys !== undefined){
+let data147 = data115.coreKeys;
+const _errs349 = errors;
+let valid77 = false;
+const _errs350 = errors;
+if(Array.isArray(data147)){
+const len21 = data147.length;
+for(let i21=0; i21<len21; i21++){
+let data148 = data147[i21];
+if(data148 && typeof data148 == "object" && !Array.isArray(data148)){
+if(data148.key === undefined){
+const err319 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err319];
 }
@@ -3913,11 +3903,8 @@ vErrors.push(err319);
 }
 errors++;
 }
-}
-if(data142.common !== undefined){
-let data145 = data142.common;
-if(!(((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145))) && (isFinite(data145)))){
-const err320 = {instancePath:instancePath+"/merges/decisions/" + i21+"/common",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/common/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data148.kind === undefined){
+const err320 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err320];
 }
@@ -3926,11 +3913,8 @@ vErrors.push(err320);
 }
 errors++;
 }
-}
-if(data142.leftSize !== undefined){
-let data146 = data142.leftSize;
-if(!(((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146))) && (isFinite(data146)))){
-const err321 = {instancePath:instancePath+"/merges/decisions/" + i21+"/leftSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data148.holds === undefined){
+const err321 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "holds"},message:"must have required property '"+"holds"+"'"};
 if(vErrors === null){
 vErrors = [err321];
 }
@@ -3939,11 +3923,9 @@ vErrors.push(err321);
 }
 errors++;
 }
-}
-if(data142.rightSize !== undefined){
-let data147 = data142.rightSize;
-if(!(((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147))) && (isFinite(data147)))){
-const err322 = {instancePath:instancePath+"/merges/decisions/" + i21+"/rightSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+for(const key27 in data148){
+if(!(((key27 === "key") || (key27 === "kind")) || (key27 === "holds"))){
+const err322 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err322];
 }
@@ -3953,9 +3935,9 @@ vErrors.push(err322);
 errors++;
 }
 }
-if(data142.leftRatio !== undefined){
-if(typeof data142.leftRatio !== "string"){
-const err323 = {instancePath:instancePath+"/merges/decisions/" + i21+"/leftRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data148.key !== undefined){
+if(typeof data148.key !== "string"){
+const err323 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21+"/key",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err323];
 }
@@ -3965,9 +3947,9 @@ vErrors.push(err323);
 errors++;
 }
 }
-if(data142.rightRatio !== undefined){
-if(typeof data142.rightRatio !== "string"){
-const err324 = {instancePath:instancePath+"/merges/decisions/" + i21+"/rightRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data148.kind !== undefined){
+if(typeof data148.kind !== "string"){
+const err324 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21+"/kind",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err324];
 }
@@ -3977,9 +3959,9 @@ vErrors.push(err324);
 errors++;
 }
 }
-if(data142.merged !== undefined){
-if(typeof data142.merged !== "boolean"){
-const err325 = {instancePath:instancePath+"/merges/decisions/" + i21+"/merged",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/merged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data148.holds !== undefined){
+if(typeof data148.holds !== "string"){
+const err325 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21+"/holds",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/holds/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err325];
 }
@@ -3989,9 +3971,9 @@ vErrors.push(err325);
 errors++;
 }
 }
-if(data142.outcome !== undefined){
-if(typeof data142.outcome !== "string"){
-const err326 = {instancePath:instancePath+"/merges/decisions/" + i21+"/outcome",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err326 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err326];
 }
@@ -4003,7 +3985,7 @@ errors++;
 }
 }
 else {
-const err327 = {instancePath:instancePath+"/merges/decisions/" + i21,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err327 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err327];
 }
@@ -4012,10 +3994,11 @@ vErrors.push(err327);
 }
 errors++;
 }
-}
-}
-else {
-const err328 = {instancePath:instancePath+"/merges/decisions",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+var _valid8 = _errs350 === errors;
+valid77 = valid77 || _valid8;
+const _errs361 = errors;
+if(data147 !== null){
+const err328 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err328];
 }
@@ -4024,10 +4007,10 @@ vErrors.push(err328);
 }
 errors++;
 }
-}
-}
-else {
-const err329 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid8 = _errs361 === errors;
+valid77 = valid77 || _valid8;
+if(!valid77){
+const err329 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err329];
 }
@@ -4036,11 +4019,21 @@ vErrors.push(err329);
 }
 errors++;
 }
-var _valid9 = _errs334 === errors;
-valid76 = valid76 || _valid9;
-const _errs364 = errors;
-if(data138 !== null){
-const err330 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+else {
+errors = _errs349;
+if(vErrors !== null){
+if(_errs349){
+vErrors.length = _errs349;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err330 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err330];
 }
@@ -4049,10 +4042,10 @@ vErrors.push(err330);
 }
 errors++;
 }
-var _valid9 = _errs364 === errors;
-valid76 = valid76 || _valid9;
-if(!valid76){
-const err331 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+else {
+const err331 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err331];
 }
@@ -4061,27 +4054,15 @@ vErrors.push(err331);
 }
 errors++;
 }
-else {
-errors = _errs333;
-if(vErrors !== null){
-if(_errs333){
-vErrors.length = _errs333;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.queries !== undefined){
-let data152 = data.queries;
-if(Array.isArray(data152)){
-const len22 = data152.length;
-for(let i22=0; i22<len22; i22++){
-let data153 = data152[i22];
-if(data153 && typeof data153 == "object" && !Array.isArray(data153)){
-if(data153.name === undefined){
-const err332 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data.merges !== undefined){
+let data152 = data.merges;
+const _errs364 = errors;
+let valid81 = false;
+const _errs365 = errors;
+if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
+if(data152.policy === undefined){
+const err332 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
 if(vErrors === null){
 vErrors = [err332];
 }
@@ -4090,8 +4071,8 @@ vErrors.push(err332);
 }
 errors++;
 }
-if(data153.collection === undefined){
-const err333 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
+if(data152.threshold === undefined){
+const err333 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "threshold"},message:"must have required property '"+"threshold"+"'"};
 if(vErrors === null){
 vErrors = [err333];
 }
@@ -4100,8 +4081,8 @@ vErrors.push(err333);
 }
 errors++;
 }
-if(data153.params === undefined){
-const err334 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+if(data152.decisions === undefined){
+const err334 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "decisions"},message:"must have required property '"+"decisions"+"'"};
 if(vErrors === null){
 vErrors = [err334];
 }
@@ -4110,8 +4091,9 @@ vErrors.push(err334);
 }
 errors++;
 }
-if(data153.where === undefined){
-const err335 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "where"},message:"must have required property '"+"where"+"'"};
+for(const key28 in data152){
+if(!(((key28 === "policy") || (key28 === "threshold")) || (key28 === "decisions"))){
+const err335 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err335];
 }
@@ -4120,8 +4102,10 @@ vErrors.push(err335);
 }
 errors++;
 }
-if(data153.orderBy === undefined){
-const err336 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "orderBy"},message:"must have required property '"+"orderBy"+"'"};
+}
+if(data152.policy !== undefined){
+if(typeof data152.policy !== "string"){
+const err336 = {instancePath:instancePath+"/merges/policy",schemaPath:"#/properties/merges/anyOf/0/properties/policy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err336];
 }
@@ -4130,8 +4114,11 @@ vErrors.push(err336);
 }
 errors++;
 }
-if(data153.select === undefined){
-const err337 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "select"},message:"must have required property '"+"select"+"'"};
+}
+if(data152.threshold !== undefined){
+let data154 = data152.threshold;
+if(!((typeof data154 == "number") && (isFinite(data154)))){
+const err337 = {instancePath:instancePath+"/merges/threshold",schemaPath:"#/properties/merges/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err337];
 }
@@ -4140,8 +4127,16 @@ vErrors.push(err337);
 }
 errors++;
 }
-if(data153.access === undefined){
-const err338 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+}
+if(data152.decisions !== undefined){
+let data155 = data152.decisions;
+if(Array.isArray(data155)){
+const len22 = data155.length;
+for(let i22=0; i22<len22; i22++){
+let data156 = data155[i22];
+if(data156 && typeof data156 == "object" && !Array.isArray(data156)){
+if(data156.left === undefined){
+const err338 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "left"},message:"must have required property '"+"left"+"'"};
 if(vErrors === null){
 vErrors = [err338];
 }
@@ -4150,8 +4145,8 @@ vErrors.push(err338);
 }
 errors++;
 }
-if(data153.core === undefined){
-const err339 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "core"},message:"must have required property '"+"core"+"'"};
+if(data156.right === undefined){
+const err339 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "right"},message:"must have required property '"+"right"+"'"};
 if(vErrors === null){
 vErrors = [err339];
 }
@@ -4160,9 +4155,8 @@ vErrors.push(err339);
 }
 errors++;
 }
-for(const key27 in data153){
-if(!((((((((key27 === "name") || (key27 === "collection")) || (key27 === "params")) || (key27 === "where")) || (key27 === "orderBy")) || (key27 === "select")) || (key27 === "access")) || (key27 === "core"))){
-const err340 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
+if(data156.common === undefined){
+const err340 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "common"},message:"must have required property '"+"common"+"'"};
 if(vErrors === null){
 vErrors = [err340];
 }
@@ -4171,10 +4165,8 @@ vErrors.push(err340);
 }
 errors++;
 }
-}
-if(data153.name !== undefined){
-if(typeof data153.name !== "string"){
-const err341 = {instancePath:instancePath+"/queries/" + i22+"/name",schemaPath:"#/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data156.leftSize === undefined){
+const err341 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftSize"},message:"must have required property '"+"leftSize"+"'"};
 if(vErrors === null){
 vErrors = [err341];
 }
@@ -4183,10 +4175,8 @@ vErrors.push(err341);
 }
 errors++;
 }
-}
-if(data153.collection !== undefined){
-if(typeof data153.collection !== "string"){
-const err342 = {instancePath:instancePath+"/queries/" + i22+"/collection",schemaPath:"#/properties/queries/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data156.rightSize === undefined){
+const err342 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightSize"},message:"must have required property '"+"rightSize"+"'"};
 if(vErrors === null){
 vErrors = [err342];
 }
@@ -4195,16 +4185,8 @@ vErrors.push(err342);
 }
 errors++;
 }
-}
-if(data153.params !== undefined){
-let data156 = data153.params;
-if(Array.isArray(data156)){
-const len23 = data156.length;
-for(let i23=0; i23<len23; i23++){
-let data157 = data156[i23];
-if(data157 && typeof data157 == "object" && !Array.isArray(data157)){
-if(data157.name === undefined){
-const err343 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data156.leftRatio === undefined){
+const err343 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftRatio"},message:"must have required property '"+"leftRatio"+"'"};
 if(vErrors === null){
 vErrors = [err343];
 }
@@ -4213,8 +4195,8 @@ vErrors.push(err343);
 }
 errors++;
 }
-if(data157.type === undefined){
-const err344 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data156.rightRatio === undefined){
+const err344 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightRatio"},message:"must have required property '"+"rightRatio"+"'"};
 if(vErrors === null){
 vErrors = [err344];
 }
@@ -4223,9 +4205,8 @@ vErrors.push(err344);
 }
 errors++;
 }
-for(const key28 in data157){
-if(!((key28 === "name") || (key28 === "type"))){
-const err345 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23,schemaPath:"#/properties/queries/items/properties/params/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
+if(data156.merged === undefined){
+const err345 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "merged"},message:"must have required property '"+"merged"+"'"};
 if(vErrors === null){
 vErrors = [err345];
 }
@@ -4234,10 +4215,8 @@ vErrors.push(err345);
 }
 errors++;
 }
-}
-if(data157.name !== undefined){
-if(typeof data157.name !== "string"){
-const err346 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23+"/name",schemaPath:"#/properties/queries/items/properties/params/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data156.outcome === undefined){
+const err346 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
 if(vErrors === null){
 vErrors = [err346];
 }
@@ -4246,10 +4225,9 @@ vErrors.push(err346);
 }
 errors++;
 }
-}
-if(data157.type !== undefined){
-if(typeof data157.type !== "string"){
-const err347 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23+"/type",schemaPath:"#/properties/queries/items/properties/params/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key29 in data156){
+if(!(func1.call(schema31.properties.merges.anyOf[0].properties.decisions.items.properties, key29))){
+const err347 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err347];
 }
@@ -4259,9 +4237,9 @@ vErrors.push(err347);
 errors++;
 }
 }
-}
-else {
-const err348 = {instancePath:instancePath+"/queries/" + i22+"/params/" + i23,schemaPath:"#/properties/queries/items/properties/params/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data156.left !== undefined){
+if(typeof data156.left !== "string"){
+const err348 = {instancePath:instancePath+"/merges/decisions/" + i22+"/left",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/left/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err348];
 }
@@ -4271,9 +4249,9 @@ vErrors.push(err348);
 errors++;
 }
 }
-}
-else {
-const err349 = {instancePath:instancePath+"/queries/" + i22+"/params",schemaPath:"#/properties/queries/items/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data156.right !== undefined){
+if(typeof data156.right !== "string"){
+const err349 = {instancePath:instancePath+"/merges/decisions/" + i22+"/right",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/right/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err349];
 }
@@ -4283,13 +4261,10 @@ vErrors.push(err349);
 errors++;
 }
 }
-if(data153.where !== undefined){
-let data160 = data153.where;
-const _errs385 = errors;
-let valid87 = false;
-const _errs386 = errors;
-if(typeof data160 !== "string"){
-const err350 = {instancePath:instancePath+"/queries/" + i22+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data156.common !== undefined){
+let data159 = data156.common;
+if(!(((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159))) && (isFinite(data159)))){
+const err350 = {instancePath:instancePath+"/merges/decisions/" + i22+"/common",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/common/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err350];
 }
@@ -4298,11 +4273,11 @@ vErrors.push(err350);
 }
 errors++;
 }
-var _valid10 = _errs386 === errors;
-valid87 = valid87 || _valid10;
-const _errs388 = errors;
-if(data160 !== null){
-const err351 = {instancePath:instancePath+"/queries/" + i22+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data156.leftSize !== undefined){
+let data160 = data156.leftSize;
+if(!(((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160))) && (isFinite(data160)))){
+const err351 = {instancePath:instancePath+"/merges/decisions/" + i22+"/leftSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err351];
 }
@@ -4311,10 +4286,11 @@ vErrors.push(err351);
 }
 errors++;
 }
-var _valid10 = _errs388 === errors;
-valid87 = valid87 || _valid10;
-if(!valid87){
-const err352 = {instancePath:instancePath+"/queries/" + i22+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data156.rightSize !== undefined){
+let data161 = data156.rightSize;
+if(!(((typeof data161 == "number") && (!(data161 % 1) && !isNaN(data161))) && (isFinite(data161)))){
+const err352 = {instancePath:instancePath+"/merges/decisions/" + i22+"/rightSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err352];
 }
@@ -4323,25 +4299,10 @@ vErrors.push(err352);
 }
 errors++;
 }
-else {
-errors = _errs385;
-if(vErrors !== null){
-if(_errs385){
-vErrors.length = _errs385;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data153.orderBy !== undefined){
-let data161 = data153.orderBy;
-if(Array.isArray(data161)){
-const len24 = data161.length;
-for(let i24=0; i24<len24; i24++){
-if(typeof data161[i24] !== "string"){
-const err353 = {instancePath:instancePath+"/queries/" + i22+"/orderBy/" + i24,schemaPath:"#/properties/queries/items/properties/orderBy/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data156.leftRatio !== undefined){
+if(typeof data156.leftRatio !== "string"){
+const err353 = {instancePath:instancePath+"/merges/decisions/" + i22+"/leftRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err353];
 }
@@ -4351,9 +4312,9 @@ vErrors.push(err353);
 errors++;
 }
 }
-}
-else {
-const err354 = {instancePath:instancePath+"/queries/" + i22+"/orderBy",schemaPath:"#/properties/queries/items/properties/orderBy/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data156.rightRatio !== undefined){
+if(typeof data156.rightRatio !== "string"){
+const err354 = {instancePath:instancePath+"/merges/decisions/" + i22+"/rightRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err354];
 }
@@ -4363,13 +4324,9 @@ vErrors.push(err354);
 errors++;
 }
 }
-if(data153.select !== undefined){
-let data163 = data153.select;
-if(Array.isArray(data163)){
-const len25 = data163.length;
-for(let i25=0; i25<len25; i25++){
-if(typeof data163[i25] !== "string"){
-const err355 = {instancePath:instancePath+"/queries/" + i22+"/select/" + i25,schemaPath:"#/properties/queries/items/properties/select/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data156.merged !== undefined){
+if(typeof data156.merged !== "boolean"){
+const err355 = {instancePath:instancePath+"/merges/decisions/" + i22+"/merged",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/merged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err355];
 }
@@ -4379,9 +4336,9 @@ vErrors.push(err355);
 errors++;
 }
 }
-}
-else {
-const err356 = {instancePath:instancePath+"/queries/" + i22+"/select",schemaPath:"#/properties/queries/items/properties/select/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data156.outcome !== undefined){
+if(typeof data156.outcome !== "string"){
+const err356 = {instancePath:instancePath+"/merges/decisions/" + i22+"/outcome",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err356];
 }
@@ -4391,14 +4348,9 @@ vErrors.push(err356);
 errors++;
 }
 }
-if(data153.access !== undefined){
-let data165 = data153.access;
-const _errs399 = errors;
-let valid92 = false;
-const _errs400 = errors;
-if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
-if(data165.index === undefined){
-const err357 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
+}
+else {
+const err357 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err357];
 }
@@ -4407,8 +4359,10 @@ vErrors.push(err357);
 }
 errors++;
 }
-if(data165.operation === undefined){
-const err358 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'"};
+}
+}
+else {
+const err358 = {instancePath:instancePath+"/merges/decisions",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err358];
 }
@@ -4417,8 +4371,10 @@ vErrors.push(err358);
 }
 errors++;
 }
-if(data165.filter === undefined){
-const err359 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
+}
+}
+else {
+const err359 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err359];
 }
@@ -4427,8 +4383,11 @@ vErrors.push(err359);
 }
 errors++;
 }
-if(data165.sort === undefined){
-const err360 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
+var _valid9 = _errs365 === errors;
+valid81 = valid81 || _valid9;
+const _errs395 = errors;
+if(data152 !== null){
+const err360 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err360];
 }
@@ -4437,8 +4396,10 @@ vErrors.push(err360);
 }
 errors++;
 }
-if(data165.command === undefined){
-const err361 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+var _valid9 = _errs395 === errors;
+valid81 = valid81 || _valid9;
+if(!valid81){
+const err361 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err361];
 }
@@ -4447,9 +4408,27 @@ vErrors.push(err361);
 }
 errors++;
 }
-for(const key29 in data165){
-if(!(((((key29 === "index") || (key29 === "operation")) || (key29 === "filter")) || (key29 === "sort")) || (key29 === "command"))){
-const err362 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties"};
+else {
+errors = _errs364;
+if(vErrors !== null){
+if(_errs364){
+vErrors.length = _errs364;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.queries !== undefined){
+let data166 = data.queries;
+if(Array.isArray(data166)){
+const len23 = data166.length;
+for(let i23=0; i23<len23; i23++){
+let data167 = data166[i23];
+if(data167 && typeof data167 == "object" && !Array.isArray(data167)){
+if(data167.name === undefined){
+const err362 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err362];
 }
@@ -4458,10 +4437,8 @@ vErrors.push(err362);
 }
 errors++;
 }
-}
-if(data165.index !== undefined){
-if(typeof data165.index !== "string"){
-const err363 = {instancePath:instancePath+"/queries/" + i22+"/access/index",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/index/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data167.collection === undefined){
+const err363 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
 if(vErrors === null){
 vErrors = [err363];
 }
@@ -4470,10 +4447,8 @@ vErrors.push(err363);
 }
 errors++;
 }
-}
-if(data165.operation !== undefined){
-if(typeof data165.operation !== "string"){
-const err364 = {instancePath:instancePath+"/queries/" + i22+"/access/operation",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data167.params === undefined){
+const err364 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
 if(vErrors === null){
 vErrors = [err364];
 }
@@ -4482,10 +4457,8 @@ vErrors.push(err364);
 }
 errors++;
 }
-}
-if(data165.filter !== undefined){
-if(typeof data165.filter !== "string"){
-const err365 = {instancePath:instancePath+"/queries/" + i22+"/access/filter",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data167.where === undefined){
+const err365 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "where"},message:"must have required property '"+"where"+"'"};
 if(vErrors === null){
 vErrors = [err365];
 }
@@ -4494,10 +4467,8 @@ vErrors.push(err365);
 }
 errors++;
 }
-}
-if(data165.sort !== undefined){
-if(typeof data165.sort !== "string"){
-const err366 = {instancePath:instancePath+"/queries/" + i22+"/access/sort",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data167.orderBy === undefined){
+const err366 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "orderBy"},message:"must have required property '"+"orderBy"+"'"};
 if(vErrors === null){
 vErrors = [err366];
 }
@@ -4506,10 +4477,8 @@ vErrors.push(err366);
 }
 errors++;
 }
-}
-if(data165.command !== undefined){
-if(typeof data165.command !== "string"){
-const err367 = {instancePath:instancePath+"/queries/" + i22+"/access/command",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data167.select === undefined){
+const err367 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "select"},message:"must have required property '"+"select"+"'"};
 if(vErrors === null){
 vErrors = [err367];
 }
@@ -4518,10 +4487,8 @@ vErrors.push(err367);
 }
 errors++;
 }
-}
-}
-else {
-const err368 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data167.access === undefined){
+const err368 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
 if(vErrors === null){
 vErrors = [err368];
 }
@@ -4530,11 +4497,8 @@ vErrors.push(err368);
 }
 errors++;
 }
-var _valid11 = _errs400 === errors;
-valid92 = valid92 || _valid11;
-const _errs413 = errors;
-if(data165 !== null){
-const err369 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(data167.core === undefined){
+const err369 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "core"},message:"must have required property '"+"core"+"'"};
 if(vErrors === null){
 vErrors = [err369];
 }
@@ -4543,10 +4507,9 @@ vErrors.push(err369);
 }
 errors++;
 }
-var _valid11 = _errs413 === errors;
-valid92 = valid92 || _valid11;
-if(!valid92){
-const err370 = {instancePath:instancePath+"/queries/" + i22+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+for(const key30 in data167){
+if(!((((((((key30 === "name") || (key30 === "collection")) || (key30 === "params")) || (key30 === "where")) || (key30 === "orderBy")) || (key30 === "select")) || (key30 === "access")) || (key30 === "core"))){
+const err370 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err370];
 }
@@ -4555,26 +4518,10 @@ vErrors.push(err370);
 }
 errors++;
 }
-else {
-errors = _errs399;
-if(vErrors !== null){
-if(_errs399){
-vErrors.length = _errs399;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data153.core !== undefined){
-let data171 = data153.core;
-const _errs416 = errors;
-let valid94 = false;
-const _errs417 = errors;
-if(data171 && typeof data171 == "object" && !Array.isArray(data171)){
-if(data171.function === undefined){
-const err371 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
+if(data167.name !== undefined){
+if(typeof data167.name !== "string"){
+const err371 = {instancePath:instancePath+"/queries/" + i23+"/name",schemaPath:"#/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err371];
 }
@@ -4583,8 +4530,10 @@ vErrors.push(err371);
 }
 errors++;
 }
-if(data171.keys === undefined){
-const err372 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
+}
+if(data167.collection !== undefined){
+if(typeof data167.collection !== "string"){
+const err372 = {instancePath:instancePath+"/queries/" + i23+"/collection",schemaPath:"#/properties/queries/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err372];
 }
@@ -4593,8 +4542,16 @@ vErrors.push(err372);
 }
 errors++;
 }
-if(data171.args === undefined){
-const err373 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "args"},message:"must have required property '"+"args"+"'"};
+}
+if(data167.params !== undefined){
+let data170 = data167.params;
+if(Array.isArray(data170)){
+const len24 = data170.length;
+for(let i24=0; i24<len24; i24++){
+let data171 = data170[i24];
+if(data171 && typeof data171 == "object" && !Array.isArray(data171)){
+if(data171.name === undefined){
+const err373 = {instancePath:instancePath+"/queries/" + i23+"/params/" + i24,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err373];
 }
@@ -4603,8 +4560,8 @@ vErrors.push(err373);
 }
 errors++;
 }
-if(data171.command === undefined){
-const err374 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(data171.type === undefined){
+const err374 = {instancePath:instancePath+"/queries/" + i23+"/params/" + i24,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err374];
 }
@@ -4613,8 +4570,9 @@ vErrors.push(err374);
 }
 errors++;
 }
-if(data171.clusterCommand === undefined){
-const err375 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "clusterCommand"},message:"must have required property '"+"clusterCommand"+"'"};
+for(const key31 in data171){
+if(!((key31 === "name") || (key31 === "type"))){
+const err375 = {instancePath:instancePath+"/queries/" + i23+"/params/" + i24,schemaPath:"#/properties/queries/items/properties/params/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err375];
 }
@@ -4623,8 +4581,10 @@ vErrors.push(err375);
 }
 errors++;
 }
-if(data171.access === undefined){
-const err376 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+}
+if(data171.name !== undefined){
+if(typeof data171.name !== "string"){
+const err376 = {instancePath:instancePath+"/queries/" + i23+"/params/" + i24+"/name",schemaPath:"#/properties/queries/items/properties/params/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err376];
 }
@@ -4633,8 +4593,10 @@ vErrors.push(err376);
 }
 errors++;
 }
-if(data171.indexKeys === undefined){
-const err377 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "indexKeys"},message:"must have required property '"+"indexKeys"+"'"};
+}
+if(data171.type !== undefined){
+if(typeof data171.type !== "string"){
+const err377 = {instancePath:instancePath+"/queries/" + i23+"/params/" + i24+"/type",schemaPath:"#/properties/queries/items/properties/params/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err377];
 }
@@ -4643,8 +4605,10 @@ vErrors.push(err377);
 }
 errors++;
 }
-if(data171.rowKeys === undefined){
-const err378 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "rowKeys"},message:"must have required property '"+"rowKeys"+"'"};
+}
+}
+else {
+const err378 = {instancePath:instancePath+"/queries/" + i23+"/params/" + i24,schemaPath:"#/properties/queries/items/properties/params/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err378];
 }
@@ -4653,8 +4617,10 @@ vErrors.push(err378);
 }
 errors++;
 }
-if(data171.server === undefined){
-const err379 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+}
+}
+else {
+const err379 = {instancePath:instancePath+"/queries/" + i23+"/params",schemaPath:"#/properties/queries/items/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err379];
 }
@@ -4663,8 +4629,14 @@ vErrors.push(err379);
 }
 errors++;
 }
-if(data171.cluster === undefined){
-const err380 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "cluster"},message:"must have required property '"+"cluster"+"'"};
+}
+if(data167.where !== undefined){
+let data174 = data167.where;
+const _errs416 = errors;
+let valid92 = false;
+const _errs417 = errors;
+if(typeof data174 !== "string"){
+const err380 = {instancePath:instancePath+"/queries/" + i23+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err380];
 }
@@ -4673,8 +4645,11 @@ vErrors.push(err380);
 }
 errors++;
 }
-if(data171.slots === undefined){
-const err381 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "slots"},message:"must have required property '"+"slots"+"'"};
+var _valid10 = _errs417 === errors;
+valid92 = valid92 || _valid10;
+const _errs419 = errors;
+if(data174 !== null){
+const err381 = {instancePath:instancePath+"/queries/" + i23+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err381];
 }
@@ -4683,293 +4658,15 @@ vErrors.push(err381);
 }
 errors++;
 }
-if(data171.warning === undefined){
-const err382 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "warning"},message:"must have required property '"+"warning"+"'"};
+var _valid10 = _errs419 === errors;
+valid92 = valid92 || _valid10;
+if(!valid92){
+const err382 = {instancePath:instancePath+"/queries/" + i23+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err382];
 }
 else {
 vErrors.push(err382);
-}
-errors++;
-}
-for(const key30 in data171){
-if(!(func1.call(schema31.properties.queries.items.properties.core.anyOf[0].properties, key30))){
-const err383 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err383];
-}
-else {
-vErrors.push(err383);
-}
-errors++;
-}
-}
-if(data171.function !== undefined){
-if(typeof data171.function !== "string"){
-const err384 = {instancePath:instancePath+"/queries/" + i22+"/core/function",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err384];
-}
-else {
-vErrors.push(err384);
-}
-errors++;
-}
-}
-if(data171.keys !== undefined){
-let data173 = data171.keys;
-if(Array.isArray(data173)){
-const len26 = data173.length;
-for(let i26=0; i26<len26; i26++){
-if(typeof data173[i26] !== "string"){
-const err385 = {instancePath:instancePath+"/queries/" + i22+"/core/keys/" + i26,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err385];
-}
-else {
-vErrors.push(err385);
-}
-errors++;
-}
-}
-}
-else {
-const err386 = {instancePath:instancePath+"/queries/" + i22+"/core/keys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err386];
-}
-else {
-vErrors.push(err386);
-}
-errors++;
-}
-}
-if(data171.args !== undefined){
-let data175 = data171.args;
-if(Array.isArray(data175)){
-const len27 = data175.length;
-for(let i27=0; i27<len27; i27++){
-if(typeof data175[i27] !== "string"){
-const err387 = {instancePath:instancePath+"/queries/" + i22+"/core/args/" + i27,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err387];
-}
-else {
-vErrors.push(err387);
-}
-errors++;
-}
-}
-}
-else {
-const err388 = {instancePath:instancePath+"/queries/" + i22+"/core/args",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err388];
-}
-else {
-vErrors.push(err388);
-}
-errors++;
-}
-}
-if(data171.command !== undefined){
-if(typeof data171.command !== "string"){
-const err389 = {instancePath:instancePath+"/queries/" + i22+"/core/command",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err389];
-}
-else {
-vErrors.push(err389);
-}
-errors++;
-}
-}
-if(data171.clusterCommand !== undefined){
-if(typeof data171.clusterCommand !== "string"){
-const err390 = {instancePath:instancePath+"/queries/" + i22+"/core/clusterCommand",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/clusterCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err390];
-}
-else {
-vErrors.push(err390);
-}
-errors++;
-}
-}
-if(data171.access !== undefined){
-if(typeof data171.access !== "string"){
-const err391 = {instancePath:instancePath+"/queries/" + i22+"/core/access",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/access/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err391];
-}
-else {
-vErrors.push(err391);
-}
-errors++;
-}
-}
-if(data171.indexKeys !== undefined){
-let data180 = data171.indexKeys;
-if(Array.isArray(data180)){
-const len28 = data180.length;
-for(let i28=0; i28<len28; i28++){
-if(typeof data180[i28] !== "string"){
-const err392 = {instancePath:instancePath+"/queries/" + i22+"/core/indexKeys/" + i28,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err392];
-}
-else {
-vErrors.push(err392);
-}
-errors++;
-}
-}
-}
-else {
-const err393 = {instancePath:instancePath+"/queries/" + i22+"/core/indexKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err393];
-}
-else {
-vErrors.push(err393);
-}
-errors++;
-}
-}
-if(data171.rowKeys !== undefined){
-if(typeof data171.rowKeys !== "string"){
-const err394 = {instancePath:instancePath+"/queries/" + i22+"/core/rowKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/rowKeys/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err394];
-}
-else {
-vErrors.push(err394);
-}
-errors++;
-}
-}
-if(data171.server !== undefined){
-if(typeof data171.server !== "string"){
-const err395 = {instancePath:instancePath+"/queries/" + i22+"/core/server",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err395];
-}
-else {
-vErrors.push(err395);
-}
-errors++;
-}
-}
-if(data171.cluster !== undefined){
-if(typeof data171.cluster !== "string"){
-const err396 = {instancePath:instancePath+"/queries/" + i22+"/core/cluster",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/cluster/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err396];
-}
-else {
-vErrors.push(err396);
-}
-errors++;
-}
-}
-if(data171.slots !== undefined){
-if(typeof data171.slots !== "string"){
-const err397 = {instancePath:instancePath+"/queries/" + i22+"/core/slots",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/slots/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err397];
-}
-else {
-vErrors.push(err397);
-}
-errors++;
-}
-}
-if(data171.warning !== undefined){
-let data186 = data171.warning;
-const _errs449 = errors;
-let valid102 = false;
-const _errs450 = errors;
-if(typeof data186 !== "string"){
-const err398 = {instancePath:instancePath+"/queries/" + i22+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err398];
-}
-else {
-vErrors.push(err398);
-}
-errors++;
-}
-var _valid13 = _errs450 === errors;
-valid102 = valid102 || _valid13;
-const _errs452 = errors;
-if(data186 !== null){
-const err399 = {instancePath:instancePath+"/queries/" + i22+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err399];
-}
-else {
-vErrors.push(err399);
-}
-errors++;
-}
-var _valid13 = _errs452 === errors;
-valid102 = valid102 || _valid13;
-if(!valid102){
-const err400 = {instancePath:instancePath+"/queries/" + i22+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err400];
-}
-else {
-vErrors.push(err400);
-}
-errors++;
-}
-else {
-errors = _errs449;
-if(vErrors !== null){
-if(_errs449){
-vErrors.length = _errs449;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err401 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err401];
-}
-else {
-vErrors.push(err401);
-}
-errors++;
-}
-var _valid12 = _errs417 === errors;
-valid94 = valid94 || _valid12;
-const _errs454 = errors;
-if(data171 !== null){
-const err402 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err402];
-}
-else {
-vErrors.push(err402);
-}
-errors++;
-}
-var _valid12 = _errs454 === errors;
-valid94 = valid94 || _valid12;
-if(!valid94){
-const err403 = {instancePath:instancePath+"/queries/" + i22+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err403];
-}
-else {
-vErrors.push(err403);
 }
 errors++;
 }
@@ -4985,9 +4682,276 @@ vErrors = null;
 }
 }
 }
+if(data167.orderBy !== undefined){
+let data175 = data167.orderBy;
+if(Array.isArray(data175)){
+const len25 = data175.length;
+for(let i25=0; i25<len25; i25++){
+if(typeof data175[i25] !== "string"){
+const err383 = {instancePath:instancePath+"/queries/" + i23+"/orderBy/" + i25,schemaPath:"#/properties/queries/items/properties/orderBy/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err383];
 }
 else {
-const err404 = {instancePath:instancePath+"/queries/" + i22,schemaPath:"#/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+vErrors.push(err383);
+}
+errors++;
+}
+}
+}
+else {
+const err384 = {instancePath:instancePath+"/queries/" + i23+"/orderBy",schemaPath:"#/properties/queries/items/properties/orderBy/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err384];
+}
+else {
+vErrors.push(err384);
+}
+errors++;
+}
+}
+if(data167.select !== undefined){
+let data177 = data167.select;
+if(Array.isArray(data177)){
+const len26 = data177.length;
+for(let i26=0; i26<len26; i26++){
+if(typeof data177[i26] !== "string"){
+const err385 = {instancePath:instancePath+"/queries/" + i23+"/select/" + i26,schemaPath:"#/properties/queries/items/properties/select/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err385];
+}
+else {
+vErrors.push(err385);
+}
+errors++;
+}
+}
+}
+else {
+const err386 = {instancePath:instancePath+"/queries/" + i23+"/select",schemaPath:"#/properties/queries/items/properties/select/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err386];
+}
+else {
+vErrors.push(err386);
+}
+errors++;
+}
+}
+if(data167.access !== undefined){
+let data179 = data167.access;
+const _errs430 = errors;
+let valid97 = false;
+const _errs431 = errors;
+if(data179 && typeof data179 == "object" && !Array.isArray(data179)){
+if(data179.index === undefined){
+const err387 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
+if(vErrors === null){
+vErrors = [err387];
+}
+else {
+vErrors.push(err387);
+}
+errors++;
+}
+if(data179.operation === undefined){
+const err388 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'"};
+if(vErrors === null){
+vErrors = [err388];
+}
+else {
+vErrors.push(err388);
+}
+errors++;
+}
+if(data179.filter === undefined){
+const err389 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
+if(vErrors === null){
+vErrors = [err389];
+}
+else {
+vErrors.push(err389);
+}
+errors++;
+}
+if(data179.sort === undefined){
+const err390 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
+if(vErrors === null){
+vErrors = [err390];
+}
+else {
+vErrors.push(err390);
+}
+errors++;
+}
+if(data179.command === undefined){
+const err391 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(vErrors === null){
+vErrors = [err391];
+}
+else {
+vErrors.push(err391);
+}
+errors++;
+}
+for(const key32 in data179){
+if(!(((((key32 === "index") || (key32 === "operation")) || (key32 === "filter")) || (key32 === "sort")) || (key32 === "command"))){
+const err392 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err392];
+}
+else {
+vErrors.push(err392);
+}
+errors++;
+}
+}
+if(data179.index !== undefined){
+if(typeof data179.index !== "string"){
+const err393 = {instancePath:instancePath+"/queries/" + i23+"/access/index",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/index/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err393];
+}
+else {
+vErrors.push(err393);
+}
+errors++;
+}
+}
+if(data179.operation !== undefined){
+if(typeof data179.operation !== "string"){
+const err394 = {instancePath:instancePath+"/queries/" + i23+"/access/operation",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err394];
+}
+else {
+vErrors.push(err394);
+}
+errors++;
+}
+}
+if(data179.filter !== undefined){
+if(typeof data179.filter !== "string"){
+const err395 = {instancePath:instancePath+"/queries/" + i23+"/access/filter",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err395];
+}
+else {
+vErrors.push(err395);
+}
+errors++;
+}
+}
+if(data179.sort !== undefined){
+if(typeof data179.sort !== "string"){
+const err396 = {instancePath:instancePath+"/queries/" + i23+"/access/sort",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err396];
+}
+else {
+vErrors.push(err396);
+}
+errors++;
+}
+}
+if(data179.command !== undefined){
+if(typeof data179.command !== "string"){
+const err397 = {instancePath:instancePath+"/queries/" + i23+"/access/command",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err397];
+}
+else {
+vErrors.push(err397);
+}
+errors++;
+}
+}
+}
+else {
+const err398 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err398];
+}
+else {
+vErrors.push(err398);
+}
+errors++;
+}
+var _valid11 = _errs431 === errors;
+valid97 = valid97 || _valid11;
+const _errs444 = errors;
+if(data179 !== null){
+const err399 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err399];
+}
+else {
+vErrors.push(err399);
+}
+errors++;
+}
+var _valid11 = _errs444 === errors;
+valid97 = valid97 || _valid11;
+if(!valid97){
+const err400 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err400];
+}
+else {
+vErrors.push(err400);
+}
+errors++;
+}
+else {
+errors = _errs430;
+if(vErrors !== null){
+if(_errs430){
+vErrors.length = _errs430;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data167.core !== undefined){
+let data185 = data167.core;
+const _errs447 = errors;
+let valid99 = false;
+const _errs448 = errors;
+if(data185 && typeof data185 == "object" && !Array.isArray(data185)){
+if(data185.function === undefined){
+const err401 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
+if(vErrors === null){
+vErrors = [err401];
+}
+else {
+vErrors.push(err401);
+}
+errors++;
+}
+if(data185.keys === undefined){
+const err402 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
+if(vErrors === null){
+vErrors = [err402];
+}
+else {
+vErrors.push(err402);
+}
+errors++;
+}
+if(data185.args === undefined){
+const err403 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "args"},message:"must have required property '"+"args"+"'"};
+if(vErrors === null){
+vErrors = [err403];
+}
+else {
+vErrors.push(err403);
+}
+errors++;
+}
+if(data185.command === undefined){
+const err404 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
 if(vErrors === null){
 vErrors = [err404];
 }
@@ -4996,10 +4960,8 @@ vErrors.push(err404);
 }
 errors++;
 }
-}
-}
-else {
-const err405 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data185.clusterCommand === undefined){
+const err405 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "clusterCommand"},message:"must have required property '"+"clusterCommand"+"'"};
 if(vErrors === null){
 vErrors = [err405];
 }
@@ -5008,15 +4970,400 @@ vErrors.push(err405);
 }
 errors++;
 }
-}
-}
-else {
-const err406 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data185.access === undefined){
+const err406 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
 if(vErrors === null){
 vErrors = [err406];
 }
 else {
 vErrors.push(err406);
+}
+errors++;
+}
+if(data185.indexKeys === undefined){
+const err407 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "indexKeys"},message:"must have required property '"+"indexKeys"+"'"};
+if(vErrors === null){
+vErrors = [err407];
+}
+else {
+vErrors.push(err407);
+}
+errors++;
+}
+if(data185.rowKeys === undefined){
+const err408 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "rowKeys"},message:"must have required property '"+"rowKeys"+"'"};
+if(vErrors === null){
+vErrors = [err408];
+}
+else {
+vErrors.push(err408);
+}
+errors++;
+}
+if(data185.server === undefined){
+const err409 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+if(vErrors === null){
+vErrors = [err409];
+}
+else {
+vErrors.push(err409);
+}
+errors++;
+}
+if(data185.cluster === undefined){
+const err410 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "cluster"},message:"must have required property '"+"cluster"+"'"};
+if(vErrors === null){
+vErrors = [err410];
+}
+else {
+vErrors.push(err410);
+}
+errors++;
+}
+if(data185.slots === undefined){
+const err411 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "slots"},message:"must have required property '"+"slots"+"'"};
+if(vErrors === null){
+vErrors = [err411];
+}
+else {
+vErrors.push(err411);
+}
+errors++;
+}
+if(data185.warning === undefined){
+const err412 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "warning"},message:"must have required property '"+"warning"+"'"};
+if(vErrors === null){
+vErrors = [err412];
+}
+else {
+vErrors.push(err412);
+}
+errors++;
+}
+for(const key33 in data185){
+if(!(func1.call(schema31.properties.queries.items.properties.core.anyOf[0].properties, key33))){
+const err413 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err413];
+}
+else {
+vErrors.push(err413);
+}
+errors++;
+}
+}
+if(data185.function !== undefined){
+if(typeof data185.function !== "string"){
+const err414 = {instancePath:instancePath+"/queries/" + i23+"/core/function",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err414];
+}
+else {
+vErrors.push(err414);
+}
+errors++;
+}
+}
+if(data185.keys !== undefined){
+let data187 = data185.keys;
+if(Array.isArray(data187)){
+const len27 = data187.length;
+for(let i27=0; i27<len27; i27++){
+if(typeof data187[i27] !== "string"){
+const err415 = {instancePath:instancePath+"/queries/" + i23+"/core/keys/" + i27,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err415];
+}
+else {
+vErrors.push(err415);
+}
+errors++;
+}
+}
+}
+else {
+const err416 = {instancePath:instancePath+"/queries/" + i23+"/core/keys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err416];
+}
+else {
+vErrors.push(err416);
+}
+errors++;
+}
+}
+if(data185.args !== undefined){
+let data189 = data185.args;
+if(Array.isArray(data189)){
+const len28 = data189.length;
+for(let i28=0; i28<len28; i28++){
+if(typeof data189[i28] !== "string"){
+const err417 = {instancePath:instancePath+"/queries/" + i23+"/core/args/" + i28,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err417];
+}
+else {
+vErrors.push(err417);
+}
+errors++;
+}
+}
+}
+else {
+const err418 = {instancePath:instancePath+"/queries/" + i23+"/core/args",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err418];
+}
+else {
+vErrors.push(err418);
+}
+errors++;
+}
+}
+if(data185.command !== undefined){
+if(typeof data185.command !== "string"){
+const err419 = {instancePath:instancePath+"/queries/" + i23+"/core/command",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err419];
+}
+else {
+vErrors.push(err419);
+}
+errors++;
+}
+}
+if(data185.clusterCommand !== undefined){
+if(typeof data185.clusterCommand !== "string"){
+const err420 = {instancePath:instancePath+"/queries/" + i23+"/core/clusterCommand",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/clusterCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err420];
+}
+else {
+vErrors.push(err420);
+}
+errors++;
+}
+}
+if(data185.access !== undefined){
+if(typeof data185.access !== "string"){
+const err421 = {instancePath:instancePath+"/queries/" + i23+"/core/access",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/access/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err421];
+}
+else {
+vErrors.push(err421);
+}
+errors++;
+}
+}
+if(data185.indexKeys !== undefined){
+let data194 = data185.indexKeys;
+if(Array.isArray(data194)){
+const len29 = data194.length;
+for(let i29=0; i29<len29; i29++){
+if(typeof data194[i29] !== "string"){
+const err422 = {instancePath:instancePath+"/queries/" + i23+"/core/indexKeys/" + i29,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err422];
+}
+else {
+vErrors.push(err422);
+}
+errors++;
+}
+}
+}
+else {
+const err423 = {instancePath:instancePath+"/queries/" + i23+"/core/indexKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err423];
+}
+else {
+vErrors.push(err423);
+}
+errors++;
+}
+}
+if(data185.rowKeys !== undefined){
+if(typeof data185.rowKeys !== "string"){
+const err424 = {instancePath:instancePath+"/queries/" + i23+"/core/rowKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/rowKeys/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err424];
+}
+else {
+vErrors.push(err424);
+}
+errors++;
+}
+}
+if(data185.server !== undefined){
+if(typeof data185.server !== "string"){
+const err425 = {instancePath:instancePath+"/queries/" + i23+"/core/server",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err425];
+}
+else {
+vErrors.push(err425);
+}
+errors++;
+}
+}
+if(data185.cluster !== undefined){
+if(typeof data185.cluster !== "string"){
+const err426 = {instancePath:instancePath+"/queries/" + i23+"/core/cluster",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/cluster/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err426];
+}
+else {
+vErrors.push(err426);
+}
+errors++;
+}
+}
+if(data185.slots !== undefined){
+if(typeof data185.slots !== "string"){
+const err427 = {instancePath:instancePath+"/queries/" + i23+"/core/slots",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/slots/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err427];
+}
+else {
+vErrors.push(err427);
+}
+errors++;
+}
+}
+if(data185.warning !== undefined){
+let data200 = data185.warning;
+const _errs480 = errors;
+let valid107 = false;
+const _errs481 = errors;
+if(typeof data200 !== "string"){
+const err428 = {instancePath:instancePath+"/queries/" + i23+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err428];
+}
+else {
+vErrors.push(err428);
+}
+errors++;
+}
+var _valid13 = _errs481 === errors;
+valid107 = valid107 || _valid13;
+const _errs483 = errors;
+if(data200 !== null){
+const err429 = {instancePath:instancePath+"/queries/" + i23+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err429];
+}
+else {
+vErrors.push(err429);
+}
+errors++;
+}
+var _valid13 = _errs483 === errors;
+valid107 = valid107 || _valid13;
+if(!valid107){
+const err430 = {instancePath:instancePath+"/queries/" + i23+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err430];
+}
+else {
+vErrors.push(err430);
+}
+errors++;
+}
+else {
+errors = _errs480;
+if(vErrors !== null){
+if(_errs480){
+vErrors.length = _errs480;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err431 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err431];
+}
+else {
+vErrors.push(err431);
+}
+errors++;
+}
+var _valid12 = _errs448 === errors;
+valid99 = valid99 || _valid12;
+const _errs485 = errors;
+if(data185 !== null){
+const err432 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err432];
+}
+else {
+vErrors.push(err432);
+}
+errors++;
+}
+var _valid12 = _errs485 === errors;
+valid99 = valid99 || _valid12;
+if(!valid99){
+const err433 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err433];
+}
+else {
+vErrors.push(err433);
+}
+errors++;
+}
+else {
+errors = _errs447;
+if(vErrors !== null){
+if(_errs447){
+vErrors.length = _errs447;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err434 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err434];
+}
+else {
+vErrors.push(err434);
+}
+errors++;
+}
+}
+}
+else {
+const err435 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err435];
+}
+else {
+vErrors.push(err435);
+}
+errors++;
+}
+}
+}
+else {
+const err436 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err436];
+}
+else {
+vErrors.push(err436);
 }
 errors++;
 }

@@ -73,6 +73,11 @@ export interface ReportCost {
     saving: string;
     /** Whether the cost policy's time is below the 80% rule's. */
     cheaper: boolean;
+    /**
+     * The cost policy's collections in their narrower form (indexed fields only, the projected ones looked up by
+     * identifier in the entity store), priced; no target's client joins yet, so the policy never chooses them.
+     */
+    lookups: { collection: string; looksUp: string; now: ReportCostFigures; narrowed: ReportCostFigures }[];
 }
 
 /** The section's view model for the source PIDM (null without it). */
@@ -137,6 +142,12 @@ export function reportCost(models: readonly PidmModel[], threshold: number): Rep
         same: groups(comparison.cost) === groups(comparison.paper),
         saving: costFigure(paperTime > 0 ? Math.abs((100 * (paperTime - costTime)) / paperTime) : 0),
         cheaper: costTime < paperTime,
+        lookups: comparison.lookups.map((lookup) => ({
+            collection: lookup.collection,
+            looksUp: lookup.lookups.map((l) => `${l.entity} (${l.fields.join(', ')})`).join(', '),
+            now: figures(lookup.materialized),
+            narrowed: figures(lookup.narrowed),
+        })),
     };
 }
 
