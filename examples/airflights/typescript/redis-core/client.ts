@@ -382,6 +382,7 @@ const CLUSTER_STEPS = {
     functions: {
         read: 'airflights_c_read',
         begin: 'airflights_c_begin',
+        fence: 'airflights_c_fence',
         ack: 'airflights_c_ack',
         rev: 'airflights_c_rev',
         row: 'airflights_c_row',

@@ -249,6 +249,7 @@ const CLUSTER_STEPS = {
     functions: {
         read: 'book_ratings_c_read',
         begin: 'book_ratings_c_begin',
+        fence: 'book_ratings_c_fence',
         ack: 'book_ratings_c_ack',
         rev: 'book_ratings_c_rev',
         row: 'book_ratings_c_row',

@@ -228,6 +228,7 @@ const CLUSTER_STEPS = {
     functions: {
         read: 'tournament_c_read',
         begin: 'tournament_c_begin',
+        fence: 'tournament_c_fence',
         ack: 'tournament_c_ack',
         rev: 'tournament_c_rev',
         row: 'tournament_c_row',

@@ -67,6 +67,7 @@ export interface ClusterCollection {
 export interface ClusterFunctionNames {
     read: string;
     begin: string;
+    fence: string;
     ack: string;
     rev: string;
     row: string;
@@ -213,15 +214,46 @@ export class ClusterEntitySteps {
         let cleared = 0;
         for (const holder of ((await this.call(key, ['HKEYS', key])) as unknown[]).map(String)) {
             await this.completeEntity(source, holder);
-            const now = await this.read(source, holder);
-            if (storedTargets(reference, now.hash?.[referenceField(referenceName)]).includes(id)) continue;
-            await this.reverseStep(entity, id, source, referenceName, holder, now.seq, false);
-            cleared++;
+            if (await this.clearUnheld(entity, id, source, referenceName, holder)) cleared++;
         }
         return cleared;
     }
 
-    /** Sets one reverse entry (in the target's slot) from the referrer's state at version `seq`. */
+    /**
+     * Clears the reverse entry of `source` `sourceId` in `target` `targetId` when the referrer does not hold the
+     * reference. The entry may be a live writer's, added before its own call: the referrer's counter is raised first
+     * (`fence`), so that call is refused and that writer reads again; an entry it adds again from the new counter
+     * is kept (the removal, from the same counter, is older). True when cleared.
+     */
+    private async clearUnheld(
+        target: string,
+        targetId: string,
+        source: string,
+        reference: string,
+        sourceId: string,
+    ): Promise<boolean> {
+        const spec = entitySchema(this.schema, source).references.find((r) => r.name === reference)!;
+        const holds = (hash: Record<string, string> | null) =>
+            storedTargets(spec, hash?.[referenceField(reference)]).includes(targetId);
+        if (holds((await this.read(source, sourceId)).hash)) return false;
+        const key = entityKey(this.db, source, sourceId);
+        const reply = (await this.call(key, [
+            'FCALL',
+            this.design.functions.fence,
+            '2',
+            key,
+            key + LOG_SUFFIX,
+        ])) as unknown[];
+        const hash = pairsOf(reply[1]);
+        if (holds(Object.keys(hash).length === 0 ? null : hash)) return false;
+        await this.reverseStep(target, targetId, source, reference, sourceId, Number(reply[0]), false);
+        return true;
+    }
+
+    /**
+     * Sets one reverse entry (in the target's slot) from the referrer's state at version `seq`. With `mustExist`, a
+     * target already deleted refuses the entry: 'gone'.
+     */
     private async reverseStep(
         target: string,
         targetId: string,
@@ -230,21 +262,25 @@ export class ClusterEntitySteps {
         sourceId: string,
         seq: number,
         present: boolean,
-    ): Promise<void> {
+        mustExist = false,
+    ): Promise<string> {
         await this.step();
         const key = reverseKey(this.db, target, targetId, source, reference);
-        const log = entityKey(this.db, target, targetId) + LOG_SUFFIX;
-        await this.call(key, [
+        const entity = entityKey(this.db, target, targetId);
+        const reply = await this.call(key, [
             'FCALL',
             this.design.functions.rev,
-            '2',
+            '3',
             key,
-            log,
+            entity + LOG_SUFFIX,
+            entity,
             `${source}.${reference}`,
             sourceId,
             String(seq),
             present ? '1' : '0',
+            mustExist ? '1' : '0',
         ]);
+        return String(reply);
     }
 
     /** Carries one change record: reverse entries, rows, index entries, then the acknowledgement. */
@@ -472,13 +508,9 @@ export class ClusterEntitySteps {
         for (const holder of holders)
             for (const h of holder.ids) {
                 await this.completeEntity(holder.entity, h);
-                // A reverse entry left by a writer that died before its own call: set from the referrer as it is.
-                const now = await this.read(holder.entity, h);
-                const reference = entitySchema(this.schema, holder.entity).references.find(
-                    (r) => r.name === holder.reference,
-                )!;
-                const present = storedTargets(reference, now.hash?.[referenceField(holder.reference)]).includes(id);
-                if (!present) await this.reverseStep(entity, id, holder.entity, holder.reference, h, now.seq, false);
+                // A reverse entry left by a writer that died before its own call, or added by one that has not made
+                // it yet: cleared behind a fence (that writer's call is then refused, and it reads again).
+                await this.clearUnheld(entity, id, holder.entity, holder.reference, h);
             }
         // Detached referrers first (each its own change), then the entity.
         const done = new Set<string>();
@@ -512,16 +544,36 @@ export class ClusterEntitySteps {
         const spec = entitySchema(this.schema, entity);
         const key = entityKey(this.db, entity, id);
         const log = key + LOG_SUFFIX;
-        // New reverse entries first (so that a delete of the target sees the referrer).
+        // New reverse entries first (so that a delete of the target sees the referrer), each refused when the target
+        // is already gone (its delete saw no referrer): then the operation is read and checked again.
+        const added: { target: string; id: string; reference: string }[] = [];
+        // Entries added for a call that is refused: cleared (behind a fence), the next attempt adds what it needs.
+        const retry = async (): Promise<'retry'> => {
+            for (const a of added) await this.clearUnheld(a.target, a.id, entity, a.reference, id);
+            return 'retry';
+        };
         if (fields !== null) {
             const now: Record<string, string> = {};
             for (let i = 0; i < fields.length; i += 2) now[fields[i]!] = fields[i + 1]!;
             for (const reference of spec.references) {
                 const field = referenceField(reference.name);
                 const had = storedTargets(reference, before.hash?.[field]);
-                for (const t of storedTargets(reference, now[field]))
-                    if (!had.includes(t))
-                        await this.reverseStep(reference.target, t, entity, reference.name, id, before.seq, true);
+                for (const t of storedTargets(reference, now[field])) {
+                    if (had.includes(t)) continue;
+                    const itself = reference.target === entity && t === id;
+                    const set = await this.reverseStep(
+                        reference.target,
+                        t,
+                        entity,
+                        reference.name,
+                        id,
+                        before.seq,
+                        true,
+                        !itself,
+                    );
+                    if (set === 'gone') return retry();
+                    added.push({ target: reference.target, id: t, reference: reference.name });
+                }
             }
         }
         const version = Number(before.hash?.[VERSION_FIELD] ?? 0);
@@ -541,12 +593,13 @@ export class ClusterEntitySteps {
             log,
             ...checked,
             before.hash === null ? '' : String(before.hash[VERSION_FIELD]),
+            String(before.seq),
             fields === null ? 'del' : 'put',
             JSON.stringify(record),
             ...(fields === null ? [] : [...fields, VERSION_FIELD, String(version + 1)]),
         ];
         const reply = await this.call(key, argv);
-        if (String(reply) === 'retry') return 'retry';
+        if (String(reply) === 'retry') return retry();
         if (fields === null)
             for (const k of selfKeys) {
                 await this.call(k, ['DEL', k]);
