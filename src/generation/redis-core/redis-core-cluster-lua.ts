@@ -18,28 +18,12 @@
 
 import type { KvlmModel } from '../../language/generated/ast.js';
 import { coreLuaCollections } from '../entities/entity-store-design.js';
-import type { ClusterDesign } from '../typescript/client-runtime/kvmod-cluster-entities.js';
+import type { ClusterDesign, ClusterFunctionNames } from '../typescript/client-runtime/kvmod-cluster-entities.js';
 import type { CoreViewModel } from './redis-core-view-model.js';
 
 /** The function names of a database's cluster steps (shorter than the library's longest, so never refused). */
-export interface CoreClusterFunctions {
-    /** Entity slot, read-only: the entity's hash, its version counter and its pending records. */
-    read: string;
-    /** Entity slot: the entity written (or deleted) and its change record appended, in one call. */
-    begin: string;
-    /** Entity slot: the version counter raised (no change), then the entity read, in one call. */
-    fence: string;
-    /** Entity slot: a change record's steps are done. */
-    ack: string;
-    /** Target's slot: one reverse entry set from its referrer's state at a version. */
-    rev: string;
-    /** Row's slot: the row written or tombstoned, guarded by versions. */
-    row: string;
-    /** Row's slot: partitions cleaned of the row's old entries. */
-    rowAck: string;
-    /** Partition's slot: the row's index entries written or removed, guarded by versions. */
-    index: string;
-}
+/** The names of the cluster steps' one-slot functions (the client runtime's type: one list of the roles). */
+export type CoreClusterFunctions = ClusterFunctionNames;
 
 export function coreClusterFunctions(database: string): CoreClusterFunctions {
     const name = (role: string) => `${database}_c_${role}`;

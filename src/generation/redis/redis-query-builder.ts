@@ -3,14 +3,8 @@
  * operands are parenthesised), FT.SEARCH or FT.AGGREGATE by its sort keys, the paging slots `LIMIT $offset $count`,
  * and what the dialect strategy adds (PARAMS and DIALECT 2, or values escaped into the query string).
  */
-import type {
-    Collection,
-    Field,
-    KComparisonOperator,
-    KExpression,
-    KValue,
-    ServedQuery,
-} from '../../language/generated/ast.js';
+import type { Collection, Field, KExpression, KValue, ServedQuery } from '../../language/generated/ast.js';
+import { NEGATED_OPERATOR } from '../../language/kvlm/kvlm-filter.js';
 import { GenerationError } from '../generation-errors.js';
 import {
     encodeRedisValue,
@@ -235,14 +229,7 @@ function comparison(expr: Extract<KExpression, { $type: 'KComparison' }>, ctx: T
 }
 
 /** The comparison that holds exactly where another does not (every stored row has a value of every field). */
-const COMPLEMENT: Readonly<Record<KComparisonOperator, KComparisonOperator>> = {
-    '=': '!=',
-    '!=': '=',
-    '<': '>=',
-    '<=': '>',
-    '>': '<=',
-    '>=': '<',
-};
+const COMPLEMENT = NEGATED_OPERATOR;
 
 /** A comparison's right-hand side inside the query string: a literal, or a parameter. */
 function valueParts(
