@@ -46,6 +46,14 @@ import type { TextRules } from '../servable-values.js';
 import { pairsOf } from '../redis-entities/server-entities.js';
 import type { CoreConnection } from './core-connection.js';
 
+/** Why a cluster cannot keep a design's entities: a counter-key collection (its row map is one server's), or null. */
+export function clusterCounterReason(design: CoreViewModel): string | null {
+    const counters = design.collections.filter((collection) => collection.key.kind === 'counter');
+    return counters.length === 0
+        ? null
+        : `collection ${counters[0].name} has counter keys, whose row map the entity operations keep on a single server only (use --key natural on a cluster)`;
+}
+
 /** The suffix of an entity's log key (version counter, change records, reverse-entry guards). */
 export const LOG_SUFFIX = ':@log';
 
@@ -97,6 +105,8 @@ export class ClusterEntities {
     constructor(private readonly context: ClusterEntityContext) {
         const store = context.design.entityStore;
         if (!store) throw new Error(`the design keeps no entity store: ${context.design.noEntityStore ?? ''}`);
+        const counter = clusterCounterReason(context.design);
+        if (counter !== null) throw new Error(counter);
         this.schema = store.schema;
         this.collections = coreLuaCollections(context.kvlm, this.schema, context.design.collections);
         this.f = coreClusterFunctions(context.design.database);
