@@ -43,18 +43,30 @@ describe('the entity store schema of a design', () => {
         expect(rs2.noEntityStore).toBeNull();
     });
 
-    test('no PIDM, or a counter-key collection: no entity store, and the warning says why', async () => {
+    test('no PIDM: no entity store, and the warning says why', async () => {
         const shop = await shopCase();
         expect(buildEntityStoreSchema({ kvlm: shop.design, dialect: null })).toEqual({
             schema: null,
             reason: expect.stringContaining('without its source PIDM model'),
         });
+    });
+
+    test('counter keys: the design keeps its entities, and the Function reads each collection its counter and row map', async () => {
         const counter = await shopCase('counter');
         const view = buildRedisViewModel(counter.design, { dialect: 'redisearch1' }, { pidm: counter.pidm });
-        expect(view.entityStore).toBeNull();
-        expect(view.noEntityStore).toMatch(/counter keys/);
+        expect(view.noEntityStore).toBeNull();
+        const q3 = view.collections.find((collection) => collection.name === 'Q3_booksWithTag')!;
+        expect(q3.key.counterKey).toBe(`${q3.keyPrefix}counter`);
+        const q3Line = view.entityStore!.library.split('\n').find((line) => line.includes('name = "Q3_booksWithTag"'));
+        expect(q3Line).toContain(`counter = "${q3.keyPrefix}counter", map = "${q3.keyPrefix}rows"},`);
         const core = buildCoreViewModel(counter.design, counter.pidm);
-        expect(core.entityStore).toBeNull();
-        expect(core.noEntityStore).toMatch(/counter keys/);
+        expect(core.noEntityStore).toBeNull();
+        expect(core.entityStore!.code).toContain(
+            'counter = "{Q3_booksWithTag}:counter", map = "{Q3_booksWithTag}:rows"},',
+        );
+        // A natural-key design's collections name no counter.
+        const natural = await shopCase();
+        const rs1 = buildRedisViewModel(natural.design, { dialect: 'redisearch1' }, { pidm: natural.pidm });
+        expect(rs1.entityStore!.library).not.toContain('counter = ');
     });
 });

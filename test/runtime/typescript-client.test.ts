@@ -91,7 +91,7 @@ afterAll(async () => {
 });
 
 describe('the generated TypeScript client on RediSearch 1.2', () => {
-    // A counter-key design keeps no entities, so its client writes nothing (its rows come from `kvmod load`).
+    // The examples with natural keys (counter-key designs: test/runtime/entities/workload-engine.test.ts).
     test.each(EXAMPLES)(
         '%s: instance data written through the generated entity operations; every query, read page by page, answers like the oracle',
         async (example) => {

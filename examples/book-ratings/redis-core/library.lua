@@ -912,7 +912,26 @@ local function e_bindings(C, root, state, fn, fid, out)
     bind(2)
 end
 
+-- A counter-key collection's rows are named in its row map by their bindings (stored ids, root first, escaped as in
+-- entity keys, ':'-joined). A binding the map lacks gets the key '\0' .. prefix .. '\0' .. binding until e_write_row
+-- numbers it.
+-- e_binds: the binding of each counter row key seen by the call (its map entry goes with the row).
+local e_binds = {}
+local function e_counter_key(C, bind)
+    local n = redis.call('HGET', C.map, bind)
+    local key
+    if n then key = C.prefix .. n else key = '\0' .. C.prefix .. '\0' .. bind end
+    e_binds[key] = bind
+    return key, n
+end
 local function e_row_of(C, binding)
+    if C.counter then
+        local ids, values, fnode, fform = {}, {}, C.fnode, C.fform
+        for j = 1, #C.nodes do ids[j] = e_esc_id(binding[j].id) end
+        for i = 1, C.nf do values[i] = binding[fnode[i]].m[fform[i]] end
+        local key, n = e_counter_key(C, table.concat(ids, ':'))
+        return key, n, values
+    end
     local parts = {}
     for i, p in ipairs(C.key) do parts[i] = e_key_part(binding[p.node].m[p.form], p) end
     local suffix = table.concat(parts, ':')
@@ -946,8 +965,11 @@ local function e_plan_rows(changes)
             e_bindings(C, root, 'new', n, ch.id, new)
             for _, b in ipairs(old) do
                 local key, _, values = e_row_of(C, b)
-                dels[key] = C
-                before[key] = values
+                -- (a counter row its map lacks is no row to delete: the new state's is written anew)
+                if string.byte(key, 1) ~= 0 then
+                    dels[key] = C
+                    before[key] = values
+                end
             end
             for _, b in ipairs(new) do
                 local key, suffix, values = e_row_of(C, b)
@@ -1059,6 +1081,14 @@ local function e_ref_targets(E, id, ref)
 end
 -- The key of a row of C holding X at node n (C of the fast shape), from X's forms and the ids of its binding.
 local function e_fast_key(C, n, ids)
+    if C.counter then
+        local esc = {}
+        for j = 1, #C.nodes do esc[j] = e_esc_id(ids[j]) end
+        local key, found = e_counter_key(C, table.concat(esc, ':'))
+        -- A binding its map lacks has no row to change.
+        if not found then return nil end
+        return key
+    end
     local parts = {}
     for i, p in ipairs(C.key) do
         if p.node == n then parts[i] = e_key_part(X.old[p.form], p) else parts[i] = e_key_part(ids[p.node], p) end
@@ -1133,6 +1163,12 @@ local function e_write_partial(p)
 end
 
 local function e_write_row(C, key, row)
+    if C.counter and string.byte(key, 1) == 0 then
+        -- A new binding: the next number of the counter, and its row map entry.
+        local bind, n = string.sub(key, #C.prefix + 3), redis.call('INCR', C.counter)
+        key, row.suffix = C.prefix .. n, tostring(n)
+        redis.call('HSET', C.map, bind, row.suffix)
+    end
     if ENGINE == 'core' then
         local c = COLLECTIONS[C.name]
         row_put(c, key, row.values)
@@ -1157,6 +1193,7 @@ local function e_write_row(C, key, row)
     redis.call(unpack(args))
 end
 local function e_delete_row(C, key)
+    if C.counter and e_binds[key] then redis.call('HDEL', C.map, e_binds[key]) end
     if ENGINE == 'core' then
         remove_entries(COLLECTIONS[C.name], key)
         redis.call('DEL', key)
@@ -1722,7 +1759,7 @@ redis.register_function('kvmod_book_ratings_entity', function(_, args)
     local op, E, id = args[1], args[2], args[3]
     if E == nil or ENTITIES[E] == nil then return e_refuse('BAD_VALUE', tostring(E) .. ' is no entity of the design') end
     if id == nil or id == '' then return e_refuse('BAD_VALUE', 'the identifier is empty; every object needs one') end
-    e_loaded, e_new = {}, {}
+    e_loaded, e_new, e_binds = {}, {}, {}
     X = { E = E, id = id, spec = e_spec(E) }
     -- An update reads what it needs itself; a create only whether the entity exists.
     if op == 'update' then return e_update(args) end

@@ -7,7 +7,7 @@
 import type { KvlmModel, PidmModel } from '../../language/generated/ast.js';
 import type { CoreCollection, CoreEntityStore } from '../redis-core/redis-core-view-model.js';
 import type { RedisCollection, RedisEntityStore } from '../redis/redis-view-model-types.js';
-import { formField, type EntityForm, type EntityStoreSchema } from '../shared/entity-store.js';
+import { formField, rowMapKey, type EntityForm, type EntityStoreSchema } from '../shared/entity-store.js';
 import type { RedisDialect } from '../shared/redis-dialects.js';
 import {
     entityLibraryName,
@@ -45,6 +45,11 @@ function nodeTree(
         ],
         position,
     };
+}
+
+/** A counter-key collection's counter and row map, as the Function reads them (nothing for a natural key). */
+function counterOf(counterKey: string | null): Pick<EntityLuaCollection, 'counter'> {
+    return counterKey === null ? {} : { counter: { key: counterKey, map: rowMapKey(counterKey) } };
 }
 
 /** The type of `node.attribute` in a collection, from the schema. */
@@ -88,6 +93,7 @@ export function redisLuaCollections(
             idField: collection.idField,
             nodes: tree,
             key: keyParts(schema, collection.key.parts, collection.fields, tree, position),
+            ...counterOf(collection.key.counterKey),
             fields: collection.fields.flatMap((field) => {
                 const [node, attribute] = sourceParts(field.source);
                 const at = position(node);
@@ -185,6 +191,7 @@ export function coreLuaCollections(
             idField: collection.keyField,
             nodes: tree,
             key: keyParts(schema, collection.key.parts, collection.fields, tree, position),
+            ...counterOf(collection.key.counterKey),
             fields: collection.fields.map((field) => {
                 const [node, attribute] = sourceParts(field.source);
                 return { name: field.name, node: position(node), form: attribute, indexed: recorded.has(field.name) };

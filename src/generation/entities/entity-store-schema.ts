@@ -3,8 +3,8 @@
  * each attribute's stored forms (its companions: those a collection field of the design copies), the attributes
  * whose values must be servable (compared or sorted by some query), and who references whom (reverse hashes). Built
  * from the source PIDM (entities, attributes, references) and the KVLM design (collections, queries). A design
- * without its PIDM (a `.kvlm` input whose source is unknown) or with a counter-key collection gets no entity store:
- * `reason` says why, and the target turns it into a design warning.
+ * without its PIDM (a `.kvlm` input whose source is unknown) gets no entity store: `reason` says why, and the target
+ * turns it into a design warning. A counter-key collection keeps a row map (src/generation/shared/entity-store.ts).
  */
 import {
     isAttribute,
@@ -13,7 +13,6 @@ import {
     isKComparison,
     isKGroupExpression,
     isKNotExpression,
-    isNaturalKey,
     isReference,
     type Cardinality,
     type Collection,
@@ -62,12 +61,6 @@ export function buildEntityStoreSchema(input: EntityStoreInput): EntityStoreOutc
         return {
             schema: null,
             reason: 'the design was read from a .kvlm file without its source PIDM model, so the entities (their attributes and references) are unknown',
-        };
-    const counters = kvlm.collections.filter((collection) => !isNaturalKey(collection.strategy));
-    if (counters.length > 0)
-        return {
-            schema: null,
-            reason: `collection${counters.length > 1 ? 's' : ''} ${counters.map((c) => c.name).join(', ')} use${counters.length > 1 ? '' : 's'} counter keys, which the entity operations do not maintain yet (their rows are numbered in load order)`,
         };
     const entities: Record<string, EntitySchema> = {};
     for (const model of input.pidm) {

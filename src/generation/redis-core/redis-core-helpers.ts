@@ -7,6 +7,7 @@ import { quoteCliArgument } from '../shared/redis-escaping.js';
 import type { CoreCollection, CoreQuery } from './redis-core-design.js';
 import { coreClusterFunctions, coreClusterLua, type CoreClusterFunctions } from './redis-core-cluster-lua.js';
 import { luaCollection, luaQuery } from './redis-core-lua.js';
+import { rowMapKey } from '../shared/entity-store.js';
 
 /** A string as a Lua literal: printable ASCII as is, `"` `\` and every other byte as a decimal escape. */
 export function luaString(text: string): string {
@@ -76,6 +77,16 @@ export const redisCoreHelpers: Readonly<Record<string, HelperDelegate>> = {
     /** `{{mdCode text}}`: inline Markdown code.*/
     mdCode(text: unknown) {
         return markdownCode(String(text));
+    },
+    /** `{{rowMap key.counterKey}}`: the row map beside a counter (`rowMapKey`). */
+    rowMap(counterKey: unknown) {
+        return rowMapKey(String(counterKey));
+    },
+    /** `{{#if (anyCounter collections)}}`: whether some collection has counter keys. */
+    anyCounter(collections: unknown) {
+        return (collections as { key: { counterKey: string | null } }[]).some(
+            (collection) => collection.key.counterKey !== null,
+        );
     },
     /** `{{concat a b …}}`: the texts joined, for a name made of parts (`attribute#sort`). */
     concat(...args: unknown[]) {

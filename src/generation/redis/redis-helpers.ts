@@ -6,6 +6,7 @@ import type { HelperDelegate } from 'handlebars';
 import { displayRedisCommand, formatRedisCommand } from './redis-commands.js';
 import { escapeQueryFieldName, escapeTagValue, formatCliCommand, quoteCliArgument } from '../shared/redis-escaping.js';
 import type { RedisCommand } from './redis-view-model.js';
+import { rowMapKey } from '../shared/entity-store.js';
 
 function isCommand(value: unknown): value is RedisCommand {
     return typeof value === 'object' && value !== null && Array.isArray((value as RedisCommand).argv);
@@ -69,6 +70,16 @@ export const redisHelpers: Readonly<Record<string, HelperDelegate>> = {
     /** `{{joinPath parent reference}}`: `parent.reference`, for prose about include paths. */
     joinPath(...args: unknown[]) {
         return args.slice(0, -1).map(String).join('.');
+    },
+    /** `{{rowMap key.counterKey}}`: the row map beside a counter (`rowMapKey`). */
+    rowMap(counterKey: unknown) {
+        return rowMapKey(String(counterKey));
+    },
+    /** `{{#if (anyCounter collections)}}`: whether some collection has counter keys. */
+    anyCounter(collections: unknown) {
+        return (collections as { key: { counterKey: string | null } }[]).some(
+            (collection) => collection.key.counterKey !== null,
+        );
     },
     /** `{{concat a b …}}`: the texts joined, for a name made of parts (`attribute#sort`). */
     concat(...args: unknown[]) {

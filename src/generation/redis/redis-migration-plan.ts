@@ -6,6 +6,7 @@
  * the new design no longer uses is dropped (see `redis-naming.ts`). Pure: the runtime (`runtime/redisearch/migration/`) runs
  * the steps, the CLI prints them.
  */
+import { rowMapKey } from '../shared/entity-store.js';
 import { bindRedisCommand } from './redis-commands.js';
 import type { RedisCollection, RedisField, RedisQuery, RedisViewModel } from './redis-view-model-types.js';
 
@@ -357,7 +358,10 @@ function planSteps(
             indexes: [prev.physicalIndex],
             rows: null,
             indexBuilds: 0,
-            commands: [bindRedisCommand(prev.drop, {}), ...(prev.key.counterKey ? [['DEL', prev.key.counterKey]] : [])],
+            commands: [
+                bindRedisCommand(prev.drop, {}),
+                ...(prev.key.counterKey ? [['DEL', prev.key.counterKey, rowMapKey(prev.key.counterKey)]] : []),
+            ],
             answers: 'unchanged: nothing reads the old index any more',
         });
     }

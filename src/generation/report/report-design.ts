@@ -13,7 +13,14 @@ import { buildWriteMap, totalRows } from '../../../transformations/write-map/ind
 import { DEFAULT_TRANSFORM_OPTIONS } from '../../../transformations/pidm-to-kvlm/index.js';
 import type { DesignInput } from '../generation-target.js';
 import { formatRedisCommand } from '../redis/redis-commands.js';
-import { entityKey, entityFunctionName, referenceField, reverseKey, VERSION_FIELD } from '../shared/entity-store.js';
+import {
+    entityKey,
+    entityFunctionName,
+    referenceField,
+    reverseKey,
+    rowMapKey,
+    VERSION_FIELD,
+} from '../shared/entity-store.js';
 import { formatCliCommand } from '../shared/redis-escaping.js';
 import {
     buildRedisViewModel,
@@ -141,7 +148,7 @@ export interface ReportWriteMap {
 export interface ReportEntityStore {
     /** The Function each entity operation calls (`FCALL <function> 0 <op> …`). */
     function: string;
-    /** Why the design keeps no entities (a counter-key collection), or null. */
+    /** Why the design keeps no entities, or null (every design with its PIDM keeps them). */
     reason: string | null;
     keys: {
         /** The key pattern, as the design stores it. */
@@ -247,7 +254,15 @@ export function buildReportViewModel(
         source: kvlm.source ?? null,
         pidm: input.pidm && input.pidm.length > 0 ? reportPidm(input.pidm) : null,
         writeMap: input.pidm && input.pidm.length > 0 ? reportWriteMap(input.pidm, kvlm) : null,
-        entityStore: input.pidm && input.pidm.length > 0 ? reportEntityStore(input.pidm, kvlm) : null,
+        entityStore:
+            input.pidm && input.pidm.length > 0
+                ? reportEntityStore(input.pidm, kvlm, (collection) => {
+                      const counter =
+                          coreCollections.get(collection)?.key.counterKey ??
+                          redis?.collections.find((c) => c.name === collection)?.key.counterKey;
+                      return counter ? rowMapKey(counter) : null;
+                  })
+                : null,
         cost:
             input.pidm && input.pidm.length > 0
                 ? reportCost(input.pidm, input.transform?.options.threshold ?? kvlm.threshold ?? DEFAULT_THRESHOLD)
@@ -403,9 +418,15 @@ function rowsPhrase(rows: string): string {
     return /^\d+$/.test(rows) ? `${rows} rows` : `(${rows}) rows`;
 }
 
-/** The entity store's keys: an entity hash per instance, a reverse hash per referenced instance and reference. */
-function reportEntityStore(pidm: readonly PidmModel[], kvlm: KvlmModel): ReportEntityStore {
-    const counters = kvlm.collections.filter((collection) => !isNaturalKey(collection.strategy));
+/**
+ * The entity store's keys: an entity hash per instance, a reverse hash per referenced instance and reference, and a
+ * row map per counter-key collection (`rowMap`: its key).
+ */
+function reportEntityStore(
+    pidm: readonly PidmModel[],
+    kvlm: KvlmModel,
+    rowMap: (collection: string) => string | null,
+): ReportEntityStore {
     const entities = pidm.flatMap((model) => model.entities);
     const keys: ReportEntityStore['keys'] = [];
     for (const entity of entities) {
@@ -436,14 +457,17 @@ function reportEntityStore(pidm: readonly PidmModel[], kvlm: KvlmModel): ReportE
                 count: `one per ${reference.target.$refText} some ${entity.name}.${reference.name} names`,
             });
         }
-    return {
-        function: entityFunctionName(kvlm.name),
-        reason:
-            counters.length === 0
-                ? null
-                : `collection${counters.length > 1 ? 's' : ''} ${counters.map((c) => `\`${c.name}\``).join(', ')} use${counters.length > 1 ? '' : 's'} counter keys, which the entity operations do not maintain: the design keeps no entities`,
-        keys: counters.length === 0 ? keys : [],
-    };
+    for (const collection of kvlm.collections) {
+        const map = isNaturalKey(collection.strategy) ? null : rowMap(collection.name);
+        if (map !== null)
+            keys.push({
+                key: map,
+                kind: 'hash',
+                holds: `the row map of \`${collection.name}\` (counter keys): per row, the stored identifiers of its objects (root first, \`:\`-joined) → its number; ≈50–90 bytes per row (Redis 7.0: 51 for one id, 74–87 for two or three)`,
+                count: 'one',
+            });
+    }
+    return { function: entityFunctionName(kvlm.name), reason: null, keys };
 }
 
 /**
@@ -520,7 +544,14 @@ function coreKeys(collection: CoreCollection): NonNullable<ReportCollection['cor
         })),
     ];
     if (collection.key.counterKey)
-        keys.push({ key: collection.key.counterKey, kind: 'string', holds: 'the last counter value' });
+        keys.push(
+            { key: collection.key.counterKey, kind: 'string', holds: 'the last counter value' },
+            {
+                key: rowMapKey(collection.key.counterKey),
+                kind: 'hash',
+                holds: 'the row map: per row, the stored identifiers of its objects → its number',
+            },
+        );
     return keys;
 }
 

@@ -34,6 +34,21 @@ import type { CoreConnection } from './core-connection.js';
 
 export { LOG_SUFFIX, WriterKilled };
 
+/** Why a cluster cannot keep a design's entities: a counter-key collection (its row map is one server's), or null. */
+export function clusterCounterReason(design: CoreViewModel): string | null {
+    const counters = design.collections.filter((collection) => collection.key.kind === 'counter');
+    return counters.length === 0
+        ? null
+        : `collection ${counters[0].name} has counter keys, whose row map the entity operations keep on a single server only (use --key natural on a cluster)`;
+}
+
+/** The design, when a cluster can keep its entities (see `clusterCounterReason`); throws otherwise. */
+function onCluster(design: CoreViewModel): CoreViewModel {
+    const reason = clusterCounterReason(design);
+    if (reason !== null) throw new Error(reason);
+    return design;
+}
+
 /** What the steps need: the design, its entity layout and the model (for the semantics). */
 export interface ClusterEntityContext {
     connection: CoreConnection;
@@ -48,7 +63,7 @@ export class ClusterEntities extends ClusterEntitySteps {
     constructor(private readonly context: ClusterEntityContext) {
         super(
             { call: (key, argv) => context.connection.call(key, argv) },
-            coreClusterDesign(context.kvlm, context.design),
+            coreClusterDesign(context.kvlm, onCluster(context.design)),
         );
     }
 

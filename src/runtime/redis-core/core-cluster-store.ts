@@ -8,6 +8,7 @@
 import type { CoreViewModel } from '../../generation/redis-core/redis-core-design.js';
 import type { EngineEntityStore } from '../engine.js';
 import { redisEntityStore, type RedisStoreAccess, type StoreNode } from '../redis-entities/redis-entity-store.js';
+import { clusterCounterReason } from './core-cluster-entities.js';
 import { coreStoreAccess } from './core-entity-access.js';
 import type { CoreConnection } from './core-connection.js';
 
@@ -73,7 +74,9 @@ export function clusterEntityStore(connection: CoreConnection): EngineEntityStor
         ...coreStoreAccess(connection),
         node: clusterStoreNode(connection),
         unsupported: (design) =>
-            design.entityStore === null ? (design.noEntityStore ?? 'the design keeps no entity store') : null,
+            design.entityStore === null
+                ? (design.noEntityStore ?? 'the design keeps no entity store')
+                : clusterCounterReason(design),
     };
     return redisEntityStore(access);
 }

@@ -9,6 +9,7 @@ import {
     type CoreCollection,
     type CoreViewModel,
 } from '../../generation/redis-core/redis-core-design.js';
+import { rowMapKey } from '../../generation/shared/entity-store.js';
 import type { CoreConnection, CoreNode } from './core-connection.js';
 import { coreIndexPatterns } from './core-engine.js';
 
@@ -58,7 +59,7 @@ export function expectedCoreIndex(
     return content;
 }
 
-/** What the server holds under a collection's index keys (`{C}:*` and `{C:…}:*`, but the counter), in the same form. */
+/** What the server holds under a collection's index keys (`{C}:*` and `{C:…}:*`, but the counter and row map), in the same form. */
 export async function actualCoreIndex(connection: CoreConnection, collection: CoreCollection): Promise<KeyContent> {
     const content: KeyContent = new Map();
     for (const node of await connection.masters())
@@ -81,8 +82,10 @@ async function readIndexKeys(
         ];
         cursor = String(next);
         for (const key of keys) {
-            // The versions a partition keeps for the cluster steps (core-cluster-entities.ts) are no index.
-            if (key === collection.key.counterKey || key.endsWith(':@v')) continue;
+            // The versions a partition keeps for the cluster steps (core-cluster-entities.ts) are no index, nor
+            // a counter-key collection's counter and row map.
+            const counter = collection.key.counterKey;
+            if ((counter !== null && (key === counter || key === rowMapKey(counter))) || key.endsWith(':@v')) continue;
             const type = String(await node.send(['TYPE', key]));
             let lines: string[];
             if (type === 'set') lines = ((await node.send(['SMEMBERS', key])) as string[]).map(String);

@@ -11,6 +11,7 @@ import {
     type CoreCollection,
     type CoreViewModel,
 } from '../../generation/redis-core/redis-core-design.js';
+import { rowMapKey } from '../../generation/shared/entity-store.js';
 import type { MaterializedRow } from '../materialize.js';
 import type { CollectionHashes, RedisStoreAccess } from '../redis-entities/redis-entity-store.js';
 import type { CoreConnection } from './core-connection.js';
@@ -41,7 +42,8 @@ export function coreStoreAccess(connection: CoreConnection): RedisStoreAccess<Co
             const core = collectionOf(design, collection.name);
             const hashes: CollectionHashes = new Map();
             for (const row of rows) {
-                const key = coreRowKey(core, row);
+                // A counter-key row: keyParts is its number.
+                const key = core.key.kind === 'counter' ? core.rowPrefix + row.keyParts[0] : coreRowKey(core, row);
                 const values = coreRowValues(core, row);
                 const hash: Record<string, string> = { [core.keyField]: key.slice(core.rowPrefix.length) };
                 core.fields.forEach((field, position) => (hash[field.name] = values[position]));
@@ -51,6 +53,10 @@ export function coreStoreAccess(connection: CoreConnection): RedisStoreAccess<Co
                 hashes.set(key, hash);
             }
             return hashes;
+        },
+        counterKeys(design, name) {
+            const counter = collectionOf(design, name).key.counterKey;
+            return counter === null ? null : { counter, map: rowMapKey(counter) };
         },
         rowPattern: (design, name) => `${collectionOf(design, name).rowPrefix.replace(/[*?[\]\\]/g, '\\$&')}*`,
         async deleteRows(design, name, keys) {

@@ -4,11 +4,12 @@
  * key for key, every row, reverse hash and entity hash with what the entities read back imply. The engine supplies
  * what differs between engines (`RedisStoreAccess`): how a row is encoded and deleted, and its index entries.
  */
-import type { Collection, KvlmModel } from '../../language/generated/ast.js';
+import { isNaturalKey, type Collection, type KvlmModel } from '../../language/generated/ast.js';
 import {
     entityHashFields,
     entityKey,
     reverseKey,
+    rowBindingField,
     storedId,
     storedTargets,
     referenceField,
@@ -25,8 +26,9 @@ import {
     type LiveCheckResult,
 } from '../engine.js';
 import { formatCount } from '../format-count.js';
-import { identityOf, indexInstanceData, type InstanceData } from '../instance-data.js';
-import { materializeCollection, type MaterializedRow } from '../materialize.js';
+import { identityOf, indexInstanceData, type InstanceData, type InstanceIndex } from '../instance-data.js';
+import { collectionNodes, materializeCollection, type MaterializedRow } from '../materialize.js';
+import { bindNodes } from '../oracle.js';
 import type { RuntimeModel } from '../runtime-model.js';
 import { isErrorReply, RedisConnectionLost } from '../redis-connection/redis-link.js';
 import { respBatch, type RespBatch } from '../redis-connection/redis-resp.js';
@@ -51,8 +53,13 @@ export interface RedisStoreAccess<Design> {
     unsupported(design: Design): string | null;
     /** The design's entity store schema (only asked when `unsupported` is null). */
     schemaOf(design: Design): EntityStoreSchema;
-    /** The rows of a collection exactly as the engine's loader writes them, by key. */
+    /**
+     * The rows of a collection exactly as the engine's loader writes them, by key (a counter-key collection's row:
+     * `keyParts` is its number).
+     */
     rowHashes(design: Design, collection: Collection, rows: readonly MaterializedRow[]): CollectionHashes;
+    /** A counter-key collection's counter and row map (`rowMapKey`); null for a natural key. */
+    counterKeys(design: Design, collection: string): { counter: string; map: string } | null;
     /** The SCAN pattern of a collection's row keys. */
     rowPattern(design: Design, collection: string): string;
     /** Deletes rows with their index entries. */
@@ -194,7 +201,33 @@ export function checkEntityStore(schema: EntityStoreSchema, model: RuntimeModel,
     return out;
 }
 
-/** The rows of every collection the instance data implies, as the engine writes them; a collision is a difference. */
+/**
+ * The row map fields of a collection's rows, in the order materialization makes the rows (one row per binding): the
+ * stored identifiers of the objects bound at its nodes (`rowBindingField`).
+ */
+export function rowBindings(
+    schema: EntityStoreSchema,
+    collection: Collection,
+    data: InstanceData,
+    index: InstanceIndex,
+): string[] {
+    const nodes = collectionNodes(collection);
+    const idNames = nodes.map((node) => schema.entities[node.entity]?.idName ?? '');
+    return bindNodes(nodes, data, index).map((binding) =>
+        rowBindingField(
+            binding.map((object, position) => storedId(schema, nodes[position].entity, object[idNames[position]])),
+        ),
+    );
+}
+
+/** A row map as read (binding → row number), per counter-key collection. */
+type RowMaps = ReadonlyMap<string, Readonly<Record<string, string>>>;
+
+/**
+ * The rows of every collection the instance data implies, as the engine writes them; a collision is a difference.
+ * A counter-key collection's rows are numbered as `maps` (the server's row maps) say, each difference of a map from
+ * the bindings is a difference; without `maps`, in binding order from 1 (as `kvmod load` numbers them).
+ */
 function expectedRows<D>(
     access: RedisStoreAccess<D>,
     design: D,
@@ -202,21 +235,56 @@ function expectedRows<D>(
     model: RuntimeModel,
     data: InstanceData,
     problems: string[],
+    schema?: EntityStoreSchema,
+    maps?: RowMaps,
 ): Map<string, CollectionHashes> {
     const index = indexInstanceData(model, data);
     const expected = new Map<string, CollectionHashes>();
     for (const collection of kvlm.collections) {
         try {
-            expected.set(
-                collection.name,
-                access.rowHashes(design, collection, materializeCollection(collection, data, index).rows),
-            );
+            let rows = materializeCollection(collection, data, index).rows;
+            const map = maps?.get(collection.name);
+            if (map !== undefined && schema !== undefined)
+                rows = numberedRows(collection.name, access.counterKeys(design, collection.name)!.map, rows, {
+                    bindings: rowBindings(schema, collection, data, index),
+                    map,
+                    problems,
+                });
+            expected.set(collection.name, access.rowHashes(design, collection, rows));
         } catch (error) {
             problems.push(`collection ${collection.name}: the entities make no rows: ${(error as Error).message}`);
             expected.set(collection.name, new Map());
         }
     }
     return expected;
+}
+
+/** A counter-key collection's rows with the numbers its row map gives their bindings; each map difference a problem. */
+function numberedRows(
+    collection: string,
+    mapKey: string,
+    rows: readonly MaterializedRow[],
+    read: { bindings: readonly string[]; map: Readonly<Record<string, string>>; problems: string[] },
+): MaterializedRow[] {
+    const { bindings, map, problems } = read;
+    const numbered: MaterializedRow[] = [];
+    rows.forEach((row, position) => {
+        const number = Object.prototype.hasOwnProperty.call(map, bindings[position])
+            ? map[bindings[position]]
+            : undefined;
+        if (number === undefined)
+            problems.push(
+                `row map ${mapKey} lacks the row of binding ${JSON.stringify(bindings[position])} (collection ${collection})`,
+            );
+        else numbered.push({ ...row, keyParts: [number] });
+    });
+    const implied = new Set(bindings);
+    for (const [binding, number] of Object.entries(map))
+        if (!implied.has(binding))
+            problems.push(
+                `stale row map entry ${JSON.stringify(binding)} → ${number} in ${mapKey}: no binding of the entities makes it`,
+            );
+    return numbered;
 }
 
 /** Sends commands pipelined, a batch at a time with a few in flight; a refused command is a KvmodError. */
@@ -264,6 +332,40 @@ function storeCommands(expected: ExpectedStore, server: ServerEntities, removed:
         if (have !== undefined && sameHash(Object.fromEntries([...ids].map((id) => [id, ''])), have)) continue;
         if (have !== undefined) commands.push(['DEL', key]);
         commands.push(['HSET', key, ...[...ids].sort().flatMap((id) => [id, ''])]);
+    }
+    return commands;
+}
+
+/** Rows written per HSET of a row map. */
+const MAP_ENTRIES_PER_COMMAND = 500;
+
+/**
+ * The row maps `kvmod load` writes: each counter-key collection's counter reset and its map anew, its rows numbered
+ * in binding order from 1, as the loader then writes them (its rows were dropped with its index).
+ */
+function rowMapCommands<D>(
+    access: RedisStoreAccess<D>,
+    design: D,
+    kvlm: KvlmModel,
+    schema: EntityStoreSchema,
+    model: RuntimeModel,
+    data: InstanceData,
+): string[][] {
+    const commands: string[][] = [];
+    let index: InstanceIndex | undefined;
+    for (const collection of kvlm.collections) {
+        if (isNaturalKey(collection.strategy)) continue;
+        const counter = access.counterKeys(design, collection.name);
+        if (counter === null) continue;
+        commands.push(['DEL', counter.counter, counter.map]);
+        index ??= indexInstanceData(model, data);
+        const bindings = rowBindings(schema, collection, data, index);
+        for (let start = 0; start < bindings.length; start += MAP_ENTRIES_PER_COMMAND) {
+            const entries = bindings
+                .slice(start, start + MAP_ENTRIES_PER_COMMAND)
+                .flatMap((binding, offset) => [binding, String(start + offset + 1)]);
+            commands.push(['HSET', counter.map, ...entries]);
+        }
     }
     return commands;
 }
@@ -316,19 +418,24 @@ export function redisEntityStore<D>(access: RedisStoreAccess<D>): EngineEntitySt
                 extra,
                 async write({ batchSize = 2000 } = {}): Promise<EntityLoadResult> {
                     // The rows the server's entities implied and the data's do not (records gone, references moved).
+                    // A counter-key collection is reloaded whole (its rows were dropped with its index).
                     let rowsDeleted = 0;
                     if (!fresh && server.entities.size > 0) {
                         const kvlm = runtime.kvlm;
                         const old = expectedRows(access, design, kvlm, model, server.data, []);
                         const now = expectedRows(access, design, kvlm, model, data, []);
                         for (const [collection, rows] of old) {
+                            if (access.counterKeys(design, collection) !== null) continue;
                             const stale = [...rows.keys()].filter((key) => !now.get(collection)?.has(key));
                             if (stale.length === 0) continue;
                             await access.deleteRows(design, collection, stale);
                             rowsDeleted += stale.length;
                         }
                     }
-                    const commands = storeCommands(expected, server, extraKeys);
+                    const commands = [
+                        ...storeCommands(expected, server, extraKeys),
+                        ...rowMapCommands(access, design, runtime.kvlm, schema, model, data),
+                    ];
                     await sendAll(access.node, commands, batchSize);
                     await access.installFunctions?.(design);
                     return {
@@ -343,9 +450,26 @@ export function redisEntityStore<D>(access: RedisStoreAccess<D>): EngineEntitySt
             const schema = schemaFor(design);
             const server = await readServerEntities(access.node, schema, runtime.model);
             const differences = checkEntityStore(schema, runtime.model, server);
-            const expected = expectedRows(access, design, runtime.kvlm, runtime.model, server.data, differences);
+            const maps = new Map<string, Record<string, string>>();
+            for (const collection of runtime.kvlm.collections) {
+                const counter = access.counterKeys(design, collection.name);
+                if (counter !== null) maps.set(collection.name, (await readHashes(access.node, [counter.map]))[0]);
+            }
+            const expected = expectedRows(
+                access,
+                design,
+                runtime.kvlm,
+                runtime.model,
+                server.data,
+                differences,
+                schema,
+                maps,
+            );
             for (const [collection, rows] of expected) {
-                const keys = await scanKeys(access.node, access.rowPattern(design, collection));
+                const counter = access.counterKeys(design, collection);
+                const keys = (await scanKeys(access.node, access.rowPattern(design, collection))).filter(
+                    (key) => key !== counter?.counter && key !== counter?.map,
+                );
                 const hashes = await readHashes(access.node, keys);
                 const actual = new Map(keys.map((key, position) => [key, hashes[position]]));
                 differences.push(...diffHashes('row', rows, actual, 'no entity implies it; the entities imply'));

@@ -8,6 +8,7 @@ import type { Collection } from '../../language/generated/ast.js';
 import { entityLibrary } from '../../generation/entities/entity-library.js';
 import { bindRedisCommand } from '../../generation/redis/redis-commands.js';
 import type { RedisCollection, RedisViewModel } from '../../generation/redis/redis-view-model.js';
+import { rowMapKey } from '../../generation/shared/entity-store.js';
 import { escapeTagValue } from '../../generation/shared/redis-escaping.js';
 import { REDIS_TEXT_RULES } from '../../generation/shared/redis-text-rules.js';
 import type { MaterializedRow } from '../materialize.js';
@@ -76,10 +77,24 @@ export function redisStoreAccess(link: RedisLink): RedisStoreAccess<RedisViewMod
             const design = collectionOf(view, collection.name);
             const hashes: CollectionHashes = new Map();
             for (const row of rows) {
-                const { key, hash } = writtenRow(bindRedisCommand(design.insert, rowParameters(design, row)));
+                const argv = bindRedisCommand(design.insert, rowParameters(design, row));
+                if (design.key.kind === 'counter') {
+                    // `EVAL <lua> 1 <counter> [index] <prefix> <id field> <field value…>`: the row numbered row.keyParts.
+                    const number = row.keyParts[0];
+                    const hash: RowHash = { [design.idField]: number };
+                    for (let i = argv.indexOf(design.idField, 4) + 1; i + 1 < argv.length; i += 2)
+                        hash[argv[i]] = argv[i + 1];
+                    hashes.set(`${design.keyPrefix}${number}`, hash);
+                    continue;
+                }
+                const { key, hash } = writtenRow(argv);
                 hashes.set(key, hash);
             }
             return hashes;
+        },
+        counterKeys(view, name) {
+            const counter = collectionOf(view, name).key.counterKey;
+            return counter === null ? null : { counter, map: rowMapKey(counter) };
         },
         rowPattern: (view, name) => `${globPrefix(collectionOf(view, name).keyPrefix)}*`,
         async deleteRows(view, name, keys) {

@@ -4,6 +4,7 @@
  * with its rows and counter. `load` and `migrate` both go through these.
  */
 import { bindRedisCommand } from '../../generation/redis/redis-commands.js';
+import { rowMapKey } from '../../generation/shared/entity-store.js';
 import type { RedisCollection, RedisViewModel } from '../../generation/redis/redis-view-model.js';
 import { KvmodError } from '../../pipeline/errors.js';
 import { isErrorReply, type RedisLink } from '../redis-connection/redis-link.js';
@@ -68,8 +69,9 @@ export async function pointStableName(link: RedisLink, collection: RedisCollecti
 export async function dropPhysicalIndex(link: RedisLink, view: RedisViewModel, physical: string): Promise<boolean> {
     if ((await indexInfo(link, physical)) === undefined) return false;
     await link.send(view.legacy ? ['FT.DROP', physical] : ['FT.DROPINDEX', physical, 'DD']);
-    // A counter-key collection keeps its counter at `<physical>:counter` (redis-collection-builder.ts).
-    await link.send(['DEL', `${physical}:counter`]);
+    // A counter-key collection keeps its counter at `<physical>:counter` (redis-collection-builder.ts) and its
+    // row map beside it (`rowMapKey`).
+    await link.send(['DEL', `${physical}:counter`, rowMapKey(`${physical}:counter`)]);
     return true;
 }
 

@@ -17,6 +17,7 @@ import { redisTarget } from '../../../src/generation/redis/redis-target.js';
 import {
     entityCallArgv,
     entityHashFields,
+    rowMapKey,
     storedId,
     type EntityStoreSchema,
 } from '../../../src/generation/shared/entity-store.js';
@@ -238,6 +239,108 @@ describe.each(['redisearch1', 'redis-core'])('the entity store on %s', (engineNa
             expect((await load(engine, example)).stderr).toContain('entity store: 0 entities written (new or changed)');
         },
         60_000,
+    );
+
+    test.each(['book-ratings', 'tournament'])(
+        "%s, counter keys: bulk load ≡ one operation at a time up to the rows' numbers; the live check finds nothing, then each row map difference",
+        async (example) => {
+            const engine = engineNamed(engineName);
+            const design = await loadRuntimeDesign(modelOf(example), { keyStrategy: 'counter' });
+            // Each counter-key collection: its row prefix, id field, counter and row map.
+            const counters =
+                engineName === 'redis-core'
+                    ? (await buildViewModel(redisCoreTarget, design)).collections.map((c) => ({
+                          prefix: c.rowPrefix,
+                          idField: c.keyField,
+                          counter: c.key.counterKey!,
+                      }))
+                    : (await buildViewModel(redisTarget, design, { dialect: 'redisearch1' })).collections.map((c) => ({
+                          prefix: c.keyPrefix,
+                          idField: c.idField,
+                          counter: c.key.counterKey!,
+                      }));
+            expect(counters.every((c) => c.counter !== null)).toBe(true);
+            const schema =
+                engineName === 'redis-core'
+                    ? (await buildViewModel(redisCoreTarget, design)).entityStore!.schema
+                    : (await buildViewModel(redisTarget, design, { dialect: 'redisearch1' })).entityStore!.schema;
+            const checkCounter = async () => liveCheck(engine.server.url, design, engine.options);
+            /** The dump with every counter row named by its binding (its number differs between the two paths). */
+            const numberless = async (link: RedisLink): Promise<string[]> => {
+                const names = new Map<string, string>();
+                for (const c of counters) {
+                    const map = await link.send(['HGETALL', rowMapKey(c.counter)]);
+                    const flat = (map as string[]).map(String);
+                    for (let i = 0; i < flat.length; i += 2)
+                        names.set(`${c.prefix}${flat[i + 1]}`, `${c.prefix}#${flat[i]}`);
+                }
+                expect(names.size).toBeGreaterThan(20);
+                const numbered = (line: string) =>
+                    counters.reduce(
+                        (text, c) =>
+                            text.replace(
+                                new RegExp(`(?<!\\w)${c.prefix.replace(/[^\w:]/g, '\\$&')}(\\d+)(?!\\d)`, 'g'),
+                                (found: string) => names.get(found) ?? found,
+                            ),
+                        line,
+                    );
+                return (await dump(link))
+                    .map((line) => {
+                        const key = line.slice(0, line.indexOf(' '));
+                        if (counters.some((c) => key === c.counter)) return `${key} counter`;
+                        let out = numbered(line);
+                        const row = names.has(key) ? counters.find((c) => key.startsWith(c.prefix)) : undefined;
+                        if (row !== undefined)
+                            out = out.replace(new RegExp(`"${row.idField}=\\d+"`), `"${row.idField}=#"`);
+                        if (counters.some((c) => key === rowMapKey(c.counter))) out = out.replace(/=\d+"/g, '=#"');
+                        // Numbering changes the order of a set's members: compare contents as sorted lists.
+                        const at = out.indexOf(' [');
+                        if (at < 0) return out;
+                        return `${out.slice(0, at + 1)}${JSON.stringify((JSON.parse(out.slice(at + 1)) as string[]).sort())}`;
+                    })
+                    .sort();
+            };
+            const link = await connectRedis(engine.server.url);
+            try {
+                await flush(engine);
+                // --recreate: the server's library was loaded from the natural-key design of the same database.
+                expect((await load(engine, example, undefined, ['--key', 'counter', '--recreate'])).code).toBe(0);
+                expect(await checkCounter()).toEqual([]);
+                const bulk = await numberless(link);
+                await flush(engine);
+                const empty = join(dir, 'empty.json');
+                await writeFile(empty, '{}');
+                expect((await load(engine, example, empty, ['--key', 'counter'])).code).toBe(0);
+                const data = JSON.parse(await readFile(join(dir, `${example}.json`), 'utf8')) as Record<
+                    string,
+                    Record<string, unknown>[]
+                >;
+                for (const argv of operationsOf(schema, data)) await link.send(argv);
+                expect(await numberless(link)).toEqual(bulk);
+                expect(await checkCounter()).toEqual([]);
+                // A row map entry gone, and one no binding makes: each is a difference, the row with it.
+                const map = rowMapKey(counters[0].counter);
+                const flat = ((await link.send(['HGETALL', map])) as string[]).map(String);
+                const [binding, number] = flat;
+                await link.send(['HDEL', map, binding]);
+                await link.send(['HSET', map, 'ghost', '999']);
+                const differences = await checkCounter();
+                expect(differences).toContain(
+                    `stale row map entry "ghost" → 999 in ${map}: no binding of the entities makes it`,
+                );
+                expect(differences).toContain(
+                    `row map ${map} lacks the row of binding ${JSON.stringify(binding)} (collection ${design.kvlm.collections[0].name})`,
+                );
+                expect(differences).toContain(
+                    `stale row ${counters[0].prefix}${number}: no entity implies it; the entities imply none`,
+                );
+            } finally {
+                // The next tests load natural-key designs: no library of this one left behind.
+                await link.send(['FUNCTION', 'FLUSH']);
+                await link.close();
+            }
+        },
+        120_000,
     );
 
     test('a changed row field, a deleted row, an extra row and a stale reverse entry are found, each by its key', async () => {

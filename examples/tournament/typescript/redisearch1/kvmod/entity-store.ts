@@ -16,6 +16,12 @@
  * per reference `>name`: the target's stored identifier (`[1]`, `[0..1]`; absent when empty) or a JSON array of them
  * (`[*]`, in the order written; `[]` when empty); and `_v`, the version (1 at create, +1 per operation). `#`, `>`
  * and `_v` cannot clash with PIDM attribute names.
+ *
+ * A counter-key collection (`--key counter`) numbers its rows with an INCR, so a row's key cannot be derived from the
+ * entities: its row map, a hash beside its counter, names each row by its binding (the stored identifiers of the
+ * objects bound at its nodes, root first) and holds the row's number:
+ *
+ *     idx:Q3_v1:rows                             HASH  `978-1:sf` → `17` (the row `idx:Q3_v1:17`)
  */
 import { ENTITY_ERROR_CODES, type EntityErrorCode } from './entity-error-codes.js';
 import { decodeRedisValue, encodeRedisValue, encodeSortKey, type RedisLogicalType } from './redis-encoding.js';
@@ -112,6 +118,17 @@ export function reverseKey(
 /** The hash field of an attribute's stored form or of one of its companions. */
 export function formField(attribute: string, form?: EntityForm): string {
     return form === undefined ? attribute : `${attribute}#${form}`;
+}
+
+/** The row map of a counter-key collection: beside its counter (`…counter` → `…rows`). */
+export function rowMapKey(counterKey: string): string {
+    if (!counterKey.endsWith('counter')) throw new RangeError(`${JSON.stringify(counterKey)} is no counter key`);
+    return `${counterKey.slice(0, -'counter'.length)}rows`;
+}
+
+/** A row's field in its collection's row map: the stored identifiers of its binding, root first, escaped, `:`-joined. */
+export function rowBindingField(storedIds: readonly string[]): string {
+    return storedIds.map(escapeEntityId).join(':');
 }
 
 /** The hash field of a reference. */
