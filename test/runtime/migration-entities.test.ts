@@ -13,16 +13,23 @@ import { join } from 'node:path';
 import { memoryIo } from '../../src/cli/cli-io.js';
 import { runDataGenerate } from '../../src/cli/data-actions.js';
 import { main } from '../../src/cli/main.js';
+import type { AttributeRename } from '../../src/generation/redis/redis-migration-plan.js';
 import type { RedisViewModel } from '../../src/generation/redis/redis-view-model.js';
+import type { EntityOperation } from '../../src/runtime/entities/entity-operations.js';
 import {
     createIndexes,
     OtherDesignError,
     type ClientDesign,
 } from '../../src/generation/typescript/client-runtime/kvmod-client.js';
-import { createEntity, type ClientEntityStore } from '../../src/generation/typescript/client-runtime/kvmod-entities.js';
+import {
+    createEntity,
+    EntityError,
+    type ClientEntityStore,
+} from '../../src/generation/typescript/client-runtime/kvmod-entities.js';
+import { entityKeyPattern } from '../../src/generation/shared/entity-store.js';
 import { randomEntityOperations } from '../../src/runtime/entities/random-operations.js';
 import { liveCheck, verifyLive } from '../../src/runtime/live-check.js';
-import { readServerEntities } from '../../src/runtime/redis-entities/server-entities.js';
+import { readServerEntities, scanKeys } from '../../src/runtime/redis-entities/server-entities.js';
 import { clientExecutor } from '../../src/runtime/redis-entities/workload-client.js';
 import { connectRedis, type RedisLink } from '../../src/runtime/redis-connection/redis-link.js';
 import {
@@ -45,7 +52,26 @@ const EDITS: Record<string, (text: string) => string> = {
     'add a filter': (text) => text.replace('WHERE author = "?"\n', 'WHERE author = "?" and rank >= "?minRank"\n'),
     'change an ORDER BY': (text) => text.replace('ORDER BY published ASC', 'ORDER BY rank DESC'),
     'remove a query': (text) => text.replace(/query Q5_booksAbovePrice:[^]*?ORDER BY price DESC\n/, ''),
+    'rename an attribute': (text) => text.replace(/\btitle\b/g, 'name'),
 };
+
+/** The renames the user gives with an edit (`--renamed`). */
+const RENAMED: Record<string, string[]> = { 'rename an attribute': ['Book.title=name'] };
+
+/** An operation of the old model as the new design names its attributes. */
+function renamedOperation(operation: EntityOperation, renames: readonly AttributeRename[]): EntityOperation {
+    const rename = (entity: string, values: Record<string, unknown>) => {
+        const out: Record<string, unknown> = {};
+        for (const [name, value] of Object.entries(values))
+            out[renames.find((r) => r.entity === entity && r.from === name)?.to ?? name] = value;
+        return out;
+    };
+    if (operation.kind === 'create')
+        return { ...operation, object: rename(operation.entity, operation.object) as typeof operation.object };
+    if (operation.kind === 'update')
+        return { ...operation, patch: rename(operation.entity, operation.patch) as typeof operation.patch };
+    return operation;
+}
 
 /** The edited model in a folder of its own (the database name comes from the file name). */
 async function edited(name: string): Promise<string> {
@@ -107,6 +133,8 @@ interface Writers {
     books: string[];
     /** Errors that are no refusal (a Lua error, a lost connection): the migration broke a write. */
     errors: string[];
+    /** Creates of the ledger writer the server refused (an old client naming a renamed attribute after the switch). */
+    refused: string[];
     stop: () => Promise<void>;
 }
 
@@ -117,7 +145,11 @@ async function startWriters(designs: MigrationDesigns, current: () => 'old' | 'n
     let done = 0;
     const books: string[] = [];
     const errors: string[] = [];
+    const refused: string[] = [];
     const links: RedisLink[] = [];
+    // After the switch the writers use the new client, which names a renamed attribute by its new name.
+    const asServed = (operation: EntityOperation) =>
+        current() === 'new' ? renamedOperation(operation, designs.renames) : operation;
     const random = async (seed: number) => {
         const writer = await connectRedis(server.url);
         links.push(writer);
@@ -125,7 +157,7 @@ async function startWriters(designs: MigrationDesigns, current: () => 'old' | 'n
         const operations = randomEntityOperations(model, seed, 100000, { design: kvlm, idsPerEntity: 4 });
         for (const { operation } of operations) {
             if (stopped) return;
-            const outcome = await clientExecutor(client, stores[current()]).execute(operation);
+            const outcome = await clientExecutor(client, stores[current()]).execute(asServed(operation));
             if (!outcome.ok && outcome.code === null) errors.push(`${JSON.stringify(operation)}: ${outcome.message}`);
             done++;
         }
@@ -136,8 +168,10 @@ async function startWriters(designs: MigrationDesigns, current: () => 'old' | 'n
         const client = { sendCommand: (argv: readonly string[]) => writer.send([...argv]) };
         for (let n = 0; !stopped; n++) {
             const isbn = `ledger-${n}`;
-            try {
-                await createEntity(client, stores[current()], 'Book', {
+            const book = {
+                kind: 'create' as const,
+                entity: 'Book',
+                object: {
                     isbn,
                     title: `Ledger ${n}`,
                     author: `author ${n % 3}`,
@@ -147,10 +181,15 @@ async function startWriters(designs: MigrationDesigns, current: () => 'old' | 'n
                     published: '2024-01-01',
                     tags: [],
                     comments: [],
-                });
+                },
+            };
+            try {
+                const served = current();
+                await createEntity(client, stores[served], 'Book', (asServed(book) as typeof book).object);
                 books.push(isbn);
             } catch (error) {
-                errors.push(`create Book ${isbn}: ${(error as Error).message}`);
+                if (error instanceof EntityError) refused.push(`create Book ${isbn}: ${error.message}`);
+                else errors.push(`create Book ${isbn}: ${(error as Error).message}`);
             }
             done++;
         }
@@ -160,6 +199,7 @@ async function startWriters(designs: MigrationDesigns, current: () => 'old' | 'n
         done: () => done,
         books,
         errors,
+        refused,
         stop: async () => {
             stopped = true;
             await running;
@@ -195,8 +235,15 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
             const { from, to } = await editOf(name);
             const io = memoryIo();
             expect(await main(['load', from, '--data', data, '--redis', server.url], io)).toBe(0);
-            const designs = await loadMigrationDesigns({ fromPath: from, toPath: to, dialect: 'redisearch1' });
+            const renamed = RENAMED[name] ?? [];
+            const designs = await loadMigrationDesigns({
+                fromPath: from,
+                toPath: to,
+                dialect: 'redisearch1',
+                renamed,
+            });
             expect(designs.data).toBeNull();
+            expect(designs.plan.blockers).toEqual([]);
 
             let serving: 'old' | 'new' = 'old';
             const writers = await startWriters(designs, () => serving);
@@ -207,9 +254,11 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
                 await writtenSome(writers, 30);
                 // Between every two steps the writers make operations: writes land while the new rows are built.
                 const beforeStep = async (step: MigrationStepEvent) => {
+                    // The application deploys the new client once the server serves the new design.
+                    if (steps.includes('switch')) serving = 'new';
                     const before = writers.done();
                     await writtenSome(writers, 10);
-                    if (step.action === 'write-rows' || step.action === 'switch')
+                    if (step.action === 'write-rows' || step.action === 'copy-attribute' || step.action === 'switch')
                         duringBuild += writers.done() - before;
                     steps.push(step.action);
                 };
@@ -228,7 +277,11 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
                 await writers.stop();
             }
             expect(writers.errors).toEqual([]);
+            // Only an old client naming a renamed attribute is refused, between the switch and the new client.
+            expect(writers.refused.filter((r) => !r.endsWith('Book has no attribute "title"'))).toEqual([]);
             expect(result.performed.length).toBeGreaterThan(0);
+            if (renamed.length > 0)
+                expect(steps).toEqual(expect.arrayContaining(['write-both', 'copy-attribute', 'remove-attribute']));
             if (name !== 'remove a query') {
                 expect(steps).toContain('write-both');
                 expect(
@@ -251,6 +304,16 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
             const isbns = new Set(stored.data.Book!.map((book) => book.isbn));
             expect(writers.books.length).toBeGreaterThan(0);
             expect(writers.books.filter((isbn) => !isbns.has(isbn))).toEqual([]);
+            if (renamed.length > 0) {
+                // The entities hold the renamed attribute under its new name only, with the values written under
+                // either name.
+                const ledger = stored.data.Book!.filter((book) => String(book.isbn).startsWith('ledger-'));
+                expect(ledger.filter((book) => book.name !== `Ledger ${String(book.isbn).slice(7)}`)).toEqual([]);
+                expect(stored.data.Book!.filter((book) => typeof book.name !== 'string')).toEqual([]);
+                const keys = await scanKeys(link, entityKeyPattern('book_ratings', 'Book'));
+                const old = await Promise.all(keys.map((key) => link.send(['HMGET', key, 'title', 'title#sort'])));
+                expect(old.flat().filter((v) => v !== null)).toEqual([]);
+            }
 
             // Run again: nothing to do.
             const again = await migrateOnRedis({

@@ -56,7 +56,16 @@ export interface QueryChange {
 export interface PlanStep {
     /** 1-based. */
     step: number;
-    action: 'rename-database' | 'create-index' | 'write-both' | 'write-rows' | 'switch' | 'drop-index' | 'remove-name';
+    action:
+        | 'rename-database'
+        | 'create-index'
+        | 'write-both'
+        | 'copy-attribute'
+        | 'write-rows'
+        | 'switch'
+        | 'remove-attribute'
+        | 'drop-index'
+        | 'remove-name';
     /** The collections it concerns (stable names). */
     collections: string[];
     /** The physical indexes it creates, fills or drops. */
@@ -69,6 +78,18 @@ export interface PlanStep {
     commands: string[][];
     /** What readers see while it runs. */
     answers: string;
+    /** write-both, copy-attribute, remove-attribute: the renamed attributes it concerns. */
+    renamed?: AttributeRename[];
+}
+
+/**
+ * An attribute the new design names otherwise (`--renamed Book.title=name`): the model cannot say it (a rename
+ * relates two designs), so the user does, and the entities keep their values under the new name.
+ */
+export interface AttributeRename {
+    entity: string;
+    from: string;
+    to: string;
 }
 
 /** Where the new rows come from: the entities the server holds (while the application writes), or a data file. */
@@ -90,6 +111,8 @@ export interface MigrationPlan {
     blockers: string[];
     /** Where the new rows come from. */
     source: RowSource;
+    /** The renamed attributes the migration carries over (from the entities). */
+    renamed: AttributeRename[];
 }
 
 /** Row counts of the new design's collections, when the data is known. */
@@ -104,7 +127,7 @@ const WRITES_REACH_BOTH =
 /**
  * Diffs two designs (same dialect) into a plan. `rows` counts the new design's rows per collection, when known;
  * `source` says where they come from (the steps differ: from the entities, the entity Function writes both designs
- * while the new collections are filled).
+ * while the new collections are filled); `renamed`: the attributes the entities carry over under a new name.
  */
 export function planMigration(
     from: RedisViewModel,
@@ -112,6 +135,7 @@ export function planMigration(
     rows?: RowCounts,
     blockers: readonly string[] = [],
     source: RowSource = 'data',
+    renamed: readonly AttributeRename[] = [],
 ): MigrationPlan {
     if (from.dialect !== to.dialect) throw new Error(`cannot plan from ${from.dialect} to ${to.dialect}`);
     const oldByName = new Map(from.collections.map((c) => [c.name, c]));
@@ -165,7 +189,7 @@ export function planMigration(
     }
 
     const queries = queryChanges(from, to);
-    const steps = planSteps(from, to, collections, source);
+    const steps = planSteps(from, to, collections, source, source === 'entities' ? renamed : []);
     const built = collections.filter((c) => c.change === 'added' || c.change === 'rebuilt');
     const rowsWritten = built.every((c) => c.rows !== null) ? built.reduce((n, c) => n + (c.rows ?? 0), 0) : null;
     return {
@@ -182,6 +206,7 @@ export function planMigration(
         empty: steps.length === 0,
         blockers: [...blockers],
         source,
+        renamed: [...renamed],
     };
 }
 
@@ -266,6 +291,7 @@ function planSteps(
     to: RedisViewModel,
     changes: CollectionChange[],
     source: RowSource,
+    renamed: readonly AttributeRename[],
 ): PlanStep[] {
     const oldByName = new Map(from.collections.map((c) => [c.name, c]));
     const newByName = new Map(to.collections.map((c) => [c.name, c]));
@@ -303,9 +329,13 @@ function planSteps(
         commands: [],
         answers: ANSWERS_BESIDE,
     });
+    const renaming = renamed.length > 0 ? { renamed: [...renamed] } : {};
+    const byEntity = new Map<string, AttributeRename[]>();
+    for (const r of renamed) byEntity.set(r.entity, [...(byEntity.get(r.entity) ?? []), r]);
     if (source === 'data') for (const change of built) steps.push(create(change), write(change));
-    else if (built.length > 0) {
-        // As migration-run.ts runs them: the indexes, then the dual writes, then the fill from the entities.
+    else if (built.length > 0 || renamed.length > 0) {
+        // As migration-run.ts runs them: the indexes, then the dual writes, the renamed attributes copied, then the
+        // fill from the entities.
         steps.push(...built.map(create));
         steps.push({
             action: 'write-both',
@@ -315,10 +345,22 @@ function planSteps(
             indexBuilds: 0,
             commands: [['FUNCTION', 'LOAD', 'REPLACE', '<the migration library>']],
             answers: WRITES_REACH_BOTH,
+            ...renaming,
         });
+        for (const [entity, renames] of byEntity)
+            steps.push({
+                action: 'copy-attribute',
+                collections: [entity],
+                indexes: [],
+                rows: null,
+                indexBuilds: 0,
+                commands: [],
+                answers: `unchanged: the old design keeps answering; every ${entity} entity holds ${renames.map((r) => r.from).join(', ')} under ${renames.length === 1 ? 'its new name' : 'their new names'} too, and the entity operations keep both until the switch`,
+                renamed: renames,
+            });
         steps.push(...built.map(write));
     }
-    if (built.length > 0) {
+    if (built.length > 0 || renamed.length > 0) {
         steps.push({
             action: 'switch',
             collections: built.map((c) => c.name),
@@ -335,8 +377,20 @@ function planSteps(
             ],
             answers:
                 'atomic: every query answers from the old design before this step and from the new one after it, never a mix',
+            ...renaming,
         });
     }
+    for (const [entity, renames] of byEntity)
+        steps.push({
+            action: 'remove-attribute',
+            collections: [entity],
+            indexes: [],
+            rows: null,
+            indexBuilds: 0,
+            commands: [],
+            answers: `unchanged: the new design reads ${renames.map((r) => `${entity}.${r.to}`).join(', ')}`,
+            renamed: renames,
+        });
     for (const change of changes) {
         if (change.change !== 'rebuilt' && change.change !== 'removed') continue;
         const prev = oldByName.get(change.name)!;
@@ -450,15 +504,32 @@ function describeStep(s: PlanStep, plan: MigrationPlan): string {
             return `rename the database ${plan.database.from} -> ${plan.database.to}`;
         case 'create-index':
             return `create index ${s.indexes[0]} for ${s.collections[0]} (1 index build)`;
-        case 'write-both':
-            return `load the migration library: entity operations write ${s.indexes.join(', ')} too`;
+        case 'write-both': {
+            const also =
+                s.renamed === undefined
+                    ? ''
+                    : `${s.indexes.length > 0 ? ',' : ''} ${s.renamed.map((r) => `${r.entity}.${r.from} also as ${r.entity}.${r.to}`).join(', ')}`;
+            return s.indexes.length > 0
+                ? `load the migration library: entity operations write ${s.indexes.join(', ')} too${also}`
+                : `load the migration library: entity operations write${also}`;
+        }
+        case 'copy-attribute':
+            return `copy ${renamedList(s)} to ${s.renamed!.map((r) => r.to).join(', ')} in every ${s.collections[0]} entity`;
+        case 'remove-attribute':
+            return `remove ${renamedList(s)} from every ${s.collections[0]} entity (the new design reads ${s.renamed!.map((r) => r.to).join(', ')})`;
         case 'write-rows':
             return `write ${s.rows === null ? 'every row' : `${s.rows} rows`} of ${s.collections[0]} into ${s.indexes[0]}${plan.source === 'entities' ? " from the server's entities" : ''}`;
         case 'switch':
+            if (s.collections.length === 0) return 'switch the entity library and the design record in one MULTI';
             return `switch ${s.collections.map((c, i) => `${c} -> ${s.indexes[i]}`).join(', ')} in one MULTI`;
         case 'remove-name':
             return `remove the stable name ${s.collections[0]}`;
         case 'drop-index':
             return `drop index ${s.indexes[0]} of ${s.collections[0]} with its rows`;
     }
+}
+
+/** `Book.title, Book.subtitle`: the old names of the attributes a step renames. */
+function renamedList(s: PlanStep): string {
+    return s.renamed!.map((r) => `${r.entity}.${r.from}`).join(', ');
 }
