@@ -25,13 +25,13 @@ export function describePerformedStep(step: MigrationStepEvent): string {
             return `created index ${step.indexes[0]} for ${step.collections[0]}`;
         case 'write-both': {
             const also = (step.renamed ?? []).map((r) => `${r.entity}.${r.from} also as ${r.entity}.${r.to}`);
-            const what = [...(step.indexes.length > 0 ? [step.indexes.join(', ')] : []), ...also].join(', ');
-            return `entity operations now write ${what} too`;
+            if (step.indexes.length === 0) return `entity operations now write ${also.join(', ')}`;
+            return `entity operations now write ${step.indexes.join(', ')} too${also.length > 0 ? `, and ${also.join(', ')}` : ''}`;
         }
         case 'copy-attribute':
             return `copied ${renamedNames(step, 'from')} to ${renamedNames(step, 'to')} in ${formatCount(step.rows)} ${step.collections[0]} entities`;
         case 'remove-attribute':
-            return `removed ${renamedNames(step, 'from')} (${step.indexes.join(', ')}) from ${formatCount(step.rows)} ${step.collections[0]} entities: the new design reads ${renamedNames(step, 'to')}`;
+            return `removed ${renamedNames(step, 'from')} from ${formatCount(step.rows)} ${step.collections[0]} entities (hash fields ${step.indexes.join(', ')}): the new design reads ${renamedNames(step, 'to')}`;
         case 'write-rows':
             return `wrote ${formatCount(step.rows)} rows into ${step.indexes[0]}${step.source === 'entities' ? " from the server's entities" : ''}`;
         case 'remove-companions':

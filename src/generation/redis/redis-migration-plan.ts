@@ -508,15 +508,15 @@ function describeStep(s: PlanStep, plan: MigrationPlan): string {
             const also =
                 s.renamed === undefined
                     ? ''
-                    : `${s.indexes.length > 0 ? ',' : ''} ${s.renamed.map((r) => `${r.entity}.${r.from} also as ${r.entity}.${r.to}`).join(', ')}`;
+                    : `${s.indexes.length > 0 ? ', and' : ''} ${s.renamed.map((r) => `${r.entity}.${r.from} also as ${r.entity}.${r.to}`).join(', ')}`;
             return s.indexes.length > 0
                 ? `load the migration library: entity operations write ${s.indexes.join(', ')} too${also}`
                 : `load the migration library: entity operations write${also}`;
         }
         case 'copy-attribute':
-            return `copy ${renamedList(s)} to ${s.renamed!.map((r) => r.to).join(', ')} in every ${s.collections[0]} entity`;
+            return `copy ${renamedList(s, 'from')} to ${renamedList(s, 'to')} in every ${s.collections[0]} entity`;
         case 'remove-attribute':
-            return `remove ${renamedList(s)} from every ${s.collections[0]} entity (the new design reads ${s.renamed!.map((r) => r.to).join(', ')})`;
+            return `remove ${renamedList(s, 'from')} from every ${s.collections[0]} entity (the new design reads ${renamedList(s, 'to')})`;
         case 'write-rows':
             return `write ${s.rows === null ? 'every row' : `${s.rows} rows`} of ${s.collections[0]} into ${s.indexes[0]}${plan.source === 'entities' ? " from the server's entities" : ''}`;
         case 'switch':
@@ -529,7 +529,7 @@ function describeStep(s: PlanStep, plan: MigrationPlan): string {
     }
 }
 
-/** `Book.title, Book.subtitle`: the old names of the attributes a step renames. */
-function renamedList(s: PlanStep): string {
-    return s.renamed!.map((r) => `${r.entity}.${r.from}`).join(', ');
+/** `Book.title, Book.subtitle`: the old (or new) names of the attributes a step renames. */
+function renamedList(s: PlanStep, side: 'from' | 'to'): string {
+    return s.renamed!.map((r) => `${r.entity}.${r[side]}`).join(', ');
 }

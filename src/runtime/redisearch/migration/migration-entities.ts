@@ -55,17 +55,18 @@ export function renamedOption(rename: AttributeRename): string {
 /**
  * The renames of `--renamed <Entity>.<old>=<new>`, checked against both designs' entities: the old design has the
  * attribute and not the new name, the new design the new name and not the old one, with the same type. A KvmodError
- * (`cli.option`) names what does not hold.
+ * names what does not hold (`cli.option`: not of that form; `migrate.renamed`: not so in the designs).
  */
 export function parseRenames(given: readonly string[], from: RedisViewModel, to: RedisViewModel): AttributeRename[] {
     const out: AttributeRename[] = [];
     for (const text of given) {
         const match = /^([^.=\s]+)\.([^.=\s]+)=([^.=\s]+)$/.exec(text);
-        const fail = (why: string): never => {
-            throw new KvmodError(`--renamed ${text}: ${why}`, { code: 'cli.option' });
+        // A malformed value is a usage error; one the designs do not bear out is a plain failure (exit 1).
+        const fail = (why: string, code = 'migrate.renamed'): never => {
+            throw new KvmodError(`--renamed ${text}: ${why}`, { code });
         };
         if (match === null)
-            fail('give <Entity>.<old attribute>=<new attribute>, for example --renamed Book.title=name');
+            fail('give <Entity>.<old attribute>=<new attribute>, for example --renamed Book.title=name', 'cli.option');
         const [, entity, oldName, newName] = match!;
         const rename = { entity: entity!, from: oldName!, to: newName! };
         const old = from.entityStore?.schema.entities[rename.entity];
