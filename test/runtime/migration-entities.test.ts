@@ -433,7 +433,9 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
                 expect(old.flat().filter((v) => v !== null)).toEqual([]);
                 expect(stored.data.Book!.filter((book) => typeof book.name !== 'string')).toEqual([]);
             }
-            const clients = String(await link.send(['CLIENT', 'LIST'])).trim().split('\n');
+            const clients = String(await link.send(['CLIENT', 'LIST']))
+                .trim()
+                .split('\n');
             expect(clients.length).toBe(1);
         },
         // Up to nine runs of the migration, each with writers between its steps.
