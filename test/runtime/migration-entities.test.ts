@@ -562,7 +562,8 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
         const before = await keys();
         const rename =
             `the new design renames the database book_ratings (recorded on the server in kvmod:design:book_ratings) to clinic_v1 (from the file name ${to}; the model declares no \`database\`); ` +
-            'migrate does not rename a database (its name is in every entity key, the entity library and the design record): to keep it, declare `database book_ratings` in the new model';
+            'migrate does not rename a database (its name is in every entity key, the entity library and the design record): to keep it, declare `database book_ratings` in the new model; ' +
+            'to rename it, stop the application\'s writes and load the new model beside it with kvmod load --data (docs/migrations.md, "The database\'s name")';
         const planned = memoryIo();
         expect(await main(['plan', to, '--redis', server.url], planned)).toBe(1);
         expect(planned.stdout).toContain(

@@ -211,7 +211,7 @@ async function viewOf(design: RuntimeDesign, dialect: RedisDialect, given: RawOp
  * entity, not a switch; `migrate` does not do it. Keeping the name is one line in the new model.
  */
 export function databaseRenameBlocker(from: MigrationSide, to: MigrationSide): string {
-    return `the new design renames the database ${from.view.database} (${from.databaseOrigin}) to ${to.view.database} (${to.databaseOrigin}); migrate does not rename a database (its name is in every entity key, the entity library and the design record): to keep it, declare \`database ${from.view.database}\` in the new model`;
+    return `the new design renames the database ${from.view.database} (${from.databaseOrigin}) to ${to.view.database} (${to.databaseOrigin}); migrate does not rename a database (its name is in every entity key, the entity library and the design record): to keep it, declare \`database ${from.view.database}\` in the new model; to rename it, stop the application's writes and load the new model beside it with kvmod load --data (docs/migrations.md, "The database's name")`;
 }
 
 /**
