@@ -23,19 +23,32 @@ export function describePerformedStep(step: MigrationStepEvent): string {
     switch (step.action) {
         case 'create-index':
             return `created index ${step.indexes[0]} for ${step.collections[0]}`;
-        case 'write-both':
-            return `entity operations now write ${step.indexes.join(', ')} too`;
+        case 'write-both': {
+            const also = (step.renamed ?? []).map((r) => `${r.entity}.${r.from} also as ${r.entity}.${r.to}`);
+            if (step.indexes.length === 0) return `entity operations now write ${also.join(', ')}`;
+            return `entity operations now write ${step.indexes.join(', ')} too${also.length > 0 ? `, and ${also.join(', ')}` : ''}`;
+        }
+        case 'copy-attribute':
+            return `copied ${renamedNames(step, 'from')} to ${renamedNames(step, 'to')} in ${formatCount(step.rows)} ${step.collections[0]} entities`;
+        case 'remove-attribute':
+            return `removed ${renamedNames(step, 'from')} from ${formatCount(step.rows)} ${step.collections[0]} entities (hash fields ${step.indexes.join(', ')}): the new design reads ${renamedNames(step, 'to')}`;
         case 'write-rows':
             return `wrote ${formatCount(step.rows)} rows into ${step.indexes[0]}${step.source === 'entities' ? " from the server's entities" : ''}`;
         case 'remove-companions':
             return `removed ${formatCount(step.rows)} companion fields (${step.indexes.join(', ')}) the new design does not keep from the ${step.collections[0]} entities`;
         case 'switch':
+            if (step.collections.length === 0) return 'switched the entity library and the design record';
             return `switched ${step.collections.map((c, i) => `${c} -> ${step.indexes[i]}`).join(', ')}`;
         case 'remove-name':
             return `removed the stable name ${step.collections[0]}`;
         case 'drop-index':
             return `dropped index ${step.indexes[0]} with its rows`;
     }
+}
+
+/** `Book.title, Book.subtitle`: the old (or new) names of a step's renamed attributes. */
+function renamedNames(step: MigrationStepEvent, side: 'from' | 'to'): string {
+    return (step.renamed ?? []).map((r) => `${r.entity}.${r[side]}`).join(', ');
 }
 
 /** Migrates; prints each step performed; resolves to 0 (failures are thrown as KvmodError). */

@@ -26,6 +26,8 @@ export interface MigrationArgs extends TransformOptionArgs, Partial<TargetArgs> 
     timeout?: number;
     /** The source PIDM of `.kvlm` designs. */
     pidm?: string;
+    /** Renamed attributes, `<Entity>.<old>=<new>`. */
+    renamed?: string[];
     /** The target's options, by name. */
     [targetOption: string]: unknown;
 }
@@ -59,6 +61,7 @@ export async function migrationDesignOptions(args: MigrationArgs, io: CliIo) {
         targetOptions,
         ...transformOptionsOf(args),
         pidm: args.pidm,
+        renamed: args.renamed,
     };
 }
 

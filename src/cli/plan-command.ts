@@ -55,6 +55,13 @@ export function migrationOptions<T>(yargs: Argv<T>, needsServer: boolean): Argv<
             .option('pidm', {
                 describe: 'The source .pidm of .kvlm designs (default: their `source`)',
                 type: 'string',
+            })
+            .option('renamed', {
+                describe:
+                    'An attribute the new design names otherwise, <Entity>.<old>=<new> (repeatable): the entities keep its values under the new name, and entity operations write both names until the switch',
+                type: 'string',
+                array: true,
+                requiresArg: true,
             }),
     ) as unknown as Argv<T>;
 }
@@ -73,7 +80,11 @@ export function planCommand(context: CliContext): CommandModule<object, PlanArgs
                     default: 'text' as const,
                 })
                 .example('$0 plan old.pidm new.pidm --data data.json --redis redis://127.0.0.1:6379', '')
-                .example('$0 plan new.pidm --redis redis://127.0.0.1:6379', '') as unknown as Argv<PlanArgs>,
+                .example('$0 plan new.pidm --redis redis://127.0.0.1:6379', '')
+                .example(
+                    '$0 plan old.pidm new.pidm --renamed Book.title=name --redis redis://127.0.0.1:6379',
+                    '',
+                ) as unknown as Argv<PlanArgs>,
         handler: (args) => runAction(context, async (io) => (await import('./plan-actions.js')).runPlan(args, io)),
     };
 }

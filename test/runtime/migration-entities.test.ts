@@ -13,16 +13,23 @@ import { join } from 'node:path';
 import { memoryIo } from '../../src/cli/cli-io.js';
 import { runDataGenerate } from '../../src/cli/data-actions.js';
 import { main } from '../../src/cli/main.js';
+import type { AttributeRename, MigrationPlan } from '../../src/generation/redis/redis-migration-plan.js';
 import type { RedisViewModel } from '../../src/generation/redis/redis-view-model.js';
+import type { EntityOperation } from '../../src/runtime/entities/entity-operations.js';
 import {
     createIndexes,
     OtherDesignError,
     type ClientDesign,
 } from '../../src/generation/typescript/client-runtime/kvmod-client.js';
-import { createEntity, type ClientEntityStore } from '../../src/generation/typescript/client-runtime/kvmod-entities.js';
+import {
+    createEntity,
+    EntityError,
+    type ClientEntityStore,
+} from '../../src/generation/typescript/client-runtime/kvmod-entities.js';
+import { entityKeyPattern } from '../../src/generation/shared/entity-store.js';
 import { randomEntityOperations } from '../../src/runtime/entities/random-operations.js';
 import { liveCheck, verifyLive } from '../../src/runtime/live-check.js';
-import { readServerEntities } from '../../src/runtime/redis-entities/server-entities.js';
+import { readServerEntities, scanKeys } from '../../src/runtime/redis-entities/server-entities.js';
 import { clientExecutor } from '../../src/runtime/redis-entities/workload-client.js';
 import { connectRedis, type RedisLink } from '../../src/runtime/redis-connection/redis-link.js';
 import {
@@ -45,7 +52,26 @@ const EDITS: Record<string, (text: string) => string> = {
     'add a filter': (text) => text.replace('WHERE author = "?"\n', 'WHERE author = "?" and rank >= "?minRank"\n'),
     'change an ORDER BY': (text) => text.replace('ORDER BY published ASC', 'ORDER BY rank DESC'),
     'remove a query': (text) => text.replace(/query Q5_booksAbovePrice:[^]*?ORDER BY price DESC\n/, ''),
+    'rename an attribute': (text) => text.replace(/\btitle\b/g, 'name'),
 };
+
+/** The renames the user gives with an edit (`--renamed`). */
+const RENAMED: Record<string, string[]> = { 'rename an attribute': ['Book.title=name'] };
+
+/** An operation of the old model as the new design names its attributes. */
+function renamedOperation(operation: EntityOperation, renames: readonly AttributeRename[]): EntityOperation {
+    const rename = (entity: string, values: Record<string, unknown>) => {
+        const out: Record<string, unknown> = {};
+        for (const [name, value] of Object.entries(values))
+            out[renames.find((r) => r.entity === entity && r.from === name)?.to ?? name] = value;
+        return out;
+    };
+    if (operation.kind === 'create')
+        return { ...operation, object: rename(operation.entity, operation.object) as typeof operation.object };
+    if (operation.kind === 'update')
+        return { ...operation, patch: rename(operation.entity, operation.patch) as typeof operation.patch };
+    return operation;
+}
 
 /** The edited model in a folder of its own (the database name comes from the file name). */
 async function edited(name: string): Promise<string> {
@@ -107,6 +133,8 @@ interface Writers {
     books: string[];
     /** Errors that are no refusal (a Lua error, a lost connection): the migration broke a write. */
     errors: string[];
+    /** Creates of the ledger writer the server refused (an old client naming a renamed attribute after the switch). */
+    refused: string[];
     stop: () => Promise<void>;
 }
 
@@ -117,7 +145,11 @@ async function startWriters(designs: MigrationDesigns, current: () => 'old' | 'n
     let done = 0;
     const books: string[] = [];
     const errors: string[] = [];
+    const refused: string[] = [];
     const links: RedisLink[] = [];
+    // After the switch the writers use the new client, which names a renamed attribute by its new name.
+    const asServed = (operation: EntityOperation) =>
+        current() === 'new' ? renamedOperation(operation, designs.renames) : operation;
     const random = async (seed: number) => {
         const writer = await connectRedis(server.url);
         links.push(writer);
@@ -125,7 +157,7 @@ async function startWriters(designs: MigrationDesigns, current: () => 'old' | 'n
         const operations = randomEntityOperations(model, seed, 100000, { design: kvlm, idsPerEntity: 4 });
         for (const { operation } of operations) {
             if (stopped) return;
-            const outcome = await clientExecutor(client, stores[current()]).execute(operation);
+            const outcome = await clientExecutor(client, stores[current()]).execute(asServed(operation));
             if (!outcome.ok && outcome.code === null) errors.push(`${JSON.stringify(operation)}: ${outcome.message}`);
             done++;
         }
@@ -136,8 +168,10 @@ async function startWriters(designs: MigrationDesigns, current: () => 'old' | 'n
         const client = { sendCommand: (argv: readonly string[]) => writer.send([...argv]) };
         for (let n = 0; !stopped; n++) {
             const isbn = `ledger-${n}`;
-            try {
-                await createEntity(client, stores[current()], 'Book', {
+            const book = {
+                kind: 'create' as const,
+                entity: 'Book',
+                object: {
                     isbn,
                     title: `Ledger ${n}`,
                     author: `author ${n % 3}`,
@@ -147,23 +181,33 @@ async function startWriters(designs: MigrationDesigns, current: () => 'old' | 'n
                     published: '2024-01-01',
                     tags: [],
                     comments: [],
-                });
+                },
+            };
+            try {
+                const served = current();
+                await createEntity(client, stores[served], 'Book', (asServed(book) as typeof book).object);
                 books.push(isbn);
             } catch (error) {
-                errors.push(`create Book ${isbn}: ${(error as Error).message}`);
+                if (error instanceof EntityError) refused.push(`create Book ${isbn}: ${error.message}`);
+                else errors.push(`create Book ${isbn}: ${(error as Error).message}`);
             }
             done++;
         }
     };
-    const running = Promise.all([random(11), random(12), ledger()]);
+    const running = Promise.allSettled([random(11), random(12), ledger()]);
     return {
         done: () => done,
         books,
         errors,
+        refused,
+        // Every writer's connection is closed even when one writer failed (say, its connection timed out under load):
+        // left open, the others' would outlive the test and count in the next one's CLIENT LIST.
         stop: async () => {
             stopped = true;
-            await running;
+            const outcomes = await running;
             for (const writer of links) await writer.close();
+            const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+            if (failed !== undefined) throw failed.reason;
         },
     };
 }
@@ -195,8 +239,15 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
             const { from, to } = await editOf(name);
             const io = memoryIo();
             expect(await main(['load', from, '--data', data, '--redis', server.url], io)).toBe(0);
-            const designs = await loadMigrationDesigns({ fromPath: from, toPath: to, dialect: 'redisearch1' });
+            const renamed = RENAMED[name] ?? [];
+            const designs = await loadMigrationDesigns({
+                fromPath: from,
+                toPath: to,
+                dialect: 'redisearch1',
+                renamed,
+            });
             expect(designs.data).toBeNull();
+            expect(designs.plan.blockers).toEqual([]);
 
             let serving: 'old' | 'new' = 'old';
             const writers = await startWriters(designs, () => serving);
@@ -207,9 +258,11 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
                 await writtenSome(writers, 30);
                 // Between every two steps the writers make operations: writes land while the new rows are built.
                 const beforeStep = async (step: MigrationStepEvent) => {
+                    // The application deploys the new client once the server serves the new design.
+                    if (steps.includes('switch')) serving = 'new';
                     const before = writers.done();
                     await writtenSome(writers, 10);
-                    if (step.action === 'write-rows' || step.action === 'switch')
+                    if (step.action === 'write-rows' || step.action === 'copy-attribute' || step.action === 'switch')
                         duringBuild += writers.done() - before;
                     steps.push(step.action);
                 };
@@ -228,7 +281,11 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
                 await writers.stop();
             }
             expect(writers.errors).toEqual([]);
+            // Only an old client naming a renamed attribute is refused, between the switch and the new client.
+            expect(writers.refused.filter((r) => !r.endsWith('Book has no attribute "title"'))).toEqual([]);
             expect(result.performed.length).toBeGreaterThan(0);
+            if (renamed.length > 0)
+                expect(steps).toEqual(expect.arrayContaining(['write-both', 'copy-attribute', 'remove-attribute']));
             if (name !== 'remove a query') {
                 expect(steps).toContain('write-both');
                 expect(
@@ -251,6 +308,16 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
             const isbns = new Set(stored.data.Book!.map((book) => book.isbn));
             expect(writers.books.length).toBeGreaterThan(0);
             expect(writers.books.filter((isbn) => !isbns.has(isbn))).toEqual([]);
+            if (renamed.length > 0) {
+                // The entities hold the renamed attribute under its new name only, with the values written under
+                // either name.
+                const ledger = stored.data.Book!.filter((book) => String(book.isbn).startsWith('ledger-'));
+                expect(ledger.filter((book) => book.name !== `Ledger ${String(book.isbn).slice(7)}`)).toEqual([]);
+                expect(stored.data.Book!.filter((book) => typeof book.name !== 'string')).toEqual([]);
+                const keys = await scanKeys(link, entityKeyPattern('book_ratings', 'Book'));
+                const old = await Promise.all(keys.map((key) => link.send(['HMGET', key, 'title', 'title#sort'])));
+                expect(old.flat().filter((v) => v !== null)).toEqual([]);
+            }
 
             // Run again: nothing to do.
             const again = await migrateOnRedis({
@@ -261,66 +328,125 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
                 redisUrl: server.url,
             });
             expect(again.performed).toEqual([]);
+
+            // Nothing left connected but this test's own link: the writers, the migration and the checks closed theirs.
+            const clients = String(await link.send(['CLIENT', 'LIST']))
+                .trim()
+                .split('\n');
+            expect(clients.length).toBe(1);
         },
+        // Under a shared machine's load a migration with writers between every two steps takes a while.
+        180_000,
     );
 
-    test('killed at each step in turn (the writers running throughout), the migration run again completes it: 0 differences', async () => {
-        await link.send(['FLUSHALL']);
-        const to = await edited('add a SELECT attribute');
-        expect(await main(['load', BOOKS, '--data', data, '--redis', server.url], memoryIo())).toBe(0);
-        const designs = await loadMigrationDesigns({ fromPath: BOOKS, toPath: to, dialect: 'redisearch1' });
-        let serving: 'old' | 'new' = 'old';
-        const writers = await startWriters(designs, () => serving);
-        const killedAt: string[] = [];
-        try {
-            await writtenSome(writers, 20);
-            // Each run is stopped at one point (before a step, or after the first batch of the fill) and starts from
-            // what the runs before it left, the writers going on in between; the last one runs to the end.
-            const q3 = designs.to.view.collections.find((c) => c.name === 'Q3_booksWithTag')!;
-            for (const target of ['write-both', 'fill', 'switch', 'drop-index', null]) {
-                const kill = new Error(`killed at ${target}`);
-                const stop = (at: string) => {
-                    if (at !== target) return;
-                    killedAt.push(at);
-                    throw kill;
-                };
-                const outcome = await migrateOnRedis({
-                    designs,
-                    fromPath: BOOKS,
-                    toPath: to,
-                    dialect: 'redisearch1',
-                    redisUrl: server.url,
-                    batchSize: 3,
-                    beforeStep: async (step) => {
-                        await writtenSome(writers, 5);
-                        stop(step.action);
-                    },
-                    onProgress: () => stop('fill'),
-                }).then(
-                    () => 'done',
-                    (error: unknown) => {
-                        if (error !== kill) throw error;
-                        return 'killed';
-                    },
-                );
-                expect(outcome).toBe(target === null ? 'done' : 'killed');
-                if (String(await link.send(['GET', q3.pointerKey!])) === q3.physicalIndex) serving = 'new';
-                await writtenSome(writers, 10);
-            }
-            serving = 'new';
-            await writtenSome(writers, 20);
-        } finally {
-            await writers.stop();
-        }
-        expect(writers.errors).toEqual([]);
-        expect(killedAt).toEqual(expect.arrayContaining(['write-both', 'fill', 'switch', 'drop-index']));
-        expect(await liveCheck(server.url, designs.to.design!)).toEqual([]);
-        const stored = await readServerEntities(link, designs.to.view.entityStore!.schema, designs.to.design!.model);
-        const isbns = new Set(stored.data.Book!.map((book) => book.isbn));
-        expect(writers.books.filter((isbn) => !isbns.has(isbn))).toEqual([]);
-    });
+    /** The points a run is killed at, in turn (before a step, or after a batch of the copy or the fill). */
+    const KILLS: Record<string, string[]> = {
+        'add a SELECT attribute': ['write-both', 'fill', 'switch', 'drop-index'],
+        'rename an attribute': ['write-both', 'copy-attribute', 'copy', 'fill', 'switch', 'remove-attribute'],
+    };
 
-    test('an entity the new design changes (a renamed attribute) stops the migration from the entities before anything is written', async () => {
+    test.each(Object.keys(KILLS))(
+        '%s: killed at each step in turn and at random points (the writers running throughout), the migration run again completes it: 0 differences',
+        async (name) => {
+            await link.send(['FLUSHALL']);
+            const { from, to } = await editOf(name);
+            const renamed = RENAMED[name] ?? [];
+            expect(await main(['load', from, '--data', data, '--redis', server.url], memoryIo())).toBe(0);
+            const designs = await loadMigrationDesigns({ fromPath: from, toPath: to, dialect: 'redisearch1', renamed });
+            let serving: 'old' | 'new' = 'old';
+            const writers = await startWriters(designs, () => serving);
+            const killedAt: string[] = [];
+            // A seeded random point: the k-th step or batch of a run (the seed is in the failure message).
+            const seed = Number(process.env.KVMOD_KILL_SEED ?? 20261128);
+            let state = seed;
+            const random = (n: number) => {
+                state = (state * 1103515245 + 12345) % 2147483648;
+                return state % n;
+            };
+            const randomKills = [0, 1].map(() => `at-${1 + random(12)}`);
+            try {
+                await writtenSome(writers, 20);
+                // Each run is stopped at one point and starts from what the runs before it left, the writers going on
+                // in between; the last one runs to the end.
+                const q3 = designs.to.view.collections.find((c) => c.name === 'Q3_booksWithTag')!;
+                for (const target of [...KILLS[name]!, ...randomKills, null]) {
+                    const kill = new Error(`killed at ${target}`);
+                    let phase = '';
+                    let count = 0;
+                    const stop = (at: string) => {
+                        count++;
+                        if (at !== target && `at-${count}` !== target) return;
+                        killedAt.push(target);
+                        throw kill;
+                    };
+                    const outcome = await migrateOnRedis({
+                        designs,
+                        fromPath: from,
+                        toPath: to,
+                        dialect: 'redisearch1',
+                        redisUrl: server.url,
+                        batchSize: 3,
+                        beforeStep: async (step) => {
+                            if (step.action === 'remove-attribute' || step.action === 'drop-index') serving = 'new';
+                            phase = step.action;
+                            await writtenSome(writers, 5);
+                            stop(step.action);
+                        },
+                        onProgress: () => stop(phase === 'copy-attribute' ? 'copy' : 'fill'),
+                    }).then(
+                        () => 'done',
+                        (error: unknown) => {
+                            if (error !== kill) throw error;
+                            return 'killed';
+                        },
+                    );
+                    if (target === null || !target.startsWith('at-'))
+                        expect({ target, outcome }).toEqual({ target, outcome: target === null ? 'done' : 'killed' });
+                    if (String(await link.send(['GET', q3.pointerKey!])) === q3.physicalIndex) serving = 'new';
+                    await writtenSome(writers, 10);
+                }
+                serving = 'new';
+                await writtenSome(writers, 20);
+            } finally {
+                await writers.stop();
+            }
+            const context = `seed ${seed}, killed at ${killedAt.join(', ')}`;
+            expect({ context, errors: writers.errors }).toEqual({ context, errors: [] });
+            expect(writers.refused.filter((r) => !r.endsWith('Book has no attribute "title"'))).toEqual([]);
+            expect(killedAt).toEqual(expect.arrayContaining(KILLS[name]!));
+            expect({ context, differences: await liveCheck(server.url, designs.to.design!) }).toEqual({
+                context,
+                differences: [],
+            });
+            const verified = await verifyLive({ modelPath: to, server: server.url, samples: 5 });
+            expect({ context, differences: verified.differences, ok: verified.ok }).toEqual({
+                context,
+                differences: [],
+                ok: true,
+            });
+            const stored = await readServerEntities(
+                link,
+                designs.to.view.entityStore!.schema,
+                designs.to.design!.model,
+            );
+            const isbns = new Set(stored.data.Book!.map((book) => book.isbn));
+            expect(writers.books.filter((isbn) => !isbns.has(isbn))).toEqual([]);
+            if (renamed.length > 0) {
+                const keys = await scanKeys(link, entityKeyPattern('book_ratings', 'Book'));
+                const old = await Promise.all(keys.map((key) => link.send(['HMGET', key, 'title', 'title#sort'])));
+                expect(old.flat().filter((v) => v !== null)).toEqual([]);
+                expect(stored.data.Book!.filter((book) => typeof book.name !== 'string')).toEqual([]);
+            }
+            const clients = String(await link.send(['CLIENT', 'LIST']))
+                .trim()
+                .split('\n');
+            expect(clients.length).toBe(1);
+        },
+        // Up to nine runs of the migration, each with writers between its steps.
+        420_000,
+    );
+
+    test('a renamed attribute: without --renamed plan and migrate refuse, naming the option; with it plan shows the copy and the removal as steps; a --renamed the designs do not bear out is refused', async () => {
         await link.send(['FLUSHALL']);
         const folder = join(dir, 'rename');
         await mkdir(folder, { recursive: true });
@@ -329,18 +455,103 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
         expect(await main(['load', BOOKS, '--data', data, '--redis', server.url], memoryIo())).toBe(0);
         const keys = async () => ((await link.send(['KEYS', '*'])) as string[]).sort();
         const before = await keys();
+        const reason =
+            'entity Book changes: Book.title is gone and Book.name is new; if it is renamed, say so with --renamed Book.title=name (the entities keep their values under the new name), otherwise the entities the server holds do not fit the new design; give the new rows with --data instead';
         const io = memoryIo();
         expect(await main(['migrate', BOOKS, to, '--redis', server.url], io)).toBe(1);
-        expect(io.stderr).toContain(
-            'the migration cannot run online, nothing was changed: entity Book changes (its attributes, their types or its references), so the entities the server holds do not fit the new design; give the new rows with --data instead',
-        );
+        expect(io.stderr).toBe(`kvmod: the migration cannot run online, nothing was changed: ${reason}\n`);
         expect(await keys()).toEqual(before);
         // plan says so too, before anyone runs migrate.
         const planned = memoryIo();
         expect(await main(['plan', BOOKS, to, '--redis', server.url], planned)).toBe(1);
-        expect(planned.stderr).toBe(
-            'kvmod: the migration cannot run online: entity Book changes (its attributes, their types or its references), so the entities the server holds do not fit the new design; give the new rows with --data instead\n',
+        expect(planned.stdout).toContain(`Cannot run online:\n  - ${reason}\n`);
+        expect(planned.stderr).toBe(`kvmod: the migration cannot run online: ${reason}\n`);
+
+        // Said, the rename is a planned step: the copy before the fill, the removal after the switch.
+        const renamed = memoryIo();
+        expect(await main(['plan', BOOKS, to, '--renamed', 'Book.title=name', '--redis', server.url], renamed)).toBe(0);
+        const designs = await loadMigrationDesigns({
+            fromPath: BOOKS,
+            toPath: to,
+            dialect: 'redisearch1',
+            renamed: ['Book.title=name'],
+        });
+        const built = designs.plan.collections.filter((c) => c.change === 'rebuilt');
+        expect(built.map((c) => c.name)).toEqual([
+            'Q1_booksByRank_Q7_bargainsOrTopRanked',
+            'Q2_authorsOfTag',
+            'Q3_booksWithTag',
+            'Q5_booksAbovePrice',
+            'Q6_booksOfAuthor',
+        ]);
+        const indexes = built.map((c) => c.newIndex).join(', ');
+        const n = built.length;
+        expect(renamed.stdout).toContain(
+            [
+                'Steps (online: queries keep answering from the old design until the switch):',
+                ...built.flatMap((c, i) => [
+                    `  ${i + 1}. create index ${c.newIndex} for ${c.name} (1 index build)`,
+                    '     answers: unchanged: the old design keeps answering; nothing reads the new index yet',
+                ]),
+                `  ${n + 1}. load the migration library: entity operations write ${indexes} too, and Book.title also as Book.name`,
+                "     answers: unchanged: the old design keeps answering; from here every entity operation (the application's writes) updates the old design's rows and the new ones, so no write made during the build is missing after the switch",
+                `  ${n + 2}. copy Book.title to Book.name in every Book entity`,
+                '     answers: unchanged: the old design keeps answering; every Book entity holds title under its new name too, and the entity operations keep both until the switch',
+                ...built.flatMap((c, i) => [
+                    `  ${n + 3 + i}. write every row of ${c.name} into ${c.newIndex} from the server's entities`,
+                    '     answers: unchanged: the old design keeps answering; nothing reads the new index yet',
+                ]),
+                `  ${2 * n + 3}. switch ${built.map((c) => `${c.name} -> ${c.newIndex}`).join(', ')} in one MULTI`,
+                '     answers: atomic: every query answers from the old design before this step and from the new one after it, never a mix',
+                `  ${2 * n + 4}. remove Book.title from every Book entity (the new design reads Book.name)`,
+                '     answers: unchanged: the new design reads Book.name',
+                `  ${2 * n + 5}. drop index ${built[0]!.oldIndex} of ${built[0]!.name} with its rows`,
+            ].join('\n'),
         );
+        expect(renamed.stderr).toBe('');
+        const json = memoryIo();
+        expect(
+            await main(
+                ['plan', BOOKS, to, '--renamed', 'Book.title=name', '--redis', server.url, '--format', 'json'],
+                json,
+            ),
+        ).toBe(0);
+        const plan = JSON.parse(json.stdout) as MigrationPlan;
+        expect(plan.renamed).toEqual([{ entity: 'Book', from: 'title', to: 'name' }]);
+        expect(plan.steps.filter((s) => s.renamed !== undefined).map((s) => s.action)).toEqual([
+            'write-both',
+            'copy-attribute',
+            'switch',
+            'remove-attribute',
+        ]);
+
+        // A --renamed the designs do not bear out: a plain failure (exit 1), nothing written; a malformed one: usage.
+        const wrong = async (value: string) => {
+            const out = memoryIo();
+            const code = await main(['migrate', BOOKS, to, '--renamed', value, '--redis', server.url], out);
+            return { code, stderr: out.stderr.split('\n')[0] };
+        };
+        expect(await wrong('Book.titel=name')).toEqual({
+            code: 1,
+            stderr: "kvmod: --renamed Book.titel=name: the old design's Book has no attribute titel",
+        });
+        expect(await wrong('Book.title=author')).toEqual({
+            code: 1,
+            stderr: "kvmod: --renamed Book.title=author: the old design's Book has author already",
+        });
+        expect(await wrong('Book.rank=name')).toEqual({
+            code: 1,
+            stderr: "kvmod: --renamed Book.rank=name: the new design's Book still has rank: nothing was renamed",
+        });
+        expect(await wrong('Shelf.title=name')).toEqual({
+            code: 1,
+            stderr: 'kvmod: --renamed Shelf.title=name: the old design has no entity Shelf',
+        });
+        expect(await wrong('title=name')).toEqual({
+            code: 2,
+            stderr: 'kvmod: --renamed title=name: give <Entity>.<old attribute>=<new attribute>, for example --renamed Book.title=name',
+        });
+        expect(await keys()).toEqual(before);
     });
 
     test('the database keeps its name across a renamed file only when the model declares it: plan shows the rename and migrate refuses it, telling how to keep the name', async () => {
@@ -355,7 +566,8 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
         const before = await keys();
         const rename =
             `the new design renames the database book_ratings (recorded on the server in kvmod:design:book_ratings) to clinic_v1 (from the file name ${to}; the model declares no \`database\`); ` +
-            'migrate does not rename a database (its name is in every entity key, the entity library and the design record): to keep it, declare `database book_ratings` in the new model';
+            'migrate does not rename a database (its name is in every entity key, the entity library and the design record): to keep it, declare `database book_ratings` in the new model; ' +
+            'to rename it, stop the application\'s writes and load the new model beside it with kvmod load --data (docs/migrations.md, "The database\'s name")';
         const planned = memoryIo();
         expect(await main(['plan', to, '--redis', server.url], planned)).toBe(1);
         expect(planned.stdout).toContain(

@@ -1265,9 +1265,78 @@ export function entityMigrationLibraryText(
     engine: 'rs1' | 'rs2',
     collections: EntityLuaCollection[],
     refreshFunction: string,
+    renames: EntityFieldCopies | null = null,
 ): string {
-    return `${entityLibraryText(schema, engine, collections)}${ENTITY_REFRESH_LUA.replace('__REFRESH__', refreshFunction).trim()}\n`;
+    const library = `${entityLibraryText(schema, engine, collections)}${ENTITY_REFRESH_LUA.replace('__REFRESH__', refreshFunction).trim()}\n`;
+    return renames === null ? library : entityCopySection(library, schema.functionName, renames);
 }
+
+/**
+ * The renamed attributes of a migration (`kvmod migrate --renamed Book.title=name`): per entity, the hash fields
+ * copied under their new names (`title` -> `name`, `title#sort` -> `name#sort`), and the Function that copies them
+ * for a batch of entities.
+ */
+export interface EntityFieldCopies {
+    fields: Record<string, [from: string, to: string][]>;
+    copyFunction: string;
+}
+
+/**
+ * The migration library of a renamed attribute: the entity Function, registered under its name by a wrapper that
+ * copies the entity's renamed fields after each create and update (the old application sends the old names; the new
+ * design reads the new ones after the switch), and `FCALL <copy> 0 <Entity> <stored id…>`, which copies them for
+ * entities written before. The wrapper takes the place of the body's own registration, so the body stays as it is.
+ */
+function entityCopySection(library: string, functionName: string, copies: EntityFieldCopies): string {
+    const anchor = `redis.register_function('${functionName}', function(_, args)`;
+    const at = library.indexOf(anchor);
+    if (at < 0 || library.indexOf(anchor, at + 1) >= 0)
+        throw new Error(`entity Lua: the registration of ${functionName} is not where the migration library wraps it`);
+    const table = Object.entries(copies.fields).map(
+        ([entity, pairs]) => `    ${luaKey(entity)} = {${pairs.flat().map(luaString).join(', ')}},`,
+    );
+    return [
+        library.slice(0, at) + 'local e_operation = (function(_, args)' + library.slice(at + anchor.length).trimEnd(),
+        'local E_COPIES = {',
+        ...table,
+        '}',
+        ENTITY_COPY_LUA.replace('__FUNCTION__', functionName).replace('__COPY__', copies.copyFunction).trim(),
+        '',
+    ].join('\n');
+}
+
+const ENTITY_COPY_LUA = String.raw`
+-- Copies the renamed fields of one entity (E_COPIES[E]: from, to, from, to, …); 1 when it holds any.
+local function e_copy_renamed(E, id)
+    local list = E_COPIES[E]
+    if list == nil then return 0 end
+    local key, from = e_key(E, id), {}
+    for i = 1, #list, 2 do from[#from + 1] = list[i] end
+    local values = redis.call('HMGET', key, unpack(from))
+    local flat = {}
+    for i = 1, #from do
+        if values[i] then
+            flat[#flat + 1] = list[2 * i]
+            flat[#flat + 1] = values[i]
+        end
+    end
+    if #flat == 0 then return 0 end
+    redis.call('HSET', key, unpack(flat))
+    return 1
+end
+redis.register_function('__FUNCTION__', function(keys, args)
+    local reply = e_operation(keys, args)
+    if (args[1] == 'create' or args[1] == 'update') and args[2] ~= nil and E_COPIES[args[2]] and args[3] ~= nil and args[3] ~= '' then
+        e_copy_renamed(args[2], args[3])
+    end
+    return reply
+end)
+redis.register_function('__COPY__', function(_, args)
+    local copied = 0
+    for i = 2, #args do copied = copied + e_copy_renamed(args[1], args[i]) end
+    return copied
+end)
+`;
 
 /** `FCALL <refresh> 0 <physical index> <root id…>`: (re)writes every row of that collection rooted at those ids. */
 const ENTITY_REFRESH_LUA = String.raw`

@@ -57,7 +57,16 @@ export interface QueryChange {
 export interface PlanStep {
     /** 1-based. */
     step: number;
-    action: 'rename-database' | 'create-index' | 'write-both' | 'write-rows' | 'switch' | 'drop-index' | 'remove-name';
+    action:
+        | 'rename-database'
+        | 'create-index'
+        | 'write-both'
+        | 'copy-attribute'
+        | 'write-rows'
+        | 'switch'
+        | 'remove-attribute'
+        | 'drop-index'
+        | 'remove-name';
     /** The collections it concerns (stable names). */
     collections: string[];
     /** The physical indexes it creates, fills or drops. */
@@ -70,6 +79,18 @@ export interface PlanStep {
     commands: string[][];
     /** What readers see while it runs. */
     answers: string;
+    /** write-both, copy-attribute, remove-attribute: the renamed attributes it concerns. */
+    renamed?: AttributeRename[];
+}
+
+/**
+ * An attribute the new design names otherwise (`--renamed Book.title=name`): the model cannot say it (a rename
+ * relates two designs), so the user does, and the entities keep their values under the new name.
+ */
+export interface AttributeRename {
+    entity: string;
+    from: string;
+    to: string;
 }
 
 /** Where the new rows come from: the entities the server holds (while the application writes), or a data file. */
@@ -91,6 +112,8 @@ export interface MigrationPlan {
     blockers: string[];
     /** Where the new rows come from. */
     source: RowSource;
+    /** The renamed attributes the migration carries over (from the entities). */
+    renamed: AttributeRename[];
 }
 
 /** Row counts of the new design's collections, when the data is known. */
@@ -105,7 +128,7 @@ const WRITES_REACH_BOTH =
 /**
  * Diffs two designs (same dialect) into a plan. `rows` counts the new design's rows per collection, when known;
  * `source` says where they come from (the steps differ: from the entities, the entity Function writes both designs
- * while the new collections are filled).
+ * while the new collections are filled); `renamed`: the attributes the entities carry over under a new name.
  */
 export function planMigration(
     from: RedisViewModel,
@@ -113,6 +136,7 @@ export function planMigration(
     rows?: RowCounts,
     blockers: readonly string[] = [],
     source: RowSource = 'data',
+    renamed: readonly AttributeRename[] = [],
 ): MigrationPlan {
     if (from.dialect !== to.dialect) throw new Error(`cannot plan from ${from.dialect} to ${to.dialect}`);
     const oldByName = new Map(from.collections.map((c) => [c.name, c]));
@@ -166,7 +190,7 @@ export function planMigration(
     }
 
     const queries = queryChanges(from, to);
-    const steps = planSteps(from, to, collections, source);
+    const steps = planSteps(from, to, collections, source, source === 'entities' ? renamed : []);
     const built = collections.filter((c) => c.change === 'added' || c.change === 'rebuilt');
     const rowsWritten = built.every((c) => c.rows !== null) ? built.reduce((n, c) => n + (c.rows ?? 0), 0) : null;
     return {
@@ -183,6 +207,7 @@ export function planMigration(
         empty: steps.length === 0,
         blockers: [...blockers],
         source,
+        renamed: [...renamed],
     };
 }
 
@@ -267,6 +292,7 @@ function planSteps(
     to: RedisViewModel,
     changes: CollectionChange[],
     source: RowSource,
+    renamed: readonly AttributeRename[],
 ): PlanStep[] {
     const oldByName = new Map(from.collections.map((c) => [c.name, c]));
     const newByName = new Map(to.collections.map((c) => [c.name, c]));
@@ -304,9 +330,13 @@ function planSteps(
         commands: [],
         answers: ANSWERS_BESIDE,
     });
+    const renaming = renamed.length > 0 ? { renamed: [...renamed] } : {};
+    const byEntity = new Map<string, AttributeRename[]>();
+    for (const r of renamed) byEntity.set(r.entity, [...(byEntity.get(r.entity) ?? []), r]);
     if (source === 'data') for (const change of built) steps.push(create(change), write(change));
-    else if (built.length > 0) {
-        // As migration-run.ts runs them: the indexes, then the dual writes, then the fill from the entities.
+    else if (built.length > 0 || renamed.length > 0) {
+        // As migration-run.ts runs them: the indexes, then the dual writes, the renamed attributes copied, then the
+        // fill from the entities.
         steps.push(...built.map(create));
         steps.push({
             action: 'write-both',
@@ -316,10 +346,22 @@ function planSteps(
             indexBuilds: 0,
             commands: [['FUNCTION', 'LOAD', 'REPLACE', '<the migration library>']],
             answers: WRITES_REACH_BOTH,
+            ...renaming,
         });
+        for (const [entity, renames] of byEntity)
+            steps.push({
+                action: 'copy-attribute',
+                collections: [entity],
+                indexes: [],
+                rows: null,
+                indexBuilds: 0,
+                commands: [],
+                answers: `unchanged: the old design keeps answering; every ${entity} entity holds ${renames.map((r) => r.from).join(', ')} under ${renames.length === 1 ? 'its new name' : 'their new names'} too, and the entity operations keep both until the switch`,
+                renamed: renames,
+            });
         steps.push(...built.map(write));
     }
-    if (built.length > 0) {
+    if (built.length > 0 || renamed.length > 0) {
         steps.push({
             action: 'switch',
             collections: built.map((c) => c.name),
@@ -336,8 +378,20 @@ function planSteps(
             ],
             answers:
                 'atomic: every query answers from the old design before this step and from the new one after it, never a mix',
+            ...renaming,
         });
     }
+    for (const [entity, renames] of byEntity)
+        steps.push({
+            action: 'remove-attribute',
+            collections: [entity],
+            indexes: [],
+            rows: null,
+            indexBuilds: 0,
+            commands: [],
+            answers: `unchanged: the new design reads ${renames.map((r) => `${entity}.${r.to}`).join(', ')}`,
+            renamed: renames,
+        });
     for (const change of changes) {
         if (change.change !== 'rebuilt' && change.change !== 'removed') continue;
         const prev = oldByName.get(change.name)!;
@@ -454,15 +508,32 @@ function describeStep(s: PlanStep, plan: MigrationPlan): string {
             return `rename the database ${plan.database.from} -> ${plan.database.to}`;
         case 'create-index':
             return `create index ${s.indexes[0]} for ${s.collections[0]} (1 index build)`;
-        case 'write-both':
-            return `load the migration library: entity operations write ${s.indexes.join(', ')} too`;
+        case 'write-both': {
+            const also =
+                s.renamed === undefined
+                    ? ''
+                    : `${s.indexes.length > 0 ? ', and' : ''} ${s.renamed.map((r) => `${r.entity}.${r.from} also as ${r.entity}.${r.to}`).join(', ')}`;
+            return s.indexes.length > 0
+                ? `load the migration library: entity operations write ${s.indexes.join(', ')} too${also}`
+                : `load the migration library: entity operations write${also}`;
+        }
+        case 'copy-attribute':
+            return `copy ${renamedList(s, 'from')} to ${renamedList(s, 'to')} in every ${s.collections[0]} entity`;
+        case 'remove-attribute':
+            return `remove ${renamedList(s, 'from')} from every ${s.collections[0]} entity (the new design reads ${renamedList(s, 'to')})`;
         case 'write-rows':
             return `write ${s.rows === null ? 'every row' : `${s.rows} rows`} of ${s.collections[0]} into ${s.indexes[0]}${plan.source === 'entities' ? " from the server's entities" : ''}`;
         case 'switch':
+            if (s.collections.length === 0) return 'switch the entity library and the design record in one MULTI';
             return `switch ${s.collections.map((c, i) => `${c} -> ${s.indexes[i]}`).join(', ')} in one MULTI`;
         case 'remove-name':
             return `remove the stable name ${s.collections[0]}`;
         case 'drop-index':
             return `drop index ${s.indexes[0]} of ${s.collections[0]} with its rows`;
     }
+}
+
+/** `Book.title, Book.subtitle`: the old (or new) names of the attributes a step renames. */
+function renamedList(s: PlanStep, side: 'from' | 'to'): string {
+    return s.renamed!.map((r) => `${r.entity}.${r[side]}`).join(', ');
 }

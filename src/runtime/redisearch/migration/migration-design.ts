@@ -7,7 +7,11 @@
 import { buildViewModel, targetOptions } from '../../../generation/generation-engine.js';
 import { GenerationError } from '../../../generation/generation-errors.js';
 import type { RawOptionValues } from '../../../generation/generation-options.js';
-import { planMigration, type MigrationPlan } from '../../../generation/redis/redis-migration-plan.js';
+import {
+    planMigration,
+    type AttributeRename,
+    type MigrationPlan,
+} from '../../../generation/redis/redis-migration-plan.js';
 import { redisTarget } from '../../../generation/redis/redis-target.js';
 import type { RedisDialect, RedisViewModel } from '../../../generation/redis/redis-view-model.js';
 import { KvmodError } from '../../../pipeline/errors.js';
@@ -20,7 +24,7 @@ import { redisEngine } from '../redis-engine.js';
 import { designRecordKey, readDesignRecord, servedIndex } from '../redis-stable-names.js';
 import { scanKeys } from '../../redis-entities/server-entities.js';
 import { unservableValues } from '../../servable-values.js';
-import { entityMigrationBlocker } from './migration-entities.js';
+import { entityMigrationBlocker, parseRenames } from './migration-entities.js';
 
 export { formatMigrationPlan } from '../../../generation/redis/redis-migration-plan.js';
 
@@ -42,6 +46,8 @@ export interface MigrationDesigns {
     /** The new design's data and rows, when the data was given and fits it. */
     data: { path: string; data: InstanceData; rows: MaterializedCollection[] } | null;
     plan: MigrationPlan;
+    /** The attributes the new design names otherwise (`--renamed`), checked against both designs. */
+    renames: AttributeRename[];
 }
 
 /** How to load the two designs. */
@@ -60,6 +66,8 @@ export interface MigrationDesignOptions extends DesignOptions {
     dialect: RedisDialect;
     /** The Redis target's options as given (`--db-prefix`, `--limit`), applied to both designs. */
     targetOptions?: RawOptionValues;
+    /** Renamed attributes as given (`Book.title=name`): the entities keep their values under the new name. */
+    renamed?: readonly string[];
 }
 
 /**
@@ -203,7 +211,7 @@ async function viewOf(design: RuntimeDesign, dialect: RedisDialect, given: RawOp
  * entity, not a switch; `migrate` does not do it. Keeping the name is one line in the new model.
  */
 export function databaseRenameBlocker(from: MigrationSide, to: MigrationSide): string {
-    return `the new design renames the database ${from.view.database} (${from.databaseOrigin}) to ${to.view.database} (${to.databaseOrigin}); migrate does not rename a database (its name is in every entity key, the entity library and the design record): to keep it, declare \`database ${from.view.database}\` in the new model`;
+    return `the new design renames the database ${from.view.database} (${from.databaseOrigin}) to ${to.view.database} (${to.databaseOrigin}); migrate does not rename a database (its name is in every entity key, the entity library and the design record): to keep it, declare \`database ${from.view.database}\` in the new model; to rename it, stop the application's writes and load the new model beside it with kvmod load --data (docs/migrations.md, "The database's name")`;
 }
 
 /**
@@ -237,6 +245,13 @@ export async function loadMigrationDesigns(options: MigrationDesignOptions): Pro
             databaseOrigin: `recorded on the server in ${designRecordKey(view.database)}`,
         };
     }
+    const givenRenames = options.renamed ?? [];
+    if (givenRenames.length > 0 && options.dataPath !== undefined)
+        throw new KvmodError(
+            '--renamed carries attributes over in the entities the server holds, and --data takes the rows from a file instead (the entities are not migrated): give one or the other',
+            { code: 'cli.option' },
+        );
+    const renames = parseRenames(givenRenames, from.view, to.view);
     const blockers: string[] = [];
     if (from.view.database !== to.view.database) blockers.push(databaseRenameBlocker(from, to));
     let data: MigrationDesigns['data'] = null;
@@ -268,16 +283,16 @@ export async function loadMigrationDesigns(options: MigrationDesignOptions): Pro
         blockers.push(...(await foreignServedIndexes(options.redisUrl, from.view, to.view, options.timeoutSeconds)));
     const rows = data ? new Map(data.rows.map((c) => [c.name, c.rows.length])) : undefined;
     const source = options.dataPath === undefined ? 'entities' : 'data';
-    const plan = planMigration(from.view, to.view, rows, blockers, source);
+    const plan = planMigration(from.view, to.view, rows, blockers, source, renames);
     // Without a data file the new rows come from the server's entities: the plan says now what would stop that.
     const builtNames = new Set(
         plan.collections.filter((c) => c.change === 'added' || c.change === 'rebuilt').map((c) => c.name),
     );
     const built = to.view.collections.filter((c) => builtNames.has(c.name));
-    if (source === 'entities' && built.length > 0 && from.view.database === to.view.database) {
-        const reason = entityMigrationBlocker(from.view, to.view, built);
+    if (source === 'entities' && (built.length > 0 || renames.length > 0) && from.view.database === to.view.database) {
+        const reason = entityMigrationBlocker(from.view, to.view, built, renames);
         if (reason !== null) plan.blockers.push(reason);
     }
     plan.database.origin = { from: from.databaseOrigin, to: to.databaseOrigin };
-    return { from, to, data, plan };
+    return { from, to, data, plan, renames };
 }

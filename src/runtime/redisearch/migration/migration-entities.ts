@@ -7,22 +7,114 @@
  * leaves the new rows true for the entities it saw: whatever order they run in, the new collections end up true.
  * The switch then loads the new design's own library in the same MULTI as the stable names.
  */
-import { entityMigrationLibraryText } from '../../../generation/entities/entity-lua.js';
+import { entityMigrationLibraryText, type EntityFieldCopies } from '../../../generation/entities/entity-lua.js';
 import { redisLuaCollections } from '../../../generation/entities/entity-store-design.js';
+import type { AttributeRename } from '../../../generation/redis/redis-migration-plan.js';
 import type { RedisCollection, RedisViewModel } from '../../../generation/redis/redis-view-model.js';
 import { formField, type EntitySchema, type EntityStoreSchema } from '../../../generation/shared/entity-store.js';
+import { KvmodError } from '../../../pipeline/errors.js';
 
 /** The fill Function of a database's migration library. */
 export function fillFunctionName(database: string): string {
     return `kvmod_${database}_migrate_fill`;
 }
 
-/** An entity's schema without what only the collections decide (companions, servability flags). */
-function entityShape(entity: EntitySchema): unknown {
+/** The copy Function of a migration that renames attributes. */
+export function copyFunctionName(database: string): string {
+    return `kvmod_${database}_migrate_copy`;
+}
+
+/**
+ * An entity's schema without what only the collections decide (companions, servability flags), its attributes under
+ * the names the new design gives them (`renamed`: old name -> new name).
+ */
+function entityShape(entity: EntitySchema, renamed: ReadonlyMap<string, string> = new Map()): unknown {
+    const name = (attribute: string) => renamed.get(attribute) ?? attribute;
     return {
         ...entity,
-        attributes: entity.attributes.map(({ name, type }) => ({ name, type })),
+        idName: name(entity.idName),
+        attributes: entity.attributes.map((attribute) => ({ name: name(attribute.name), type: attribute.type })),
     };
+}
+
+/** Per entity, old attribute name -> new name. */
+function renamesByEntity(renames: readonly AttributeRename[]): Map<string, Map<string, string>> {
+    const out = new Map<string, Map<string, string>>();
+    for (const r of renames) {
+        if (!out.has(r.entity)) out.set(r.entity, new Map());
+        out.get(r.entity)!.set(r.from, r.to);
+    }
+    return out;
+}
+
+/** How people write a rename on the command line. */
+export function renamedOption(rename: AttributeRename): string {
+    return `--renamed ${rename.entity}.${rename.from}=${rename.to}`;
+}
+
+/**
+ * The renames of `--renamed <Entity>.<old>=<new>`, checked against both designs' entities: the old design has the
+ * attribute and not the new name, the new design the new name and not the old one, with the same type. A KvmodError
+ * names what does not hold (`cli.option`: not of that form; `migrate.renamed`: not so in the designs).
+ */
+export function parseRenames(given: readonly string[], from: RedisViewModel, to: RedisViewModel): AttributeRename[] {
+    const out: AttributeRename[] = [];
+    for (const text of given) {
+        const match = /^([^.=\s]+)\.([^.=\s]+)=([^.=\s]+)$/.exec(text);
+        // A malformed value is a usage error; one the designs do not bear out is a plain failure (exit 1).
+        const fail = (why: string, code = 'migrate.renamed'): never => {
+            throw new KvmodError(`--renamed ${text}: ${why}`, { code });
+        };
+        if (match === null)
+            fail('give <Entity>.<old attribute>=<new attribute>, for example --renamed Book.title=name', 'cli.option');
+        const [, entity, oldName, newName] = match!;
+        const rename = { entity: entity!, from: oldName!, to: newName! };
+        const old = from.entityStore?.schema.entities[rename.entity];
+        const next = to.entityStore?.schema.entities[rename.entity];
+        if (from.entityStore === null || to.entityStore === null)
+            fail(
+                'the designs keep no entities on the server, so there is nothing to carry over; give the new rows with --data',
+            );
+        if (old === undefined || next === undefined)
+            fail(`${old === undefined ? 'the old' : 'the new'} design has no entity ${rename.entity}`);
+        const attribute = (schema: EntitySchema, name: string) => schema.attributes.find((a) => a.name === name);
+        const was = attribute(old!, rename.from);
+        const is = attribute(next!, rename.to);
+        if (was === undefined) fail(`the old design's ${rename.entity} has no attribute ${rename.from}`);
+        if (is === undefined) fail(`the new design's ${rename.entity} has no attribute ${rename.to}`);
+        if (attribute(next!, rename.from) !== undefined)
+            fail(`the new design's ${rename.entity} still has ${rename.from}: nothing was renamed`);
+        if (attribute(old!, rename.to) !== undefined)
+            fail(`the old design's ${rename.entity} has ${rename.to} already`);
+        if (was!.type !== is!.type)
+            fail(
+                `${rename.entity}.${rename.from} is ${was!.type} and ${rename.entity}.${rename.to} is ${is!.type}: a rename keeps the type`,
+            );
+        if (out.some((r) => r.entity === rename.entity && (r.from === rename.from || r.to === rename.to)))
+            fail(`${rename.entity}.${rename.from} or ${rename.entity}.${rename.to} is renamed twice`);
+        out.push(rename);
+    }
+    return out;
+}
+
+/**
+ * The renames an entity change looks like, for the message that asks for them: per entity whose attributes differ
+ * only by names, each attribute gone paired with the new one of the same type in the same place.
+ */
+function likelyRenames(old: EntitySchema, next: EntitySchema): AttributeRename[] | null {
+    if (old.attributes.length !== next.attributes.length) return null;
+    const out: AttributeRename[] = [];
+    for (const [i, was] of old.attributes.entries()) {
+        const is = next.attributes[i]!;
+        if (was.name === is.name) continue;
+        if (was.type !== is.type) return null;
+        if (next.attributes.some((a) => a.name === was.name) || old.attributes.some((a) => a.name === is.name))
+            return null;
+        out.push({ entity: old.name, from: was.name, to: is.name });
+    }
+    const shape = (entity: EntitySchema) =>
+        JSON.stringify({ ...(entityShape(entity) as object), attributes: [], idName: '' });
+    return out.length > 0 && shape(old) === shape(next) ? out : null;
 }
 
 /**
@@ -34,6 +126,7 @@ export function entityMigrationBlocker(
     from: RedisViewModel,
     to: RedisViewModel,
     building: readonly RedisCollection[],
+    renames: readonly AttributeRename[] = [],
 ): string | null {
     const data = 'give the new rows with --data instead';
     if (from.entityStore === null)
@@ -50,14 +143,22 @@ export function entityMigrationBlocker(
         return `the designs keep the entities of different databases (${old.database}, ${next.database}); ${data}`;
     const names = (schema: EntityStoreSchema) => Object.keys(schema.entities).sort().join(', ');
     if (names(old) !== names(next)) return `the entities change (old: ${names(old)}; new: ${names(next)}); ${data}`;
+    const renamed = renamesByEntity(renames);
     for (const [name, entity] of Object.entries(next.entities)) {
-        if (JSON.stringify(entityShape(entity)) !== JSON.stringify(entityShape(old.entities[name]!)))
-            return `entity ${name} changes (its attributes, their types or its references), so the entities the server holds do not fit the new design; ${data}`;
+        const was = old.entities[name]!;
+        if (JSON.stringify(entityShape(entity)) === JSON.stringify(entityShape(was, renamed.get(name)))) continue;
+        // Attributes that differ by name alone may be renames, which only the user can tell: ask for them.
+        const likely = renamed.has(name) ? null : likelyRenames(was, entity);
+        if (likely !== null)
+            return `entity ${name} changes: ${likely.map((r) => `${name}.${r.from} is gone and ${name}.${r.to} is new`).join('; ')}; if ${likely.length === 1 ? 'it is' : 'they are'} renamed, say so with ${likely.map(renamedOption).join(' ')} (the entities keep their values under the new name), otherwise the entities the server holds do not fit the new design; ${data}`;
+        return `entity ${name} changes (its attributes, their types or its references), so the entities the server holds do not fit the new design; ${data}`;
     }
     const held = new Set<string>();
     for (const entity of Object.values(old.entities))
-        for (const attribute of entity.attributes)
-            for (const form of attribute.forms) held.add(`${entity.name}.${formField(attribute.name, form)}`);
+        for (const attribute of entity.attributes) {
+            const name = renamed.get(entity.name)?.get(attribute.name) ?? attribute.name;
+            for (const form of attribute.forms) held.add(`${entity.name}.${formField(name, form)}`);
+        }
     for (const entity of Object.values(next.entities))
         for (const attribute of entity.attributes)
             for (const form of attribute.forms) {
@@ -72,18 +173,54 @@ export function entityMigrationBlocker(
  * The companion fields the old design keeps in the entity hashes and the new one does not, per entity: removed
  * after the switch, so that the entity hashes are what the new design writes.
  */
-export function droppedCompanions(from: RedisViewModel, to: RedisViewModel): Map<string, string[]> {
+export function droppedCompanions(
+    from: RedisViewModel,
+    to: RedisViewModel,
+    renames: readonly AttributeRename[] = [],
+): Map<string, string[]> {
     const out = new Map<string, string[]>();
     if (from.entityStore === null || to.entityStore === null) return out;
+    const renamed = renamesByEntity(renames);
     for (const entity of Object.values(from.entityStore.schema.entities)) {
         const next = to.entityStore.schema.entities[entity.name];
         if (next === undefined) continue;
         const fields: string[] = [];
         for (const attribute of entity.attributes) {
+            // A renamed attribute goes with all its fields (renamedFields).
+            if (renamed.get(entity.name)?.has(attribute.name)) continue;
             const kept = new Set(next.attributes.find((a) => a.name === attribute.name)?.forms ?? []);
             for (const form of attribute.forms) if (!kept.has(form)) fields.push(formField(attribute.name, form));
         }
         if (fields.length > 0) out.set(entity.name, fields);
+    }
+    return out;
+}
+
+/**
+ * The hash fields a rename copies, per entity: the attribute and each companion the new design keeps of it, old name
+ * -> new name (a companion the new design needs and the old one lacks stops the migration: entityMigrationBlocker).
+ */
+export function renamedFieldCopies(
+    to: RedisViewModel,
+    renames: readonly AttributeRename[],
+): Map<string, [string, string][]> {
+    const out = new Map<string, [string, string][]>();
+    for (const r of renames) {
+        const attribute = to.entityStore!.schema.entities[r.entity]!.attributes.find((a) => a.name === r.to)!;
+        const pairs: [string, string][] = [[r.from, r.to]];
+        for (const form of attribute.forms) pairs.push([formField(r.from, form), formField(r.to, form)]);
+        out.set(r.entity, [...(out.get(r.entity) ?? []), ...pairs]);
+    }
+    return out;
+}
+
+/** The hash fields of the renamed attributes the old design wrote (the attribute and all its companions), per entity. */
+export function renamedFields(from: RedisViewModel, renames: readonly AttributeRename[]): Map<string, string[]> {
+    const out = new Map<string, string[]>();
+    for (const r of renames) {
+        const attribute = from.entityStore!.schema.entities[r.entity]!.attributes.find((a) => a.name === r.from)!;
+        const fields = [r.from, ...attribute.forms.map((form) => formField(r.from, form))];
+        out.set(r.entity, [...(out.get(r.entity) ?? []), ...fields]);
     }
     return out;
 }
@@ -97,14 +234,35 @@ export function entityMigrationLibrary(
     from: RedisViewModel,
     to: RedisViewModel,
     building: readonly RedisCollection[],
+    renames: readonly AttributeRename[] = [],
 ): string {
     const old = from.entityStore!.schema;
+    // The new collections read a renamed attribute under its old name: the old application writes that one, and the
+    // new name is only a copy of it until the switch.
+    const back = new Map([...renamesByEntity(renames)].map(([e, m]) => [e, new Map([...m].map(([a, b]) => [b, a]))]));
+    const oldForm = (entity: string, form: string) => {
+        const [attribute, companion] = form.split('#') as [string, string | undefined];
+        const was = back.get(entity)?.get(attribute);
+        return was === undefined ? form : companion === undefined ? was : `${was}#${companion}`;
+    };
     const collections = [
         ...redisLuaCollections(old, from.collections),
-        ...redisLuaCollections(to.entityStore!.schema, building).map((c) => ({ ...c, name: c.index })),
+        ...redisLuaCollections(to.entityStore!.schema, building).map((c) => ({
+            ...c,
+            name: c.index,
+            key: c.key.map((p) => ({ ...p, form: oldForm(c.nodes[p.node - 1]!.entity, p.form) })),
+            fields: c.fields.map((f) => ({ ...f, form: oldForm(c.nodes[f.node - 1]!.entity, f.form) })),
+        })),
     ];
     const engine = to.dialect === 'redisearch1' ? 'rs1' : 'rs2';
-    return entityMigrationLibraryText(old, engine, collections, fillFunctionName(old.database));
+    const copies: EntityFieldCopies | null =
+        renames.length === 0
+            ? null
+            : {
+                  fields: Object.fromEntries(renamedFieldCopies(to, renames)),
+                  copyFunction: copyFunctionName(old.database),
+              };
+    return entityMigrationLibraryText(old, engine, collections, fillFunctionName(old.database), copies);
 }
 
 /** The stored identifier in an entity key (`kvmod:<db>:{<Entity>:<escaped id>}`). */

@@ -8,6 +8,7 @@
  * so a run interrupted anywhere completes when run again, and a second run finds nothing to do.
  */
 import { bindRedisCommand } from '../../../generation/redis/redis-commands.js';
+import type { AttributeRename } from '../../../generation/redis/redis-migration-plan.js';
 import type { RedisCollection, RedisViewModel } from '../../../generation/redis/redis-view-model.js';
 import { KvmodError } from '../../../pipeline/errors.js';
 import { formatCount } from '../../format-count.js';
@@ -18,10 +19,12 @@ import { designRecordArgv, dropPhysicalIndex, indexInfo, servedIndex } from '../
 import { entityKeyPattern } from '../../../generation/shared/entity-store.js';
 import { scanKeys } from '../../redis-entities/server-entities.js';
 import {
+    copyFunctionName,
     droppedCompanions,
     entityMigrationBlocker,
     entityMigrationLibrary,
     fillFunctionName,
+    renamedFields,
     storedIdOfKey,
 } from './migration-entities.js';
 import {
@@ -34,7 +37,15 @@ import {
 /** A step as it is performed. */
 export interface MigrationStepEvent {
     action:
-        'create-index' | 'write-both' | 'write-rows' | 'switch' | 'remove-companions' | 'remove-name' | 'drop-index';
+        | 'create-index'
+        | 'write-both'
+        | 'copy-attribute'
+        | 'write-rows'
+        | 'switch'
+        | 'remove-attribute'
+        | 'remove-companions'
+        | 'remove-name'
+        | 'drop-index';
     /** The stable names it concerns. */
     collections: string[];
     /** The physical indexes it creates, fills, points at or drops. */
@@ -43,6 +54,8 @@ export interface MigrationStepEvent {
     rows: number;
     /** write-rows: where the rows come from (the server's entities, or the data file). */
     source?: 'entities' | 'data';
+    /** write-both, copy-attribute, remove-attribute: the renamed attributes (copy/remove: `rows` counts entities). */
+    renamed?: AttributeRename[];
 }
 
 /** Options of `migrateOnRedis`. */
@@ -164,15 +177,105 @@ async function fillFromEntities(
     }
 }
 
+/**
+ * Copies the renamed attributes of every entity under their new names (the copy Function of the migration library,
+ * one atomic call per batch); from the `write-both` step on, every create and update copies its own.
+ */
+async function copyRenamed(
+    link: RedisLink,
+    view: RedisViewModel,
+    renames: readonly AttributeRename[],
+    batchSize: number,
+    step: StepRunner,
+    onProgress: MigrateOptions['onProgress'],
+): Promise<void> {
+    const database = view.entityStore!.schema.database;
+    for (const entity of [...new Set(renames.map((r) => r.entity))]) {
+        const event: MigrationStepEvent = {
+            action: 'copy-attribute',
+            collections: [entity],
+            indexes: [],
+            rows: 0,
+            renamed: renames.filter((r) => r.entity === entity),
+        };
+        await step(event, async () => {
+            const ids = (await scanKeys(link, entityKeyPattern(database, entity))).map(storedIdOfKey);
+            for (let start = 0; start < ids.length; start += batchSize) {
+                const batch = ids.slice(start, start + batchSize);
+                event.rows += Number(await link.send(['FCALL', copyFunctionName(database), '0', entity, ...batch]));
+                await onProgress?.(start + batch.length, ids.length);
+            }
+        });
+    }
+}
+
+/** Deletes hash fields from every entity of an entity; resolves with the number of hashes that held any. */
+async function deleteEntityFields(
+    link: RedisLink,
+    database: string,
+    entity: string,
+    fields: readonly string[],
+    batchSize: number,
+): Promise<number> {
+    const keys = await scanKeys(link, entityKeyPattern(database, entity));
+    let changed = 0;
+    for (let start = 0; start < keys.length; start += batchSize) {
+        const replies = await Promise.all(
+            keys.slice(start, start + batchSize).map((key) => link.send(['HDEL', key, ...fields])),
+        );
+        changed += replies.filter((reply) => Number(reply) > 0).length;
+    }
+    return changed;
+}
+
+/** Removes the old names of renamed attributes from the entity hashes, after the switch (the new Function reads the new ones). */
+async function removeRenamed(
+    link: RedisLink,
+    from: RedisViewModel,
+    renames: readonly AttributeRename[],
+    batchSize: number,
+    beforeStep: MigrateOptions['beforeStep'],
+    performed: MigrationStepEvent[],
+): Promise<void> {
+    const database = from.entityStore!.schema.database;
+    for (const [entity, fields] of renamedFields(from, renames)) {
+        const event: MigrationStepEvent = {
+            action: 'remove-attribute',
+            collections: [entity],
+            indexes: fields,
+            rows: 0,
+            renamed: renames.filter((r) => r.entity === entity),
+        };
+        // A run that finds nothing left to remove (run again after the migration) performs no step.
+        if (!(await anyEntityHolds(link, database, entity, fields))) continue;
+        await beforeStep?.(event);
+        event.rows = await deleteEntityFields(link, database, entity, fields, batchSize);
+        performed.push(event);
+    }
+}
+
+/** Whether some entity hash of an entity still holds one of the fields. */
+async function anyEntityHolds(link: RedisLink, database: string, entity: string, fields: readonly string[]) {
+    const keys = await scanKeys(link, entityKeyPattern(database, entity));
+    for (let start = 0; start < keys.length; start += 500) {
+        const replies = await Promise.all(
+            keys.slice(start, start + 500).map((key) => link.send(['HMGET', key, ...fields])),
+        );
+        if (replies.some((values) => (values as (string | null)[]).some((v) => v !== null))) return true;
+    }
+    return false;
+}
+
 /** Removes from the entity hashes the companions only the old design kept (the new Function never writes them). */
 async function removeCompanions(
     link: RedisLink,
     from: RedisViewModel,
     to: RedisViewModel,
+    renames: readonly AttributeRename[],
     batchSize: number,
     performed: MigrationStepEvent[],
 ): Promise<void> {
-    for (const [entity, fields] of droppedCompanions(from, to)) {
+    for (const [entity, fields] of droppedCompanions(from, to, renames)) {
         const keys = await scanKeys(link, entityKeyPattern(to.entityStore!.schema.database, entity));
         let removed = 0;
         for (let start = 0; start < keys.length; start += batchSize) {
@@ -190,6 +293,7 @@ async function removeCompanions(
 export async function migrateOnRedis(options: MigrateOptions): Promise<MigrationResult> {
     const designs = options.designs ?? (await loadMigrationDesigns(options));
     if (designs.plan.blockers.length > 0) blocked(designs.plan.blockers.join('\n'));
+    const { renames } = designs;
     const rowsOf = new Map((designs.data?.rows ?? []).map((c) => [c.name, c.rows]));
     const { from, to } = designs;
     const link = await connectRedis(options.redisUrl, { timeoutSeconds: options.timeoutSeconds });
@@ -219,8 +323,12 @@ export async function migrateOnRedis(options: MigrateOptions): Promise<Migration
         const toBuild = to.view.collections.filter((c) => serving.get(c.name) !== c.physicalIndex);
         // Without a data file the new rows come from the entities the server holds.
         const fromEntities = options.dataPath === undefined;
-        if (fromEntities && toBuild.length > 0) {
-            const reason = entityMigrationBlocker(from.view, to.view, toBuild);
+        // Renamed attributes are carried over until the switch (with nothing to build: until the design record is
+        // the new design's, which the switch sets).
+        const renaming = fromEntities && renames.length > 0 && (toBuild.length > 0 || recorded !== record[2]);
+        const building = fromEntities && (toBuild.length > 0 || renaming);
+        if (building) {
+            const reason = entityMigrationBlocker(from.view, to.view, toBuild, renames);
             if (reason !== null) blocked(reason);
             // A run interrupted before the switch left the migration library writing into the indexes about to be
             // built again: the old design's own Function first, so that no operation writes into a dropped index.
@@ -256,25 +364,28 @@ export async function migrateOnRedis(options: MigrateOptions): Promise<Migration
                 },
             );
         }
-        if (fromEntities && toBuild.length > 0) {
-            // From here every entity operation writes the new collections too; the fill then writes every row from
-            // the entities as they are, one atomic call per batch of roots.
+        if (building) {
+            // From here every entity operation writes the new collections too (and a renamed attribute under both
+            // names); the copy gives every entity the new names, the fill writes every row from the entities as
+            // they are, one atomic call per batch.
             await step(
                 {
                     action: 'write-both',
                     collections: toBuild.map((c) => c.name),
                     indexes: toBuild.map((c) => c.physicalIndex),
                     rows: 0,
+                    ...(renaming ? { renamed: renames } : {}),
                 },
                 async () => {
                     await link.send([
                         'FUNCTION',
                         'LOAD',
                         'REPLACE',
-                        entityMigrationLibrary(from.view, to.view, toBuild),
+                        entityMigrationLibrary(from.view, to.view, toBuild, renaming ? renames : []),
                     ]);
                 },
             );
+            if (renaming) await copyRenamed(link, to.view, renames, batchSize, step, options.onProgress);
             await fillFromEntities(link, to.view, toBuild, batchSize, step, options.onProgress);
         }
 
@@ -291,11 +402,18 @@ export async function migrateOnRedis(options: MigrateOptions): Promise<Migration
                 // The design record switches with the names: `plan --redis` then reads the new design back.
                 () => transaction(link, [...toBuild.map((c) => bindRedisCommand(c.point, {})), record, ...library]),
             );
+        } else if (renaming) {
+            // Nothing to build, but the entities carry renamed attributes: the new Function starts with the record.
+            await step({ action: 'switch', collections: [], indexes: [], rows: 0 }, () =>
+                transaction(link, [record, ...library]),
+            );
         } else if (recorded !== record[2] || library.length > 0) {
             // Nothing to build (a removed query): the new Function must still stop writing what is dropped below.
             await transaction(link, [record, ...library]);
         }
-        if (fromEntities) await removeCompanions(link, from.view, to.view, batchSize, performed);
+        if (fromEntities && renames.length > 0)
+            await removeRenamed(link, from.view, renames, batchSize, options.beforeStep, performed);
+        if (fromEntities) await removeCompanions(link, from.view, to.view, renames, batchSize, performed);
 
         // 3. Remove what the new design no longer uses: stable names it lacks, then old physical indexes.
         const newNames = new Set(to.view.collections.map((c) => c.name));
