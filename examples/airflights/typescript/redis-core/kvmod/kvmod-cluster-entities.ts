@@ -63,15 +63,23 @@ export interface ClusterCollection {
     partition: { position: number; text: boolean }[] | null;
 }
 
-/** The names of the library's one-slot functions (`<db>_c_read`, …). */
+/** The names of the library's one-slot functions (`<db>_c_read`, …), one per role. */
 export interface ClusterFunctionNames {
+    /** Entity slot, read-only: the entity's hash, its version counter and its pending records. */
     read: string;
+    /** Entity slot: the entity written (or deleted) and its change record appended, in one call. */
     begin: string;
+    /** Entity slot: the version counter raised (no change), then the entity read, in one call. */
     fence: string;
+    /** Entity slot: a change record's steps are done. */
     ack: string;
+    /** Target's slot: one reverse entry set from its referrer's state at a version. */
     rev: string;
+    /** Row's slot: the row written or tombstoned, guarded by versions. */
     row: string;
+    /** Row's slot: partitions cleaned of the row's old entries. */
     rowAck: string;
+    /** Partition's slot: the row's index entries written or removed, guarded by versions. */
     index: string;
 }
 
