@@ -121,8 +121,9 @@ describe('kvmod commands over LSP', () => {
             { label: 'redis: redisearch2', options: { dialect: 'redisearch2' } },
             { label: 'redis: redisearch1', options: { dialect: 'redisearch1' } },
         ]);
-        // The client's folders: one per dialect of the RediSearch design, then the core design's, each item setting
-        // both the design and the dialect (so picking a dialect resets a configured core design).
+        // The client's folders: one per dialect of the RediSearch design, then the core design's and the DynamoDB
+        // design's, each item setting both the design and the dialect (so picking a dialect resets a configured core
+        // or DynamoDB design).
         const client = targets.find((target) =>
             target.variants.some(
                 (variant) => variant.options.design !== undefined && variant.options.dialect === 'redisearch1',
@@ -132,8 +133,12 @@ describe('kvmod commands over LSP', () => {
             { design: redis.name, dialect: 'redisearch2' },
             { design: redis.name, dialect: 'redisearch1' },
             { design: 'redis-core', dialect: 'redisearch2' },
+            { design: 'dynamodb', dialect: 'redisearch2' },
         ]);
-        expect(client.variants.at(-1)!.label).toBe(`${client.name}: redis-core`);
+        expect(client.variants.slice(-2).map((variant) => variant.label)).toEqual([
+            `${client.name}: redis-core`,
+            `${client.name}: dynamodb`,
+        ]);
     });
 
     it('"Generate…" writes the target\'s files into the output folder through the pipeline', async () => {

@@ -16,10 +16,7 @@
  * - `<partition tag>:@v` (the partition's slot): per row, the versions its index entries were written from.
  */
 
-import type { KvlmModel } from '../../language/generated/ast.js';
-import { coreLuaCollections } from '../entities/entity-store-design.js';
-import type { ClusterDesign, ClusterFunctionNames } from '../typescript/client-runtime/kvmod-cluster-entities.js';
-import type { CoreViewModel } from './redis-core-view-model.js';
+import type { ClusterFunctionNames } from '../typescript/client-runtime/kvmod-cluster-entities.js';
 
 /** The function names of a database's cluster steps (shorter than the library's longest, so never refused). */
 /** The names of the cluster steps' one-slot functions (the client runtime's type: one list of the roles). */
@@ -36,36 +33,6 @@ export function coreClusterFunctions(database: string): CoreClusterFunctions {
         row: name('row'),
         rowAck: name('rowack'),
         index: name('index'),
-    };
-}
-
-/**
- * What the cluster steps (client-runtime/kvmod-cluster-entities.ts) need of a design with an entity store: the entity
- * layout, each collection's rows as the entities make them and its partition, the function names. Plain data: the
- * generated client embeds it.
- */
-export function coreClusterDesign(kvlm: KvlmModel, design: CoreViewModel): ClusterDesign {
-    const store = design.entityStore;
-    if (!store) throw new Error(`the design keeps no entity store: ${design.noEntityStore ?? ''}`);
-    const byName = new Map(design.collections.map((c) => [c.name, c]));
-    return {
-        schema: store.schema,
-        collections: coreLuaCollections(kvlm, store.schema, design.collections).map((c) => {
-            const core = byName.get(c.name)!;
-            return {
-                name: c.name,
-                prefix: c.prefix,
-                nodes: c.nodes,
-                key: c.key,
-                fields: c.fields.map(({ node, form }) => ({ node, form })),
-                recordKey: core.recordKey,
-                partition:
-                    core.partition === null
-                        ? null
-                        : core.partition.fields.map((f) => ({ position: f.position, text: f.type === 'text' })),
-            };
-        }),
-        functions: coreClusterFunctions(design.database),
     };
 }
 

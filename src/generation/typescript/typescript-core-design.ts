@@ -13,7 +13,7 @@ import {
     type CoreQuery,
     type CoreViewModel,
 } from '../redis-core/redis-core-design.js';
-import { coreClusterDesign } from '../redis-core/redis-core-cluster-lua.js';
+import { coreClusterDesign } from '../redis-core/redis-core-cluster-design.js';
 import { buildRedisViewModel, type RedisGenerationOptions } from '../redis/redis-view-model.js';
 import type { CoreClusterSteps } from './client-runtime/kvmod-core-client.js';
 import { buildTsClientDesign, CLIENT_FIXED_NAMES, type TsProperty } from './typescript-design.js';

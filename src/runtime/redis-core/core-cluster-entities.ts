@@ -5,7 +5,7 @@
  * pending records first); what is kvmod's own is the check, the engine-neutral semantics (`applyEntityOperation`) over
  * the entities the operation names, read from their slots, so every outcome is the oracle's.
  */
-import { coreClusterDesign } from '../../generation/redis-core/redis-core-cluster-lua.js';
+import { coreClusterDesign } from '../../generation/redis-core/redis-core-cluster-design.js';
 import type { CoreViewModel } from '../../generation/redis-core/redis-core-design.js';
 import {
     entityHashFields,
