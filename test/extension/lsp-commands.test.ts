@@ -121,24 +121,25 @@ describe('kvmod commands over LSP', () => {
             { label: 'redis: redisearch2', options: { dialect: 'redisearch2' } },
             { label: 'redis: redisearch1', options: { dialect: 'redisearch1' } },
         ]);
-        // The client's folders: one per dialect of the RediSearch design, then the core design's and the DynamoDB
-        // design's, each item setting both the design and the dialect (so picking a dialect resets a configured core
-        // or DynamoDB design).
+        // The client's folders: one per dialect of the RediSearch design, then one per other design it can run,
+        // each item setting both the design and the dialect (so picking a dialect resets a configured other design).
         const client = targets.find((target) =>
             target.variants.some(
                 (variant) => variant.options.design !== undefined && variant.options.dialect === 'redisearch1',
             ),
         )!;
+        const others = client.options
+            .find((option) => option.name === 'design')!
+            .choices!.filter((design) => design !== redis.name);
+        expect(others.length).toBeGreaterThan(0);
         expect(client.variants.map((variant) => variant.options)).toEqual([
             { design: redis.name, dialect: 'redisearch2' },
             { design: redis.name, dialect: 'redisearch1' },
-            { design: 'redis-core', dialect: 'redisearch2' },
-            { design: 'dynamodb', dialect: 'redisearch2' },
+            ...others.map((design) => ({ design, dialect: 'redisearch2' })),
         ]);
-        expect(client.variants.slice(-2).map((variant) => variant.label)).toEqual([
-            `${client.name}: redis-core`,
-            `${client.name}: dynamodb`,
-        ]);
+        expect(client.variants.slice(-others.length).map((variant) => variant.label)).toEqual(
+            others.map((design) => `${client.name}: ${design}`),
+        );
     });
 
     it('"Generate…" writes the target\'s files into the output folder through the pipeline', async () => {
