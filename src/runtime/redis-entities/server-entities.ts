@@ -116,6 +116,16 @@ export async function readServerEntities(
         if (!model.entities.has(entity) || schema.entities[entity] === undefined) {
             read.problem = `${entity} is no entity of the design`;
         } else {
+            // Every attribute is required: a hash without one (a field deleted by hand, a writer of another design)
+            // implies no row, so it is named here rather than failing the encoding of what it implies.
+            const missing = schema.entities[entity].attributes.filter(
+                (attribute) => hash[attribute.name] === undefined,
+            );
+            if (missing.length > 0) {
+                read.problem = `it lacks the attribute${missing.length > 1 ? 's' : ''} ${missing.map((a) => a.name).join(', ')}`;
+                entities.set(key, read);
+                return;
+            }
             try {
                 const stored = decodeEntityHash(schema, entity, hash);
                 read.object = stored.object as InstanceObject;

@@ -412,6 +412,17 @@ describe.each(['redisearch1', 'redis-core'])('the entity store on %s', (engineNa
         );
     }, 60_000);
 
+    test('an entity hash lacking an attribute is named with its key, and the rows it held are stale', async () => {
+        const engine = engineNamed(engineName);
+        await flush(engine);
+        await load(engine, 'airflights');
+        const [airport] = await keys(engine, 'kvmod:airflights:{Airport:*}');
+        await cli(engine, ['HDEL', airport, 'city']);
+        const differences = await check(engine, 'airflights');
+        expect(differences).toContain(`entity hash ${airport} cannot be read: it lacks the attribute city`);
+        expect(differences.some((difference) => difference.startsWith('stale row '))).toBe(true);
+    }, 60_000);
+
     test('load of data lacking an entity refuses and writes nothing; --sync removes it and its rows', async () => {
         const engine = engineNamed(engineName);
         await flush(engine);
