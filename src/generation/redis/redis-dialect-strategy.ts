@@ -56,6 +56,13 @@ export interface RedisDialectStrategy {
      * script that reads the pointer key and runs the command on the index it names, in one atomic step.
      */
     queryHead(command: 'FT.SEARCH' | 'FT.AGGREGATE', stable: string): RedisArgPart[][];
+    /**
+     * The head of the same query pinned to one design (what a generated client sends): a script that runs it on
+     * `physical` only while the stable name serves `physical`, and otherwise answers the error
+     * `ERR other design: <stable> serves <served>, not <physical>` (which the client turns into its `OtherDesignError`),
+     * in the same atomic step: no extra round trip.
+     */
+    pinnedQueryHead(command: 'FT.SEARCH' | 'FT.AGGREGATE', stable: string, physical: string): RedisArgPart[][];
     /** Makes the stable name serve a physical index: `FT.ALIASUPDATE` (2.x) or `SET` of the pointer key (1.2). */
     pointArgv(stable: string, physical: string): string[];
     /** Drops a physical index with its rows (2.x `FT.DROPINDEX … DD`, 1.2 `FT.DROP`, which deletes the hashes too). */
@@ -71,6 +78,33 @@ export const POINTER_QUERY_LUA = [
     "local index = redis.call('GET', KEYS[1])",
     "if not index then return redis.error_reply('ERR no index behind ' .. KEYS[1] .. ': create it with indexes.redis') end",
     'return redis.call(ARGV[1], index, unpack(ARGV, 2))',
+].join('\n');
+
+/**
+ * A generated client's query on RediSearch 1.2: the pointer key (KEYS[1]) must name the client's own index
+ * (ARGV[1]); then the command (ARGV[2]) runs on it with the rest of its arguments, in the same script.
+ */
+export const PINNED_POINTER_QUERY_LUA = [
+    "local index = redis.call('GET', KEYS[1])",
+    "if not index then return redis.error_reply('ERR no index behind ' .. KEYS[1] .. ': create it with indexes.redis') end",
+    "if index ~= ARGV[1] then return redis.error_reply('ERR other design: ' .. KEYS[1] .. ' serves ' .. index .. ', not ' .. ARGV[1]) end",
+    'return redis.call(ARGV[2], index, unpack(ARGV, 3))',
+].join('\n');
+
+/**
+ * A generated client's query on RediSearch 2.x: the alias (ARGV[1]) must name the client's own index (ARGV[2]), as
+ * FT.INFO of the alias reports it (`index_name`); then the command (ARGV[3]) runs on that index, in the same script.
+ * An unknown alias answers FT.INFO's own error (the client's missing index).
+ */
+export const PINNED_ALIAS_QUERY_LUA = [
+    "local info = redis.pcall('FT.INFO', ARGV[1])",
+    'if info.err then return info end',
+    'local index = ARGV[1]',
+    'for i = 1, #info - 1, 2 do',
+    "    if info[i] == 'index_name' then index = info[i + 1] break end",
+    'end',
+    "if index ~= ARGV[2] then return redis.error_reply('ERR other design: ' .. ARGV[1] .. ' serves ' .. index .. ', not ' .. ARGV[2]) end",
+    'return redis.call(ARGV[3], index, unpack(ARGV, 4))',
 ].join('\n');
 
 /** Counter insert for RediSearch 2.x+: INCR, then HSET (prefix indexing picks the hash up). */
@@ -107,6 +141,7 @@ const REDISEARCH2: RedisDialectStrategy = {
     negation: 'operator',
     queryValue: (name) => [`$${name}`],
     queryHead: (cmd, stable) => lit(cmd, stable),
+    pinnedQueryHead: (cmd, stable, physical) => lit('EVAL', PINNED_ALIAS_QUERY_LUA, '0', stable, physical, cmd),
     pointArgv: (stable, physical) => ['FT.ALIASUPDATE', stable, physical],
     dropArgv: (physical) => ['FT.DROPINDEX', physical, 'DD'],
     queryTail(used) {
@@ -139,6 +174,8 @@ const REDISEARCH1: RedisDialectStrategy = {
     queryValue: (name, type, kind) => [slot(name, type, kind === 'tag' ? 'tag' : 'value')],
     queryTail: () => [],
     queryHead: (cmd, stable) => lit('EVAL', POINTER_QUERY_LUA, '1', pointerKeyOf(stable), cmd),
+    pinnedQueryHead: (cmd, stable, physical) =>
+        lit('EVAL', PINNED_POINTER_QUERY_LUA, '1', pointerKeyOf(stable), physical, cmd),
     pointArgv: (stable, physical) => ['SET', pointerKeyOf(stable), physical],
     dropArgv: (physical) => ['FT.DROP', physical],
 };

@@ -14,6 +14,8 @@ import {
     type RedisQuery,
     type RedisViewModel,
 } from '../redis/redis-view-model.js';
+import { REDIS_DIALECT_STRATEGIES } from '../redis/redis-dialect-strategy.js';
+import type { RedisDialect } from '../shared/redis-dialects.js';
 import { buildTsEntityStore, type TsEntityStore } from './typescript-entities.js';
 import { NameScope, safeIdentifier, typeCase } from './typescript-names.js';
 
@@ -53,6 +55,12 @@ export interface TsQuery {
     redis: RedisQuery;
     /** The collection it reads. */
     collection: TsCollection;
+    /**
+     * What the client sends: the Redis design's command with its head pinned to this design's index (see
+     * `RedisDialectStrategy.pinnedQueryHead`), so that a server another design now serves refuses the query instead
+     * of answering it from that design's index.
+     */
+    command: RedisCommand;
     /** The safe spelling of the query name. */
     id: string;
     /** Type and function names. */
@@ -183,7 +191,24 @@ function buildCollection(collection: RedisCollection, top: NameScope): TsCollect
     return { redis: collection, id, names, row, key };
 }
 
-function buildQuery(query: RedisQuery, collection: TsCollection, dialect: string, top: NameScope): TsQuery {
+/** The query's command with its head (`RedisDialectStrategy.queryHead`) replaced by the head pinned to its index. */
+function pinnedCommand(query: RedisQuery, collection: RedisCollection, dialect: RedisDialect): RedisCommand {
+    const strategy = REDIS_DIALECT_STRATEGIES[dialect];
+    const verb = query.kind === 'search' ? 'FT.SEARCH' : 'FT.AGGREGATE';
+    const head = strategy.queryHead(verb, collection.index);
+    const length = head.length;
+    if (JSON.stringify(query.command.argv.slice(0, length)) !== JSON.stringify(head))
+        throw new Error(`query ${query.name}: its command does not start with the head of its dialect`);
+    return {
+        ...query.command,
+        argv: [
+            ...strategy.pinnedQueryHead(verb, collection.index, collection.physicalIndex),
+            ...query.command.argv.slice(length),
+        ],
+    };
+}
+
+function buildQuery(query: RedisQuery, collection: TsCollection, dialect: RedisDialect, top: NameScope): TsQuery {
     const id = safeIdentifier(query.name);
     const what = `query ${query.name}`;
     const type = typeCase(id);
@@ -210,18 +235,20 @@ function buildQuery(query: RedisQuery, collection: TsCollection, dialect: string
         required: optional.get(projection.field) ?? false,
         doc: `column "${projection.label}" (field ${projection.field})`,
     }));
-    const tail = query.command.argv.findIndex(
+    const command = pinnedCommand(query, collection.redis, dialect);
+    const tail = command.argv.findIndex(
         (arg) => arg.length === 1 && (arg[0] === 'TIMEOUT' || arg[0] === 'PARAMS' || arg[0] === 'DIALECT'),
     );
     return {
         redis: query,
         collection,
+        command,
         id,
         names,
         params,
         columns,
         paging: dialect === 'redisearch1' && query.kind === 'search' && query.sortKeys.length > 0 ? 'whole' : 'offset',
-        countTail: tail < 0 ? query.command.argv.length : tail,
+        countTail: tail < 0 ? command.argv.length : tail,
     };
 }
 

@@ -161,13 +161,16 @@ function collectionData(collection: TsCollection): Record<string, unknown> {
 }
 
 /** A query's data as the generated module holds it (`QUERIES`): what the runtime's `readPage` takes. */
-export function queryData(query: TsQuery): Record<string, unknown> {
+export function queryData(query: TsQuery, database: string): Record<string, unknown> {
     const { redis } = query;
     return {
         name: redis.name,
         index: query.collection.redis.index,
+        collection: query.collection.redis.name,
+        physicalIndex: query.collection.redis.physicalIndex,
+        database,
         kind: redis.kind,
-        command: redis.command,
+        command: query.command,
         page: redis.page,
         limit: redis.limit,
         paging: query.paging,
@@ -343,7 +346,7 @@ export function emitTypeScriptClient(design: TsClientDesign, version: string): G
         declarations: [
             {
                 name: 'QUERIES',
-                initializer: `${literal(Object.fromEntries(design.queries.map((q) => [q.id, queryData(q)])))} satisfies Record<string, kvmod.ClientQuery>`,
+                initializer: `${literal(Object.fromEntries(design.queries.map((q) => [q.id, queryData(q, design.redis.database)])))} satisfies Record<string, kvmod.ClientQuery>`,
             },
         ],
     });

@@ -355,15 +355,19 @@ const QUERIES = {
     Q1_aircraftsCapacityWithin: {
         name: 'Q1_aircraftsCapacityWithin',
         index: 'Q1_aircraftsCapacityWithin',
+        collection: 'Q1_aircraftsCapacityWithin',
+        physicalIndex: 'Q1_aircraftsCapacityWithin_117106',
+        database: 'airflights',
         kind: 'search',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q1_aircraftsCapacityWithin'],
+                ['Q1_aircraftsCapacityWithin_117106'],
                 ['FT.SEARCH'],
                 [
                     '@capacity:[',
@@ -390,20 +394,24 @@ const QUERIES = {
             { prop: 'registrationNumber', field: 'registrationNumber', type: 'text' },
             { prop: 'capacity', field: 'capacity', type: 'int' },
         ],
-        countTail: 13,
+        countTail: 14,
     },
     Q2_airportsGivenCountrySortedByCities: {
         name: 'Q2_airportsGivenCountrySortedByCities',
         index: 'Q2_airportsGivenCountrySortedByCities',
+        collection: 'Q2_airportsGivenCountrySortedByCities',
+        physicalIndex: 'Q2_airportsGivenCountrySortedByCities_9cea6f',
+        database: 'airflights',
         kind: 'search',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q2_airportsGivenCountrySortedByCities'],
+                ['Q2_airportsGivenCountrySortedByCities_9cea6f'],
                 ['FT.SEARCH'],
                 ['@country:{', { param: 'country', type: 'text', use: 'tag', nullable: false }, '}'],
                 ['RETURN'],
@@ -429,20 +437,24 @@ const QUERIES = {
             { prop: 'codeCAO', field: 'codeCAO', type: 'text' },
             { prop: 'city', field: 'city', type: 'text' },
         ],
-        countTail: 17,
+        countTail: 18,
     },
     Q3_passengersOfGivenFlight: {
         name: 'Q3_passengersOfGivenFlight',
         index: 'Q3_passengersOfGivenFlight',
+        collection: 'Q3_passengersOfGivenFlight',
+        physicalIndex: 'Q3_passengersOfGivenFlight_92960a',
+        database: 'airflights',
         kind: 'search',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q3_passengersOfGivenFlight'],
+                ['Q3_passengersOfGivenFlight_92960a'],
                 ['FT.SEARCH'],
                 ['@FL_code:{', { param: 'code', type: 'text', use: 'tag', nullable: false }, '}'],
                 ['RETURN'],
@@ -465,20 +477,24 @@ const QUERIES = {
             { prop: 'lastName', field: 'lastName', type: 'text' },
             { prop: 'idPassport', field: 'idPassport', type: 'text' },
         ],
-        countTail: 14,
+        countTail: 15,
     },
     Q4_passengersDepartingGivenCountry: {
         name: 'Q4_passengersDepartingGivenCountry',
         index: 'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod',
+        collection: 'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod',
+        physicalIndex: 'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61',
+        database: 'airflights',
         kind: 'aggregate',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod'],
+                ['Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61'],
                 ['FT.AGGREGATE'],
                 [
                     '@FL_departureDate:[',
@@ -533,20 +549,24 @@ const QUERIES = {
             { prop: 'sex', field: 'sex', type: 'text' },
             { prop: 'nationality', field: 'nationality', type: 'text' },
         ],
-        countTail: 32,
+        countTail: 33,
     },
     Q5_passengersDepartingGivenPeriod: {
         name: 'Q5_passengersDepartingGivenPeriod',
         index: 'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod',
+        collection: 'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod',
+        physicalIndex: 'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61',
+        database: 'airflights',
         kind: 'aggregate',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod'],
+                ['Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod_523f61'],
                 ['FT.AGGREGATE'],
                 [
                     '@FL_departureDate:[',
@@ -598,20 +618,24 @@ const QUERIES = {
             { prop: 'sex', field: 'sex', type: 'text' },
             { prop: 'nationality', field: 'nationality', type: 'text' },
         ],
-        countTail: 30,
+        countTail: 31,
     },
     Q6_websitesAccessedOnGivenFlight: {
         name: 'Q6_websitesAccessedOnGivenFlight',
         index: 'Q6_websitesAccessedOnGivenFlight',
+        collection: 'Q6_websitesAccessedOnGivenFlight',
+        physicalIndex: 'Q6_websitesAccessedOnGivenFlight_8290e8',
+        database: 'airflights',
         kind: 'aggregate',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q6_websitesAccessedOnGivenFlight'],
+                ['Q6_websitesAccessedOnGivenFlight_8290e8'],
                 ['FT.AGGREGATE'],
                 ['@F_code:{', { param: 'code', type: 'text', use: 'tag', nullable: false }, '}'],
                 ['LOAD'],
@@ -654,20 +678,24 @@ const QUERIES = {
             { prop: 'accessDate', field: 'accessDate', type: 'date' },
             { prop: 'accessTime', field: 'accessTime', type: 'time' },
         ],
-        countTail: 33,
+        countTail: 34,
     },
     Q7_aircraftsDepartedFromAirportDuringPeriod: {
         name: 'Q7_aircraftsDepartedFromAirportDuringPeriod',
         index: 'Q7_aircraftsDepartedFromAirportDuringPeriod',
+        collection: 'Q7_aircraftsDepartedFromAirportDuringPeriod',
+        physicalIndex: 'Q7_aircraftsDepartedFromAirportDuringPeriod_4889b3',
+        database: 'airflights',
         kind: 'search',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q7_aircraftsDepartedFromAirportDuringPeriod'],
+                ['Q7_aircraftsDepartedFromAirportDuringPeriod_4889b3'],
                 ['FT.SEARCH'],
                 [
                     '@O_codeCAO:{',
@@ -702,20 +730,24 @@ const QUERIES = {
             { prop: 'departureDate', field: 'departureDate', type: 'date' },
             { prop: 'departureTime', field: 'departureTime', type: 'time' },
         ],
-        countTail: 14,
+        countTail: 15,
     },
     Q8_localizationsOfFlightAircraft: {
         name: 'Q8_localizationsOfFlightAircraft',
         index: 'Q8_localizationsOfFlightAircraft',
+        collection: 'Q8_localizationsOfFlightAircraft',
+        physicalIndex: 'Q8_localizationsOfFlightAircraft_d7bbd0',
+        database: 'airflights',
         kind: 'aggregate',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q8_localizationsOfFlightAircraft'],
+                ['Q8_localizationsOfFlightAircraft_d7bbd0'],
                 ['FT.AGGREGATE'],
                 ['@code:{', { param: 'code', type: 'text', use: 'tag', nullable: false }, '}'],
                 ['LOAD'],
@@ -757,20 +789,24 @@ const QUERIES = {
             { prop: 'L_crossingDate', field: 'L_crossingDate', type: 'date' },
             { prop: 'L_crossingTime', field: 'L_crossingTime', type: 'time' },
         ],
-        countTail: 31,
+        countTail: 32,
     },
     Q9_flightsOnGivenDateByLevel: {
         name: 'Q9_flightsOnGivenDateByLevel',
         index: 'Q9_flightsOnGivenDateByLevel',
+        collection: 'Q9_flightsOnGivenDateByLevel',
+        physicalIndex: 'Q9_flightsOnGivenDateByLevel_80fd3c',
+        database: 'airflights',
         kind: 'search',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q9_flightsOnGivenDateByLevel'],
+                ['Q9_flightsOnGivenDateByLevel_80fd3c'],
                 ['FT.SEARCH'],
                 [
                     '@departureDate:[',
@@ -804,7 +840,7 @@ const QUERIES = {
             { prop: 'O_city', field: 'O_city', type: 'text' },
             { prop: 'D_city', field: 'D_city', type: 'text' },
         ],
-        countTail: 18,
+        countTail: 19,
     },
 } satisfies Record<string, kvmod.ClientQuery>;
 /** The design's entity store: how each entity is kept beside the rows, and the Functions library of the entity operations. */

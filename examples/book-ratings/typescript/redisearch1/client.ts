@@ -244,15 +244,19 @@ const QUERIES = {
     Q1_booksByRank: {
         name: 'Q1_booksByRank',
         index: 'Q1_booksByRank_Q7_bargainsOrTopRanked',
+        collection: 'Q1_booksByRank_Q7_bargainsOrTopRanked',
+        physicalIndex: 'Q1_booksByRank_Q7_bargainsOrTopRanked_cd6626',
+        database: 'book_ratings',
         kind: 'search',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q1_booksByRank_Q7_bargainsOrTopRanked'],
+                ['Q1_booksByRank_Q7_bargainsOrTopRanked_cd6626'],
                 ['FT.SEARCH'],
                 ['*'],
                 ['RETURN'],
@@ -282,20 +286,24 @@ const QUERIES = {
             { prop: 'rank', field: 'rank', type: 'int' },
             { prop: 'price', field: 'price', type: 'float' },
         ],
-        countTail: 19,
+        countTail: 20,
     },
     Q7_bargainsOrTopRanked: {
         name: 'Q7_bargainsOrTopRanked',
         index: 'Q1_booksByRank_Q7_bargainsOrTopRanked',
+        collection: 'Q1_booksByRank_Q7_bargainsOrTopRanked',
+        physicalIndex: 'Q1_booksByRank_Q7_bargainsOrTopRanked_cd6626',
+        database: 'book_ratings',
         kind: 'search',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q1_booksByRank_Q7_bargainsOrTopRanked'],
+                ['Q1_booksByRank_Q7_bargainsOrTopRanked_cd6626'],
                 ['FT.SEARCH'],
                 [
                     '((@price:[-inf (',
@@ -335,20 +343,24 @@ const QUERIES = {
             { prop: 'rank', field: 'rank', type: 'int' },
             { prop: 'price', field: 'price', type: 'float' },
         ],
-        countTail: 18,
+        countTail: 19,
     },
     Q2_authorsOfTag: {
         name: 'Q2_authorsOfTag',
         index: 'Q2_authorsOfTag',
+        collection: 'Q2_authorsOfTag',
+        physicalIndex: 'Q2_authorsOfTag_382a71',
+        database: 'book_ratings',
         kind: 'search',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q2_authorsOfTag'],
+                ['Q2_authorsOfTag_382a71'],
                 ['FT.SEARCH'],
                 ['@T_name:{', { param: 'tag', type: 'text', use: 'tag', nullable: false }, '}'],
                 ['RETURN'],
@@ -366,20 +378,24 @@ const QUERIES = {
         paging: 'offset',
         params: [{ prop: 'tag', param: 'tag' }],
         columns: [{ prop: 'author', field: 'author', type: 'text' }, { prop: 'title', field: 'title', type: 'text' }],
-        countTail: 13,
+        countTail: 14,
     },
     Q3_booksWithTag: {
         name: 'Q3_booksWithTag',
         index: 'Q3_booksWithTag',
+        collection: 'Q3_booksWithTag',
+        physicalIndex: 'Q3_booksWithTag_274b33',
+        database: 'book_ratings',
         kind: 'search',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q3_booksWithTag'],
+                ['Q3_booksWithTag_274b33'],
                 ['FT.SEARCH'],
                 ['@T_name:{', { param: 'tag', type: 'text', use: 'tag', nullable: false }, '}'],
                 ['RETURN'],
@@ -407,20 +423,24 @@ const QUERIES = {
             { prop: 'author', field: 'author', type: 'text' },
             { prop: 'rank', field: 'rank', type: 'int' },
         ],
-        countTail: 18,
+        countTail: 19,
     },
     Q4_commentsOfBook: {
         name: 'Q4_commentsOfBook',
         index: 'Q4_commentsOfBook',
+        collection: 'Q4_commentsOfBook',
+        physicalIndex: 'Q4_commentsOfBook_946967',
+        database: 'book_ratings',
         kind: 'search',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q4_commentsOfBook'],
+                ['Q4_commentsOfBook_946967'],
                 ['FT.SEARCH'],
                 ['@isbn:{', { param: 'isbn', type: 'text', use: 'tag', nullable: false }, '}'],
                 ['RETURN'],
@@ -446,20 +466,24 @@ const QUERIES = {
             { prop: 'C_postedAt', field: 'C_postedAt', type: 'datetime' },
             { prop: 'W_username', field: 'W_username', type: 'text' },
         ],
-        countTail: 17,
+        countTail: 18,
     },
     Q5_booksAbovePrice: {
         name: 'Q5_booksAbovePrice',
         index: 'Q5_booksAbovePrice',
+        collection: 'Q5_booksAbovePrice',
+        physicalIndex: 'Q5_booksAbovePrice_d81774',
+        database: 'book_ratings',
         kind: 'search',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q5_booksAbovePrice'],
+                ['Q5_booksAbovePrice_d81774'],
                 ['FT.SEARCH'],
                 ['@price:[(', { param: 'price', type: 'float', use: 'value', nullable: false }, ' +inf]'],
                 ['RETURN'],
@@ -480,20 +504,24 @@ const QUERIES = {
         paging: 'whole',
         params: [{ prop: 'price', param: 'price' }],
         columns: [{ prop: 'title', field: 'title', type: 'text' }, { prop: 'price', field: 'price', type: 'float' }],
-        countTail: 16,
+        countTail: 17,
     },
     Q6_booksOfAuthor: {
         name: 'Q6_booksOfAuthor',
         index: 'Q6_booksOfAuthor',
+        collection: 'Q6_booksOfAuthor',
+        physicalIndex: 'Q6_booksOfAuthor_472595',
+        database: 'book_ratings',
         kind: 'search',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q6_booksOfAuthor'],
+                ['Q6_booksOfAuthor_472595'],
                 ['FT.SEARCH'],
                 ['@author:{', { param: 'author', type: 'text', use: 'tag', nullable: false }, '}'],
                 ['RETURN'],
@@ -519,7 +547,7 @@ const QUERIES = {
             { prop: 'published', field: 'published', type: 'date' },
             { prop: 'rank', field: 'rank', type: 'int' },
         ],
-        countTail: 17,
+        countTail: 18,
     },
 } satisfies Record<string, kvmod.ClientQuery>;
 /** The design's entity store: how each entity is kept beside the rows, and the Functions library of the entity operations. */

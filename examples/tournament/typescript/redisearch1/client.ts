@@ -205,15 +205,19 @@ const QUERIES = {
     Q1_playerOverview: {
         name: 'Q1_playerOverview',
         index: 'Q1_playerOverview',
+        collection: 'Q1_playerOverview',
+        physicalIndex: 'Q1_playerOverview_1cf253',
+        database: 'tournament',
         kind: 'search',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q1_playerOverview'],
+                ['Q1_playerOverview_1cf253'],
                 ['FT.SEARCH'],
                 ['@username:{', { param: 'username', type: 'text', use: 'tag', nullable: false }, '}'],
                 ['RETURN'],
@@ -249,20 +253,24 @@ const QUERIES = {
             { prop: 'F_username', field: 'F_username', type: 'text' },
             { prop: 'S_username', field: 'S_username', type: 'text' },
         ],
-        countTail: 22,
+        countTail: 23,
     },
     Q2_gameRounds: {
         name: 'Q2_gameRounds',
         index: 'Q2_gameRounds',
+        collection: 'Q2_gameRounds',
+        physicalIndex: 'Q2_gameRounds_a6ff53',
+        database: 'tournament',
         kind: 'search',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q2_gameRounds'],
+                ['Q2_gameRounds_a6ff53'],
                 ['FT.SEARCH'],
                 ['@code:{', { param: 'code', type: 'text', use: 'tag', nullable: false }, '}'],
                 ['RETURN'],
@@ -292,20 +300,24 @@ const QUERIES = {
             { prop: 'R_moves', field: 'R_moves', type: 'text' },
             { prop: 'R_comments', field: 'R_comments', type: 'text' },
         ],
-        countTail: 19,
+        countTail: 20,
     },
     Q3_leaderboard: {
         name: 'Q3_leaderboard',
         index: 'Q3_leaderboard',
+        collection: 'Q3_leaderboard',
+        physicalIndex: 'Q3_leaderboard_c0ebfa',
+        database: 'tournament',
         kind: 'aggregate',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q3_leaderboard'],
+                ['Q3_leaderboard_c0ebfa'],
                 ['FT.AGGREGATE'],
                 ['@score:[', { param: 'score', type: 'int', use: 'value', nullable: false }, ' +inf]'],
                 ['LOAD'],
@@ -342,20 +354,24 @@ const QUERIES = {
             { prop: 'lastName', field: 'lastName', type: 'text' },
             { prop: 'score', field: 'score', type: 'int' },
         ],
-        countTail: 27,
+        countTail: 28,
     },
     Q4_openGamesStartedBetween: {
         name: 'Q4_openGamesStartedBetween',
         index: 'Q4_openGamesStartedBetween',
+        collection: 'Q4_openGamesStartedBetween',
+        physicalIndex: 'Q4_openGamesStartedBetween_a735ab',
+        database: 'tournament',
         kind: 'search',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q4_openGamesStartedBetween'],
+                ['Q4_openGamesStartedBetween_a735ab'],
                 ['FT.SEARCH'],
                 [
                     '@startedAt:[',
@@ -389,20 +405,24 @@ const QUERIES = {
             { prop: 'F_username', field: 'F_username', type: 'text' },
             { prop: 'S_username', field: 'S_username', type: 'text' },
         ],
-        countTail: 18,
+        countTail: 19,
     },
     Q5_roundsPlayedOn: {
         name: 'Q5_roundsPlayedOn',
         index: 'Q5_roundsPlayedOn',
+        collection: 'Q5_roundsPlayedOn',
+        physicalIndex: 'Q5_roundsPlayedOn_a9be19',
+        database: 'tournament',
         kind: 'search',
         command: {
             argv: [
                 ['EVAL'],
                 [
-                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nreturn redis.call(ARGV[1], index, unpack(ARGV, 2))',
+                    'local index = redis.call(\'GET\', KEYS[1])\nif not index then return redis.error_reply(\'ERR no index behind \' .. KEYS[1] .. \': create it with indexes.redis\') end\nif index ~= ARGV[1] then return redis.error_reply(\'ERR other design: \' .. KEYS[1] .. \' serves \' .. index .. \', not \' .. ARGV[1]) end\nreturn redis.call(ARGV[2], index, unpack(ARGV, 3))',
                 ],
                 ['1'],
                 ['kvmod:index:Q5_roundsPlayedOn'],
+                ['Q5_roundsPlayedOn_a9be19'],
                 ['FT.SEARCH'],
                 [
                     '@R_playedOn:[',
@@ -431,7 +451,7 @@ const QUERIES = {
             { prop: 'R_number', field: 'R_number', type: 'int' },
             { prop: 'R_moves', field: 'R_moves', type: 'text' },
         ],
-        countTail: 14,
+        countTail: 15,
     },
 } satisfies Record<string, kvmod.ClientQuery>;
 /** The design's entity store: how each entity is kept beside the rows, and the Functions library of the entity operations. */

@@ -229,11 +229,20 @@ const QUERIES = {
     Q1_playerOverview: {
         name: 'Q1_playerOverview',
         index: 'Q1_playerOverview',
+        collection: 'Q1_playerOverview',
+        physicalIndex: 'Q1_playerOverview_237041',
+        database: 'tournament',
         kind: 'search',
         command: {
             argv: [
-                ['FT.SEARCH'],
+                ['EVAL'],
+                [
+                    'local info = redis.pcall(\'FT.INFO\', ARGV[1])\nif info.err then return info end\nlocal index = ARGV[1]\nfor i = 1, #info - 1, 2 do\n    if info[i] == \'index_name\' then index = info[i + 1] break end\nend\nif index ~= ARGV[2] then return redis.error_reply(\'ERR other design: \' .. ARGV[1] .. \' serves \' .. index .. \', not \' .. ARGV[2]) end\nreturn redis.call(ARGV[3], index, unpack(ARGV, 4))',
+                ],
+                ['0'],
                 ['Q1_playerOverview'],
+                ['Q1_playerOverview_237041'],
+                ['FT.SEARCH'],
                 ['@username__eq:{$username}'],
                 ['RETURN'],
                 ['8'],
@@ -276,16 +285,25 @@ const QUERIES = {
             { prop: 'F_username', field: 'F_username', type: 'text' },
             { prop: 'S_username', field: 'S_username', type: 'text' },
         ],
-        countTail: 19,
+        countTail: 23,
     },
     Q2_gameRounds: {
         name: 'Q2_gameRounds',
         index: 'Q2_gameRounds',
+        collection: 'Q2_gameRounds',
+        physicalIndex: 'Q2_gameRounds_4b1ae2',
+        database: 'tournament',
         kind: 'search',
         command: {
             argv: [
-                ['FT.SEARCH'],
+                ['EVAL'],
+                [
+                    'local info = redis.pcall(\'FT.INFO\', ARGV[1])\nif info.err then return info end\nlocal index = ARGV[1]\nfor i = 1, #info - 1, 2 do\n    if info[i] == \'index_name\' then index = info[i + 1] break end\nend\nif index ~= ARGV[2] then return redis.error_reply(\'ERR other design: \' .. ARGV[1] .. \' serves \' .. index .. \', not \' .. ARGV[2]) end\nreturn redis.call(ARGV[3], index, unpack(ARGV, 4))',
+                ],
+                ['0'],
                 ['Q2_gameRounds'],
+                ['Q2_gameRounds_4b1ae2'],
+                ['FT.SEARCH'],
                 ['@code__eq:{$code}'],
                 ['RETURN'],
                 ['5'],
@@ -322,16 +340,25 @@ const QUERIES = {
             { prop: 'R_moves', field: 'R_moves', type: 'text' },
             { prop: 'R_comments', field: 'R_comments', type: 'text' },
         ],
-        countTail: 16,
+        countTail: 20,
     },
     Q3_leaderboard: {
         name: 'Q3_leaderboard',
         index: 'Q3_leaderboard',
+        collection: 'Q3_leaderboard',
+        physicalIndex: 'Q3_leaderboard_c0ebfa',
+        database: 'tournament',
         kind: 'aggregate',
         command: {
             argv: [
-                ['FT.AGGREGATE'],
+                ['EVAL'],
+                [
+                    'local info = redis.pcall(\'FT.INFO\', ARGV[1])\nif info.err then return info end\nlocal index = ARGV[1]\nfor i = 1, #info - 1, 2 do\n    if info[i] == \'index_name\' then index = info[i + 1] break end\nend\nif index ~= ARGV[2] then return redis.error_reply(\'ERR other design: \' .. ARGV[1] .. \' serves \' .. index .. \', not \' .. ARGV[2]) end\nreturn redis.call(ARGV[3], index, unpack(ARGV, 4))',
+                ],
+                ['0'],
                 ['Q3_leaderboard'],
+                ['Q3_leaderboard_c0ebfa'],
+                ['FT.AGGREGATE'],
                 ['@score:[$score +inf]'],
                 ['LOAD'],
                 ['6'],
@@ -375,16 +402,25 @@ const QUERIES = {
             { prop: 'lastName', field: 'lastName', type: 'text' },
             { prop: 'score', field: 'score', type: 'int' },
         ],
-        countTail: 24,
+        countTail: 28,
     },
     Q4_openGamesStartedBetween: {
         name: 'Q4_openGamesStartedBetween',
         index: 'Q4_openGamesStartedBetween',
+        collection: 'Q4_openGamesStartedBetween',
+        physicalIndex: 'Q4_openGamesStartedBetween_a735ab',
+        database: 'tournament',
         kind: 'search',
         command: {
             argv: [
-                ['FT.SEARCH'],
+                ['EVAL'],
+                [
+                    'local info = redis.pcall(\'FT.INFO\', ARGV[1])\nif info.err then return info end\nlocal index = ARGV[1]\nfor i = 1, #info - 1, 2 do\n    if info[i] == \'index_name\' then index = info[i + 1] break end\nend\nif index ~= ARGV[2] then return redis.error_reply(\'ERR other design: \' .. ARGV[1] .. \' serves \' .. index .. \', not \' .. ARGV[2]) end\nreturn redis.call(ARGV[3], index, unpack(ARGV, 4))',
+                ],
+                ['0'],
                 ['Q4_openGamesStartedBetween'],
+                ['Q4_openGamesStartedBetween_a735ab'],
+                ['FT.SEARCH'],
                 ['@startedAt:[$from +inf] @startedAt:[-inf ($to] @finished:[0 0]'],
                 ['RETURN'],
                 ['4'],
@@ -421,16 +457,25 @@ const QUERIES = {
             { prop: 'F_username', field: 'F_username', type: 'text' },
             { prop: 'S_username', field: 'S_username', type: 'text' },
         ],
-        countTail: 15,
+        countTail: 19,
     },
     Q5_roundsPlayedOn: {
         name: 'Q5_roundsPlayedOn',
         index: 'Q5_roundsPlayedOn',
+        collection: 'Q5_roundsPlayedOn',
+        physicalIndex: 'Q5_roundsPlayedOn_a9be19',
+        database: 'tournament',
         kind: 'search',
         command: {
             argv: [
-                ['FT.SEARCH'],
+                ['EVAL'],
+                [
+                    'local info = redis.pcall(\'FT.INFO\', ARGV[1])\nif info.err then return info end\nlocal index = ARGV[1]\nfor i = 1, #info - 1, 2 do\n    if info[i] == \'index_name\' then index = info[i + 1] break end\nend\nif index ~= ARGV[2] then return redis.error_reply(\'ERR other design: \' .. ARGV[1] .. \' serves \' .. index .. \', not \' .. ARGV[2]) end\nreturn redis.call(ARGV[3], index, unpack(ARGV, 4))',
+                ],
+                ['0'],
                 ['Q5_roundsPlayedOn'],
+                ['Q5_roundsPlayedOn_a9be19'],
+                ['FT.SEARCH'],
                 ['@R_playedOn:[$playedOn $playedOn]'],
                 ['RETURN'],
                 ['3'],
@@ -460,7 +505,7 @@ const QUERIES = {
             { prop: 'R_number', field: 'R_number', type: 'int' },
             { prop: 'R_moves', field: 'R_moves', type: 'text' },
         ],
-        countTail: 11,
+        countTail: 15,
     },
 } satisfies Record<string, kvmod.ClientQuery>;
 /** The design's entity store: how each entity is kept beside the rows, and the Functions library of the entity operations. */

@@ -126,11 +126,21 @@ export interface ClientCollection {
 export interface ClientQuery {
     /** The KVLM query name. */
     name: string;
-    /** The index it reads. */
+    /** The index it reads: its collection's stable name. */
     index: string;
+    /** Its collection (the KVLM name). */
+    collection: string;
+    /** The physical index of its collection in this design: the command runs only while the stable name serves it. */
+    physicalIndex: string;
+    /** The database, whose design record names the design a server serves (see `checkDesign`). */
+    database: string;
     /** `search` (FT.SEARCH) or `aggregate` (FT.AGGREGATE). */
     kind: 'search' | 'aggregate';
-    /** The command, with the paging slots `page.offset` and `page.count`. */
+    /**
+     * The command, with the paging slots `page.offset` and `page.count`: a script that runs it on `physicalIndex` only
+     * while the stable name serves that index, and otherwise answers `ERR other design: <stable> serves <served>, not
+     * <physicalIndex>` (an `OtherDesignError`), in the same call.
+     */
     command: RedisCommand;
     /** The names of the paging slots. */
     page: { offset: string; count: string };
@@ -189,6 +199,9 @@ export const MAX_REPLY_ROWS = 1_000_000;
 function isErrorReply(error: unknown): error is Error {
     return error instanceof ErrorReply;
 }
+
+/** The error reply of a query whose stable name serves another design's index (see `ClientQuery.command`). */
+const OTHER_DESIGN_REPLY = /other design: (\S+) serves (\S+), not (\S+)/;
 
 /** Sends a command, turning a missing index into a `MissingIndexError`. */
 async function send(client: CommandClient, argv: readonly string[], index?: string): Promise<unknown> {
@@ -318,8 +331,19 @@ export async function checkDesign(client: CommandClient, design: ClientDesign): 
             differing.push({ name: collection.name, served, expected: collection.physicalIndex });
     }
     if (differing.length === 0) return;
+    throw await otherDesignError(client, design.entityStore?.schema.database, differing);
+}
+
+/**
+ * The `OtherDesignError` of collections whose stable names serve another design's indexes: it names the server's
+ * design as `kvmod load` / `kvmod migrate` recorded it (one GET, on this failure only) and the indexes on each side.
+ */
+async function otherDesignError(
+    client: CommandClient,
+    database: string | undefined,
+    differing: { name: string; served: string; expected: string }[],
+): Promise<OtherDesignError> {
     // The record `kvmod load` and `kvmod migrate` leave (src/runtime/redisearch/redis-stable-names.ts, designRecordKey).
-    const database = design.entityStore?.schema.database;
     let serverDesign = 'another design';
     if (database !== undefined) {
         const record = await client.sendCommand(['GET', `kvmod:design:${database}`]);
@@ -331,7 +355,7 @@ export async function checkDesign(client: CommandClient, design: ClientDesign): 
         }
     }
     const list = differing.map((d) => `${d.name} -> ${d.served} (this client's design: ${d.expected})`).join(', ');
-    throw new OtherDesignError(
+    return new OtherDesignError(
         `the server serves ${serverDesign}, not the design this client was generated for: ${list}. ` +
             'Use the client generated from the design the server serves, or move the server with `kvmod migrate`; ' +
             'createIndexes never points a stable name away from the index another design serves',
@@ -448,6 +472,40 @@ function decodeRow<Row>(query: ClientQuery, fields: Map<string, string>): Row {
     return row as Row;
 }
 
+/**
+ * Sends a query's command: a server that serves another design for its collection is an `OtherDesignError` (the
+ * command's own script refuses); so is a missing stable name on a server whose recorded design has no index of this
+ * one's (a collection the new design dropped), which is otherwise a `MissingIndexError`.
+ */
+async function sendQuery(client: CommandClient, query: ClientQuery, argv: readonly string[]): Promise<unknown> {
+    try {
+        return await send(client, argv, query.index);
+    } catch (error) {
+        const other = isErrorReply(error) ? OTHER_DESIGN_REPLY.exec(error.message) : null;
+        if (other !== null)
+            throw await otherDesignError(client, query.database, [
+                { name: query.collection, served: other[2] ?? '', expected: query.physicalIndex },
+            ]);
+        if (error instanceof MissingIndexError && (await recordLacks(client, query)))
+            throw await otherDesignError(client, query.database, [
+                { name: query.collection, served: '(no index)', expected: query.physicalIndex },
+            ]);
+        throw error;
+    }
+}
+
+/** True when the server records a design for the query's database that has no index of the query's. */
+async function recordLacks(client: CommandClient, query: ClientQuery): Promise<boolean> {
+    const record = await client.sendCommand(['GET', `kvmod:design:${query.database}`]);
+    if (record === null || record === undefined) return false;
+    try {
+        const collections = (JSON.parse(String(record)) as { collections?: { physicalIndex?: unknown }[] }).collections;
+        return Array.isArray(collections) && !collections.some((c) => c.physicalIndex === query.physicalIndex);
+    } catch {
+        return false; // not a record kvmod wrote
+    }
+}
+
 /** Reads `count` rows from `offset`; `total` is what the engine says matched (an aggregate is counted by FT.SEARCH). */
 async function readRows<Row>(
     client: CommandClient,
@@ -458,7 +516,7 @@ async function readRows<Row>(
 ): Promise<{ rows: Row[]; total: number }> {
     const argv = bindRedisCommand(query.command, { ...values, [query.page.offset]: offset, [query.page.count]: count });
     if (query.kind === 'search') {
-        const { total, rows } = replyRows(query, await send(client, argv, query.index));
+        const { total, rows } = replyRows(query, await sendQuery(client, query, argv));
         return { total, rows: rows.map((fields) => decodeRow<Row>(query, fields)) };
     }
     // FT.AGGREGATE's first element is not documented as the number of matches: count them with FT.SEARCH on the
@@ -470,12 +528,12 @@ async function readRows<Row>(
             ? ['FT.SEARCH', argv[1] ?? '', argv[2] ?? '*']
             : [...argv.slice(0, at), 'FT.SEARCH', argv[at + 1] ?? '*'];
     const countArgv = [...head, 'NOCONTENT', 'LIMIT', '0', '1'];
-    const counted = (await send(client, [...countArgv, ...argv.slice(query.countTail)], query.index)) as unknown[];
+    const counted = (await sendQuery(client, query, [...countArgv, ...argv.slice(query.countTail)])) as unknown[];
     const total = Number(counted[0]);
     if (total === 0 || offset >= total) return { total, rows: [] };
     let reply: unknown;
     try {
-        reply = await send(client, argv, query.index);
+        reply = await sendQuery(client, query, argv);
     } catch (error) {
         // RediSearch 1.2 answers an error instead of an empty list when a TAG value matches nothing.
         if (isErrorReply(error) && isEmptyAggregateError(error)) return { total: 0, rows: [] };
