@@ -5,7 +5,7 @@
  * keys paged without a repeat or a miss; the library loaded by the client's own setup function; the typed errors.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ErrorReply } from 'redis';
@@ -14,6 +14,7 @@ import { memoryIo } from '../../src/cli/cli-io.js';
 import { runDataGenerate } from '../../src/cli/data-actions.js';
 import { main } from '../../src/cli/main.js';
 import type { KvlmModel } from '../../src/language/generated/ast.js';
+import { querySignature } from '../../src/generation/redis-core/redis-core-lua.js';
 import { buildTsCoreClientDesign } from '../../src/generation/typescript/typescript-core-design.js';
 import { generateFromKvlm } from '../../src/pipeline/generate.js';
 import { readInstanceData } from '../../src/runtime/instance-data.js';
@@ -255,6 +256,63 @@ describe('the generated TypeScript client of the redis-core design on a plain re
         await expect(
             call(module, 'Q1_aircraftsCapacityWithin', client, { capacity: 1.5, capacity_2: 500 }),
         ).rejects.toThrow('an int value must be an integer, got 1.5');
+    });
+
+    test("another design's library loaded since: a query it reads otherwise fails naming both signatures; one it reads alike answers", async () => {
+        const model = 'examples/book-ratings/book-ratings.pidm';
+        const design = await loadRuntimeDesign(model);
+        const module = await importClient(design.kvlm, 'book-ratings-other');
+        // Design B answers Q3 with one more column: its collection, plan and signature differ; Q4's do not.
+        const other = join(dir, 'other', 'book-ratings.pidm');
+        await mkdir(dirname(other), { recursive: true });
+        const text = await readFile(model, 'utf8');
+        const changed = text.replace(
+            'query Q3_booksWithTag:\nSELECT isbn, title, author, rank\n',
+            'query Q3_booksWithTag:\nSELECT isbn, title, author, rank, price\n',
+        );
+        expect(changed).not.toBe(text);
+        await writeFile(other, changed);
+        const otherQ3 = buildTsCoreClientDesign((await loadRuntimeDesign(other)).kvlm, {}).queries.find(
+            (q) => q.core.name === 'Q3_booksWithTag',
+        )!;
+        const ownQ3 = buildTsCoreClientDesign(design.kvlm, {}).queries.find((q) => q.core.name === 'Q3_booksWithTag')!;
+        client ??= await call<Client>(module, 'connect', server.url);
+        await client.sendCommand(['FLUSHALL']);
+        await client.sendCommand(['FUNCTION', 'FLUSH']);
+        const file = join(dir, 'book-ratings-other.json');
+        expect(await runDataGenerate({ model, scale: 12, seed: 3, output: file }, memoryIo())).toBe(0);
+        const load = memoryIo();
+        expect(await main(['load', other, '--data', file, '--redis', server.url, '--target', 'redis-core'], load)).toBe(
+            0,
+        );
+
+        const [own, served] = [
+            querySignature(ownQ3.core, ownQ3.collection),
+            querySignature(otherQ3.core, otherQ3.collection),
+        ];
+        expect(own).not.toBe(served);
+        const error = await call(module, 'Q3_booksWithTag', client, { tag: 'x' }).then(
+            () => null,
+            (e: unknown) => e,
+        );
+        expect(error).toMatchObject({
+            name: 'OtherDesignError',
+            code: 'other-design',
+            collections: [{ name: 'Q3_booksWithTag', served, expected: own }],
+            message:
+                `the server's library kvmod_book_ratings serves another design, not the one this client was generated for: ` +
+                `Q3_booksWithTag reads as ${served} (this client's design: ${own}). Use the client generated from the design ` +
+                'the server serves, or load this design (loadLibrary) on a server of its own',
+        });
+        // Q4 reads the same rows in both designs: the old client's query still answers, every comment of the book.
+        const books = JSON.parse(await readFile(file, 'utf8')).Book as { isbn: string; comments: string[] }[];
+        const book = books.find((b) => b.comments.length > 0)!;
+        const page = await call<Page>(module, 'Q4_commentsOfBook', client, { isbn: book.isbn });
+        expect(page.total).toBe(book.comments.length);
+        // A query the server's library does not serve at all.
+        await expect(
+            client.sendCommand(['FCALL_RO', 'book_ratings_query', '1', '{Q3_booksWithTag:x}:rec', `Q9_gone@${own}`]),
+        ).rejects.toThrow(`kvmod: other design: query Q9_gone ${own} is not served in this library`);
     });
 
     test('typed errors: no library loaded, a server without Redis Functions', async () => {

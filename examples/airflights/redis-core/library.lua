@@ -16,15 +16,15 @@ local COLLECTIONS = {
     ["Q9_flightsOnGivenDateByLevel"] = {name = "Q9_flightsOnGivenDateByLevel", tag = "{Q9_flightsOnGivenDateByLevel}", partition = {{position = 5, text = false}}, rowPrefix = "Q9_flightsOnGivenDateByLevel:", keyField = "Q9_flightsOnGivenDateByLevel_id", recordKey = "{Q9_flightsOnGivenDateByLevel}:rec", counterKey = "", fields = {"code", "level", "O_city", "D_city", "departureDate"}, record = {2, 5}, indexes = {}},
 }
 local QUERIES = {
-    ["Q1_aircraftsCapacityWithin"] = {collection = "Q1_aircraftsCapacityWithin", params = {"int", "int"}, partition = {}, access = {kind = "range", index = 1, min = {value = {param = 1}, inclusive = true}, max = {value = {param = 2}, inclusive = true}}, filter = false, sort = {}, presorted = false, descending = false, project = {"registrationNumber", "capacity"}},
-    ["Q2_airportsGivenCountrySortedByCities"] = {collection = "Q2_airportsGivenCountrySortedByCities", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 1, type = "text", descending = false}}, presorted = false, descending = false, project = {"nameAirport", "codeCAO", "city"}},
-    ["Q3_passengersOfGivenFlight"] = {collection = "Q3_passengersOfGivenFlight", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {}, presorted = false, descending = false, project = {"firstName", "lastName", "idPassport"}},
-    ["Q4_passengersDepartingGivenCountry"] = {collection = "Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod", params = {"date", "text"}, partition = {1}, access = {kind = "eq", index = 1, value = {param = 2}}, filter = {op = "and", args = {{op = "cmp", column = 3, type = "date", operator = "=", value = {param = 1}}, {op = "cmp", column = 4, type = "text", operator = "=", value = {param = 2}}}}, sort = {{column = 1, type = "text", descending = false}, {column = 2, type = "time", descending = false}}, presorted = false, descending = false, project = {"Origin_city", "Destination_city", "FL_departureTime", "idPassport", "firstName", "lastName", "birthdate", "sex", "nationality"}},
-    ["Q5_passengersDepartingGivenPeriod"] = {collection = "Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod", params = {"date"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 4, type = "text", descending = false}, {column = 1, type = "text", descending = false}}, presorted = false, descending = false, project = {"Origin_country", "Origin_city", "FL_departureTime", "FL_code", "idPassport", "firstName", "lastName", "birthdate", "sex", "nationality"}},
-    ["Q6_websitesAccessedOnGivenFlight"] = {collection = "Q6_websitesAccessedOnGivenFlight", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 1, type = "text", descending = false}, {column = 2, type = "date", descending = true}, {column = 3, type = "time", descending = true}}, presorted = false, descending = false, project = {"P_idPassport", "url", "accessDate", "accessTime"}},
-    ["Q7_aircraftsDepartedFromAirportDuringPeriod"] = {collection = "Q7_aircraftsDepartedFromAirportDuringPeriod", params = {"text", "date", "date"}, partition = {1}, access = {kind = "range", index = 1, min = {value = {param = 2}, inclusive = true}, max = {value = {param = 3}, inclusive = true}}, filter = {op = "and", args = {{op = "cmp", column = 2, type = "text", operator = "=", value = {param = 1}}, {op = "cmp", column = 1, type = "date", operator = ">=", value = {param = 2}}, {op = "cmp", column = 1, type = "date", operator = "<=", value = {param = 3}}}}, sort = {}, presorted = false, descending = false, project = {"A_registrationNumber", "departureDate", "departureTime"}},
-    ["Q8_localizationsOfFlightAircraft"] = {collection = "Q8_localizationsOfFlightAircraft", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 1, type = "date", descending = true}, {column = 2, type = "time", descending = true}}, presorted = false, descending = false, project = {"A_registrationNumber", "L_latitude", "L_longitude", "L_crossingDate", "L_crossingTime"}},
-    ["Q9_flightsOnGivenDateByLevel"] = {collection = "Q9_flightsOnGivenDateByLevel", params = {"date"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 1, type = "int", descending = false}}, presorted = false, descending = false, project = {"code", "level", "O_city", "D_city"}},
+    ["Q1_aircraftsCapacityWithin"] = {collection = "Q1_aircraftsCapacityWithin", params = {"int", "int"}, partition = {}, access = {kind = "range", index = 1, min = {value = {param = 1}, inclusive = true}, max = {value = {param = 2}, inclusive = true}}, filter = false, sort = {}, presorted = false, descending = false, project = {"registrationNumber", "capacity"}, signature = "3e4324"},
+    ["Q2_airportsGivenCountrySortedByCities"] = {collection = "Q2_airportsGivenCountrySortedByCities", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 1, type = "text", descending = false}}, presorted = false, descending = false, project = {"nameAirport", "codeCAO", "city"}, signature = "8cb201"},
+    ["Q3_passengersOfGivenFlight"] = {collection = "Q3_passengersOfGivenFlight", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {}, presorted = false, descending = false, project = {"firstName", "lastName", "idPassport"}, signature = "2e5971"},
+    ["Q4_passengersDepartingGivenCountry"] = {collection = "Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod", params = {"date", "text"}, partition = {1}, access = {kind = "eq", index = 1, value = {param = 2}}, filter = {op = "and", args = {{op = "cmp", column = 3, type = "date", operator = "=", value = {param = 1}}, {op = "cmp", column = 4, type = "text", operator = "=", value = {param = 2}}}}, sort = {{column = 1, type = "text", descending = false}, {column = 2, type = "time", descending = false}}, presorted = false, descending = false, project = {"Origin_city", "Destination_city", "FL_departureTime", "idPassport", "firstName", "lastName", "birthdate", "sex", "nationality"}, signature = "bfafbc"},
+    ["Q5_passengersDepartingGivenPeriod"] = {collection = "Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod", params = {"date"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 4, type = "text", descending = false}, {column = 1, type = "text", descending = false}}, presorted = false, descending = false, project = {"Origin_country", "Origin_city", "FL_departureTime", "FL_code", "idPassport", "firstName", "lastName", "birthdate", "sex", "nationality"}, signature = "66ad1d"},
+    ["Q6_websitesAccessedOnGivenFlight"] = {collection = "Q6_websitesAccessedOnGivenFlight", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 1, type = "text", descending = false}, {column = 2, type = "date", descending = true}, {column = 3, type = "time", descending = true}}, presorted = false, descending = false, project = {"P_idPassport", "url", "accessDate", "accessTime"}, signature = "629701"},
+    ["Q7_aircraftsDepartedFromAirportDuringPeriod"] = {collection = "Q7_aircraftsDepartedFromAirportDuringPeriod", params = {"text", "date", "date"}, partition = {1}, access = {kind = "range", index = 1, min = {value = {param = 2}, inclusive = true}, max = {value = {param = 3}, inclusive = true}}, filter = {op = "and", args = {{op = "cmp", column = 2, type = "text", operator = "=", value = {param = 1}}, {op = "cmp", column = 1, type = "date", operator = ">=", value = {param = 2}}, {op = "cmp", column = 1, type = "date", operator = "<=", value = {param = 3}}}}, sort = {}, presorted = false, descending = false, project = {"A_registrationNumber", "departureDate", "departureTime"}, signature = "1fb987"},
+    ["Q8_localizationsOfFlightAircraft"] = {collection = "Q8_localizationsOfFlightAircraft", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 1, type = "date", descending = true}, {column = 2, type = "time", descending = true}}, presorted = false, descending = false, project = {"A_registrationNumber", "L_latitude", "L_longitude", "L_crossingDate", "L_crossingTime"}, signature = "c4dfcf"},
+    ["Q9_flightsOnGivenDateByLevel"] = {collection = "Q9_flightsOnGivenDateByLevel", params = {"date"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 1, type = "int", descending = false}}, presorted = false, descending = false, project = {"code", "level", "O_city", "D_city"}, signature = "7be61b"},
 }
 
 local TWO53 = 9007199254740992
@@ -387,11 +387,25 @@ local function answer(c, q, params, tag)
     return out
 end
 
+-- A query is named alone, or as `<query>@<signature>` by a generated client: then a library whose query of that
+-- name reads otherwise (another design of the database, loaded since) refuses rather than answer another shape.
 local function query_of(keys, args)
-    local q = QUERIES[args[1]]
-    if q == nil then fail('no query "' .. tostring(args[1]) .. '" in this library') end
+    local name = tostring(args[1])
+    local at = string.find(name, '@', 1, true)
+    local q
+    if at then
+        local wanted = string.sub(name, at + 1)
+        name = string.sub(name, 1, at - 1)
+        q = QUERIES[name]
+        if q == nil or q.signature ~= wanted then
+            fail('other design: query ' .. name .. ' ' .. wanted .. ' is ' .. (q and q.signature or 'not served') .. ' in this library')
+        end
+    else
+        q = QUERIES[name]
+    end
+    if q == nil then fail('no query "' .. name .. '" in this library') end
     local c = collection_of(q.collection)
-    if #args - 1 ~= #q.params then fail('query ' .. args[1] .. ' takes ' .. #q.params .. ' parameters, got ' .. (#args - 1)) end
+    if #args - 1 ~= #q.params then fail('query ' .. name .. ' takes ' .. #q.params .. ' parameters, got ' .. (#args - 1)) end
     local params = {}
     for i, kind in ipairs(q.params) do params[i] = parameter_of(args[i + 1], kind, 'parameter ' .. i) end
     local fixed = {}

@@ -14,13 +14,13 @@ local COLLECTIONS = {
     ["Q6_booksOfAuthor"] = {name = "Q6_booksOfAuthor", tag = "{Q6_booksOfAuthor}", partition = {{position = 4, text = true}}, rowPrefix = "Q6_booksOfAuthor:", keyField = "Q6_booksOfAuthor_id", recordKey = "{Q6_booksOfAuthor}:rec", counterKey = "", fields = {"title", "published", "rank", "author"}, record = {2, 4}, indexes = {}},
 }
 local QUERIES = {
-    ["Q1_booksByRank"] = {collection = "Q1_booksByRank_Q7_bargainsOrTopRanked", params = {}, partition = {}, access = {kind = "order", index = 1}, filter = false, sort = {}, presorted = true, descending = true, project = {"isbn", "title", "author", "rank", "price"}},
-    ["Q7_bargainsOrTopRanked"] = {collection = "Q1_booksByRank_Q7_bargainsOrTopRanked", params = {"float", "int", "text"}, partition = {}, access = {kind = "union", of = {{kind = "range", index = 2, max = {value = {param = 1}, inclusive = false}}, {kind = "range", index = 1, min = {value = {param = 2}, inclusive = true}}}}, filter = {op = "and", args = {{op = "or", args = {{op = "cmp", column = 4, type = "float", operator = "<", value = {param = 1}}, {op = "cmp", column = 3, type = "int", operator = ">=", value = {param = 2}}}}, {op = "cmp", column = 2, type = "text", operator = "!=", value = {param = 3}}}}, sort = {{column = 1, type = "text", descending = false}}, presorted = false, descending = false, project = {"title", "author", "rank", "price"}},
-    ["Q2_authorsOfTag"] = {collection = "Q2_authorsOfTag", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {}, presorted = false, descending = false, project = {"author", "title"}},
-    ["Q3_booksWithTag"] = {collection = "Q3_booksWithTag", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 1, type = "int", descending = true}}, presorted = false, descending = false, project = {"isbn", "title", "author", "rank"}},
-    ["Q4_commentsOfBook"] = {collection = "Q4_commentsOfBook", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 1, type = "datetime", descending = false}}, presorted = false, descending = false, project = {"C_text", "C_postedAt", "W_username"}},
-    ["Q5_booksAbovePrice"] = {collection = "Q5_booksAbovePrice", params = {"float"}, partition = {}, access = {kind = "range", index = 1, min = {value = {param = 1}, inclusive = false}}, filter = false, sort = {}, presorted = true, descending = true, project = {"title", "price"}},
-    ["Q6_booksOfAuthor"] = {collection = "Q6_booksOfAuthor", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 1, type = "date", descending = false}}, presorted = false, descending = false, project = {"title", "published", "rank"}},
+    ["Q1_booksByRank"] = {collection = "Q1_booksByRank_Q7_bargainsOrTopRanked", params = {}, partition = {}, access = {kind = "order", index = 1}, filter = false, sort = {}, presorted = true, descending = true, project = {"isbn", "title", "author", "rank", "price"}, signature = "f16152"},
+    ["Q7_bargainsOrTopRanked"] = {collection = "Q1_booksByRank_Q7_bargainsOrTopRanked", params = {"float", "int", "text"}, partition = {}, access = {kind = "union", of = {{kind = "range", index = 2, max = {value = {param = 1}, inclusive = false}}, {kind = "range", index = 1, min = {value = {param = 2}, inclusive = true}}}}, filter = {op = "and", args = {{op = "or", args = {{op = "cmp", column = 4, type = "float", operator = "<", value = {param = 1}}, {op = "cmp", column = 3, type = "int", operator = ">=", value = {param = 2}}}}, {op = "cmp", column = 2, type = "text", operator = "!=", value = {param = 3}}}}, sort = {{column = 1, type = "text", descending = false}}, presorted = false, descending = false, project = {"title", "author", "rank", "price"}, signature = "e8b8b9"},
+    ["Q2_authorsOfTag"] = {collection = "Q2_authorsOfTag", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {}, presorted = false, descending = false, project = {"author", "title"}, signature = "a9f189"},
+    ["Q3_booksWithTag"] = {collection = "Q3_booksWithTag", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 1, type = "int", descending = true}}, presorted = false, descending = false, project = {"isbn", "title", "author", "rank"}, signature = "c35cde"},
+    ["Q4_commentsOfBook"] = {collection = "Q4_commentsOfBook", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 1, type = "datetime", descending = false}}, presorted = false, descending = false, project = {"C_text", "C_postedAt", "W_username"}, signature = "31881d"},
+    ["Q5_booksAbovePrice"] = {collection = "Q5_booksAbovePrice", params = {"float"}, partition = {}, access = {kind = "range", index = 1, min = {value = {param = 1}, inclusive = false}}, filter = false, sort = {}, presorted = true, descending = true, project = {"title", "price"}, signature = "5bcbe9"},
+    ["Q6_booksOfAuthor"] = {collection = "Q6_booksOfAuthor", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 1, type = "date", descending = false}}, presorted = false, descending = false, project = {"title", "published", "rank"}, signature = "c85312"},
 }
 
 local TWO53 = 9007199254740992
@@ -383,11 +383,25 @@ local function answer(c, q, params, tag)
     return out
 end
 
+-- A query is named alone, or as `<query>@<signature>` by a generated client: then a library whose query of that
+-- name reads otherwise (another design of the database, loaded since) refuses rather than answer another shape.
 local function query_of(keys, args)
-    local q = QUERIES[args[1]]
-    if q == nil then fail('no query "' .. tostring(args[1]) .. '" in this library') end
+    local name = tostring(args[1])
+    local at = string.find(name, '@', 1, true)
+    local q
+    if at then
+        local wanted = string.sub(name, at + 1)
+        name = string.sub(name, 1, at - 1)
+        q = QUERIES[name]
+        if q == nil or q.signature ~= wanted then
+            fail('other design: query ' .. name .. ' ' .. wanted .. ' is ' .. (q and q.signature or 'not served') .. ' in this library')
+        end
+    else
+        q = QUERIES[name]
+    end
+    if q == nil then fail('no query "' .. name .. '" in this library') end
     local c = collection_of(q.collection)
-    if #args - 1 ~= #q.params then fail('query ' .. args[1] .. ' takes ' .. #q.params .. ' parameters, got ' .. (#args - 1)) end
+    if #args - 1 ~= #q.params then fail('query ' .. name .. ' takes ' .. #q.params .. ' parameters, got ' .. (#args - 1)) end
     local params = {}
     for i, kind in ipairs(q.params) do params[i] = parameter_of(args[i + 1], kind, 'parameter ' .. i) end
     local fixed = {}

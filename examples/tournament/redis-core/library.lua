@@ -13,11 +13,11 @@ local COLLECTIONS = {
     ["Q5_roundsPlayedOn"] = {name = "Q5_roundsPlayedOn", tag = "{Q5_roundsPlayedOn}", partition = {{position = 4, text = false}}, rowPrefix = "Q5_roundsPlayedOn:", keyField = "Q5_roundsPlayedOn_id", recordKey = "{Q5_roundsPlayedOn}:rec", counterKey = "", fields = {"code", "R_number", "R_moves", "R_playedOn"}, record = {4}, indexes = {}},
 }
 local QUERIES = {
-    ["Q1_playerOverview"] = {collection = "Q1_playerOverview", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 2, type = "datetime", descending = true}}, presorted = false, descending = false, project = {"username", "firstName", "lastName", "score", "G_code", "G_startedAt", "F_username", "S_username"}},
-    ["Q2_gameRounds"] = {collection = "Q2_gameRounds", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 2, type = "int", descending = false}}, presorted = false, descending = false, project = {"code", "finished", "R_number", "R_moves", "R_comments"}},
-    ["Q3_leaderboard"] = {collection = "Q3_leaderboard", params = {"int"}, partition = {}, access = {kind = "range", index = 1, min = {value = {param = 1}, inclusive = true}}, filter = false, sort = {{column = 2, type = "int", descending = true}, {column = 1, type = "text", descending = false}}, presorted = false, descending = false, project = {"username", "firstName", "lastName", "score"}},
-    ["Q4_openGamesStartedBetween"] = {collection = "Q4_openGamesStartedBetween", params = {"datetime", "datetime"}, partition = {}, access = {kind = "range", index = 1, min = {value = {literal = "0"}, inclusive = true}, max = {value = {literal = "0"}, inclusive = true}}, filter = {op = "and", args = {{op = "cmp", column = 1, type = "datetime", operator = ">=", value = {param = 1}}, {op = "cmp", column = 1, type = "datetime", operator = "<", value = {param = 2}}, {op = "cmp", column = 2, type = "boolean", operator = "=", value = {literal = "0"}}}}, sort = {{column = 1, type = "datetime", descending = false}}, presorted = false, descending = false, project = {"code", "startedAt", "F_username", "S_username"}},
-    ["Q5_roundsPlayedOn"] = {collection = "Q5_roundsPlayedOn", params = {"date"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {}, presorted = false, descending = false, project = {"code", "R_number", "R_moves"}},
+    ["Q1_playerOverview"] = {collection = "Q1_playerOverview", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 2, type = "datetime", descending = true}}, presorted = false, descending = false, project = {"username", "firstName", "lastName", "score", "G_code", "G_startedAt", "F_username", "S_username"}, signature = "c61673"},
+    ["Q2_gameRounds"] = {collection = "Q2_gameRounds", params = {"text"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {{column = 2, type = "int", descending = false}}, presorted = false, descending = false, project = {"code", "finished", "R_number", "R_moves", "R_comments"}, signature = "3d203f"},
+    ["Q3_leaderboard"] = {collection = "Q3_leaderboard", params = {"int"}, partition = {}, access = {kind = "range", index = 1, min = {value = {param = 1}, inclusive = true}}, filter = false, sort = {{column = 2, type = "int", descending = true}, {column = 1, type = "text", descending = false}}, presorted = false, descending = false, project = {"username", "firstName", "lastName", "score"}, signature = "67a782"},
+    ["Q4_openGamesStartedBetween"] = {collection = "Q4_openGamesStartedBetween", params = {"datetime", "datetime"}, partition = {}, access = {kind = "range", index = 1, min = {value = {literal = "0"}, inclusive = true}, max = {value = {literal = "0"}, inclusive = true}}, filter = {op = "and", args = {{op = "cmp", column = 1, type = "datetime", operator = ">=", value = {param = 1}}, {op = "cmp", column = 1, type = "datetime", operator = "<", value = {param = 2}}, {op = "cmp", column = 2, type = "boolean", operator = "=", value = {literal = "0"}}}}, sort = {{column = 1, type = "datetime", descending = false}}, presorted = false, descending = false, project = {"code", "startedAt", "F_username", "S_username"}, signature = "ab2398"},
+    ["Q5_roundsPlayedOn"] = {collection = "Q5_roundsPlayedOn", params = {"date"}, partition = {1}, access = {kind = "all"}, filter = false, sort = {}, presorted = false, descending = false, project = {"code", "R_number", "R_moves"}, signature = "0e2e0e"},
 }
 
 local TWO53 = 9007199254740992
@@ -380,11 +380,25 @@ local function answer(c, q, params, tag)
     return out
 end
 
+-- A query is named alone, or as `<query>@<signature>` by a generated client: then a library whose query of that
+-- name reads otherwise (another design of the database, loaded since) refuses rather than answer another shape.
 local function query_of(keys, args)
-    local q = QUERIES[args[1]]
-    if q == nil then fail('no query "' .. tostring(args[1]) .. '" in this library') end
+    local name = tostring(args[1])
+    local at = string.find(name, '@', 1, true)
+    local q
+    if at then
+        local wanted = string.sub(name, at + 1)
+        name = string.sub(name, 1, at - 1)
+        q = QUERIES[name]
+        if q == nil or q.signature ~= wanted then
+            fail('other design: query ' .. name .. ' ' .. wanted .. ' is ' .. (q and q.signature or 'not served') .. ' in this library')
+        end
+    else
+        q = QUERIES[name]
+    end
+    if q == nil then fail('no query "' .. name .. '" in this library') end
     local c = collection_of(q.collection)
-    if #args - 1 ~= #q.params then fail('query ' .. args[1] .. ' takes ' .. #q.params .. ' parameters, got ' .. (#args - 1)) end
+    if #args - 1 ~= #q.params then fail('query ' .. name .. ' takes ' .. #q.params .. ' parameters, got ' .. (#args - 1)) end
     local params = {}
     for i, kind in ipairs(q.params) do params[i] = parameter_of(args[i + 1], kind, 'parameter ' .. i) end
     local fixed = {}

@@ -3,6 +3,7 @@
  * collection its keys, fields, record columns and indexes; per query its plan. Light (types only from the design),
  * so the target module stays cheap to load.
  */
+import { createHash } from 'node:crypto';
 import type { CoreCollection, CoreQuery } from './redis-core-design.js';
 
 /** The Lua data the library reads for one collection: exactly what its functions need. */
@@ -44,8 +45,22 @@ export function luaCollection(collection: CoreCollection): CoreLuaCollection {
     };
 }
 
-/** The Lua table the library holds for a query: its collection and plan. */
+/**
+ * What a query reads, hashed (6 hex digits): its plan and its collection's Lua data. A generated client names the
+ * signature with the query (`<query>@<signature>`), so a library of another design whose query reads other rows or
+ * answers other columns refuses the call instead of answering in a shape the client would misread.
+ */
+export function querySignature(query: CoreQuery, collection: CoreCollection): string {
+    const text = JSON.stringify({ query: queryPlanData(query, collection), collection: luaCollection(collection) });
+    return createHash('sha256').update(text).digest('hex').slice(0, 6);
+}
+
+/** The Lua table the library holds for a query: its collection, plan and signature. */
 export function luaQuery(query: CoreQuery, collection: CoreCollection): Record<string, unknown> {
+    return { ...queryPlanData(query, collection), signature: querySignature(query, collection) };
+}
+
+function queryPlanData(query: CoreQuery, collection: CoreCollection): Record<string, unknown> {
     return {
         collection: collection.name,
         params: query.params.map((p) => p.type),

@@ -15,6 +15,7 @@ import {
 } from 'ts-morph';
 import { renderTemplate, type RunOptions } from '../generation-engine.js';
 import type { GeneratedFile } from '../generation-target.js';
+import { querySignature } from '../redis-core/redis-core-lua.js';
 import { redisCoreTarget } from '../redis-core/redis-core-target.js';
 import type { TsCoreClientDesign, TsCoreQuery } from './typescript-core-design.js';
 import { interfaceOf, literal, propertyOf, quote, TS_TYPES } from './typescript-emitter.js';
@@ -77,6 +78,7 @@ function header(design: TsCoreClientDesign, version: string): string {
 function queryData(design: TsCoreClientDesign, query: TsCoreQuery): Record<string, unknown> {
     return {
         name: query.core.name,
+        signature: querySignature(query.core, query.collection),
         function: design.core.functions.query,
         keysFunction: design.core.functions.queryKeys,
         fields: query.core.plan.project,

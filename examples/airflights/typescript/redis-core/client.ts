@@ -55,6 +55,7 @@ export type IsoDateTime = string;
 const QUERIES = {
     Q1_aircraftsCapacityWithin: {
         name: 'Q1_aircraftsCapacityWithin',
+        signature: '3e4324',
         function: 'airflights_query',
         keysFunction: 'airflights_query_keys',
         fields: ['registrationNumber', 'capacity'],
@@ -68,6 +69,7 @@ const QUERIES = {
     },
     Q2_airportsGivenCountrySortedByCities: {
         name: 'Q2_airportsGivenCountrySortedByCities',
+        signature: '8cb201',
         function: 'airflights_query',
         keysFunction: 'airflights_query_keys',
         fields: ['nameAirport', 'codeCAO', 'city'],
@@ -83,6 +85,7 @@ const QUERIES = {
     },
     Q3_passengersOfGivenFlight: {
         name: 'Q3_passengersOfGivenFlight',
+        signature: '2e5971',
         function: 'airflights_query',
         keysFunction: 'airflights_query_keys',
         fields: ['firstName', 'lastName', 'idPassport'],
@@ -98,6 +101,7 @@ const QUERIES = {
     },
     Q4_passengersDepartingGivenCountry: {
         name: 'Q4_passengersDepartingGivenCountry',
+        signature: 'bfafbc',
         function: 'airflights_query',
         keysFunction: 'airflights_query_keys',
         fields: [
@@ -132,6 +136,7 @@ const QUERIES = {
     },
     Q5_passengersDepartingGivenPeriod: {
         name: 'Q5_passengersDepartingGivenPeriod',
+        signature: '66ad1d',
         function: 'airflights_query',
         keysFunction: 'airflights_query_keys',
         fields: [
@@ -168,6 +173,7 @@ const QUERIES = {
     },
     Q6_websitesAccessedOnGivenFlight: {
         name: 'Q6_websitesAccessedOnGivenFlight',
+        signature: '629701',
         function: 'airflights_query',
         keysFunction: 'airflights_query_keys',
         fields: ['P_idPassport', 'url', 'accessDate', 'accessTime'],
@@ -184,6 +190,7 @@ const QUERIES = {
     },
     Q7_aircraftsDepartedFromAirportDuringPeriod: {
         name: 'Q7_aircraftsDepartedFromAirportDuringPeriod',
+        signature: '1fb987',
         function: 'airflights_query',
         keysFunction: 'airflights_query_keys',
         fields: ['A_registrationNumber', 'departureDate', 'departureTime'],
@@ -203,6 +210,7 @@ const QUERIES = {
     },
     Q8_localizationsOfFlightAircraft: {
         name: 'Q8_localizationsOfFlightAircraft',
+        signature: 'c4dfcf',
         function: 'airflights_query',
         keysFunction: 'airflights_query_keys',
         fields: ['A_registrationNumber', 'L_latitude', 'L_longitude', 'L_crossingDate', 'L_crossingTime'],
@@ -220,6 +228,7 @@ const QUERIES = {
     },
     Q9_flightsOnGivenDateByLevel: {
         name: 'Q9_flightsOnGivenDateByLevel',
+        signature: '7be61b',
         function: 'airflights_query',
         keysFunction: 'airflights_query_keys',
         fields: ['code', 'level', 'O_city', 'D_city'],

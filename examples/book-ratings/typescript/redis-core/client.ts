@@ -55,6 +55,7 @@ export type IsoDateTime = string;
 const QUERIES = {
     Q1_booksByRank: {
         name: 'Q1_booksByRank',
+        signature: 'f16152',
         function: 'book_ratings_query',
         keysFunction: 'book_ratings_query_keys',
         fields: ['isbn', 'title', 'author', 'rank', 'price'],
@@ -71,6 +72,7 @@ const QUERIES = {
     },
     Q7_bargainsOrTopRanked: {
         name: 'Q7_bargainsOrTopRanked',
+        signature: 'e8b8b9',
         function: 'book_ratings_query',
         keysFunction: 'book_ratings_query_keys',
         fields: ['title', 'author', 'rank', 'price'],
@@ -90,6 +92,7 @@ const QUERIES = {
     },
     Q2_authorsOfTag: {
         name: 'Q2_authorsOfTag',
+        signature: 'a9f189',
         function: 'book_ratings_query',
         keysFunction: 'book_ratings_query_keys',
         fields: ['author', 'title'],
@@ -104,6 +107,7 @@ const QUERIES = {
     },
     Q3_booksWithTag: {
         name: 'Q3_booksWithTag',
+        signature: 'c35cde',
         function: 'book_ratings_query',
         keysFunction: 'book_ratings_query_keys',
         fields: ['isbn', 'title', 'author', 'rank'],
@@ -120,6 +124,7 @@ const QUERIES = {
     },
     Q4_commentsOfBook: {
         name: 'Q4_commentsOfBook',
+        signature: '31881d',
         function: 'book_ratings_query',
         keysFunction: 'book_ratings_query_keys',
         fields: ['C_text', 'C_postedAt', 'W_username'],
@@ -135,6 +140,7 @@ const QUERIES = {
     },
     Q5_booksAbovePrice: {
         name: 'Q5_booksAbovePrice',
+        signature: '5bcbe9',
         function: 'book_ratings_query',
         keysFunction: 'book_ratings_query_keys',
         fields: ['title', 'price'],
@@ -148,6 +154,7 @@ const QUERIES = {
     },
     Q6_booksOfAuthor: {
         name: 'Q6_booksOfAuthor',
+        signature: 'c85312',
         function: 'book_ratings_query',
         keysFunction: 'book_ratings_query_keys',
         fields: ['title', 'published', 'rank'],

@@ -55,6 +55,7 @@ export type IsoDateTime = string;
 const QUERIES = {
     Q1_playerOverview: {
         name: 'Q1_playerOverview',
+        signature: 'c61673',
         function: 'tournament_query',
         keysFunction: 'tournament_query_keys',
         fields: ['username', 'firstName', 'lastName', 'score', 'G_code', 'G_startedAt', 'F_username', 'S_username'],
@@ -75,6 +76,7 @@ const QUERIES = {
     },
     Q2_gameRounds: {
         name: 'Q2_gameRounds',
+        signature: '3d203f',
         function: 'tournament_query',
         keysFunction: 'tournament_query_keys',
         fields: ['code', 'finished', 'R_number', 'R_moves', 'R_comments'],
@@ -92,6 +94,7 @@ const QUERIES = {
     },
     Q3_leaderboard: {
         name: 'Q3_leaderboard',
+        signature: '67a782',
         function: 'tournament_query',
         keysFunction: 'tournament_query_keys',
         fields: ['username', 'firstName', 'lastName', 'score'],
@@ -107,6 +110,7 @@ const QUERIES = {
     },
     Q4_openGamesStartedBetween: {
         name: 'Q4_openGamesStartedBetween',
+        signature: 'ab2398',
         function: 'tournament_query',
         keysFunction: 'tournament_query_keys',
         fields: ['code', 'startedAt', 'F_username', 'S_username'],
@@ -122,6 +126,7 @@ const QUERIES = {
     },
     Q5_roundsPlayedOn: {
         name: 'Q5_roundsPlayedOn',
+        signature: '0e2e0e',
         function: 'tournament_query',
         keysFunction: 'tournament_query_keys',
         fields: ['code', 'R_number', 'R_moves'],

@@ -20,6 +20,7 @@ import {
     ConnectionRefusedError,
     KvmodClientError,
     MAX_REPLY_ROWS,
+    OtherDesignError,
     type CommandClient,
     type Page,
     type PageOptions,
@@ -78,6 +79,11 @@ export interface CoreClientLibrary {
 export interface CoreClientQuery {
     /** The KVLM query name (the read function's first argument). */
     name: string;
+    /**
+     * What the query reads in the design the client was generated for (plan and collection, hashed): sent with the
+     * name, so that a library of another design refuses the call (`OtherDesignError`) instead of answering.
+     */
+    signature: string;
     /** The library's read function (`<database>_query`). */
     function: string;
     /** On a cluster: the library's function answering the row keys only (`<database>_query_keys`). */
@@ -193,7 +199,7 @@ async function readAnswer<Row>(
                 isClusterClient(client) ? query.keysFunction : query.function,
                 '1',
                 key,
-                query.name,
+                `${query.name}@${query.signature}`,
                 ...values,
             ],
             true,
@@ -201,6 +207,18 @@ async function readAnswer<Row>(
     } catch (error) {
         if (isErrorReply(error) && /function not found/i.test(error.message))
             throw new MissingLibraryError(library.name, { cause: error });
+        const other = isErrorReply(error)
+            ? / other design: query \S+ (\S+) is (.+) in this library/.exec(error.message)
+            : null;
+        if (other !== null)
+            throw new OtherDesignError(
+                `the server's library ${library.name} serves another design, not the one this client was generated for: ` +
+                    `${query.name} reads ${other[2] === 'not served' ? 'nothing there (the query is not served)' : `as ${other[2]}`} ` +
+                    `(this client's design: ${other[1]}). Use the client generated from the design the server serves, or ` +
+                    'load this design (loadLibrary) on a server of its own',
+                [{ name: query.name, served: other[2] ?? '', expected: other[1] ?? '' }],
+                { cause: error },
+            );
         if (isErrorReply(error) && isUnknownCommand(error))
             throw new FunctionsMissingError(
                 `the server has no FCALL_RO command: the redis-core design needs Redis 7 or later (${error.message})`,

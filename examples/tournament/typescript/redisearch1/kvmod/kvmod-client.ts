@@ -78,11 +78,18 @@ export class MissingIndexError extends KvmodClientError {
  * this design does not have (`kvmod migrate` moved the server on, or it was never moved to this design).
  */
 export class OtherDesignError extends KvmodClientError {
-    /** Per collection: the index the server serves and the one this design has. */
+    /**
+     * Per collection: the index the server serves and the one this design has (redis-core: per query, the signature
+     * of what the server's library reads and of what this design reads).
+     */
     readonly collections: readonly { name: string; served: string; expected: string }[];
 
-    constructor(message: string, collections: readonly { name: string; served: string; expected: string }[]) {
-        super('other-design', message);
+    constructor(
+        message: string,
+        collections: readonly { name: string; served: string; expected: string }[],
+        options?: { cause?: unknown },
+    ) {
+        super('other-design', message, options);
         this.name = 'OtherDesignError';
         this.collections = collections;
     }
