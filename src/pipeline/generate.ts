@@ -179,7 +179,8 @@ async function planModel(
     const generated = await target.use<Promise<GenerationStream>>((typed) =>
         streamTarget(typed, design, { ...given, ...run }, { chunks: true }),
     );
-    phaseDone('view model + schema');
+    // The schema check runs only when user templates may render the view model (streamTarget).
+    phaseDone(run.templatesDir === undefined ? 'view model' : 'view model + schema');
     result.diagnostics.push(...generated.warnings.map((warning) => warningDiagnostic(design, warning)));
     return { outputDir, files: generated.files };
 }

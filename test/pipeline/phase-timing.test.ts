@@ -1,4 +1,8 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, jest, test } from '@jest/globals';
+import { generateModels } from '../../src/pipeline/generate.js';
 import { phaseDone } from '../../src/pipeline/phase-timing.js';
 import { transformFiles } from '../../src/pipeline/transform.js';
 
@@ -49,5 +53,28 @@ describe('phase timing (KVMOD_TIMING)', () => {
         await transformFiles(['examples/airflights/airflights.pidm'], { print: false });
         const phases = lines.flatMap((line) => /^kvmod: timing: (.+?) {2,}/.exec(line)?.[1] ?? []);
         expect(phases).toEqual(['load', 'release syntax', 'transform', 'release source', 'check KVLM']);
+    });
+
+    test('a generation names the schema check only when user templates may render the view model', async () => {
+        process.env.KVMOD_TIMING = '1';
+        const dir = mkdtempSync(join(tmpdir(), 'kvmod-phases-'));
+        try {
+            const phasesOf = async (templatesDir?: string): Promise<string[]> => {
+                const lines = captured();
+                const results = await generateModels(['examples/airflights/airflights.pidm'], {
+                    target: 'redis',
+                    outDir: join(dir, templatesDir ? 'with' : 'without'),
+                    ...(templatesDir ? { templatesDir } : {}),
+                });
+                jest.restoreAllMocks();
+                expect(results.map((r) => r.error)).toEqual([undefined]);
+                return lines.flatMap((line) => /^kvmod: timing: (.+?) {2,}/.exec(line)?.[1] ?? []).slice(5);
+            };
+            expect(await phasesOf()).toEqual(['view model', 'render and write']);
+            mkdirSync(join(dir, 'templates')); // an empty folder: the built-in templates, the schema checked
+            expect(await phasesOf(join(dir, 'templates'))).toEqual(['view model + schema', 'render and write']);
+        } finally {
+            rmSync(dir, { recursive: true, force: true });
+        }
     });
 });

@@ -145,8 +145,12 @@ function batchTokenTypes(services: LangiumCoreServices): Record<string, TokenTyp
  * Text a chunk holds at least: a large model is lexed and parsed a chunk at a time, so that its tokens (4 M
  * objects and their images in a 10 MB model) die young instead of being copied into the old generation and
  * collected there; the AST is the same. (An object so that tests can make chunks small.)
+ * Small enough that a chunk's token arrays (the lexer's, and `withIdTerminators`' copy; ~2.6 characters a token)
+ * stay under V8's regular object size (128 KB, ~16 K slots): a larger backing store is allocated in the large
+ * object space, outside the young generation, and every young token stored in it is then an old-to-new pointer the
+ * scavenger has to record and visit.
  */
-export const CHUNKING = { chars: 64 * 1024 };
+export const CHUNKING = { chars: 16 * 1024 };
 
 /** A line that starts with a declaration's keyword (`entity`, `query`): where a chunk may start (see `chunkStarts`). */
 export function declarationLinePattern(keywords: readonly string[] | undefined): RegExp | undefined {

@@ -52,7 +52,7 @@ const random: [string, string][] = [
 ];
 
 /**
- * Texts lexed and parsed in chunks (`chunkStarts`, with chunks of 2 KB instead of 64 KB): a grid, with `\r\n` and `\r` line
+ * Texts lexed and parsed in chunks (`chunkStarts`, with chunks of 2 KB instead of 16 KB): a grid, with `\r\n` and `\r` line
  * breaks and upper-case keywords, the tricky spellings repeated, and texts that must be parsed whole (a block
  * comment; a line starting with an attribute named `query` where a chunk would start).
  */
