@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:cost [-- --ops 4000] [--scale 100] [--in-flight 16] [--rounds 5] [--only write-heavy] [--json]`
+// `npm run bench:cost [-- --ops 1500] [--scale 100] [--in-flight 16] [--rounds 5] [--only write-heavy] [--json]`
 //
 // Design by cost (issue 32), measured: the book rating site (examples/book-ratings) under its read-heavy and its
 // write-heavy workload (examples/book-ratings/workloads/: the example with another workload block); for
@@ -34,7 +34,7 @@ import { benchOptions, removeDir, scratchDir, startBenchServer } from './bench-r
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { option, flag } = benchOptions();
-const ops = Number(option('ops', '4000'));
+const ops = Number(option('ops', '1500'));
 const scale = Number(option('scale', '100'));
 const inFlight = Number(option('in-flight', '16'));
 const rounds = Number(option('rounds', '5'));
@@ -59,7 +59,7 @@ const { bindRedisCommand } = await import(`${root}out/src/generation/redis/redis
 const { buildTsClientDesign } = await import(`${root}out/src/generation/typescript/typescript-design.js`);
 const { queryData } = await import(`${root}out/src/generation/typescript/typescript-emitter.js`);
 const { Workload } = await import(`${root}out/src/language/pidm/pidm-workload.js`);
-const { compareByCost, collectionsOfQueries, OPERATION, ROW, INDEX } = await import(
+const { compareByCost, collectionsOfQueries, OPERATION, ROW, INDEX, SCAN } = await import(
     `${root}out/transformations/pidm-to-kvlm/index.js`
 );
 const { chooseByCost, costedDesign } = await import(`${root}out/transformations/pidm-to-kvlm/choose-by-cost.js`);
@@ -167,8 +167,11 @@ try {
         // Then the sequence's entity operations alone, in the same order: what one costs the server, without the
         // reads between them.
         const writes = sequence.filter((step) => step.item.kind !== 'query');
+        // And, where reads are the smaller part, the sequence's reads alone: what one costs the server, in CPU time.
+        const reads = writes.length * 2 > sequence.length ? sequence.filter((step) => step.item.kind === 'query') : [];
         const runs = Object.fromEntries(POLICIES.map((policy) => [policy, []]));
         const writeRuns = Object.fromEntries(POLICIES.map((policy) => [policy, []]));
+        const readRuns = Object.fromEntries(POLICIES.map((policy) => [policy, []]));
         for (let round = 0; round < rounds; round++)
             for (let i = 0; i < POLICIES.length; i++) {
                 const policy = POLICIES[(round + i) % POLICIES.length];
@@ -176,6 +179,7 @@ try {
                 await loaded[policy].cleanup();
                 if (writes.length > 0) writeRuns[policy].push(await run(loaded[policy], writes, rounds + round));
                 await loaded[policy].cleanup();
+                if (reads.length > 0) readRuns[policy].push(await run(loaded[policy], reads, 2 * rounds + round));
             }
         const measured = {};
         for (const policy of POLICIES) {
@@ -185,6 +189,13 @@ try {
             measured[policy] = {
                 ...summary(runs[policy], loaded[policy], sequence.length),
                 writes: writeRuns[policy].length > 0 ? writesSummary(writeRuns[policy], writes.length) : undefined,
+                reads:
+                    readRuns[policy].length > 0
+                        ? {
+                              count: reads.length,
+                              cpuPerRead: median(readRuns[policy].map((r) => (r.cpu * 1e6) / reads.length)),
+                          }
+                        : undefined,
             };
         }
         results.push({
@@ -570,6 +581,7 @@ else {
                     ratio,
                     2,
                 ],
+                ['reads alone: server CPU µs/read, median', (d) => d.reads?.cpuPerRead ?? NaN, ratio, 1],
                 ['µs per entity operation (FCALL, commandstats)', perCall('fcall'), ratio, 1],
                 ['µs per read (EVAL of FT.SEARCH, commandstats)', perCall('eval'), ratio, 1],
                 ['op/s, fastest', (d) => d.opsPerSecond, ratio],
@@ -632,8 +644,9 @@ else {
         ]) {
             const readUnits = design.modelled.reads / result.readRate;
             const writeUnits = design.modelled.writes / result.writeRate;
-            const readUs = design.usecPerCall.eval?.usec ?? NaN;
-            const writeUs = design.usecPerCall.fcall?.usec ?? NaN;
+            // Server CPU where the bench ran reads and writes alone (neighbours disturb it less), else commandstats.
+            const readUs = design.reads?.cpuPerRead ?? design.usecPerCall.eval?.usec ?? NaN;
+            const writeUs = design.writes?.cpuPerOpMedian ?? design.usecPerCall.fcall?.usec ?? NaN;
             console.log(
                 `  ${policy}: a read ${fmt(readUs, 0)} µs / ${fmt(readUnits, 0)} modelled = ${fmt(readUs / readUnits, 1)} µs per field access; an entity operation ${fmt(writeUs, 0)} µs / ${fmt(writeUnits, 1)} = ${fmt(writeUs / writeUnits, 1)}`,
             );
@@ -643,6 +656,9 @@ else {
     console.log('');
     console.log(
         `calibration (least squares over ${c.points.writes} designs' entity operations and ${c.points.collections} collections): an entity operation ${fmt(c.fixedUs, 1)} µs + ${fmt(c.rowUs, 1)} µs per row written, OPERATION ≈ ${fmt(c.operation)} field accesses (a row write = KEY + 1.5); a collection ${fmt(c.indexBytes)} bytes + ${fmt(c.rowBytes)} per row + ${fmt(c.fieldBytes)} per field, ROW ≈ ${fmt(c.row, 1)} and INDEX ≈ ${fmt(c.index)} fields (cost-model.ts: OPERATION ${OPERATION}, ROW ${ROW}, INDEX ${INDEX})`,
+    );
+    console.log(
+        `reads against writes: ${fmt(c.readUs, 1)} µs of the server per modelled field access of a read, ${fmt(c.writeUs, 1)} of an entity operation (server CPU of each run alone where the bench ran them, else commandstats): a read's access weighs ${fmt(c.readUs / c.writeUs, 2)} of a write's (1 when the model weighs them as the server does; SCAN ${SCAN} would be ≈ ${fmt((SCAN * c.readUs) / c.writeUs, 2)} if every read scanned)`,
     );
 }
 
@@ -671,7 +687,33 @@ function calibration(results) {
         collections.map((c) => [1, c.rows, c.rows * c.hashFields]),
         collections.map((c) => c.rowBytes + c.indexBytes),
     );
+    // Reads against entity operations: the server's µs (commandstats, over every design and workload) per modelled
+    // field access of each. Equal when the model weighs them as the server does; SCAN scales a range read's.
+    const perAccess = (calls, units) => {
+        const points = results.flatMap((result) =>
+            Object.values(result.designs)
+                .filter((d) => d.usecPerCall[calls])
+                .map((d) => [d.usecPerCall[calls].usec, units(d, result)]),
+        );
+        return points.reduce((sum, [us]) => sum + us, 0) / points.reduce((sum, [, u]) => sum + u, 0);
+    };
+    const cpuPerAccess = (of, units) => {
+        const points = results.flatMap((result) =>
+            Object.values(result.designs)
+                .filter((d) => of(d) !== undefined)
+                .map((d) => [of(d), units(d, result)]),
+        );
+        return points.reduce((sum, [us]) => sum + us, 0) / points.reduce((sum, [, u]) => sum + u, 0);
+    };
+    const readUnits = (d, result) => d.modelled.reads / result.readRate;
+    const writeUnits = (d, result) => d.modelled.writes / result.writeRate;
+    const readCpu = cpuPerAccess((d) => d.reads?.cpuPerRead, readUnits);
+    const writeCpu = cpuPerAccess((d) => (d.reads ? d.writes?.cpuPerOpMedian : undefined), writeUnits);
+    const readUs = Number.isFinite(readCpu) ? readCpu : perAccess('eval', readUnits);
+    const writeUs = Number.isFinite(readCpu) ? writeCpu : perAccess('fcall', writeUnits);
     return {
+        readUs,
+        writeUs,
         points: { writes: writes.length, collections: collections.length },
         fixedUs,
         rowUs,
