@@ -625,7 +625,7 @@ else {
             }
             const v = verdict(cost.runs, rival.runs, result.operations);
             console.log(
-                `  cost design wins against ${name}: ${v.wins ? 'yes' : 'no'}, by ${fmt(100 * (1 - v.median), 1)}% of server CPU (median of ${v.rounds} paired rounds' ratios ${fmt(v.median, 2)}, rounds ${fmt(v.least, 2)}–${fmt(v.most, 2)}, spread ±${fmt(v.spread, 1)}%); op/s ${fmt(100 * (v.wallMedian - 1), 1)}% (rounds ${fmt(v.wallLeast, 2)}–${fmt(v.wallMost, 2)}×); model: ${fmt(100 * (1 - cost.modelled.time / rival.modelled.time), 1)}% less time`,
+                `  cost design wins against ${name}: ${v.wins ? `yes, by ${fmt(100 * (1 - v.median), 1)}%` : `no (not in every round): the median ${v.median < 1 ? `${fmt(100 * (1 - v.median), 1)}% less` : `${fmt(100 * (v.median - 1), 1)}% more`}`} of server CPU (median of ${v.rounds} paired rounds' ratios ${fmt(v.median, 2)}, rounds ${fmt(v.least, 2)}–${fmt(v.most, 2)}, spread ±${fmt(v.spread, 1)}%); op/s ${fmt(100 * (v.wallMedian - 1), 1)}% (rounds ${fmt(v.wallLeast, 2)}–${fmt(v.wallMost, 2)}×); model: ${fmt(100 * (1 - cost.modelled.time / rival.modelled.time), 1)}% less time`,
             );
             const smaller = cost.modelled.memory <= rival.modelled.memory;
             const measuredSmaller = cost.memory <= rival.memory;
