@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:cost [-- --ops 4000] [--scale 100] [--in-flight 16] [--rounds 5] [--only write-heavy] [--json]`
+// `npm run bench:cost [-- --ops 1500] [--scale 100] [--in-flight 16] [--rounds 5] [--only write-heavy] [--json]`
 //
 // Design by cost (issue 32), measured: the book rating site (examples/book-ratings) under its read-heavy and its
 // write-heavy workload (examples/book-ratings/workloads/: the example with another workload block); for
@@ -34,13 +34,17 @@ import { benchOptions, removeDir, scratchDir, startBenchServer } from './bench-r
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { option, flag } = benchOptions();
-const ops = Number(option('ops', '4000'));
+const ops = Number(option('ops', '1500'));
 const scale = Number(option('scale', '100'));
 const inFlight = Number(option('in-flight', '16'));
 const rounds = Number(option('rounds', '5'));
 const json = flag('json');
 /** `--only write-heavy`: run one workload's designs (the other's cost-chosen design still among them). */
 const only = option('only', '');
+/** The load average when the bench starts (the shared machine's). */
+const loadStart = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 const { loadRuntimeDesign } = await import(`${root}out/src/runtime/runtime-design.js`);
 const { generateInstanceData } = await import(`${root}out/src/runtime/data-generator.js`);
@@ -55,7 +59,7 @@ const { bindRedisCommand } = await import(`${root}out/src/generation/redis/redis
 const { buildTsClientDesign } = await import(`${root}out/src/generation/typescript/typescript-design.js`);
 const { queryData } = await import(`${root}out/src/generation/typescript/typescript-emitter.js`);
 const { Workload } = await import(`${root}out/src/language/pidm/pidm-workload.js`);
-const { compareByCost, collectionsOfQueries, OPERATION, ROW, INDEX } = await import(
+const { compareByCost, collectionsOfQueries, OPERATION, ROW, INDEX, SCAN } = await import(
     `${root}out/transformations/pidm-to-kvlm/index.js`
 );
 const { chooseByCost, costedDesign } = await import(`${root}out/transformations/pidm-to-kvlm/choose-by-cost.js`);
@@ -163,8 +167,11 @@ try {
         // Then the sequence's entity operations alone, in the same order: what one costs the server, without the
         // reads between them.
         const writes = sequence.filter((step) => step.item.kind !== 'query');
+        // And, where reads are the smaller part, the sequence's reads alone: what one costs the server, in CPU time.
+        const reads = writes.length * 2 > sequence.length ? sequence.filter((step) => step.item.kind === 'query') : [];
         const runs = Object.fromEntries(POLICIES.map((policy) => [policy, []]));
         const writeRuns = Object.fromEntries(POLICIES.map((policy) => [policy, []]));
+        const readRuns = Object.fromEntries(POLICIES.map((policy) => [policy, []]));
         for (let round = 0; round < rounds; round++)
             for (let i = 0; i < POLICIES.length; i++) {
                 const policy = POLICIES[(round + i) % POLICIES.length];
@@ -172,6 +179,7 @@ try {
                 await loaded[policy].cleanup();
                 if (writes.length > 0) writeRuns[policy].push(await run(loaded[policy], writes, rounds + round));
                 await loaded[policy].cleanup();
+                if (reads.length > 0) readRuns[policy].push(await run(loaded[policy], reads, 2 * rounds + round));
             }
         const measured = {};
         for (const policy of POLICIES) {
@@ -181,6 +189,13 @@ try {
             measured[policy] = {
                 ...summary(runs[policy], loaded[policy], sequence.length),
                 writes: writeRuns[policy].length > 0 ? writesSummary(writeRuns[policy], writes.length) : undefined,
+                reads:
+                    readRuns[policy].length > 0
+                        ? {
+                              count: reads.length,
+                              cpuPerRead: median(readRuns[policy].map((r) => (r.cpu * 1e6) / reads.length)),
+                          }
+                        : undefined,
             };
         }
         results.push({
@@ -188,6 +203,9 @@ try {
             other: otherName,
             sizes,
             mix: mix.map((item) => `${label(item)} ${item.rate}`),
+            operations: sequence.length,
+            readRate: mix.filter((item) => item.kind === 'query').reduce((sum, item) => sum + item.rate, 0),
+            writeRate: mix.filter((item) => item.kind !== 'query').reduce((sum, item) => sum + item.rate, 0),
             designs: Object.fromEntries(
                 POLICIES.map((policy) => [
                     policy,
@@ -413,6 +431,35 @@ function writesSummary(runs, count) {
     };
 }
 
+/**
+ * The cost design against a rival over paired rounds: per round the ratio of their server CPU (cost / rival) and of
+ * their op/s (cost / rival); the median, least and most of each. `spread` is half the range of the CPU ratios in
+ * percent; `wins` when every round's CPU ratio is below 1.
+ */
+function verdict(costRuns, rivalRuns, count) {
+    const rounds = Math.min(costRuns.length, rivalRuns.length);
+    const cpu = [];
+    const wall = [];
+    for (let i = 0; i < rounds; i++) {
+        cpu.push(costRuns[i].cpu / rivalRuns[i].cpu);
+        wall.push(rivalRuns[i].seconds / costRuns[i].seconds);
+    }
+    const least = Math.min(...cpu);
+    const most = Math.max(...cpu);
+    return {
+        rounds,
+        median: median(cpu),
+        least,
+        most,
+        spread: (100 * (most - least)) / 2,
+        wins: most < 1,
+        wallMedian: median(wall),
+        wallLeast: Math.min(...wall),
+        wallMost: Math.max(...wall),
+        count,
+    };
+}
+
 function median(values) {
     const sorted = [...values].sort((a, b) => a - b);
     const middle = Math.floor(sorted.length / 2);
@@ -442,6 +489,7 @@ function summary(runs, { memory, emptyIndexes, collections: stored }, count) {
         opsPerSecondMedian: median(opsPerSecond),
         cpuPerOp: Math.min(...cpuPerOp),
         cpuPerOpMedian: median(cpuPerOp),
+        cpuPerOpMost: Math.max(...cpuPerOp),
         waitingShare: median(runs.map((r) => r.waiting / r.seconds)),
         usecPerCall: Object.fromEntries(
             Object.entries(commands).map(([name, stat]) => [name, { calls: stat.calls, usec: stat.usec / stat.calls }]),
@@ -503,10 +551,10 @@ const load = loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
 const calibrated = calibration(results);
-if (json) console.log(JSON.stringify({ ops, scale, inFlight, rounds, load, calibrated, results }, null, 2));
+if (json) console.log(JSON.stringify({ ops, scale, inFlight, rounds, loadStart, load, calibrated, results }, null, 2));
 else {
     console.log(
-        `bench:cost: ${EXAMPLE} under its two workloads (${EXAMPLE}/workloads/), the design --merge cost chooses against the 80% rule's (--merge paper) and against the other workload's cost-chosen design, RediSearch 1.2 (redisearch1), through the client runtime; ${ops} operations in the workload's proportions, ${inFlight} in flight, ${rounds} interleaved rounds; ${scale} objects per entity; load average ${load} (shared machine)`,
+        `bench:cost: ${EXAMPLE} under its two workloads (${EXAMPLE}/workloads/), the design --merge cost chooses against the 80% rule's (--merge paper) and against the other workload's cost-chosen design, RediSearch 1.2 (redisearch1), through the client runtime; ${ops} operations in the workload's proportions, ${inFlight} in flight, ${rounds} interleaved rounds; ${scale} objects per entity; load average ${loadStart} at the start, ${load} at the end. The primary figure is the server's CPU time per operation (its main thread, schedstat), which neighbours disturb far less than the wall clock; op/s is secondary and needs an idle machine`,
     );
     for (const result of results) {
         const { cost, paper, other } = result.designs;
@@ -521,8 +569,9 @@ else {
             ['', 'cost policy', '80% rule', `cost (${result.other})`, 'cost/paper', `cost/${result.other}`],
             ...[
                 ['collections', (d) => d.collections.length, () => ''],
-                ['server CPU µs/op, least', (d) => d.cpuPerOp, ratio, 1],
-                ['server CPU µs/op, median', (d) => d.cpuPerOpMedian, ratio, 1],
+                ['server CPU µs/op, median (the primary figure)', (d) => d.cpuPerOpMedian, ratio, 1],
+                ['server CPU µs/op, least of the rounds', (d) => d.cpuPerOp, ratio, 1],
+                ['server CPU µs/op, most of the rounds', (d) => d.cpuPerOpMost, ratio, 1],
                 ['entity operations alone: server CPU µs/op, least', (d) => d.writes?.cpuPerOp ?? NaN, ratio, 1],
                 ['entity operations alone: server CPU µs/op, median', (d) => d.writes?.cpuPerOpMedian ?? NaN, ratio, 1],
                 ['entity operations alone: rows written/op (FT.ADD)', (d) => d.writes?.rowsPerOp ?? NaN, ratio, 2],
@@ -532,6 +581,7 @@ else {
                     ratio,
                     2,
                 ],
+                ['reads alone: server CPU µs/read, median', (d) => d.reads?.cpuPerRead ?? NaN, ratio, 1],
                 ['µs per entity operation (FCALL, commandstats)', perCall('fcall'), ratio, 1],
                 ['µs per read (EVAL of FT.SEARCH, commandstats)', perCall('eval'), ratio, 1],
                 ['op/s, fastest', (d) => d.opsPerSecond, ratio],
@@ -562,31 +612,53 @@ else {
             [`cost (${result.other})`, other],
         ])
             console.log(`  ${policy}: ${design.collections.join(' | ')}`);
-        // The model predicts which design is faster (lower time) and which smaller (lower memory); the measurement
-        // of speed is the server's median CPU per operation (wall-clock op/s on a shared machine says less).
-        const verdicts = [];
+        // The verdict per rival, from the rounds paired (each round runs every design once, interleaved): the cost
+        // design's server CPU per operation over the rival's in the same round. It wins when the median ratio is
+        // below 1 and so is every round's: the gap lies outside the run-to-run spread.
         for (const [name, rival] of [
             ['80% rule', paper],
             [`cost (${result.other})`, other],
         ]) {
-            if (rival.collections.join() === cost.collections.join()) continue;
-            const faster = cost.modelled.time <= rival.modelled.time;
-            const measuredFaster = cost.cpuPerOpMedian <= rival.cpuPerOpMedian;
-            verdicts.push(
-                `against ${name}: speed ${faster === measuredFaster ? 'agrees' : 'DISAGREES'} (model: ${faster ? 'cost' : name} faster, server CPU: ${measuredFaster ? 'cost' : name} cheaper)`,
+            if (rival.collections.join() === cost.collections.join()) {
+                console.log(`  against ${name}: the same design`);
+                continue;
+            }
+            const v = verdict(cost.runs, rival.runs, result.operations);
+            console.log(
+                `  cost design wins against ${name}: ${v.wins ? `yes, by ${fmt(100 * (1 - v.median), 1)}%` : `no (not in every round): the median ${v.median < 1 ? `${fmt(100 * (1 - v.median), 1)}% less` : `${fmt(100 * (v.median - 1), 1)}% more`}`} of server CPU (median of ${v.rounds} paired rounds' ratios ${fmt(v.median, 2)}, rounds ${fmt(v.least, 2)}–${fmt(v.most, 2)}, spread ±${fmt(v.spread, 1)}%); op/s ${fmt(100 * (v.wallMedian - 1), 1)}% (rounds ${fmt(v.wallLeast, 2)}–${fmt(v.wallMost, 2)}×); model: ${fmt(100 * (1 - cost.modelled.time / rival.modelled.time), 1)}% less time`,
             );
             const smaller = cost.modelled.memory <= rival.modelled.memory;
             const measuredSmaller = cost.memory <= rival.memory;
-            verdicts.push(
-                `against ${name}: memory ${smaller === measuredSmaller ? 'agrees' : 'DISAGREES'} (model: ${smaller ? 'cost' : name} smaller, measured: ${measuredSmaller ? 'cost' : name} smaller)`,
+            if (smaller !== measuredSmaller)
+                console.log(
+                    `  against ${name}: memory DISAGREES (model: ${smaller ? 'cost' : name} smaller, measured: ${measuredSmaller ? 'cost' : name} smaller)`,
+                );
+        }
+        // Where the model's balance of reads and writes and the server's disagree: µs of server time (commandstats)
+        // per modelled field access, for a read (EVAL) and for an entity operation (FCALL). Equal figures mean the
+        // model weighs reads against writes as the server does.
+        for (const [policy, design] of [
+            ['cost', cost],
+            ['80% rule', paper],
+            [`cost (${result.other})`, other],
+        ]) {
+            const readUnits = design.modelled.reads / result.readRate;
+            const writeUnits = design.modelled.writes / result.writeRate;
+            // Server CPU where the bench ran reads and writes alone (neighbours disturb it less), else commandstats.
+            const readUs = design.reads?.cpuPerRead ?? design.usecPerCall.eval?.usec ?? NaN;
+            const writeUs = design.writes?.cpuPerOpMedian ?? design.usecPerCall.fcall?.usec ?? NaN;
+            console.log(
+                `  ${policy}: a read ${fmt(readUs, 0)} µs / ${fmt(readUnits, 0)} modelled = ${fmt(readUs / readUnits, 1)} µs per field access; an entity operation ${fmt(writeUs, 0)} µs / ${fmt(writeUnits, 1)} = ${fmt(writeUs / writeUnits, 1)}`,
             );
         }
-        for (const verdict of verdicts) console.log(`  ${verdict}`);
     }
     const c = calibrated;
     console.log('');
     console.log(
         `calibration (least squares over ${c.points.writes} designs' entity operations and ${c.points.collections} collections): an entity operation ${fmt(c.fixedUs, 1)} µs + ${fmt(c.rowUs, 1)} µs per row written, OPERATION ≈ ${fmt(c.operation)} field accesses (a row write = KEY + 1.5); a collection ${fmt(c.indexBytes)} bytes + ${fmt(c.rowBytes)} per row + ${fmt(c.fieldBytes)} per field, ROW ≈ ${fmt(c.row, 1)} and INDEX ≈ ${fmt(c.index)} fields (cost-model.ts: OPERATION ${OPERATION}, ROW ${ROW}, INDEX ${INDEX})`,
+    );
+    console.log(
+        `reads against writes: ${fmt(c.readUs, 1)} µs of the server per modelled field access of a read, ${fmt(c.writeUs, 1)} of an entity operation (server CPU of each run alone where the bench ran them, else commandstats): a read's access weighs ${fmt(c.readUs / c.writeUs, 2)} of a write's (1 when the model weighs them as the server does; SCAN ${SCAN} would be ≈ ${fmt((SCAN * c.readUs) / c.writeUs, 2)} if every read scanned)`,
     );
 }
 
@@ -615,7 +687,33 @@ function calibration(results) {
         collections.map((c) => [1, c.rows, c.rows * c.hashFields]),
         collections.map((c) => c.rowBytes + c.indexBytes),
     );
+    // Reads against entity operations: the server's µs (commandstats, over every design and workload) per modelled
+    // field access of each. Equal when the model weighs them as the server does; SCAN scales a range read's.
+    const perAccess = (calls, units) => {
+        const points = results.flatMap((result) =>
+            Object.values(result.designs)
+                .filter((d) => d.usecPerCall[calls])
+                .map((d) => [d.usecPerCall[calls].usec, units(d, result)]),
+        );
+        return points.reduce((sum, [us]) => sum + us, 0) / points.reduce((sum, [, u]) => sum + u, 0);
+    };
+    const cpuPerAccess = (of, units) => {
+        const points = results.flatMap((result) =>
+            Object.values(result.designs)
+                .filter((d) => of(d) !== undefined)
+                .map((d) => [of(d), units(d, result)]),
+        );
+        return points.reduce((sum, [us]) => sum + us, 0) / points.reduce((sum, [, u]) => sum + u, 0);
+    };
+    const readUnits = (d, result) => d.modelled.reads / result.readRate;
+    const writeUnits = (d, result) => d.modelled.writes / result.writeRate;
+    const readCpu = cpuPerAccess((d) => d.reads?.cpuPerRead, readUnits);
+    const writeCpu = cpuPerAccess((d) => (d.reads ? d.writes?.cpuPerOpMedian : undefined), writeUnits);
+    const readUs = Number.isFinite(readCpu) ? readCpu : perAccess('eval', readUnits);
+    const writeUs = Number.isFinite(readCpu) ? writeCpu : perAccess('fcall', writeUnits);
     return {
+        readUs,
+        writeUs,
         points: { writes: writes.length, collections: collections.length },
         fixedUs,
         rowUs,

@@ -6,12 +6,18 @@
  * reported beside it. Pure: the working model and the workload in, figures out.
  *
  * Readings:
- * - a run of a query reads the rows of one instance of its FROM entity (the workload gives no selectivity),
- *   each row read whole (a Redis hash of listpack encoding is scanned to find a field; `redis-core` reads rows
- *   with HGETALL), so a wider row costs every query that reads it;
+ * - a run of a query whose filter pins an equality (a conjunct `a = ?` outside any `or` / `not`) reads the rows of
+ *   one instance of its FROM entity (the workload gives no selectivity), each row read whole (a Redis hash of
+ *   listpack encoding is scanned to find a field; `redis-core` reads rows with HGETALL), so a wider row costs every
+ *   query that reads it;
+ * - a run of any other query (no filter, a range, an `or`) matches every row of the collection: the index walks
+ *   and sorts them all before the first page, `SCAN` of a row's key and fields each, so it grows with the rows the
+ *   collection holds (count × what every include binds) and their width — a merge that widens the rows of a
+ *   range-read collection makes every such read dearer;
  * - a create adds, and a delete removes, every row holding the instance; an update rewrites the fields that copy
- *   the changed attribute in every row holding the instance (an indexed field, filtered, ranged or sorted, twice:
- *   its index entry moves too); a change of a reference rewrites the rows the include binds;
+ *   the changed attribute in every row holding the instance: an indexed field (filtered, ranged or sorted) `KEY`
+ *   + 2 a row (an FT.ADD … PARTIAL that moves its index entry), an unindexed one `COPY` a row (a bare HSET); a
+ *   change of a reference rewrites the rows the include binds;
  * - the rows holding one instance bound at a node: the referrers along the path from the root, reversed
  *   (count(parent) × size / count(child) each), times what every include off that path binds (its size);
  * - every entity operation pays `OPERATION` once, whatever the design (`operationsCost`): the call of the entity
@@ -24,11 +30,17 @@
  *   the projected-only ones from the entity store by identifier: one more round trip and a key per entity per row;
  *   no target's client joins yet, so it is priced (`lookupCost`) and never chosen.
  *
- * `OPERATION`, `ROW` and `INDEX` are calibrated with `npm run bench:cost` (docs/benchmarks.md, `bench:cost`) on
- * RediSearch 1.2; the other constants count accesses.
+ * `OPERATION`, `COPY`, `SCAN`, `ROW` and `INDEX` are calibrated with `npm run bench:cost` (docs/benchmarks.md,
+ * `bench:cost`; it prints the fit beside these values) on RediSearch 1.2; the other constants count accesses.
  */
 import type { Workload } from '../../src/language/pidm/pidm-workload.js';
-import { ROLE_BITS, type CollectionModel, type NodeModel } from './collection-model.js';
+import {
+    ROLE_BITS,
+    type CollectionModel,
+    type FilterModel,
+    type NodeModel,
+    type ServedQueryModel,
+} from './collection-model.js';
 
 /** Field accesses a round trip costs. */
 export const ROUND_TRIP = 10;
@@ -36,9 +48,21 @@ export const ROUND_TRIP = 10;
 export const KEY = 1;
 /**
  * Field accesses one entity operation costs whatever rows it writes (the Function's call, its read of the entity):
- * on the server about 1.4 row writes (`bench:cost`), a row write counting `KEY` + 1.5.
+ * on the server about 6 row writes (`bench:cost`: 95–150 µs against 14–25 µs per FT.ADD row, a row write counting
+ * `KEY` + 1.5; the fit moves from run to run on a shared machine).
  */
-export const OPERATION = 4;
+export const OPERATION = 15;
+/**
+ * Field accesses a copy of an unindexed attribute costs per row: the Function's HSET, which moves no index entry,
+ * a fifth of an indexed copy's FT.ADD … PARTIAL (`KEY` + 2) on the server (`bench:cost`).
+ */
+export const COPY = 0.6;
+/**
+ * The share of a matched row's key and fields a range read pays (the index walks its entries and sorts by the
+ * sort key, and loads whole rows for the first page only): `bench:cost` runs reads and writes alone and prints the
+ * server's CPU per modelled field access of each, which this makes about equal.
+ */
+export const SCAN = 0.2;
 /** Fields a row stores beside its own (its key, the hash, its index entries): measured 0.6 of a field. */
 export const ROW = 1;
 /** Fields a collection stores once (its index: about 14.5 KB on RediSearch 1.2, 250 fields of 59 bytes). */
@@ -99,11 +123,12 @@ export function collectionCost(collection: CollectionModel, workload: Workload):
     };
 
     let reads = 0;
+    const stored = workload.count(root.entity) * fan;
     for (const query of collection.queries)
-        reads += workload.queryRate(query.name) * (ROUND_TRIP + fan * (KEY + width));
+        reads += workload.queryRate(query.name) * readCost(query, fan, stored, width);
 
     let writes = 0;
-    const fieldCost = (mask: number) => ((mask & INDEXED_ROLES) !== 0 ? 2 : 1);
+    const fieldCost = (mask: number) => ((mask & INDEXED_ROLES) !== 0 ? KEY + 2 : COPY);
     for (const node of collection.nodes) {
         const changes = workload.changesOf(node.entity);
         const rows = rowsHolding(node, node);
@@ -116,7 +141,7 @@ export function collectionCost(collection: CollectionModel, workload: Workload):
             // An identifier is never updated (a change of it is a delete and a create).
             if (field.attribute === node.identifier) continue;
             const mask = field.roleMasks.reduce((all, one) => all | one, 0);
-            writes += workload.updateRate(node.entity, field.attribute) * rows * (KEY + fieldCost(mask));
+            writes += workload.updateRate(node.entity, field.attribute) * rows * fieldCost(mask);
         }
         if (node.parentKey !== undefined) {
             const parent = byKey.get(node.parentKey)!;
@@ -124,8 +149,25 @@ export function collectionCost(collection: CollectionModel, workload: Workload):
             if (rate > 0) writes += rate * rowsHolding(parent, node) * (KEY + width);
         }
     }
-    const memory = INDEX + workload.count(root.entity) * fan * (ROW + width);
+    const memory = INDEX + stored * (ROW + width);
     return { reads, writes, time: reads + writes, memory };
+}
+
+/** Whether a filter keeps an equality whatever its other parts: a conjunct `field = value` outside `or` and `not`. */
+export function pinsEquality(filter: FilterModel | undefined): boolean {
+    if (!filter) return false;
+    if (filter.kind === 'group') return pinsEquality(filter.inner);
+    if (filter.kind === 'binary')
+        return filter.operator === 'and' && (pinsEquality(filter.left) || pinsEquality(filter.right));
+    return filter.kind === 'compare' && filter.operator === '=';
+}
+
+/**
+ * A run of a query over a collection of `rows` rows, `fan` of them per instance of its FROM entity, `width` fields
+ * each: a round trip, then one instance's rows read whole when its filter pins an equality, else every row scanned.
+ */
+export function readCost(query: ServedQueryModel, fan: number, rows: number, width: number): number {
+    return ROUND_TRIP + (pinsEquality(query.where) ? fan * (KEY + width) : rows * SCAN * (KEY + width));
 }
 
 /**

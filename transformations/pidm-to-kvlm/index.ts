@@ -40,7 +40,7 @@ export type { MergeDecisionInfo } from './trace.js';
 export type { NearMiss, NearMisses } from './near-misses.js';
 export type { CostChoice, CostDecision, CostedDesign, LookupPricing } from './choose-by-cost.js';
 export type { Cost } from './cost-model.js';
-export { INDEX, OPERATION, ROUND_TRIP, ROW } from './cost-model.js';
+export { COPY, INDEX, OPERATION, ROUND_TRIP, ROW, SCAN } from './cost-model.js';
 
 /** The transformation's result: the KVLM AST, the merge trace, and warnings about the input. */
 export interface TransformResult {

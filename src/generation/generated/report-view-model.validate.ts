@@ -5,7 +5,7 @@
 "use strict";
 export const validate = validate20;
 export default validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/report-view-model.schema.json","title":"The report target's view model","description":"What templates/report/*.hbs receive (src/generation/report/report-design.ts): the PIDM as entities and relationships, the collections with row grain, key, fields and queries, the merge decisions, the write map, and each query's access path in the chosen design (the redis target's, in the chosen dialect, or the redis-core target's).","type":"object","additionalProperties":false,"required":["target","database","source","writeMap","entityStore","cost","design","engine","pidm","collections","merges","queries"],"properties":{"target":{"const":"report"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"writeMap":{"description":"Per entity, the cost of updating each attribute and reference (rows and keys written) and the collection fields that copy it, with the rows an update of one instance rewrites (transformations/write-map); null without the source PIDM.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","summary","lines"],"properties":{"entity":{"type":"string"},"summary":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copies","rows","keys"],"properties":{"member":{"type":"string"},"copies":{"type":"integer"},"rows":{"type":"string","description":"The rows one update writes, all copies together: `3 + 2 × Tags per Book`."},"keys":{"type":"string","description":"The keys one update writes (entity hash, reverse hash, rows), or why it is never updated."}}}},"lines":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copy","roles","rows","count"],"properties":{"member":{"type":"string"},"copy":{"anyOf":[{"type":"string"},{"type":"null"}]},"roles":{"type":"string"},"rows":{"type":"string"},"count":{"type":"string","description":"The rows as a count of instances: `1`, `Books per Tag`, `none`."}}}}}}},{"type":"null"}]},"entityStore":{"description":"The keys the design keeps beside the rows for the entity operations (entity hashes, reverse hashes); null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","reason","keys"],"properties":{"function":{"type":"string"},"reason":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the design keeps no entities, or null."},"keys":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds","count"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"},"count":{"type":"string"}}}}}},{"type":"null"}]},"cost":{"description":"The model's workload, and side by side the design the cost policy chooses and the one the 80% rule makes, with their modelled costs; null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["declared","threshold","roundTrip","operation","row","index","queries","entities","references","designs","same","saving","cheaper","lookups"],"properties":{"declared":{"type":"boolean"},"threshold":{"type":"number"},"roundTrip":{"type":"number"},"operation":{"type":"number","description":"Field accesses an entity operation counts whatever the design."},"row":{"type":"number","description":"Fields a row stores beside its own (its key, the hash, its index entries)."},"index":{"type":"number","description":"Fields a collection stores once (its index)."},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","rate","default"],"properties":{"name":{"type":"string"},"rate":{"type":"string"},"default":{"type":"boolean"}}}},"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","count","countDefault","create","update","delete","memberUpdates"],"properties":{"name":{"type":"string"},"count":{"type":"string"},"countDefault":{"type":"boolean"},"create":{"type":"string"},"update":{"type":"string"},"delete":{"type":"string"},"memberUpdates":{"type":"string"}}}},"references":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","size","default"],"properties":{"name":{"type":"string"},"size":{"type":"string"},"default":{"type":"boolean"}}}},"designs":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"object","additionalProperties":false,"required":["policy","collections","operations","total"],"properties":{"policy":{"enum":["cost","paper"]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","queries","cost"],"properties":{"name":{"type":"string"},"queries":{"type":"array","items":{"type":"string"}},"cost":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}},"operations":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}},"description":"What the entity operations cost whatever the design (in the total too)."},"total":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}},"same":{"type":"boolean"},"saving":{"type":"string","description":"How far the cost policy's time is from the 80% rule's, in percent of the latter."},"cheaper":{"type":"boolean"},"lookups":{"description":"The cost policy's collections in their narrower form (indexed fields only, the projected ones looked up by identifier in the entity store), priced; no target's client joins yet, so the policy never chooses them.","type":"array","items":{"type":"object","additionalProperties":false,"required":["collection","looksUp","now","narrowed"],"properties":{"collection":{"type":"string"},"looksUp":{"type":"string"},"now":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}},"narrowed":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}}}},{"type":"null"}]},"design":{"enum":["redis","redis-core"],"description":"The design whose keys and access paths the report shows."},"engine":{"type":"string"},"pidm":{"anyOf":[{"type":"object","additionalProperties":false,"required":["entities","relationships"],"properties":{"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","attributes"],"properties":{"name":{"type":"string"},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","key","note"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"key":{"type":"boolean"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}}}},"relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","toCardinality","written","kind"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"toCardinality":{"enum":["exactly-one","zero-or-one","zero-or-more","one-or-more"]},"written":{"type":"string"},"kind":{"enum":["one","optional","many"]}}}}}},{"type":"null"}]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","grain","nodes","edges","key","fields","queries","coreKeys"],"properties":{"name":{"type":"string"},"grain":{"type":"string"},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","name","entity","root"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"root":{"type":"boolean"}}}},"edges":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","cardinality"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"cardinality":{"type":"string"}}}},"key":{"type":"object","additionalProperties":false,"required":["field","kind","parts","pattern"],"properties":{"field":{"type":"string"},"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"string"}},"pattern":{"type":"string"}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","label","roles","indexed"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"source":{"type":"string"},"label":{"type":"string"},"roles":{"type":"array","items":{"type":"string"}},"indexed":{"type":"boolean"}}}},"queries":{"type":"array","items":{"type":"string"}},"coreKeys":{"description":"The keys the redis-core design stores for the collection; null for the redis design.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"}}}},{"type":"null"}]}}}},"merges":{"anyOf":[{"type":"object","additionalProperties":false,"required":["policy","threshold","decisions"],"properties":{"policy":{"type":"string"},"threshold":{"type":"number"},"decisions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right","common","leftSize","rightSize","leftRatio","rightRatio","merged","outcome"],"properties":{"left":{"type":"string"},"right":{"type":"string"},"common":{"type":"integer"},"leftSize":{"type":"integer"},"rightSize":{"type":"integer"},"leftRatio":{"type":"string"},"rightRatio":{"type":"string"},"merged":{"type":"boolean"},"outcome":{"type":"string"}}}}}},{"type":"null"}]},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","collection","params","where","orderBy","select","access","core"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string"},"type":{"type":"string"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"select":{"type":"array","items":{"type":"string"}},"access":{"description":"The redis design's access path; null for the redis-core design.","anyOf":[{"type":"object","additionalProperties":false,"required":["index","operation","filter","sort","command"],"properties":{"index":{"type":"string"},"operation":{"type":"string"},"filter":{"type":"string"},"sort":{"type":"string"},"command":{"type":"string"}}},{"type":"null"}]},"core":{"description":"The redis-core design's access path: the FCALL, the keys read, the round trips; null for the redis design.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","keys","args","command","clusterCommand","access","indexKeys","rowKeys","server","cluster","slots","warning"],"properties":{"function":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"command":{"type":"string"},"clusterCommand":{"type":"string"},"access":{"type":"string"},"indexKeys":{"type":"array","items":{"type":"string"}},"rowKeys":{"type":"string"},"server":{"type":"string"},"cluster":{"type":"string"},"slots":{"type":"string"},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},{"type":"null"}]}}}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://kvmod.dev/schemas/report-view-model.schema.json","title":"The report target's view model","description":"What templates/report/*.hbs receive (src/generation/report/report-design.ts): the PIDM as entities and relationships, the collections with row grain, key, fields and queries, the merge decisions, the write map, and each query's access path in the chosen design (the redis target's, in the chosen dialect, or the redis-core target's).","type":"object","additionalProperties":false,"required":["target","database","source","writeMap","entityStore","cost","design","engine","pidm","collections","merges","queries"],"properties":{"target":{"const":"report"},"database":{"type":"string"},"source":{"anyOf":[{"type":"string"},{"type":"null"}]},"writeMap":{"description":"Per entity, the cost of updating each attribute and reference (rows and keys written) and the collection fields that copy it, with the rows an update of one instance rewrites (transformations/write-map); null without the source PIDM.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["entity","summary","lines"],"properties":{"entity":{"type":"string"},"summary":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copies","rows","keys"],"properties":{"member":{"type":"string"},"copies":{"type":"integer"},"rows":{"type":"string","description":"The rows one update writes, all copies together: `3 + 2 × Tags per Book`."},"keys":{"type":"string","description":"The keys one update writes (entity hash, reverse hash, rows), or why it is never updated."}}}},"lines":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["member","copy","roles","rows","count"],"properties":{"member":{"type":"string"},"copy":{"anyOf":[{"type":"string"},{"type":"null"}]},"roles":{"type":"string"},"rows":{"type":"string"},"count":{"type":"string","description":"The rows as a count of instances: `1`, `Books per Tag`, `none`."}}}}}}},{"type":"null"}]},"entityStore":{"description":"The keys the design keeps beside the rows for the entity operations (entity hashes, reverse hashes); null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","reason","keys"],"properties":{"function":{"type":"string"},"reason":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Why the design keeps no entities, or null."},"keys":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds","count"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"},"count":{"type":"string"}}}}}},{"type":"null"}]},"cost":{"description":"The model's workload, and side by side the design the cost policy chooses and the one the 80% rule makes, with their modelled costs; null without the source PIDM.","anyOf":[{"type":"object","additionalProperties":false,"required":["declared","threshold","roundTrip","operation","copy","scan","row","index","queries","entities","references","designs","same","saving","cheaper","lookups"],"properties":{"declared":{"type":"boolean"},"threshold":{"type":"number"},"roundTrip":{"type":"number"},"operation":{"type":"number","description":"Field accesses an entity operation counts whatever the design."},"copy":{"type":"number","description":"Field accesses a copy of an unindexed attribute counts per row."},"scan":{"type":"number","description":"The share of a matched row's key and fields a range read counts."},"row":{"type":"number","description":"Fields a row stores beside its own (its key, the hash, its index entries)."},"index":{"type":"number","description":"Fields a collection stores once (its index)."},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","rate","default"],"properties":{"name":{"type":"string"},"rate":{"type":"string"},"default":{"type":"boolean"}}}},"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","count","countDefault","create","update","delete","memberUpdates"],"properties":{"name":{"type":"string"},"count":{"type":"string"},"countDefault":{"type":"boolean"},"create":{"type":"string"},"update":{"type":"string"},"delete":{"type":"string"},"memberUpdates":{"type":"string"}}}},"references":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","size","default"],"properties":{"name":{"type":"string"},"size":{"type":"string"},"default":{"type":"boolean"}}}},"designs":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"object","additionalProperties":false,"required":["policy","collections","operations","total"],"properties":{"policy":{"enum":["cost","paper"]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","queries","cost"],"properties":{"name":{"type":"string"},"queries":{"type":"array","items":{"type":"string"}},"cost":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}},"operations":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}},"description":"What the entity operations cost whatever the design (in the total too)."},"total":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}},"same":{"type":"boolean"},"saving":{"type":"string","description":"How far the cost policy's time is from the 80% rule's, in percent of the latter."},"cheaper":{"type":"boolean"},"lookups":{"description":"The cost policy's collections in their narrower form (indexed fields only, the projected ones looked up by identifier in the entity store), priced; no target's client joins yet, so the policy never chooses them.","type":"array","items":{"type":"object","additionalProperties":false,"required":["collection","looksUp","now","narrowed"],"properties":{"collection":{"type":"string"},"looksUp":{"type":"string"},"now":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}},"narrowed":{"type":"object","additionalProperties":false,"required":["reads","writes","time","memory"],"properties":{"reads":{"type":"string"},"writes":{"type":"string"},"time":{"type":"string"},"memory":{"type":"string"}}}}}}}},{"type":"null"}]},"design":{"enum":["redis","redis-core"],"description":"The design whose keys and access paths the report shows."},"engine":{"type":"string"},"pidm":{"anyOf":[{"type":"object","additionalProperties":false,"required":["entities","relationships"],"properties":{"entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","attributes"],"properties":{"name":{"type":"string"},"attributes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","key","note"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"key":{"type":"boolean"},"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}}}},"relationships":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","toCardinality","written","kind"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"toCardinality":{"enum":["exactly-one","zero-or-one","zero-or-more","one-or-more"]},"written":{"type":"string"},"kind":{"enum":["one","optional","many"]}}}}}},{"type":"null"}]},"collections":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","grain","nodes","edges","key","fields","queries","coreKeys"],"properties":{"name":{"type":"string"},"grain":{"type":"string"},"nodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","name","entity","root"],"properties":{"id":{"type":"string"},"name":{"type":"string"},"entity":{"type":"string"},"root":{"type":"boolean"}}}},"edges":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["from","to","reference","cardinality"],"properties":{"from":{"type":"string"},"to":{"type":"string"},"reference":{"type":"string"},"cardinality":{"type":"string"}}}},"key":{"type":"object","additionalProperties":false,"required":["field","kind","parts","pattern"],"properties":{"field":{"type":"string"},"kind":{"enum":["natural","counter"]},"parts":{"type":"array","items":{"type":"string"}},"pattern":{"type":"string"}}},"fields":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type","source","label","roles","indexed"],"properties":{"name":{"type":"string"},"type":{"type":"string"},"source":{"type":"string"},"label":{"type":"string"},"roles":{"type":"array","items":{"type":"string"}},"indexed":{"type":"boolean"}}}},"queries":{"type":"array","items":{"type":"string"}},"coreKeys":{"description":"The keys the redis-core design stores for the collection; null for the redis design.","anyOf":[{"type":"array","items":{"type":"object","additionalProperties":false,"required":["key","kind","holds"],"properties":{"key":{"type":"string"},"kind":{"type":"string"},"holds":{"type":"string"}}}},{"type":"null"}]}}}},"merges":{"anyOf":[{"type":"object","additionalProperties":false,"required":["policy","threshold","decisions"],"properties":{"policy":{"type":"string"},"threshold":{"type":"number"},"decisions":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["left","right","common","leftSize","rightSize","leftRatio","rightRatio","merged","outcome"],"properties":{"left":{"type":"string"},"right":{"type":"string"},"common":{"type":"integer"},"leftSize":{"type":"integer"},"rightSize":{"type":"integer"},"leftRatio":{"type":"string"},"rightRatio":{"type":"string"},"merged":{"type":"boolean"},"outcome":{"type":"string"}}}}}},{"type":"null"}]},"queries":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","collection","params","where","orderBy","select","access","core"],"properties":{"name":{"type":"string"},"collection":{"type":"string"},"params":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string"},"type":{"type":"string"}}}},"where":{"anyOf":[{"type":"string"},{"type":"null"}]},"orderBy":{"type":"array","items":{"type":"string"}},"select":{"type":"array","items":{"type":"string"}},"access":{"description":"The redis design's access path; null for the redis-core design.","anyOf":[{"type":"object","additionalProperties":false,"required":["index","operation","filter","sort","command"],"properties":{"index":{"type":"string"},"operation":{"type":"string"},"filter":{"type":"string"},"sort":{"type":"string"},"command":{"type":"string"}}},{"type":"null"}]},"core":{"description":"The redis-core design's access path: the FCALL, the keys read, the round trips; null for the redis design.","anyOf":[{"type":"object","additionalProperties":false,"required":["function","keys","args","command","clusterCommand","access","indexKeys","rowKeys","server","cluster","slots","warning"],"properties":{"function":{"type":"string"},"keys":{"type":"array","items":{"type":"string"}},"args":{"type":"array","items":{"type":"string"}},"command":{"type":"string"},"clusterCommand":{"type":"string"},"access":{"type":"string"},"indexKeys":{"type":"array","items":{"type":"string"}},"rowKeys":{"type":"string"},"server":{"type":"string"},"cluster":{"type":"string"},"slots":{"type":"string"},"warning":{"anyOf":[{"type":"string"},{"type":"null"}]}}},{"type":"null"}]}}}}}};
 const func1 = Object.prototype.hasOwnProperty;
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1014,8 +1014,8 @@ vErrors.push(err78);
 }
 errors++;
 }
-if(data28.row === undefined){
-const err79 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "row"},message:"must have required property '"+"row"+"'"};
+if(data28.copy === undefined){
+const err79 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "copy"},message:"must have required property '"+"copy"+"'"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1024,8 +1024,8 @@ vErrors.push(err79);
 }
 errors++;
 }
-if(data28.index === undefined){
-const err80 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
+if(data28.scan === undefined){
+const err80 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "scan"},message:"must have required property '"+"scan"+"'"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1034,8 +1034,8 @@ vErrors.push(err80);
 }
 errors++;
 }
-if(data28.queries === undefined){
-const err81 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data28.row === undefined){
+const err81 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "row"},message:"must have required property '"+"row"+"'"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1044,8 +1044,8 @@ vErrors.push(err81);
 }
 errors++;
 }
-if(data28.entities === undefined){
-const err82 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
+if(data28.index === undefined){
+const err82 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1054,8 +1054,8 @@ vErrors.push(err82);
 }
 errors++;
 }
-if(data28.references === undefined){
-const err83 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "references"},message:"must have required property '"+"references"+"'"};
+if(data28.queries === undefined){
+const err83 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1064,8 +1064,8 @@ vErrors.push(err83);
 }
 errors++;
 }
-if(data28.designs === undefined){
-const err84 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "designs"},message:"must have required property '"+"designs"+"'"};
+if(data28.entities === undefined){
+const err84 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1074,8 +1074,8 @@ vErrors.push(err84);
 }
 errors++;
 }
-if(data28.same === undefined){
-const err85 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "same"},message:"must have required property '"+"same"+"'"};
+if(data28.references === undefined){
+const err85 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "references"},message:"must have required property '"+"references"+"'"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1084,8 +1084,8 @@ vErrors.push(err85);
 }
 errors++;
 }
-if(data28.saving === undefined){
-const err86 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "saving"},message:"must have required property '"+"saving"+"'"};
+if(data28.designs === undefined){
+const err86 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "designs"},message:"must have required property '"+"designs"+"'"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1094,8 +1094,8 @@ vErrors.push(err86);
 }
 errors++;
 }
-if(data28.cheaper === undefined){
-const err87 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "cheaper"},message:"must have required property '"+"cheaper"+"'"};
+if(data28.same === undefined){
+const err87 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "same"},message:"must have required property '"+"same"+"'"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1104,8 +1104,8 @@ vErrors.push(err87);
 }
 errors++;
 }
-if(data28.lookups === undefined){
-const err88 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "lookups"},message:"must have required property '"+"lookups"+"'"};
+if(data28.saving === undefined){
+const err88 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "saving"},message:"must have required property '"+"saving"+"'"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1114,9 +1114,8 @@ vErrors.push(err88);
 }
 errors++;
 }
-for(const key6 in data28){
-if(!(func1.call(schema31.properties.cost.anyOf[0].properties, key6))){
-const err89 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+if(data28.cheaper === undefined){
+const err89 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "cheaper"},message:"must have required property '"+"cheaper"+"'"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1125,10 +1124,8 @@ vErrors.push(err89);
 }
 errors++;
 }
-}
-if(data28.declared !== undefined){
-if(typeof data28.declared !== "boolean"){
-const err90 = {instancePath:instancePath+"/cost/declared",schemaPath:"#/properties/cost/anyOf/0/properties/declared/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data28.lookups === undefined){
+const err90 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/required",keyword:"required",params:{missingProperty: "lookups"},message:"must have required property '"+"lookups"+"'"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1137,11 +1134,9 @@ vErrors.push(err90);
 }
 errors++;
 }
-}
-if(data28.threshold !== undefined){
-let data30 = data28.threshold;
-if(!((typeof data30 == "number") && (isFinite(data30)))){
-const err91 = {instancePath:instancePath+"/cost/threshold",schemaPath:"#/properties/cost/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
+for(const key6 in data28){
+if(!(func1.call(schema31.properties.cost.anyOf[0].properties, key6))){
+const err91 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1151,10 +1146,9 @@ vErrors.push(err91);
 errors++;
 }
 }
-if(data28.roundTrip !== undefined){
-let data31 = data28.roundTrip;
-if(!((typeof data31 == "number") && (isFinite(data31)))){
-const err92 = {instancePath:instancePath+"/cost/roundTrip",schemaPath:"#/properties/cost/anyOf/0/properties/roundTrip/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data28.declared !== undefined){
+if(typeof data28.declared !== "boolean"){
+const err92 = {instancePath:instancePath+"/cost/declared",schemaPath:"#/properties/cost/anyOf/0/properties/declared/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1164,10 +1158,10 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(data28.operation !== undefined){
-let data32 = data28.operation;
-if(!((typeof data32 == "number") && (isFinite(data32)))){
-const err93 = {instancePath:instancePath+"/cost/operation",schemaPath:"#/properties/cost/anyOf/0/properties/operation/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data28.threshold !== undefined){
+let data30 = data28.threshold;
+if(!((typeof data30 == "number") && (isFinite(data30)))){
+const err93 = {instancePath:instancePath+"/cost/threshold",schemaPath:"#/properties/cost/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1177,10 +1171,10 @@ vErrors.push(err93);
 errors++;
 }
 }
-if(data28.row !== undefined){
-let data33 = data28.row;
-if(!((typeof data33 == "number") && (isFinite(data33)))){
-const err94 = {instancePath:instancePath+"/cost/row",schemaPath:"#/properties/cost/anyOf/0/properties/row/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data28.roundTrip !== undefined){
+let data31 = data28.roundTrip;
+if(!((typeof data31 == "number") && (isFinite(data31)))){
+const err94 = {instancePath:instancePath+"/cost/roundTrip",schemaPath:"#/properties/cost/anyOf/0/properties/roundTrip/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1190,10 +1184,10 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(data28.index !== undefined){
-let data34 = data28.index;
-if(!((typeof data34 == "number") && (isFinite(data34)))){
-const err95 = {instancePath:instancePath+"/cost/index",schemaPath:"#/properties/cost/anyOf/0/properties/index/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data28.operation !== undefined){
+let data32 = data28.operation;
+if(!((typeof data32 == "number") && (isFinite(data32)))){
+const err95 = {instancePath:instancePath+"/cost/operation",schemaPath:"#/properties/cost/anyOf/0/properties/operation/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1203,15 +1197,10 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(data28.queries !== undefined){
-let data35 = data28.queries;
-if(Array.isArray(data35)){
-const len4 = data35.length;
-for(let i4=0; i4<len4; i4++){
-let data36 = data35[i4];
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-if(data36.name === undefined){
-const err96 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data28.copy !== undefined){
+let data33 = data28.copy;
+if(!((typeof data33 == "number") && (isFinite(data33)))){
+const err96 = {instancePath:instancePath+"/cost/copy",schemaPath:"#/properties/cost/anyOf/0/properties/copy/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1220,8 +1209,11 @@ vErrors.push(err96);
 }
 errors++;
 }
-if(data36.rate === undefined){
-const err97 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "rate"},message:"must have required property '"+"rate"+"'"};
+}
+if(data28.scan !== undefined){
+let data34 = data28.scan;
+if(!((typeof data34 == "number") && (isFinite(data34)))){
+const err97 = {instancePath:instancePath+"/cost/scan",schemaPath:"#/properties/cost/anyOf/0/properties/scan/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1230,8 +1222,11 @@ vErrors.push(err97);
 }
 errors++;
 }
-if(data36.default === undefined){
-const err98 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "default"},message:"must have required property '"+"default"+"'"};
+}
+if(data28.row !== undefined){
+let data35 = data28.row;
+if(!((typeof data35 == "number") && (isFinite(data35)))){
+const err98 = {instancePath:instancePath+"/cost/row",schemaPath:"#/properties/cost/anyOf/0/properties/row/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1240,9 +1235,11 @@ vErrors.push(err98);
 }
 errors++;
 }
-for(const key7 in data36){
-if(!(((key7 === "name") || (key7 === "rate")) || (key7 === "default"))){
-const err99 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+}
+if(data28.index !== undefined){
+let data36 = data28.index;
+if(!((typeof data36 == "number") && (isFinite(data36)))){
+const err99 = {instancePath:instancePath+"/cost/index",schemaPath:"#/properties/cost/anyOf/0/properties/index/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1252,9 +1249,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data36.name !== undefined){
-if(typeof data36.name !== "string"){
-const err100 = {instancePath:instancePath+"/cost/queries/" + i4+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.queries !== undefined){
+let data37 = data28.queries;
+if(Array.isArray(data37)){
+const len4 = data37.length;
+for(let i4=0; i4<len4; i4++){
+let data38 = data37[i4];
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+if(data38.name === undefined){
+const err100 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1263,10 +1266,8 @@ vErrors.push(err100);
 }
 errors++;
 }
-}
-if(data36.rate !== undefined){
-if(typeof data36.rate !== "string"){
-const err101 = {instancePath:instancePath+"/cost/queries/" + i4+"/rate",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/rate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data38.rate === undefined){
+const err101 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "rate"},message:"must have required property '"+"rate"+"'"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1275,10 +1276,8 @@ vErrors.push(err101);
 }
 errors++;
 }
-}
-if(data36.default !== undefined){
-if(typeof data36.default !== "boolean"){
-const err102 = {instancePath:instancePath+"/cost/queries/" + i4+"/default",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/default/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data38.default === undefined){
+const err102 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/required",keyword:"required",params:{missingProperty: "default"},message:"must have required property '"+"default"+"'"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1287,10 +1286,9 @@ vErrors.push(err102);
 }
 errors++;
 }
-}
-}
-else {
-const err103 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key7 in data38){
+if(!(((key7 === "name") || (key7 === "rate")) || (key7 === "default"))){
+const err103 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1300,9 +1298,9 @@ vErrors.push(err103);
 errors++;
 }
 }
-}
-else {
-const err104 = {instancePath:instancePath+"/cost/queries",schemaPath:"#/properties/cost/anyOf/0/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data38.name !== undefined){
+if(typeof data38.name !== "string"){
+const err104 = {instancePath:instancePath+"/cost/queries/" + i4+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1312,15 +1310,9 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(data28.entities !== undefined){
-let data40 = data28.entities;
-if(Array.isArray(data40)){
-const len5 = data40.length;
-for(let i5=0; i5<len5; i5++){
-let data41 = data40[i5];
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-if(data41.name === undefined){
-const err105 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data38.rate !== undefined){
+if(typeof data38.rate !== "string"){
+const err105 = {instancePath:instancePath+"/cost/queries/" + i4+"/rate",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/rate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1329,8 +1321,10 @@ vErrors.push(err105);
 }
 errors++;
 }
-if(data41.count === undefined){
-const err106 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'"};
+}
+if(data38.default !== undefined){
+if(typeof data38.default !== "boolean"){
+const err106 = {instancePath:instancePath+"/cost/queries/" + i4+"/default",schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/properties/default/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1339,8 +1333,10 @@ vErrors.push(err106);
 }
 errors++;
 }
-if(data41.countDefault === undefined){
-const err107 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "countDefault"},message:"must have required property '"+"countDefault"+"'"};
+}
+}
+else {
+const err107 = {instancePath:instancePath+"/cost/queries/" + i4,schemaPath:"#/properties/cost/anyOf/0/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1349,8 +1345,10 @@ vErrors.push(err107);
 }
 errors++;
 }
-if(data41.create === undefined){
-const err108 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "create"},message:"must have required property '"+"create"+"'"};
+}
+}
+else {
+const err108 = {instancePath:instancePath+"/cost/queries",schemaPath:"#/properties/cost/anyOf/0/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1359,8 +1357,16 @@ vErrors.push(err108);
 }
 errors++;
 }
-if(data41.update === undefined){
-const err109 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "update"},message:"must have required property '"+"update"+"'"};
+}
+if(data28.entities !== undefined){
+let data42 = data28.entities;
+if(Array.isArray(data42)){
+const len5 = data42.length;
+for(let i5=0; i5<len5; i5++){
+let data43 = data42[i5];
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+if(data43.name === undefined){
+const err109 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1369,8 +1375,8 @@ vErrors.push(err109);
 }
 errors++;
 }
-if(data41.delete === undefined){
-const err110 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "delete"},message:"must have required property '"+"delete"+"'"};
+if(data43.count === undefined){
+const err110 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1379,8 +1385,8 @@ vErrors.push(err110);
 }
 errors++;
 }
-if(data41.memberUpdates === undefined){
-const err111 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "memberUpdates"},message:"must have required property '"+"memberUpdates"+"'"};
+if(data43.countDefault === undefined){
+const err111 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "countDefault"},message:"must have required property '"+"countDefault"+"'"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1389,9 +1395,8 @@ vErrors.push(err111);
 }
 errors++;
 }
-for(const key8 in data41){
-if(!(((((((key8 === "name") || (key8 === "count")) || (key8 === "countDefault")) || (key8 === "create")) || (key8 === "update")) || (key8 === "delete")) || (key8 === "memberUpdates"))){
-const err112 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+if(data43.create === undefined){
+const err112 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "create"},message:"must have required property '"+"create"+"'"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1400,10 +1405,8 @@ vErrors.push(err112);
 }
 errors++;
 }
-}
-if(data41.name !== undefined){
-if(typeof data41.name !== "string"){
-const err113 = {instancePath:instancePath+"/cost/entities/" + i5+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.update === undefined){
+const err113 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "update"},message:"must have required property '"+"update"+"'"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1412,10 +1415,8 @@ vErrors.push(err113);
 }
 errors++;
 }
-}
-if(data41.count !== undefined){
-if(typeof data41.count !== "string"){
-const err114 = {instancePath:instancePath+"/cost/entities/" + i5+"/count",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/count/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.delete === undefined){
+const err114 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "delete"},message:"must have required property '"+"delete"+"'"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1424,10 +1425,8 @@ vErrors.push(err114);
 }
 errors++;
 }
-}
-if(data41.countDefault !== undefined){
-if(typeof data41.countDefault !== "boolean"){
-const err115 = {instancePath:instancePath+"/cost/entities/" + i5+"/countDefault",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/countDefault/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data43.memberUpdates === undefined){
+const err115 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "memberUpdates"},message:"must have required property '"+"memberUpdates"+"'"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1436,10 +1435,9 @@ vErrors.push(err115);
 }
 errors++;
 }
-}
-if(data41.create !== undefined){
-if(typeof data41.create !== "string"){
-const err116 = {instancePath:instancePath+"/cost/entities/" + i5+"/create",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/create/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key8 in data43){
+if(!(((((((key8 === "name") || (key8 === "count")) || (key8 === "countDefault")) || (key8 === "create")) || (key8 === "update")) || (key8 === "delete")) || (key8 === "memberUpdates"))){
+const err116 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1449,9 +1447,9 @@ vErrors.push(err116);
 errors++;
 }
 }
-if(data41.update !== undefined){
-if(typeof data41.update !== "string"){
-const err117 = {instancePath:instancePath+"/cost/entities/" + i5+"/update",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/update/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.name !== undefined){
+if(typeof data43.name !== "string"){
+const err117 = {instancePath:instancePath+"/cost/entities/" + i5+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1461,9 +1459,9 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(data41.delete !== undefined){
-if(typeof data41.delete !== "string"){
-const err118 = {instancePath:instancePath+"/cost/entities/" + i5+"/delete",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/delete/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.count !== undefined){
+if(typeof data43.count !== "string"){
+const err118 = {instancePath:instancePath+"/cost/entities/" + i5+"/count",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/count/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1473,9 +1471,9 @@ vErrors.push(err118);
 errors++;
 }
 }
-if(data41.memberUpdates !== undefined){
-if(typeof data41.memberUpdates !== "string"){
-const err119 = {instancePath:instancePath+"/cost/entities/" + i5+"/memberUpdates",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/memberUpdates/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.countDefault !== undefined){
+if(typeof data43.countDefault !== "boolean"){
+const err119 = {instancePath:instancePath+"/cost/entities/" + i5+"/countDefault",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/countDefault/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1485,9 +1483,9 @@ vErrors.push(err119);
 errors++;
 }
 }
-}
-else {
-const err120 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data43.create !== undefined){
+if(typeof data43.create !== "string"){
+const err120 = {instancePath:instancePath+"/cost/entities/" + i5+"/create",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/create/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1497,9 +1495,9 @@ vErrors.push(err120);
 errors++;
 }
 }
-}
-else {
-const err121 = {instancePath:instancePath+"/cost/entities",schemaPath:"#/properties/cost/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data43.update !== undefined){
+if(typeof data43.update !== "string"){
+const err121 = {instancePath:instancePath+"/cost/entities/" + i5+"/update",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/update/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1509,15 +1507,9 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(data28.references !== undefined){
-let data49 = data28.references;
-if(Array.isArray(data49)){
-const len6 = data49.length;
-for(let i6=0; i6<len6; i6++){
-let data50 = data49[i6];
-if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
-if(data50.name === undefined){
-const err122 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data43.delete !== undefined){
+if(typeof data43.delete !== "string"){
+const err122 = {instancePath:instancePath+"/cost/entities/" + i5+"/delete",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/delete/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1526,8 +1518,10 @@ vErrors.push(err122);
 }
 errors++;
 }
-if(data50.size === undefined){
-const err123 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "size"},message:"must have required property '"+"size"+"'"};
+}
+if(data43.memberUpdates !== undefined){
+if(typeof data43.memberUpdates !== "string"){
+const err123 = {instancePath:instancePath+"/cost/entities/" + i5+"/memberUpdates",schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/properties/memberUpdates/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1536,8 +1530,10 @@ vErrors.push(err123);
 }
 errors++;
 }
-if(data50.default === undefined){
-const err124 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "default"},message:"must have required property '"+"default"+"'"};
+}
+}
+else {
+const err124 = {instancePath:instancePath+"/cost/entities/" + i5,schemaPath:"#/properties/cost/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1546,9 +1542,10 @@ vErrors.push(err124);
 }
 errors++;
 }
-for(const key9 in data50){
-if(!(((key9 === "name") || (key9 === "size")) || (key9 === "default"))){
-const err125 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+}
+}
+else {
+const err125 = {instancePath:instancePath+"/cost/entities",schemaPath:"#/properties/cost/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1558,9 +1555,15 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(data50.name !== undefined){
-if(typeof data50.name !== "string"){
-const err126 = {instancePath:instancePath+"/cost/references/" + i6+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.references !== undefined){
+let data51 = data28.references;
+if(Array.isArray(data51)){
+const len6 = data51.length;
+for(let i6=0; i6<len6; i6++){
+let data52 = data51[i6];
+if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
+if(data52.name === undefined){
+const err126 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1569,10 +1572,8 @@ vErrors.push(err126);
 }
 errors++;
 }
-}
-if(data50.size !== undefined){
-if(typeof data50.size !== "string"){
-const err127 = {instancePath:instancePath+"/cost/references/" + i6+"/size",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/size/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data52.size === undefined){
+const err127 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "size"},message:"must have required property '"+"size"+"'"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1581,10 +1582,8 @@ vErrors.push(err127);
 }
 errors++;
 }
-}
-if(data50.default !== undefined){
-if(typeof data50.default !== "boolean"){
-const err128 = {instancePath:instancePath+"/cost/references/" + i6+"/default",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/default/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data52.default === undefined){
+const err128 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/required",keyword:"required",params:{missingProperty: "default"},message:"must have required property '"+"default"+"'"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1593,10 +1592,9 @@ vErrors.push(err128);
 }
 errors++;
 }
-}
-}
-else {
-const err129 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key9 in data52){
+if(!(((key9 === "name") || (key9 === "size")) || (key9 === "default"))){
+const err129 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1606,9 +1604,9 @@ vErrors.push(err129);
 errors++;
 }
 }
-}
-else {
-const err130 = {instancePath:instancePath+"/cost/references",schemaPath:"#/properties/cost/anyOf/0/properties/references/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data52.name !== undefined){
+if(typeof data52.name !== "string"){
+const err130 = {instancePath:instancePath+"/cost/references/" + i6+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1618,11 +1616,9 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(data28.designs !== undefined){
-let data54 = data28.designs;
-if(Array.isArray(data54)){
-if(data54.length > 2){
-const err131 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"};
+if(data52.size !== undefined){
+if(typeof data52.size !== "string"){
+const err131 = {instancePath:instancePath+"/cost/references/" + i6+"/size",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/size/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1631,8 +1627,10 @@ vErrors.push(err131);
 }
 errors++;
 }
-if(data54.length < 2){
-const err132 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"};
+}
+if(data52.default !== undefined){
+if(typeof data52.default !== "boolean"){
+const err132 = {instancePath:instancePath+"/cost/references/" + i6+"/default",schemaPath:"#/properties/cost/anyOf/0/properties/references/items/properties/default/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1641,12 +1639,10 @@ vErrors.push(err132);
 }
 errors++;
 }
-const len7 = data54.length;
-for(let i7=0; i7<len7; i7++){
-let data55 = data54[i7];
-if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
-if(data55.policy === undefined){
-const err133 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
+}
+}
+else {
+const err133 = {instancePath:instancePath+"/cost/references/" + i6,schemaPath:"#/properties/cost/anyOf/0/properties/references/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1655,8 +1651,10 @@ vErrors.push(err133);
 }
 errors++;
 }
-if(data55.collections === undefined){
-const err134 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "collections"},message:"must have required property '"+"collections"+"'"};
+}
+}
+else {
+const err134 = {instancePath:instancePath+"/cost/references",schemaPath:"#/properties/cost/anyOf/0/properties/references/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1665,8 +1663,12 @@ vErrors.push(err134);
 }
 errors++;
 }
-if(data55.operations === undefined){
-const err135 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "operations"},message:"must have required property '"+"operations"+"'"};
+}
+if(data28.designs !== undefined){
+let data56 = data28.designs;
+if(Array.isArray(data56)){
+if(data56.length > 2){
+const err135 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1675,8 +1677,8 @@ vErrors.push(err135);
 }
 errors++;
 }
-if(data55.total === undefined){
-const err136 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "total"},message:"must have required property '"+"total"+"'"};
+if(data56.length < 2){
+const err136 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1685,9 +1687,12 @@ vErrors.push(err136);
 }
 errors++;
 }
-for(const key10 in data55){
-if(!((((key10 === "policy") || (key10 === "collections")) || (key10 === "operations")) || (key10 === "total"))){
-const err137 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+const len7 = data56.length;
+for(let i7=0; i7<len7; i7++){
+let data57 = data56[i7];
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+if(data57.policy === undefined){
+const err137 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1696,11 +1701,8 @@ vErrors.push(err137);
 }
 errors++;
 }
-}
-if(data55.policy !== undefined){
-let data56 = data55.policy;
-if(!((data56 === "cost") || (data56 === "paper"))){
-const err138 = {instancePath:instancePath+"/cost/designs/" + i7+"/policy",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/policy/enum",keyword:"enum",params:{allowedValues: schema31.properties.cost.anyOf[0].properties.designs.items.properties.policy.enum},message:"must be equal to one of the allowed values"};
+if(data57.collections === undefined){
+const err138 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "collections"},message:"must have required property '"+"collections"+"'"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1709,16 +1711,8 @@ vErrors.push(err138);
 }
 errors++;
 }
-}
-if(data55.collections !== undefined){
-let data57 = data55.collections;
-if(Array.isArray(data57)){
-const len8 = data57.length;
-for(let i8=0; i8<len8; i8++){
-let data58 = data57[i8];
-if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
-if(data58.name === undefined){
-const err139 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data57.operations === undefined){
+const err139 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "operations"},message:"must have required property '"+"operations"+"'"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1727,8 +1721,8 @@ vErrors.push(err139);
 }
 errors++;
 }
-if(data58.queries === undefined){
-const err140 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data57.total === undefined){
+const err140 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/required",keyword:"required",params:{missingProperty: "total"},message:"must have required property '"+"total"+"'"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1737,8 +1731,9 @@ vErrors.push(err140);
 }
 errors++;
 }
-if(data58.cost === undefined){
-const err141 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "cost"},message:"must have required property '"+"cost"+"'"};
+for(const key10 in data57){
+if(!((((key10 === "policy") || (key10 === "collections")) || (key10 === "operations")) || (key10 === "total"))){
+const err141 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1747,9 +1742,11 @@ vErrors.push(err141);
 }
 errors++;
 }
-for(const key11 in data58){
-if(!(((key11 === "name") || (key11 === "queries")) || (key11 === "cost"))){
-const err142 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+}
+if(data57.policy !== undefined){
+let data58 = data57.policy;
+if(!((data58 === "cost") || (data58 === "paper"))){
+const err142 = {instancePath:instancePath+"/cost/designs/" + i7+"/policy",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/policy/enum",keyword:"enum",params:{allowedValues: schema31.properties.cost.anyOf[0].properties.designs.items.properties.policy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1759,9 +1756,15 @@ vErrors.push(err142);
 errors++;
 }
 }
-if(data58.name !== undefined){
-if(typeof data58.name !== "string"){
-const err143 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data57.collections !== undefined){
+let data59 = data57.collections;
+if(Array.isArray(data59)){
+const len8 = data59.length;
+for(let i8=0; i8<len8; i8++){
+let data60 = data59[i8];
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+if(data60.name === undefined){
+const err143 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1770,14 +1773,8 @@ vErrors.push(err143);
 }
 errors++;
 }
-}
-if(data58.queries !== undefined){
-let data60 = data58.queries;
-if(Array.isArray(data60)){
-const len9 = data60.length;
-for(let i9=0; i9<len9; i9++){
-if(typeof data60[i9] !== "string"){
-const err144 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/queries/" + i9,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data60.queries === undefined){
+const err144 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1786,10 +1783,8 @@ vErrors.push(err144);
 }
 errors++;
 }
-}
-}
-else {
-const err145 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/queries",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data60.cost === undefined){
+const err145 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/required",keyword:"required",params:{missingProperty: "cost"},message:"must have required property '"+"cost"+"'"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1798,12 +1793,9 @@ vErrors.push(err145);
 }
 errors++;
 }
-}
-if(data58.cost !== undefined){
-let data62 = data58.cost;
-if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
-if(data62.reads === undefined){
-const err146 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
+for(const key11 in data60){
+if(!(((key11 === "name") || (key11 === "queries")) || (key11 === "cost"))){
+const err146 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1812,8 +1804,10 @@ vErrors.push(err146);
 }
 errors++;
 }
-if(data62.writes === undefined){
-const err147 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
+}
+if(data60.name !== undefined){
+if(typeof data60.name !== "string"){
+const err147 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/name",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1822,8 +1816,14 @@ vErrors.push(err147);
 }
 errors++;
 }
-if(data62.time === undefined){
-const err148 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
+}
+if(data60.queries !== undefined){
+let data62 = data60.queries;
+if(Array.isArray(data62)){
+const len9 = data62.length;
+for(let i9=0; i9<len9; i9++){
+if(typeof data62[i9] !== "string"){
+const err148 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/queries/" + i9,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1832,8 +1832,10 @@ vErrors.push(err148);
 }
 errors++;
 }
-if(data62.memory === undefined){
-const err149 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
+}
+}
+else {
+const err149 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/queries",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -1842,9 +1844,12 @@ vErrors.push(err149);
 }
 errors++;
 }
-for(const key12 in data62){
-if(!((((key12 === "reads") || (key12 === "writes")) || (key12 === "time")) || (key12 === "memory"))){
-const err150 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+}
+if(data60.cost !== undefined){
+let data64 = data60.cost;
+if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
+if(data64.reads === undefined){
+const err150 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -1853,10 +1858,8 @@ vErrors.push(err150);
 }
 errors++;
 }
-}
-if(data62.reads !== undefined){
-if(typeof data62.reads !== "string"){
-const err151 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data64.writes === undefined){
+const err151 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -1865,10 +1868,8 @@ vErrors.push(err151);
 }
 errors++;
 }
-}
-if(data62.writes !== undefined){
-if(typeof data62.writes !== "string"){
-const err152 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data64.time === undefined){
+const err152 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -1877,10 +1878,8 @@ vErrors.push(err152);
 }
 errors++;
 }
-}
-if(data62.time !== undefined){
-if(typeof data62.time !== "string"){
-const err153 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data64.memory === undefined){
+const err153 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -1889,10 +1888,9 @@ vErrors.push(err153);
 }
 errors++;
 }
-}
-if(data62.memory !== undefined){
-if(typeof data62.memory !== "string"){
-const err154 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key12 in data64){
+if(!((((key12 === "reads") || (key12 === "writes")) || (key12 === "time")) || (key12 === "memory"))){
+const err154 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -1902,9 +1900,9 @@ vErrors.push(err154);
 errors++;
 }
 }
-}
-else {
-const err155 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data64.reads !== undefined){
+if(typeof data64.reads !== "string"){
+const err155 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -1914,9 +1912,9 @@ vErrors.push(err155);
 errors++;
 }
 }
-}
-else {
-const err156 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data64.writes !== undefined){
+if(typeof data64.writes !== "string"){
+const err156 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -1926,9 +1924,9 @@ vErrors.push(err156);
 errors++;
 }
 }
-}
-else {
-const err157 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data64.time !== undefined){
+if(typeof data64.time !== "string"){
+const err157 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -1938,11 +1936,9 @@ vErrors.push(err157);
 errors++;
 }
 }
-if(data55.operations !== undefined){
-let data67 = data55.operations;
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-if(data67.reads === undefined){
-const err158 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
+if(data64.memory !== undefined){
+if(typeof data64.memory !== "string"){
+const err158 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -1951,8 +1947,10 @@ vErrors.push(err158);
 }
 errors++;
 }
-if(data67.writes === undefined){
-const err159 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
+}
+}
+else {
+const err159 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8+"/cost",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/properties/cost/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -1961,8 +1959,10 @@ vErrors.push(err159);
 }
 errors++;
 }
-if(data67.time === undefined){
-const err160 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
+}
+}
+else {
+const err160 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections/" + i8,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -1971,8 +1971,10 @@ vErrors.push(err160);
 }
 errors++;
 }
-if(data67.memory === undefined){
-const err161 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
+}
+}
+else {
+const err161 = {instancePath:instancePath+"/cost/designs/" + i7+"/collections",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -1981,9 +1983,12 @@ vErrors.push(err161);
 }
 errors++;
 }
-for(const key13 in data67){
-if(!((((key13 === "reads") || (key13 === "writes")) || (key13 === "time")) || (key13 === "memory"))){
-const err162 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+}
+if(data57.operations !== undefined){
+let data69 = data57.operations;
+if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
+if(data69.reads === undefined){
+const err162 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -1992,10 +1997,8 @@ vErrors.push(err162);
 }
 errors++;
 }
-}
-if(data67.reads !== undefined){
-if(typeof data67.reads !== "string"){
-const err163 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data69.writes === undefined){
+const err163 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2004,10 +2007,8 @@ vErrors.push(err163);
 }
 errors++;
 }
-}
-if(data67.writes !== undefined){
-if(typeof data67.writes !== "string"){
-const err164 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data69.time === undefined){
+const err164 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2016,10 +2017,8 @@ vErrors.push(err164);
 }
 errors++;
 }
-}
-if(data67.time !== undefined){
-if(typeof data67.time !== "string"){
-const err165 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data69.memory === undefined){
+const err165 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2028,10 +2027,9 @@ vErrors.push(err165);
 }
 errors++;
 }
-}
-if(data67.memory !== undefined){
-if(typeof data67.memory !== "string"){
-const err166 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key13 in data69){
+if(!((((key13 === "reads") || (key13 === "writes")) || (key13 === "time")) || (key13 === "memory"))){
+const err166 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2041,9 +2039,9 @@ vErrors.push(err166);
 errors++;
 }
 }
-}
-else {
-const err167 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data69.reads !== undefined){
+if(typeof data69.reads !== "string"){
+const err167 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2053,11 +2051,9 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(data55.total !== undefined){
-let data72 = data55.total;
-if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
-if(data72.reads === undefined){
-const err168 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
+if(data69.writes !== undefined){
+if(typeof data69.writes !== "string"){
+const err168 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2066,8 +2062,10 @@ vErrors.push(err168);
 }
 errors++;
 }
-if(data72.writes === undefined){
-const err169 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
+}
+if(data69.time !== undefined){
+if(typeof data69.time !== "string"){
+const err169 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2076,8 +2074,10 @@ vErrors.push(err169);
 }
 errors++;
 }
-if(data72.time === undefined){
-const err170 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
+}
+if(data69.memory !== undefined){
+if(typeof data69.memory !== "string"){
+const err170 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2086,8 +2086,10 @@ vErrors.push(err170);
 }
 errors++;
 }
-if(data72.memory === undefined){
-const err171 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
+}
+}
+else {
+const err171 = {instancePath:instancePath+"/cost/designs/" + i7+"/operations",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/operations/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2096,9 +2098,12 @@ vErrors.push(err171);
 }
 errors++;
 }
-for(const key14 in data72){
-if(!((((key14 === "reads") || (key14 === "writes")) || (key14 === "time")) || (key14 === "memory"))){
-const err172 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+}
+if(data57.total !== undefined){
+let data74 = data57.total;
+if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
+if(data74.reads === undefined){
+const err172 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2107,10 +2112,8 @@ vErrors.push(err172);
 }
 errors++;
 }
-}
-if(data72.reads !== undefined){
-if(typeof data72.reads !== "string"){
-const err173 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data74.writes === undefined){
+const err173 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2119,10 +2122,8 @@ vErrors.push(err173);
 }
 errors++;
 }
-}
-if(data72.writes !== undefined){
-if(typeof data72.writes !== "string"){
-const err174 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data74.time === undefined){
+const err174 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2131,10 +2132,8 @@ vErrors.push(err174);
 }
 errors++;
 }
-}
-if(data72.time !== undefined){
-if(typeof data72.time !== "string"){
-const err175 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data74.memory === undefined){
+const err175 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2143,10 +2142,9 @@ vErrors.push(err175);
 }
 errors++;
 }
-}
-if(data72.memory !== undefined){
-if(typeof data72.memory !== "string"){
-const err176 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key14 in data74){
+if(!((((key14 === "reads") || (key14 === "writes")) || (key14 === "time")) || (key14 === "memory"))){
+const err176 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2156,9 +2154,9 @@ vErrors.push(err176);
 errors++;
 }
 }
-}
-else {
-const err177 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data74.reads !== undefined){
+if(typeof data74.reads !== "string"){
+const err177 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/reads",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2168,9 +2166,9 @@ vErrors.push(err177);
 errors++;
 }
 }
-}
-else {
-const err178 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data74.writes !== undefined){
+if(typeof data74.writes !== "string"){
+const err178 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/writes",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2180,9 +2178,9 @@ vErrors.push(err178);
 errors++;
 }
 }
-}
-else {
-const err179 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data74.time !== undefined){
+if(typeof data74.time !== "string"){
+const err179 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/time",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2192,9 +2190,9 @@ vErrors.push(err179);
 errors++;
 }
 }
-if(data28.same !== undefined){
-if(typeof data28.same !== "boolean"){
-const err180 = {instancePath:instancePath+"/cost/same",schemaPath:"#/properties/cost/anyOf/0/properties/same/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data74.memory !== undefined){
+if(typeof data74.memory !== "string"){
+const err180 = {instancePath:instancePath+"/cost/designs/" + i7+"/total/memory",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2204,9 +2202,9 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(data28.saving !== undefined){
-if(typeof data28.saving !== "string"){
-const err181 = {instancePath:instancePath+"/cost/saving",schemaPath:"#/properties/cost/anyOf/0/properties/saving/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err181 = {instancePath:instancePath+"/cost/designs/" + i7+"/total",schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/properties/total/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2216,9 +2214,9 @@ vErrors.push(err181);
 errors++;
 }
 }
-if(data28.cheaper !== undefined){
-if(typeof data28.cheaper !== "boolean"){
-const err182 = {instancePath:instancePath+"/cost/cheaper",schemaPath:"#/properties/cost/anyOf/0/properties/cheaper/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err182 = {instancePath:instancePath+"/cost/designs/" + i7,schemaPath:"#/properties/cost/anyOf/0/properties/designs/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2228,15 +2226,9 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(data28.lookups !== undefined){
-let data80 = data28.lookups;
-if(Array.isArray(data80)){
-const len10 = data80.length;
-for(let i10=0; i10<len10; i10++){
-let data81 = data80[i10];
-if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
-if(data81.collection === undefined){
-const err183 = {instancePath:instancePath+"/cost/lookups/" + i10,schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
+}
+else {
+const err183 = {instancePath:instancePath+"/cost/designs",schemaPath:"#/properties/cost/anyOf/0/properties/designs/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2245,8 +2237,10 @@ vErrors.push(err183);
 }
 errors++;
 }
-if(data81.looksUp === undefined){
-const err184 = {instancePath:instancePath+"/cost/lookups/" + i10,schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/required",keyword:"required",params:{missingProperty: "looksUp"},message:"must have required property '"+"looksUp"+"'"};
+}
+if(data28.same !== undefined){
+if(typeof data28.same !== "boolean"){
+const err184 = {instancePath:instancePath+"/cost/same",schemaPath:"#/properties/cost/anyOf/0/properties/same/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2255,8 +2249,10 @@ vErrors.push(err184);
 }
 errors++;
 }
-if(data81.now === undefined){
-const err185 = {instancePath:instancePath+"/cost/lookups/" + i10,schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/required",keyword:"required",params:{missingProperty: "now"},message:"must have required property '"+"now"+"'"};
+}
+if(data28.saving !== undefined){
+if(typeof data28.saving !== "string"){
+const err185 = {instancePath:instancePath+"/cost/saving",schemaPath:"#/properties/cost/anyOf/0/properties/saving/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2265,8 +2261,10 @@ vErrors.push(err185);
 }
 errors++;
 }
-if(data81.narrowed === undefined){
-const err186 = {instancePath:instancePath+"/cost/lookups/" + i10,schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/required",keyword:"required",params:{missingProperty: "narrowed"},message:"must have required property '"+"narrowed"+"'"};
+}
+if(data28.cheaper !== undefined){
+if(typeof data28.cheaper !== "boolean"){
+const err186 = {instancePath:instancePath+"/cost/cheaper",schemaPath:"#/properties/cost/anyOf/0/properties/cheaper/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2275,9 +2273,16 @@ vErrors.push(err186);
 }
 errors++;
 }
-for(const key15 in data81){
-if(!((((key15 === "collection") || (key15 === "looksUp")) || (key15 === "now")) || (key15 === "narrowed"))){
-const err187 = {instancePath:instancePath+"/cost/lookups/" + i10,schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+}
+if(data28.lookups !== undefined){
+let data82 = data28.lookups;
+if(Array.isArray(data82)){
+const len10 = data82.length;
+for(let i10=0; i10<len10; i10++){
+let data83 = data82[i10];
+if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
+if(data83.collection === undefined){
+const err187 = {instancePath:instancePath+"/cost/lookups/" + i10,schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2286,10 +2291,8 @@ vErrors.push(err187);
 }
 errors++;
 }
-}
-if(data81.collection !== undefined){
-if(typeof data81.collection !== "string"){
-const err188 = {instancePath:instancePath+"/cost/lookups/" + i10+"/collection",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data83.looksUp === undefined){
+const err188 = {instancePath:instancePath+"/cost/lookups/" + i10,schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/required",keyword:"required",params:{missingProperty: "looksUp"},message:"must have required property '"+"looksUp"+"'"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2298,10 +2301,8 @@ vErrors.push(err188);
 }
 errors++;
 }
-}
-if(data81.looksUp !== undefined){
-if(typeof data81.looksUp !== "string"){
-const err189 = {instancePath:instancePath+"/cost/lookups/" + i10+"/looksUp",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/looksUp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data83.now === undefined){
+const err189 = {instancePath:instancePath+"/cost/lookups/" + i10,schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/required",keyword:"required",params:{missingProperty: "now"},message:"must have required property '"+"now"+"'"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2310,12 +2311,8 @@ vErrors.push(err189);
 }
 errors++;
 }
-}
-if(data81.now !== undefined){
-let data84 = data81.now;
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
-if(data84.reads === undefined){
-const err190 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
+if(data83.narrowed === undefined){
+const err190 = {instancePath:instancePath+"/cost/lookups/" + i10,schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/required",keyword:"required",params:{missingProperty: "narrowed"},message:"must have required property '"+"narrowed"+"'"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2324,8 +2321,9 @@ vErrors.push(err190);
 }
 errors++;
 }
-if(data84.writes === undefined){
-const err191 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
+for(const key15 in data83){
+if(!((((key15 === "collection") || (key15 === "looksUp")) || (key15 === "now")) || (key15 === "narrowed"))){
+const err191 = {instancePath:instancePath+"/cost/lookups/" + i10,schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2334,8 +2332,10 @@ vErrors.push(err191);
 }
 errors++;
 }
-if(data84.time === undefined){
-const err192 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
+}
+if(data83.collection !== undefined){
+if(typeof data83.collection !== "string"){
+const err192 = {instancePath:instancePath+"/cost/lookups/" + i10+"/collection",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -2344,8 +2344,10 @@ vErrors.push(err192);
 }
 errors++;
 }
-if(data84.memory === undefined){
-const err193 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
+}
+if(data83.looksUp !== undefined){
+if(typeof data83.looksUp !== "string"){
+const err193 = {instancePath:instancePath+"/cost/lookups/" + i10+"/looksUp",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/looksUp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -2354,9 +2356,12 @@ vErrors.push(err193);
 }
 errors++;
 }
-for(const key16 in data84){
-if(!((((key16 === "reads") || (key16 === "writes")) || (key16 === "time")) || (key16 === "memory"))){
-const err194 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+}
+if(data83.now !== undefined){
+let data86 = data83.now;
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+if(data86.reads === undefined){
+const err194 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -2365,10 +2370,8 @@ vErrors.push(err194);
 }
 errors++;
 }
-}
-if(data84.reads !== undefined){
-if(typeof data84.reads !== "string"){
-const err195 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now/reads",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data86.writes === undefined){
+const err195 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -2377,10 +2380,8 @@ vErrors.push(err195);
 }
 errors++;
 }
-}
-if(data84.writes !== undefined){
-if(typeof data84.writes !== "string"){
-const err196 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now/writes",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data86.time === undefined){
+const err196 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -2389,10 +2390,8 @@ vErrors.push(err196);
 }
 errors++;
 }
-}
-if(data84.time !== undefined){
-if(typeof data84.time !== "string"){
-const err197 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now/time",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data86.memory === undefined){
+const err197 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -2401,10 +2400,9 @@ vErrors.push(err197);
 }
 errors++;
 }
-}
-if(data84.memory !== undefined){
-if(typeof data84.memory !== "string"){
-const err198 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now/memory",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key16 in data86){
+if(!((((key16 === "reads") || (key16 === "writes")) || (key16 === "time")) || (key16 === "memory"))){
+const err198 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -2414,9 +2412,9 @@ vErrors.push(err198);
 errors++;
 }
 }
-}
-else {
-const err199 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data86.reads !== undefined){
+if(typeof data86.reads !== "string"){
+const err199 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now/reads",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -2426,11 +2424,9 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(data81.narrowed !== undefined){
-let data89 = data81.narrowed;
-if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
-if(data89.reads === undefined){
-const err200 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
+if(data86.writes !== undefined){
+if(typeof data86.writes !== "string"){
+const err200 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now/writes",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -2439,8 +2435,10 @@ vErrors.push(err200);
 }
 errors++;
 }
-if(data89.writes === undefined){
-const err201 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
+}
+if(data86.time !== undefined){
+if(typeof data86.time !== "string"){
+const err201 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now/time",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -2449,8 +2447,10 @@ vErrors.push(err201);
 }
 errors++;
 }
-if(data89.time === undefined){
-const err202 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
+}
+if(data86.memory !== undefined){
+if(typeof data86.memory !== "string"){
+const err202 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now/memory",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -2459,8 +2459,10 @@ vErrors.push(err202);
 }
 errors++;
 }
-if(data89.memory === undefined){
-const err203 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
+}
+}
+else {
+const err203 = {instancePath:instancePath+"/cost/lookups/" + i10+"/now",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/now/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -2469,9 +2471,12 @@ vErrors.push(err203);
 }
 errors++;
 }
-for(const key17 in data89){
-if(!((((key17 === "reads") || (key17 === "writes")) || (key17 === "time")) || (key17 === "memory"))){
-const err204 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+}
+if(data83.narrowed !== undefined){
+let data91 = data83.narrowed;
+if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
+if(data91.reads === undefined){
+const err204 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/required",keyword:"required",params:{missingProperty: "reads"},message:"must have required property '"+"reads"+"'"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -2480,10 +2485,8 @@ vErrors.push(err204);
 }
 errors++;
 }
-}
-if(data89.reads !== undefined){
-if(typeof data89.reads !== "string"){
-const err205 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed/reads",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data91.writes === undefined){
+const err205 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/required",keyword:"required",params:{missingProperty: "writes"},message:"must have required property '"+"writes"+"'"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -2492,10 +2495,8 @@ vErrors.push(err205);
 }
 errors++;
 }
-}
-if(data89.writes !== undefined){
-if(typeof data89.writes !== "string"){
-const err206 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed/writes",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data91.time === undefined){
+const err206 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/required",keyword:"required",params:{missingProperty: "time"},message:"must have required property '"+"time"+"'"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -2504,10 +2505,8 @@ vErrors.push(err206);
 }
 errors++;
 }
-}
-if(data89.time !== undefined){
-if(typeof data89.time !== "string"){
-const err207 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed/time",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data91.memory === undefined){
+const err207 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/required",keyword:"required",params:{missingProperty: "memory"},message:"must have required property '"+"memory"+"'"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -2516,10 +2515,9 @@ vErrors.push(err207);
 }
 errors++;
 }
-}
-if(data89.memory !== undefined){
-if(typeof data89.memory !== "string"){
-const err208 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed/memory",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key17 in data91){
+if(!((((key17 === "reads") || (key17 === "writes")) || (key17 === "time")) || (key17 === "memory"))){
+const err208 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -2529,9 +2527,9 @@ vErrors.push(err208);
 errors++;
 }
 }
-}
-else {
-const err209 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data91.reads !== undefined){
+if(typeof data91.reads !== "string"){
+const err209 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed/reads",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/properties/reads/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -2541,9 +2539,9 @@ vErrors.push(err209);
 errors++;
 }
 }
-}
-else {
-const err210 = {instancePath:instancePath+"/cost/lookups/" + i10,schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data91.writes !== undefined){
+if(typeof data91.writes !== "string"){
+const err210 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed/writes",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/properties/writes/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -2553,9 +2551,9 @@ vErrors.push(err210);
 errors++;
 }
 }
-}
-else {
-const err211 = {instancePath:instancePath+"/cost/lookups",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data91.time !== undefined){
+if(typeof data91.time !== "string"){
+const err211 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed/time",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -2565,9 +2563,9 @@ vErrors.push(err211);
 errors++;
 }
 }
-}
-else {
-const err212 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data91.memory !== undefined){
+if(typeof data91.memory !== "string"){
+const err212 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed/memory",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/properties/memory/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -2576,11 +2574,10 @@ vErrors.push(err212);
 }
 errors++;
 }
-var _valid5 = _errs84 === errors;
-valid19 = valid19 || _valid5;
-const _errs227 = errors;
-if(data28 !== null){
-const err213 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+}
+else {
+const err213 = {instancePath:instancePath+"/cost/lookups/" + i10+"/narrowed",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/properties/narrowed/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -2589,15 +2586,64 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid5 = _errs227 === errors;
-valid19 = valid19 || _valid5;
-if(!valid19){
-const err214 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+else {
+const err214 = {instancePath:instancePath+"/cost/lookups/" + i10,schemaPath:"#/properties/cost/anyOf/0/properties/lookups/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err214];
 }
 else {
 vErrors.push(err214);
+}
+errors++;
+}
+}
+}
+else {
+const err215 = {instancePath:instancePath+"/cost/lookups",schemaPath:"#/properties/cost/anyOf/0/properties/lookups/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err215];
+}
+else {
+vErrors.push(err215);
+}
+errors++;
+}
+}
+}
+else {
+const err216 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err216];
+}
+else {
+vErrors.push(err216);
+}
+errors++;
+}
+var _valid5 = _errs84 === errors;
+valid19 = valid19 || _valid5;
+const _errs231 = errors;
+if(data28 !== null){
+const err217 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err217];
+}
+else {
+vErrors.push(err217);
+}
+errors++;
+}
+var _valid5 = _errs231 === errors;
+valid19 = valid19 || _valid5;
+if(!valid19){
+const err218 = {instancePath:instancePath+"/cost",schemaPath:"#/properties/cost/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err218];
+}
+else {
+vErrors.push(err218);
 }
 errors++;
 }
@@ -2614,59 +2660,9 @@ vErrors = null;
 }
 }
 if(data.design !== undefined){
-let data94 = data.design;
-if(!((data94 === "redis") || (data94 === "redis-core"))){
-const err215 = {instancePath:instancePath+"/design",schemaPath:"#/properties/design/enum",keyword:"enum",params:{allowedValues: schema31.properties.design.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err215];
-}
-else {
-vErrors.push(err215);
-}
-errors++;
-}
-}
-if(data.engine !== undefined){
-if(typeof data.engine !== "string"){
-const err216 = {instancePath:instancePath+"/engine",schemaPath:"#/properties/engine/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err216];
-}
-else {
-vErrors.push(err216);
-}
-errors++;
-}
-}
-if(data.pidm !== undefined){
-let data96 = data.pidm;
-const _errs233 = errors;
-let valid46 = false;
-const _errs234 = errors;
-if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
-if(data96.entities === undefined){
-const err217 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
-if(vErrors === null){
-vErrors = [err217];
-}
-else {
-vErrors.push(err217);
-}
-errors++;
-}
-if(data96.relationships === undefined){
-const err218 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "relationships"},message:"must have required property '"+"relationships"+"'"};
-if(vErrors === null){
-vErrors = [err218];
-}
-else {
-vErrors.push(err218);
-}
-errors++;
-}
-for(const key18 in data96){
-if(!((key18 === "entities") || (key18 === "relationships"))){
-const err219 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+let data96 = data.design;
+if(!((data96 === "redis") || (data96 === "redis-core"))){
+const err219 = {instancePath:instancePath+"/design",schemaPath:"#/properties/design/enum",keyword:"enum",params:{allowedValues: schema31.properties.design.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -2676,15 +2672,9 @@ vErrors.push(err219);
 errors++;
 }
 }
-if(data96.entities !== undefined){
-let data97 = data96.entities;
-if(Array.isArray(data97)){
-const len11 = data97.length;
-for(let i11=0; i11<len11; i11++){
-let data98 = data97[i11];
-if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
-if(data98.name === undefined){
-const err220 = {instancePath:instancePath+"/pidm/entities/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data.engine !== undefined){
+if(typeof data.engine !== "string"){
+const err220 = {instancePath:instancePath+"/engine",schemaPath:"#/properties/engine/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -2693,8 +2683,15 @@ vErrors.push(err220);
 }
 errors++;
 }
-if(data98.attributes === undefined){
-const err221 = {instancePath:instancePath+"/pidm/entities/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
+}
+if(data.pidm !== undefined){
+let data98 = data.pidm;
+const _errs237 = errors;
+let valid46 = false;
+const _errs238 = errors;
+if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+if(data98.entities === undefined){
+const err221 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -2703,9 +2700,8 @@ vErrors.push(err221);
 }
 errors++;
 }
-for(const key19 in data98){
-if(!((key19 === "name") || (key19 === "attributes"))){
-const err222 = {instancePath:instancePath+"/pidm/entities/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
+if(data98.relationships === undefined){
+const err222 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/required",keyword:"required",params:{missingProperty: "relationships"},message:"must have required property '"+"relationships"+"'"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -2714,10 +2710,9 @@ vErrors.push(err222);
 }
 errors++;
 }
-}
-if(data98.name !== undefined){
-if(typeof data98.name !== "string"){
-const err223 = {instancePath:instancePath+"/pidm/entities/" + i11+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key18 in data98){
+if(!((key18 === "entities") || (key18 === "relationships"))){
+const err223 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -2727,15 +2722,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(data98.attributes !== undefined){
-let data100 = data98.attributes;
-if(Array.isArray(data100)){
-const len12 = data100.length;
-for(let i12=0; i12<len12; i12++){
-let data101 = data100[i12];
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
-if(data101.name === undefined){
-const err224 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data98.entities !== undefined){
+let data99 = data98.entities;
+if(Array.isArray(data99)){
+const len11 = data99.length;
+for(let i11=0; i11<len11; i11++){
+let data100 = data99[i11];
+if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
+if(data100.name === undefined){
+const err224 = {instancePath:instancePath+"/pidm/entities/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -2744,8 +2739,8 @@ vErrors.push(err224);
 }
 errors++;
 }
-if(data101.type === undefined){
-const err225 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data100.attributes === undefined){
+const err225 = {instancePath:instancePath+"/pidm/entities/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/required",keyword:"required",params:{missingProperty: "attributes"},message:"must have required property '"+"attributes"+"'"};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -2754,8 +2749,9 @@ vErrors.push(err225);
 }
 errors++;
 }
-if(data101.key === undefined){
-const err226 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+for(const key19 in data100){
+if(!((key19 === "name") || (key19 === "attributes"))){
+const err226 = {instancePath:instancePath+"/pidm/entities/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -2764,8 +2760,10 @@ vErrors.push(err226);
 }
 errors++;
 }
-if(data101.note === undefined){
-const err227 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
+}
+if(data100.name !== undefined){
+if(typeof data100.name !== "string"){
+const err227 = {instancePath:instancePath+"/pidm/entities/" + i11+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -2774,9 +2772,16 @@ vErrors.push(err227);
 }
 errors++;
 }
-for(const key20 in data101){
-if(!((((key20 === "name") || (key20 === "type")) || (key20 === "key")) || (key20 === "note"))){
-const err228 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
+}
+if(data100.attributes !== undefined){
+let data102 = data100.attributes;
+if(Array.isArray(data102)){
+const len12 = data102.length;
+for(let i12=0; i12<len12; i12++){
+let data103 = data102[i12];
+if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+if(data103.name === undefined){
+const err228 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -2785,10 +2790,8 @@ vErrors.push(err228);
 }
 errors++;
 }
-}
-if(data101.name !== undefined){
-if(typeof data101.name !== "string"){
-const err229 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data103.type === undefined){
+const err229 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -2797,10 +2800,8 @@ vErrors.push(err229);
 }
 errors++;
 }
-}
-if(data101.type !== undefined){
-if(typeof data101.type !== "string"){
-const err230 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12+"/type",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data103.key === undefined){
+const err230 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -2809,10 +2810,8 @@ vErrors.push(err230);
 }
 errors++;
 }
-}
-if(data101.key !== undefined){
-if(typeof data101.key !== "boolean"){
-const err231 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12+"/key",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/key/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data103.note === undefined){
+const err231 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/required",keyword:"required",params:{missingProperty: "note"},message:"must have required property '"+"note"+"'"};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -2821,14 +2820,9 @@ vErrors.push(err231);
 }
 errors++;
 }
-}
-if(data101.note !== undefined){
-let data105 = data101.note;
-const _errs256 = errors;
-let valid54 = false;
-const _errs257 = errors;
-if(typeof data105 !== "string"){
-const err232 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key20 in data103){
+if(!((((key20 === "name") || (key20 === "type")) || (key20 === "key")) || (key20 === "note"))){
+const err232 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -2837,11 +2831,10 @@ vErrors.push(err232);
 }
 errors++;
 }
-var _valid7 = _errs257 === errors;
-valid54 = valid54 || _valid7;
-const _errs259 = errors;
-if(data105 !== null){
-const err233 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data103.name !== undefined){
+if(typeof data103.name !== "string"){
+const err233 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12+"/name",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -2850,10 +2843,10 @@ vErrors.push(err233);
 }
 errors++;
 }
-var _valid7 = _errs259 === errors;
-valid54 = valid54 || _valid7;
-if(!valid54){
-const err234 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data103.type !== undefined){
+if(typeof data103.type !== "string"){
+const err234 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12+"/type",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -2862,21 +2855,10 @@ vErrors.push(err234);
 }
 errors++;
 }
-else {
-errors = _errs256;
-if(vErrors !== null){
-if(_errs256){
-vErrors.length = _errs256;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err235 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data103.key !== undefined){
+if(typeof data103.key !== "boolean"){
+const err235 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12+"/key",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/key/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -2886,9 +2868,13 @@ vErrors.push(err235);
 errors++;
 }
 }
-}
-else {
-const err236 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data103.note !== undefined){
+let data107 = data103.note;
+const _errs260 = errors;
+let valid54 = false;
+const _errs261 = errors;
+if(typeof data107 !== "string"){
+const err236 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -2897,10 +2883,11 @@ vErrors.push(err236);
 }
 errors++;
 }
-}
-}
-else {
-const err237 = {instancePath:instancePath+"/pidm/entities/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid7 = _errs261 === errors;
+valid54 = valid54 || _valid7;
+const _errs263 = errors;
+if(data107 !== null){
+const err237 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -2909,10 +2896,10 @@ vErrors.push(err237);
 }
 errors++;
 }
-}
-}
-else {
-const err238 = {instancePath:instancePath+"/pidm/entities",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+var _valid7 = _errs263 === errors;
+valid54 = valid54 || _valid7;
+if(!valid54){
+const err238 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12+"/note",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/properties/note/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -2921,16 +2908,21 @@ vErrors.push(err238);
 }
 errors++;
 }
+else {
+errors = _errs260;
+if(vErrors !== null){
+if(_errs260){
+vErrors.length = _errs260;
 }
-if(data96.relationships !== undefined){
-let data106 = data96.relationships;
-if(Array.isArray(data106)){
-const len13 = data106.length;
-for(let i13=0; i13<len13; i13++){
-let data107 = data106[i13];
-if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
-if(data107.from === undefined){
-const err239 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err239 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes/" + i12,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err239];
 }
@@ -2939,8 +2931,10 @@ vErrors.push(err239);
 }
 errors++;
 }
-if(data107.to === undefined){
-const err240 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+}
+}
+else {
+const err240 = {instancePath:instancePath+"/pidm/entities/" + i11+"/attributes",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/properties/attributes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err240];
 }
@@ -2949,8 +2943,10 @@ vErrors.push(err240);
 }
 errors++;
 }
-if(data107.reference === undefined){
-const err241 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
+}
+}
+else {
+const err241 = {instancePath:instancePath+"/pidm/entities/" + i11,schemaPath:"#/properties/pidm/anyOf/0/properties/entities/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err241];
 }
@@ -2959,8 +2955,10 @@ vErrors.push(err241);
 }
 errors++;
 }
-if(data107.toCardinality === undefined){
-const err242 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "toCardinality"},message:"must have required property '"+"toCardinality"+"'"};
+}
+}
+else {
+const err242 = {instancePath:instancePath+"/pidm/entities",schemaPath:"#/properties/pidm/anyOf/0/properties/entities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err242];
 }
@@ -2969,8 +2967,16 @@ vErrors.push(err242);
 }
 errors++;
 }
-if(data107.written === undefined){
-const err243 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "written"},message:"must have required property '"+"written"+"'"};
+}
+if(data98.relationships !== undefined){
+let data108 = data98.relationships;
+if(Array.isArray(data108)){
+const len13 = data108.length;
+for(let i13=0; i13<len13; i13++){
+let data109 = data108[i13];
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+if(data109.from === undefined){
+const err243 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
 if(vErrors === null){
 vErrors = [err243];
 }
@@ -2979,8 +2985,8 @@ vErrors.push(err243);
 }
 errors++;
 }
-if(data107.kind === undefined){
-const err244 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(data109.to === undefined){
+const err244 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
 if(vErrors === null){
 vErrors = [err244];
 }
@@ -2989,9 +2995,8 @@ vErrors.push(err244);
 }
 errors++;
 }
-for(const key21 in data107){
-if(!((((((key21 === "from") || (key21 === "to")) || (key21 === "reference")) || (key21 === "toCardinality")) || (key21 === "written")) || (key21 === "kind"))){
-const err245 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
+if(data109.reference === undefined){
+const err245 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
 if(vErrors === null){
 vErrors = [err245];
 }
@@ -3000,10 +3005,8 @@ vErrors.push(err245);
 }
 errors++;
 }
-}
-if(data107.from !== undefined){
-if(typeof data107.from !== "string"){
-const err246 = {instancePath:instancePath+"/pidm/relationships/" + i13+"/from",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data109.toCardinality === undefined){
+const err246 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "toCardinality"},message:"must have required property '"+"toCardinality"+"'"};
 if(vErrors === null){
 vErrors = [err246];
 }
@@ -3012,10 +3015,8 @@ vErrors.push(err246);
 }
 errors++;
 }
-}
-if(data107.to !== undefined){
-if(typeof data107.to !== "string"){
-const err247 = {instancePath:instancePath+"/pidm/relationships/" + i13+"/to",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data109.written === undefined){
+const err247 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "written"},message:"must have required property '"+"written"+"'"};
 if(vErrors === null){
 vErrors = [err247];
 }
@@ -3024,10 +3025,8 @@ vErrors.push(err247);
 }
 errors++;
 }
-}
-if(data107.reference !== undefined){
-if(typeof data107.reference !== "string"){
-const err248 = {instancePath:instancePath+"/pidm/relationships/" + i13+"/reference",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data109.kind === undefined){
+const err248 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err248];
 }
@@ -3036,11 +3035,9 @@ vErrors.push(err248);
 }
 errors++;
 }
-}
-if(data107.toCardinality !== undefined){
-let data111 = data107.toCardinality;
-if(!((((data111 === "exactly-one") || (data111 === "zero-or-one")) || (data111 === "zero-or-more")) || (data111 === "one-or-more"))){
-const err249 = {instancePath:instancePath+"/pidm/relationships/" + i13+"/toCardinality",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/toCardinality/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.toCardinality.enum},message:"must be equal to one of the allowed values"};
+for(const key21 in data109){
+if(!((((((key21 === "from") || (key21 === "to")) || (key21 === "reference")) || (key21 === "toCardinality")) || (key21 === "written")) || (key21 === "kind"))){
+const err249 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err249];
 }
@@ -3050,9 +3047,9 @@ vErrors.push(err249);
 errors++;
 }
 }
-if(data107.written !== undefined){
-if(typeof data107.written !== "string"){
-const err250 = {instancePath:instancePath+"/pidm/relationships/" + i13+"/written",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/written/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data109.from !== undefined){
+if(typeof data109.from !== "string"){
+const err250 = {instancePath:instancePath+"/pidm/relationships/" + i13+"/from",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err250];
 }
@@ -3062,10 +3059,9 @@ vErrors.push(err250);
 errors++;
 }
 }
-if(data107.kind !== undefined){
-let data113 = data107.kind;
-if(!(((data113 === "one") || (data113 === "optional")) || (data113 === "many"))){
-const err251 = {instancePath:instancePath+"/pidm/relationships/" + i13+"/kind",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(data109.to !== undefined){
+if(typeof data109.to !== "string"){
+const err251 = {instancePath:instancePath+"/pidm/relationships/" + i13+"/to",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err251];
 }
@@ -3075,9 +3071,9 @@ vErrors.push(err251);
 errors++;
 }
 }
-}
-else {
-const err252 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data109.reference !== undefined){
+if(typeof data109.reference !== "string"){
+const err252 = {instancePath:instancePath+"/pidm/relationships/" + i13+"/reference",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err252];
 }
@@ -3087,9 +3083,10 @@ vErrors.push(err252);
 errors++;
 }
 }
-}
-else {
-const err253 = {instancePath:instancePath+"/pidm/relationships",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data109.toCardinality !== undefined){
+let data113 = data109.toCardinality;
+if(!((((data113 === "exactly-one") || (data113 === "zero-or-one")) || (data113 === "zero-or-more")) || (data113 === "one-or-more"))){
+const err253 = {instancePath:instancePath+"/pidm/relationships/" + i13+"/toCardinality",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/toCardinality/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.toCardinality.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err253];
 }
@@ -3099,9 +3096,9 @@ vErrors.push(err253);
 errors++;
 }
 }
-}
-else {
-const err254 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data109.written !== undefined){
+if(typeof data109.written !== "string"){
+const err254 = {instancePath:instancePath+"/pidm/relationships/" + i13+"/written",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/written/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err254];
 }
@@ -3110,11 +3107,11 @@ vErrors.push(err254);
 }
 errors++;
 }
-var _valid6 = _errs234 === errors;
-valid46 = valid46 || _valid6;
-const _errs276 = errors;
-if(data96 !== null){
-const err255 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data109.kind !== undefined){
+let data115 = data109.kind;
+if(!(((data115 === "one") || (data115 === "optional")) || (data115 === "many"))){
+const err255 = {instancePath:instancePath+"/pidm/relationships/" + i13+"/kind",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.pidm.anyOf[0].properties.relationships.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err255];
 }
@@ -3123,10 +3120,10 @@ vErrors.push(err255);
 }
 errors++;
 }
-var _valid6 = _errs276 === errors;
-valid46 = valid46 || _valid6;
-if(!valid46){
-const err256 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+else {
+const err256 = {instancePath:instancePath+"/pidm/relationships/" + i13,schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err256];
 }
@@ -3135,27 +3132,10 @@ vErrors.push(err256);
 }
 errors++;
 }
-else {
-errors = _errs233;
-if(vErrors !== null){
-if(_errs233){
-vErrors.length = _errs233;
+}
 }
 else {
-vErrors = null;
-}
-}
-}
-}
-if(data.collections !== undefined){
-let data114 = data.collections;
-if(Array.isArray(data114)){
-const len14 = data114.length;
-for(let i14=0; i14<len14; i14++){
-let data115 = data114[i14];
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
-if(data115.name === undefined){
-const err257 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+const err257 = {instancePath:instancePath+"/pidm/relationships",schemaPath:"#/properties/pidm/anyOf/0/properties/relationships/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err257];
 }
@@ -3164,8 +3144,10 @@ vErrors.push(err257);
 }
 errors++;
 }
-if(data115.grain === undefined){
-const err258 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "grain"},message:"must have required property '"+"grain"+"'"};
+}
+}
+else {
+const err258 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err258];
 }
@@ -3174,8 +3156,11 @@ vErrors.push(err258);
 }
 errors++;
 }
-if(data115.nodes === undefined){
-const err259 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "nodes"},message:"must have required property '"+"nodes"+"'"};
+var _valid6 = _errs238 === errors;
+valid46 = valid46 || _valid6;
+const _errs280 = errors;
+if(data98 !== null){
+const err259 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err259];
 }
@@ -3184,8 +3169,10 @@ vErrors.push(err259);
 }
 errors++;
 }
-if(data115.edges === undefined){
-const err260 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "edges"},message:"must have required property '"+"edges"+"'"};
+var _valid6 = _errs280 === errors;
+valid46 = valid46 || _valid6;
+if(!valid46){
+const err260 = {instancePath:instancePath+"/pidm",schemaPath:"#/properties/pidm/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err260];
 }
@@ -3194,8 +3181,27 @@ vErrors.push(err260);
 }
 errors++;
 }
-if(data115.key === undefined){
-const err261 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+else {
+errors = _errs237;
+if(vErrors !== null){
+if(_errs237){
+vErrors.length = _errs237;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.collections !== undefined){
+let data116 = data.collections;
+if(Array.isArray(data116)){
+const len14 = data116.length;
+for(let i14=0; i14<len14; i14++){
+let data117 = data116[i14];
+if(data117 && typeof data117 == "object" && !Array.isArray(data117)){
+if(data117.name === undefined){
+const err261 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err261];
 }
@@ -3204,8 +3210,8 @@ vErrors.push(err261);
 }
 errors++;
 }
-if(data115.fields === undefined){
-const err262 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
+if(data117.grain === undefined){
+const err262 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "grain"},message:"must have required property '"+"grain"+"'"};
 if(vErrors === null){
 vErrors = [err262];
 }
@@ -3214,8 +3220,8 @@ vErrors.push(err262);
 }
 errors++;
 }
-if(data115.queries === undefined){
-const err263 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data117.nodes === undefined){
+const err263 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "nodes"},message:"must have required property '"+"nodes"+"'"};
 if(vErrors === null){
 vErrors = [err263];
 }
@@ -3224,8 +3230,8 @@ vErrors.push(err263);
 }
 errors++;
 }
-if(data115.coreKeys === undefined){
-const err264 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "coreKeys"},message:"must have required property '"+"coreKeys"+"'"};
+if(data117.edges === undefined){
+const err264 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "edges"},message:"must have required property '"+"edges"+"'"};
 if(vErrors === null){
 vErrors = [err264];
 }
@@ -3234,9 +3240,8 @@ vErrors.push(err264);
 }
 errors++;
 }
-for(const key22 in data115){
-if(!((((((((key22 === "name") || (key22 === "grain")) || (key22 === "nodes")) || (key22 === "edges")) || (key22 === "key")) || (key22 === "fields")) || (key22 === "queries")) || (key22 === "coreKeys"))){
-const err265 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
+if(data117.key === undefined){
+const err265 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err265];
 }
@@ -3245,10 +3250,8 @@ vErrors.push(err265);
 }
 errors++;
 }
-}
-if(data115.name !== undefined){
-if(typeof data115.name !== "string"){
-const err266 = {instancePath:instancePath+"/collections/" + i14+"/name",schemaPath:"#/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data117.fields === undefined){
+const err266 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
 if(vErrors === null){
 vErrors = [err266];
 }
@@ -3257,10 +3260,8 @@ vErrors.push(err266);
 }
 errors++;
 }
-}
-if(data115.grain !== undefined){
-if(typeof data115.grain !== "string"){
-const err267 = {instancePath:instancePath+"/collections/" + i14+"/grain",schemaPath:"#/properties/collections/items/properties/grain/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data117.queries === undefined){
+const err267 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err267];
 }
@@ -3269,16 +3270,8 @@ vErrors.push(err267);
 }
 errors++;
 }
-}
-if(data115.nodes !== undefined){
-let data118 = data115.nodes;
-if(Array.isArray(data118)){
-const len15 = data118.length;
-for(let i15=0; i15<len15; i15++){
-let data119 = data118[i15];
-if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
-if(data119.id === undefined){
-const err268 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data117.coreKeys === undefined){
+const err268 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/required",keyword:"required",params:{missingProperty: "coreKeys"},message:"must have required property '"+"coreKeys"+"'"};
 if(vErrors === null){
 vErrors = [err268];
 }
@@ -3287,8 +3280,9 @@ vErrors.push(err268);
 }
 errors++;
 }
-if(data119.name === undefined){
-const err269 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+for(const key22 in data117){
+if(!((((((((key22 === "name") || (key22 === "grain")) || (key22 === "nodes")) || (key22 === "edges")) || (key22 === "key")) || (key22 === "fields")) || (key22 === "queries")) || (key22 === "coreKeys"))){
+const err269 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err269];
 }
@@ -3297,8 +3291,10 @@ vErrors.push(err269);
 }
 errors++;
 }
-if(data119.entity === undefined){
-const err270 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
+}
+if(data117.name !== undefined){
+if(typeof data117.name !== "string"){
+const err270 = {instancePath:instancePath+"/collections/" + i14+"/name",schemaPath:"#/properties/collections/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err270];
 }
@@ -3307,8 +3303,10 @@ vErrors.push(err270);
 }
 errors++;
 }
-if(data119.root === undefined){
-const err271 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
+}
+if(data117.grain !== undefined){
+if(typeof data117.grain !== "string"){
+const err271 = {instancePath:instancePath+"/collections/" + i14+"/grain",schemaPath:"#/properties/collections/items/properties/grain/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err271];
 }
@@ -3317,9 +3315,16 @@ vErrors.push(err271);
 }
 errors++;
 }
-for(const key23 in data119){
-if(!((((key23 === "id") || (key23 === "name")) || (key23 === "entity")) || (key23 === "root"))){
-const err272 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15,schemaPath:"#/properties/collections/items/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
+}
+if(data117.nodes !== undefined){
+let data120 = data117.nodes;
+if(Array.isArray(data120)){
+const len15 = data120.length;
+for(let i15=0; i15<len15; i15++){
+let data121 = data120[i15];
+if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+if(data121.id === undefined){
+const err272 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err272];
 }
@@ -3328,10 +3333,8 @@ vErrors.push(err272);
 }
 errors++;
 }
-}
-if(data119.id !== undefined){
-if(typeof data119.id !== "string"){
-const err273 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15+"/id",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data121.name === undefined){
+const err273 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err273];
 }
@@ -3340,10 +3343,8 @@ vErrors.push(err273);
 }
 errors++;
 }
-}
-if(data119.name !== undefined){
-if(typeof data119.name !== "string"){
-const err274 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15+"/name",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data121.entity === undefined){
+const err274 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
 if(vErrors === null){
 vErrors = [err274];
 }
@@ -3352,10 +3353,8 @@ vErrors.push(err274);
 }
 errors++;
 }
-}
-if(data119.entity !== undefined){
-if(typeof data119.entity !== "string"){
-const err275 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15+"/entity",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data121.root === undefined){
+const err275 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15,schemaPath:"#/properties/collections/items/properties/nodes/items/required",keyword:"required",params:{missingProperty: "root"},message:"must have required property '"+"root"+"'"};
 if(vErrors === null){
 vErrors = [err275];
 }
@@ -3364,10 +3363,9 @@ vErrors.push(err275);
 }
 errors++;
 }
-}
-if(data119.root !== undefined){
-if(typeof data119.root !== "boolean"){
-const err276 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15+"/root",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/root/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+for(const key23 in data121){
+if(!((((key23 === "id") || (key23 === "name")) || (key23 === "entity")) || (key23 === "root"))){
+const err276 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15,schemaPath:"#/properties/collections/items/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err276];
 }
@@ -3377,9 +3375,9 @@ vErrors.push(err276);
 errors++;
 }
 }
-}
-else {
-const err277 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15,schemaPath:"#/properties/collections/items/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data121.id !== undefined){
+if(typeof data121.id !== "string"){
+const err277 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15+"/id",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err277];
 }
@@ -3389,9 +3387,9 @@ vErrors.push(err277);
 errors++;
 }
 }
-}
-else {
-const err278 = {instancePath:instancePath+"/collections/" + i14+"/nodes",schemaPath:"#/properties/collections/items/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data121.name !== undefined){
+if(typeof data121.name !== "string"){
+const err278 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15+"/name",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err278];
 }
@@ -3401,15 +3399,9 @@ vErrors.push(err278);
 errors++;
 }
 }
-if(data115.edges !== undefined){
-let data124 = data115.edges;
-if(Array.isArray(data124)){
-const len16 = data124.length;
-for(let i16=0; i16<len16; i16++){
-let data125 = data124[i16];
-if(data125 && typeof data125 == "object" && !Array.isArray(data125)){
-if(data125.from === undefined){
-const err279 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+if(data121.entity !== undefined){
+if(typeof data121.entity !== "string"){
+const err279 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15+"/entity",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err279];
 }
@@ -3418,8 +3410,10 @@ vErrors.push(err279);
 }
 errors++;
 }
-if(data125.to === undefined){
-const err280 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+}
+if(data121.root !== undefined){
+if(typeof data121.root !== "boolean"){
+const err280 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15+"/root",schemaPath:"#/properties/collections/items/properties/nodes/items/properties/root/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err280];
 }
@@ -3428,8 +3422,10 @@ vErrors.push(err280);
 }
 errors++;
 }
-if(data125.reference === undefined){
-const err281 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
+}
+}
+else {
+const err281 = {instancePath:instancePath+"/collections/" + i14+"/nodes/" + i15,schemaPath:"#/properties/collections/items/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err281];
 }
@@ -3438,8 +3434,10 @@ vErrors.push(err281);
 }
 errors++;
 }
-if(data125.cardinality === undefined){
-const err282 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "cardinality"},message:"must have required property '"+"cardinality"+"'"};
+}
+}
+else {
+const err282 = {instancePath:instancePath+"/collections/" + i14+"/nodes",schemaPath:"#/properties/collections/items/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err282];
 }
@@ -3448,9 +3446,16 @@ vErrors.push(err282);
 }
 errors++;
 }
-for(const key24 in data125){
-if(!((((key24 === "from") || (key24 === "to")) || (key24 === "reference")) || (key24 === "cardinality"))){
-const err283 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16,schemaPath:"#/properties/collections/items/properties/edges/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
+}
+if(data117.edges !== undefined){
+let data126 = data117.edges;
+if(Array.isArray(data126)){
+const len16 = data126.length;
+for(let i16=0; i16<len16; i16++){
+let data127 = data126[i16];
+if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
+if(data127.from === undefined){
+const err283 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
 if(vErrors === null){
 vErrors = [err283];
 }
@@ -3459,10 +3464,8 @@ vErrors.push(err283);
 }
 errors++;
 }
-}
-if(data125.from !== undefined){
-if(typeof data125.from !== "string"){
-const err284 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16+"/from",schemaPath:"#/properties/collections/items/properties/edges/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data127.to === undefined){
+const err284 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
 if(vErrors === null){
 vErrors = [err284];
 }
@@ -3471,10 +3474,8 @@ vErrors.push(err284);
 }
 errors++;
 }
-}
-if(data125.to !== undefined){
-if(typeof data125.to !== "string"){
-const err285 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16+"/to",schemaPath:"#/properties/collections/items/properties/edges/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data127.reference === undefined){
+const err285 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "reference"},message:"must have required property '"+"reference"+"'"};
 if(vErrors === null){
 vErrors = [err285];
 }
@@ -3483,10 +3484,8 @@ vErrors.push(err285);
 }
 errors++;
 }
-}
-if(data125.reference !== undefined){
-if(typeof data125.reference !== "string"){
-const err286 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16+"/reference",schemaPath:"#/properties/collections/items/properties/edges/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data127.cardinality === undefined){
+const err286 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16,schemaPath:"#/properties/collections/items/properties/edges/items/required",keyword:"required",params:{missingProperty: "cardinality"},message:"must have required property '"+"cardinality"+"'"};
 if(vErrors === null){
 vErrors = [err286];
 }
@@ -3495,10 +3494,9 @@ vErrors.push(err286);
 }
 errors++;
 }
-}
-if(data125.cardinality !== undefined){
-if(typeof data125.cardinality !== "string"){
-const err287 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16+"/cardinality",schemaPath:"#/properties/collections/items/properties/edges/items/properties/cardinality/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key24 in data127){
+if(!((((key24 === "from") || (key24 === "to")) || (key24 === "reference")) || (key24 === "cardinality"))){
+const err287 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16,schemaPath:"#/properties/collections/items/properties/edges/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err287];
 }
@@ -3508,9 +3506,9 @@ vErrors.push(err287);
 errors++;
 }
 }
-}
-else {
-const err288 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16,schemaPath:"#/properties/collections/items/properties/edges/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data127.from !== undefined){
+if(typeof data127.from !== "string"){
+const err288 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16+"/from",schemaPath:"#/properties/collections/items/properties/edges/items/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err288];
 }
@@ -3520,9 +3518,9 @@ vErrors.push(err288);
 errors++;
 }
 }
-}
-else {
-const err289 = {instancePath:instancePath+"/collections/" + i14+"/edges",schemaPath:"#/properties/collections/items/properties/edges/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data127.to !== undefined){
+if(typeof data127.to !== "string"){
+const err289 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16+"/to",schemaPath:"#/properties/collections/items/properties/edges/items/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err289];
 }
@@ -3532,11 +3530,9 @@ vErrors.push(err289);
 errors++;
 }
 }
-if(data115.key !== undefined){
-let data130 = data115.key;
-if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
-if(data130.field === undefined){
-const err290 = {instancePath:instancePath+"/collections/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
+if(data127.reference !== undefined){
+if(typeof data127.reference !== "string"){
+const err290 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16+"/reference",schemaPath:"#/properties/collections/items/properties/edges/items/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err290];
 }
@@ -3545,8 +3541,10 @@ vErrors.push(err290);
 }
 errors++;
 }
-if(data130.kind === undefined){
-const err291 = {instancePath:instancePath+"/collections/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+}
+if(data127.cardinality !== undefined){
+if(typeof data127.cardinality !== "string"){
+const err291 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16+"/cardinality",schemaPath:"#/properties/collections/items/properties/edges/items/properties/cardinality/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err291];
 }
@@ -3555,8 +3553,10 @@ vErrors.push(err291);
 }
 errors++;
 }
-if(data130.parts === undefined){
-const err292 = {instancePath:instancePath+"/collections/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
+}
+}
+else {
+const err292 = {instancePath:instancePath+"/collections/" + i14+"/edges/" + i16,schemaPath:"#/properties/collections/items/properties/edges/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err292];
 }
@@ -3565,8 +3565,10 @@ vErrors.push(err292);
 }
 errors++;
 }
-if(data130.pattern === undefined){
-const err293 = {instancePath:instancePath+"/collections/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
+}
+}
+else {
+const err293 = {instancePath:instancePath+"/collections/" + i14+"/edges",schemaPath:"#/properties/collections/items/properties/edges/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err293];
 }
@@ -3575,9 +3577,12 @@ vErrors.push(err293);
 }
 errors++;
 }
-for(const key25 in data130){
-if(!((((key25 === "field") || (key25 === "kind")) || (key25 === "parts")) || (key25 === "pattern"))){
-const err294 = {instancePath:instancePath+"/collections/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
+}
+if(data117.key !== undefined){
+let data132 = data117.key;
+if(data132 && typeof data132 == "object" && !Array.isArray(data132)){
+if(data132.field === undefined){
+const err294 = {instancePath:instancePath+"/collections/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
 if(vErrors === null){
 vErrors = [err294];
 }
@@ -3586,10 +3591,8 @@ vErrors.push(err294);
 }
 errors++;
 }
-}
-if(data130.field !== undefined){
-if(typeof data130.field !== "string"){
-const err295 = {instancePath:instancePath+"/collections/" + i14+"/key/field",schemaPath:"#/properties/collections/items/properties/key/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data132.kind === undefined){
+const err295 = {instancePath:instancePath+"/collections/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err295];
 }
@@ -3598,11 +3601,8 @@ vErrors.push(err295);
 }
 errors++;
 }
-}
-if(data130.kind !== undefined){
-let data132 = data130.kind;
-if(!((data132 === "natural") || (data132 === "counter"))){
-const err296 = {instancePath:instancePath+"/collections/" + i14+"/key/kind",schemaPath:"#/properties/collections/items/properties/key/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.collections.items.properties.key.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(data132.parts === undefined){
+const err296 = {instancePath:instancePath+"/collections/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
 if(vErrors === null){
 vErrors = [err296];
 }
@@ -3611,14 +3611,8 @@ vErrors.push(err296);
 }
 errors++;
 }
-}
-if(data130.parts !== undefined){
-let data133 = data130.parts;
-if(Array.isArray(data133)){
-const len17 = data133.length;
-for(let i17=0; i17<len17; i17++){
-if(typeof data133[i17] !== "string"){
-const err297 = {instancePath:instancePath+"/collections/" + i14+"/key/parts/" + i17,schemaPath:"#/properties/collections/items/properties/key/properties/parts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data132.pattern === undefined){
+const err297 = {instancePath:instancePath+"/collections/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/key/required",keyword:"required",params:{missingProperty: "pattern"},message:"must have required property '"+"pattern"+"'"};
 if(vErrors === null){
 vErrors = [err297];
 }
@@ -3627,10 +3621,9 @@ vErrors.push(err297);
 }
 errors++;
 }
-}
-}
-else {
-const err298 = {instancePath:instancePath+"/collections/" + i14+"/key/parts",schemaPath:"#/properties/collections/items/properties/key/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key25 in data132){
+if(!((((key25 === "field") || (key25 === "kind")) || (key25 === "parts")) || (key25 === "pattern"))){
+const err298 = {instancePath:instancePath+"/collections/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err298];
 }
@@ -3640,9 +3633,9 @@ vErrors.push(err298);
 errors++;
 }
 }
-if(data130.pattern !== undefined){
-if(typeof data130.pattern !== "string"){
-const err299 = {instancePath:instancePath+"/collections/" + i14+"/key/pattern",schemaPath:"#/properties/collections/items/properties/key/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data132.field !== undefined){
+if(typeof data132.field !== "string"){
+const err299 = {instancePath:instancePath+"/collections/" + i14+"/key/field",schemaPath:"#/properties/collections/items/properties/key/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err299];
 }
@@ -3652,9 +3645,10 @@ vErrors.push(err299);
 errors++;
 }
 }
-}
-else {
-const err300 = {instancePath:instancePath+"/collections/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data132.kind !== undefined){
+let data134 = data132.kind;
+if(!((data134 === "natural") || (data134 === "counter"))){
+const err300 = {instancePath:instancePath+"/collections/" + i14+"/key/kind",schemaPath:"#/properties/collections/items/properties/key/properties/kind/enum",keyword:"enum",params:{allowedValues: schema31.properties.collections.items.properties.key.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err300];
 }
@@ -3664,15 +3658,13 @@ vErrors.push(err300);
 errors++;
 }
 }
-if(data115.fields !== undefined){
-let data136 = data115.fields;
-if(Array.isArray(data136)){
-const len18 = data136.length;
-for(let i18=0; i18<len18; i18++){
-let data137 = data136[i18];
-if(data137 && typeof data137 == "object" && !Array.isArray(data137)){
-if(data137.name === undefined){
-const err301 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data132.parts !== undefined){
+let data135 = data132.parts;
+if(Array.isArray(data135)){
+const len17 = data135.length;
+for(let i17=0; i17<len17; i17++){
+if(typeof data135[i17] !== "string"){
+const err301 = {instancePath:instancePath+"/collections/" + i14+"/key/parts/" + i17,schemaPath:"#/properties/collections/items/properties/key/properties/parts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err301];
 }
@@ -3681,8 +3673,10 @@ vErrors.push(err301);
 }
 errors++;
 }
-if(data137.type === undefined){
-const err302 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+}
+else {
+const err302 = {instancePath:instancePath+"/collections/" + i14+"/key/parts",schemaPath:"#/properties/collections/items/properties/key/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err302];
 }
@@ -3691,8 +3685,10 @@ vErrors.push(err302);
 }
 errors++;
 }
-if(data137.source === undefined){
-const err303 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+}
+if(data132.pattern !== undefined){
+if(typeof data132.pattern !== "string"){
+const err303 = {instancePath:instancePath+"/collections/" + i14+"/key/pattern",schemaPath:"#/properties/collections/items/properties/key/properties/pattern/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err303];
 }
@@ -3701,8 +3697,10 @@ vErrors.push(err303);
 }
 errors++;
 }
-if(data137.label === undefined){
-const err304 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
+}
+}
+else {
+const err304 = {instancePath:instancePath+"/collections/" + i14+"/key",schemaPath:"#/properties/collections/items/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err304];
 }
@@ -3711,8 +3709,16 @@ vErrors.push(err304);
 }
 errors++;
 }
-if(data137.roles === undefined){
-const err305 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
+}
+if(data117.fields !== undefined){
+let data138 = data117.fields;
+if(Array.isArray(data138)){
+const len18 = data138.length;
+for(let i18=0; i18<len18; i18++){
+let data139 = data138[i18];
+if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+if(data139.name === undefined){
+const err305 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err305];
 }
@@ -3721,8 +3727,8 @@ vErrors.push(err305);
 }
 errors++;
 }
-if(data137.indexed === undefined){
-const err306 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "indexed"},message:"must have required property '"+"indexed"+"'"};
+if(data139.type === undefined){
+const err306 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err306];
 }
@@ -3731,9 +3737,8 @@ vErrors.push(err306);
 }
 errors++;
 }
-for(const key26 in data137){
-if(!((((((key26 === "name") || (key26 === "type")) || (key26 === "source")) || (key26 === "label")) || (key26 === "roles")) || (key26 === "indexed"))){
-const err307 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
+if(data139.source === undefined){
+const err307 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err307];
 }
@@ -3742,10 +3747,8 @@ vErrors.push(err307);
 }
 errors++;
 }
-}
-if(data137.name !== undefined){
-if(typeof data137.name !== "string"){
-const err308 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/name",schemaPath:"#/properties/collections/items/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data139.label === undefined){
+const err308 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
 if(vErrors === null){
 vErrors = [err308];
 }
@@ -3754,10 +3757,8 @@ vErrors.push(err308);
 }
 errors++;
 }
-}
-if(data137.type !== undefined){
-if(typeof data137.type !== "string"){
-const err309 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/type",schemaPath:"#/properties/collections/items/properties/fields/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data139.roles === undefined){
+const err309 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "roles"},message:"must have required property '"+"roles"+"'"};
 if(vErrors === null){
 vErrors = [err309];
 }
@@ -3766,10 +3767,8 @@ vErrors.push(err309);
 }
 errors++;
 }
-}
-if(data137.source !== undefined){
-if(typeof data137.source !== "string"){
-const err310 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/source",schemaPath:"#/properties/collections/items/properties/fields/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data139.indexed === undefined){
+const err310 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/required",keyword:"required",params:{missingProperty: "indexed"},message:"must have required property '"+"indexed"+"'"};
 if(vErrors === null){
 vErrors = [err310];
 }
@@ -3778,10 +3777,9 @@ vErrors.push(err310);
 }
 errors++;
 }
-}
-if(data137.label !== undefined){
-if(typeof data137.label !== "string"){
-const err311 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/label",schemaPath:"#/properties/collections/items/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key26 in data139){
+if(!((((((key26 === "name") || (key26 === "type")) || (key26 === "source")) || (key26 === "label")) || (key26 === "roles")) || (key26 === "indexed"))){
+const err311 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err311];
 }
@@ -3791,13 +3789,9 @@ vErrors.push(err311);
 errors++;
 }
 }
-if(data137.roles !== undefined){
-let data142 = data137.roles;
-if(Array.isArray(data142)){
-const len19 = data142.length;
-for(let i19=0; i19<len19; i19++){
-if(typeof data142[i19] !== "string"){
-const err312 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/roles/" + i19,schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data139.name !== undefined){
+if(typeof data139.name !== "string"){
+const err312 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/name",schemaPath:"#/properties/collections/items/properties/fields/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err312];
 }
@@ -3807,9 +3801,9 @@ vErrors.push(err312);
 errors++;
 }
 }
-}
-else {
-const err313 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/roles",schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data139.type !== undefined){
+if(typeof data139.type !== "string"){
+const err313 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/type",schemaPath:"#/properties/collections/items/properties/fields/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err313];
 }
@@ -3819,9 +3813,9 @@ vErrors.push(err313);
 errors++;
 }
 }
-if(data137.indexed !== undefined){
-if(typeof data137.indexed !== "boolean"){
-const err314 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/indexed",schemaPath:"#/properties/collections/items/properties/fields/items/properties/indexed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data139.source !== undefined){
+if(typeof data139.source !== "string"){
+const err314 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/source",schemaPath:"#/properties/collections/items/properties/fields/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err314];
 }
@@ -3831,9 +3825,9 @@ vErrors.push(err314);
 errors++;
 }
 }
-}
-else {
-const err315 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data139.label !== undefined){
+if(typeof data139.label !== "string"){
+const err315 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/label",schemaPath:"#/properties/collections/items/properties/fields/items/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err315];
 }
@@ -3843,9 +3837,13 @@ vErrors.push(err315);
 errors++;
 }
 }
-}
-else {
-const err316 = {instancePath:instancePath+"/collections/" + i14+"/fields",schemaPath:"#/properties/collections/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data139.roles !== undefined){
+let data144 = data139.roles;
+if(Array.isArray(data144)){
+const len19 = data144.length;
+for(let i19=0; i19<len19; i19++){
+if(typeof data144[i19] !== "string"){
+const err316 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/roles/" + i19,schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err316];
 }
@@ -3855,13 +3853,9 @@ vErrors.push(err316);
 errors++;
 }
 }
-if(data115.queries !== undefined){
-let data145 = data115.queries;
-if(Array.isArray(data145)){
-const len20 = data145.length;
-for(let i20=0; i20<len20; i20++){
-if(typeof data145[i20] !== "string"){
-const err317 = {instancePath:instancePath+"/collections/" + i14+"/queries/" + i20,schemaPath:"#/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err317 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/roles",schemaPath:"#/properties/collections/items/properties/fields/items/properties/roles/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err317];
 }
@@ -3871,9 +3865,9 @@ vErrors.push(err317);
 errors++;
 }
 }
-}
-else {
-const err318 = {instancePath:instancePath+"/collections/" + i14+"/queries",schemaPath:"#/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data139.indexed !== undefined){
+if(typeof data139.indexed !== "boolean"){
+const err318 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18+"/indexed",schemaPath:"#/properties/collections/items/properties/fields/items/properties/indexed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err318];
 }
@@ -3883,18 +3877,9 @@ vErrors.push(err318);
 errors++;
 }
 }
-if(data115.coreKeys !== undefined){
-let data147 = data115.coreKeys;
-const _errs349 = errors;
-let valid77 = false;
-const _errs350 = errors;
-if(Array.isArray(data147)){
-const len21 = data147.length;
-for(let i21=0; i21<len21; i21++){
-let data148 = data147[i21];
-if(data148 && typeof data148 == "object" && !Array.isArray(data148)){
-if(data148.key === undefined){
-const err319 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+}
+else {
+const err319 = {instancePath:instancePath+"/collections/" + i14+"/fields/" + i18,schemaPath:"#/properties/collections/items/properties/fields/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err319];
 }
@@ -3903,8 +3888,10 @@ vErrors.push(err319);
 }
 errors++;
 }
-if(data148.kind === undefined){
-const err320 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+}
+}
+else {
+const err320 = {instancePath:instancePath+"/collections/" + i14+"/fields",schemaPath:"#/properties/collections/items/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err320];
 }
@@ -3913,8 +3900,14 @@ vErrors.push(err320);
 }
 errors++;
 }
-if(data148.holds === undefined){
-const err321 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "holds"},message:"must have required property '"+"holds"+"'"};
+}
+if(data117.queries !== undefined){
+let data147 = data117.queries;
+if(Array.isArray(data147)){
+const len20 = data147.length;
+for(let i20=0; i20<len20; i20++){
+if(typeof data147[i20] !== "string"){
+const err321 = {instancePath:instancePath+"/collections/" + i14+"/queries/" + i20,schemaPath:"#/properties/collections/items/properties/queries/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err321];
 }
@@ -3923,9 +3916,10 @@ vErrors.push(err321);
 }
 errors++;
 }
-for(const key27 in data148){
-if(!(((key27 === "key") || (key27 === "kind")) || (key27 === "holds"))){
-const err322 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
+}
+}
+else {
+const err322 = {instancePath:instancePath+"/collections/" + i14+"/queries",schemaPath:"#/properties/collections/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err322];
 }
@@ -3935,9 +3929,18 @@ vErrors.push(err322);
 errors++;
 }
 }
-if(data148.key !== undefined){
-if(typeof data148.key !== "string"){
-const err323 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21+"/key",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data117.coreKeys !== undefined){
+let data149 = data117.coreKeys;
+const _errs353 = errors;
+let valid77 = false;
+const _errs354 = errors;
+if(Array.isArray(data149)){
+const len21 = data149.length;
+for(let i21=0; i21<len21; i21++){
+let data150 = data149[i21];
+if(data150 && typeof data150 == "object" && !Array.isArray(data150)){
+if(data150.key === undefined){
+const err323 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
 if(vErrors === null){
 vErrors = [err323];
 }
@@ -3946,10 +3949,8 @@ vErrors.push(err323);
 }
 errors++;
 }
-}
-if(data148.kind !== undefined){
-if(typeof data148.kind !== "string"){
-const err324 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21+"/kind",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data150.kind === undefined){
+const err324 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err324];
 }
@@ -3958,10 +3959,8 @@ vErrors.push(err324);
 }
 errors++;
 }
-}
-if(data148.holds !== undefined){
-if(typeof data148.holds !== "string"){
-const err325 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21+"/holds",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/holds/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data150.holds === undefined){
+const err325 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/required",keyword:"required",params:{missingProperty: "holds"},message:"must have required property '"+"holds"+"'"};
 if(vErrors === null){
 vErrors = [err325];
 }
@@ -3970,10 +3969,9 @@ vErrors.push(err325);
 }
 errors++;
 }
-}
-}
-else {
-const err326 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key27 in data150){
+if(!(((key27 === "key") || (key27 === "kind")) || (key27 === "holds"))){
+const err326 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err326];
 }
@@ -3983,9 +3981,9 @@ vErrors.push(err326);
 errors++;
 }
 }
-}
-else {
-const err327 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data150.key !== undefined){
+if(typeof data150.key !== "string"){
+const err327 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21+"/key",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err327];
 }
@@ -3994,11 +3992,10 @@ vErrors.push(err327);
 }
 errors++;
 }
-var _valid8 = _errs350 === errors;
-valid77 = valid77 || _valid8;
-const _errs361 = errors;
-if(data147 !== null){
-const err328 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data150.kind !== undefined){
+if(typeof data150.kind !== "string"){
+const err328 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21+"/kind",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err328];
 }
@@ -4007,10 +4004,10 @@ vErrors.push(err328);
 }
 errors++;
 }
-var _valid8 = _errs361 === errors;
-valid77 = valid77 || _valid8;
-if(!valid77){
-const err329 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data150.holds !== undefined){
+if(typeof data150.holds !== "string"){
+const err329 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21+"/holds",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/properties/holds/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err329];
 }
@@ -4019,21 +4016,10 @@ vErrors.push(err329);
 }
 errors++;
 }
-else {
-errors = _errs349;
-if(vErrors !== null){
-if(_errs349){
-vErrors.length = _errs349;
-}
-else {
-vErrors = null;
-}
-}
-}
 }
 }
 else {
-const err330 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err330 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys/" + i21,schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err330];
 }
@@ -4045,7 +4031,7 @@ errors++;
 }
 }
 else {
-const err331 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err331 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err331];
 }
@@ -4054,15 +4040,11 @@ vErrors.push(err331);
 }
 errors++;
 }
-}
-if(data.merges !== undefined){
-let data152 = data.merges;
-const _errs364 = errors;
-let valid81 = false;
+var _valid8 = _errs354 === errors;
+valid77 = valid77 || _valid8;
 const _errs365 = errors;
-if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
-if(data152.policy === undefined){
-const err332 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
+if(data149 !== null){
+const err332 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err332];
 }
@@ -4071,8 +4053,10 @@ vErrors.push(err332);
 }
 errors++;
 }
-if(data152.threshold === undefined){
-const err333 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "threshold"},message:"must have required property '"+"threshold"+"'"};
+var _valid8 = _errs365 === errors;
+valid77 = valid77 || _valid8;
+if(!valid77){
+const err333 = {instancePath:instancePath+"/collections/" + i14+"/coreKeys",schemaPath:"#/properties/collections/items/properties/coreKeys/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err333];
 }
@@ -4081,8 +4065,21 @@ vErrors.push(err333);
 }
 errors++;
 }
-if(data152.decisions === undefined){
-const err334 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "decisions"},message:"must have required property '"+"decisions"+"'"};
+else {
+errors = _errs353;
+if(vErrors !== null){
+if(_errs353){
+vErrors.length = _errs353;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err334 = {instancePath:instancePath+"/collections/" + i14,schemaPath:"#/properties/collections/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err334];
 }
@@ -4091,9 +4088,10 @@ vErrors.push(err334);
 }
 errors++;
 }
-for(const key28 in data152){
-if(!(((key28 === "policy") || (key28 === "threshold")) || (key28 === "decisions"))){
-const err335 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
+}
+}
+else {
+const err335 = {instancePath:instancePath+"/collections",schemaPath:"#/properties/collections/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err335];
 }
@@ -4103,9 +4101,14 @@ vErrors.push(err335);
 errors++;
 }
 }
-if(data152.policy !== undefined){
-if(typeof data152.policy !== "string"){
-const err336 = {instancePath:instancePath+"/merges/policy",schemaPath:"#/properties/merges/anyOf/0/properties/policy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.merges !== undefined){
+let data154 = data.merges;
+const _errs368 = errors;
+let valid81 = false;
+const _errs369 = errors;
+if(data154 && typeof data154 == "object" && !Array.isArray(data154)){
+if(data154.policy === undefined){
+const err336 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "policy"},message:"must have required property '"+"policy"+"'"};
 if(vErrors === null){
 vErrors = [err336];
 }
@@ -4114,11 +4117,8 @@ vErrors.push(err336);
 }
 errors++;
 }
-}
-if(data152.threshold !== undefined){
-let data154 = data152.threshold;
-if(!((typeof data154 == "number") && (isFinite(data154)))){
-const err337 = {instancePath:instancePath+"/merges/threshold",schemaPath:"#/properties/merges/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data154.threshold === undefined){
+const err337 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "threshold"},message:"must have required property '"+"threshold"+"'"};
 if(vErrors === null){
 vErrors = [err337];
 }
@@ -4127,16 +4127,8 @@ vErrors.push(err337);
 }
 errors++;
 }
-}
-if(data152.decisions !== undefined){
-let data155 = data152.decisions;
-if(Array.isArray(data155)){
-const len22 = data155.length;
-for(let i22=0; i22<len22; i22++){
-let data156 = data155[i22];
-if(data156 && typeof data156 == "object" && !Array.isArray(data156)){
-if(data156.left === undefined){
-const err338 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "left"},message:"must have required property '"+"left"+"'"};
+if(data154.decisions === undefined){
+const err338 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/required",keyword:"required",params:{missingProperty: "decisions"},message:"must have required property '"+"decisions"+"'"};
 if(vErrors === null){
 vErrors = [err338];
 }
@@ -4145,8 +4137,9 @@ vErrors.push(err338);
 }
 errors++;
 }
-if(data156.right === undefined){
-const err339 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "right"},message:"must have required property '"+"right"+"'"};
+for(const key28 in data154){
+if(!(((key28 === "policy") || (key28 === "threshold")) || (key28 === "decisions"))){
+const err339 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err339];
 }
@@ -4155,8 +4148,10 @@ vErrors.push(err339);
 }
 errors++;
 }
-if(data156.common === undefined){
-const err340 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "common"},message:"must have required property '"+"common"+"'"};
+}
+if(data154.policy !== undefined){
+if(typeof data154.policy !== "string"){
+const err340 = {instancePath:instancePath+"/merges/policy",schemaPath:"#/properties/merges/anyOf/0/properties/policy/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err340];
 }
@@ -4165,8 +4160,11 @@ vErrors.push(err340);
 }
 errors++;
 }
-if(data156.leftSize === undefined){
-const err341 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftSize"},message:"must have required property '"+"leftSize"+"'"};
+}
+if(data154.threshold !== undefined){
+let data156 = data154.threshold;
+if(!((typeof data156 == "number") && (isFinite(data156)))){
+const err341 = {instancePath:instancePath+"/merges/threshold",schemaPath:"#/properties/merges/anyOf/0/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err341];
 }
@@ -4175,8 +4173,16 @@ vErrors.push(err341);
 }
 errors++;
 }
-if(data156.rightSize === undefined){
-const err342 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightSize"},message:"must have required property '"+"rightSize"+"'"};
+}
+if(data154.decisions !== undefined){
+let data157 = data154.decisions;
+if(Array.isArray(data157)){
+const len22 = data157.length;
+for(let i22=0; i22<len22; i22++){
+let data158 = data157[i22];
+if(data158 && typeof data158 == "object" && !Array.isArray(data158)){
+if(data158.left === undefined){
+const err342 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "left"},message:"must have required property '"+"left"+"'"};
 if(vErrors === null){
 vErrors = [err342];
 }
@@ -4185,8 +4191,8 @@ vErrors.push(err342);
 }
 errors++;
 }
-if(data156.leftRatio === undefined){
-const err343 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftRatio"},message:"must have required property '"+"leftRatio"+"'"};
+if(data158.right === undefined){
+const err343 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "right"},message:"must have required property '"+"right"+"'"};
 if(vErrors === null){
 vErrors = [err343];
 }
@@ -4195,8 +4201,8 @@ vErrors.push(err343);
 }
 errors++;
 }
-if(data156.rightRatio === undefined){
-const err344 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightRatio"},message:"must have required property '"+"rightRatio"+"'"};
+if(data158.common === undefined){
+const err344 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "common"},message:"must have required property '"+"common"+"'"};
 if(vErrors === null){
 vErrors = [err344];
 }
@@ -4205,8 +4211,8 @@ vErrors.push(err344);
 }
 errors++;
 }
-if(data156.merged === undefined){
-const err345 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "merged"},message:"must have required property '"+"merged"+"'"};
+if(data158.leftSize === undefined){
+const err345 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftSize"},message:"must have required property '"+"leftSize"+"'"};
 if(vErrors === null){
 vErrors = [err345];
 }
@@ -4215,8 +4221,8 @@ vErrors.push(err345);
 }
 errors++;
 }
-if(data156.outcome === undefined){
-const err346 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
+if(data158.rightSize === undefined){
+const err346 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightSize"},message:"must have required property '"+"rightSize"+"'"};
 if(vErrors === null){
 vErrors = [err346];
 }
@@ -4225,9 +4231,8 @@ vErrors.push(err346);
 }
 errors++;
 }
-for(const key29 in data156){
-if(!(func1.call(schema31.properties.merges.anyOf[0].properties.decisions.items.properties, key29))){
-const err347 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties"};
+if(data158.leftRatio === undefined){
+const err347 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "leftRatio"},message:"must have required property '"+"leftRatio"+"'"};
 if(vErrors === null){
 vErrors = [err347];
 }
@@ -4236,10 +4241,8 @@ vErrors.push(err347);
 }
 errors++;
 }
-}
-if(data156.left !== undefined){
-if(typeof data156.left !== "string"){
-const err348 = {instancePath:instancePath+"/merges/decisions/" + i22+"/left",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/left/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data158.rightRatio === undefined){
+const err348 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "rightRatio"},message:"must have required property '"+"rightRatio"+"'"};
 if(vErrors === null){
 vErrors = [err348];
 }
@@ -4248,10 +4251,8 @@ vErrors.push(err348);
 }
 errors++;
 }
-}
-if(data156.right !== undefined){
-if(typeof data156.right !== "string"){
-const err349 = {instancePath:instancePath+"/merges/decisions/" + i22+"/right",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/right/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data158.merged === undefined){
+const err349 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "merged"},message:"must have required property '"+"merged"+"'"};
 if(vErrors === null){
 vErrors = [err349];
 }
@@ -4260,11 +4261,8 @@ vErrors.push(err349);
 }
 errors++;
 }
-}
-if(data156.common !== undefined){
-let data159 = data156.common;
-if(!(((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159))) && (isFinite(data159)))){
-const err350 = {instancePath:instancePath+"/merges/decisions/" + i22+"/common",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/common/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data158.outcome === undefined){
+const err350 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
 if(vErrors === null){
 vErrors = [err350];
 }
@@ -4273,11 +4271,9 @@ vErrors.push(err350);
 }
 errors++;
 }
-}
-if(data156.leftSize !== undefined){
-let data160 = data156.leftSize;
-if(!(((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160))) && (isFinite(data160)))){
-const err351 = {instancePath:instancePath+"/merges/decisions/" + i22+"/leftSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+for(const key29 in data158){
+if(!(func1.call(schema31.properties.merges.anyOf[0].properties.decisions.items.properties, key29))){
+const err351 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err351];
 }
@@ -4287,10 +4283,9 @@ vErrors.push(err351);
 errors++;
 }
 }
-if(data156.rightSize !== undefined){
-let data161 = data156.rightSize;
-if(!(((typeof data161 == "number") && (!(data161 % 1) && !isNaN(data161))) && (isFinite(data161)))){
-const err352 = {instancePath:instancePath+"/merges/decisions/" + i22+"/rightSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data158.left !== undefined){
+if(typeof data158.left !== "string"){
+const err352 = {instancePath:instancePath+"/merges/decisions/" + i22+"/left",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/left/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err352];
 }
@@ -4300,9 +4295,9 @@ vErrors.push(err352);
 errors++;
 }
 }
-if(data156.leftRatio !== undefined){
-if(typeof data156.leftRatio !== "string"){
-const err353 = {instancePath:instancePath+"/merges/decisions/" + i22+"/leftRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data158.right !== undefined){
+if(typeof data158.right !== "string"){
+const err353 = {instancePath:instancePath+"/merges/decisions/" + i22+"/right",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/right/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err353];
 }
@@ -4312,9 +4307,10 @@ vErrors.push(err353);
 errors++;
 }
 }
-if(data156.rightRatio !== undefined){
-if(typeof data156.rightRatio !== "string"){
-const err354 = {instancePath:instancePath+"/merges/decisions/" + i22+"/rightRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data158.common !== undefined){
+let data161 = data158.common;
+if(!(((typeof data161 == "number") && (!(data161 % 1) && !isNaN(data161))) && (isFinite(data161)))){
+const err354 = {instancePath:instancePath+"/merges/decisions/" + i22+"/common",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/common/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err354];
 }
@@ -4324,9 +4320,10 @@ vErrors.push(err354);
 errors++;
 }
 }
-if(data156.merged !== undefined){
-if(typeof data156.merged !== "boolean"){
-const err355 = {instancePath:instancePath+"/merges/decisions/" + i22+"/merged",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/merged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data158.leftSize !== undefined){
+let data162 = data158.leftSize;
+if(!(((typeof data162 == "number") && (!(data162 % 1) && !isNaN(data162))) && (isFinite(data162)))){
+const err355 = {instancePath:instancePath+"/merges/decisions/" + i22+"/leftSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err355];
 }
@@ -4336,9 +4333,10 @@ vErrors.push(err355);
 errors++;
 }
 }
-if(data156.outcome !== undefined){
-if(typeof data156.outcome !== "string"){
-const err356 = {instancePath:instancePath+"/merges/decisions/" + i22+"/outcome",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data158.rightSize !== undefined){
+let data163 = data158.rightSize;
+if(!(((typeof data163 == "number") && (!(data163 % 1) && !isNaN(data163))) && (isFinite(data163)))){
+const err356 = {instancePath:instancePath+"/merges/decisions/" + i22+"/rightSize",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err356];
 }
@@ -4348,9 +4346,9 @@ vErrors.push(err356);
 errors++;
 }
 }
-}
-else {
-const err357 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data158.leftRatio !== undefined){
+if(typeof data158.leftRatio !== "string"){
+const err357 = {instancePath:instancePath+"/merges/decisions/" + i22+"/leftRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/leftRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err357];
 }
@@ -4360,9 +4358,9 @@ vErrors.push(err357);
 errors++;
 }
 }
-}
-else {
-const err358 = {instancePath:instancePath+"/merges/decisions",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data158.rightRatio !== undefined){
+if(typeof data158.rightRatio !== "string"){
+const err358 = {instancePath:instancePath+"/merges/decisions/" + i22+"/rightRatio",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/rightRatio/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err358];
 }
@@ -4372,9 +4370,9 @@ vErrors.push(err358);
 errors++;
 }
 }
-}
-else {
-const err359 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data158.merged !== undefined){
+if(typeof data158.merged !== "boolean"){
+const err359 = {instancePath:instancePath+"/merges/decisions/" + i22+"/merged",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/merged/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err359];
 }
@@ -4383,11 +4381,10 @@ vErrors.push(err359);
 }
 errors++;
 }
-var _valid9 = _errs365 === errors;
-valid81 = valid81 || _valid9;
-const _errs395 = errors;
-if(data152 !== null){
-const err360 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data158.outcome !== undefined){
+if(typeof data158.outcome !== "string"){
+const err360 = {instancePath:instancePath+"/merges/decisions/" + i22+"/outcome",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err360];
 }
@@ -4396,10 +4393,10 @@ vErrors.push(err360);
 }
 errors++;
 }
-var _valid9 = _errs395 === errors;
-valid81 = valid81 || _valid9;
-if(!valid81){
-const err361 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+else {
+const err361 = {instancePath:instancePath+"/merges/decisions/" + i22,schemaPath:"#/properties/merges/anyOf/0/properties/decisions/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err361];
 }
@@ -4408,27 +4405,10 @@ vErrors.push(err361);
 }
 errors++;
 }
-else {
-errors = _errs364;
-if(vErrors !== null){
-if(_errs364){
-vErrors.length = _errs364;
+}
 }
 else {
-vErrors = null;
-}
-}
-}
-}
-if(data.queries !== undefined){
-let data166 = data.queries;
-if(Array.isArray(data166)){
-const len23 = data166.length;
-for(let i23=0; i23<len23; i23++){
-let data167 = data166[i23];
-if(data167 && typeof data167 == "object" && !Array.isArray(data167)){
-if(data167.name === undefined){
-const err362 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+const err362 = {instancePath:instancePath+"/merges/decisions",schemaPath:"#/properties/merges/anyOf/0/properties/decisions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err362];
 }
@@ -4437,8 +4417,10 @@ vErrors.push(err362);
 }
 errors++;
 }
-if(data167.collection === undefined){
-const err363 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
+}
+}
+else {
+const err363 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err363];
 }
@@ -4447,8 +4429,11 @@ vErrors.push(err363);
 }
 errors++;
 }
-if(data167.params === undefined){
-const err364 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+var _valid9 = _errs369 === errors;
+valid81 = valid81 || _valid9;
+const _errs399 = errors;
+if(data154 !== null){
+const err364 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err364];
 }
@@ -4457,8 +4442,10 @@ vErrors.push(err364);
 }
 errors++;
 }
-if(data167.where === undefined){
-const err365 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "where"},message:"must have required property '"+"where"+"'"};
+var _valid9 = _errs399 === errors;
+valid81 = valid81 || _valid9;
+if(!valid81){
+const err365 = {instancePath:instancePath+"/merges",schemaPath:"#/properties/merges/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err365];
 }
@@ -4467,8 +4454,27 @@ vErrors.push(err365);
 }
 errors++;
 }
-if(data167.orderBy === undefined){
-const err366 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "orderBy"},message:"must have required property '"+"orderBy"+"'"};
+else {
+errors = _errs368;
+if(vErrors !== null){
+if(_errs368){
+vErrors.length = _errs368;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.queries !== undefined){
+let data168 = data.queries;
+if(Array.isArray(data168)){
+const len23 = data168.length;
+for(let i23=0; i23<len23; i23++){
+let data169 = data168[i23];
+if(data169 && typeof data169 == "object" && !Array.isArray(data169)){
+if(data169.name === undefined){
+const err366 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err366];
 }
@@ -4477,8 +4483,8 @@ vErrors.push(err366);
 }
 errors++;
 }
-if(data167.select === undefined){
-const err367 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "select"},message:"must have required property '"+"select"+"'"};
+if(data169.collection === undefined){
+const err367 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "collection"},message:"must have required property '"+"collection"+"'"};
 if(vErrors === null){
 vErrors = [err367];
 }
@@ -4487,8 +4493,8 @@ vErrors.push(err367);
 }
 errors++;
 }
-if(data167.access === undefined){
-const err368 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+if(data169.params === undefined){
+const err368 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
 if(vErrors === null){
 vErrors = [err368];
 }
@@ -4497,8 +4503,8 @@ vErrors.push(err368);
 }
 errors++;
 }
-if(data167.core === undefined){
-const err369 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "core"},message:"must have required property '"+"core"+"'"};
+if(data169.where === undefined){
+const err369 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "where"},message:"must have required property '"+"where"+"'"};
 if(vErrors === null){
 vErrors = [err369];
 }
@@ -4507,9 +4513,8 @@ vErrors.push(err369);
 }
 errors++;
 }
-for(const key30 in data167){
-if(!((((((((key30 === "name") || (key30 === "collection")) || (key30 === "params")) || (key30 === "where")) || (key30 === "orderBy")) || (key30 === "select")) || (key30 === "access")) || (key30 === "core"))){
-const err370 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties"};
+if(data169.orderBy === undefined){
+const err370 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "orderBy"},message:"must have required property '"+"orderBy"+"'"};
 if(vErrors === null){
 vErrors = [err370];
 }
@@ -4518,10 +4523,8 @@ vErrors.push(err370);
 }
 errors++;
 }
-}
-if(data167.name !== undefined){
-if(typeof data167.name !== "string"){
-const err371 = {instancePath:instancePath+"/queries/" + i23+"/name",schemaPath:"#/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data169.select === undefined){
+const err371 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "select"},message:"must have required property '"+"select"+"'"};
 if(vErrors === null){
 vErrors = [err371];
 }
@@ -4530,10 +4533,8 @@ vErrors.push(err371);
 }
 errors++;
 }
-}
-if(data167.collection !== undefined){
-if(typeof data167.collection !== "string"){
-const err372 = {instancePath:instancePath+"/queries/" + i23+"/collection",schemaPath:"#/properties/queries/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data169.access === undefined){
+const err372 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
 if(vErrors === null){
 vErrors = [err372];
 }
@@ -4542,16 +4543,8 @@ vErrors.push(err372);
 }
 errors++;
 }
-}
-if(data167.params !== undefined){
-let data170 = data167.params;
-if(Array.isArray(data170)){
-const len24 = data170.length;
-for(let i24=0; i24<len24; i24++){
-let data171 = data170[i24];
-if(data171 && typeof data171 == "object" && !Array.isArray(data171)){
-if(data171.name === undefined){
-const err373 = {instancePath:instancePath+"/queries/" + i23+"/params/" + i24,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data169.core === undefined){
+const err373 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/required",keyword:"required",params:{missingProperty: "core"},message:"must have required property '"+"core"+"'"};
 if(vErrors === null){
 vErrors = [err373];
 }
@@ -4560,8 +4553,9 @@ vErrors.push(err373);
 }
 errors++;
 }
-if(data171.type === undefined){
-const err374 = {instancePath:instancePath+"/queries/" + i23+"/params/" + i24,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+for(const key30 in data169){
+if(!((((((((key30 === "name") || (key30 === "collection")) || (key30 === "params")) || (key30 === "where")) || (key30 === "orderBy")) || (key30 === "select")) || (key30 === "access")) || (key30 === "core"))){
+const err374 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err374];
 }
@@ -4570,9 +4564,10 @@ vErrors.push(err374);
 }
 errors++;
 }
-for(const key31 in data171){
-if(!((key31 === "name") || (key31 === "type"))){
-const err375 = {instancePath:instancePath+"/queries/" + i23+"/params/" + i24,schemaPath:"#/properties/queries/items/properties/params/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties"};
+}
+if(data169.name !== undefined){
+if(typeof data169.name !== "string"){
+const err375 = {instancePath:instancePath+"/queries/" + i23+"/name",schemaPath:"#/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err375];
 }
@@ -4582,9 +4577,9 @@ vErrors.push(err375);
 errors++;
 }
 }
-if(data171.name !== undefined){
-if(typeof data171.name !== "string"){
-const err376 = {instancePath:instancePath+"/queries/" + i23+"/params/" + i24+"/name",schemaPath:"#/properties/queries/items/properties/params/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data169.collection !== undefined){
+if(typeof data169.collection !== "string"){
+const err376 = {instancePath:instancePath+"/queries/" + i23+"/collection",schemaPath:"#/properties/queries/items/properties/collection/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err376];
 }
@@ -4594,9 +4589,15 @@ vErrors.push(err376);
 errors++;
 }
 }
-if(data171.type !== undefined){
-if(typeof data171.type !== "string"){
-const err377 = {instancePath:instancePath+"/queries/" + i23+"/params/" + i24+"/type",schemaPath:"#/properties/queries/items/properties/params/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data169.params !== undefined){
+let data172 = data169.params;
+if(Array.isArray(data172)){
+const len24 = data172.length;
+for(let i24=0; i24<len24; i24++){
+let data173 = data172[i24];
+if(data173 && typeof data173 == "object" && !Array.isArray(data173)){
+if(data173.name === undefined){
+const err377 = {instancePath:instancePath+"/queries/" + i23+"/params/" + i24,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err377];
 }
@@ -4605,10 +4606,8 @@ vErrors.push(err377);
 }
 errors++;
 }
-}
-}
-else {
-const err378 = {instancePath:instancePath+"/queries/" + i23+"/params/" + i24,schemaPath:"#/properties/queries/items/properties/params/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data173.type === undefined){
+const err378 = {instancePath:instancePath+"/queries/" + i23+"/params/" + i24,schemaPath:"#/properties/queries/items/properties/params/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err378];
 }
@@ -4617,10 +4616,9 @@ vErrors.push(err378);
 }
 errors++;
 }
-}
-}
-else {
-const err379 = {instancePath:instancePath+"/queries/" + i23+"/params",schemaPath:"#/properties/queries/items/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key31 in data173){
+if(!((key31 === "name") || (key31 === "type"))){
+const err379 = {instancePath:instancePath+"/queries/" + i23+"/params/" + i24,schemaPath:"#/properties/queries/items/properties/params/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err379];
 }
@@ -4630,13 +4628,9 @@ vErrors.push(err379);
 errors++;
 }
 }
-if(data167.where !== undefined){
-let data174 = data167.where;
-const _errs416 = errors;
-let valid92 = false;
-const _errs417 = errors;
-if(typeof data174 !== "string"){
-const err380 = {instancePath:instancePath+"/queries/" + i23+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data173.name !== undefined){
+if(typeof data173.name !== "string"){
+const err380 = {instancePath:instancePath+"/queries/" + i23+"/params/" + i24+"/name",schemaPath:"#/properties/queries/items/properties/params/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err380];
 }
@@ -4645,11 +4639,10 @@ vErrors.push(err380);
 }
 errors++;
 }
-var _valid10 = _errs417 === errors;
-valid92 = valid92 || _valid10;
-const _errs419 = errors;
-if(data174 !== null){
-const err381 = {instancePath:instancePath+"/queries/" + i23+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data173.type !== undefined){
+if(typeof data173.type !== "string"){
+const err381 = {instancePath:instancePath+"/queries/" + i23+"/params/" + i24+"/type",schemaPath:"#/properties/queries/items/properties/params/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err381];
 }
@@ -4658,10 +4651,10 @@ vErrors.push(err381);
 }
 errors++;
 }
-var _valid10 = _errs419 === errors;
-valid92 = valid92 || _valid10;
-if(!valid92){
-const err382 = {instancePath:instancePath+"/queries/" + i23+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+else {
+const err382 = {instancePath:instancePath+"/queries/" + i23+"/params/" + i24,schemaPath:"#/properties/queries/items/properties/params/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err382];
 }
@@ -4670,25 +4663,10 @@ vErrors.push(err382);
 }
 errors++;
 }
-else {
-errors = _errs416;
-if(vErrors !== null){
-if(_errs416){
-vErrors.length = _errs416;
+}
 }
 else {
-vErrors = null;
-}
-}
-}
-}
-if(data167.orderBy !== undefined){
-let data175 = data167.orderBy;
-if(Array.isArray(data175)){
-const len25 = data175.length;
-for(let i25=0; i25<len25; i25++){
-if(typeof data175[i25] !== "string"){
-const err383 = {instancePath:instancePath+"/queries/" + i23+"/orderBy/" + i25,schemaPath:"#/properties/queries/items/properties/orderBy/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err383 = {instancePath:instancePath+"/queries/" + i23+"/params",schemaPath:"#/properties/queries/items/properties/params/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err383];
 }
@@ -4698,9 +4676,13 @@ vErrors.push(err383);
 errors++;
 }
 }
-}
-else {
-const err384 = {instancePath:instancePath+"/queries/" + i23+"/orderBy",schemaPath:"#/properties/queries/items/properties/orderBy/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data169.where !== undefined){
+let data176 = data169.where;
+const _errs420 = errors;
+let valid92 = false;
+const _errs421 = errors;
+if(typeof data176 !== "string"){
+const err384 = {instancePath:instancePath+"/queries/" + i23+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err384];
 }
@@ -4709,14 +4691,11 @@ vErrors.push(err384);
 }
 errors++;
 }
-}
-if(data167.select !== undefined){
-let data177 = data167.select;
-if(Array.isArray(data177)){
-const len26 = data177.length;
-for(let i26=0; i26<len26; i26++){
-if(typeof data177[i26] !== "string"){
-const err385 = {instancePath:instancePath+"/queries/" + i23+"/select/" + i26,schemaPath:"#/properties/queries/items/properties/select/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid10 = _errs421 === errors;
+valid92 = valid92 || _valid10;
+const _errs423 = errors;
+if(data176 !== null){
+const err385 = {instancePath:instancePath+"/queries/" + i23+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err385];
 }
@@ -4725,10 +4704,10 @@ vErrors.push(err385);
 }
 errors++;
 }
-}
-}
-else {
-const err386 = {instancePath:instancePath+"/queries/" + i23+"/select",schemaPath:"#/properties/queries/items/properties/select/type",keyword:"type",params:{type: "array"},message:"must be array"};
+var _valid10 = _errs423 === errors;
+valid92 = valid92 || _valid10;
+if(!valid92){
+const err386 = {instancePath:instancePath+"/queries/" + i23+"/where",schemaPath:"#/properties/queries/items/properties/where/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err386];
 }
@@ -4737,15 +4716,25 @@ vErrors.push(err386);
 }
 errors++;
 }
+else {
+errors = _errs420;
+if(vErrors !== null){
+if(_errs420){
+vErrors.length = _errs420;
 }
-if(data167.access !== undefined){
-let data179 = data167.access;
-const _errs430 = errors;
-let valid97 = false;
-const _errs431 = errors;
-if(data179 && typeof data179 == "object" && !Array.isArray(data179)){
-if(data179.index === undefined){
-const err387 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data169.orderBy !== undefined){
+let data177 = data169.orderBy;
+if(Array.isArray(data177)){
+const len25 = data177.length;
+for(let i25=0; i25<len25; i25++){
+if(typeof data177[i25] !== "string"){
+const err387 = {instancePath:instancePath+"/queries/" + i23+"/orderBy/" + i25,schemaPath:"#/properties/queries/items/properties/orderBy/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err387];
 }
@@ -4754,8 +4743,10 @@ vErrors.push(err387);
 }
 errors++;
 }
-if(data179.operation === undefined){
-const err388 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'"};
+}
+}
+else {
+const err388 = {instancePath:instancePath+"/queries/" + i23+"/orderBy",schemaPath:"#/properties/queries/items/properties/orderBy/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err388];
 }
@@ -4764,8 +4755,14 @@ vErrors.push(err388);
 }
 errors++;
 }
-if(data179.filter === undefined){
-const err389 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
+}
+if(data169.select !== undefined){
+let data179 = data169.select;
+if(Array.isArray(data179)){
+const len26 = data179.length;
+for(let i26=0; i26<len26; i26++){
+if(typeof data179[i26] !== "string"){
+const err389 = {instancePath:instancePath+"/queries/" + i23+"/select/" + i26,schemaPath:"#/properties/queries/items/properties/select/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err389];
 }
@@ -4774,8 +4771,10 @@ vErrors.push(err389);
 }
 errors++;
 }
-if(data179.sort === undefined){
-const err390 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
+}
+}
+else {
+const err390 = {instancePath:instancePath+"/queries/" + i23+"/select",schemaPath:"#/properties/queries/items/properties/select/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err390];
 }
@@ -4784,8 +4783,15 @@ vErrors.push(err390);
 }
 errors++;
 }
-if(data179.command === undefined){
-const err391 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+}
+if(data169.access !== undefined){
+let data181 = data169.access;
+const _errs434 = errors;
+let valid97 = false;
+const _errs435 = errors;
+if(data181 && typeof data181 == "object" && !Array.isArray(data181)){
+if(data181.index === undefined){
+const err391 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "index"},message:"must have required property '"+"index"+"'"};
 if(vErrors === null){
 vErrors = [err391];
 }
@@ -4794,9 +4800,8 @@ vErrors.push(err391);
 }
 errors++;
 }
-for(const key32 in data179){
-if(!(((((key32 === "index") || (key32 === "operation")) || (key32 === "filter")) || (key32 === "sort")) || (key32 === "command"))){
-const err392 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties"};
+if(data181.operation === undefined){
+const err392 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "operation"},message:"must have required property '"+"operation"+"'"};
 if(vErrors === null){
 vErrors = [err392];
 }
@@ -4805,10 +4810,8 @@ vErrors.push(err392);
 }
 errors++;
 }
-}
-if(data179.index !== undefined){
-if(typeof data179.index !== "string"){
-const err393 = {instancePath:instancePath+"/queries/" + i23+"/access/index",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/index/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data181.filter === undefined){
+const err393 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "filter"},message:"must have required property '"+"filter"+"'"};
 if(vErrors === null){
 vErrors = [err393];
 }
@@ -4817,10 +4820,8 @@ vErrors.push(err393);
 }
 errors++;
 }
-}
-if(data179.operation !== undefined){
-if(typeof data179.operation !== "string"){
-const err394 = {instancePath:instancePath+"/queries/" + i23+"/access/operation",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data181.sort === undefined){
+const err394 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "sort"},message:"must have required property '"+"sort"+"'"};
 if(vErrors === null){
 vErrors = [err394];
 }
@@ -4829,10 +4830,8 @@ vErrors.push(err394);
 }
 errors++;
 }
-}
-if(data179.filter !== undefined){
-if(typeof data179.filter !== "string"){
-const err395 = {instancePath:instancePath+"/queries/" + i23+"/access/filter",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data181.command === undefined){
+const err395 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
 if(vErrors === null){
 vErrors = [err395];
 }
@@ -4841,10 +4840,9 @@ vErrors.push(err395);
 }
 errors++;
 }
-}
-if(data179.sort !== undefined){
-if(typeof data179.sort !== "string"){
-const err396 = {instancePath:instancePath+"/queries/" + i23+"/access/sort",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key32 in data181){
+if(!(((((key32 === "index") || (key32 === "operation")) || (key32 === "filter")) || (key32 === "sort")) || (key32 === "command"))){
+const err396 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err396];
 }
@@ -4854,9 +4852,9 @@ vErrors.push(err396);
 errors++;
 }
 }
-if(data179.command !== undefined){
-if(typeof data179.command !== "string"){
-const err397 = {instancePath:instancePath+"/queries/" + i23+"/access/command",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data181.index !== undefined){
+if(typeof data181.index !== "string"){
+const err397 = {instancePath:instancePath+"/queries/" + i23+"/access/index",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/index/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err397];
 }
@@ -4866,9 +4864,9 @@ vErrors.push(err397);
 errors++;
 }
 }
-}
-else {
-const err398 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data181.operation !== undefined){
+if(typeof data181.operation !== "string"){
+const err398 = {instancePath:instancePath+"/queries/" + i23+"/access/operation",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/operation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err398];
 }
@@ -4877,11 +4875,10 @@ vErrors.push(err398);
 }
 errors++;
 }
-var _valid11 = _errs431 === errors;
-valid97 = valid97 || _valid11;
-const _errs444 = errors;
-if(data179 !== null){
-const err399 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data181.filter !== undefined){
+if(typeof data181.filter !== "string"){
+const err399 = {instancePath:instancePath+"/queries/" + i23+"/access/filter",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err399];
 }
@@ -4890,10 +4887,10 @@ vErrors.push(err399);
 }
 errors++;
 }
-var _valid11 = _errs444 === errors;
-valid97 = valid97 || _valid11;
-if(!valid97){
-const err400 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data181.sort !== undefined){
+if(typeof data181.sort !== "string"){
+const err400 = {instancePath:instancePath+"/queries/" + i23+"/access/sort",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/sort/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err400];
 }
@@ -4902,26 +4899,10 @@ vErrors.push(err400);
 }
 errors++;
 }
-else {
-errors = _errs430;
-if(vErrors !== null){
-if(_errs430){
-vErrors.length = _errs430;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data167.core !== undefined){
-let data185 = data167.core;
-const _errs447 = errors;
-let valid99 = false;
-const _errs448 = errors;
-if(data185 && typeof data185 == "object" && !Array.isArray(data185)){
-if(data185.function === undefined){
-const err401 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
+if(data181.command !== undefined){
+if(typeof data181.command !== "string"){
+const err401 = {instancePath:instancePath+"/queries/" + i23+"/access/command",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err401];
 }
@@ -4930,8 +4911,10 @@ vErrors.push(err401);
 }
 errors++;
 }
-if(data185.keys === undefined){
-const err402 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
+}
+}
+else {
+const err402 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err402];
 }
@@ -4940,8 +4923,11 @@ vErrors.push(err402);
 }
 errors++;
 }
-if(data185.args === undefined){
-const err403 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "args"},message:"must have required property '"+"args"+"'"};
+var _valid11 = _errs435 === errors;
+valid97 = valid97 || _valid11;
+const _errs448 = errors;
+if(data181 !== null){
+const err403 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err403];
 }
@@ -4950,8 +4936,10 @@ vErrors.push(err403);
 }
 errors++;
 }
-if(data185.command === undefined){
-const err404 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+var _valid11 = _errs448 === errors;
+valid97 = valid97 || _valid11;
+if(!valid97){
+const err404 = {instancePath:instancePath+"/queries/" + i23+"/access",schemaPath:"#/properties/queries/items/properties/access/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err404];
 }
@@ -4960,8 +4948,26 @@ vErrors.push(err404);
 }
 errors++;
 }
-if(data185.clusterCommand === undefined){
-const err405 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "clusterCommand"},message:"must have required property '"+"clusterCommand"+"'"};
+else {
+errors = _errs434;
+if(vErrors !== null){
+if(_errs434){
+vErrors.length = _errs434;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data169.core !== undefined){
+let data187 = data169.core;
+const _errs451 = errors;
+let valid99 = false;
+const _errs452 = errors;
+if(data187 && typeof data187 == "object" && !Array.isArray(data187)){
+if(data187.function === undefined){
+const err405 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
 if(vErrors === null){
 vErrors = [err405];
 }
@@ -4970,8 +4976,8 @@ vErrors.push(err405);
 }
 errors++;
 }
-if(data185.access === undefined){
-const err406 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
+if(data187.keys === undefined){
+const err406 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "keys"},message:"must have required property '"+"keys"+"'"};
 if(vErrors === null){
 vErrors = [err406];
 }
@@ -4980,8 +4986,8 @@ vErrors.push(err406);
 }
 errors++;
 }
-if(data185.indexKeys === undefined){
-const err407 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "indexKeys"},message:"must have required property '"+"indexKeys"+"'"};
+if(data187.args === undefined){
+const err407 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "args"},message:"must have required property '"+"args"+"'"};
 if(vErrors === null){
 vErrors = [err407];
 }
@@ -4990,8 +4996,8 @@ vErrors.push(err407);
 }
 errors++;
 }
-if(data185.rowKeys === undefined){
-const err408 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "rowKeys"},message:"must have required property '"+"rowKeys"+"'"};
+if(data187.command === undefined){
+const err408 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
 if(vErrors === null){
 vErrors = [err408];
 }
@@ -5000,8 +5006,8 @@ vErrors.push(err408);
 }
 errors++;
 }
-if(data185.server === undefined){
-const err409 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
+if(data187.clusterCommand === undefined){
+const err409 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "clusterCommand"},message:"must have required property '"+"clusterCommand"+"'"};
 if(vErrors === null){
 vErrors = [err409];
 }
@@ -5010,8 +5016,8 @@ vErrors.push(err409);
 }
 errors++;
 }
-if(data185.cluster === undefined){
-const err410 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "cluster"},message:"must have required property '"+"cluster"+"'"};
+if(data187.access === undefined){
+const err410 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "access"},message:"must have required property '"+"access"+"'"};
 if(vErrors === null){
 vErrors = [err410];
 }
@@ -5020,8 +5026,8 @@ vErrors.push(err410);
 }
 errors++;
 }
-if(data185.slots === undefined){
-const err411 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "slots"},message:"must have required property '"+"slots"+"'"};
+if(data187.indexKeys === undefined){
+const err411 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "indexKeys"},message:"must have required property '"+"indexKeys"+"'"};
 if(vErrors === null){
 vErrors = [err411];
 }
@@ -5030,8 +5036,8 @@ vErrors.push(err411);
 }
 errors++;
 }
-if(data185.warning === undefined){
-const err412 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "warning"},message:"must have required property '"+"warning"+"'"};
+if(data187.rowKeys === undefined){
+const err412 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "rowKeys"},message:"must have required property '"+"rowKeys"+"'"};
 if(vErrors === null){
 vErrors = [err412];
 }
@@ -5040,9 +5046,8 @@ vErrors.push(err412);
 }
 errors++;
 }
-for(const key33 in data185){
-if(!(func1.call(schema31.properties.queries.items.properties.core.anyOf[0].properties, key33))){
-const err413 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties"};
+if(data187.server === undefined){
+const err413 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "server"},message:"must have required property '"+"server"+"'"};
 if(vErrors === null){
 vErrors = [err413];
 }
@@ -5051,10 +5056,8 @@ vErrors.push(err413);
 }
 errors++;
 }
-}
-if(data185.function !== undefined){
-if(typeof data185.function !== "string"){
-const err414 = {instancePath:instancePath+"/queries/" + i23+"/core/function",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data187.cluster === undefined){
+const err414 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "cluster"},message:"must have required property '"+"cluster"+"'"};
 if(vErrors === null){
 vErrors = [err414];
 }
@@ -5063,14 +5066,8 @@ vErrors.push(err414);
 }
 errors++;
 }
-}
-if(data185.keys !== undefined){
-let data187 = data185.keys;
-if(Array.isArray(data187)){
-const len27 = data187.length;
-for(let i27=0; i27<len27; i27++){
-if(typeof data187[i27] !== "string"){
-const err415 = {instancePath:instancePath+"/queries/" + i23+"/core/keys/" + i27,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data187.slots === undefined){
+const err415 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "slots"},message:"must have required property '"+"slots"+"'"};
 if(vErrors === null){
 vErrors = [err415];
 }
@@ -5079,10 +5076,8 @@ vErrors.push(err415);
 }
 errors++;
 }
-}
-}
-else {
-const err416 = {instancePath:instancePath+"/queries/" + i23+"/core/keys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data187.warning === undefined){
+const err416 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/required",keyword:"required",params:{missingProperty: "warning"},message:"must have required property '"+"warning"+"'"};
 if(vErrors === null){
 vErrors = [err416];
 }
@@ -5091,14 +5086,9 @@ vErrors.push(err416);
 }
 errors++;
 }
-}
-if(data185.args !== undefined){
-let data189 = data185.args;
-if(Array.isArray(data189)){
-const len28 = data189.length;
-for(let i28=0; i28<len28; i28++){
-if(typeof data189[i28] !== "string"){
-const err417 = {instancePath:instancePath+"/queries/" + i23+"/core/args/" + i28,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key33 in data187){
+if(!(func1.call(schema31.properties.queries.items.properties.core.anyOf[0].properties, key33))){
+const err417 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err417];
 }
@@ -5108,9 +5098,9 @@ vErrors.push(err417);
 errors++;
 }
 }
-}
-else {
-const err418 = {instancePath:instancePath+"/queries/" + i23+"/core/args",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data187.function !== undefined){
+if(typeof data187.function !== "string"){
+const err418 = {instancePath:instancePath+"/queries/" + i23+"/core/function",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/function/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err418];
 }
@@ -5120,9 +5110,13 @@ vErrors.push(err418);
 errors++;
 }
 }
-if(data185.command !== undefined){
-if(typeof data185.command !== "string"){
-const err419 = {instancePath:instancePath+"/queries/" + i23+"/core/command",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data187.keys !== undefined){
+let data189 = data187.keys;
+if(Array.isArray(data189)){
+const len27 = data189.length;
+for(let i27=0; i27<len27; i27++){
+if(typeof data189[i27] !== "string"){
+const err419 = {instancePath:instancePath+"/queries/" + i23+"/core/keys/" + i27,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err419];
 }
@@ -5132,9 +5126,9 @@ vErrors.push(err419);
 errors++;
 }
 }
-if(data185.clusterCommand !== undefined){
-if(typeof data185.clusterCommand !== "string"){
-const err420 = {instancePath:instancePath+"/queries/" + i23+"/core/clusterCommand",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/clusterCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err420 = {instancePath:instancePath+"/queries/" + i23+"/core/keys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err420];
 }
@@ -5144,9 +5138,13 @@ vErrors.push(err420);
 errors++;
 }
 }
-if(data185.access !== undefined){
-if(typeof data185.access !== "string"){
-const err421 = {instancePath:instancePath+"/queries/" + i23+"/core/access",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/access/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data187.args !== undefined){
+let data191 = data187.args;
+if(Array.isArray(data191)){
+const len28 = data191.length;
+for(let i28=0; i28<len28; i28++){
+if(typeof data191[i28] !== "string"){
+const err421 = {instancePath:instancePath+"/queries/" + i23+"/core/args/" + i28,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err421];
 }
@@ -5156,13 +5154,9 @@ vErrors.push(err421);
 errors++;
 }
 }
-if(data185.indexKeys !== undefined){
-let data194 = data185.indexKeys;
-if(Array.isArray(data194)){
-const len29 = data194.length;
-for(let i29=0; i29<len29; i29++){
-if(typeof data194[i29] !== "string"){
-const err422 = {instancePath:instancePath+"/queries/" + i23+"/core/indexKeys/" + i29,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err422 = {instancePath:instancePath+"/queries/" + i23+"/core/args",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err422];
 }
@@ -5172,9 +5166,9 @@ vErrors.push(err422);
 errors++;
 }
 }
-}
-else {
-const err423 = {instancePath:instancePath+"/queries/" + i23+"/core/indexKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data187.command !== undefined){
+if(typeof data187.command !== "string"){
+const err423 = {instancePath:instancePath+"/queries/" + i23+"/core/command",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err423];
 }
@@ -5184,9 +5178,9 @@ vErrors.push(err423);
 errors++;
 }
 }
-if(data185.rowKeys !== undefined){
-if(typeof data185.rowKeys !== "string"){
-const err424 = {instancePath:instancePath+"/queries/" + i23+"/core/rowKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/rowKeys/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data187.clusterCommand !== undefined){
+if(typeof data187.clusterCommand !== "string"){
+const err424 = {instancePath:instancePath+"/queries/" + i23+"/core/clusterCommand",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/clusterCommand/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err424];
 }
@@ -5196,9 +5190,9 @@ vErrors.push(err424);
 errors++;
 }
 }
-if(data185.server !== undefined){
-if(typeof data185.server !== "string"){
-const err425 = {instancePath:instancePath+"/queries/" + i23+"/core/server",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data187.access !== undefined){
+if(typeof data187.access !== "string"){
+const err425 = {instancePath:instancePath+"/queries/" + i23+"/core/access",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/access/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err425];
 }
@@ -5208,9 +5202,13 @@ vErrors.push(err425);
 errors++;
 }
 }
-if(data185.cluster !== undefined){
-if(typeof data185.cluster !== "string"){
-const err426 = {instancePath:instancePath+"/queries/" + i23+"/core/cluster",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/cluster/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data187.indexKeys !== undefined){
+let data196 = data187.indexKeys;
+if(Array.isArray(data196)){
+const len29 = data196.length;
+for(let i29=0; i29<len29; i29++){
+if(typeof data196[i29] !== "string"){
+const err426 = {instancePath:instancePath+"/queries/" + i23+"/core/indexKeys/" + i29,schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err426];
 }
@@ -5220,9 +5218,9 @@ vErrors.push(err426);
 errors++;
 }
 }
-if(data185.slots !== undefined){
-if(typeof data185.slots !== "string"){
-const err427 = {instancePath:instancePath+"/queries/" + i23+"/core/slots",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/slots/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err427 = {instancePath:instancePath+"/queries/" + i23+"/core/indexKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/indexKeys/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err427];
 }
@@ -5232,13 +5230,9 @@ vErrors.push(err427);
 errors++;
 }
 }
-if(data185.warning !== undefined){
-let data200 = data185.warning;
-const _errs480 = errors;
-let valid107 = false;
-const _errs481 = errors;
-if(typeof data200 !== "string"){
-const err428 = {instancePath:instancePath+"/queries/" + i23+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data187.rowKeys !== undefined){
+if(typeof data187.rowKeys !== "string"){
+const err428 = {instancePath:instancePath+"/queries/" + i23+"/core/rowKeys",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/rowKeys/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err428];
 }
@@ -5247,11 +5241,10 @@ vErrors.push(err428);
 }
 errors++;
 }
-var _valid13 = _errs481 === errors;
-valid107 = valid107 || _valid13;
-const _errs483 = errors;
-if(data200 !== null){
-const err429 = {instancePath:instancePath+"/queries/" + i23+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data187.server !== undefined){
+if(typeof data187.server !== "string"){
+const err429 = {instancePath:instancePath+"/queries/" + i23+"/core/server",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/server/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err429];
 }
@@ -5260,10 +5253,10 @@ vErrors.push(err429);
 }
 errors++;
 }
-var _valid13 = _errs483 === errors;
-valid107 = valid107 || _valid13;
-if(!valid107){
-const err430 = {instancePath:instancePath+"/queries/" + i23+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data187.cluster !== undefined){
+if(typeof data187.cluster !== "string"){
+const err430 = {instancePath:instancePath+"/queries/" + i23+"/core/cluster",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/cluster/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err430];
 }
@@ -5272,21 +5265,10 @@ vErrors.push(err430);
 }
 errors++;
 }
-else {
-errors = _errs480;
-if(vErrors !== null){
-if(_errs480){
-vErrors.length = _errs480;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err431 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data187.slots !== undefined){
+if(typeof data187.slots !== "string"){
+const err431 = {instancePath:instancePath+"/queries/" + i23+"/core/slots",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/slots/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err431];
 }
@@ -5295,11 +5277,14 @@ vErrors.push(err431);
 }
 errors++;
 }
-var _valid12 = _errs448 === errors;
-valid99 = valid99 || _valid12;
+}
+if(data187.warning !== undefined){
+let data202 = data187.warning;
+const _errs484 = errors;
+let valid107 = false;
 const _errs485 = errors;
-if(data185 !== null){
-const err432 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(typeof data202 !== "string"){
+const err432 = {instancePath:instancePath+"/queries/" + i23+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err432];
 }
@@ -5308,10 +5293,11 @@ vErrors.push(err432);
 }
 errors++;
 }
-var _valid12 = _errs485 === errors;
-valid99 = valid99 || _valid12;
-if(!valid99){
-const err433 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+var _valid13 = _errs485 === errors;
+valid107 = valid107 || _valid13;
+const _errs487 = errors;
+if(data202 !== null){
+const err433 = {instancePath:instancePath+"/queries/" + i23+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err433];
 }
@@ -5320,11 +5306,23 @@ vErrors.push(err433);
 }
 errors++;
 }
+var _valid13 = _errs487 === errors;
+valid107 = valid107 || _valid13;
+if(!valid107){
+const err434 = {instancePath:instancePath+"/queries/" + i23+"/core/warning",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/properties/warning/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err434];
+}
 else {
-errors = _errs447;
+vErrors.push(err434);
+}
+errors++;
+}
+else {
+errors = _errs484;
 if(vErrors !== null){
-if(_errs447){
-vErrors.length = _errs447;
+if(_errs484){
+vErrors.length = _errs484;
 }
 else {
 vErrors = null;
@@ -5334,19 +5332,7 @@ vErrors = null;
 }
 }
 else {
-const err434 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err434];
-}
-else {
-vErrors.push(err434);
-}
-errors++;
-}
-}
-}
-else {
-const err435 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err435 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err435];
 }
@@ -5355,15 +5341,75 @@ vErrors.push(err435);
 }
 errors++;
 }
-}
-}
-else {
-const err436 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid12 = _errs452 === errors;
+valid99 = valid99 || _valid12;
+const _errs489 = errors;
+if(data187 !== null){
+const err436 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err436];
 }
 else {
 vErrors.push(err436);
+}
+errors++;
+}
+var _valid12 = _errs489 === errors;
+valid99 = valid99 || _valid12;
+if(!valid99){
+const err437 = {instancePath:instancePath+"/queries/" + i23+"/core",schemaPath:"#/properties/queries/items/properties/core/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err437];
+}
+else {
+vErrors.push(err437);
+}
+errors++;
+}
+else {
+errors = _errs451;
+if(vErrors !== null){
+if(_errs451){
+vErrors.length = _errs451;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err438 = {instancePath:instancePath+"/queries/" + i23,schemaPath:"#/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err438];
+}
+else {
+vErrors.push(err438);
+}
+errors++;
+}
+}
+}
+else {
+const err439 = {instancePath:instancePath+"/queries",schemaPath:"#/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err439];
+}
+else {
+vErrors.push(err439);
+}
+errors++;
+}
+}
+}
+else {
+const err440 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err440];
+}
+else {
+vErrors.push(err440);
 }
 errors++;
 }

@@ -9,10 +9,12 @@ import { isReference } from '../../language/generated/ast.js';
 import { Workload } from '../../language/pidm/pidm-workload.js';
 import {
     compareByCost,
+    COPY,
     INDEX,
     OPERATION,
     ROUND_TRIP,
     ROW,
+    SCAN,
     type Cost,
     type CostedDesign,
 } from '../../../transformations/pidm-to-kvlm/index.js';
@@ -50,6 +52,10 @@ export interface ReportCost {
     roundTrip: number;
     /** Field accesses an entity operation counts whatever the design. */
     operation: number;
+    /** Field accesses a copy of an unindexed attribute counts per row. */
+    copy: number;
+    /** The share of a matched row's key and fields a range read counts. */
+    scan: number;
     /** Fields a row stores beside its own; fields a collection stores once (its index). */
     row: number;
     index: number;
@@ -108,6 +114,8 @@ export function reportCost(models: readonly PidmModel[], threshold: number): Rep
         threshold,
         roundTrip: ROUND_TRIP,
         operation: OPERATION,
+        copy: COPY,
+        scan: SCAN,
         row: ROW,
         index: INDEX,
         queries: models
