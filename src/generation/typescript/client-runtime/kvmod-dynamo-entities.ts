@@ -80,8 +80,12 @@ export interface EntityRef {
 export type ChangeStep =
     { table: string; put: Record<string, unknown> } | { table: string; delete: Record<string, unknown> };
 
-/** What an operation came to: done, or refused with a stable code and a plain sentence (nothing written). */
-export type DynamoOutcome = { ok: true } | { ok: false; code: EntityErrorCode; message: string };
+/**
+ * What an operation came to: done (with the row items it put and deleted), or refused with a stable code and a plain
+ * sentence (nothing written).
+ */
+export type DynamoOutcome =
+    { ok: true; rowsWritten: number; rowsDeleted: number } | { ok: false; code: EntityErrorCode; message: string };
 
 /** A change the planner made of an operation: the entities after it, or its refusal. */
 export type PlannedChange = { ok: true; data: EntityData } | { ok: false; code: EntityErrorCode; message: string };
@@ -505,7 +509,9 @@ export async function executeEntityOperation<Operation>(
         }
         fault();
         await completePendingChange(protocol, { fault: hook, own: changeKey });
-        return { ok: true };
+        const rows = steps.filter((step) => step.table !== entityTable);
+        const rowsWritten = rows.filter((step) => 'put' in step).length;
+        return { ok: true, rowsWritten, rowsDeleted: rows.length - rowsWritten };
     }
     throw new DynamoProtocolError(
         'dynamodb.contention',
