@@ -57,10 +57,10 @@ afterAll(async () => {
 });
 
 /** Operations per example (a campaign: KVMOD_DYNAMO_OPERATIONS=2000). */
-const OPERATIONS = Number(process.env.KVMOD_DYNAMO_OPERATIONS ?? 150);
+const OPERATIONS = Number(process.env.KVMOD_DYNAMO_OPERATIONS ?? 100);
 
 /** The live check runs after every this many operations. */
-const LIVE_CHECK_EVERY = 15;
+const LIVE_CHECK_EVERY = 20;
 
 /** The writer dies here. */
 class Killed extends Error {}
@@ -121,8 +121,8 @@ async function runPlan(
                     if (writes === killAfter) throw new Killed();
                 },
             });
-            const want = expected.ok ? 'done' : `refused ${expected.refusal.code} ${expected.refusal.message}`;
-            const got = outcome.ok ? 'done' : `refused ${outcome.code} ${outcome.message}`;
+            const want = expected.ok ? 'done' : `refused ${expected.refusal.code}`;
+            const got = outcome.ok ? 'done' : `refused ${outcome.code}`;
             if (want !== got) return `operation ${at} (${JSON.stringify(operation)}): ${got}, the oracle ${want}`;
             if (expected.ok) oracle = expected.data;
             // The live check every few operations, where nothing is pending: every item what the entities imply.

@@ -300,9 +300,10 @@ describe('the generated TypeScript client of the DynamoDB design', () => {
         });
         clients.push(client);
         const file = join(dir, 'airflights-entities.json');
-        expect(await runDataGenerate({ model, scale: 10, seed: 7, output: file }, memoryIo())).toBe(0);
+        expect(await runDataGenerate({ model, scale: 30, seed: 5, output: file }, memoryIo())).toBe(0);
         const args = ['load', model, '--data', file, '--target', 'dynamodb', '--endpoint', server.url, '--recreate'];
-        expect(await main(args, memoryIo())).toBe(0);
+        const loaded = memoryIo();
+        expect({ code: await main(args, loaded), stderr: loaded.stderr }).toMatchObject({ code: 0 });
         const capacity = async (registrationNumber: string) => {
             const rows: Record<string, unknown>[] = [];
             for await (const page of call<AsyncIterable<Page>>(module, 'Q1_aircraftsCapacityWithinPages', client, {
@@ -364,6 +365,6 @@ describe('the generated TypeScript client of the DynamoDB design', () => {
         // What the client wrote is what kvmod's live check expects of the entities it reads back.
         const live = memoryIo();
         const verify = ['verify', model, '--target', 'dynamodb', '--endpoint', server.url, '--live'];
-        expect(await main(verify, live)).toBe(0);
+        expect({ code: await main(verify, live), stderr: live.stderr }).toMatchObject({ code: 0 });
     }, 300_000);
 });

@@ -445,11 +445,11 @@ export async function executeEntityOperation<Operation>(
     const { documents, entityTable, planner } = protocol;
     let writes = 0;
     const fault = () => options.fault?.(++writes);
-    const hook = options.fault === undefined ? undefined : () => fault();
+    const hook = options.fault === undefined ? {} : { fault: () => fault() };
     const lease = protocol.leaseMs ?? LEASE_MS;
     const deadline = Date.now() + PATIENCE_MS + 2 * lease;
     while (Date.now() < deadline) {
-        if ((await completePendingChange(protocol, { fault: hook, takeOver: false })) === 'busy') {
+        if ((await completePendingChange(protocol, { ...hook, takeOver: false })) === 'busy') {
             await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 20));
             continue;
         }
@@ -509,7 +509,7 @@ export async function executeEntityOperation<Operation>(
             continue;
         }
         fault();
-        await completePendingChange(protocol, { fault: hook, own: changeKey });
+        await completePendingChange(protocol, { ...hook, own: changeKey });
         const rows = steps.filter((step) => step.table !== entityTable);
         const rowsWritten = rows.filter((step) => 'put' in step).length;
         return { ok: true, rowsWritten, rowsDeleted: rows.length - rowsWritten };

@@ -223,7 +223,7 @@ function schemaOf(design: DynamoEntityDesign, entity: string): DynamoEntitySchem
 }
 
 function findObject(objects: readonly EntityObject[], entity: DynamoEntitySchema, id: string): number {
-    for (let i = 0; i < objects.length; i++) if (storedIdentity(objects[i][entity.idName]) === id) return i;
+    for (let i = 0; i < objects.length; i++) if (storedIdentity(objects[i]![entity.idName]) === id) return i;
     return -1;
 }
 
@@ -333,7 +333,7 @@ function checkedNew(
     const idValue = given[entity.idName];
     if (idValue === undefined || idValue === null)
         refuse('entity.bad-value', `a new ${entity.name} needs its identifier ${entity.idName}`);
-    checkValue(entity, undefined, entity.attributes[0], idValue);
+    checkValue(entity, undefined, entity.attributes[0]!, idValue);
     const id = storedIdentity(idValue);
     if (id === '')
         refuse('entity.bad-value', `${entity.name}.${entity.idName}: the identifier is empty; every object needs one`);
@@ -427,7 +427,7 @@ function deleted(
     detach: boolean,
 ): EntityData {
     const objects = data[entity.name] ?? [];
-    const id = storedIdentity(objects[at][entity.idName]);
+    const id = storedIdentity(objects[at]![entity.idName]);
     const referrers: DynamoReferrer[] = [];
     const detached: { from: DynamoEntitySchema; reference: DynamoEntityReference; positions: number[] }[] = [];
     for (const from of Object.values(design.entities))
@@ -437,7 +437,7 @@ function deleted(
             const positions: number[] = [];
             for (let i = 0; i < holders.length; i++) {
                 if (from === entity && i === at) continue;
-                if (holds(holders[i][reference.name], id)) positions.push(i);
+                if (holds(holders[i]![reference.name], id)) positions.push(i);
             }
             if (positions.length === 0) continue;
             if (!detach || reference.kind === 'one' || reference.minItems > 0)
@@ -445,7 +445,9 @@ function deleted(
                     entity: from.name,
                     reference: reference.name,
                     count: positions.length,
-                    sample: positions.slice(0, MAX_REFERRER_SAMPLE).map((i) => storedIdentity(holders[i][from.idName])),
+                    sample: positions
+                        .slice(0, MAX_REFERRER_SAMPLE)
+                        .map((i) => storedIdentity(holders[i]![from.idName])),
                 });
             else detached.push({ from, reference, positions });
         }
@@ -466,7 +468,7 @@ function deleted(
     for (const { from, reference, positions } of detached) {
         const holders = (next[from.name] ?? []).slice();
         for (const i of positions) {
-            const value = holders[i][reference.name];
+            const value = holders[i]![reference.name];
             holders[i] = {
                 ...holders[i],
                 [reference.name]: Array.isArray(value)
@@ -517,7 +519,7 @@ export function applyOperation(
     const id = storedIdentity(operation.id);
     const at = findObject(objects, entity, id);
     if (at < 0) refuse('entity.not-found', `${entityName(entity.name, id)} does not exist`);
-    const old = objects[at];
+    const old = objects[at]!;
     if (operation.kind === 'delete') return deleted(design, data, entity, at, operation.detach === true);
     let object: EntityObject;
     switch (operation.kind) {
@@ -618,8 +620,8 @@ function collectionRows(
     const nodes = collection.nodes;
     const binding: EntityObject[] = new Array<EntityObject>(nodes.length);
     const emit = () => {
-        const keyParts = collection.key.map((part) => storedIdentity(binding[part.node][part.attribute]));
-        const values = collection.fields.map((field) => binding[field.node][field.attribute]);
+        const keyParts = collection.key.map((part) => storedIdentity(binding[part.node]![part.attribute]));
+        const values = collection.fields.map((field) => binding[field.node]![field.attribute]);
         rows.set(JSON.stringify(keyParts), {
             identity: JSON.stringify(keyParts),
             values,
@@ -628,8 +630,8 @@ function collectionRows(
     };
     const bind = (position: number): void => {
         if (position === nodes.length) return emit();
-        const node = nodes[position];
-        const value = binding[node.parent][node.reference];
+        const node = nodes[position]!;
+        const value = binding[node.parent]![node.reference];
         if (value === undefined || value === null) return;
         const targets = indexOf(node.entity);
         for (const id of Array.isArray(value) ? value : [value]) {
@@ -639,7 +641,7 @@ function collectionRows(
             bind(position + 1);
         }
     };
-    for (const root of data[nodes[0].entity] ?? []) {
+    for (const root of data[nodes[0]!.entity] ?? []) {
         binding[0] = root;
         bind(1);
     }
@@ -692,7 +694,7 @@ export function rowSteps(design: DynamoEntityDesign, before: EntityData, after: 
     for (const collection of design.collections) {
         const old = collectionRows(design, collection, before);
         const now = collectionRows(design, collection, after);
-        const base = collection.keys[0];
+        const base = collection.keys[0]!;
         const keyOf = (item: Record<string, unknown>) => ({
             [base.partitionAttribute]: item[base.partitionAttribute],
             [base.sortAttribute]: item[base.sortAttribute],
@@ -731,7 +733,7 @@ export function rowItems(
     for (const collection of design.collections) {
         const items = tables.get(collection.table) ?? new Map<string, Record<string, unknown>>();
         tables.set(collection.table, items);
-        const base = collection.keys[0];
+        const base = collection.keys[0]!;
         for (const row of collectionRows(design, collection, data).values())
             items.set(
                 JSON.stringify({
