@@ -57,7 +57,7 @@ afterAll(async () => {
 });
 
 /** Operations per example (a campaign: KVMOD_DYNAMO_OPERATIONS=2000). */
-const OPERATIONS = Number(process.env.KVMOD_DYNAMO_OPERATIONS ?? 100);
+const OPERATIONS = Number(process.env.KVMOD_DYNAMO_OPERATIONS ?? 120);
 
 /** The live check runs after every this many operations. */
 const LIVE_CHECK_EVERY = 20;
