@@ -42,6 +42,10 @@ export const CORE_RUNTIME_SOURCES = [
 export const DYNAMO_RUNTIME_SOURCES = [
     'src/generation/dynamodb/dynamodb-keys.ts',
     'src/generation/typescript/client-runtime/kvmod-dynamo-client.ts',
+    'src/language/common/calendar-date.ts',
+    'src/generation/entity-error-codes.ts',
+    'src/generation/typescript/client-runtime/kvmod-dynamo-entities.ts',
+    'src/generation/typescript/client-runtime/kvmod-dynamo-operations.ts',
 ];
 
 /** Imports that resolve to a module re-exporting another embedded one: the embedded one stands in. */

@@ -1,5 +1,8 @@
 /**
- * Entity operations on DynamoDB (dynalite: no transactions): random seeded sequences, the writer killed at random
+ * Entity operations on DynamoDB (dynalite: no transactions), run through the generated client's entity code
+ * (`executeDynamoOperation` calls its runtime's `runEntityOperation` with the design data the client embeds): random
+ * seeded sequences (invalid operations among them, refused with the oracle's code and sentence), the live check every
+ * few operations, the writer killed at random
  * writes (an injected fault after write k: the change item, the head's conditional write, or any step), the change
  * completed by the next operation or by `completePendingChange`, then the live check: every entity, reverse and row
  * item exactly what the oracle's entities imply, and those entities the oracle's. A failing sequence is shrunk (the
@@ -52,6 +55,12 @@ afterAll(async () => {
     await server?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
 });
+
+/** Operations per example (a campaign: KVMOD_DYNAMO_OPERATIONS=2000). */
+const OPERATIONS = Number(process.env.KVMOD_DYNAMO_OPERATIONS ?? 120);
+
+/** The live check runs after every this many operations. */
+const LIVE_CHECK_EVERY = 20;
 
 /** The writer dies here. */
 class Killed extends Error {}
@@ -116,6 +125,14 @@ async function runPlan(
             const got = outcome.ok ? 'done' : `refused ${outcome.code}`;
             if (want !== got) return `operation ${at} (${JSON.stringify(operation)}): ${got}, the oracle ${want}`;
             if (expected.ok) oracle = expected.data;
+            // The live check every few operations, where nothing is pending: every item what the entities imply.
+            if ((at + 1) % LIVE_CHECK_EVERY === 0) {
+                const live = await checkDynamoEntities(context);
+                if (live.differences.length > 0)
+                    return `live check after operation ${at}: ${live.differences.slice(0, 5).join('; ')}`;
+                const entities = entityDifferences(runtime.model, oracle, live.data);
+                if (entities.length > 0) return `entities after operation ${at}: ${entities.slice(0, 5).join('; ')}`;
+            }
         } catch (error) {
             if (!(error instanceof Killed)) throw error;
             // The head's seq moves only with the atomic start: after it, the change must complete.
@@ -145,7 +162,7 @@ describe('entity operations on DynamoDB (dynalite), writers killed between write
             const runtime = await loadRuntimeDesign(model, { merge });
             const view = buildDynamoViewModel(runtime.kvlm, { pageSize: 2 });
             const random = rng(seed);
-            const plan: Planned[] = randomEntityOperations(runtime.model, seed, 120, {
+            const plan: Planned[] = randomEntityOperations(runtime.model, seed, OPERATIONS, {
                 design: runtime.kvlm,
                 idsPerEntity: 3,
             }).map(({ operation }) => ({

@@ -52,6 +52,27 @@ const STRICT_OPTIONS: ts.CompilerOptions = {
     skipLibCheck: true,
 };
 
+/** An application of the airflights client's entity operations (compiled strict; a wrong patch would not). */
+const AIRFLIGHTS_APP = `
+import { connect, createAircraft, updateAircraft, getAircraft, deleteAircraft, addAircraftFlights, EntityError,
+    completePendingChanges, type AircraftPatch, type EntityErrorCode, type EntityWrite } from './client.js';
+export async function run(): Promise<EntityErrorCode | number> {
+    const client = connect({ endpoint: 'http://127.0.0.1:1' });
+    const made: EntityWrite = await createAircraft(client, { registrationNumber: 'F-1', model: 'A320', capacity: 180, flights: [] });
+    const patch: AircraftPatch = { capacity: 190 };
+    await updateAircraft(client, 'F-1', patch, { ifVersion: made.version });
+    await addAircraftFlights(client, 'F-1', ['AF1']);
+    const read = await getAircraft(client, 'F-1');
+    await completePendingChanges(client);
+    try {
+        await deleteAircraft(client, 'F-1', { detach: true });
+    } catch (error) {
+        if (error instanceof EntityError) return error.code;
+    }
+    return read === null ? 0 : read.version + read.capacity;
+}
+`;
+
 let server: DynaliteTestServer;
 let dir: string;
 const clients: { destroy(): void }[] = [];
@@ -109,6 +130,10 @@ describe('the generated TypeScript client of the DynamoDB design', () => {
         expect(DYNAMO_CLIENT_RUNTIME_FILES.map((file) => file.path)).toEqual([
             'kvmod/dynamodb-keys.ts',
             'kvmod/kvmod-dynamo-client.ts',
+            'kvmod/calendar-date.ts',
+            'kvmod/entity-error-codes.ts',
+            'kvmod/kvmod-dynamo-entities.ts',
+            'kvmod/kvmod-dynamo-operations.ts',
         ]);
         for (const file of DYNAMO_CLIENT_RUNTIME_FILES) {
             const source = await readFile(join(repoRoot, file.source), 'utf8');
@@ -117,7 +142,7 @@ describe('the generated TypeScript client of the DynamoDB design', () => {
                 `// Copied by kvmod from its ${file.source}: the rules of the DynamoDB design have one source. Do not edit.`,
             );
             expect(rest.join('\n')).toBe(
-                source.replace("from '../../dynamodb/dynamodb-keys.js'", "from './dynamodb-keys.js'"),
+                source.replace(/from '(?:\.\.?\/)+(?:[\w-]+\/)*([\w-]+)\.js'/g, "from './$1.js'"),
             );
         }
     });
@@ -148,6 +173,11 @@ describe('the generated TypeScript client of the DynamoDB design', () => {
             const out = join(dir, 'compile', example);
             await writeClient(files, out);
             roots.push(join(out, 'client.ts'));
+            if (example === 'airflights') {
+                // An application using the entity API strictly: the Redis clients' names, patch types and codes.
+                await writeFile(join(out, 'app.ts'), AIRFLIGHTS_APP);
+                roots.push(join(out, 'app.ts'));
+            }
         }
         const program = ts.createProgram(roots, STRICT_OPTIONS);
         const diagnostics = ts.getPreEmitDiagnostics(program).map((d) =>
@@ -258,5 +288,83 @@ describe('the generated TypeScript client of the DynamoDB design', () => {
         await expect(
             call<Promise<Page>>(module, 'Q1_aircraftsCapacityWithin', client, { capacity: 1 }),
         ).rejects.toThrow('Q1_aircraftsCapacityWithin: no value for parameter capacity_2');
+    }, 300_000);
+
+    test('the entity operations of the generated client: rows follow, queries see them, refusals carry the codes and write nothing', async () => {
+        const model = 'examples/airflights/airflights.pidm';
+        const module = await importClient(model, 'airflights-entities');
+        const client = call<{ destroy(): void }>(module, 'connect', {
+            endpoint: server.url,
+            region: 'us-east-1',
+            credentials: { accessKeyId: 'kvmod', secretAccessKey: 'kvmod' },
+        });
+        clients.push(client);
+        const file = join(dir, 'airflights-entities.json');
+        expect(await runDataGenerate({ model, scale: 30, seed: 5, output: file }, memoryIo())).toBe(0);
+        const args = ['load', model, '--data', file, '--target', 'dynamodb', '--endpoint', server.url, '--recreate'];
+        const loaded = memoryIo();
+        expect({ code: await main(args, loaded), stderr: loaded.stderr }).toMatchObject({ code: 0 });
+        const capacity = async (registrationNumber: string) => {
+            const rows: Record<string, unknown>[] = [];
+            for await (const page of call<AsyncIterable<Page>>(module, 'Q1_aircraftsCapacityWithinPages', client, {
+                capacity: -1e9,
+                capacity_2: 1e9,
+            }))
+                rows.push(...page.rows);
+            return rows.filter((row) => row.registrationNumber === registrationNumber).map((row) => row.capacity);
+        };
+        const codeOf = async (promise: Promise<unknown>) => {
+            try {
+                await promise;
+                return 'done';
+            } catch (error) {
+                return (error as { name: string; code: string }).name + ' ' + (error as { code: string }).code;
+            }
+        };
+        const object = { registrationNumber: 'KV-NEW', model: 'A380', capacity: 555, flights: [] };
+        const made = await call<Promise<{ version: number; rowsWritten: number }>>(
+            module,
+            'createAircraft',
+            client,
+            object,
+        );
+        expect(made.version).toBe(1);
+        expect(made.rowsWritten).toBeGreaterThan(0);
+        expect(await capacity('KV-NEW')).toEqual([555]);
+        expect(await call<Promise<unknown>>(module, 'getAircraft', client, 'KV-NEW')).toEqual({
+            ...object,
+            version: 1,
+        });
+        expect(await codeOf(call(module, 'createAircraft', client, object))).toBe('EntityError entity.exists');
+        expect(await codeOf(call(module, 'updateAircraft', client, 'KV-NONE', { capacity: 1 }))).toBe(
+            'EntityError entity.not-found',
+        );
+        expect(await codeOf(call(module, 'updateAircraft', client, 'KV-NEW', { capacity: 'many' }))).toBe(
+            'EntityError entity.bad-value',
+        );
+        expect(await codeOf(call(module, 'updateAircraft', client, 'KV-NEW', { capacity: 1 }, { ifVersion: 7 }))).toBe(
+            'EntityError entity.conflict',
+        );
+        expect(await codeOf(call(module, 'addAircraftFlights', client, 'KV-NEW', ['no-such-flight']))).toBe(
+            'EntityError entity.missing-target',
+        );
+        // The refusals wrote nothing.
+        expect(await capacity('KV-NEW')).toEqual([555]);
+        const updated = await call<Promise<{ version: number }>>(module, 'updateAircraft', client, 'KV-NEW', {
+            capacity: 600,
+            model: undefined,
+        });
+        expect(updated.version).toBe(2);
+        expect(await capacity('KV-NEW')).toEqual([600]);
+        expect(await call<Promise<boolean>>(module, 'completePendingChanges', client)).toBe(false);
+        expect(await call<Promise<{ version: number }>>(module, 'deleteAircraft', client, 'KV-NEW')).toMatchObject({
+            version: 0,
+        });
+        expect(await capacity('KV-NEW')).toEqual([]);
+        expect(await call<Promise<unknown>>(module, 'getAircraft', client, 'KV-NEW')).toBeNull();
+        // What the client wrote is what kvmod's live check expects of the entities it reads back.
+        const live = memoryIo();
+        const verify = ['verify', model, '--target', 'dynamodb', '--endpoint', server.url, '--live'];
+        expect({ code: await main(verify, live), stderr: live.stderr }).toMatchObject({ code: 0 });
     }, 300_000);
 });

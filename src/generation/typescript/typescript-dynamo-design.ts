@@ -4,7 +4,9 @@
  * and types are those of the RediSearch client of the same model (built by `buildTsClientDesign`), so an application
  * reads the same `<Query>Params` and `<Query>Result` types whichever design it runs on. Pure.
  */
-import type { KvlmModel } from '../../language/generated/ast.js';
+import type { KvlmModel, PidmModel } from '../../language/generated/ast.js';
+import { dynamoEntityDesign } from '../dynamodb/dynamodb-entity-design.js';
+import { buildEntityStoreSchema } from '../entities/entity-store-schema.js';
 import { dynamoClientQuery } from '../dynamodb/dynamodb-client-query.js';
 import {
     buildDynamoViewModel,
@@ -16,7 +18,10 @@ import { dynamoTargetOptions } from '../dynamodb/dynamodb-target.js';
 import { GenerationError } from '../generation-errors.js';
 import { buildRedisViewModel, type RedisGenerationOptions } from '../redis/redis-view-model.js';
 import type { DynamoClientQuery } from './client-runtime/kvmod-dynamo-client.js';
+import type { DynamoEntityDesign } from './client-runtime/kvmod-dynamo-operations.js';
 import { buildTsClientDesign, type TsProperty } from './typescript-design.js';
+import { buildTsEntityStore, type TsEntityStore } from './typescript-entities.js';
+import { NameScope } from './typescript-names.js';
 
 /** A served query of the client. */
 export interface TsDynamoQuery {
@@ -38,6 +43,12 @@ export interface TsDynamoQuery {
 export interface TsDynamoClientDesign {
     dynamo: DynamoViewModel;
     queries: TsDynamoQuery[];
+    /**
+     * The entity operations: the types and names (as the Redis clients name them) and the design data the client
+     * embeds (`ENTITY_DESIGN`); null when the design keeps no entities, with the reason in `noEntities`.
+     */
+    entities: { names: TsEntityStore; design: DynamoEntityDesign } | null;
+    noEntities: string | null;
 }
 
 /** Names the generated module declares or exports besides the queries'. */
@@ -56,6 +67,14 @@ export const DYNAMO_CLIENT_FIXED_NAMES = [
     'DynamoPageOptions',
     'DynamoDBDocumentClient',
     'DynamoDBClientConfig',
+    'ENTITY_STORE',
+    'completePendingChanges',
+    'kvmodEntities',
+    'DeleteOptions',
+    'EntityErrorCode',
+    'EntityWrite',
+    'UpdateOptions',
+    'EntityError',
 ] as const;
 
 /**
@@ -65,10 +84,12 @@ export const DYNAMO_CLIENT_FIXED_NAMES = [
 export function buildTsDynamoClientDesign(
     kvlm: KvlmModel,
     options: Partial<RedisGenerationOptions>,
+    source: { pidm?: readonly PidmModel[] } = {},
 ): TsDynamoClientDesign {
     const dynamo = buildDynamoViewModel(kvlm, { pageSize: dynamoTargetOptions.pageSize.default });
     const named = buildTsClientDesign(buildRedisViewModel(kvlm, options));
     const fixed = new Set<string>(DYNAMO_CLIENT_FIXED_NAMES);
+    const top = new NameScope('module scope', DYNAMO_CLIENT_FIXED_NAMES);
     const queries = dynamo.tables.flatMap((table) =>
         table.queries.map((query): TsDynamoQuery => {
             const ts = named.queries.find((q) => q.redis.name === query.name);
@@ -98,8 +119,26 @@ export function buildTsDynamoClientDesign(
                 },
             });
             const params = query.params.map((param) => ts.params.find((p) => p.param === param.name)!);
+            for (const [role, name] of Object.entries(ts.names)) top.claim(name, `the ${role} of query ${query.name}`);
             return { dynamo: query, table, id: ts.id, names: ts.names, params, columns, data };
         }),
     );
-    return { dynamo, queries };
+    const schema = buildEntityStoreSchema({
+        kvlm,
+        ...(source.pidm === undefined ? {} : { pidm: source.pidm }),
+        dialect: null,
+    });
+    const design =
+        schema.schema === null ? null : dynamoEntityDesign(dynamo, kvlm, Object.values(schema.schema.entities));
+    if (schema.schema === null || design === null)
+        return {
+            dynamo,
+            queries,
+            entities: null,
+            noEntities:
+                schema.reason ??
+                'a collection has a counter key, whose numbers shift when entities change (use --key natural)',
+        };
+    const names = buildTsEntityStore({ schema: schema.schema, library: null }, top);
+    return { dynamo, queries, entities: names === null ? null : { names, design }, noEntities: null };
 }

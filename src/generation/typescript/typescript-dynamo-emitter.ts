@@ -8,12 +8,30 @@ import { Project, QuoteKind, StructureKind, VariableDeclarationKind, type Statem
 import type { GeneratedFile } from '../generation-target.js';
 import type { TsDynamoClientDesign, TsDynamoQuery } from './typescript-dynamo-design.js';
 import { interfaceOf, literal, propertyOf, quote } from './typescript-emitter.js';
+import { entityDeclarations } from './typescript-entities-emitter.js';
 import { DYNAMO_CLIENT_RUNTIME_FILES } from './typescript-runtime-files.js';
 
 /** The module the generated client imports its runtime from. */
 const RUNTIME_MODULE = './kvmod/kvmod-dynamo-client.js';
 
 const CLIENT_PARAM = { name: 'client', type: 'DynamoDBDocumentClient' };
+
+/** The module the generated client imports its entity operations from. */
+const ENTITIES_MODULE = './kvmod/kvmod-dynamo-operations.js';
+
+/** The TypeScript type of each logical type (the Redis clients' types). */
+const TS_TYPES = {
+    text: 'string',
+    int: 'number',
+    float: 'number',
+    boolean: 'boolean',
+    date: 'IsoDate',
+    time: 'IsoTime',
+    datetime: 'IsoDateTime',
+} as const;
+
+/** How an entity operation reaches the rows on DynamoDB (the header says what a reader may see meanwhile). */
+const HOW = 'through the change protocol (a versioned change item, then idempotent steps: see the module header)';
 
 /** The header of `client.ts`: what it is, how to use it, how values look, how pages work. */
 function header(design: TsDynamoClientDesign, version: string): string {
@@ -26,9 +44,24 @@ function header(design: TsDynamoClientDesign, version: string): string {
         'Use: `const client = connect({ endpoint, region })` (an AWS SDK v3 document client; any DynamoDBClient',
         'configuration), then each query function returns the first page of its answer (`rows`, `hasNext`, `cursor`,',
         '`next()`), and its `…Pages` twin iterates every page. Create the tables with `kvmod load --target dynamodb`',
-        '(or the `create-tables.json` / CloudFormation outputs of the dynamodb target). This client reads: it has no',
-        'entity operations yet (`kvmod load` writes the entities and their rows). Needs `@aws-sdk/client-dynamodb`',
+        '(or the `create-tables.json` / CloudFormation outputs of the dynamodb target). Needs `@aws-sdk/client-dynamodb`',
         'and `@aws-sdk/lib-dynamodb`.',
+        '',
+        ...(design.entities === null
+            ? [`This client reads: it has no entity operations (${design.noEntities}).`]
+            : [
+                  'Entities: `create<Entity>`, `update<Entity>(id, patch)`, `delete<Entity>`, `get<Entity>` and the reference',
+                  'operations (`set…`, `add…`, `remove…`), as the Redis clients name them; a refusal throws an `EntityError`',
+                  'with their stable codes (`entity.not-found`, `entity.still-referenced`, `entity.bad-value`, …) and writes',
+                  'nothing. DynamoDB has no multi-item atomic write here (`TransactWriteItems` takes 100 items and is not used):',
+                  'an operation reads what it touches, writes a change item, starts it with one conditional write of the head',
+                  'item (`#head` in the entity table: one change at a time per design), then carries it to every entity,',
+                  'reverse and row item by idempotent steps that never put an older change over a newer one. Between the start',
+                  'and the last step a reader of the row tables may see some rows of the new state and some of the old (never a',
+                  'torn item), and a row whose key changes may be missing or seen twice. A writer that stops after the start',
+                  'leaves its change pending: the next operation carries it out once its lease (5 s) has passed, and',
+                  '`completePendingChanges(client)` (or `kvmod load`) at once, after a crash.',
+              ]),
         '',
         'Values: text is a string; int and float are numbers; boolean is a boolean; a date is an ISO string',
         "'YYYY-MM-DD', a time 'HH:MM:SS', a datetime 'YYYY-MM-DDTHH:MM:SS', as the data wrote them. The parameter",
@@ -179,6 +212,44 @@ export function emitDynamoTypeScriptClient(design: TsDynamoClientDesign, version
         statements: ['return dynamo.connectDocuments(config);'],
     });
     for (const query of design.queries) queryDeclarations(file, query);
+    if (design.entities !== null) {
+        file.splice(
+            4,
+            0,
+            {
+                kind: StructureKind.ImportDeclaration,
+                namespaceImport: 'kvmodEntities',
+                moduleSpecifier: ENTITIES_MODULE,
+            },
+            {
+                kind: StructureKind.ExportDeclaration,
+                isTypeOnly: true,
+                namedExports: ['DeleteOptions', 'EntityErrorCode', 'EntityWrite', 'UpdateOptions'],
+                moduleSpecifier: ENTITIES_MODULE,
+            },
+            { kind: StructureKind.ExportDeclaration, namedExports: ['EntityError'], moduleSpecifier: ENTITIES_MODULE },
+        );
+        constant(
+            'ENTITY_STORE',
+            `${literal(design.entities.design)} satisfies kvmodEntities.DynamoEntityDesign`,
+            "The design's entities and, per collection, how its rows are made from them and keyed: what every entity operation reads.",
+            undefined,
+            false,
+        );
+        file.push({
+            kind: StructureKind.Function,
+            name: 'completePendingChanges',
+            isExported: true,
+            docs: [
+                'Carries out the change a writer left pending when it stopped (run it after a crash; the next operation does it too once the lease has passed). True when there was one.',
+            ],
+            parameters: [CLIENT_PARAM],
+            returnType: 'Promise<boolean>',
+            statements: ['return kvmodEntities.completePendingChanges(client, ENTITY_STORE);'],
+        });
+        for (const entity of design.entities.names.entities)
+            entityDeclarations(file, entity, TS_TYPES, 'DynamoDBDocumentClient', HOW);
+    }
     const project = new Project({ useInMemoryFileSystem: true, manipulationSettings: { quoteKind: QuoteKind.Single } });
     const source = project.createSourceFile('client.ts', { statements: file });
     source.formatText({ indentSize: 4, convertTabsToSpaces: true, ensureNewLineAtEndOfFile: true });

@@ -72,11 +72,16 @@ function interfaceOf(
     return { kind: StructureKind.Interface, name, isExported: true, docs: [doc], properties };
 }
 
-function entityDeclarations(
+/**
+ * One entity's types and operations. `how` says how an operation reaches the rows (the Redis designs: one atomic
+ * call; the DynamoDB client, which shares these declarations, says its own).
+ */
+export function entityDeclarations(
     file: StatementStructures[],
     entity: TsEntity,
     tsTypes: Record<RedisLogicalType, string>,
     clientType?: string,
+    how = 'in one atomic call',
 ): void {
     const CLIENT_PARAM = clientType === undefined ? DEFAULT_CLIENT_PARAM : { name: 'client', type: clientType };
     const { schema, names, params } = entity;
@@ -124,7 +129,7 @@ function entityDeclarations(
             name: names.create,
             isExported: true,
             docs: [
-                `Creates ${article(schema.name).toLowerCase()} ${schema.name}, and every collection row it makes, in one atomic call. Refused (EntityError): ` +
+                `Creates ${article(schema.name).toLowerCase()} ${schema.name}, and every collection row it makes, ${how}. Refused (EntityError): ` +
                     '`entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending).',
             ],
             parameters: [CLIENT_PARAM, { name: params.object, type: names.type }],
@@ -136,7 +141,7 @@ function entityDeclarations(
             name: names.update,
             isExported: true,
             docs: [
-                `Changes the attributes a patch gives of ${article(schema.name).toLowerCase()} ${schema.name}, and every copy of them in the collections' rows, in one atomic call; ` +
+                `Changes the attributes a patch gives of ${article(schema.name).toLowerCase()} ${schema.name}, and every copy of them in the collections' rows, ${how}; ` +
                     'the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. ' +
                     'Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`.',
             ],
@@ -154,7 +159,7 @@ function entityDeclarations(
             name: names.delete,
             isExported: true,
             docs: [
-                `Deletes ${article(schema.name).toLowerCase()} ${schema.name} and every row it contributes to, in one atomic call. Refused while others reference it ` +
+                `Deletes ${article(schema.name).toLowerCase()} ${schema.name} and every row it contributes to, ${how}. Refused while others reference it ` +
                     '(`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. ' +
                     'Refused: `entity.not-found`.',
             ],
@@ -189,7 +194,7 @@ function entityDeclarations(
                 name: reference.names.set,
                 isExported: true,
                 docs: [
-                    `Points ${schema.name}.${reference.schema.name} at another ${target}${optional ? ', or at none (null)' : ''}, and moves the rows it makes, in one atomic call. ` +
+                    `Points ${schema.name}.${reference.schema.name} at another ${target}${optional ? ', or at none (null)' : ''}, and moves the rows it makes, ${how}. ` +
                         'Refused: `entity.not-found`, `entity.missing-target`.',
                 ],
                 parameters: [CLIENT_PARAM, id, { name: 'target', type: optional ? `${targetId} | null` : targetId }],
@@ -206,7 +211,7 @@ function entityDeclarations(
                     name: op === 'add' ? reference.names.add : reference.names.remove,
                     isExported: true,
                     docs: [
-                        `${verb} ${schema.name}.${reference.schema.name} (identifiers of ${target}), and the rows they make, in one atomic call. ` +
+                        `${verb} ${schema.name}.${reference.schema.name} (identifiers of ${target}), and the rows they make, ${how}. ` +
                             `Refused: \`entity.not-found\`, ${op === 'add' ? '`entity.missing-target`, `entity.bad-value` (listed already)' : '`entity.bad-value` (not listed), `entity.required-reference` (fewer than the least)'}.`,
                     ],
                     parameters: [CLIENT_PARAM, id, { name: 'targets', type: `readonly ${targetId}[]` }],

@@ -47,7 +47,11 @@ export const typescriptTarget: GenerationTarget<typeof typescriptTargetOptions, 
     usesSourceModel: 'entities',
     buildDesign: async ({ kvlm, pidm }, { design, ...options }) =>
         design === 'dynamodb'
-            ? (await import('./typescript-dynamo-design.js')).buildTsDynamoClientDesign(kvlm, options)
+            ? (await import('./typescript-dynamo-design.js')).buildTsDynamoClientDesign(
+                  kvlm,
+                  options,
+                  pidm === undefined ? {} : { pidm },
+              )
             : design === 'redis-core'
               ? (await import('./typescript-core-design.js')).buildTsCoreClientDesign(
                     kvlm,

@@ -15,7 +15,6 @@ import {
     completePendingChange as completeChange,
     DynamoProtocolError,
     entityItemKey,
-    executeEntityOperation,
     keyText,
     LEASE_MS,
     objectsByKey as protocolObjectsByKey,
@@ -28,6 +27,15 @@ import {
     type DynamoEntityProtocol,
     type DynamoOperationOptions,
 } from '../../generation/typescript/client-runtime/kvmod-dynamo-entities.js';
+import {
+    designPlanner,
+    DynamoRowError,
+    EntityError,
+    runEntityOperation,
+    type DynamoEntityDesign,
+    type DynamoEntityOperation,
+} from '../../generation/typescript/client-runtime/kvmod-dynamo-operations.js';
+import { dynamoEntityDesign } from '../../generation/dynamodb/dynamodb-entity-design.js';
 import { KvmodError } from '../../pipeline/errors.js';
 import { compareCodePoints } from '../collation.js';
 import type { EngineEntityStore, EntityIds, EntityLoadPlan, EntityLoadResult, LiveCheckResult } from '../engine.js';
@@ -134,8 +142,11 @@ function rowSteps(context: DynamoEntityContext, before: InstanceData, after: Ins
     return steps;
 }
 
-/** The planner of the tool's writers: the in-memory semantics of `applyEntityOperation` and the rows of `rowEffects`. */
-export function dynamoPlanner(context: DynamoEntityContext): DynamoChangePlanner<EntityOperation> {
+/**
+ * The oracle planner: the in-memory semantics of `applyEntityOperation` and the rows of `rowEffects`, which the
+ * design planner (`designPlanner`, what the generated client and the tool's writers run) is tested against.
+ */
+export function oraclePlanner(context: DynamoEntityContext): DynamoChangePlanner<EntityOperation> {
     const { model } = context;
     return {
         idName: (entity) => model.entities.get(entity)?.idName ?? 'id',
@@ -156,12 +167,22 @@ export function dynamoPlanner(context: DynamoEntityContext): DynamoChangePlanner
     };
 }
 
-/** The protocol of a context (the client runtime's writer, with the tool's planner). */
+/** The entity design of a context: what the generated client of the same design embeds. */
+export function contextDesign(context: Omit<DynamoEntityContext, 'documents'>): DynamoEntityDesign {
+    const design = dynamoEntityDesign(context.view, context.kvlm, context.model.entities.values());
+    if (design === null)
+        throw new KvmodError(`the design keeps no entity store: ${dynamoEntitiesUnsupported(context.kvlm)}`, {
+            code: 'entity-store.unsupported',
+        });
+    return design;
+}
+
+/** The protocol of a context (the client runtime's writer and planner, from the design data the client embeds). */
 export function dynamoProtocol(context: DynamoEntityContext): DynamoEntityProtocol<EntityOperation> {
     return {
         documents: context.documents,
         entityTable: context.view.entityTable,
-        planner: dynamoPlanner(context),
+        planner: designPlanner(contextDesign(context)) as DynamoChangePlanner<EntityOperation>,
         ...(context.leaseMs === undefined ? {} : { leaseMs: context.leaseMs }),
     };
 }
@@ -205,9 +226,9 @@ export function completePendingChange(
 }
 
 /**
- * Runs one entity operation on DynamoDB through the client runtime's protocol: done, or refused with the code and
- * sentence of `applyEntityOperation`. An error of the server (or a fault) is thrown; the change then completes later
- * if it started.
+ * Runs one entity operation on DynamoDB through the generated client's entity API (`runEntityOperation`, with the
+ * design data its client embeds): done, or refused with its code and sentence (those of `applyEntityOperation`). An
+ * error of the server (or a fault) is thrown; the change then completes later if it started.
  */
 export async function executeDynamoOperation(
     context: DynamoEntityContext,
@@ -215,9 +236,15 @@ export async function executeDynamoOperation(
     options: DynamoOperationOptions = {},
 ): Promise<ExecutedOutcome> {
     try {
-        return await executeEntityOperation(dynamoProtocol(context), operation, options);
+        await runEntityOperation(context.documents, contextDesign(context), operation as DynamoEntityOperation, {
+            ...options,
+            ...(context.leaseMs === undefined ? {} : { leaseMs: context.leaseMs }),
+        });
+        return { ok: true };
     } catch (error) {
-        if (error instanceof DynamoProtocolError) throw new KvmodError(error.message, { code: error.code });
+        if (error instanceof EntityError) return { ok: false, code: error.code, message: error.message };
+        if (error instanceof DynamoProtocolError || error instanceof DynamoRowError)
+            throw new KvmodError(error.message, { code: error.code });
         throw error;
     }
 }

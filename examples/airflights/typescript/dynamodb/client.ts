@@ -6,9 +6,20 @@
  * Use: `const client = connect({ endpoint, region })` (an AWS SDK v3 document client; any DynamoDBClient
  * configuration), then each query function returns the first page of its answer (`rows`, `hasNext`, `cursor`,
  * `next()`), and its `…Pages` twin iterates every page. Create the tables with `kvmod load --target dynamodb`
- * (or the `create-tables.json` / CloudFormation outputs of the dynamodb target). This client reads: it has no
- * entity operations yet (`kvmod load` writes the entities and their rows). Needs `@aws-sdk/client-dynamodb`
+ * (or the `create-tables.json` / CloudFormation outputs of the dynamodb target). Needs `@aws-sdk/client-dynamodb`
  * and `@aws-sdk/lib-dynamodb`.
+ *
+ * Entities: `create<Entity>`, `update<Entity>(id, patch)`, `delete<Entity>`, `get<Entity>` and the reference
+ * operations (`set…`, `add…`, `remove…`), as the Redis clients name them; a refusal throws an `EntityError`
+ * with their stable codes (`entity.not-found`, `entity.still-referenced`, `entity.bad-value`, …) and writes
+ * nothing. DynamoDB has no multi-item atomic write here (`TransactWriteItems` takes 100 items and is not used):
+ * an operation reads what it touches, writes a change item, starts it with one conditional write of the head
+ * item (`#head` in the entity table: one change at a time per design), then carries it to every entity,
+ * reverse and row item by idempotent steps that never put an older change over a newer one. Between the start
+ * and the last step a reader of the row tables may see some rows of the new state and some of the old (never a
+ * torn item), and a row whose key changes may be missing or seen twice. A writer that stops after the start
+ * leaves its change pending: the next operation carries it out once its lease (5 s) has passed, and
+ * `completePendingChanges(client)` (or `kvmod load`) at once, after a crash.
  *
  * Values: text is a string; int and float are numbers; boolean is a boolean; a date is an ISO string
  * 'YYYY-MM-DD', a time 'HH:MM:SS', a datetime 'YYYY-MM-DDTHH:MM:SS', as the data wrote them. The parameter
@@ -24,6 +35,9 @@ import * as dynamo from './kvmod/kvmod-dynamo-client.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 export type { DynamoPage, DynamoPageOptions } from './kvmod/kvmod-dynamo-client.js';
+import * as kvmodEntities from './kvmod/kvmod-dynamo-operations.js';
+export type { DeleteOptions, EntityErrorCode, EntityWrite, UpdateOptions } from './kvmod/kvmod-dynamo-operations.js';
+export { EntityError } from './kvmod/kvmod-dynamo-operations.js';
 /** The KVLM database this client was generated for. */
 export const DATABASE = 'airflights';
 /** The model the design came from. */
@@ -578,4 +592,724 @@ export function Q9_flightsOnGivenDateByLevel(client: DynamoDBDocumentClient, par
 /** Every page of the answer of Q9_flightsOnGivenDateByLevel, in order (see `Q9_flightsOnGivenDateByLevel`). */
 export function Q9_flightsOnGivenDateByLevelPages(client: DynamoDBDocumentClient, params: Q9_flightsOnGivenDateByLevelParams, options: dynamo.DynamoPageOptions = {}): AsyncGenerator<dynamo.DynamoPage<Q9_flightsOnGivenDateByLevelResult>, void, undefined> {
     return dynamo.allDynamoPages(Q9_flightsOnGivenDateByLevel(client, params, options));
+}
+
+/** The design's entities and, per collection, how its rows are made from them and keyed: what every entity operation reads. */
+const ENTITY_STORE = {
+    entityTable: 'airflights_kvmod_entities',
+    entities: {
+        Passenger: {
+            name: 'Passenger',
+            idName: 'idPassport',
+            idType: 'text',
+            attributes: [
+                { name: 'idPassport', type: 'text' },
+                { name: 'firstname', type: 'text' },
+                { name: 'lastname', type: 'text' },
+                { name: 'birthdate', type: 'date' },
+                { name: 'sex', type: 'text' },
+                { name: 'nationality', type: 'text' },
+            ],
+            references: [
+                { name: 'flights', target: 'Flight', kind: 'many', minItems: 0 },
+                { name: 'accessedSites', target: 'WebSiteAccess', kind: 'many', minItems: 0 },
+            ],
+        },
+        Airport: {
+            name: 'Airport',
+            idName: 'codeCAO',
+            idType: 'text',
+            attributes: [
+                { name: 'codeCAO', type: 'text' },
+                { name: 'nameAirport', type: 'text' },
+                { name: 'city', type: 'text' },
+                { name: 'country', type: 'text' },
+            ],
+            references: [
+                { name: 'landedflights', target: 'Flight', kind: 'many', minItems: 0 },
+                { name: 'departedflights', target: 'Flight', kind: 'many', minItems: 0 },
+            ],
+        },
+        Flight: {
+            name: 'Flight',
+            idName: 'code',
+            idType: 'text',
+            attributes: [
+                { name: 'code', type: 'text' },
+                { name: 'departureTime', type: 'time' },
+                { name: 'arrivalTime', type: 'time' },
+                { name: 'departureDate', type: 'date' },
+                { name: 'arrivalDate', type: 'date' },
+                { name: 'level', type: 'int' },
+            ],
+            references: [
+                { name: 'registeredPositions', target: 'Localization', kind: 'many', minItems: 0 },
+                { name: 'sitesAccessed', target: 'WebSiteAccess', kind: 'many', minItems: 0 },
+                { name: 'registeredPersons', target: 'Passenger', kind: 'many', minItems: 0 },
+                { name: 'usedAircraft', target: 'Aircraft', kind: 'one', minItems: 1, maxItems: 1 },
+                { name: 'origin', target: 'Airport', kind: 'one', minItems: 1, maxItems: 1 },
+                { name: 'destination', target: 'Airport', kind: 'one', minItems: 1, maxItems: 1 },
+            ],
+        },
+        Aircraft: {
+            name: 'Aircraft',
+            idName: 'registrationNumber',
+            idType: 'text',
+            attributes: [
+                { name: 'registrationNumber', type: 'text' },
+                { name: 'model', type: 'text' },
+                { name: 'capacity', type: 'int' },
+            ],
+            references: [{ name: 'flights', target: 'Flight', kind: 'many', minItems: 0 }],
+        },
+        Localization: {
+            name: 'Localization',
+            idName: '_id',
+            idType: 'text',
+            attributes: [
+                { name: '_id', type: 'text' },
+                { name: 'latitude', type: 'float' },
+                { name: 'longitude', type: 'float' },
+                { name: 'crossingDate', type: 'date' },
+                { name: 'crossingTime', type: 'time' },
+            ],
+            references: [],
+        },
+        WebSiteAccess: {
+            name: 'WebSiteAccess',
+            idName: '_id',
+            idType: 'text',
+            attributes: [
+                { name: '_id', type: 'text' },
+                { name: 'url', type: 'text' },
+                { name: 'accessDate', type: 'date' },
+                { name: 'accessTime', type: 'time' },
+            ],
+            references: [
+                { name: 'visitor', target: 'Passenger', kind: 'one', minItems: 1, maxItems: 1 },
+                { name: 'flight', target: 'Flight', kind: 'one', minItems: 1, maxItems: 1 },
+            ],
+        },
+    },
+    collections: [
+        {
+            name: 'Q1_aircraftsCapacityWithin',
+            table: 'airflights_Q1_aircraftsCapacityWithin',
+            nodes: [{ entity: 'Aircraft', parent: -1, reference: '' }],
+            fields: [
+                { name: 'registrationNumber', type: 'text', node: 0, attribute: 'registrationNumber' },
+                { name: 'capacity', type: 'int', node: 0, attribute: 'capacity' },
+            ],
+            key: [{ node: 0, attribute: 'registrationNumber' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q1_aircraftsCapacityWithin',
+                    partitionParts: [],
+                    sortAttribute: '_sk',
+                    sortParts: [{ field: 'capacity', type: 'int' }],
+                },
+            ],
+        },
+        {
+            name: 'Q2_airportsGivenCountrySortedByCities',
+            table: 'airflights_Q2_airportsGivenCountrySortedByCities',
+            nodes: [{ entity: 'Airport', parent: -1, reference: '' }],
+            fields: [
+                { name: 'nameAirport', type: 'text', node: 0, attribute: 'nameAirport' },
+                { name: 'codeCAO', type: 'text', node: 0, attribute: 'codeCAO' },
+                { name: 'city', type: 'text', node: 0, attribute: 'city' },
+                { name: 'country', type: 'text', node: 0, attribute: 'country' },
+            ],
+            key: [{ node: 0, attribute: 'codeCAO' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q2_airportsGivenCountrySortedByCities',
+                    partitionParts: [{ field: 'country', type: 'text' }],
+                    sortAttribute: '_sk',
+                    sortParts: [{ field: 'city', type: 'text' }],
+                },
+            ],
+        },
+        {
+            name: 'Q3_passengersOfGivenFlight',
+            table: 'airflights_Q3_passengersOfGivenFlight',
+            nodes: [
+                { entity: 'Passenger', parent: -1, reference: '' },
+                { entity: 'Flight', parent: 0, reference: 'flights' },
+            ],
+            fields: [
+                { name: 'firstName', type: 'text', node: 0, attribute: 'firstname' },
+                { name: 'lastName', type: 'text', node: 0, attribute: 'lastname' },
+                { name: 'idPassport', type: 'text', node: 0, attribute: 'idPassport' },
+                { name: 'FL_code', type: 'text', node: 1, attribute: 'code' },
+            ],
+            key: [{ node: 0, attribute: 'idPassport' }, { node: 1, attribute: 'code' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q3_passengersOfGivenFlight',
+                    partitionParts: [{ field: 'FL_code', type: 'text' }],
+                    sortAttribute: '_sk',
+                    sortParts: [],
+                },
+            ],
+        },
+        {
+            name: 'Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod',
+            table: 'airflights_Q4_passengersDepartingGivenCountry_Q5_passengersDepartingGivenPeriod',
+            nodes: [
+                { entity: 'Passenger', parent: -1, reference: '' },
+                { entity: 'Flight', parent: 0, reference: 'flights' },
+                { entity: 'Airport', parent: 1, reference: 'origin' },
+                { entity: 'Airport', parent: 1, reference: 'destination' },
+            ],
+            fields: [
+                { name: 'Origin_city', type: 'text', node: 2, attribute: 'city' },
+                { name: 'Destination_city', type: 'text', node: 3, attribute: 'city' },
+                { name: 'FL_departureTime', type: 'time', node: 1, attribute: 'departureTime' },
+                { name: 'idPassport', type: 'text', node: 0, attribute: 'idPassport' },
+                { name: 'firstName', type: 'text', node: 0, attribute: 'firstname' },
+                { name: 'lastName', type: 'text', node: 0, attribute: 'lastname' },
+                { name: 'birthdate', type: 'date', node: 0, attribute: 'birthdate' },
+                { name: 'sex', type: 'text', node: 0, attribute: 'sex' },
+                { name: 'nationality', type: 'text', node: 0, attribute: 'nationality' },
+                { name: 'FL_departureDate', type: 'date', node: 1, attribute: 'departureDate' },
+                { name: 'Origin_country', type: 'text', node: 2, attribute: 'country' },
+                { name: 'FL_code', type: 'text', node: 1, attribute: 'code' },
+            ],
+            key: [{ node: 0, attribute: 'idPassport' }, { node: 1, attribute: 'code' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q4_passengersDepartingGivenCountry',
+                    partitionParts: [{ field: 'FL_departureDate', type: 'date' }, { field: 'Origin_country', type: 'text' }],
+                    sortAttribute: '_sk',
+                    sortParts: [{ field: 'Origin_city', type: 'text' }, { field: 'FL_departureTime', type: 'time' }],
+                },
+                {
+                    partitionAttribute: '_pk1',
+                    partitionPrefix: 'Q5_passengersDepartingGivenPeriod',
+                    partitionParts: [{ field: 'FL_departureDate', type: 'date' }],
+                    sortAttribute: '_sk1',
+                    sortParts: [{ field: 'Origin_country', type: 'text' }, { field: 'Origin_city', type: 'text' }],
+                },
+            ],
+        },
+        {
+            name: 'Q6_websitesAccessedOnGivenFlight',
+            table: 'airflights_Q6_websitesAccessedOnGivenFlight',
+            nodes: [
+                { entity: 'WebSiteAccess', parent: -1, reference: '' },
+                { entity: 'Passenger', parent: 0, reference: 'visitor' },
+                { entity: 'Flight', parent: 0, reference: 'flight' },
+            ],
+            fields: [
+                { name: 'P_idPassport', type: 'text', node: 1, attribute: 'idPassport' },
+                { name: 'url', type: 'text', node: 0, attribute: 'url' },
+                { name: 'accessDate', type: 'date', node: 0, attribute: 'accessDate' },
+                { name: 'accessTime', type: 'time', node: 0, attribute: 'accessTime' },
+                { name: 'F_code', type: 'text', node: 2, attribute: 'code' },
+            ],
+            key: [{ node: 0, attribute: '_id' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q6_websitesAccessedOnGivenFlight',
+                    partitionParts: [{ field: 'F_code', type: 'text' }],
+                    sortAttribute: '_sk',
+                    sortParts: [],
+                },
+            ],
+        },
+        {
+            name: 'Q7_aircraftsDepartedFromAirportDuringPeriod',
+            table: 'airflights_Q7_aircraftsDepartedFromAirportDuringPeriod',
+            nodes: [
+                { entity: 'Flight', parent: -1, reference: '' },
+                { entity: 'Aircraft', parent: 0, reference: 'usedAircraft' },
+                { entity: 'Airport', parent: 0, reference: 'origin' },
+            ],
+            fields: [
+                { name: 'A_registrationNumber', type: 'text', node: 1, attribute: 'registrationNumber' },
+                { name: 'departureDate', type: 'date', node: 0, attribute: 'departureDate' },
+                { name: 'departureTime', type: 'time', node: 0, attribute: 'departureTime' },
+                { name: 'O_codeCAO', type: 'text', node: 2, attribute: 'codeCAO' },
+            ],
+            key: [{ node: 0, attribute: 'code' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q7_aircraftsDepartedFromAirportDuringPeriod',
+                    partitionParts: [{ field: 'O_codeCAO', type: 'text' }],
+                    sortAttribute: '_sk',
+                    sortParts: [{ field: 'departureDate', type: 'date' }],
+                },
+            ],
+        },
+        {
+            name: 'Q8_localizationsOfFlightAircraft',
+            table: 'airflights_Q8_localizationsOfFlightAircraft',
+            nodes: [
+                { entity: 'Flight', parent: -1, reference: '' },
+                { entity: 'Localization', parent: 0, reference: 'registeredPositions' },
+                { entity: 'Aircraft', parent: 0, reference: 'usedAircraft' },
+            ],
+            fields: [
+                { name: 'A_registrationNumber', type: 'text', node: 2, attribute: 'registrationNumber' },
+                { name: 'L_latitude', type: 'float', node: 1, attribute: 'latitude' },
+                { name: 'L_longitude', type: 'float', node: 1, attribute: 'longitude' },
+                { name: 'L_crossingDate', type: 'date', node: 1, attribute: 'crossingDate' },
+                { name: 'L_crossingTime', type: 'time', node: 1, attribute: 'crossingTime' },
+                { name: 'code', type: 'text', node: 0, attribute: 'code' },
+            ],
+            key: [{ node: 0, attribute: 'code' }, { node: 1, attribute: '_id' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q8_localizationsOfFlightAircraft',
+                    partitionParts: [{ field: 'code', type: 'text' }],
+                    sortAttribute: '_sk',
+                    sortParts: [{ field: 'L_crossingDate', type: 'date' }, { field: 'L_crossingTime', type: 'time' }],
+                },
+            ],
+        },
+        {
+            name: 'Q9_flightsOnGivenDateByLevel',
+            table: 'airflights_Q9_flightsOnGivenDateByLevel',
+            nodes: [
+                { entity: 'Flight', parent: -1, reference: '' },
+                { entity: 'Airport', parent: 0, reference: 'origin' },
+                { entity: 'Airport', parent: 0, reference: 'destination' },
+            ],
+            fields: [
+                { name: 'code', type: 'text', node: 0, attribute: 'code' },
+                { name: 'level', type: 'int', node: 0, attribute: 'level' },
+                { name: 'O_city', type: 'text', node: 1, attribute: 'city' },
+                { name: 'D_city', type: 'text', node: 2, attribute: 'city' },
+                { name: 'departureDate', type: 'date', node: 0, attribute: 'departureDate' },
+            ],
+            key: [{ node: 0, attribute: 'code' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q9_flightsOnGivenDateByLevel',
+                    partitionParts: [{ field: 'departureDate', type: 'date' }],
+                    sortAttribute: '_sk',
+                    sortParts: [{ field: 'level', type: 'int' }],
+                },
+            ],
+        },
+    ],
+} satisfies kvmodEntities.DynamoEntityDesign;
+
+/** Carries out the change a writer left pending when it stopped (run it after a crash; the next operation does it too once the lease has passed). True when there was one. */
+export function completePendingChanges(client: DynamoDBDocumentClient): Promise<boolean> {
+    return kvmodEntities.completePendingChanges(client, ENTITY_STORE);
+}
+
+/** A Passenger: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Passenger {
+    /** The identifier (text). */
+    idPassport: string;
+    /** Passenger.firstname (text). */
+    firstname: string;
+    /** Passenger.lastname (text). */
+    lastname: string;
+    /** Passenger.birthdate (date). */
+    birthdate: IsoDate;
+    /** Passenger.sex (text). */
+    sex: string;
+    /** Passenger.nationality (text). */
+    nationality: string;
+    /** The identifiers of its Flight objects (`[*]`), in the order written. */
+    flights: string[];
+    /** The identifiers of its WebSiteAccess objects (`[*]`), in the order written. */
+    accessedSites: string[];
+}
+
+/** A change of a Passenger: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface PassengerPatch {
+    /** Passenger.firstname (text). */
+    firstname?: string | undefined;
+    /** Passenger.lastname (text). */
+    lastname?: string | undefined;
+    /** Passenger.birthdate (date). */
+    birthdate?: IsoDate | undefined;
+    /** Passenger.sex (text). */
+    sex?: string | undefined;
+    /** Passenger.nationality (text). */
+    nationality?: string | undefined;
+}
+
+/** Creates a Passenger, and every collection row it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createPassenger(client: DynamoDBDocumentClient, passenger: Passenger): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Passenger', passenger);
+}
+
+/** Changes the attributes a patch gives of a Passenger, and every copy of them in the collections' rows, through the change protocol (a versioned change item, then idempotent steps: see the module header); the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updatePassenger(client: DynamoDBDocumentClient, idPassport: string, patch: PassengerPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Passenger', idPassport, patch, options);
+}
+
+/** Deletes a Passenger and every row it contributes to, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deletePassenger(client: DynamoDBDocumentClient, idPassport: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Passenger', idPassport, options);
+}
+
+/** Reads a Passenger by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getPassenger(client: DynamoDBDocumentClient, idPassport: string): Promise<(Passenger & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Passenger', idPassport);
+    return found === null ? null : { ...(found.object as unknown as Passenger), version: found.version };
+}
+
+/** Adds targets to Passenger.flights (identifiers of Flight), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addPassengerFlights(client: DynamoDBDocumentClient, idPassport: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Passenger', idPassport, 'flights', targets);
+}
+
+/** Removes targets from Passenger.flights (identifiers of Flight), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removePassengerFlights(client: DynamoDBDocumentClient, idPassport: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Passenger', idPassport, 'flights', targets);
+}
+
+/** Adds targets to Passenger.accessedSites (identifiers of WebSiteAccess), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addPassengerAccessedSites(client: DynamoDBDocumentClient, idPassport: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Passenger', idPassport, 'accessedSites', targets);
+}
+
+/** Removes targets from Passenger.accessedSites (identifiers of WebSiteAccess), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removePassengerAccessedSites(client: DynamoDBDocumentClient, idPassport: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Passenger', idPassport, 'accessedSites', targets);
+}
+
+/** An Airport: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Airport {
+    /** The identifier (text). */
+    codeCAO: string;
+    /** Airport.nameAirport (text). */
+    nameAirport: string;
+    /** Airport.city (text). */
+    city: string;
+    /** Airport.country (text). */
+    country: string;
+    /** The identifiers of its Flight objects (`[*]`), in the order written. */
+    landedflights: string[];
+    /** The identifiers of its Flight objects (`[*]`), in the order written. */
+    departedflights: string[];
+}
+
+/** A change of an Airport: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface AirportPatch {
+    /** Airport.nameAirport (text). */
+    nameAirport?: string | undefined;
+    /** Airport.city (text). */
+    city?: string | undefined;
+    /** Airport.country (text). */
+    country?: string | undefined;
+}
+
+/** Creates an Airport, and every collection row it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createAirport(client: DynamoDBDocumentClient, airport: Airport): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Airport', airport);
+}
+
+/** Changes the attributes a patch gives of an Airport, and every copy of them in the collections' rows, through the change protocol (a versioned change item, then idempotent steps: see the module header); the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateAirport(client: DynamoDBDocumentClient, codeCAO: string, patch: AirportPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Airport', codeCAO, patch, options);
+}
+
+/** Deletes an Airport and every row it contributes to, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteAirport(client: DynamoDBDocumentClient, codeCAO: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Airport', codeCAO, options);
+}
+
+/** Reads an Airport by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getAirport(client: DynamoDBDocumentClient, codeCAO: string): Promise<(Airport & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Airport', codeCAO);
+    return found === null ? null : { ...(found.object as unknown as Airport), version: found.version };
+}
+
+/** Adds targets to Airport.landedflights (identifiers of Flight), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addAirportLandedflights(client: DynamoDBDocumentClient, codeCAO: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Airport', codeCAO, 'landedflights', targets);
+}
+
+/** Removes targets from Airport.landedflights (identifiers of Flight), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeAirportLandedflights(client: DynamoDBDocumentClient, codeCAO: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Airport', codeCAO, 'landedflights', targets);
+}
+
+/** Adds targets to Airport.departedflights (identifiers of Flight), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addAirportDepartedflights(client: DynamoDBDocumentClient, codeCAO: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Airport', codeCAO, 'departedflights', targets);
+}
+
+/** Removes targets from Airport.departedflights (identifiers of Flight), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeAirportDepartedflights(client: DynamoDBDocumentClient, codeCAO: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Airport', codeCAO, 'departedflights', targets);
+}
+
+/** A Flight: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Flight {
+    /** The identifier (text). */
+    code: string;
+    /** Flight.departureTime (time). */
+    departureTime: IsoTime;
+    /** Flight.arrivalTime (time). */
+    arrivalTime: IsoTime;
+    /** Flight.departureDate (date). */
+    departureDate: IsoDate;
+    /** Flight.arrivalDate (date). */
+    arrivalDate: IsoDate;
+    /** Flight.level (int). */
+    level: number;
+    /** The identifiers of its Localization objects (`[*]`), in the order written. */
+    registeredPositions: string[];
+    /** The identifiers of its WebSiteAccess objects (`[*]`), in the order written. */
+    sitesAccessed: string[];
+    /** The identifiers of its Passenger objects (`[*]`), in the order written. */
+    registeredPersons: string[];
+    /** The identifier of its Aircraft (`[1]`: required). */
+    usedAircraft: string;
+    /** The identifier of its Airport (`[1]`: required). */
+    origin: string;
+    /** The identifier of its Airport (`[1]`: required). */
+    destination: string;
+}
+
+/** A change of a Flight: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface FlightPatch {
+    /** Flight.departureTime (time). */
+    departureTime?: IsoTime | undefined;
+    /** Flight.arrivalTime (time). */
+    arrivalTime?: IsoTime | undefined;
+    /** Flight.departureDate (date). */
+    departureDate?: IsoDate | undefined;
+    /** Flight.arrivalDate (date). */
+    arrivalDate?: IsoDate | undefined;
+    /** Flight.level (int). */
+    level?: number | undefined;
+}
+
+/** Creates a Flight, and every collection row it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createFlight(client: DynamoDBDocumentClient, flight: Flight): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Flight', flight);
+}
+
+/** Changes the attributes a patch gives of a Flight, and every copy of them in the collections' rows, through the change protocol (a versioned change item, then idempotent steps: see the module header); the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateFlight(client: DynamoDBDocumentClient, code: string, patch: FlightPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Flight', code, patch, options);
+}
+
+/** Deletes a Flight and every row it contributes to, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteFlight(client: DynamoDBDocumentClient, code: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Flight', code, options);
+}
+
+/** Reads a Flight by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getFlight(client: DynamoDBDocumentClient, code: string): Promise<(Flight & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Flight', code);
+    return found === null ? null : { ...(found.object as unknown as Flight), version: found.version };
+}
+
+/** Adds targets to Flight.registeredPositions (identifiers of Localization), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addFlightRegisteredPositions(client: DynamoDBDocumentClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Flight', code, 'registeredPositions', targets);
+}
+
+/** Removes targets from Flight.registeredPositions (identifiers of Localization), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeFlightRegisteredPositions(client: DynamoDBDocumentClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Flight', code, 'registeredPositions', targets);
+}
+
+/** Adds targets to Flight.sitesAccessed (identifiers of WebSiteAccess), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addFlightSitesAccessed(client: DynamoDBDocumentClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Flight', code, 'sitesAccessed', targets);
+}
+
+/** Removes targets from Flight.sitesAccessed (identifiers of WebSiteAccess), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeFlightSitesAccessed(client: DynamoDBDocumentClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Flight', code, 'sitesAccessed', targets);
+}
+
+/** Adds targets to Flight.registeredPersons (identifiers of Passenger), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addFlightRegisteredPersons(client: DynamoDBDocumentClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Flight', code, 'registeredPersons', targets);
+}
+
+/** Removes targets from Flight.registeredPersons (identifiers of Passenger), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeFlightRegisteredPersons(client: DynamoDBDocumentClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Flight', code, 'registeredPersons', targets);
+}
+
+/** Points Flight.usedAircraft at another Aircraft, and moves the rows it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`. */
+export function setFlightUsedAircraft(client: DynamoDBDocumentClient, code: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'Flight', code, 'usedAircraft', target);
+}
+
+/** Points Flight.origin at another Airport, and moves the rows it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`. */
+export function setFlightOrigin(client: DynamoDBDocumentClient, code: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'Flight', code, 'origin', target);
+}
+
+/** Points Flight.destination at another Airport, and moves the rows it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`. */
+export function setFlightDestination(client: DynamoDBDocumentClient, code: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'Flight', code, 'destination', target);
+}
+
+/** An Aircraft: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Aircraft {
+    /** The identifier (text). */
+    registrationNumber: string;
+    /** Aircraft.model (text). */
+    model: string;
+    /** Aircraft.capacity (int). */
+    capacity: number;
+    /** The identifiers of its Flight objects (`[*]`), in the order written. */
+    flights: string[];
+}
+
+/** A change of an Aircraft: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface AircraftPatch {
+    /** Aircraft.model (text). */
+    model?: string | undefined;
+    /** Aircraft.capacity (int). */
+    capacity?: number | undefined;
+}
+
+/** Creates an Aircraft, and every collection row it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createAircraft(client: DynamoDBDocumentClient, aircraft: Aircraft): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Aircraft', aircraft);
+}
+
+/** Changes the attributes a patch gives of an Aircraft, and every copy of them in the collections' rows, through the change protocol (a versioned change item, then idempotent steps: see the module header); the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateAircraft(client: DynamoDBDocumentClient, registrationNumber: string, patch: AircraftPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Aircraft', registrationNumber, patch, options);
+}
+
+/** Deletes an Aircraft and every row it contributes to, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteAircraft(client: DynamoDBDocumentClient, registrationNumber: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Aircraft', registrationNumber, options);
+}
+
+/** Reads an Aircraft by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getAircraft(client: DynamoDBDocumentClient, registrationNumber: string): Promise<(Aircraft & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Aircraft', registrationNumber);
+    return found === null ? null : { ...(found.object as unknown as Aircraft), version: found.version };
+}
+
+/** Adds targets to Aircraft.flights (identifiers of Flight), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addAircraftFlights(client: DynamoDBDocumentClient, registrationNumber: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Aircraft', registrationNumber, 'flights', targets);
+}
+
+/** Removes targets from Aircraft.flights (identifiers of Flight), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeAircraftFlights(client: DynamoDBDocumentClient, registrationNumber: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Aircraft', registrationNumber, 'flights', targets);
+}
+
+/** A Localization: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Localization {
+    /** The identifier (text). */
+    _id: string;
+    /** Localization.latitude (float). */
+    latitude: number;
+    /** Localization.longitude (float). */
+    longitude: number;
+    /** Localization.crossingDate (date). */
+    crossingDate: IsoDate;
+    /** Localization.crossingTime (time). */
+    crossingTime: IsoTime;
+}
+
+/** A change of a Localization: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier is not part of it. */
+export interface LocalizationPatch {
+    /** Localization.latitude (float). */
+    latitude?: number | undefined;
+    /** Localization.longitude (float). */
+    longitude?: number | undefined;
+    /** Localization.crossingDate (date). */
+    crossingDate?: IsoDate | undefined;
+    /** Localization.crossingTime (time). */
+    crossingTime?: IsoTime | undefined;
+}
+
+/** Creates a Localization, and every collection row it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createLocalization(client: DynamoDBDocumentClient, localization: Localization): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Localization', localization);
+}
+
+/** Changes the attributes a patch gives of a Localization, and every copy of them in the collections' rows, through the change protocol (a versioned change item, then idempotent steps: see the module header); the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateLocalization(client: DynamoDBDocumentClient, _id: string, patch: LocalizationPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Localization', _id, patch, options);
+}
+
+/** Deletes a Localization and every row it contributes to, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteLocalization(client: DynamoDBDocumentClient, _id: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Localization', _id, options);
+}
+
+/** Reads a Localization by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getLocalization(client: DynamoDBDocumentClient, _id: string): Promise<(Localization & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Localization', _id);
+    return found === null ? null : { ...(found.object as unknown as Localization), version: found.version };
+}
+
+/** A WebSiteAccess: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface WebSiteAccess {
+    /** The identifier (text). */
+    _id: string;
+    /** WebSiteAccess.url (text). */
+    url: string;
+    /** WebSiteAccess.accessDate (date). */
+    accessDate: IsoDate;
+    /** WebSiteAccess.accessTime (time). */
+    accessTime: IsoTime;
+    /** The identifier of its Passenger (`[1]`: required). */
+    visitor: string;
+    /** The identifier of its Flight (`[1]`: required). */
+    flight: string;
+}
+
+/** A change of a WebSiteAccess: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface WebSiteAccessPatch {
+    /** WebSiteAccess.url (text). */
+    url?: string | undefined;
+    /** WebSiteAccess.accessDate (date). */
+    accessDate?: IsoDate | undefined;
+    /** WebSiteAccess.accessTime (time). */
+    accessTime?: IsoTime | undefined;
+}
+
+/** Creates a WebSiteAccess, and every collection row it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createWebSiteAccess(client: DynamoDBDocumentClient, webSiteAccess: WebSiteAccess): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'WebSiteAccess', webSiteAccess);
+}
+
+/** Changes the attributes a patch gives of a WebSiteAccess, and every copy of them in the collections' rows, through the change protocol (a versioned change item, then idempotent steps: see the module header); the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateWebSiteAccess(client: DynamoDBDocumentClient, _id: string, patch: WebSiteAccessPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'WebSiteAccess', _id, patch, options);
+}
+
+/** Deletes a WebSiteAccess and every row it contributes to, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteWebSiteAccess(client: DynamoDBDocumentClient, _id: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'WebSiteAccess', _id, options);
+}
+
+/** Reads a WebSiteAccess by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getWebSiteAccess(client: DynamoDBDocumentClient, _id: string): Promise<(WebSiteAccess & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'WebSiteAccess', _id);
+    return found === null ? null : { ...(found.object as unknown as WebSiteAccess), version: found.version };
+}
+
+/** Points WebSiteAccess.visitor at another Passenger, and moves the rows it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`. */
+export function setWebSiteAccessVisitor(client: DynamoDBDocumentClient, _id: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'WebSiteAccess', _id, 'visitor', target);
+}
+
+/** Points WebSiteAccess.flight at another Flight, and moves the rows it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`. */
+export function setWebSiteAccessFlight(client: DynamoDBDocumentClient, _id: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'WebSiteAccess', _id, 'flight', target);
 }

@@ -6,9 +6,20 @@
  * Use: `const client = connect({ endpoint, region })` (an AWS SDK v3 document client; any DynamoDBClient
  * configuration), then each query function returns the first page of its answer (`rows`, `hasNext`, `cursor`,
  * `next()`), and its `…Pages` twin iterates every page. Create the tables with `kvmod load --target dynamodb`
- * (or the `create-tables.json` / CloudFormation outputs of the dynamodb target). This client reads: it has no
- * entity operations yet (`kvmod load` writes the entities and their rows). Needs `@aws-sdk/client-dynamodb`
+ * (or the `create-tables.json` / CloudFormation outputs of the dynamodb target). Needs `@aws-sdk/client-dynamodb`
  * and `@aws-sdk/lib-dynamodb`.
+ *
+ * Entities: `create<Entity>`, `update<Entity>(id, patch)`, `delete<Entity>`, `get<Entity>` and the reference
+ * operations (`set…`, `add…`, `remove…`), as the Redis clients name them; a refusal throws an `EntityError`
+ * with their stable codes (`entity.not-found`, `entity.still-referenced`, `entity.bad-value`, …) and writes
+ * nothing. DynamoDB has no multi-item atomic write here (`TransactWriteItems` takes 100 items and is not used):
+ * an operation reads what it touches, writes a change item, starts it with one conditional write of the head
+ * item (`#head` in the entity table: one change at a time per design), then carries it to every entity,
+ * reverse and row item by idempotent steps that never put an older change over a newer one. Between the start
+ * and the last step a reader of the row tables may see some rows of the new state and some of the old (never a
+ * torn item), and a row whose key changes may be missing or seen twice. A writer that stops after the start
+ * leaves its change pending: the next operation carries it out once its lease (5 s) has passed, and
+ * `completePendingChanges(client)` (or `kvmod load`) at once, after a crash.
  *
  * Values: text is a string; int and float are numbers; boolean is a boolean; a date is an ISO string
  * 'YYYY-MM-DD', a time 'HH:MM:SS', a datetime 'YYYY-MM-DDTHH:MM:SS', as the data wrote them. The parameter
@@ -24,6 +35,9 @@ import * as dynamo from './kvmod/kvmod-dynamo-client.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 export type { DynamoPage, DynamoPageOptions } from './kvmod/kvmod-dynamo-client.js';
+import * as kvmodEntities from './kvmod/kvmod-dynamo-operations.js';
+export type { DeleteOptions, EntityErrorCode, EntityWrite, UpdateOptions } from './kvmod/kvmod-dynamo-operations.js';
+export { EntityError } from './kvmod/kvmod-dynamo-operations.js';
 /** The KVLM database this client was generated for. */
 export const DATABASE = 'book_ratings';
 /** The model the design came from. */
@@ -388,4 +402,408 @@ export function Q6_booksOfAuthor(client: DynamoDBDocumentClient, params: Q6_book
 /** Every page of the answer of Q6_booksOfAuthor, in order (see `Q6_booksOfAuthor`). */
 export function Q6_booksOfAuthorPages(client: DynamoDBDocumentClient, params: Q6_booksOfAuthorParams, options: dynamo.DynamoPageOptions = {}): AsyncGenerator<dynamo.DynamoPage<Q6_booksOfAuthorResult>, void, undefined> {
     return dynamo.allDynamoPages(Q6_booksOfAuthor(client, params, options));
+}
+
+/** The design's entities and, per collection, how its rows are made from them and keyed: what every entity operation reads. */
+const ENTITY_STORE = {
+    entityTable: 'book_ratings_kvmod_entities',
+    entities: {
+        Book: {
+            name: 'Book',
+            idName: 'isbn',
+            idType: 'text',
+            attributes: [
+                { name: 'isbn', type: 'text' },
+                { name: 'title', type: 'text' },
+                { name: 'author', type: 'text' },
+                { name: 'rank', type: 'int' },
+                { name: 'price', type: 'float' },
+                { name: 'link', type: 'text' },
+                { name: 'published', type: 'date' },
+            ],
+            references: [
+                { name: 'tags', target: 'Tag', kind: 'many', minItems: 0 },
+                { name: 'comments', target: 'Comment', kind: 'many', minItems: 0 },
+            ],
+        },
+        Tag: {
+            name: 'Tag',
+            idName: 'name',
+            idType: 'text',
+            attributes: [{ name: 'name', type: 'text' }],
+            references: [{ name: 'books', target: 'Book', kind: 'many', minItems: 0 }],
+        },
+        Comment: {
+            name: 'Comment',
+            idName: '_id',
+            idType: 'text',
+            attributes: [
+                { name: '_id', type: 'text' },
+                { name: 'text', type: 'text' },
+                { name: 'postedAt', type: 'datetime' },
+            ],
+            references: [{ name: 'writer', target: 'User', kind: 'one', minItems: 1, maxItems: 1 }],
+        },
+        User: {
+            name: 'User',
+            idName: 'username',
+            idType: 'text',
+            attributes: [
+                { name: 'username', type: 'text' },
+                { name: 'fullName', type: 'text' },
+                { name: 'joined', type: 'date' },
+            ],
+            references: [],
+        },
+    },
+    collections: [
+        {
+            name: 'Q1_booksByRank_Q7_bargainsOrTopRanked',
+            table: 'book_ratings_Q1_booksByRank_Q7_bargainsOrTopRanked',
+            nodes: [{ entity: 'Book', parent: -1, reference: '' }],
+            fields: [
+                { name: 'isbn', type: 'text', node: 0, attribute: 'isbn' },
+                { name: 'title', type: 'text', node: 0, attribute: 'title' },
+                { name: 'author', type: 'text', node: 0, attribute: 'author' },
+                { name: 'rank', type: 'int', node: 0, attribute: 'rank' },
+                { name: 'price', type: 'float', node: 0, attribute: 'price' },
+            ],
+            key: [{ node: 0, attribute: 'isbn' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q1_booksByRank',
+                    partitionParts: [],
+                    sortAttribute: '_sk',
+                    sortParts: [{ field: 'rank', type: 'int' }],
+                },
+                {
+                    partitionAttribute: '_pk1',
+                    partitionPrefix: 'Q7_bargainsOrTopRanked',
+                    partitionParts: [],
+                    sortAttribute: '_sk1',
+                    sortParts: [{ field: 'title', type: 'text' }],
+                },
+            ],
+        },
+        {
+            name: 'Q2_authorsOfTag',
+            table: 'book_ratings_Q2_authorsOfTag',
+            nodes: [{ entity: 'Book', parent: -1, reference: '' }, { entity: 'Tag', parent: 0, reference: 'tags' }],
+            fields: [
+                { name: 'author', type: 'text', node: 0, attribute: 'author' },
+                { name: 'title', type: 'text', node: 0, attribute: 'title' },
+                { name: 'T_name', type: 'text', node: 1, attribute: 'name' },
+            ],
+            key: [{ node: 0, attribute: 'isbn' }, { node: 1, attribute: 'name' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q2_authorsOfTag',
+                    partitionParts: [{ field: 'T_name', type: 'text' }],
+                    sortAttribute: '_sk',
+                    sortParts: [],
+                },
+            ],
+        },
+        {
+            name: 'Q3_booksWithTag',
+            table: 'book_ratings_Q3_booksWithTag',
+            nodes: [{ entity: 'Book', parent: -1, reference: '' }, { entity: 'Tag', parent: 0, reference: 'tags' }],
+            fields: [
+                { name: 'isbn', type: 'text', node: 0, attribute: 'isbn' },
+                { name: 'title', type: 'text', node: 0, attribute: 'title' },
+                { name: 'author', type: 'text', node: 0, attribute: 'author' },
+                { name: 'rank', type: 'int', node: 0, attribute: 'rank' },
+                { name: 'T_name', type: 'text', node: 1, attribute: 'name' },
+            ],
+            key: [{ node: 0, attribute: 'isbn' }, { node: 1, attribute: 'name' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q3_booksWithTag',
+                    partitionParts: [{ field: 'T_name', type: 'text' }],
+                    sortAttribute: '_sk',
+                    sortParts: [{ field: 'rank', type: 'int' }],
+                },
+            ],
+        },
+        {
+            name: 'Q4_commentsOfBook',
+            table: 'book_ratings_Q4_commentsOfBook',
+            nodes: [
+                { entity: 'Book', parent: -1, reference: '' },
+                { entity: 'Comment', parent: 0, reference: 'comments' },
+                { entity: 'User', parent: 1, reference: 'writer' },
+            ],
+            fields: [
+                { name: 'C_text', type: 'text', node: 1, attribute: 'text' },
+                { name: 'C_postedAt', type: 'datetime', node: 1, attribute: 'postedAt' },
+                { name: 'W_username', type: 'text', node: 2, attribute: 'username' },
+                { name: 'isbn', type: 'text', node: 0, attribute: 'isbn' },
+            ],
+            key: [{ node: 0, attribute: 'isbn' }, { node: 1, attribute: '_id' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q4_commentsOfBook',
+                    partitionParts: [{ field: 'isbn', type: 'text' }],
+                    sortAttribute: '_sk',
+                    sortParts: [{ field: 'C_postedAt', type: 'datetime' }],
+                },
+            ],
+        },
+        {
+            name: 'Q5_booksAbovePrice',
+            table: 'book_ratings_Q5_booksAbovePrice',
+            nodes: [{ entity: 'Book', parent: -1, reference: '' }],
+            fields: [
+                { name: 'title', type: 'text', node: 0, attribute: 'title' },
+                { name: 'price', type: 'float', node: 0, attribute: 'price' },
+            ],
+            key: [{ node: 0, attribute: 'isbn' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q5_booksAbovePrice',
+                    partitionParts: [],
+                    sortAttribute: '_sk',
+                    sortParts: [{ field: 'price', type: 'float' }],
+                },
+            ],
+        },
+        {
+            name: 'Q6_booksOfAuthor',
+            table: 'book_ratings_Q6_booksOfAuthor',
+            nodes: [{ entity: 'Book', parent: -1, reference: '' }],
+            fields: [
+                { name: 'title', type: 'text', node: 0, attribute: 'title' },
+                { name: 'published', type: 'date', node: 0, attribute: 'published' },
+                { name: 'rank', type: 'int', node: 0, attribute: 'rank' },
+                { name: 'author', type: 'text', node: 0, attribute: 'author' },
+            ],
+            key: [{ node: 0, attribute: 'isbn' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q6_booksOfAuthor',
+                    partitionParts: [{ field: 'author', type: 'text' }],
+                    sortAttribute: '_sk',
+                    sortParts: [{ field: 'published', type: 'date' }],
+                },
+            ],
+        },
+    ],
+} satisfies kvmodEntities.DynamoEntityDesign;
+
+/** Carries out the change a writer left pending when it stopped (run it after a crash; the next operation does it too once the lease has passed). True when there was one. */
+export function completePendingChanges(client: DynamoDBDocumentClient): Promise<boolean> {
+    return kvmodEntities.completePendingChanges(client, ENTITY_STORE);
+}
+
+/** A Book: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Book {
+    /** The identifier (text). */
+    isbn: string;
+    /** Book.title (text). */
+    title: string;
+    /** Book.author (text). */
+    author: string;
+    /** Book.rank (int). */
+    rank: number;
+    /** Book.price (float). */
+    price: number;
+    /** Book.link (text). */
+    link: string;
+    /** Book.published (date). */
+    published: IsoDate;
+    /** The identifiers of its Tag objects (`[*]`), in the order written. */
+    tags: string[];
+    /** The identifiers of its Comment objects (`[*]`), in the order written. */
+    comments: string[];
+}
+
+/** A change of a Book: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface BookPatch {
+    /** Book.title (text). */
+    title?: string | undefined;
+    /** Book.author (text). */
+    author?: string | undefined;
+    /** Book.rank (int). */
+    rank?: number | undefined;
+    /** Book.price (float). */
+    price?: number | undefined;
+    /** Book.link (text). */
+    link?: string | undefined;
+    /** Book.published (date). */
+    published?: IsoDate | undefined;
+}
+
+/** Creates a Book, and every collection row it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createBook(client: DynamoDBDocumentClient, book: Book): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Book', book);
+}
+
+/** Changes the attributes a patch gives of a Book, and every copy of them in the collections' rows, through the change protocol (a versioned change item, then idempotent steps: see the module header); the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateBook(client: DynamoDBDocumentClient, isbn: string, patch: BookPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Book', isbn, patch, options);
+}
+
+/** Deletes a Book and every row it contributes to, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteBook(client: DynamoDBDocumentClient, isbn: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Book', isbn, options);
+}
+
+/** Reads a Book by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getBook(client: DynamoDBDocumentClient, isbn: string): Promise<(Book & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Book', isbn);
+    return found === null ? null : { ...(found.object as unknown as Book), version: found.version };
+}
+
+/** Adds targets to Book.tags (identifiers of Tag), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addBookTags(client: DynamoDBDocumentClient, isbn: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Book', isbn, 'tags', targets);
+}
+
+/** Removes targets from Book.tags (identifiers of Tag), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeBookTags(client: DynamoDBDocumentClient, isbn: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Book', isbn, 'tags', targets);
+}
+
+/** Adds targets to Book.comments (identifiers of Comment), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addBookComments(client: DynamoDBDocumentClient, isbn: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Book', isbn, 'comments', targets);
+}
+
+/** Removes targets from Book.comments (identifiers of Comment), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeBookComments(client: DynamoDBDocumentClient, isbn: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Book', isbn, 'comments', targets);
+}
+
+/** A Tag: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Tag {
+    /** The identifier (text). */
+    name: string;
+    /** The identifiers of its Book objects (`[*]`), in the order written. */
+    books: string[];
+}
+
+/** A change of a Tag: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface TagPatch {
+}
+
+/** Creates a Tag, and every collection row it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createTag(client: DynamoDBDocumentClient, tag: Tag): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Tag', tag);
+}
+
+/** Changes the attributes a patch gives of a Tag, and every copy of them in the collections' rows, through the change protocol (a versioned change item, then idempotent steps: see the module header); the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateTag(client: DynamoDBDocumentClient, name: string, patch: TagPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Tag', name, patch, options);
+}
+
+/** Deletes a Tag and every row it contributes to, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteTag(client: DynamoDBDocumentClient, name: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Tag', name, options);
+}
+
+/** Reads a Tag by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getTag(client: DynamoDBDocumentClient, name: string): Promise<(Tag & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Tag', name);
+    return found === null ? null : { ...(found.object as unknown as Tag), version: found.version };
+}
+
+/** Adds targets to Tag.books (identifiers of Book), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addTagBooks(client: DynamoDBDocumentClient, name: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Tag', name, 'books', targets);
+}
+
+/** Removes targets from Tag.books (identifiers of Book), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeTagBooks(client: DynamoDBDocumentClient, name: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Tag', name, 'books', targets);
+}
+
+/** A Comment: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Comment {
+    /** The identifier (text). */
+    _id: string;
+    /** Comment.text (text). */
+    text: string;
+    /** Comment.postedAt (datetime). */
+    postedAt: IsoDateTime;
+    /** The identifier of its User (`[1]`: required). */
+    writer: string;
+}
+
+/** A change of a Comment: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface CommentPatch {
+    /** Comment.text (text). */
+    text?: string | undefined;
+    /** Comment.postedAt (datetime). */
+    postedAt?: IsoDateTime | undefined;
+}
+
+/** Creates a Comment, and every collection row it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createComment(client: DynamoDBDocumentClient, comment: Comment): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Comment', comment);
+}
+
+/** Changes the attributes a patch gives of a Comment, and every copy of them in the collections' rows, through the change protocol (a versioned change item, then idempotent steps: see the module header); the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateComment(client: DynamoDBDocumentClient, _id: string, patch: CommentPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Comment', _id, patch, options);
+}
+
+/** Deletes a Comment and every row it contributes to, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteComment(client: DynamoDBDocumentClient, _id: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Comment', _id, options);
+}
+
+/** Reads a Comment by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getComment(client: DynamoDBDocumentClient, _id: string): Promise<(Comment & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Comment', _id);
+    return found === null ? null : { ...(found.object as unknown as Comment), version: found.version };
+}
+
+/** Points Comment.writer at another User, and moves the rows it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`. */
+export function setCommentWriter(client: DynamoDBDocumentClient, _id: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'Comment', _id, 'writer', target);
+}
+
+/** An User: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface User {
+    /** The identifier (text). */
+    username: string;
+    /** User.fullName (text). */
+    fullName: string;
+    /** User.joined (date). */
+    joined: IsoDate;
+}
+
+/** A change of an User: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier is not part of it. */
+export interface UserPatch {
+    /** User.fullName (text). */
+    fullName?: string | undefined;
+    /** User.joined (date). */
+    joined?: IsoDate | undefined;
+}
+
+/** Creates an User, and every collection row it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createUser(client: DynamoDBDocumentClient, user: User): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'User', user);
+}
+
+/** Changes the attributes a patch gives of an User, and every copy of them in the collections' rows, through the change protocol (a versioned change item, then idempotent steps: see the module header); the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateUser(client: DynamoDBDocumentClient, username: string, patch: UserPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'User', username, patch, options);
+}
+
+/** Deletes an User and every row it contributes to, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteUser(client: DynamoDBDocumentClient, username: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'User', username, options);
+}
+
+/** Reads an User by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getUser(client: DynamoDBDocumentClient, username: string): Promise<(User & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'User', username);
+    return found === null ? null : { ...(found.object as unknown as User), version: found.version };
 }

@@ -6,9 +6,20 @@
  * Use: `const client = connect({ endpoint, region })` (an AWS SDK v3 document client; any DynamoDBClient
  * configuration), then each query function returns the first page of its answer (`rows`, `hasNext`, `cursor`,
  * `next()`), and its `…Pages` twin iterates every page. Create the tables with `kvmod load --target dynamodb`
- * (or the `create-tables.json` / CloudFormation outputs of the dynamodb target). This client reads: it has no
- * entity operations yet (`kvmod load` writes the entities and their rows). Needs `@aws-sdk/client-dynamodb`
+ * (or the `create-tables.json` / CloudFormation outputs of the dynamodb target). Needs `@aws-sdk/client-dynamodb`
  * and `@aws-sdk/lib-dynamodb`.
+ *
+ * Entities: `create<Entity>`, `update<Entity>(id, patch)`, `delete<Entity>`, `get<Entity>` and the reference
+ * operations (`set…`, `add…`, `remove…`), as the Redis clients name them; a refusal throws an `EntityError`
+ * with their stable codes (`entity.not-found`, `entity.still-referenced`, `entity.bad-value`, …) and writes
+ * nothing. DynamoDB has no multi-item atomic write here (`TransactWriteItems` takes 100 items and is not used):
+ * an operation reads what it touches, writes a change item, starts it with one conditional write of the head
+ * item (`#head` in the entity table: one change at a time per design), then carries it to every entity,
+ * reverse and row item by idempotent steps that never put an older change over a newer one. Between the start
+ * and the last step a reader of the row tables may see some rows of the new state and some of the old (never a
+ * torn item), and a row whose key changes may be missing or seen twice. A writer that stops after the start
+ * leaves its change pending: the next operation carries it out once its lease (5 s) has passed, and
+ * `completePendingChanges(client)` (or `kvmod load`) at once, after a crash.
  *
  * Values: text is a string; int and float are numbers; boolean is a boolean; a date is an ISO string
  * 'YYYY-MM-DD', a time 'HH:MM:SS', a datetime 'YYYY-MM-DDTHH:MM:SS', as the data wrote them. The parameter
@@ -24,6 +35,9 @@ import * as dynamo from './kvmod/kvmod-dynamo-client.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 export type { DynamoPage, DynamoPageOptions } from './kvmod/kvmod-dynamo-client.js';
+import * as kvmodEntities from './kvmod/kvmod-dynamo-operations.js';
+export type { DeleteOptions, EntityErrorCode, EntityWrite, UpdateOptions } from './kvmod/kvmod-dynamo-operations.js';
+export { EntityError } from './kvmod/kvmod-dynamo-operations.js';
 /** The KVLM database this client was generated for. */
 export const DATABASE = 'tournament';
 /** The model the design came from. */
@@ -342,4 +356,345 @@ export function Q5_roundsPlayedOn(client: DynamoDBDocumentClient, params: Q5_rou
 /** Every page of the answer of Q5_roundsPlayedOn, in order (see `Q5_roundsPlayedOn`). */
 export function Q5_roundsPlayedOnPages(client: DynamoDBDocumentClient, params: Q5_roundsPlayedOnParams, options: dynamo.DynamoPageOptions = {}): AsyncGenerator<dynamo.DynamoPage<Q5_roundsPlayedOnResult>, void, undefined> {
     return dynamo.allDynamoPages(Q5_roundsPlayedOn(client, params, options));
+}
+
+/** The design's entities and, per collection, how its rows are made from them and keyed: what every entity operation reads. */
+const ENTITY_STORE = {
+    entityTable: 'tournament_kvmod_entities',
+    entities: {
+        Player: {
+            name: 'Player',
+            idName: 'username',
+            idType: 'text',
+            attributes: [
+                { name: 'username', type: 'text' },
+                { name: 'firstName', type: 'text' },
+                { name: 'lastName', type: 'text' },
+                { name: 'score', type: 'int' },
+            ],
+            references: [{ name: 'games', target: 'Game', kind: 'many', minItems: 0 }],
+        },
+        Game: {
+            name: 'Game',
+            idName: 'code',
+            idType: 'text',
+            attributes: [
+                { name: 'code', type: 'text' },
+                { name: 'startedAt', type: 'datetime' },
+                { name: 'finished', type: 'boolean' },
+            ],
+            references: [
+                { name: 'firstPlayer', target: 'Player', kind: 'one', minItems: 1, maxItems: 1 },
+                { name: 'secondPlayer', target: 'Player', kind: 'one', minItems: 1, maxItems: 1 },
+                { name: 'rounds', target: 'Round', kind: 'many', minItems: 0 },
+            ],
+        },
+        Round: {
+            name: 'Round',
+            idName: '_id',
+            idType: 'text',
+            attributes: [
+                { name: '_id', type: 'text' },
+                { name: 'number', type: 'int' },
+                { name: 'moves', type: 'text' },
+                { name: 'comments', type: 'text' },
+                { name: 'playedOn', type: 'date' },
+            ],
+            references: [],
+        },
+    },
+    collections: [
+        {
+            name: 'Q1_playerOverview',
+            table: 'tournament_Q1_playerOverview',
+            nodes: [
+                { entity: 'Player', parent: -1, reference: '' },
+                { entity: 'Game', parent: 0, reference: 'games' },
+                { entity: 'Player', parent: 1, reference: 'firstPlayer' },
+                { entity: 'Player', parent: 1, reference: 'secondPlayer' },
+            ],
+            fields: [
+                { name: 'username', type: 'text', node: 0, attribute: 'username' },
+                { name: 'firstName', type: 'text', node: 0, attribute: 'firstName' },
+                { name: 'lastName', type: 'text', node: 0, attribute: 'lastName' },
+                { name: 'score', type: 'int', node: 0, attribute: 'score' },
+                { name: 'G_code', type: 'text', node: 1, attribute: 'code' },
+                { name: 'G_startedAt', type: 'datetime', node: 1, attribute: 'startedAt' },
+                { name: 'F_username', type: 'text', node: 2, attribute: 'username' },
+                { name: 'S_username', type: 'text', node: 3, attribute: 'username' },
+            ],
+            key: [{ node: 0, attribute: 'username' }, { node: 1, attribute: 'code' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q1_playerOverview',
+                    partitionParts: [{ field: 'username', type: 'text' }],
+                    sortAttribute: '_sk',
+                    sortParts: [{ field: 'G_startedAt', type: 'datetime' }],
+                },
+            ],
+        },
+        {
+            name: 'Q2_gameRounds',
+            table: 'tournament_Q2_gameRounds',
+            nodes: [{ entity: 'Game', parent: -1, reference: '' }, { entity: 'Round', parent: 0, reference: 'rounds' }],
+            fields: [
+                { name: 'code', type: 'text', node: 0, attribute: 'code' },
+                { name: 'finished', type: 'boolean', node: 0, attribute: 'finished' },
+                { name: 'R_number', type: 'int', node: 1, attribute: 'number' },
+                { name: 'R_moves', type: 'text', node: 1, attribute: 'moves' },
+                { name: 'R_comments', type: 'text', node: 1, attribute: 'comments' },
+            ],
+            key: [{ node: 0, attribute: 'code' }, { node: 1, attribute: '_id' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q2_gameRounds',
+                    partitionParts: [{ field: 'code', type: 'text' }],
+                    sortAttribute: '_sk',
+                    sortParts: [{ field: 'R_number', type: 'int' }],
+                },
+            ],
+        },
+        {
+            name: 'Q3_leaderboard',
+            table: 'tournament_Q3_leaderboard',
+            nodes: [{ entity: 'Player', parent: -1, reference: '' }],
+            fields: [
+                { name: 'username', type: 'text', node: 0, attribute: 'username' },
+                { name: 'firstName', type: 'text', node: 0, attribute: 'firstName' },
+                { name: 'lastName', type: 'text', node: 0, attribute: 'lastName' },
+                { name: 'score', type: 'int', node: 0, attribute: 'score' },
+            ],
+            key: [{ node: 0, attribute: 'username' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q3_leaderboard',
+                    partitionParts: [],
+                    sortAttribute: '_sk',
+                    sortParts: [{ field: 'score', type: 'int' }],
+                },
+            ],
+        },
+        {
+            name: 'Q4_openGamesStartedBetween',
+            table: 'tournament_Q4_openGamesStartedBetween',
+            nodes: [
+                { entity: 'Game', parent: -1, reference: '' },
+                { entity: 'Player', parent: 0, reference: 'firstPlayer' },
+                { entity: 'Player', parent: 0, reference: 'secondPlayer' },
+            ],
+            fields: [
+                { name: 'code', type: 'text', node: 0, attribute: 'code' },
+                { name: 'startedAt', type: 'datetime', node: 0, attribute: 'startedAt' },
+                { name: 'F_username', type: 'text', node: 1, attribute: 'username' },
+                { name: 'S_username', type: 'text', node: 2, attribute: 'username' },
+                { name: 'finished', type: 'boolean', node: 0, attribute: 'finished' },
+            ],
+            key: [{ node: 0, attribute: 'code' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q4_openGamesStartedBetween',
+                    partitionParts: [{ field: 'finished', type: 'boolean' }],
+                    sortAttribute: '_sk',
+                    sortParts: [{ field: 'startedAt', type: 'datetime' }],
+                },
+            ],
+        },
+        {
+            name: 'Q5_roundsPlayedOn',
+            table: 'tournament_Q5_roundsPlayedOn',
+            nodes: [{ entity: 'Game', parent: -1, reference: '' }, { entity: 'Round', parent: 0, reference: 'rounds' }],
+            fields: [
+                { name: 'code', type: 'text', node: 0, attribute: 'code' },
+                { name: 'R_number', type: 'int', node: 1, attribute: 'number' },
+                { name: 'R_moves', type: 'text', node: 1, attribute: 'moves' },
+                { name: 'R_playedOn', type: 'date', node: 1, attribute: 'playedOn' },
+            ],
+            key: [{ node: 0, attribute: 'code' }, { node: 1, attribute: '_id' }],
+            keys: [
+                {
+                    partitionAttribute: '_pk',
+                    partitionPrefix: 'Q5_roundsPlayedOn',
+                    partitionParts: [{ field: 'R_playedOn', type: 'date' }],
+                    sortAttribute: '_sk',
+                    sortParts: [],
+                },
+            ],
+        },
+    ],
+} satisfies kvmodEntities.DynamoEntityDesign;
+
+/** Carries out the change a writer left pending when it stopped (run it after a crash; the next operation does it too once the lease has passed). True when there was one. */
+export function completePendingChanges(client: DynamoDBDocumentClient): Promise<boolean> {
+    return kvmodEntities.completePendingChanges(client, ENTITY_STORE);
+}
+
+/** A Player: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Player {
+    /** The identifier (text). */
+    username: string;
+    /** Player.firstName (text). */
+    firstName: string;
+    /** Player.lastName (text). */
+    lastName: string;
+    /** Player.score (int). */
+    score: number;
+    /** The identifiers of its Game objects (`[*]`), in the order written. */
+    games: string[];
+}
+
+/** A change of a Player: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface PlayerPatch {
+    /** Player.firstName (text). */
+    firstName?: string | undefined;
+    /** Player.lastName (text). */
+    lastName?: string | undefined;
+    /** Player.score (int). */
+    score?: number | undefined;
+}
+
+/** Creates a Player, and every collection row it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createPlayer(client: DynamoDBDocumentClient, player: Player): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Player', player);
+}
+
+/** Changes the attributes a patch gives of a Player, and every copy of them in the collections' rows, through the change protocol (a versioned change item, then idempotent steps: see the module header); the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updatePlayer(client: DynamoDBDocumentClient, username: string, patch: PlayerPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Player', username, patch, options);
+}
+
+/** Deletes a Player and every row it contributes to, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deletePlayer(client: DynamoDBDocumentClient, username: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Player', username, options);
+}
+
+/** Reads a Player by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getPlayer(client: DynamoDBDocumentClient, username: string): Promise<(Player & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Player', username);
+    return found === null ? null : { ...(found.object as unknown as Player), version: found.version };
+}
+
+/** Adds targets to Player.games (identifiers of Game), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addPlayerGames(client: DynamoDBDocumentClient, username: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Player', username, 'games', targets);
+}
+
+/** Removes targets from Player.games (identifiers of Game), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removePlayerGames(client: DynamoDBDocumentClient, username: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Player', username, 'games', targets);
+}
+
+/** A Game: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Game {
+    /** The identifier (text). */
+    code: string;
+    /** Game.startedAt (datetime). */
+    startedAt: IsoDateTime;
+    /** Game.finished (boolean). */
+    finished: boolean;
+    /** The identifier of its Player (`[1]`: required). */
+    firstPlayer: string;
+    /** The identifier of its Player (`[1]`: required). */
+    secondPlayer: string;
+    /** The identifiers of its Round objects (`[*]`), in the order written. */
+    rounds: string[];
+}
+
+/** A change of a Game: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier and the references are not part of it (the references change through their own operations). */
+export interface GamePatch {
+    /** Game.startedAt (datetime). */
+    startedAt?: IsoDateTime | undefined;
+    /** Game.finished (boolean). */
+    finished?: boolean | undefined;
+}
+
+/** Creates a Game, and every collection row it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createGame(client: DynamoDBDocumentClient, game: Game): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Game', game);
+}
+
+/** Changes the attributes a patch gives of a Game, and every copy of them in the collections' rows, through the change protocol (a versioned change item, then idempotent steps: see the module header); the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateGame(client: DynamoDBDocumentClient, code: string, patch: GamePatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Game', code, patch, options);
+}
+
+/** Deletes a Game and every row it contributes to, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteGame(client: DynamoDBDocumentClient, code: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Game', code, options);
+}
+
+/** Reads a Game by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getGame(client: DynamoDBDocumentClient, code: string): Promise<(Game & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Game', code);
+    return found === null ? null : { ...(found.object as unknown as Game), version: found.version };
+}
+
+/** Points Game.firstPlayer at another Player, and moves the rows it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`. */
+export function setGameFirstPlayer(client: DynamoDBDocumentClient, code: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'Game', code, 'firstPlayer', target);
+}
+
+/** Points Game.secondPlayer at another Player, and moves the rows it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`. */
+export function setGameSecondPlayer(client: DynamoDBDocumentClient, code: string, target: string): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.setReference(client, ENTITY_STORE, 'Game', code, 'secondPlayer', target);
+}
+
+/** Adds targets to Game.rounds (identifiers of Round), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.missing-target`, `entity.bad-value` (listed already). */
+export function addGameRounds(client: DynamoDBDocumentClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.addReferences(client, ENTITY_STORE, 'Game', code, 'rounds', targets);
+}
+
+/** Removes targets from Game.rounds (identifiers of Round), and the rows they make, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused: `entity.not-found`, `entity.bad-value` (not listed), `entity.required-reference` (fewer than the least). */
+export function removeGameRounds(client: DynamoDBDocumentClient, code: string, targets: readonly string[]): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.removeReferences(client, ENTITY_STORE, 'Game', code, 'rounds', targets);
+}
+
+/** A Round: its attributes (every one holds a value) and its references, by the identifiers of their targets. */
+export interface Round {
+    /** The identifier (text). */
+    _id: string;
+    /** Round.number (int). */
+    number: number;
+    /** Round.moves (text). */
+    moves: string;
+    /** Round.comments (text). */
+    comments: string;
+    /** Round.playedOn (date). */
+    playedOn: IsoDate;
+}
+
+/** A change of a Round: the attributes to change, nothing else. A property left out or undefined keeps its value; the identifier is not part of it. */
+export interface RoundPatch {
+    /** Round.number (int). */
+    number?: number | undefined;
+    /** Round.moves (text). */
+    moves?: string | undefined;
+    /** Round.comments (text). */
+    comments?: string | undefined;
+    /** Round.playedOn (date). */
+    playedOn?: IsoDate | undefined;
+}
+
+/** Creates a Round, and every collection row it makes, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused (EntityError): `entity.exists`, `entity.missing-target` (a referenced object does not exist), `entity.bad-value`, `entity.unservable-value` (checked before sending). */
+export function createRound(client: DynamoDBDocumentClient, round: Round): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.createEntity(client, ENTITY_STORE, 'Round', round);
+}
+
+/** Changes the attributes a patch gives of a Round, and every copy of them in the collections' rows, through the change protocol (a versioned change item, then idempotent steps: see the module header); the other attributes keep their values. `options.ifVersion`: refused (`entity.conflict`) unless the entity is at that version. Refused: `entity.not-found`, `entity.bad-value`, `entity.unservable-value`. */
+export function updateRound(client: DynamoDBDocumentClient, _id: string, patch: RoundPatch, options: kvmodEntities.UpdateOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.updateEntity(client, ENTITY_STORE, 'Round', _id, patch, options);
+}
+
+/** Deletes a Round and every row it contributes to, through the change protocol (a versioned change item, then idempotent steps: see the module header). Refused while others reference it (`entity.still-referenced`, with `referrers`), unless `options.detach` removes it from the `[*]` and `[0..1]` references that hold it. Refused: `entity.not-found`. */
+export function deleteRound(client: DynamoDBDocumentClient, _id: string, options: kvmodEntities.DeleteOptions = {}): Promise<kvmodEntities.EntityWrite> {
+    return kvmodEntities.deleteEntity(client, ENTITY_STORE, 'Round', _id, options);
+}
+
+/** Reads a Round by its identifier, with its version (the number `options.ifVersion` of an update compares), or null when there is none. */
+export async function getRound(client: DynamoDBDocumentClient, _id: string): Promise<(Round & { version: number }) | null> {
+    const found = await kvmodEntities.getEntity(client, ENTITY_STORE, 'Round', _id);
+    return found === null ? null : { ...(found.object as unknown as Round), version: found.version };
 }

@@ -80,8 +80,12 @@ export interface EntityRef {
 export type ChangeStep =
     { table: string; put: Record<string, unknown> } | { table: string; delete: Record<string, unknown> };
 
-/** What an operation came to: done, or refused with a stable code and a plain sentence (nothing written). */
-export type DynamoOutcome = { ok: true } | { ok: false; code: EntityErrorCode; message: string };
+/**
+ * What an operation came to: done (with the row items it put and deleted), or refused with a stable code and a plain
+ * sentence (nothing written).
+ */
+export type DynamoOutcome =
+    { ok: true; rowsWritten: number; rowsDeleted: number } | { ok: false; code: EntityErrorCode; message: string };
 
 /** A change the planner made of an operation: the entities after it, or its refusal. */
 export type PlannedChange = { ok: true; data: EntityData } | { ok: false; code: EntityErrorCode; message: string };
@@ -440,11 +444,11 @@ export async function executeEntityOperation<Operation>(
     const { documents, entityTable, planner } = protocol;
     let writes = 0;
     const fault = () => options.fault?.(++writes);
-    const hook = options.fault === undefined ? undefined : () => fault();
+    const hook = options.fault === undefined ? {} : { fault: () => fault() };
     const lease = protocol.leaseMs ?? LEASE_MS;
     const deadline = Date.now() + PATIENCE_MS + 2 * lease;
     while (Date.now() < deadline) {
-        if ((await completePendingChange(protocol, { fault: hook, takeOver: false })) === 'busy') {
+        if ((await completePendingChange(protocol, { ...hook, takeOver: false })) === 'busy') {
             await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 20));
             continue;
         }
@@ -504,8 +508,10 @@ export async function executeEntityOperation<Operation>(
             continue;
         }
         fault();
-        await completePendingChange(protocol, { fault: hook, own: changeKey });
-        return { ok: true };
+        await completePendingChange(protocol, { ...hook, own: changeKey });
+        const rows = steps.filter((step) => step.table !== entityTable);
+        const rowsWritten = rows.filter((step) => 'put' in step).length;
+        return { ok: true, rowsWritten, rowsDeleted: rows.length - rowsWritten };
     }
     throw new DynamoProtocolError(
         'dynamodb.contention',
