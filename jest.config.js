@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 /** Jest in ESM mode (Langium is ESM-only): ts-jest transpiles; `npm run typecheck` type-checks tests. */
 export default {
     testEnvironment: 'node',
@@ -11,6 +13,17 @@ export default {
     modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/out/'],
     testMatch: ['<rootDir>/test/**/*.test.ts'],
     testTimeout: 60000,
-    // The fuzz tests first, whatever Jest has cached (test/support/jest-sequencer.mjs says why).
+    // Two workers even on two cores (Jest's default there is one, in band): the engine and CLI suites spend
+    // much of their time waiting on servers and child processes, which a second worker fills.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // A worker whose heap has grown past this after a test file is replaced: each file's modules and services
+    // stay reachable in it, and a worker near 2 GB spends its time collecting.
+    workerIdleMemoryLimit: '1GB',
+    // How long a worker has to exit once the run ends before Jest kills it and prints "A worker process has
+    // failed to exit gracefully". Jest's 500 ms is less than a worker with a large heap takes to exit on a loaded
+    // 2-core machine even with nothing left open (a test file that only passes prints it there): a handle left
+    // open still keeps a worker past this and is still reported.
+    workerGracefulExitTimeout: 5000,
+    // Slowest first, from committed timings when Jest has none cached (test/support/jest-sequencer.mjs says why).
     testSequencer: '<rootDir>/test/support/jest-sequencer.mjs',
 };
