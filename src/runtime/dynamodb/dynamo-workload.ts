@@ -6,6 +6,7 @@
  * the endpoint must be a scratch one.
  */
 import { createHash } from 'node:crypto';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { targetOptions as resolveTargetOptions } from '../../generation/generation-engine.js';
 import type { DynamoViewModel } from '../../generation/dynamodb/dynamodb-view-model.js';
@@ -67,12 +68,12 @@ export async function runDynamoWorkloadOnDesign(
 ): Promise<EngineWorkloadResult> {
     const given = designOptions(dynamoEngine, options.targetOptions ?? {});
     const session = await dynamoEngine.connect({ urls: [options.server], timeoutSeconds: options.timeoutSeconds });
-    const clients: DynamoDBDocumentClient[] = [];
+    const clients: DynamoDBClient[] = [];
     const client = () => {
         // Each writer has clients of its own (its connections are not shared with the other writer).
-        const made = connectDynamo(options.server, options.timeoutSeconds).documents;
-        clients.push(made);
-        return made;
+        const made = connectDynamo(options.server, options.timeoutSeconds);
+        clients.push(made.client);
+        return made.documents;
     };
     try {
         const values = { ...session.probe.options, ...given };

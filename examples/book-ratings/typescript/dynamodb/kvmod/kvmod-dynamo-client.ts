@@ -20,9 +20,13 @@ import { partitionKey, sortKeyBound, type KeyType, type KeyValue } from './dynam
  * written.
  */
 export function connectDocuments(config: DynamoDBClientConfig = {}): DynamoDBDocumentClient {
-    return DynamoDBDocumentClient.from(new DynamoDBClient(config), {
+    const client = new DynamoDBClient(config);
+    const documents = DynamoDBDocumentClient.from(client, {
         marshallOptions: { removeUndefinedValues: true },
     });
+    // lib-dynamodb's destroy() is empty (the translating client owns no socket): the base client's closes them.
+    documents.destroy = () => client.destroy();
+    return documents;
 }
 
 /** A value a request binds: a parameter's (by its property name), or a literal of the model. */
