@@ -415,7 +415,11 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
                         redisUrl: server.url,
                         batchSize: 3,
                         beforeStep: async (step) => {
-                            if (['remove-attribute', 'drop-index', 'remove-name', 'remove-database'].includes(step.action))
+                            if (
+                                ['remove-attribute', 'drop-index', 'remove-name', 'remove-database'].includes(
+                                    step.action,
+                                )
+                            )
                                 serving = 'new';
                             phase = step.action;
                             await writtenSome(writers, 5);
@@ -454,7 +458,8 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
             const context = `seed ${seed}, killed at ${killedAt.join(', ')}`;
             expect({ context, errors: writers.errors }).toEqual({ context, errors: [] });
             expect(writers.refused.filter((r) => !expectedRefusal(r))).toEqual([]);
-            if (name === 'rename the database') expect({ context, left: await oldDatabaseKeys() }).toEqual({ context, left: [] });
+            if (name === 'rename the database')
+                expect({ context, left: await oldDatabaseKeys() }).toEqual({ context, left: [] });
             expect(killedAt).toEqual(expect.arrayContaining(KILLS[name]!));
             expect({ context, differences: await liveCheck(server.url, designs.to.design!) }).toEqual({
                 context,
@@ -608,7 +613,7 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
         const before = await keys();
         const rename =
             `the new design renames the database book_ratings (recorded on the server in kvmod:design:book_ratings) to clinic_v1 (from the file name ${to}; the model declares no \`database\`), ` +
-            'which follows from the file\'s name alone; migrate renames a database only when the new model declares the new name: to keep it, declare `database book_ratings` in the new model; ' +
+            "which follows from the file's name alone; migrate renames a database only when the new model declares the new name: to keep it, declare `database book_ratings` in the new model; " +
             'to rename it, declare `database clinic_v1` (docs/migrations.md, "The database\'s name")';
         const planned = memoryIo();
         expect(await main(['plan', to, '--redis', server.url], planned)).toBe(1);

@@ -15,13 +15,7 @@ import { formatCount } from '../../format-count.js';
 import { rowParameters } from '../redis-loader.js';
 import type { MaterializedRow } from '../../materialize.js';
 import { connectRedis, isErrorReply, RedisConnectionLost, type RedisLink } from '../../redis-connection/redis-link.js';
-import {
-    designRecordArgv,
-    designRecordKey,
-    dropPhysicalIndex,
-    indexInfo,
-    servedIndex,
-} from '../redis-stable-names.js';
+import { designRecordArgv, designRecordKey, dropPhysicalIndex, indexInfo, servedIndex } from '../redis-stable-names.js';
 import { entityKeyPattern } from '../../../generation/shared/entity-store.js';
 import { scanKeys } from '../../redis-entities/server-entities.js';
 import {
