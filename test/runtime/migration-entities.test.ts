@@ -442,6 +442,12 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
                     );
                     if (target === null || !target.startsWith('at-'))
                         expect({ target, outcome }).toEqual({ target, outcome: target === null ? 'done' : 'killed' });
+                    if (name === 'rename the database' && target === 'remove-database') {
+                        // Switched, not removed: given one design, plan reads the old database still to remove.
+                        const io = memoryIo();
+                        expect(await main(['plan', to, '--redis', server.url], io)).toBe(0);
+                        expect(io.stdout).toMatch(/remove database book_ratings: its entities \(\d+ keys\)/);
+                    }
                     // The switch points the new stable names and records the new design (under a renamed database's key).
                     const switched =
                         name === 'rename the database'

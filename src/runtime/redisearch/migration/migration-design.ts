@@ -24,7 +24,7 @@ import { redisEngine } from '../redis-engine.js';
 import { designRecordKey, readDesignRecord, servedIndex } from '../redis-stable-names.js';
 import { scanKeys } from '../../redis-entities/server-entities.js';
 import { unservableValues } from '../../servable-values.js';
-import { entityMigrationBlocker, entityRoot, parseRenames } from './migration-entities.js';
+import { entityMigrationBlocker, entityRoot, parseRenames, renamedDatabaseKey } from './migration-entities.js';
 
 export { formatMigrationPlan } from '../../../generation/redis/redis-migration-plan.js';
 
@@ -135,6 +135,10 @@ async function recordedView(
 ): Promise<RedisViewModel> {
     return withServer(url, timeoutSeconds, async (link) => {
         let view = await readDesignRecord(link, next.database);
+        // A database rename switched to this design and has the old database still to remove: plan from that one.
+        const renamedFrom = view === undefined ? null : await link.send(['GET', renamedDatabaseKey(next.database)]);
+        const pending = renamedFrom == null ? undefined : await readDesignRecord(link, String(renamedFrom));
+        if (pending !== undefined) view = pending;
         if (view === undefined) {
             const prefix = designRecordKey('');
             const others = (await scanKeys(link, `${prefix}*`)).map((key) => key.slice(prefix.length)).sort();

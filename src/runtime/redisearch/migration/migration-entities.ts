@@ -58,6 +58,14 @@ export function mirrorFunctionName(database: string): string {
 }
 
 /**
+ * The key a database rename leaves from its switch until its removal is done: under the new database's name, the old
+ * one, so that `plan`/`migrate` given one design find the old database still to be removed.
+ */
+export function renamedDatabaseKey(database: string): string {
+    return `kvmod:renamed:${database}`;
+}
+
+/**
  * The root of a database's entity keys and their reverse hashes (`kvmod:<db>:{`): every key the entity Function
  * writes starts with it, and nothing else does.
  */

@@ -27,6 +27,7 @@ import {
     entityRoot,
     fillFunctionName,
     mirrorFunctionName,
+    renamedDatabaseKey,
     renamedDatabaseLibrary,
     renamedFields,
     storedIdOfKey,
@@ -277,7 +278,8 @@ async function removeDatabase(
 ): Promise<void> {
     const keys = await databaseKeys(link, database.from);
     const record = designRecordKey(database.from);
-    if (keys.length === 0 && Number(await link.send(['EXISTS', record])) === 0) return;
+    const marker = renamedDatabaseKey(database.to);
+    if (keys.length === 0 && Number(await link.send(['EXISTS', record, marker])) === 0) return;
     const event: MigrationStepEvent = { action: 'remove-database', collections: [], indexes: [], rows: 0, database };
     await beforeStep?.(event);
     for (let start = 0; start < keys.length; start += batchSize) {
@@ -285,8 +287,8 @@ async function removeDatabase(
         event.rows += Number(await link.send(['DEL', ...batch]));
         await onProgress?.(start + batch.length, keys.length);
     }
-    // The record last: while it is there, the old database is not gone.
-    await link.send(['DEL', record]);
+    // The record last (with the rename's marker): while it is there, the old database is not gone.
+    await link.send(['DEL', record, marker]);
     performed.push(event);
 }
 
@@ -464,7 +466,10 @@ export async function migrateOnRedis(options: MigrateOptions): Promise<Migration
         // The old database's Function refuses from the switch on: no write of an old client is made only under the
         // old keys.
         if (movingDatabase)
-            library.push(['FUNCTION', 'LOAD', 'REPLACE', renamedDatabaseLibrary(from.view, to.view, to.path)]);
+            library.push(
+                ['FUNCTION', 'LOAD', 'REPLACE', renamedDatabaseLibrary(from.view, to.view, to.path)],
+                ['SET', renamedDatabaseKey(database.to), database.from],
+            );
         if (toBuild.length > 0) {
             await step(
                 {
