@@ -25,9 +25,14 @@ export function describePerformedStep(step: MigrationStepEvent): string {
             return `created index ${step.indexes[0]} for ${step.collections[0]}`;
         case 'write-both': {
             const also = (step.renamed ?? []).map((r) => `${r.entity}.${r.from} also as ${r.entity}.${r.to}`);
+            if (step.database !== undefined) also.push(`every entity under database ${step.database.to}'s keys`);
             if (step.indexes.length === 0) return `entity operations now write ${also.join(', ')}`;
             return `entity operations now write ${step.indexes.join(', ')} too${also.length > 0 ? `, and ${also.join(', ')}` : ''}`;
         }
+        case 'copy-database':
+            return `copied ${formatCount(step.rows)} keys of database ${step.database!.from} under ${step.database!.to}'s keys`;
+        case 'remove-database':
+            return `removed database ${step.database!.from}: ${formatCount(step.rows)} keys and its design record`;
         case 'copy-attribute':
             return `copied ${renamedNames(step, 'from')} to ${renamedNames(step, 'to')} in ${formatCount(step.rows)} ${step.collections[0]} entities`;
         case 'remove-attribute':

@@ -53,7 +53,22 @@ const EDITS: Record<string, (text: string) => string> = {
     'change an ORDER BY': (text) => text.replace('ORDER BY published ASC', 'ORDER BY rank DESC'),
     'remove a query': (text) => text.replace(/query Q5_booksAbovePrice:[^]*?ORDER BY price DESC\n/, ''),
     'rename an attribute': (text) => text.replace(/\btitle\b/g, 'name'),
+    // Declared in the model: the rename is asked for, not a consequence of the file's name.
+    'rename the database': (text) => `database shelf\n${text}`,
 };
+
+/** An old client's refusal after a database rename: the old database's Function names the new one. */
+const RENAMED_DATABASE = 'database book_ratings was renamed shelf by kvmod migrate';
+
+/** Refusals an edit expects from the old client between the switch and the new client. */
+function expectedRefusal(refusal: string): boolean {
+    return refusal.endsWith('Book has no attribute "title"') || refusal.includes(RENAMED_DATABASE);
+}
+
+/** After a database rename: no key of the old database is left (entities, reverse hashes, rows, design record). */
+async function oldDatabaseKeys(): Promise<string[]> {
+    return (await scanKeys(link, '*')).filter((key) => /book_ratings/.test(key));
+}
 
 /** The renames the user gives with an edit (`--renamed`). */
 const RENAMED: Record<string, string[]> = { 'rename an attribute': ['Book.title=name'] };
@@ -158,7 +173,10 @@ async function startWriters(designs: MigrationDesigns, current: () => 'old' | 'n
         for (const { operation } of operations) {
             if (stopped) return;
             const outcome = await clientExecutor(client, stores[current()]).execute(asServed(operation));
-            if (!outcome.ok && outcome.code === null) errors.push(`${JSON.stringify(operation)}: ${outcome.message}`);
+            if (!outcome.ok && outcome.code === null) {
+                const failure = `${JSON.stringify(operation)}: ${outcome.message}`;
+                (failure.includes(RENAMED_DATABASE) ? refused : errors).push(failure);
+            }
             done++;
         }
     };
@@ -188,7 +206,8 @@ async function startWriters(designs: MigrationDesigns, current: () => 'old' | 'n
                 await createEntity(client, stores[served], 'Book', (asServed(book) as typeof book).object);
                 books.push(isbn);
             } catch (error) {
-                if (error instanceof EntityError) refused.push(`create Book ${isbn}: ${error.message}`);
+                if (error instanceof EntityError || (error as Error).message.includes(RENAMED_DATABASE))
+                    refused.push(`create Book ${isbn}: ${(error as Error).message}`);
                 else errors.push(`create Book ${isbn}: ${(error as Error).message}`);
             }
             done++;
@@ -262,7 +281,7 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
                     if (steps.includes('switch')) serving = 'new';
                     const before = writers.done();
                     await writtenSome(writers, 10);
-                    if (step.action === 'write-rows' || step.action === 'copy-attribute' || step.action === 'switch')
+                    if (['write-rows', 'copy-attribute', 'copy-database', 'switch'].includes(step.action))
                         duringBuild += writers.done() - before;
                     steps.push(step.action);
                 };
@@ -282,8 +301,15 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
             }
             expect(writers.errors).toEqual([]);
             // Only an old client naming a renamed attribute is refused, between the switch and the new client.
-            expect(writers.refused.filter((r) => !r.endsWith('Book has no attribute "title"'))).toEqual([]);
+            expect(writers.refused.filter((r) => !expectedRefusal(r))).toEqual([]);
             expect(result.performed.length).toBeGreaterThan(0);
+            if (name === 'rename the database') {
+                expect(steps).toEqual(
+                    expect.arrayContaining(['write-both', 'copy-database', 'switch', 'remove-database']),
+                );
+                expect(steps.indexOf('copy-database')).toBeLessThan(steps.indexOf('switch'));
+                expect(await oldDatabaseKeys()).toEqual([]);
+            }
             if (renamed.length > 0)
                 expect(steps).toEqual(expect.arrayContaining(['write-both', 'copy-attribute', 'remove-attribute']));
             if (name !== 'remove a query') {
@@ -343,6 +369,8 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
     const KILLS: Record<string, string[]> = {
         'add a SELECT attribute': ['write-both', 'fill', 'switch', 'drop-index'],
         'rename an attribute': ['write-both', 'copy-attribute', 'copy', 'fill', 'switch', 'remove-attribute'],
+        // The collections' rows do not name the database: they stay, and the entities are copied.
+        'rename the database': ['write-both', 'copy-database', 'copy', 'switch', 'remove-database', 'remove'],
     };
 
     test.each(Object.keys(KILLS))(
@@ -387,12 +415,24 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
                         redisUrl: server.url,
                         batchSize: 3,
                         beforeStep: async (step) => {
-                            if (step.action === 'remove-attribute' || step.action === 'drop-index') serving = 'new';
+                            if (
+                                ['remove-attribute', 'drop-index', 'remove-name', 'remove-database'].includes(
+                                    step.action,
+                                )
+                            )
+                                serving = 'new';
                             phase = step.action;
                             await writtenSome(writers, 5);
                             stop(step.action);
                         },
-                        onProgress: () => stop(phase === 'copy-attribute' ? 'copy' : 'fill'),
+                        onProgress: () =>
+                            stop(
+                                phase === 'copy-attribute' || phase === 'copy-database'
+                                    ? 'copy'
+                                    : phase === 'remove-database'
+                                      ? 'remove'
+                                      : 'fill',
+                            ),
                     }).then(
                         () => 'done',
                         (error: unknown) => {
@@ -402,7 +442,18 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
                     );
                     if (target === null || !target.startsWith('at-'))
                         expect({ target, outcome }).toEqual({ target, outcome: target === null ? 'done' : 'killed' });
-                    if (String(await link.send(['GET', q3.pointerKey!])) === q3.physicalIndex) serving = 'new';
+                    if (name === 'rename the database' && target === 'remove-database') {
+                        // Switched, not removed: given one design, plan reads the old database still to remove.
+                        const io = memoryIo();
+                        expect(await main(['plan', to, '--redis', server.url], io)).toBe(0);
+                        expect(io.stdout).toMatch(/remove database book_ratings: its entities \(\d+ keys\)/);
+                    }
+                    // The switch points the new stable names and records the new design (under a renamed database's key).
+                    const switched =
+                        name === 'rename the database'
+                            ? Number(await link.send(['EXISTS', 'kvmod:design:shelf'])) === 1
+                            : String(await link.send(['GET', q3.pointerKey!])) === q3.physicalIndex;
+                    if (switched) serving = 'new';
                     await writtenSome(writers, 10);
                 }
                 serving = 'new';
@@ -412,7 +463,9 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
             }
             const context = `seed ${seed}, killed at ${killedAt.join(', ')}`;
             expect({ context, errors: writers.errors }).toEqual({ context, errors: [] });
-            expect(writers.refused.filter((r) => !r.endsWith('Book has no attribute "title"'))).toEqual([]);
+            expect(writers.refused.filter((r) => !expectedRefusal(r))).toEqual([]);
+            if (name === 'rename the database')
+                expect({ context, left: await oldDatabaseKeys() }).toEqual({ context, left: [] });
             expect(killedAt).toEqual(expect.arrayContaining(KILLS[name]!));
             expect({ context, differences: await liveCheck(server.url, designs.to.design!) }).toEqual({
                 context,
@@ -565,9 +618,9 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
         const keys = async () => ((await link.send(['KEYS', '*'])) as string[]).sort();
         const before = await keys();
         const rename =
-            `the new design renames the database book_ratings (recorded on the server in kvmod:design:book_ratings) to clinic_v1 (from the file name ${to}; the model declares no \`database\`); ` +
-            'migrate does not rename a database (its name is in every entity key, the entity library and the design record): to keep it, declare `database book_ratings` in the new model; ' +
-            'to rename it, stop the application\'s writes and load the new model beside it with kvmod load --data (docs/migrations.md, "The database\'s name")';
+            `the new design renames the database book_ratings (recorded on the server in kvmod:design:book_ratings) to clinic_v1 (from the file name ${to}; the model declares no \`database\`), ` +
+            "which follows from the file's name alone; migrate renames a database only when the new model declares the new name: to keep it, declare `database book_ratings` in the new model; " +
+            'to rename it, declare `database clinic_v1` (docs/migrations.md, "The database\'s name")';
         const planned = memoryIo();
         expect(await main(['plan', to, '--redis', server.url], planned)).toBe(1);
         expect(planned.stdout).toContain(
@@ -590,6 +643,23 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
         expect(refused.stderr).toBe(
             `kvmod: the migration cannot run online, nothing was changed: ${rename.replace('recorded on the server in kvmod:design:book_ratings', `from the file name ${BOOKS}; the model declares no \`database\``)}\n`,
         );
+        expect(await keys()).toEqual(before);
+
+        // The new name declared: the rename is asked for, and planned as steps of its own, with the keys it moves.
+        await writeFile(to, `database clinic_v1\n${edit(await readFile(BOOKS, 'utf8'))}`);
+        const explicit = memoryIo();
+        expect(await main(['plan', to, '--redis', server.url], explicit)).toBe(0);
+        const held = (await scanKeys(link, 'kvmod:book_ratings:{*')).length;
+        expect(held).toBeGreaterThan(0);
+        expect(explicit.stdout).toContain(
+            `copy every entity of database book_ratings under clinic_v1's keys (${held} keys)\n`,
+        );
+        expect(explicit.stdout).toContain(
+            `remove database book_ratings: its entities (${held} keys) and its design record\n`,
+        );
+        expect(explicit.stdout).toContain("every entity it writes is written under database clinic_v1's keys too");
+        expect(explicit.stdout).not.toContain('Cannot run online');
+        expect(explicit.stdout).not.toContain('rename the database');
         expect(await keys()).toEqual(before);
 
         // Declared, the name no longer follows the file: the plan is the edit's, dual writes included.

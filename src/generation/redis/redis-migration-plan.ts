@@ -60,18 +60,23 @@ export interface PlanStep {
     action:
         | 'rename-database'
         | 'create-index'
+        | 'copy-database'
         | 'write-both'
         | 'copy-attribute'
         | 'write-rows'
         | 'switch'
         | 'remove-attribute'
         | 'drop-index'
-        | 'remove-name';
+        | 'remove-name'
+        | 'remove-database';
     /** The collections it concerns (stable names). */
     collections: string[];
     /** The physical indexes it creates, fills or drops. */
     indexes: string[];
-    /** Rows it writes (known when the data was given) — or deletes, for a drop (null: all rows of the index). */
+    /**
+     * Rows it writes (known when the data was given) — or deletes, for a drop (null: all rows of the index);
+     * copy-database and remove-database: the old database's keys (entities and reverse hashes), when the server was read.
+     */
     rows: number | null;
     /** Index builds it costs. */
     indexBuilds: number;
@@ -114,6 +119,8 @@ export interface MigrationPlan {
     source: RowSource;
     /** The renamed attributes the migration carries over (from the entities). */
     renamed: AttributeRename[];
+    /** True when the migration renames the database online (the new model names it explicitly; from the entities). */
+    renamesDatabase: boolean;
 }
 
 /** Row counts of the new design's collections, when the data is known. */
@@ -137,6 +144,7 @@ export function planMigration(
     blockers: readonly string[] = [],
     source: RowSource = 'data',
     renamed: readonly AttributeRename[] = [],
+    renameDatabase = false,
 ): MigrationPlan {
     if (from.dialect !== to.dialect) throw new Error(`cannot plan from ${from.dialect} to ${to.dialect}`);
     const oldByName = new Map(from.collections.map((c) => [c.name, c]));
@@ -190,7 +198,8 @@ export function planMigration(
     }
 
     const queries = queryChanges(from, to);
-    const steps = planSteps(from, to, collections, source, source === 'entities' ? renamed : []);
+    const online = renameDatabase && source === 'entities' && from.database !== to.database;
+    const steps = planSteps(from, to, collections, source, source === 'entities' ? renamed : [], online);
     const built = collections.filter((c) => c.change === 'added' || c.change === 'rebuilt');
     const rowsWritten = built.every((c) => c.rows !== null) ? built.reduce((n, c) => n + (c.rows ?? 0), 0) : null;
     return {
@@ -208,6 +217,7 @@ export function planMigration(
         blockers: [...blockers],
         source,
         renamed: [...renamed],
+        renamesDatabase: online,
     };
 }
 
@@ -293,12 +303,14 @@ function planSteps(
     changes: CollectionChange[],
     source: RowSource,
     renamed: readonly AttributeRename[],
+    renameDatabase: boolean,
 ): PlanStep[] {
     const oldByName = new Map(from.collections.map((c) => [c.name, c]));
     const newByName = new Map(to.collections.map((c) => [c.name, c]));
     const steps: Omit<PlanStep, 'step'>[] = [];
-    // Its own step, so that a plan never hides it: the runtime refuses it (the name is in every entity key).
-    if (from.database !== to.database)
+    // Its own step, so that a plan never hides it: unless asked for, the runtime refuses it (the name is in every
+    // entity key).
+    if (from.database !== to.database && !renameDatabase)
         steps.push({
             action: 'rename-database',
             collections: [],
@@ -334,7 +346,7 @@ function planSteps(
     const byEntity = new Map<string, AttributeRename[]>();
     for (const r of renamed) byEntity.set(r.entity, [...(byEntity.get(r.entity) ?? []), r]);
     if (source === 'data') for (const change of built) steps.push(create(change), write(change));
-    else if (built.length > 0 || renamed.length > 0) {
+    else if (built.length > 0 || renamed.length > 0 || renameDatabase) {
         // As migration-run.ts runs them: the indexes, then the dual writes, the renamed attributes copied, then the
         // fill from the entities.
         steps.push(...built.map(create));
@@ -345,9 +357,21 @@ function planSteps(
             rows: 0,
             indexBuilds: 0,
             commands: [['FUNCTION', 'LOAD', 'REPLACE', '<the migration library>']],
-            answers: WRITES_REACH_BOTH,
+            answers: renameDatabase
+                ? `${WRITES_REACH_BOTH}; every entity it writes is written under database ${to.database}'s keys too`
+                : WRITES_REACH_BOTH,
             ...renaming,
         });
+        if (renameDatabase)
+            steps.push({
+                action: 'copy-database',
+                collections: [],
+                indexes: [],
+                rows: null,
+                indexBuilds: 0,
+                commands: [],
+                answers: `unchanged: the old design keeps answering; every entity of ${from.database} is then held under ${to.database}'s keys too, and the entity operations keep both until the switch`,
+            });
         for (const [entity, renames] of byEntity)
             steps.push({
                 action: 'copy-attribute',
@@ -361,7 +385,7 @@ function planSteps(
             });
         steps.push(...built.map(write));
     }
-    if (built.length > 0 || renamed.length > 0) {
+    if (built.length > 0 || renamed.length > 0 || renameDatabase) {
         steps.push({
             action: 'switch',
             collections: built.map((c) => c.name),
@@ -373,6 +397,9 @@ function planSteps(
                 ...built.map((c) => bindRedisCommand(newByName.get(c.name)!.point, {})),
                 ...(source === 'entities'
                     ? [['FUNCTION', 'LOAD', 'REPLACE', "<the new design's entity library>"]]
+                    : []),
+                ...(renameDatabase
+                    ? [['FUNCTION', 'LOAD', 'REPLACE', `<${from.database}'s library: its entity Function refuses>`]]
                     : []),
                 ['EXEC'],
             ],
@@ -419,6 +446,16 @@ function planSteps(
             answers: 'unchanged: nothing reads the old index any more',
         });
     }
+    if (renameDatabase)
+        steps.push({
+            action: 'remove-database',
+            collections: [],
+            indexes: [],
+            rows: null,
+            indexBuilds: 0,
+            commands: [],
+            answers: `unchanged: nothing reads database ${from.database} any more; the old application's entity operations are refused, naming ${to.database}`,
+        });
     return steps.map((s, i) => ({ step: i + 1, ...s }));
 }
 
@@ -506,6 +543,10 @@ function describeStep(s: PlanStep, plan: MigrationPlan): string {
     switch (s.action) {
         case 'rename-database':
             return `rename the database ${plan.database.from} -> ${plan.database.to}`;
+        case 'copy-database':
+            return `copy every entity of database ${plan.database.from} under ${plan.database.to}'s keys (${keysOf(s)})`;
+        case 'remove-database':
+            return `remove database ${plan.database.from}: its entities (${keysOf(s)}) and its design record`;
         case 'create-index':
             return `create index ${s.indexes[0]} for ${s.collections[0]} (1 index build)`;
         case 'write-both': {
@@ -513,9 +554,10 @@ function describeStep(s: PlanStep, plan: MigrationPlan): string {
                 s.renamed === undefined
                     ? ''
                     : `${s.indexes.length > 0 ? ', and' : ''} ${s.renamed.map((r) => `${r.entity}.${r.from} also as ${r.entity}.${r.to}`).join(', ')}`;
-            return s.indexes.length > 0
-                ? `load the migration library: entity operations write ${s.indexes.join(', ')} too${also}`
-                : `load the migration library: entity operations write${also}`;
+            if (s.indexes.length > 0)
+                return `load the migration library: entity operations write ${s.indexes.join(', ')} too${also}`;
+            if (s.renamed !== undefined) return `load the migration library: entity operations write${also}`;
+            return `load the migration library: entity operations write every entity under database ${plan.database.to}'s keys too`;
         }
         case 'copy-attribute':
             return `copy ${renamedList(s, 'from')} to ${renamedList(s, 'to')} in every ${s.collections[0]} entity`;
@@ -531,6 +573,11 @@ function describeStep(s: PlanStep, plan: MigrationPlan): string {
         case 'drop-index':
             return `drop index ${s.indexes[0]} of ${s.collections[0]} with its rows`;
     }
+}
+
+/** The old database's keys a step copies or removes, as people read them. */
+function keysOf(s: PlanStep): string {
+    return s.rows === null ? 'every key' : `${s.rows} ${s.rows === 1 ? 'key' : 'keys'}`;
 }
 
 /** `Book.title, Book.subtitle`: the old (or new) names of the attributes a step renames. */

@@ -24,7 +24,7 @@ import { redisEngine } from '../redis-engine.js';
 import { designRecordKey, readDesignRecord, servedIndex } from '../redis-stable-names.js';
 import { scanKeys } from '../../redis-entities/server-entities.js';
 import { unservableValues } from '../../servable-values.js';
-import { entityMigrationBlocker, parseRenames } from './migration-entities.js';
+import { entityMigrationBlocker, entityRoot, parseRenames, renamedDatabaseKey } from './migration-entities.js';
 
 export { formatMigrationPlan } from '../../../generation/redis/redis-migration-plan.js';
 
@@ -37,6 +37,11 @@ export interface MigrationSide {
     view: RedisViewModel;
     /** Where its database name came from, as people read it (`declared at clinic.pidm:1:1`). */
     databaseOrigin: string;
+    /**
+     * True when the database's name is the model's own choice (declared, given as an option, written in a KVLM),
+     * false when it only follows the file name: a rename to a name of the first kind is asked for.
+     */
+    databaseNamed: boolean;
 }
 
 /** Both designs, the new design's rows (with data) and the plan. */
@@ -130,6 +135,10 @@ async function recordedView(
 ): Promise<RedisViewModel> {
     return withServer(url, timeoutSeconds, async (link) => {
         let view = await readDesignRecord(link, next.database);
+        // A database rename switched to this design and has the old database still to remove: plan from that one.
+        const renamedFrom = view === undefined ? null : await link.send(['GET', renamedDatabaseKey(next.database)]);
+        const pending = renamedFrom == null ? undefined : await readDesignRecord(link, String(renamedFrom));
+        if (pending !== undefined) view = pending;
         if (view === undefined) {
             const prefix = designRecordKey('');
             const others = (await scanKeys(link, `${prefix}*`)).map((key) => key.slice(prefix.length)).sort();
@@ -206,12 +215,19 @@ async function viewOf(design: RuntimeDesign, dialect: RedisDialect, given: RawOp
 }
 
 /**
- * Why a plan between two databases cannot run: the database's name is part of every entity key, of the entity
- * library's and its functions' names and of the design record's key, so a renamed database would be a copy of every
- * entity, not a switch; `migrate` does not do it. Keeping the name is one line in the new model.
+ * Why a plan between two databases cannot run. The database's name is part of every entity key, of the entity
+ * library's and its functions' names and of the design record's key, so a rename copies every entity: `migrate` does
+ * it when the new model names its database itself, never when the name only follows a renamed file (keeping the name
+ * is one line in the new model). With a data file the entities are not carried over at all.
  */
-export function databaseRenameBlocker(from: MigrationSide, to: MigrationSide): string {
-    return `the new design renames the database ${from.view.database} (${from.databaseOrigin}) to ${to.view.database} (${to.databaseOrigin}); migrate does not rename a database (its name is in every entity key, the entity library and the design record): to keep it, declare \`database ${from.view.database}\` in the new model; to rename it, stop the application's writes and load the new model beside it with kvmod load --data (docs/migrations.md, "The database's name")`;
+export function databaseRenameBlocker(from: MigrationSide, to: MigrationSide, data: boolean): string | null {
+    const renames = `the new design renames the database ${from.view.database} (${from.databaseOrigin}) to ${to.view.database} (${to.databaseOrigin})`;
+    const doc = 'docs/migrations.md, "The database\'s name"';
+    if (!to.databaseNamed)
+        return `${renames}, which follows from the file's name alone; migrate renames a database only when the new model declares the new name: to keep it, declare \`database ${from.view.database}\` in the new model; to rename it, declare \`database ${to.view.database}\` (${doc})`;
+    if (data)
+        return `${renames}; a rename carries the entities the server holds over to the new name, and --data takes the rows from a file instead: leave --data out (${doc})`;
+    return null;
 }
 
 /**
@@ -226,6 +242,7 @@ export async function loadMigrationDesigns(options: MigrationDesignOptions): Pro
         design: toDesign,
         view: await viewOf(toDesign, options.dialect, given),
         databaseOrigin: describeDatabaseOrigin(toDesign.databaseOrigin),
+        databaseNamed: toDesign.databaseOrigin.source !== 'file-name',
     };
     let from: MigrationSide;
     if (options.fromPath !== undefined) {
@@ -235,6 +252,7 @@ export async function loadMigrationDesigns(options: MigrationDesignOptions): Pro
             design: fromDesign,
             view: await viewOf(fromDesign, options.dialect, given),
             databaseOrigin: describeDatabaseOrigin(fromDesign.databaseOrigin),
+            databaseNamed: fromDesign.databaseOrigin.source !== 'file-name',
         };
     } else {
         if (options.redisUrl === undefined) throw new Error('the old design needs a file or a server');
@@ -243,6 +261,7 @@ export async function loadMigrationDesigns(options: MigrationDesignOptions): Pro
             path: options.redisUrl,
             view,
             databaseOrigin: `recorded on the server in ${designRecordKey(view.database)}`,
+            databaseNamed: true,
         };
     }
     const givenRenames = options.renamed ?? [];
@@ -253,7 +272,15 @@ export async function loadMigrationDesigns(options: MigrationDesignOptions): Pro
         );
     const renames = parseRenames(givenRenames, from.view, to.view);
     const blockers: string[] = [];
-    if (from.view.database !== to.view.database) blockers.push(databaseRenameBlocker(from, to));
+    const renamesDatabase = from.view.database !== to.view.database;
+    const renameRefused = renamesDatabase ? databaseRenameBlocker(from, to, options.dataPath !== undefined) : null;
+    if (renamesDatabase) {
+        if (renameRefused !== null) blockers.push(renameRefused);
+        else if (renames.length > 0)
+            blockers.push(
+                `the new design renames the database ${from.view.database} to ${to.view.database} and attributes (--renamed): migrate one rename at a time (the database with the attributes' old names, then the attributes)`,
+            );
+    }
     let data: MigrationDesigns['data'] = null;
     if (options.dataPath !== undefined) {
         try {
@@ -283,13 +310,22 @@ export async function loadMigrationDesigns(options: MigrationDesignOptions): Pro
         blockers.push(...(await foreignServedIndexes(options.redisUrl, from.view, to.view, options.timeoutSeconds)));
     const rows = data ? new Map(data.rows.map((c) => [c.name, c.rows.length])) : undefined;
     const source = options.dataPath === undefined ? 'entities' : 'data';
-    const plan = planMigration(from.view, to.view, rows, blockers, source, renames);
+    const online = renamesDatabase && renameRefused === null && renames.length === 0 && source === 'entities';
+    const plan = planMigration(from.view, to.view, rows, blockers, source, renames, online);
+    if (online && options.redisUrl !== undefined) {
+        // The keys the rename copies and removes, as the server holds them now.
+        const keys = await withServer(options.redisUrl, options.timeoutSeconds, async (link) => {
+            return (await scanKeys(link, `${entityRoot(from.view.database)}*`)).length;
+        });
+        for (const step of plan.steps)
+            if (step.action === 'copy-database' || step.action === 'remove-database') step.rows = keys;
+    }
     // Without a data file the new rows come from the server's entities: the plan says now what would stop that.
     const builtNames = new Set(
         plan.collections.filter((c) => c.change === 'added' || c.change === 'rebuilt').map((c) => c.name),
     );
     const built = to.view.collections.filter((c) => builtNames.has(c.name));
-    if (source === 'entities' && (built.length > 0 || renames.length > 0) && from.view.database === to.view.database) {
+    if (source === 'entities' && (built.length > 0 || renames.length > 0 || online)) {
         const reason = entityMigrationBlocker(from.view, to.view, built, renames);
         if (reason !== null) plan.blockers.push(reason);
     }

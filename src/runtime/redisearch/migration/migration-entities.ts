@@ -11,7 +11,12 @@ import { entityMigrationLibraryText, type EntityFieldCopies } from '../../../gen
 import { redisLuaCollections } from '../../../generation/entities/entity-store-design.js';
 import type { AttributeRename } from '../../../generation/redis/redis-migration-plan.js';
 import type { RedisCollection, RedisViewModel } from '../../../generation/redis/redis-view-model.js';
-import { formField, type EntitySchema, type EntityStoreSchema } from '../../../generation/shared/entity-store.js';
+import {
+    ENTITY_KEY_ROOT,
+    formField,
+    type EntitySchema,
+    type EntityStoreSchema,
+} from '../../../generation/shared/entity-store.js';
 import { KvmodError } from '../../../pipeline/errors.js';
 
 /** The fill Function of a database's migration library. */
@@ -45,6 +50,27 @@ function renamesByEntity(renames: readonly AttributeRename[]): Map<string, Map<s
         out.get(r.entity)!.set(r.from, r.to);
     }
     return out;
+}
+
+/** The Function of a database rename that mirrors entity keys under the new database's root. */
+export function mirrorFunctionName(database: string): string {
+    return `kvmod_${database}_migrate_mirror`;
+}
+
+/**
+ * The key a database rename leaves from its switch until its removal is done: under the new database's name, the old
+ * one, so that `plan`/`migrate` given one design find the old database still to be removed.
+ */
+export function renamedDatabaseKey(database: string): string {
+    return `kvmod:renamed:${database}`;
+}
+
+/**
+ * The root of a database's entity keys and their reverse hashes (`kvmod:<db>:{`): every key the entity Function
+ * writes starts with it, and nothing else does.
+ */
+export function entityRoot(database: string): string {
+    return `${ENTITY_KEY_ROOT}:${database}:{`;
 }
 
 /** How people write a rename on the command line. */
@@ -139,8 +165,6 @@ export function entityMigrationBlocker(
         return `collection ${counter.name} has counter keys, whose rows a migration does not build from the entities; ${data}`;
     const old = from.entityStore.schema;
     const next = to.entityStore.schema;
-    if (old.database !== next.database)
-        return `the designs keep the entities of different databases (${old.database}, ${next.database}); ${data}`;
     const names = (schema: EntityStoreSchema) => Object.keys(schema.entities).sort().join(', ');
     if (names(old) !== names(next)) return `the entities change (old: ${names(old)}; new: ${names(next)}); ${data}`;
     const renamed = renamesByEntity(renames);
@@ -263,6 +287,136 @@ export function entityMigrationLibrary(
                   copyFunction: copyFunctionName(old.database),
               };
     return entityMigrationLibraryText(old, engine, collections, fillFunctionName(old.database), copies);
+}
+
+const luaText = (text: string) => JSON.stringify(text);
+
+/**
+ * The migration library of a database rename: the one of entityMigrationLibrary (the old entity Function over the
+ * old collections and the new ones, the fill Function), where every key of the old database the entity Function
+ * writes is mirrored under the new database's root after each operation, in the same call, and a mirror Function
+ * (`FCALL <mirror> 0 <old key…>`) that copies keys written before. The key of an entity and its reverse hashes
+ * differ only by the database, so they keep their hash tag. Writes are caught by a `redis` of the library's own
+ * (the body calls `redis.call` by that name), and the old Function's registration is wrapped, so the body stays
+ * as it is; the new collections read the old keys until the switch.
+ */
+export function databaseRenameLibrary(
+    from: RedisViewModel,
+    to: RedisViewModel,
+    building: readonly RedisCollection[],
+): string {
+    const old = from.entityStore!.schema;
+    const next = to.entityStore!.schema;
+    const library = entityMigrationLibrary(from, to, building);
+    const anchor = `redis.register_function('${old.functionName}', function(_, args)`;
+    const at = library.indexOf(anchor);
+    const firstLine = library.indexOf('\n');
+    if (at < 0 || library.indexOf(anchor, at + 1) >= 0 || !library.startsWith('#!lua'))
+        throw new Error(`entity Lua: the registration of ${old.functionName} is not where the migration wraps it`);
+    const head = library.slice(0, firstLine + 1);
+    const body = library.slice(firstLine + 1, at) + 'local e_operation = (function(_, args)';
+    const rest = library.slice(at + anchor.length).trimEnd();
+    return [
+        head.trimEnd(),
+        DATABASE_MIRROR_HEAD_LUA.replace('__OLD__', luaText(entityRoot(old.database)))
+            .replace('__NEW__', luaText(entityRoot(next.database)))
+            .trim(),
+        body + rest,
+        DATABASE_MIRROR_TAIL_LUA.replace('__FUNCTION__', old.functionName)
+            .replace('__MIRROR__', mirrorFunctionName(old.database))
+            .trim(),
+        '',
+    ].join('\n');
+}
+
+const DATABASE_MIRROR_HEAD_LUA = String.raw`
+-- A database rename (kvmod migrate): every key of the old database an operation writes is mirrored under the new one.
+local M_OLD, M_NEW = __OLD__, __NEW__
+local M_WRITES = { HSET = true, HMSET = true, HSETNX = true, HDEL = true, DEL = true, UNLINK = true, HINCRBY = true, HINCRBYFLOAT = true }
+local m_touched = {}
+-- The server's redis, looked up when called: a library is loaded with another redis than its functions run with.
+local function m_call(name, ...) return redis.call(name, ...) end
+local function m_pcall(name, ...) return redis.pcall(name, ...) end
+local function m_error_reply(message) return redis.error_reply(message) end
+local function m_register(name, f) return redis.register_function(name, f) end
+local function m_note(name, ...)
+    if M_WRITES[string.upper(name)] then
+        local n = select('#', ...)
+        local last = 1
+        local upper = string.upper(name)
+        if upper == 'DEL' or upper == 'UNLINK' then last = n end
+        for i = 1, last do
+            local key = select(i, ...)
+            if type(key) == 'string' and string.sub(key, 1, #M_OLD) == M_OLD then m_touched[key] = true end
+        end
+    end
+end
+-- The library's own redis for the body below: its calls noted, then made.
+local redis = {
+    register_function = m_register,
+    error_reply = m_error_reply,
+    call = function(name, ...)
+        m_note(name, ...)
+        return m_call(name, ...)
+    end,
+    pcall = function(name, ...)
+        m_note(name, ...)
+        return m_pcall(name, ...)
+    end,
+}
+-- Makes the new database's copy of an old key what the old key is (absent when it is); 1 when the old key exists.
+local function m_mirror(key)
+    local copy = M_NEW .. string.sub(key, #M_OLD + 1)
+    m_call('DEL', copy)
+    local flat = m_call('HGETALL', key)
+    for i = 1, #flat, 1000 do
+        m_call('HSET', copy, unpack(flat, i, math.min(i + 999, #flat)))
+    end
+    if #flat > 0 then return 1 end
+    return 0
+end
+`;
+
+const DATABASE_MIRROR_TAIL_LUA = String.raw`
+redis.register_function('__FUNCTION__', function(keys, args)
+    m_touched = {}
+    local reply = e_operation(keys, args)
+    for key in pairs(m_touched) do m_mirror(key) end
+    m_touched = {}
+    return reply
+end)
+-- FCALL <mirror> 0 <old key…>: mirrors keys written before the operations mirrored their own.
+redis.register_function('__MIRROR__', function(_, args)
+    local copied = 0
+    for i = 1, #args do
+        if string.sub(args[i], 1, #M_OLD) == M_OLD then copied = copied + m_mirror(args[i]) end
+    end
+    return copied
+end)
+`;
+
+/**
+ * The library that takes the place of a renamed database's entity library at the switch: the old Function refuses
+ * every operation, naming the database that now serves, so that an old application's write is never made only under
+ * the old keys.
+ */
+export function renamedDatabaseLibrary(from: RedisViewModel, to: RedisViewModel, source: string): string {
+    const old = from.entityStore!.schema;
+    const next = to.entityStore!.schema;
+    const message = `KVMOD_OTHER_DESIGN the server serves another design (${source}): database ${old.database} was renamed ${next.database} by kvmod migrate, and this client was generated for ${old.database}; use the client generated from the design the server serves`;
+    return [
+        `#!lua name=${libraryNameOf(from)}`,
+        `-- Database ${old.database} was renamed ${next.database} (kvmod migrate): its entity Function refuses every operation.`,
+        `redis.register_function('${old.functionName}', function() return redis.error_reply(${luaText(message)}) end)`,
+        '',
+    ].join('\n');
+}
+
+/** The name of a design's entity library, as its text declares it. */
+function libraryNameOf(view: RedisViewModel): string {
+    const match = /^#!lua name=(\S+)/.exec(view.entityStore!.library);
+    if (match === null) throw new Error('entity Lua: the library declares no name');
+    return match[1]!;
 }
 
 /** The stored identifier in an entity key (`kvmod:<db>:{<Entity>:<escaped id>}`). */

@@ -15,15 +15,20 @@ import { formatCount } from '../../format-count.js';
 import { rowParameters } from '../redis-loader.js';
 import type { MaterializedRow } from '../../materialize.js';
 import { connectRedis, isErrorReply, RedisConnectionLost, type RedisLink } from '../../redis-connection/redis-link.js';
-import { designRecordArgv, dropPhysicalIndex, indexInfo, servedIndex } from '../redis-stable-names.js';
+import { designRecordArgv, designRecordKey, dropPhysicalIndex, indexInfo, servedIndex } from '../redis-stable-names.js';
 import { entityKeyPattern } from '../../../generation/shared/entity-store.js';
 import { scanKeys } from '../../redis-entities/server-entities.js';
 import {
     copyFunctionName,
     droppedCompanions,
     entityMigrationBlocker,
+    databaseRenameLibrary,
     entityMigrationLibrary,
+    entityRoot,
     fillFunctionName,
+    mirrorFunctionName,
+    renamedDatabaseKey,
+    renamedDatabaseLibrary,
     renamedFields,
     storedIdOfKey,
 } from './migration-entities.js';
@@ -39,13 +44,15 @@ export interface MigrationStepEvent {
     action:
         | 'create-index'
         | 'write-both'
+        | 'copy-database'
         | 'copy-attribute'
         | 'write-rows'
         | 'switch'
         | 'remove-attribute'
         | 'remove-companions'
         | 'remove-name'
-        | 'drop-index';
+        | 'drop-index'
+        | 'remove-database';
     /** The stable names it concerns. */
     collections: string[];
     /** The physical indexes it creates, fills, points at or drops. */
@@ -56,6 +63,8 @@ export interface MigrationStepEvent {
     source?: 'entities' | 'data';
     /** write-both, copy-attribute, remove-attribute: the renamed attributes (copy/remove: `rows` counts entities). */
     renamed?: AttributeRename[];
+    /** A database rename (write-both, copy-database, switch, remove-database: `rows` counts the old database's keys). */
+    database?: { from: string; to: string };
 }
 
 /** Options of `migrateOnRedis`. */
@@ -139,13 +148,12 @@ type StepRunner = (event: MigrationStepEvent, run: () => Promise<void>) => Promi
 /** Fills each collection from the entities the server holds: the fill Function over every root entity's id. */
 async function fillFromEntities(
     link: RedisLink,
-    view: RedisViewModel,
+    database: string,
     collections: readonly RedisCollection[],
     batchSize: number,
     step: StepRunner,
     onProgress: MigrateOptions['onProgress'],
 ): Promise<void> {
-    const database = view.entityStore!.schema.database;
     const roots = new Map<string, string[]>();
     for (const c of collections) {
         if (!roots.has(c.root.entity))
@@ -228,6 +236,62 @@ async function deleteEntityFields(
     return changed;
 }
 
+/** The keys of a database's entities and reverse hashes (those under its entity root). */
+function databaseKeys(link: RedisLink, database: string): Promise<string[]> {
+    return scanKeys(link, `${entityRoot(database)}*`);
+}
+
+/**
+ * Gives every entity key of the old database its copy under the new one (the mirror Function, one atomic call per
+ * batch): the old keys, and the new keys an interrupted run left, whose old key may be gone since.
+ */
+async function copyDatabase(
+    link: RedisLink,
+    database: { from: string; to: string },
+    batchSize: number,
+    step: StepRunner,
+    onProgress: MigrateOptions['onProgress'],
+): Promise<void> {
+    const event: MigrationStepEvent = { action: 'copy-database', collections: [], indexes: [], rows: 0, database };
+    await step(event, async () => {
+        const oldRoot = entityRoot(database.from);
+        const newRoot = entityRoot(database.to);
+        const keys = new Set(await databaseKeys(link, database.from));
+        for (const key of await databaseKeys(link, database.to)) keys.add(oldRoot + key.slice(newRoot.length));
+        const all = [...keys];
+        for (let start = 0; start < all.length; start += batchSize) {
+            const batch = all.slice(start, start + batchSize);
+            event.rows += Number(await link.send(['FCALL', mirrorFunctionName(database.from), '0', ...batch]));
+            await onProgress?.(start + batch.length, all.length);
+        }
+    });
+}
+
+/** Deletes the old database's entity keys and its design record, after the switch; a run that finds none does nothing. */
+async function removeDatabase(
+    link: RedisLink,
+    database: { from: string; to: string },
+    batchSize: number,
+    beforeStep: MigrateOptions['beforeStep'],
+    onProgress: MigrateOptions['onProgress'],
+    performed: MigrationStepEvent[],
+): Promise<void> {
+    const keys = await databaseKeys(link, database.from);
+    const record = designRecordKey(database.from);
+    const marker = renamedDatabaseKey(database.to);
+    if (keys.length === 0 && Number(await link.send(['EXISTS', record, marker])) === 0) return;
+    const event: MigrationStepEvent = { action: 'remove-database', collections: [], indexes: [], rows: 0, database };
+    await beforeStep?.(event);
+    for (let start = 0; start < keys.length; start += batchSize) {
+        const batch = keys.slice(start, start + batchSize);
+        event.rows += Number(await link.send(['DEL', ...batch]));
+        await onProgress?.(start + batch.length, keys.length);
+    }
+    // The record last (with the rename's marker): while it is there, the old database is not gone.
+    await link.send(['DEL', record, marker]);
+    performed.push(event);
+}
+
 /** Removes the old names of renamed attributes from the entity hashes, after the switch (the new Function reads the new ones). */
 async function removeRenamed(
     link: RedisLink,
@@ -294,6 +358,10 @@ export async function migrateOnRedis(options: MigrateOptions): Promise<Migration
     const designs = options.designs ?? (await loadMigrationDesigns(options));
     if (designs.plan.blockers.length > 0) blocked(designs.plan.blockers.join('\n'));
     const { renames } = designs;
+    const renamingDatabase = designs.from.view.database !== designs.to.view.database;
+    if (renamingDatabase && !designs.plan.renamesDatabase)
+        blocked(`the new design renames the database ${designs.from.view.database} to ${designs.to.view.database}`);
+    const database = { from: designs.from.view.database, to: designs.to.view.database };
     const rowsOf = new Map((designs.data?.rows ?? []).map((c) => [c.name, c.rows]));
     const { from, to } = designs;
     const link = await connectRedis(options.redisUrl, { timeoutSeconds: options.timeoutSeconds });
@@ -326,7 +394,9 @@ export async function migrateOnRedis(options: MigrateOptions): Promise<Migration
         // Renamed attributes are carried over until the switch (with nothing to build: until the design record is
         // the new design's, which the switch sets).
         const renaming = fromEntities && renames.length > 0 && (toBuild.length > 0 || recorded !== record[2]);
-        const building = fromEntities && (toBuild.length > 0 || renaming);
+        // A renamed database is built until the new design's record is there, which the switch sets.
+        const movingDatabase = renamingDatabase && recorded !== record[2];
+        const building = fromEntities && (toBuild.length > 0 || renaming || movingDatabase);
         if (building) {
             const reason = entityMigrationBlocker(from.view, to.view, toBuild, renames);
             if (reason !== null) blocked(reason);
@@ -375,22 +445,31 @@ export async function migrateOnRedis(options: MigrateOptions): Promise<Migration
                     indexes: toBuild.map((c) => c.physicalIndex),
                     rows: 0,
                     ...(renaming ? { renamed: renames } : {}),
+                    ...(movingDatabase ? { database } : {}),
                 },
                 async () => {
-                    await link.send([
-                        'FUNCTION',
-                        'LOAD',
-                        'REPLACE',
-                        entityMigrationLibrary(from.view, to.view, toBuild, renaming ? renames : []),
-                    ]);
+                    const library = movingDatabase
+                        ? databaseRenameLibrary(from.view, to.view, toBuild)
+                        : entityMigrationLibrary(from.view, to.view, toBuild, renaming ? renames : []);
+                    await link.send(['FUNCTION', 'LOAD', 'REPLACE', library]);
                 },
             );
+            if (movingDatabase) await copyDatabase(link, database, batchSize, step, options.onProgress);
             if (renaming) await copyRenamed(link, to.view, renames, batchSize, step, options.onProgress);
-            await fillFromEntities(link, to.view, toBuild, batchSize, step, options.onProgress);
+            // The fill Function reads the entities the old Function writes (under the old database's keys).
+            const read = from.view.entityStore!.schema.database;
+            await fillFromEntities(link, read, toBuild, batchSize, step, options.onProgress);
         }
 
         // 2. Switch every built collection's stable name at once, with the new design's entity Function.
         const library = to.view.entityStore ? [['FUNCTION', 'LOAD', 'REPLACE', to.view.entityStore.library]] : [];
+        // The old database's Function refuses from the switch on: no write of an old client is made only under the
+        // old keys.
+        if (movingDatabase)
+            library.push(
+                ['FUNCTION', 'LOAD', 'REPLACE', renamedDatabaseLibrary(from.view, to.view, to.path)],
+                ['SET', renamedDatabaseKey(database.to), database.from],
+            );
         if (toBuild.length > 0) {
             await step(
                 {
@@ -398,13 +477,15 @@ export async function migrateOnRedis(options: MigrateOptions): Promise<Migration
                     collections: toBuild.map((c) => c.name),
                     indexes: toBuild.map((c) => c.physicalIndex),
                     rows: 0,
+                    ...(movingDatabase ? { database } : {}),
                 },
                 // The design record switches with the names: `plan --redis` then reads the new design back.
                 () => transaction(link, [...toBuild.map((c) => bindRedisCommand(c.point, {})), record, ...library]),
             );
-        } else if (renaming) {
+        } else if (renaming || movingDatabase) {
             // Nothing to build, but the entities carry renamed attributes: the new Function starts with the record.
-            await step({ action: 'switch', collections: [], indexes: [], rows: 0 }, () =>
+            const also = movingDatabase ? { database } : {};
+            await step({ action: 'switch', collections: [], indexes: [], rows: 0, ...also }, () =>
                 transaction(link, [record, ...library]),
             );
         } else if (recorded !== record[2] || library.length > 0) {
@@ -435,6 +516,8 @@ export async function migrateOnRedis(options: MigrateOptions): Promise<Migration
                 },
             );
         }
+        if (renamingDatabase && fromEntities)
+            await removeDatabase(link, database, batchSize, options.beforeStep, options.onProgress, performed);
         return { designs, performed, engine: to.view.dialect };
     } catch (error) {
         if (error instanceof RedisConnectionLost) {
