@@ -23,6 +23,7 @@ import {
 } from '../../src/generation/typescript/client-runtime/kvmod-client.js';
 import {
     createEntity,
+    deleteEntity,
     EntityError,
     type ClientEntityStore,
 } from '../../src/generation/typescript/client-runtime/kvmod-entities.js';
@@ -309,6 +310,15 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
                 );
                 expect(steps.indexOf('copy-database')).toBeLessThan(steps.indexOf('switch'));
                 expect(await oldDatabaseKeys()).toEqual([]);
+                // The old client's next operation: its design is out of date, said as such (not an entity refusal).
+                const old = { sendCommand: (argv: readonly string[]) => link.send([...argv]) };
+                await expect(
+                    deleteEntity(old, clientStore(designs.from.view), 'Book', 'no such book'),
+                ).rejects.toMatchObject({
+                    name: 'OtherDesignError',
+                    code: 'other-design',
+                    message: expect.stringContaining(RENAMED_DATABASE),
+                });
             }
             if (renamed.length > 0)
                 expect(steps).toEqual(expect.arrayContaining(['write-both', 'copy-attribute', 'remove-attribute']));

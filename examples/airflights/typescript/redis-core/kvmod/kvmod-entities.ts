@@ -15,7 +15,7 @@
  * refusals become `EntityError`s with the same codes. A patch never drops a field: an `undefined` property is
  * left unchanged, a `null` one is refused (every attribute holds a value).
  */
-import { KvmodClientError, type CommandClient } from './kvmod-client.js';
+import { KvmodClientError, OtherDesignError, type CommandClient } from './kvmod-client.js';
 import {
     companionForm,
     decodeEntityHash,
@@ -301,7 +301,13 @@ async function call(client: EntityClient, store: ClientEntityStore, entityCall: 
         reply = await client.sendCommand(entityCallArgv(store.schema, entityCall));
     } catch (error) {
         const refusal = error instanceof Error ? parseEntityError(error.message) : null;
-        if (refusal === null) throw error;
+        if (refusal === null) {
+            // The Function of a design the server no longer serves (a database renamed by `kvmod migrate`) refuses
+            // every call: not a refusal of this operation, but the application's client being out of date.
+            const other = error instanceof Error ? /^(?:ERR )?KVMOD_OTHER_DESIGN ([\s\S]*)$/.exec(error.message) : null;
+            if (other !== null) throw new OtherDesignError(other[1] ?? '', [], { cause: error });
+            throw error;
+        }
         throw new EntityError(refusal.code, refusal.message, {
             cause: error,
             ...(refusal.referrers === undefined ? {} : { referrers: refusal.referrers }),
