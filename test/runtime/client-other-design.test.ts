@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ErrorReply } from 'redis';
 import { memoryIo } from '../../src/cli/cli-io.js';
 import { runDataGenerate } from '../../src/cli/data-actions.js';
 import { main } from '../../src/cli/main.js';
@@ -140,6 +141,33 @@ describe("a generated client's queries on a server another design serves (RediSe
         expect(refused.message).toContain(
             `, not the design this client was generated for: Q5_booksAbovePrice -> (no index) (this client's design: ${old.Q5_booksAbovePrice!.physicalIndex}). `,
         );
+    });
+
+    test('a server that refuses search commands inside a script (several shards): the 2.x query goes to the alias directly, from then on', async () => {
+        const designs = await loadMigrationDesigns({ fromPath: BOOKS, toPath: BOOKS, dialect: 'redisearch2' });
+        const q1 = clientQueries(designs.from.view).Q1_booksByRank!;
+        const sent: string[][] = [];
+        // What a coordinator answers a search inside a script (redis.io, "Search commands in MULTI/EXEC transactions
+        // and Lua scripts"); an empty answer otherwise.
+        const coordinator = {
+            sendCommand: async (argv: readonly string[]) => {
+                sent.push([...argv]);
+                if (argv[0] === 'EVAL')
+                    throw new ErrorReply(
+                        'ERR Error running script (call to f_1): @user_script:8: Cannot perform FT.SEARCH: Cannot block',
+                    );
+                return [0];
+            },
+        };
+        for (let round = 0; round < 2; round++) expect((await readPage(coordinator as never, q1, {})).rows).toEqual([]);
+        expect(sent.map((argv) => `${argv[0]} ${argv[argv[0] === 'EVAL' ? 3 : 1]}`)).toEqual([
+            'EVAL Q1_booksByRank_Q7_bargainsOrTopRanked',
+            'FT.SEARCH Q1_booksByRank_Q7_bargainsOrTopRanked',
+            'FT.SEARCH Q1_booksByRank_Q7_bargainsOrTopRanked',
+        ]);
+        // The direct command is the one the script would have run, on the alias.
+        const [script, direct] = [sent[0]!, sent[1]!];
+        expect(direct).toEqual([script[5], script[3], ...script.slice(6)]);
     });
 
     test('the RediSearch 2.x query script refuses when the name it reads serves another index, and runs the query otherwise', async () => {

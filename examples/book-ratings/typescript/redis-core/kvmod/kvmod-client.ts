@@ -486,8 +486,16 @@ function decodeRow<Row>(query: ClientQuery, fields: Map<string, string>): Row {
  */
 async function sendQuery(client: CommandClient, query: ClientQuery, argv: readonly string[]): Promise<unknown> {
     try {
+        if (isAliasScript(argv) && unscripted.has(client)) return await send(client, aliasCommand(argv), query.index);
         return await send(client, argv, query.index);
     } catch (error) {
+        // A deployment whose search commands cannot run inside a script (several shards behind a coordinator: "Cannot
+        // block", or a server that forbids them in scripts): the query goes to the alias directly, as before the
+        // check existed, and from then on for this connection; another design's index cannot be told apart there.
+        if (isAliasScript(argv) && isErrorReply(error) && SEARCH_NOT_IN_SCRIPT.test(error.message)) {
+            unscripted.add(client);
+            return sendQuery(client, query, argv);
+        }
         const other = isErrorReply(error) ? OTHER_DESIGN_REPLY.exec(error.message) : null;
         if (other !== null)
             throw await otherDesignError(client, query.database, [
@@ -499,6 +507,21 @@ async function sendQuery(client: CommandClient, query: ClientQuery, argv: readon
             ]);
         throw error;
     }
+}
+
+/** A search command refused inside a script. */
+const SEARCH_NOT_IN_SCRIPT = /cannot block|not allowed from script/i;
+/** Connections whose server refused the alias check's script: their queries go to the alias directly. */
+const unscripted = new WeakSet<CommandClient>();
+
+/** The RediSearch 2.x query checked by script: `EVAL <script> 0 <alias> <index> <command> <argument…>`. */
+function isAliasScript(argv: readonly string[]): boolean {
+    return argv[0] === 'EVAL' && argv[2] === '0' && argv.length >= 6;
+}
+
+/** The command the 2.x check's script runs, addressed to the alias itself. */
+function aliasCommand(argv: readonly string[]): string[] {
+    return [argv[5] ?? '', argv[3] ?? '', ...argv.slice(6)];
 }
 
 /** True when the server records a design for the query's database that has no index of the query's. */
