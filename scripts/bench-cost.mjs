@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:cost [-- --ops 1500] [--scale 100] [--in-flight 16] [--rounds 5] [--only write-heavy] [--json]`
+// `npm run bench:cost [-- --ops 1500] [--scale 100] [--in-flight 16] [--rounds 15] [--only write-heavy] [--json]`
 //
 // Design by cost (issue 32), measured: the book rating site (examples/book-ratings) under its read-heavy and its
 // write-heavy workload (examples/book-ratings/workloads/: the example with another workload block); for
@@ -37,7 +37,7 @@ const { option, flag } = benchOptions();
 const ops = Number(option('ops', '1500'));
 const scale = Number(option('scale', '100'));
 const inFlight = Number(option('in-flight', '16'));
-const rounds = Number(option('rounds', '5'));
+const rounds = Number(option('rounds', '15'));
 const json = flag('json');
 /** `--only write-heavy`: run one workload's designs (the other's cost-chosen design still among them). */
 const only = option('only', '');
