@@ -509,6 +509,52 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
         420_000,
     );
 
+    // Found by the concurrent test above once in many runs: before the fill reaches a row, an operation changed one
+    // field of it and then took it out of its query; the rows being built must never be written in part.
+    test.each(['add a SELECT attribute', 'rename an attribute'])(
+        '%s: an update of a row the fill has not written yet, then its link removed, before the fill: no stale row',
+        async (name) => {
+            await link.send(['FLUSHALL']);
+            const { from, to } = await editOf(name);
+            expect(await main(['load', from, '--data', data, '--redis', server.url], memoryIo())).toBe(0);
+            const designs = await loadMigrationDesigns({
+                fromPath: from,
+                toPath: to,
+                dialect: 'redisearch1',
+                renamed: RENAMED[name] ?? [],
+            });
+            const { model } = designs.from.design!;
+            const stored = await readServerEntities(link, designs.from.view.entityStore!.schema, model);
+            const book = stored.data.Book!.find((b) => Array.isArray(b.tags) && b.tags.length > 0)!;
+            const tag = (book.tags as string[])[0]!;
+            const client = { sendCommand: (argv: readonly string[]) => link.send([...argv]) };
+            const old = clientExecutor(client, clientStore(designs.from.view));
+            const outcomes: unknown[] = [];
+            let done = false;
+            const result = await migrateOnRedis({
+                designs,
+                fromPath: from,
+                toPath: to,
+                dialect: 'redisearch1',
+                redisUrl: server.url,
+                beforeStep: async (step) => {
+                    if (step.action !== 'write-rows' || done) return;
+                    done = true;
+                    for (const operation of [
+                        { kind: 'update', entity: 'Book', id: book.isbn, patch: { title: 'Retitled' } },
+                        { kind: 'remove', entity: 'Book', id: book.isbn, reference: 'tags', targets: [tag] },
+                    ] as EntityOperation[])
+                        outcomes.push((await old.execute(operation)).ok);
+                },
+            });
+            expect(done).toBe(true);
+            expect(outcomes).toEqual([true, true]);
+            expect(result.performed.some((s) => s.action === 'switch')).toBe(true);
+            expect(await liveCheck(server.url, designs.to.design!)).toEqual([]);
+        },
+        60_000,
+    );
+
     test('a renamed attribute: without --renamed plan and migrate refuse, naming the option; with it plan shows the copy and the removal as steps; a --renamed the designs do not bear out is refused', async () => {
         await link.send(['FLUSHALL']);
         const folder = join(dir, 'rename');

@@ -1007,7 +1007,8 @@ local function e_plan_rows(changes)
             end
         end
     end
-    -- A row whose key and values stay as they are is neither deleted nor written; a kept row gets its changed fields.
+    -- A row whose key and values stay as they are is neither deleted nor written; a kept row gets its changed fields
+    -- (a row of a collection being built, all of them: it may not exist yet).
     local changed = {}
     for _, key in ipairs(order) do
         local row, was = puts[key], before[key]
@@ -1023,7 +1024,7 @@ local function e_plan_rows(changes)
         end
         if not same then
             changed[#changed + 1] = key
-            if was ~= nil then
+            if was ~= nil and not row.C.building then
                 local fields, indexed = {}, false
                 for i = 1, row.C.nf do
                     if was[i] ~= row.values[i] then
@@ -1043,11 +1044,13 @@ end
 -- bound at its node, the rows of C holding X at n are named by identifiers alone — walk up the reverse hashes to
 -- the root, then down the references of the nodes off that path — and no other entity is read. A binding's
 -- targets exist (every writer refuses a missing target, and a delete a referenced entity), so each walk is a row.
+-- Not so in a collection a migration is building: a row the fill has not reached yet does not exist, and a write
+-- in part would make a row of some fields — one RediSearch 1.2 has not indexed, so no FT.DEL … DD removes it.
 local function e_fast_shape(C, n)
     local known = C.fastAt[n]
     if known ~= nil then return known end
-    known = true
-    if not C.ids then
+    known = not C.building
+    if known and not C.ids then
         for _, p in ipairs(C.key) do
             if p.node ~= n and ENTITIES[C.nodes[p.node].entity].id ~= p.form then known = false end
         end

@@ -274,6 +274,8 @@ export function entityMigrationLibrary(
         ...redisLuaCollections(to.entityStore!.schema, building).map((c) => ({
             ...c,
             name: c.index,
+            // Until the fill reaches a row it does not exist: the Function writes these rows whole.
+            building: true,
             key: c.key.map((p) => ({ ...p, form: oldForm(c.nodes[p.node - 1]!.entity, p.form) })),
             fields: c.fields.map((f) => ({ ...f, form: oldForm(c.nodes[f.node - 1]!.entity, f.form) })),
         })),
