@@ -593,6 +593,14 @@ describe('kvmod migrate from the entities the server holds, while the applicatio
             'Q5_booksAbovePrice',
             'Q6_booksOfAuthor',
         ]);
+        // Each rebuilt collection's field follows the attribute: renamed, not removed and added.
+        for (const c of built)
+            expect(c.fields).toEqual([
+                { field: 'name', change: 'renamed', from: 'title = Book.title', to: 'name = Book.name' },
+            ]);
+        expect(renamed.stdout).toContain(
+            '  Q2_authorsOfTag: rebuilt (index Q2_authorsOfTag_382a71 -> Q2_authorsOfTag_b2ab3a)\n    field name renamed: title = Book.title -> name = Book.name\n',
+        );
         const indexes = built.map((c) => c.newIndex).join(', ');
         const n = built.length;
         expect(renamed.stdout).toContain(

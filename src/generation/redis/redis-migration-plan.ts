@@ -1,6 +1,6 @@
 /**
  * The difference between two Redis designs of one database, as a migration plan: what changes per collection
- * (added, removed, rebuilt, kept; merged or split by where its queries went; fields added, removed, retyped,
+ * (added, removed, rebuilt, kept; merged or split by where its queries went; fields added, removed, renamed, retyped,
  * re-indexed; key changes), and the steps that apply it online — every changed collection's index and rows are
  * built beside the old ones under a new physical name, all stable names are switched in one atomic step, then what
  * the new design no longer uses is dropped (see `redis-naming.ts`). Pure: the runtime (`runtime/redisearch/migration/`) runs
@@ -16,7 +16,7 @@ export type CollectionChangeKind = 'kept' | 'rebuilt' | 'added' | 'removed';
 /** How a field of a collection changes (in a rebuilt collection). */
 export interface FieldChange {
     field: string;
-    change: 'added' | 'removed' | 'retyped' | 're-indexed' | 're-sourced';
+    change: 'added' | 'removed' | 'renamed' | 'retyped' | 're-indexed' | 're-sourced';
     /** Readable before / after (type, index spec, or source), null where it does not apply. */
     from: string | null;
     to: string | null;
@@ -173,7 +173,7 @@ export function planMigration(
             ...base,
             change: same ? 'kept' : 'rebuilt',
             oldIndex: prev.physicalIndex,
-            fields: same ? [] : fieldChanges(prev.fields, next.fields),
+            fields: same ? [] : fieldChanges(prev.fields, next.fields, renamed),
             key:
                 prev.key.pattern.replace(prev.keyPrefix, '') === next.key.pattern.replace(next.keyPrefix, '')
                     ? null
@@ -243,12 +243,47 @@ function indexSpec(f: RedisField): string {
     return [f.index.type, f.index.sortable ? 'SORTABLE' : ''].filter(Boolean).join(' ');
 }
 
-function fieldChanges(prev: RedisField[], next: RedisField[]): FieldChange[] {
+/**
+ * The old field a new one copies under a renamed attribute (`title = Book.title` -> `name = Book.name`): same node,
+ * type and index, the source naming the attribute's old name where the new one names its new name.
+ */
+function renamedFrom(
+    f: RedisField,
+    prev: readonly RedisField[],
+    renamed: readonly AttributeRename[],
+    taken: ReadonlySet<string>,
+): RedisField | undefined {
+    const shape = (g: RedisField) => `${g.type} ${indexSpec(g)} ${g.sortKey !== null} ${g.equalityKey !== null}`;
+    for (const r of renamed) {
+        if (!f.source.endsWith(`.${r.to}`)) continue;
+        const source = `${f.source.slice(0, -r.to.length)}${r.from}`;
+        const old = prev.find((g) => g.source === source && !taken.has(g.name) && shape(g) === shape(f));
+        if (old !== undefined) return old;
+    }
+    return undefined;
+}
+
+function fieldChanges(prev: RedisField[], next: RedisField[], renamed: readonly AttributeRename[] = []): FieldChange[] {
     const before = new Map(prev.map((f) => [f.name, f]));
     const after = new Map(next.map((f) => [f.name, f]));
     const changes: FieldChange[] = [];
+    // Old fields that a renamed attribute's new field takes over: said as renamed, not as removed and added.
+    const carried = new Set<string>();
+    for (const f of next) {
+        if (before.has(f.name)) continue;
+        const old = renamedFrom(f, prev, renamed, carried);
+        if (old === undefined || after.has(old.name)) continue;
+        carried.add(old.name);
+        changes.push({
+            field: f.name,
+            change: 'renamed',
+            from: `${old.name} = ${old.source}`,
+            to: `${f.name} = ${f.source}`,
+        });
+    }
     for (const f of next) {
         const old = before.get(f.name);
+        if (changes.some((c) => c.field === f.name)) continue;
         if (!old) {
             changes.push({
                 field: f.name,
@@ -268,7 +303,7 @@ function fieldChanges(prev: RedisField[], next: RedisField[]): FieldChange[] {
         if (was !== is) changes.push({ field: f.name, change: 're-indexed', from: was, to: is });
     }
     for (const f of prev) {
-        if (!after.has(f.name))
+        if (!after.has(f.name) && !carried.has(f.name))
             changes.push({ field: f.name, change: 'removed', from: `${f.type} = ${f.source}`, to: null });
     }
     return changes;
