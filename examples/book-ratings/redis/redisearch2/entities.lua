@@ -24,18 +24,37 @@ local ECOLLS = {
     {name = "Q5_booksAbovePrice", index = "Q5_booksAbovePrice_d81774", prefix = "Q5_booksAbovePrice_d81774:", idField = "Q5_booksAbovePrice_id", nodes = ENODES[1], key = {{node = 1, form = "isbn"}}, fields = "title 1 title price 1 price", indexed = {2}, ids = true},
     {name = "Q6_booksOfAuthor", index = "Q6_booksOfAuthor_ea8b1e", prefix = "Q6_booksOfAuthor_ea8b1e:", idField = "Q6_booksOfAuthor_id", nodes = ENODES[1], key = {{node = 1, form = "isbn"}}, fields = "title 1 title published 1 published rank 1 rank author 1 author author__eq 1 author#eq", indexed = {2, 5}, ids = true},
 }
--- The string functions as locals (a call does not look them up), set by the first call (a library load cannot
--- read them). Loops over lists count too, since ipairs and pairs call a C function per step.
-local e_find, e_byte
+-- (per call, what the interpreter does counts: loops over lists are numeric where they are hot, since ipairs and
+-- pairs call a C function per step, and tables and strings are made only where needed)
+-- Escapes seen lately (a pattern match costs several table lookups; an id is escaped for every key it is in):
+-- e_esc_seen[s] is s escaped, e_part_seen[s] a key part, each dropped whole past 4,096 entries.
+local e_esc_seen, e_esc_count, e_part_seen, e_part_count = {}, 0, {}, 0
 local function e_esc_id(s)
-    if not e_find(s, '[%%:{}]') then return s end
-    s = string.gsub(s, '%%', '%%25')
-    s = string.gsub(s, ':', '%%3A')
-    s = string.gsub(s, '{', '%%7B')
-    return (string.gsub(s, '}', '%%7D'))
+    local known = e_esc_seen[s]
+    if known then return known end
+    local out = s
+    if string.find(s, '[%%:{}]') then
+        out = string.gsub(out, '%%', '%%25')
+        out = string.gsub(out, ':', '%%3A')
+        out = string.gsub(out, '{', '%%7B')
+        out = string.gsub(out, '}', '%%7D')
+    end
+    if e_esc_count >= 4096 then e_esc_seen, e_esc_count = {}, 0 end
+    e_esc_seen[s], e_esc_count = out, e_esc_count + 1
+    return out
 end
 local function e_key(E, id) return ROOT .. '{' .. E .. ':' .. e_esc_id(id) .. '}' end
-local function e_revkey(E, id, from, ref) return e_key(E, id) .. ':<' .. from .. '.' .. ref end
+local function e_revkey(E, id, from, ref) return ROOT .. '{' .. E .. ':' .. e_esc_id(id) .. '}:<' .. from .. '.' .. ref end
+-- A reference's hash field ('>' .. ref) and the key its decoded list is kept under in a map ('\0' .. ref).
+local e_ref_field, e_ref_list = {}, {}
+local function e_rfield(ref)
+    local f = e_ref_field[ref]
+    if f == nil then
+        f = '>' .. ref
+        e_ref_field[ref], e_ref_list[ref] = f, '\0' .. ref
+    end
+    return f
+end
 
 -- A key part's identity from its stored form (dates, times, booleans), as the loaders write a key part no field holds.
 local function e_iso(s, t)
@@ -52,21 +71,27 @@ local function e_iso(s, t)
 end
 local function e_key_part(s, part)
     if part.iso then s = e_iso(s, part.iso) end
-    if not e_find(s, '[%%:{}]') then return s end
-    s = string.gsub(s, '%%', '%%25')
-    s = string.gsub(s, ':', '%%3A')
-    if ENGINE == 'core' then
-        s = string.gsub(s, '{', '%%7B')
-        s = string.gsub(s, '}', '%%7D')
+    local known = e_part_seen[s]
+    if known then return known end
+    local out = s
+    if string.find(s, '[%%:{}]') then
+        out = string.gsub(out, '%%', '%%25')
+        out = string.gsub(out, ':', '%%3A')
+        if ENGINE == 'core' then
+            out = string.gsub(out, '{', '%%7B')
+            out = string.gsub(out, '}', '%%7D')
+        end
     end
-    return s
+    if e_part_count >= 4096 then e_part_seen, e_part_count = {}, 0 end
+    e_part_seen[s], e_part_count = out, e_part_count + 1
+    return out
 end
 
 -- JSON as JavaScript's JSON.stringify writes it (cjson writes an empty list as {} and escapes '/').
 local JSON_ESCAPES = { ['"'] = '\\"', ['\\'] = '\\\\', ['\b'] = '\\b', ['\f'] = '\\f', ['\n'] = '\\n', ['\r'] = '\\r', ['\t'] = '\\t' }
 local function e_json_escape(c) return JSON_ESCAPES[c] or string.format('\\u%04x', string.byte(c)) end
 local function e_json_string(s)
-    if not e_find(s, '[%z\1-\31"\\]') then return '"' .. s .. '"' end
+    if not string.find(s, '[%z\1-\31"\\]') then return '"' .. s .. '"' end
     return '"' .. (string.gsub(s, '[%z\1-\31"\\]', e_json_escape)) .. '"'
 end
 local function e_json_list(list)
@@ -130,7 +155,7 @@ end
 -- A copy of an entity's fields (without the decoded lists cached beside them).
 local function e_copy(m)
     local out = {}
-    for k, v in pairs(m) do if e_byte(k, 1) ~= 0 then out[k] = v end end
+    for k, v in pairs(m) do if string.byte(k, 1) ~= 0 then out[k] = v end end
     return out
 end
 local function e_decode_list(raw)
@@ -142,14 +167,16 @@ local function e_decode_list(raw)
     if next(list, n > 0 and n or nil) ~= nil then return nil end
     return list
 end
+local E_NONE = {}
 local function e_targets(m, ref, kind)
-    local v = m['>' .. ref]
-    if v == nil or v == '' then return {} end
+    local v = m[e_ref_field[ref] or e_rfield(ref)]
+    if v == nil or v == '' then return E_NONE end
     if kind == 'many' then
-        local l = m['\0' .. ref]
+        local at = e_ref_list[ref]
+        local l = m[at]
         if not l then
             l = e_decode_list(v) or {}
-            m['\0' .. ref] = l
+            m[at] = l
         end
         return l
     end
@@ -240,12 +267,13 @@ end
 -- A counter-key collection's rows are named in its row map by their bindings (stored ids, root first, escaped as in
 -- entity keys, ':'-joined). A binding the map lacks gets the key '\0' .. prefix .. '\0' .. binding until e_write_row
 -- numbers it.
--- e_binds: the binding of each counter row key seen by the call (its map entry goes with the row).
-local e_binds = {}
+-- e_binds: the binding of each counter row key seen by the call (its map entry goes with the row; made on first use).
+local e_binds
 local function e_counter_key(C, bind)
     local n = redis.call('HGET', C.map, bind)
     local key
     if n then key = C.prefix .. n else key = '\0' .. C.prefix .. '\0' .. bind end
+    if not e_binds then e_binds = {} end
     e_binds[key] = bind
     return key, n
 end
@@ -498,7 +526,7 @@ end
 local function e_write_partial(p) return e_write_fields(p.C, p.key, p.fields, p.indexed, p.values) end
 
 local function e_write_row(C, key, row)
-    if C.counter and e_byte(key, 1) == 0 then
+    if C.counter and string.byte(key, 1) == 0 then
         -- A new binding: the next number of the counter, and its row map entry.
         local bind, n = string.sub(key, #C.prefix + 3), redis.call('INCR', C.counter)
         key, row.suffix = C.prefix .. n, tostring(n)
@@ -529,7 +557,7 @@ local function e_write_row(C, key, row)
     redis.call(unpack(args))
 end
 local function e_delete_row(C, key)
-    if C.counter and e_binds[key] then redis.call('HDEL', C.map, e_binds[key]) end
+    if C.counter and e_binds and e_binds[key] then redis.call('HDEL', C.map, e_binds[key]) end
     if ENGINE == 'core' then
         remove_entries(COLLECTIONS[C.name], key)
         redis.call('DEL', key)
@@ -627,8 +655,8 @@ end
 
 local function e_missing_target(E, ref, target, ids, partial)
     local read = e_followed(E, ref)
-    for _, tid in ipairs(ids) do
-        local exists
+    for ti = 1, #ids do
+        local tid, exists = ids[ti], nil
         if read then
             if partial then exists = e_row_load(target, tid) ~= false else exists = e_load(target, tid) ~= false end
         else
@@ -736,48 +764,121 @@ local function e_create_walk(C, i, m, bid, puts, order)
     m[i], bid[i] = nil, nil
 end
 
+-- How a create writes the rows of each collection rooted at E: direct[k] for a natural-key collection of one node
+-- (X) or two (X and a target of one of its references, at most one row per target): C and the position of that
+-- reference in spec.refOrder (false for one node); walk: the others (e_create_walk). Once per entity.
+local e_create_plans = {}
+local function e_create_plan(E, spec)
+    local plan = e_create_plans[E]
+    if plan == nil then
+        local refAt = {}
+        for i, ref in ipairs(spec.refOrder) do refAt[ref] = i end
+        local direct, walk = {}, {}
+        for _, C in ipairs(e_rooted(E)) do
+            local nodes, ok, child = C.nodes, not C.counter and #C.key > 0, false
+            if #nodes == 2 and nodes[2].parent == 1 then
+                child = refAt[nodes[2].ref]
+                -- (one row per target: the key names it, or the reference holds one)
+                local named = spec.refs[nodes[2].ref].kind ~= 'many'
+                for _, p in ipairs(C.key) do if p.node == 2 then named = true end end
+                ok = ok and named
+            elseif #nodes ~= 1 then
+                ok = false
+            end
+            if ok then direct[#direct + 1] = { C = C, child = child } else walk[#walk + 1] = C end
+        end
+        plan = { direct = direct, walk = walk }
+        e_create_plans[E] = plan
+    end
+    return plan
+end
+-- Writes the row of C bound to new at the root and tm (a target's map, or nil) at node 2.
+local function e_create_row(C, new, tm)
+    local keyParts, suffix = C.key, nil
+    for j = 1, #keyParts do
+        local p = keyParts[j]
+        local m = new
+        if p.node == 2 then m = tm end
+        local part = e_key_part(m[p.form], p)
+        if j == 1 then suffix = part else suffix = suffix .. ':' .. part end
+    end
+    local key, fnode, fform = C.prefix .. suffix, C.fnode, C.fform
+    if ENGINE == 'rs1' then
+        local args, fname, a = { 'FT.ADD', C.index, key, '1.0', 'REPLACE', 'FIELDS', C.idField, suffix }, C.fname, 8
+        for i = 1, C.nf do
+            local v
+            if fnode[i] == 1 then v = new[fform[i]] else v = tm[fform[i]] end
+            if v ~= nil then
+                args[a + 1], args[a + 2] = fname[i], v
+                a = a + 2
+            end
+        end
+        redis.call(unpack(args))
+        return
+    end
+    local values = {}
+    for i = 1, C.nf do
+        if fnode[i] == 1 then values[i] = new[fform[i]] else values[i] = tm[fform[i]] end
+    end
+    e_write_row(C, key, { suffix = suffix, values = values })
+end
+
 local function e_create(args)
     local E, id, spec = X.E, X.id, X.spec
     if X.old then return e_refuse('EXISTS', e_name(E, id) .. ' exists already') end
     if (#args - 3) % 2 ~= 0 then return e_refuse('BAD_VALUE', 'fields come in name/value pairs') end
-    local new, given = {}, {}
+    -- new: the hash as a map; flat: the same as HSET's field/value list (a repeated field: the last wins in both).
+    local new, given, flat, f, formOf, byte = {}, {}, {}, 0, spec.formOf, string.byte
     for i = 4, #args, 2 do
         local name, value = args[i], args[i + 1]
-        if e_byte(name, 1) == 62 then
+        if byte(name, 1) == 62 then
             local ref = string.sub(name, 2)
             if spec.refs[ref] == nil then return e_refuse('BAD_VALUE', E .. ' has no reference ' .. e_quote(ref)) end
             given[ref] = value
         else
-            local attr, e, form, a = e_form_of(E, spec, name)
-            if e then return e end
-            e = e_bad_number(E, attr, a, form, value)
-            if e then return e end
+            local known, attr, form, a, e = formOf[name], nil, nil, nil, nil
+            if known then attr, form, a = known[1], known[2], known[3] else
+                attr, e, form, a = e_form_of(E, spec, name)
+                if e then return e end
+            end
+            if form == '' and a.numeric and tonumber(value) == nil then return e_bad_number(E, attr, a, form, value) end
             if attr == spec.id and form == '' and value ~= id then
                 return e_refuse('BAD_VALUE', 'a new ' .. E .. ' has the identifier ' .. e_quote(value) .. ', not ' .. e_quote(id))
             end
             new[name] = value
+            flat[f + 1], flat[f + 2] = name, value
+            f = f + 2
         end
     end
-    if new[spec.id] == nil then new[spec.id] = id end
-    for _, attr in ipairs(spec.attrOrder) do
-        if new[attr] == nil then return e_refuse('BAD_VALUE', 'a new ' .. E .. ' needs its attribute ' .. attr) end
+    if new[spec.id] == nil then
+        new[spec.id] = id
+        flat[f + 1], flat[f + 2] = spec.id, id
+        f = f + 2
+    end
+    local attrOrder = spec.attrOrder
+    for i = 1, #attrOrder do
+        if new[attrOrder[i]] == nil then return e_refuse('BAD_VALUE', 'a new ' .. E .. ' needs its attribute ' .. attrOrder[i]) end
     end
     local e = e_missing_forms(E, spec, new)
     if e then return e end
-    local adds = {}
-    for _, ref in ipairs(spec.refOrder) do
+    local adds, refOrder, tmaps = {}, spec.refOrder, {}
+    for ri = 1, #refOrder do
+        local ref = refOrder[ri]
         local r = spec.refs[ref]
         local raw = given[ref]
-        local ids = {}
+        local ids = E_NONE
         if r.kind == 'many' then
             if raw ~= nil and raw ~= '' then
                 ids = e_decode_list(raw)
                 if ids == nil then return e_refuse('BAD_VALUE', E .. '.' .. ref .. ' holds a JSON list of identifiers') end
             end
-            local seen = {}
-            for _, tid in ipairs(ids) do
-                if seen[tid] then return e_refuse('BAD_VALUE', e_name(E, id) .. '.' .. ref .. ' lists ' .. e_name(r.target, tid) .. ' twice') end
-                seen[tid] = true
+            if #ids > 1 then
+                local seen = {}
+                for ti = 1, #ids do
+                    local tid = ids[ti]
+                    if seen[tid] then return e_refuse('BAD_VALUE', e_name(E, id) .. '.' .. ref .. ' lists ' .. e_name(r.target, tid) .. ' twice') end
+                    seen[tid] = true
+                end
             end
             if #ids < r.min then
                 return e_refuse('REQUIRED_REFERENCE', e_name(E, id) .. '.' .. ref .. ' must list at least ' .. r.min .. ' ' .. r.target)
@@ -785,37 +886,68 @@ local function e_create(args)
             if r.max and #ids > r.max then
                 return e_refuse('BAD_VALUE', e_name(E, id) .. '.' .. ref .. ' can list at most ' .. r.max .. ' ' .. r.target)
             end
-            new['>' .. ref] = e_json_list(ids)
-            new['\0' .. ref] = ids
+            local field, stored = e_rfield(ref), e_json_list(ids)
+            new[field], new[e_ref_list[ref]] = stored, ids
+            flat[f + 1], flat[f + 2] = field, stored
+            f = f + 2
         elseif raw ~= nil and raw ~= '' then
             ids = { raw }
-            new['>' .. ref] = raw
+            local field = e_rfield(ref)
+            new[field] = raw
+            flat[f + 1], flat[f + 2] = field, raw
+            f = f + 2
         elseif r.kind == 'one' then
             return e_refuse('REQUIRED_REFERENCE', e_name(E, id) .. '.' .. ref .. ' is required ([1]): name a ' .. r.target)
         end
-        e = e_missing_target(E, ref, r.target, ids, true)
-        if e then return e end
-        adds[ref] = ids
+        if #ids > 0 and e_followed(E, ref) then
+            -- Read as rows read them (the rows below take them from tmaps).
+            local ms = {}
+            for ti = 1, #ids do
+                local m = e_row_load(r.target, ids[ti])
+                if not m then return e_refuse('MISSING_TARGET', E .. '.' .. ref .. ': ' .. e_name(r.target, ids[ti]) .. ' does not exist') end
+                ms[ti] = m
+            end
+            tmaps[ri] = ms
+        else
+            e = e_missing_target(E, ref, r.target, ids, true)
+            if e then return e end
+        end
+        adds[ri] = ids
     end
     new._v = '1'
+    flat[f + 1], flat[f + 2] = '_v', '1'
     X.new = new
     e_new[E .. '\0' .. id] = new
-    local puts, order, m, bid = {}, {}, { new }, { id }
-    for _, C in ipairs(e_rooted(E)) do e_create_walk(C, 2, m, bid, puts, order) end
+    local plan, puts, order = e_create_plan(E, spec), {}, {}
+    local walk = plan.walk
+    if #walk > 0 then
+        local m, bid = { new }, { id }
+        for c = 1, #walk do e_create_walk(walk[c], 2, m, bid, puts, order) end
+    end
     -- phase 2: writes
-    local flat = {}
-    for k, v in pairs(new) do
-        if string.byte(k, 1) ~= 0 then
-            flat[#flat + 1] = k
-            flat[#flat + 1] = v
+    redis.call('HSET', e_key(E, id), unpack(flat))
+    for ri = 1, #refOrder do
+        local ref, ids = refOrder[ri], adds[ri]
+        local target = spec.refs[ref].target
+        for ti = 1, #ids do redis.call('HSET', e_revkey(target, ids[ti], E, ref), id, '') end
+    end
+    local direct, written = plan.direct, #order
+    for k = 1, #direct do
+        local d = direct[k]
+        if d.child then
+            local ms = tmaps[d.child] or E_NONE
+            for ti = 1, #ms do e_create_row(d.C, new, ms[ti]) end
+            written = written + #ms
+        else
+            e_create_row(d.C, new, nil)
+            written = written + 1
         end
     end
-    redis.call('HSET', e_key(E, id), unpack(flat))
-    for _, ref in ipairs(spec.refOrder) do
-        for _, tid in ipairs(adds[ref]) do redis.call('HSET', e_revkey(spec.refs[ref].target, tid, E, ref), id, '') end
+    for i = 1, #order do
+        local key = order[i]
+        e_write_row(puts[key].C, key, puts[key])
     end
-    for _, key in ipairs(order) do e_write_row(puts[key].C, key, puts[key]) end
-    return { 1, #order, 0 }
+    return { 1, written, 0 }
 end
 
 -- What an update must read of X when every row it changes takes the fast path (see e_fast_shape): the version,
@@ -1104,6 +1236,30 @@ local function e_reference(op, args)
     return { tonumber(new._v), w, d }
 end
 
+-- The plan of e_delete_direct (below), or false when a collection rooted at E is of another kind.
+local function e_direct_plan(E, spec, plan)
+    local at = {}
+    for i, f in ipairs(plan.reads) do at[f] = i end
+    local refs, refAt = {}, {}
+    for i, ref in ipairs(spec.refOrder) do
+        local r = spec.refs[ref]
+        refs[i] = { at = at['>' .. ref], many = r.kind == 'many', pre = ROOT .. '{' .. r.target .. ':', post = '}:<' .. E .. '.' .. ref }
+        refAt[ref] = i
+    end
+    local rows = {}
+    for _, C in ipairs(plan.fast) do
+        local nodes = C.nodes
+        if C.counter or #nodes > 2 or (#nodes == 2 and nodes[2].parent ~= 1) or #C.key == 0 then return false end
+        local row = { C = C, child = false, parts = {} }
+        if #nodes == 2 then row.child = refAt[nodes[2].ref] end
+        for j, p in ipairs(C.key) do
+            if p.node == 1 then row.parts[j] = { at = at[p.form], p = p } else row.parts[j] = { p = p } end
+        end
+        rows[#rows + 1] = row
+    end
+    return { refs = refs, rows = rows }
+end
+
 -- What a delete reads of X (HMGET): its version, its references (the reverse hashes it leaves, the walks of its
 -- rows) and the key forms of the collections rooted at E of the fast shape, whose rows it names by identifiers;
 -- the collections rooted at E that are not (their rows are planned from the bindings, which read X whole). Once
@@ -1132,9 +1288,66 @@ local function e_delete_plan(E)
             end
         end
         plan = { reads = reads, readSet = readSet, fast = fast, slowC = slowC }
+        if not slowC then plan.direct = e_direct_plan(E, spec, plan) end
         e_delete_plans[E] = plan
     end
     return plan
+end
+
+-- A delete without referrers (but X itself) whose rows are all in natural-key collections of one node (X) or two
+-- (X and a target of one of its references): it runs from the values its HMGET read (plan.reads), with no map of X
+-- and no walk. plan.direct: per reference of X its position in the values and its reverse keys' ends; per collection
+-- rooted at X, the reference of its second node and per key part the position of X's form or the target's id.
+local E_ONCE = { false }
+local function e_delete_direct(E, id, spec, plan, values)
+    local direct, referrers, held = plan.direct, spec.referrers, nil
+    for i = 1, #referrers do
+        local rr = referrers[i]
+        local listed = redis.call('HKEYS', e_revkey(E, id, rr.entity, rr.ref))
+        if #listed > 0 then
+            -- Another referrer: the general path refuses or detaches.
+            for j = 1, #listed do if not (rr.entity == E and listed[j] == id) then return nil end end
+            held = held or {}
+            held[#held + 1] = rr
+        end
+    end
+    local refs, lists = direct.refs, {}
+    for r = 1, #refs do
+        local R = refs[r]
+        -- (HMGET gives false for a field the hash lacks)
+        local v = values[R.at]
+        if not v or v == '' then lists[r] = E_NONE
+        elseif R.many then lists[r] = e_decode_list(v) or E_NONE
+        else lists[r] = { v } end
+    end
+    local rows, rowC, rowK, n = direct.rows, {}, {}, 0
+    for k = 1, #rows do
+        local row = rows[k]
+        local C, parts = row.C, row.parts
+        local targets = E_ONCE
+        if row.child then targets = lists[row.child] end
+        for t = 1, #targets do
+            local tid, suffix = targets[t], nil
+            for j = 1, #parts do
+                local P = parts[j]
+                local part
+                if P.at then part = e_key_part(values[P.at], P.p) else part = e_key_part(tid, P.p) end
+                if j == 1 then suffix = part else suffix = suffix .. ':' .. part end
+            end
+            n = n + 1
+            rowC[n], rowK[n] = C, C.prefix .. suffix
+        end
+    end
+    for r = 1, #refs do
+        local R, l = refs[r], lists[r]
+        for t = 1, #l do redis.call('HDEL', R.pre .. e_esc_id(l[t]) .. R.post, id) end
+    end
+    redis.call('DEL', e_key(E, id))
+    if held then
+        for i = 1, #held do redis.call('DEL', e_revkey(E, id, held[i].entity, held[i].ref)) end
+    end
+    for i = 1, n do e_delete_row(rowC[i], rowK[i]) end
+    return { 0, 0, n }
 end
 
 -- delete <0|1>: 1 takes the id out of the [*] and [0..1] references that hold it (never a [1], nor a list
@@ -1143,7 +1356,8 @@ local function e_delete(args, plan)
     local E, id, spec = X.E, X.id, X.spec
     if not X.old then return e_refuse('NOT_FOUND', e_name(E, id) .. ' does not exist') end
     local detach = args[4] == '1'
-    local blocking, detached, held = {}, {}, {}
+    local blocking, detached, held = E_NONE, E_NONE, E_NONE
+    if #spec.referrers > 0 then blocking, detached, held = {}, {}, {} end
     for _, rr in ipairs(spec.referrers) do
         local holders = {}
         local listed = redis.call('HKEYS', e_revkey(E, id, rr.entity, rr.ref))
@@ -1176,8 +1390,8 @@ local function e_delete(args, plan)
     end
     X.new = false
     e_new[E .. '\0' .. id] = false
-    local changes = { { E = E, id = id, touched = e_root_only } }
-    local holders_changed, holder_list = {}, {}
+    local changes, holders_changed, holder_list = nil, nil, E_NONE
+    if #detached > 0 then changes, holders_changed, holder_list = { { E = E, id = id, touched = e_root_only } }, {}, {} end
     for _, d in ipairs(detached) do
         for _, h in ipairs(d.holders) do
             local k = d.rr.entity .. '\0' .. h
@@ -1219,7 +1433,7 @@ local function e_delete(args, plan)
         local slowC = plan.slowC
         if slowC then
             slow = true
-            changes[1].touched = function(C, n) return n == 1 and slowC[C] == true end
+            changes = { { E = E, id = id, touched = function(C, n) return n == 1 and slowC[C] == true end } }
         end
     end
     local dels, puts, order
@@ -1252,9 +1466,20 @@ redis.register_function('kvmod_book_ratings_entity', function(_, args)
     local op, E, id = args[1], args[2], args[3]
     if E == nil or ENTITIES[E] == nil then return e_refuse('BAD_VALUE', tostring(E) .. ' is no entity of the design') end
     if id == nil or id == '' then return e_refuse('BAD_VALUE', 'the identifier is empty; every object needs one') end
-    if not e_find then e_find, e_byte = string.find, string.byte end
-    e_loaded, e_new, e_binds = {}, {}, {}
-    X = { E = E, id = id, spec = e_spec(E) }
+    local spec = e_spec(E)
+    -- A delete reads what its plan names (and the direct one needs nothing more).
+    local plan, values
+    if op == 'delete' then
+        plan = e_delete_plan(E)
+        values = redis.call('HMGET', e_key(E, id), unpack(plan.reads))
+        if values[1] and plan.direct then
+            local done = e_delete_direct(E, id, spec, plan, values)
+            if done then return done end
+        end
+    end
+    e_loaded, e_new, e_binds = {}, {}, nil
+    -- (every field the operations set, so that the table is made at its size)
+    X = { E = E, id = id, spec = spec, old = false, partial = false, readSet = false, new = false }
     -- An update reads what it needs itself; a create only whether the entity exists.
     if op == 'update' then return e_update(args) end
     if op == 'create' then
@@ -1263,9 +1488,7 @@ redis.register_function('kvmod_book_ratings_entity', function(_, args)
         return e_create(args)
     end
     if op == 'delete' then
-        local plan = e_delete_plan(E)
         local reads = plan.reads
-        local values = redis.call('HMGET', e_key(E, id), unpack(reads))
         if values[1] then
             local m = {}
             for i = 1, #reads do if values[i] then m[reads[i]] = values[i] end end
