@@ -2018,7 +2018,16 @@ local function e_delete_direct(E, id, spec, plan, values)
         elseif R.many then lists[r] = e_decode_list(v) or E_NONE
         else lists[r] = { v } end
     end
-    local rows, rowC, rowK, n = direct.rows, {}, {}, 0
+    for r = 1, #refs do
+        local R, l = refs[r], lists[r]
+        for t = 1, #l do redis.call('HDEL', R.pre .. e_esc_id(l[t]) .. R.post, id) end
+    end
+    redis.call('DEL', e_key(E, id))
+    if held then
+        for i = 1, #held do redis.call('DEL', e_revkey(E, id, held[i].entity, held[i].ref)) end
+    end
+    -- The rows, named from the values read (no read is left).
+    local rows, n = direct.rows, 0
     for k = 1, #rows do
         local row = rows[k]
         local C, parts = row.C, row.parts
@@ -2033,18 +2042,9 @@ local function e_delete_direct(E, id, spec, plan, values)
                 if j == 1 then suffix = part else suffix = suffix .. ':' .. part end
             end
             n = n + 1
-            rowC[n], rowK[n] = C, C.prefix .. suffix
+            if ENGINE == 'rs1' then redis.call('FT.DEL', C.index, C.prefix .. suffix, 'DD') else e_delete_row(C, C.prefix .. suffix) end
         end
     end
-    for r = 1, #refs do
-        local R, l = refs[r], lists[r]
-        for t = 1, #l do redis.call('HDEL', R.pre .. e_esc_id(l[t]) .. R.post, id) end
-    end
-    redis.call('DEL', e_key(E, id))
-    if held then
-        for i = 1, #held do redis.call('DEL', e_revkey(E, id, held[i].entity, held[i].ref)) end
-    end
-    for i = 1, n do e_delete_row(rowC[i], rowK[i]) end
     return { 0, 0, n }
 end
 
