@@ -23,15 +23,37 @@ local ECOLLS = {
     {name = "Q4_openGamesStartedBetween", index = "Q4_openGamesStartedBetween_a735ab", prefix = "Q4_openGamesStartedBetween_a735ab:", idField = "Q4_openGamesStartedBetween_id", nodes = ENODES[4], key = {{node = 1, form = "code"}}, fields = "code 1 code startedAt 1 startedAt F_username 2 username S_username 3 username finished 1 finished", indexed = {2, 5}, ids = true},
     {name = "Q5_roundsPlayedOn", index = "Q5_roundsPlayedOn_a9be19", prefix = "Q5_roundsPlayedOn_a9be19:", idField = "Q5_roundsPlayedOn_id", nodes = ENODES[2], key = {{node = 1, form = "code"}, {node = 2, form = "_id"}}, fields = "code 1 code R_number 2 number R_moves 2 moves R_playedOn 2 playedOn", indexed = {4}, ids = true},
 }
+-- (per call, what the interpreter does counts: loops over lists are numeric where they are hot, since ipairs and
+-- pairs call a C function per step, and tables and strings are made only where needed)
+-- Escapes seen lately (a pattern match costs several table lookups; an id is escaped for every key it is in):
+-- e_esc_seen[s] is s escaped, e_part_seen[s] a key part, each dropped whole past 4,096 entries.
+local e_esc_seen, e_esc_count, e_part_seen, e_part_count = {}, 0, {}, 0
 local function e_esc_id(s)
-    if not string.find(s, '[%%:{}]') then return s end
-    s = string.gsub(s, '%%', '%%25')
-    s = string.gsub(s, ':', '%%3A')
-    s = string.gsub(s, '{', '%%7B')
-    return (string.gsub(s, '}', '%%7D'))
+    local known = e_esc_seen[s]
+    if known then return known end
+    local out = s
+    if string.find(s, '[%%:{}]') then
+        out = string.gsub(out, '%%', '%%25')
+        out = string.gsub(out, ':', '%%3A')
+        out = string.gsub(out, '{', '%%7B')
+        out = string.gsub(out, '}', '%%7D')
+    end
+    if e_esc_count >= 4096 then e_esc_seen, e_esc_count = {}, 0 end
+    e_esc_seen[s], e_esc_count = out, e_esc_count + 1
+    return out
 end
 local function e_key(E, id) return ROOT .. '{' .. E .. ':' .. e_esc_id(id) .. '}' end
-local function e_revkey(E, id, from, ref) return e_key(E, id) .. ':<' .. from .. '.' .. ref end
+local function e_revkey(E, id, from, ref) return ROOT .. '{' .. E .. ':' .. e_esc_id(id) .. '}:<' .. from .. '.' .. ref end
+-- A reference's hash field ('>' .. ref) and the key its decoded list is kept under in a map ('\0' .. ref).
+local e_ref_field, e_ref_list = {}, {}
+local function e_rfield(ref)
+    local f = e_ref_field[ref]
+    if f == nil then
+        f = '>' .. ref
+        e_ref_field[ref], e_ref_list[ref] = f, '\0' .. ref
+    end
+    return f
+end
 
 -- A key part's identity from its stored form (dates, times, booleans), as the loaders write a key part no field holds.
 local function e_iso(s, t)
@@ -48,26 +70,32 @@ local function e_iso(s, t)
 end
 local function e_key_part(s, part)
     if part.iso then s = e_iso(s, part.iso) end
-    if not string.find(s, '[%%:{}]') then return s end
-    s = string.gsub(s, '%%', '%%25')
-    s = string.gsub(s, ':', '%%3A')
-    if ENGINE == 'core' then
-        s = string.gsub(s, '{', '%%7B')
-        s = string.gsub(s, '}', '%%7D')
+    local known = e_part_seen[s]
+    if known then return known end
+    local out = s
+    if string.find(s, '[%%:{}]') then
+        out = string.gsub(out, '%%', '%%25')
+        out = string.gsub(out, ':', '%%3A')
+        if ENGINE == 'core' then
+            out = string.gsub(out, '{', '%%7B')
+            out = string.gsub(out, '}', '%%7D')
+        end
     end
-    return s
+    if e_part_count >= 4096 then e_part_seen, e_part_count = {}, 0 end
+    e_part_seen[s], e_part_count = out, e_part_count + 1
+    return out
 end
 
 -- JSON as JavaScript's JSON.stringify writes it (cjson writes an empty list as {} and escapes '/').
 local JSON_ESCAPES = { ['"'] = '\\"', ['\\'] = '\\\\', ['\b'] = '\\b', ['\f'] = '\\f', ['\n'] = '\\n', ['\r'] = '\\r', ['\t'] = '\\t' }
+local function e_json_escape(c) return JSON_ESCAPES[c] or string.format('\\u%04x', string.byte(c)) end
 local function e_json_string(s)
-    return '"' .. (string.gsub(s, '[%z\1-\31"\\]', function(c)
-        return JSON_ESCAPES[c] or string.format('\\u%04x', string.byte(c))
-    end)) .. '"'
+    if not string.find(s, '[%z\1-\31"\\]') then return '"' .. s .. '"' end
+    return '"' .. (string.gsub(s, '[%z\1-\31"\\]', e_json_escape)) .. '"'
 end
 local function e_json_list(list)
     local parts = {}
-    for i, s in ipairs(list) do parts[i] = e_json_string(s) end
+    for i = 1, #list do parts[i] = e_json_string(list[i]) end
     return '[' .. table.concat(parts, ',') .. ']'
 end
 local function e_quote(s) return '"' .. s .. '"' end
@@ -77,13 +105,22 @@ local function e_quote(s) return '"' .. s .. '"' end
 local function e_spec(E)
     local spec = ENTITIES[E]
     if spec ~= nil and spec.formOf == nil then
-        local formOf = {}
+        local formOf, companions = {}, {}
         for attr, a in pairs(spec.attrs) do
             a.forms = a.forms or {}
             formOf[attr] = { attr, '', a }
-            for form in pairs(a.forms) do formOf[attr .. '#' .. form] = { attr, form, a } end
+            local forms = {}
+            for form in pairs(a.forms) do
+                formOf[attr .. '#' .. form] = { attr, form, a }
+                forms[#forms + 1] = form
+            end
+            -- (the attributes with companions, each with the list of its forms)
+            if #forms > 0 then
+                table.sort(forms)
+                companions[#companions + 1] = { attr, forms }
+            end
         end
-        spec.formOf = formOf
+        spec.formOf, spec.companions = formOf, companions
     end
     return spec
 end
@@ -96,7 +133,8 @@ local e_loaded, e_new, X
 local function e_load(E, id)
     local k = E .. '\0' .. id
     local m = e_loaded[k]
-    if m == nil then
+    -- (a map e_row_load read holds only the fields rows read: the whole entity is read again)
+    if m == nil or (m and m['\0#partial']) then
         local flat = redis.call('HGETALL', e_key(E, id))
         if #flat == 0 then m = false else
             m = {}
@@ -122,18 +160,22 @@ end
 local function e_decode_list(raw)
     local ok, list = pcall(cjson.decode, raw)
     if not ok or type(list) ~= 'table' then return nil end
-    for i = 1, #list do if type(list[i]) ~= 'string' then return nil end end
-    for k in pairs(list) do if type(k) ~= 'number' or k < 1 or k > #list then return nil end end
+    local n = #list
+    for i = 1, n do if type(list[i]) ~= 'string' then return nil end end
+    -- (a list has no other key: next after the last item)
+    if next(list, n > 0 and n or nil) ~= nil then return nil end
     return list
 end
+local E_NONE = {}
 local function e_targets(m, ref, kind)
-    local v = m['>' .. ref]
-    if v == nil or v == '' then return {} end
+    local v = m[e_ref_field[ref] or e_rfield(ref)]
+    if v == nil or v == '' then return E_NONE end
     if kind == 'many' then
-        local l = m['\0' .. ref]
+        local at = e_ref_list[ref]
+        local l = m[at]
         if not l then
             l = e_decode_list(v) or {}
-            m['\0' .. ref] = l
+            m[at] = l
         end
         return l
     end
@@ -189,8 +231,6 @@ local function e_occ(E)
     end
     return list
 end
-local function e_fname(C, i) return C.fname[i] end
-local function e_fform(C, i) return C.fform[i] end
 
 -- Every binding of collection C rooted at root, in a state, with node fn bound to fid.
 local function e_bindings(C, root, state, fn, fid, out)
@@ -226,12 +266,13 @@ end
 -- A counter-key collection's rows are named in its row map by their bindings (stored ids, root first, escaped as in
 -- entity keys, ':'-joined). A binding the map lacks gets the key '\0' .. prefix .. '\0' .. binding until e_write_row
 -- numbers it.
--- e_binds: the binding of each counter row key seen by the call (its map entry goes with the row).
-local e_binds = {}
+-- e_binds: the binding of each counter row key seen by the call (its map entry goes with the row; made on first use).
+local e_binds
 local function e_counter_key(C, bind)
     local n = redis.call('HGET', C.map, bind)
     local key
     if n then key = C.prefix .. n else key = '\0' .. C.prefix .. '\0' .. bind end
+    if not e_binds then e_binds = {} end
     e_binds[key] = bind
     return key, n
 end
@@ -379,19 +420,24 @@ local function e_paths_of(C, n, id, ids, out)
     end
     local node = C.nodes[n]
     local parent = C.nodes[node.parent]
-    for _, pid in ipairs(redis.call('HKEYS', e_revkey(node.entity, id, parent.entity, node.ref))) do
-        e_paths_of(C, node.parent, pid, ids, out)
-    end
+    local pids = redis.call('HKEYS', e_revkey(node.entity, id, parent.entity, node.ref))
+    for i = 1, #pids do e_paths_of(C, node.parent, pids[i], ids, out) end
 end
 -- The targets of reference ref of entity E id: X's from what the call read of it, another's with one HGET.
 local function e_ref_targets(E, id, ref)
     local kind = ENTITIES[E].refs[ref].kind
-    if E == X.E and id == X.id and (not X.partial or X.old['>' .. ref] ~= nil) then return e_targets(X.old, ref, kind) end
+    if E == X.E and id == X.id and (not X.partial or X.old['>' .. ref] ~= nil or X.readSet['>' .. ref]) then
+        return e_targets(X.old, ref, kind)
+    end
     local known = e_loaded[E .. '\0' .. id]
     if known then return e_targets(known, ref, kind) end
     local raw = redis.call('HGET', e_key(E, id), '>' .. ref)
     if not raw then return {} end
     return e_targets({ ['>' .. ref] = raw }, ref, kind)
+end
+local function e_fast_part(n, ids, p)
+    if p.node == n then return e_key_part(X.old[p.form], p) end
+    return e_key_part(ids[p.node], p)
 end
 -- The key of a row of C holding X at node n (C of the fast shape), from X's forms and the ids of its binding.
 local function e_fast_key(C, n, ids)
@@ -403,35 +449,44 @@ local function e_fast_key(C, n, ids)
         if not found then return nil end
         return key
     end
+    local key = C.key
+    if #key == 1 then return C.prefix .. e_fast_part(n, ids, key[1]) end
+    if #key == 2 then return C.prefix .. e_fast_part(n, ids, key[1]) .. ':' .. e_fast_part(n, ids, key[2]) end
     local parts = {}
-    for i, p in ipairs(C.key) do
-        if p.node == n then parts[i] = e_key_part(X.old[p.form], p) else parts[i] = e_key_part(ids[p.node], p) end
-    end
+    for i, p in ipairs(key) do parts[i] = e_fast_part(n, ids, p) end
     return C.prefix .. table.concat(parts, ':')
 end
 -- Every row of C holding X at node n (C of the fast shape): its key, from X's forms and the ids of its binding.
+-- The rows below node j of a walk (ids bound on the path and above j): down the references of the nodes off the path.
+local function e_fast_down(C, n, ids, j, out)
+    local nodes = C.nodes
+    if j > #nodes then
+        out[#out + 1] = e_fast_key(C, n, ids)
+        return
+    end
+    if ids[j] ~= nil then return e_fast_down(C, n, ids, j + 1, out) end
+    local node = nodes[j]
+    local targets = e_ref_targets(nodes[node.parent].entity, ids[node.parent], node.ref)
+    for ti = 1, #targets do
+        ids[j] = targets[ti]
+        e_fast_down(C, n, ids, j + 1, out)
+    end
+    ids[j] = nil
+end
 local function e_fast_keys(C, n, out)
-    local paths, nodes = {}, C.nodes
+    -- At the root the walk up is X alone.
+    if n == 1 then
+        e_fast_down(C, 1, { X.id }, 1, out)
+        return out
+    end
+    local paths = {}
     e_paths_of(C, n, X.id, {}, paths)
     if e_all_on_path(C, n) then
         -- Every node on the path: the walks are the rows, named by ids (no entity read).
         for _, ids in ipairs(paths) do out[#out + 1] = e_fast_key(C, n, ids) end
         return out
     end
-    local function down(ids, j)
-        if j > #nodes then
-            out[#out + 1] = e_fast_key(C, n, ids)
-            return
-        end
-        if ids[j] ~= nil then return down(ids, j + 1) end
-        local node = nodes[j]
-        for _, t in ipairs(e_ref_targets(nodes[node.parent].entity, ids[node.parent], node.ref)) do
-            ids[j] = t
-            down(ids, j + 1)
-        end
-        ids[j] = nil
-    end
-    for _, ids in ipairs(paths) do down(ids, 1) end
+    for _, ids in ipairs(paths) do e_fast_down(C, n, ids, 1, out) end
     return out
 end
 local function e_partial_rows(C, n, changed, out)
@@ -449,32 +504,28 @@ local function e_partial_rows(C, n, changed, out)
     end
 end
 
-local function e_field_value(p, i)
-    if p.values then return p.values[i] end
-    return X.new[e_fform(p.C, i)]
-end
-local function e_write_partial(p)
-    local C = p.C
-    if ENGINE == 'rs1' and p.indexed then
-        local args = { 'FT.ADD', C.index, p.key, '1.0', 'REPLACE', 'PARTIAL', 'FIELDS' }
-        for _, i in ipairs(p.fields) do
-            args[#args + 1] = e_fname(C, i)
-            args[#args + 1] = e_field_value(p, i)
-        end
-        redis.call(unpack(args))
-        return
+-- Writes fields (positions in C) of the row key: values[i], or without values X's new form of field i.
+local function e_write_fields(C, key, fields, indexed, values)
+    local fname, args, a = C.fname, nil, 0
+    if ENGINE == 'rs1' and indexed then
+        args, a = { 'FT.ADD', C.index, key, '1.0', 'REPLACE', 'PARTIAL', 'FIELDS' }, 7
+    else
+        args, a = { 'HSET', key }, 2
     end
-    local args = { 'HSET', p.key }
-    for _, i in ipairs(p.fields) do
-        args[#args + 1] = e_fname(C, i)
-        args[#args + 1] = e_field_value(p, i)
+    local new, fform = X.new, C.fform
+    for j = 1, #fields do
+        local i = fields[j]
+        args[a + 1] = fname[i]
+        if values then args[a + 2] = values[i] else args[a + 2] = new[fform[i]] end
+        a = a + 2
     end
     redis.call(unpack(args))
-    if ENGINE == 'core' and p.indexed then
+    if ENGINE == 'core' and indexed then
         local c = COLLECTIONS[C.name]
-        index_put(c, p.key, p.values or redis.call('HMGET', p.key, unpack(c.fields)))
+        index_put(c, key, values or redis.call('HMGET', key, unpack(c.fields)))
     end
 end
+local function e_write_partial(p) return e_write_fields(p.C, p.key, p.fields, p.indexed, p.values) end
 
 local function e_write_row(C, key, row)
     if C.counter and string.byte(key, 1) == 0 then
@@ -495,11 +546,12 @@ local function e_write_row(C, key, row)
     else
         args = { 'HSET', key, C.idField, row.suffix }
     end
+    local values, fname, a = row.values, C.fname, #args
     for i = 1, C.nf do
-        local v = row.values[i]
+        local v = values[i]
         if v ~= nil then
-            args[#args + 1] = e_fname(C, i)
-            args[#args + 1] = v
+            args[a + 1], args[a + 2] = fname[i], v
+            a = a + 2
         end
     end
     -- RediSearch 2.x indexes the hash itself: a whole row replaces the old one.
@@ -507,7 +559,7 @@ local function e_write_row(C, key, row)
     redis.call(unpack(args))
 end
 local function e_delete_row(C, key)
-    if C.counter and e_binds[key] then redis.call('HDEL', C.map, e_binds[key]) end
+    if C.counter and e_binds and e_binds[key] then redis.call('HDEL', C.map, e_binds[key]) end
     if ENGINE == 'core' then
         remove_entries(COLLECTIONS[C.name], key)
         redis.call('DEL', key)
@@ -560,11 +612,58 @@ local function e_followed(E, ref)
     return refs[ref] == true
 end
 
-local function e_missing_target(E, ref, target, ids)
+-- What rows read of an entity of kind T wherever it is bound (the forms its fields and key parts read, the
+-- references followed from it) and its version: a create reads its targets so (HMGET), not whole.
+local e_row_reads_of = {}
+local function e_row_reads(T)
+    local reads = e_row_reads_of[T]
+    if reads == nil then
+        reads = { '_v' }
+        local seen = { _v = true }
+        local function want(f)
+            if not seen[f] then
+                seen[f] = true
+                reads[#reads + 1] = f
+            end
+        end
+        for _, o in ipairs(e_occ(T)) do
+            for form in pairs(o.C.reads[o.n]) do want(form) end
+            for ref in pairs(o.C.children[o.n]) do want('>' .. ref) end
+        end
+        e_row_reads_of[T] = reads
+    end
+    return reads
+end
+-- An entity's fields that rows read (e_row_reads), marked partial ('\0#partial': e_load reads it whole when asked), or
+-- false when it does not exist.
+local function e_row_load(E, id)
+    local k = E .. '\0' .. id
+    local m = e_loaded[k]
+    if m == nil then
+        local reads = e_row_reads(E)
+        local values = redis.call('HMGET', e_key(E, id), unpack(reads))
+        m = false
+        for i = 1, #reads do
+            local v = values[i]
+            if v then
+                if not m then m = { ['\0#partial'] = true } end
+                m[reads[i]] = v
+            end
+        end
+        e_loaded[k] = m
+    end
+    return m
+end
+
+local function e_missing_target(E, ref, target, ids, partial)
     local read = e_followed(E, ref)
-    for _, tid in ipairs(ids) do
-        local exists
-        if read then exists = e_load(target, tid) ~= false else exists = redis.call('EXISTS', e_key(target, tid)) == 1 end
+    for ti = 1, #ids do
+        local tid, exists = ids[ti], nil
+        if read then
+            if partial then exists = e_row_load(target, tid) ~= false else exists = e_load(target, tid) ~= false end
+        else
+            exists = redis.call('EXISTS', e_key(target, tid)) == 1
+        end
         if not exists then
             return e_refuse('MISSING_TARGET', E .. '.' .. ref .. ': ' .. e_name(target, tid) .. ' does not exist')
         end
@@ -593,10 +692,12 @@ local function e_bad_number(E, attr, a, form, value)
 end
 -- Every companion form of a given attribute must come with it (the rows copy them).
 local function e_missing_forms(E, spec, fields)
-    for name in pairs(fields) do
-        local a = spec.attrs[name]
-        if a then
-            for form in pairs(a.forms) do
+    local companions = spec.companions
+    for c = 1, #companions do
+        local name, forms = companions[c][1], companions[c][2]
+        if fields[name] ~= nil then
+            for f = 1, #forms do
+                local form = forms[f]
                 if fields[name .. '#' .. form] == nil then
                     return e_refuse('BAD_VALUE', E .. '.' .. name .. ' comes without its form ' .. e_quote(form))
                 end
@@ -606,48 +707,180 @@ local function e_missing_forms(E, spec, fields)
 end
 local function e_next_version(m) return tostring((tonumber(m._v) or 0) + 1) end
 
+-- The collections rooted at entity E: a create writes their rows, and only theirs (a new entity has no referrer, so
+-- no row binds it below the root).
+local e_rooted_at = {}
+local function e_rooted(E)
+    local list = e_rooted_at[E]
+    if list == nil then
+        list = {}
+        for _, o in ipairs(e_occ(E)) do if o.n == 1 then list[#list + 1] = o.C end end
+        e_rooted_at[E] = list
+    end
+    return list
+end
+-- The rows of C a create makes (the new state's bindings, as e_plan_rows binds them): nodes 1..i-1 bound (their
+-- maps m, their ids bid), the entities at node i and below the targets of each node's reference from its parent
+-- (read as rows read them: e_row_load), inner join. A binding is a row in puts (by key; the last binding of a key
+-- wins) and order.
+local function e_create_walk(C, i, m, bid, puts, order)
+    local nodes = C.nodes
+    if i > #nodes then
+        local key, suffix
+        local values, fnode, fform = {}, C.fnode, C.fform
+        for f = 1, C.nf do values[f] = m[fnode[f]][fform[f]] end
+        if C.counter then
+            local esc = {}
+            for j = 1, #nodes do esc[j] = e_esc_id(bid[j]) end
+            key, suffix = e_counter_key(C, table.concat(esc, ':'))
+        else
+            local keyParts = C.key
+            if #keyParts == 1 then
+                local p = keyParts[1]
+                suffix = e_key_part(m[p.node][p.form], p)
+            else
+                local parts = {}
+                for j = 1, #keyParts do
+                    local p = keyParts[j]
+                    parts[j] = e_key_part(m[p.node][p.form], p)
+                end
+                suffix = table.concat(parts, ':')
+            end
+            key = C.prefix .. suffix
+        end
+        if not puts[key] then order[#order + 1] = key end
+        puts[key] = { C = C, suffix = suffix, values = values }
+        return
+    end
+    local node = nodes[i]
+    local kind = ENTITIES[nodes[node.parent].entity].refs[node.ref].kind
+    local targets = e_targets(m[node.parent], node.ref, kind)
+    for ti = 1, #targets do
+        local tid, t = targets[ti], nil
+        if node.entity == X.E and tid == X.id then t = X.new else t = e_row_load(node.entity, tid) end
+        if t then
+            m[i], bid[i] = t, tid
+            e_create_walk(C, i + 1, m, bid, puts, order)
+        end
+    end
+    m[i], bid[i] = nil, nil
+end
+
+-- How a create writes the rows of each collection rooted at E: direct[k] for a natural-key collection of one node
+-- (X) or two (X and a target of one of its references, at most one row per target): C and the position of that
+-- reference in spec.refOrder (false for one node); walk: the others (e_create_walk). Once per entity.
+local e_create_plans = {}
+local function e_create_plan(E, spec)
+    local plan = e_create_plans[E]
+    if plan == nil then
+        local refAt = {}
+        for i, ref in ipairs(spec.refOrder) do refAt[ref] = i end
+        local direct, walk = {}, {}
+        for _, C in ipairs(e_rooted(E)) do
+            local nodes, ok, child = C.nodes, not C.counter and #C.key > 0, false
+            if #nodes == 2 and nodes[2].parent == 1 then
+                child = refAt[nodes[2].ref]
+                -- (one row per target: the key names it, or the reference holds one)
+                local named = spec.refs[nodes[2].ref].kind ~= 'many'
+                for _, p in ipairs(C.key) do if p.node == 2 then named = true end end
+                ok = ok and named
+            elseif #nodes ~= 1 then
+                ok = false
+            end
+            if ok then direct[#direct + 1] = { C = C, child = child } else walk[#walk + 1] = C end
+        end
+        plan = { direct = direct, walk = walk }
+        e_create_plans[E] = plan
+    end
+    return plan
+end
+-- Writes the row of C bound to new at the root and tm (a target's map, or nil) at node 2.
+local function e_create_row(C, new, tm)
+    local keyParts, suffix = C.key, nil
+    for j = 1, #keyParts do
+        local p = keyParts[j]
+        local m = new
+        if p.node == 2 then m = tm end
+        local part = e_key_part(m[p.form], p)
+        if j == 1 then suffix = part else suffix = suffix .. ':' .. part end
+    end
+    local key, fnode, fform = C.prefix .. suffix, C.fnode, C.fform
+    if ENGINE == 'rs1' then
+        local args, fname, a = { 'FT.ADD', C.index, key, '1.0', 'REPLACE', 'FIELDS', C.idField, suffix }, C.fname, 8
+        for i = 1, C.nf do
+            local v
+            if fnode[i] == 1 then v = new[fform[i]] else v = tm[fform[i]] end
+            if v ~= nil then
+                args[a + 1], args[a + 2] = fname[i], v
+                a = a + 2
+            end
+        end
+        redis.call(unpack(args))
+        return
+    end
+    local values = {}
+    for i = 1, C.nf do
+        if fnode[i] == 1 then values[i] = new[fform[i]] else values[i] = tm[fform[i]] end
+    end
+    e_write_row(C, key, { suffix = suffix, values = values })
+end
+
 local function e_create(args)
     local E, id, spec = X.E, X.id, X.spec
     if X.old then return e_refuse('EXISTS', e_name(E, id) .. ' exists already') end
     if (#args - 3) % 2 ~= 0 then return e_refuse('BAD_VALUE', 'fields come in name/value pairs') end
-    local new, given = {}, {}
+    -- new: the hash as a map; flat: the same as HSET's field/value list (a repeated field: the last wins in both).
+    local new, given, flat, f, formOf, byte = {}, {}, {}, 0, spec.formOf, string.byte
     for i = 4, #args, 2 do
         local name, value = args[i], args[i + 1]
-        if string.byte(name, 1) == 62 then
+        if byte(name, 1) == 62 then
             local ref = string.sub(name, 2)
             if spec.refs[ref] == nil then return e_refuse('BAD_VALUE', E .. ' has no reference ' .. e_quote(ref)) end
             given[ref] = value
         else
-            local attr, e, form, a = e_form_of(E, spec, name)
-            if e then return e end
-            e = e_bad_number(E, attr, a, form, value)
-            if e then return e end
+            local known, attr, form, a, e = formOf[name], nil, nil, nil, nil
+            if known then attr, form, a = known[1], known[2], known[3] else
+                attr, e, form, a = e_form_of(E, spec, name)
+                if e then return e end
+            end
+            if form == '' and a.numeric and tonumber(value) == nil then return e_bad_number(E, attr, a, form, value) end
             if attr == spec.id and form == '' and value ~= id then
                 return e_refuse('BAD_VALUE', 'a new ' .. E .. ' has the identifier ' .. e_quote(value) .. ', not ' .. e_quote(id))
             end
             new[name] = value
+            flat[f + 1], flat[f + 2] = name, value
+            f = f + 2
         end
     end
-    if new[spec.id] == nil then new[spec.id] = id end
-    for _, attr in ipairs(spec.attrOrder) do
-        if new[attr] == nil then return e_refuse('BAD_VALUE', 'a new ' .. E .. ' needs its attribute ' .. attr) end
+    if new[spec.id] == nil then
+        new[spec.id] = id
+        flat[f + 1], flat[f + 2] = spec.id, id
+        f = f + 2
+    end
+    local attrOrder = spec.attrOrder
+    for i = 1, #attrOrder do
+        if new[attrOrder[i]] == nil then return e_refuse('BAD_VALUE', 'a new ' .. E .. ' needs its attribute ' .. attrOrder[i]) end
     end
     local e = e_missing_forms(E, spec, new)
     if e then return e end
-    local adds = {}
-    for _, ref in ipairs(spec.refOrder) do
+    local adds, refOrder, tmaps = {}, spec.refOrder, {}
+    for ri = 1, #refOrder do
+        local ref = refOrder[ri]
         local r = spec.refs[ref]
         local raw = given[ref]
-        local ids = {}
+        local ids = E_NONE
         if r.kind == 'many' then
             if raw ~= nil and raw ~= '' then
                 ids = e_decode_list(raw)
                 if ids == nil then return e_refuse('BAD_VALUE', E .. '.' .. ref .. ' holds a JSON list of identifiers') end
             end
-            local seen = {}
-            for _, tid in ipairs(ids) do
-                if seen[tid] then return e_refuse('BAD_VALUE', e_name(E, id) .. '.' .. ref .. ' lists ' .. e_name(r.target, tid) .. ' twice') end
-                seen[tid] = true
+            if #ids > 1 then
+                local seen = {}
+                for ti = 1, #ids do
+                    local tid = ids[ti]
+                    if seen[tid] then return e_refuse('BAD_VALUE', e_name(E, id) .. '.' .. ref .. ' lists ' .. e_name(r.target, tid) .. ' twice') end
+                    seen[tid] = true
+                end
             end
             if #ids < r.min then
                 return e_refuse('REQUIRED_REFERENCE', e_name(E, id) .. '.' .. ref .. ' must list at least ' .. r.min .. ' ' .. r.target)
@@ -655,35 +888,68 @@ local function e_create(args)
             if r.max and #ids > r.max then
                 return e_refuse('BAD_VALUE', e_name(E, id) .. '.' .. ref .. ' can list at most ' .. r.max .. ' ' .. r.target)
             end
-            new['>' .. ref] = e_json_list(ids)
+            local field, stored = e_rfield(ref), e_json_list(ids)
+            new[field], new[e_ref_list[ref]] = stored, ids
+            flat[f + 1], flat[f + 2] = field, stored
+            f = f + 2
         elseif raw ~= nil and raw ~= '' then
             ids = { raw }
-            new['>' .. ref] = raw
+            local field = e_rfield(ref)
+            new[field] = raw
+            flat[f + 1], flat[f + 2] = field, raw
+            f = f + 2
         elseif r.kind == 'one' then
             return e_refuse('REQUIRED_REFERENCE', e_name(E, id) .. '.' .. ref .. ' is required ([1]): name a ' .. r.target)
         end
-        e = e_missing_target(E, ref, r.target, ids)
-        if e then return e end
-        adds[ref] = ids
+        if #ids > 0 and e_followed(E, ref) then
+            -- Read as rows read them (the rows below take them from tmaps).
+            local ms = {}
+            for ti = 1, #ids do
+                local m = e_row_load(r.target, ids[ti])
+                if not m then return e_refuse('MISSING_TARGET', E .. '.' .. ref .. ': ' .. e_name(r.target, ids[ti]) .. ' does not exist') end
+                ms[ti] = m
+            end
+            tmaps[ri] = ms
+        else
+            e = e_missing_target(E, ref, r.target, ids, true)
+            if e then return e end
+        end
+        adds[ri] = ids
     end
     new._v = '1'
+    flat[f + 1], flat[f + 2] = '_v', '1'
     X.new = new
     e_new[E .. '\0' .. id] = new
-    local dels, puts, order = e_plan_rows({ { E = E, id = id, touched = e_root_only } })
+    local plan, puts, order = e_create_plan(E, spec), {}, {}
+    local walk = plan.walk
+    if #walk > 0 then
+        local m, bid = { new }, { id }
+        for c = 1, #walk do e_create_walk(walk[c], 2, m, bid, puts, order) end
+    end
     -- phase 2: writes
-    local flat = {}
-    for k, v in pairs(new) do
-        if string.byte(k, 1) ~= 0 then
-            flat[#flat + 1] = k
-            flat[#flat + 1] = v
+    redis.call('HSET', e_key(E, id), unpack(flat))
+    for ri = 1, #refOrder do
+        local ref, ids = refOrder[ri], adds[ri]
+        local target = spec.refs[ref].target
+        for ti = 1, #ids do redis.call('HSET', e_revkey(target, ids[ti], E, ref), id, '') end
+    end
+    local direct, written = plan.direct, #order
+    for k = 1, #direct do
+        local d = direct[k]
+        if d.child then
+            local ms = tmaps[d.child] or E_NONE
+            for ti = 1, #ms do e_create_row(d.C, new, ms[ti]) end
+            written = written + #ms
+        else
+            e_create_row(d.C, new, nil)
+            written = written + 1
         end
     end
-    redis.call('HSET', e_key(E, id), unpack(flat))
-    for _, ref in ipairs(spec.refOrder) do
-        for _, tid in ipairs(adds[ref]) do redis.call('HSET', e_revkey(spec.refs[ref].target, tid, E, ref), id, '') end
+    for i = 1, #order do
+        local key = order[i]
+        e_write_row(puts[key].C, key, puts[key])
     end
-    local d, w = e_apply(dels, puts, order)
-    return { 1, w, d }
+    return { 1, written, 0 }
 end
 
 -- What an update must read of X when every row it changes takes the fast path (see e_fast_shape): the version,
@@ -742,17 +1008,16 @@ local function e_update_reads_of(E, spec, args)
             for ref in pairs(C.children[n]) do want('>' .. ref) end
         end
     end
-    return { reads = reads, plan = e_update_plan(E, spec, args, given) }
+    return { reads = reads, readSet = seen, plan = e_update_plan(E, spec, args, given) }
 end
 -- The same, once per entity and list of given field names (false: read the whole entity).
 local function e_update_reads(E, spec, args)
     if (#args - 4) % 2 ~= 0 then return nil end
-    local names = { E }
+    local formOf, signature = spec.formOf, E
     for i = 5, #args, 2 do
-        if not spec.formOf[args[i]] then return nil end
-        names[#names + 1] = args[i]
+        if not formOf[args[i]] then return nil end
+        signature = signature .. '\0' .. args[i]
     end
-    local signature = table.concat(names, '\0')
     local entry = e_reads_cache[signature]
     if entry == nil then
         entry = e_update_reads_of(E, spec, args) or false
@@ -772,7 +1037,7 @@ local function e_update(args)
     if reads then
         local values = redis.call('HMGET', e_key(E, id), unpack(reads))
         if values[1] then
-            X.old, X.partial = {}, true
+            X.old, X.partial, X.readSet = {}, true, entry.readSet
             for i, f in ipairs(reads) do if values[i] then X.old[f] = values[i] end end
         else
             X.old = false
@@ -805,20 +1070,24 @@ local function e_update(args)
         end
         if all then
             X.new = new
-            local rows = {}
-            for _, pl in ipairs(entry.plan) do
-                for _, key in ipairs(e_fast_keys(pl.C, pl.n, {})) do
-                    rows[#rows + 1] = { C = pl.C, key = key, fields = pl.fields, indexed = pl.indexed }
-                end
+            -- Every row's key before the first write (rowK[i], of the plan rowP[i]).
+            local plan, rowK, rowP = entry.plan, {}, {}
+            for j = 1, #plan do
+                local pl, from = plan[j], #rowK
+                e_fast_keys(pl.C, pl.n, rowK)
+                for i = from + 1, #rowK do rowP[i] = pl end
             end
-            local flat = {}
+            local flat, f = {}, 0
             for k, v in pairs(new) do
-                flat[#flat + 1] = k
-                flat[#flat + 1] = v
+                flat[f + 1], flat[f + 2] = k, v
+                f = f + 2
             end
             redis.call('HSET', e_key(E, id), unpack(flat))
-            for _, p in ipairs(rows) do e_write_partial(p) end
-            return { tonumber(new._v), #rows, 0 }
+            for i = 1, #rowK do
+                local pl = rowP[i]
+                e_write_fields(pl.C, rowK[i], pl.fields, pl.indexed, nil)
+            end
+            return { tonumber(new._v), #rowK, 0 }
         end
     end
     local given = {}
@@ -969,16 +1238,134 @@ local function e_reference(op, args)
     return { tonumber(new._v), w, d }
 end
 
+-- The plan of e_delete_direct (below), or false when a collection rooted at E is of another kind.
+local function e_direct_plan(E, spec, plan)
+    local at = {}
+    for i, f in ipairs(plan.reads) do at[f] = i end
+    local refs, refAt = {}, {}
+    for i, ref in ipairs(spec.refOrder) do
+        local r = spec.refs[ref]
+        refs[i] = { at = at['>' .. ref], many = r.kind == 'many', pre = ROOT .. '{' .. r.target .. ':', post = '}:<' .. E .. '.' .. ref }
+        refAt[ref] = i
+    end
+    local rows = {}
+    for _, C in ipairs(plan.fast) do
+        local nodes = C.nodes
+        if C.counter or #nodes > 2 or (#nodes == 2 and nodes[2].parent ~= 1) or #C.key == 0 then return false end
+        local row = { C = C, child = false, parts = {} }
+        if #nodes == 2 then row.child = refAt[nodes[2].ref] end
+        for j, p in ipairs(C.key) do
+            if p.node == 1 then row.parts[j] = { at = at[p.form], p = p } else row.parts[j] = { p = p } end
+        end
+        rows[#rows + 1] = row
+    end
+    return { refs = refs, rows = rows }
+end
+
+-- What a delete reads of X (HMGET): its version, its references (the reverse hashes it leaves, the walks of its
+-- rows) and the key forms of the collections rooted at E of the fast shape, whose rows it names by identifiers;
+-- the collections rooted at E that are not (their rows are planned from the bindings, which read X whole). Once
+-- per entity.
+local e_delete_plans = {}
+local function e_delete_plan(E)
+    local plan = e_delete_plans[E]
+    if plan == nil then
+        local spec = e_spec(E)
+        local reads, readSet = { '_v' }, { _v = true }
+        local function want(f)
+            if not readSet[f] then
+                readSet[f] = true
+                reads[#reads + 1] = f
+            end
+        end
+        for _, ref in ipairs(spec.refOrder) do want('>' .. ref) end
+        local fast, slowC = {}, false
+        for _, C in ipairs(e_rooted(E)) do
+            if e_fast_shape(C, 1) then
+                fast[#fast + 1] = C
+                for _, p in ipairs(C.key) do if p.node == 1 then want(p.form) end end
+            else
+                slowC = slowC or {}
+                slowC[C] = true
+            end
+        end
+        plan = { reads = reads, readSet = readSet, fast = fast, slowC = slowC }
+        if not slowC then plan.direct = e_direct_plan(E, spec, plan) end
+        e_delete_plans[E] = plan
+    end
+    return plan
+end
+
+-- A delete without referrers (but X itself) whose rows are all in natural-key collections of one node (X) or two
+-- (X and a target of one of its references): it runs from the values its HMGET read (plan.reads), with no map of X
+-- and no walk. plan.direct: per reference of X its position in the values and its reverse keys' ends; per collection
+-- rooted at X, the reference of its second node and per key part the position of X's form or the target's id.
+local E_ONCE = { false }
+local function e_delete_direct(E, id, spec, plan, values)
+    local direct, referrers, held = plan.direct, spec.referrers, nil
+    for i = 1, #referrers do
+        local rr = referrers[i]
+        local listed = redis.call('HKEYS', e_revkey(E, id, rr.entity, rr.ref))
+        if #listed > 0 then
+            -- Another referrer: the general path refuses or detaches.
+            for j = 1, #listed do if not (rr.entity == E and listed[j] == id) then return nil end end
+            held = held or {}
+            held[#held + 1] = rr
+        end
+    end
+    local refs, lists = direct.refs, {}
+    for r = 1, #refs do
+        local R = refs[r]
+        -- (HMGET gives false for a field the hash lacks)
+        local v = values[R.at]
+        if not v or v == '' then lists[r] = E_NONE
+        elseif R.many then lists[r] = e_decode_list(v) or E_NONE
+        else lists[r] = { v } end
+    end
+    for r = 1, #refs do
+        local R, l = refs[r], lists[r]
+        for t = 1, #l do redis.call('HDEL', R.pre .. e_esc_id(l[t]) .. R.post, id) end
+    end
+    redis.call('DEL', e_key(E, id))
+    if held then
+        for i = 1, #held do redis.call('DEL', e_revkey(E, id, held[i].entity, held[i].ref)) end
+    end
+    -- The rows, named from the values read (no read is left).
+    local rows, n = direct.rows, 0
+    for k = 1, #rows do
+        local row = rows[k]
+        local C, parts = row.C, row.parts
+        local targets = E_ONCE
+        if row.child then targets = lists[row.child] end
+        for t = 1, #targets do
+            local tid, suffix = targets[t], nil
+            for j = 1, #parts do
+                local P = parts[j]
+                local part
+                if P.at then part = e_key_part(values[P.at], P.p) else part = e_key_part(tid, P.p) end
+                if j == 1 then suffix = part else suffix = suffix .. ':' .. part end
+            end
+            n = n + 1
+            if ENGINE == 'rs1' then redis.call('FT.DEL', C.index, C.prefix .. suffix, 'DD') else e_delete_row(C, C.prefix .. suffix) end
+        end
+    end
+    return { 0, 0, n }
+end
+
 -- delete <0|1>: 1 takes the id out of the [*] and [0..1] references that hold it (never a [1], nor a list
 -- with a lower bound: those still refuse).
-local function e_delete(args)
+local function e_delete(args, plan)
     local E, id, spec = X.E, X.id, X.spec
     if not X.old then return e_refuse('NOT_FOUND', e_name(E, id) .. ' does not exist') end
     local detach = args[4] == '1'
-    local blocking, detached = {}, {}
+    local blocking, detached, held = E_NONE, E_NONE, E_NONE
+    if #spec.referrers > 0 then blocking, detached, held = {}, {}, {} end
     for _, rr in ipairs(spec.referrers) do
         local holders = {}
-        for _, h in ipairs(redis.call('HKEYS', e_revkey(E, id, rr.entity, rr.ref))) do
+        local listed = redis.call('HKEYS', e_revkey(E, id, rr.entity, rr.ref))
+        -- (a reverse hash that exists is deleted with X)
+        if #listed > 0 then held[#held + 1] = rr end
+        for _, h in ipairs(listed) do
             -- An object referencing itself is no referrer of its own delete.
             if not (rr.entity == E and h == id) then holders[#holders + 1] = h end
         end
@@ -1005,8 +1392,8 @@ local function e_delete(args)
     end
     X.new = false
     e_new[E .. '\0' .. id] = false
-    local changes = { { E = E, id = id, touched = e_root_only } }
-    local holders_changed, holder_list = {}, {}
+    local changes, holders_changed, holder_list = nil, nil, E_NONE
+    if #detached > 0 then changes, holders_changed, holder_list = { { E = E, id = id, touched = e_root_only } }, {}, {} end
     for _, d in ipairs(detached) do
         for _, h in ipairs(d.holders) do
             local k = d.rr.entity .. '\0' .. h
@@ -1034,27 +1421,34 @@ local function e_delete(args)
             ch.fields[#ch.fields + 1] = d.rr.ref
         end
     end
-    -- Without referrers to detach, the rows rooted at X are named by identifiers where the collection allows it.
-    local fastC, fastRows = {}, {}
-    if #holder_list == 0 then
-        for _, o in ipairs(e_occ(E)) do
-            if o.n == 1 and e_fast_shape(o.C, 1) then
-                fastC[o.C] = true
-                for _, key in ipairs(e_fast_keys(o.C, 1, {})) do fastRows[#fastRows + 1] = { C = o.C, key = key } end
-            end
-        end
-        changes[1].touched = function(C, n) return n == 1 and not fastC[C] end
-    end
+    -- Without referrers to detach, the rows rooted at X are named by identifiers where the collection allows it
+    -- (rowC[i], rowK[i]: a row's collection and key).
+    local rowC, rowK = {}, {}
     local slow = #holder_list > 0
-    for _, o in ipairs(e_occ(E)) do if o.n == 1 and not fastC[o.C] then slow = true end end
-    local dels, puts, order = {}, {}, {}
+    if not slow then
+        local fast = plan.fast
+        for f = 1, #fast do
+            local C, from = fast[f], #rowK
+            e_fast_keys(C, 1, rowK)
+            for i = from + 1, #rowK do rowC[i] = C end
+        end
+        local slowC = plan.slowC
+        if slowC then
+            slow = true
+            changes = { { E = E, id = id, touched = function(C, n) return n == 1 and slowC[C] == true end } }
+        end
+    end
+    local dels, puts, order
     if slow then dels, puts, order = e_plan_rows(changes) end
-    for _, ref in ipairs(spec.refOrder) do
+    local refOrder = spec.refOrder
+    for ri = 1, #refOrder do
+        local ref = refOrder[ri]
         local r = spec.refs[ref]
-        for _, t in ipairs(e_targets(X.old, ref, r.kind)) do redis.call('HDEL', e_revkey(r.target, t, E, ref), id) end
+        local targets = e_targets(X.old, ref, r.kind)
+        for ti = 1, #targets do redis.call('HDEL', e_revkey(r.target, targets[ti], E, ref), id) end
     end
     redis.call('DEL', e_key(E, id))
-    for _, rr in ipairs(spec.referrers) do redis.call('DEL', e_revkey(E, id, rr.entity, rr.ref)) end
+    for _, rr in ipairs(held) do redis.call('DEL', e_revkey(E, id, rr.entity, rr.ref)) end
     for _, ch in ipairs(holder_list) do
         local k = e_key(ch.E, ch.id)
         for _, ref in ipairs(ch.fields) do
@@ -1063,9 +1457,10 @@ local function e_delete(args)
         end
         redis.call('HSET', k, '_v', ch.new._v)
     end
-    for _, row in ipairs(fastRows) do e_delete_row(row.C, row.key) end
-    local d, w = e_apply(dels, puts, order)
-    return { 0, w, d + #fastRows }
+    for i = 1, #rowK do e_delete_row(rowC[i], rowK[i]) end
+    local d, w = 0, 0
+    if slow then d, w = e_apply(dels, puts, order) end
+    return { 0, w, d + #rowK }
 end
 
 -- FCALL <function> 0 <op> <Entity> <stored id> …: the keys are found by the function (one server).
@@ -1073,8 +1468,20 @@ redis.register_function('kvmod_tournament_entity', function(_, args)
     local op, E, id = args[1], args[2], args[3]
     if E == nil or ENTITIES[E] == nil then return e_refuse('BAD_VALUE', tostring(E) .. ' is no entity of the design') end
     if id == nil or id == '' then return e_refuse('BAD_VALUE', 'the identifier is empty; every object needs one') end
-    e_loaded, e_new, e_binds = {}, {}, {}
-    X = { E = E, id = id, spec = e_spec(E) }
+    local spec = e_spec(E)
+    -- A delete reads what its plan names (and the direct one needs nothing more).
+    local plan, values
+    if op == 'delete' then
+        plan = e_delete_plan(E)
+        values = redis.call('HMGET', e_key(E, id), unpack(plan.reads))
+        if values[1] and plan.direct then
+            local done = e_delete_direct(E, id, spec, plan, values)
+            if done then return done end
+        end
+    end
+    e_loaded, e_new, e_binds = {}, {}, nil
+    -- (every field the operations set, so that the table is made at its size)
+    X = { E = E, id = id, spec = spec, old = false, partial = false, readSet = false, new = false }
     -- An update reads what it needs itself; a create only whether the entity exists.
     if op == 'update' then return e_update(args) end
     if op == 'create' then
@@ -1082,8 +1489,18 @@ redis.register_function('kvmod_tournament_entity', function(_, args)
         if not X.old then e_loaded[E .. '\0' .. id] = false end
         return e_create(args)
     end
+    if op == 'delete' then
+        local reads = plan.reads
+        if values[1] then
+            local m = {}
+            for i = 1, #reads do if values[i] then m[reads[i]] = values[i] end end
+            X.old, X.partial, X.readSet = m, true, plan.readSet
+        else
+            X.old = false
+        end
+        return e_delete(args, plan)
+    end
     X.old = e_load(E, id)
-    if op == 'delete' then return e_delete(args) end
     if op == 'set' or op == 'unset' or op == 'add' or op == 'remove' then return e_reference(op, args) end
     return e_refuse('BAD_VALUE', 'no entity operation ' .. e_quote(tostring(op)))
 end)
