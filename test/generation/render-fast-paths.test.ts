@@ -1,6 +1,6 @@
 /**
- * The two ways a large Redis output is made faster must not change a byte: the hand-compiled field table
- * (redis-partial-renderers.ts) against the Handlebars partial it stands for, and files written in chunks (each
+ * The two ways a large Redis output is made faster must not change a byte: the hand-compiled field table and
+ * query section (redis-partial-renderers.ts) against the Handlebars partials they stand for, and files written in chunks (each
  * top-level loop's iterations encoded as they are made) against the file rendered as one string — with the
  * built-in templates, and with user templates that do what makes the chunked way give up (a loop inside an
  * indented partial, inline partials, a loop's text given to a helper).
@@ -49,7 +49,7 @@ function bytesOf(file: GeneratedFile): Buffer {
 const models = KVLM_MODELS;
 const optionSets: GenerateOptions[] = [{}, { dialect: 'redisearch1' }, { dbPrefix: true }];
 
-describe('the hand-compiled field table', () => {
+describe('the hand-compiled field table and query section', () => {
     test.each(models)('renders %s exactly as the Handlebars partial does, in every dialect', async (path) => {
         const model = await loadKvlmFile(path);
         for (const options of optionSets) {
@@ -62,7 +62,7 @@ describe('the hand-compiled field table', () => {
 
     test('stands for the built-in partial as it is now (an edited built-in must update the renderer, or it is never used)', async () => {
         const renderers = redisTarget.templates!.partialRenderers!;
-        expect(Object.keys(renderers)).toEqual(['field-table']);
+        expect(Object.keys(renderers)).toEqual(['field-table', 'query-section']);
         for (const [name, renderer] of Object.entries(renderers)) {
             const text = await readFile(join(builtInTemplateDir('redis'), `partials/${name}.hbs`), 'utf8');
             expect(createHash('sha256').update(text).digest('hex')).toBe(renderer.sha256);
@@ -105,6 +105,16 @@ describe('the hand-compiled field table', () => {
         expect(await outcome(redisTarget)).toMatch(
             /^error: templates\/redis\/partials\/field-table\.hbs:\d+:\d+: '\w+' is not defined/,
         );
+        for (const call of [
+            '{{#each queries}}{{> query-section projections=params}}{{/each}}',
+            '{{#each queries}}{{> query-section command=name}}{{/each}}',
+            '{{> query-section}}',
+        ]) {
+            await userTemplate('README.md.hbs', `{{#each collections}}${call}{{/each}}`);
+            expect(await outcome(redisTarget)).toBe(await outcome(handlebarsOnly));
+        }
+        // A collection is no query (no `kind`, no `sortKeys`…): the error names the partial's line.
+        expect(await outcome(redisTarget)).toMatch(/^error: templates\/redis\/partials\/query-section\.hbs:\d+:\d+: /);
     });
 });
 
