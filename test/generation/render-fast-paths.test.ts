@@ -15,6 +15,10 @@ import { streamTarget, type GenerateOptions } from '../../src/generation/generat
 import { isChunkedFile, type GeneratedFile } from '../../src/generation/generation-target.js';
 import type { KvlmModel } from '../../src/language/generated/ast.js';
 import { KVLM_MODELS, loadKvlmFile } from './generation-fixtures.js';
+import { formatCommandLine } from '../../src/generation/redis/redis-helpers.js';
+import { formatRedisCommand } from '../../src/generation/redis/redis-commands.js';
+import { buildRedisViewModel } from '../../src/generation/redis/redis-view-model.js';
+import type { RedisCommand } from '../../src/generation/redis/redis-view-model-types.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -115,6 +119,25 @@ describe('the hand-compiled field table and query section', () => {
         }
         // A collection is no query (no `kind`, no `sortKeys`…): the error names the partial's line.
         expect(await outcome(redisTarget)).toMatch(/^error: templates\/redis\/partials\/query-section\.hbs:\d+:\d+: /);
+    });
+});
+
+describe('the command lines of the templates', () => {
+    test.each(models)('are formatRedisCommand of every command of %s, in every dialect', async (path) => {
+        const model = await loadKvlmFile(path);
+        for (const dialect of ['redisearch2', 'redisearch1'] as const) {
+            const commands: RedisCommand[] = [];
+            const walk = (value: unknown): void => {
+                if (Array.isArray(value)) value.forEach(walk);
+                else if (typeof value === 'object' && value !== null) {
+                    if (Array.isArray((value as RedisCommand).argv)) commands.push(value as RedisCommand);
+                    else Object.values(value).forEach(walk);
+                }
+            };
+            walk(buildRedisViewModel(model, { dialect }));
+            expect(commands.length).toBeGreaterThan(3);
+            for (const command of commands) expect(formatCommandLine(command)).toBe(formatRedisCommand(command));
+        }
     });
 });
 
