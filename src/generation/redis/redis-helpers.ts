@@ -25,7 +25,8 @@ const formattedCommands = new WeakMap<RedisCommand, string>();
  */
 export function formatCommandLine(command: RedisCommand): string {
     const argv = command.argv;
-    let line = '';
+    // Joined rather than appended: a line of thousands of appended pieces is a rope that every reader flattens.
+    const quoted = new Array<string>(argv.length);
     for (let i = 0; i < argv.length; i++) {
         const arg = argv[i];
         let text: string;
@@ -36,9 +37,9 @@ export function formatCommandLine(command: RedisCommand): string {
             text = '';
             for (const part of arg) text += typeof part === 'string' ? part : slotMarker(part);
         }
-        line += i === 0 ? quoteCliArgument(text) : ` ${quoteCliArgument(text)}`;
+        quoted[i] = quoteCliArgument(text);
     }
-    return line;
+    return quoted.join(' ');
 }
 
 /** The placeholder text of one slot, as `displayRedisCommand` shows it. */
