@@ -1,6 +1,6 @@
 /**
- * The two ways a large Redis output is made faster must not change a byte: the hand-compiled field table
- * (redis-partial-renderers.ts) against the Handlebars partial it stands for, and files written in chunks (each
+ * The two ways a large Redis output is made faster must not change a byte: the hand-compiled field table and
+ * query section (redis-partial-renderers.ts) against the Handlebars partials they stand for, and files written in chunks (each
  * top-level loop's iterations encoded as they are made) against the file rendered as one string — with the
  * built-in templates, and with user templates that do what makes the chunked way give up (a loop inside an
  * indented partial, inline partials, a loop's text given to a helper).
@@ -15,6 +15,10 @@ import { streamTarget, type GenerateOptions } from '../../src/generation/generat
 import { isChunkedFile, type GeneratedFile } from '../../src/generation/generation-target.js';
 import type { KvlmModel } from '../../src/language/generated/ast.js';
 import { KVLM_MODELS, loadKvlmFile } from './generation-fixtures.js';
+import { formatCommandLine } from '../../src/generation/redis/redis-helpers.js';
+import { formatRedisCommand } from '../../src/generation/redis/redis-commands.js';
+import { buildRedisViewModel } from '../../src/generation/redis/redis-view-model.js';
+import type { RedisCommand } from '../../src/generation/redis/redis-view-model-types.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -49,7 +53,7 @@ function bytesOf(file: GeneratedFile): Buffer {
 const models = KVLM_MODELS;
 const optionSets: GenerateOptions[] = [{}, { dialect: 'redisearch1' }, { dbPrefix: true }];
 
-describe('the hand-compiled field table', () => {
+describe('the hand-compiled field table and query section', () => {
     test.each(models)('renders %s exactly as the Handlebars partial does, in every dialect', async (path) => {
         const model = await loadKvlmFile(path);
         for (const options of optionSets) {
@@ -62,7 +66,7 @@ describe('the hand-compiled field table', () => {
 
     test('stands for the built-in partial as it is now (an edited built-in must update the renderer, or it is never used)', async () => {
         const renderers = redisTarget.templates!.partialRenderers!;
-        expect(Object.keys(renderers)).toEqual(['field-table']);
+        expect(Object.keys(renderers)).toEqual(['field-table', 'query-section']);
         for (const [name, renderer] of Object.entries(renderers)) {
             const text = await readFile(join(builtInTemplateDir('redis'), `partials/${name}.hbs`), 'utf8');
             expect(createHash('sha256').update(text).digest('hex')).toBe(renderer.sha256);
@@ -105,6 +109,35 @@ describe('the hand-compiled field table', () => {
         expect(await outcome(redisTarget)).toMatch(
             /^error: templates\/redis\/partials\/field-table\.hbs:\d+:\d+: '\w+' is not defined/,
         );
+        for (const call of [
+            '{{#each queries}}{{> query-section projections=params}}{{/each}}',
+            '{{#each queries}}{{> query-section command=name}}{{/each}}',
+            '{{> query-section}}',
+        ]) {
+            await userTemplate('README.md.hbs', `{{#each collections}}${call}{{/each}}`);
+            expect(await outcome(redisTarget)).toBe(await outcome(handlebarsOnly));
+        }
+        // A collection is no query (no `kind`, no `sortKeys`…): the error names the partial's line.
+        expect(await outcome(redisTarget)).toMatch(/^error: templates\/redis\/partials\/query-section\.hbs:\d+:\d+: /);
+    });
+});
+
+describe('the command lines of the templates', () => {
+    test.each(models)('are formatRedisCommand of every command of %s, in every dialect', async (path) => {
+        const model = await loadKvlmFile(path);
+        for (const dialect of ['redisearch2', 'redisearch1'] as const) {
+            const commands: RedisCommand[] = [];
+            const walk = (value: unknown): void => {
+                if (Array.isArray(value)) value.forEach(walk);
+                else if (typeof value === 'object' && value !== null) {
+                    if (Array.isArray((value as RedisCommand).argv)) commands.push(value as RedisCommand);
+                    else Object.values(value).forEach(walk);
+                }
+            };
+            walk(buildRedisViewModel(model, { dialect }));
+            expect(commands.length).toBeGreaterThan(3);
+            for (const command of commands) expect(formatCommandLine(command)).toBe(formatRedisCommand(command));
+        }
     });
 });
 

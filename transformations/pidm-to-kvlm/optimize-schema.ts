@@ -9,7 +9,10 @@
  * - size filtering: a pair can only pass if min(n1, n2) itself passes, so lists entries of collections
  *   too small or too large are skipped before counting;
  * - all pairs of Algorithm 1's collections are found in one pass (each collection probes the lists of
- *   the ones before it, then joins them); after a merge only the new collection is probed.
+ *   the ones before it, then joins them); after a merge only the new collection is probed;
+ * - when the collections share most of their fields (long inverted lists, few distinct fields), that
+ *   first pass counts each pair's common fields as the population count of two bit sets instead:
+ *   m² / 2 · (fields / 32) word operations rather than one step per co-occurrence.
  *
  * Why the result is the reference's: keep a position p with the invariant "no mergeable pair starts
  * before p, except pairs whose right side is a collection just made at p". A new collection at p is
@@ -78,6 +81,9 @@ class FastOptimizer {
     private readonly counts: Int32Array;
     /** Non-key field count by handle. */
     private readonly sizes: Int32Array;
+    /** Algorithm 1's collections as bit sets of field ids, `words` words each, when the first pass uses them. */
+    private readonly bits: Uint32Array | undefined;
+    private readonly words: number;
     private merges = 0;
 
     constructor(
@@ -113,13 +119,23 @@ class FastOptimizer {
         }
         for (let id = 0; id <= maxId; id++) this.listStart[id + 1] += this.listStart[id];
         this.postings = new Int32Array(this.listStart[maxId + 1]);
+        this.words = (maxId + 32) >>> 5;
+        this.bits = bitSetsPay(this.listStart, maxId, m, this.words) ? new Uint32Array(m * this.words) : undefined;
+        if (this.bits) {
+            for (let handle = 0; handle < m; handle++) {
+                const ids = collections[handle].fieldIds;
+                const base = handle * this.words;
+                for (let k = 0; k < ids.length; k++) this.bits[base + (ids[k] >>> 5)] |= 1 << (ids[k] & 31);
+            }
+        }
     }
 
     run(): OptimizationResult {
         const m = this.slotOwner.length;
         // Epoch 0: every pair of Algorithm 1's collections, each probing the ones before it.
         for (let handle = 0; handle < m; handle++) {
-            this.probe(handle, 0, -1, -1);
+            if (this.bits) this.probeBits(handle, this.bits);
+            else this.probe(handle, 0, -1, -1);
             this.index(handle);
         }
         let p = 0;
@@ -189,6 +205,40 @@ class FastOptimizer {
     }
 
     /**
+     * `probe` of the first pass with bit sets: the same pairs against every earlier collection, the same
+     * partners and refusals (the log orders refusals itself).
+     */
+    private probeBits(handle: number, bits: Uint32Array): void {
+        const collection = this.handles[handle];
+        const { sizes, words, threshold, handles } = this;
+        const size = sizes[handle];
+        const [smallest, largest] = partnerSizeRange(size, threshold);
+        const base = handle * words;
+        for (let other = 0; other < handle; other++) {
+            const otherSize = sizes[other];
+            if (otherSize < smallest || otherSize > largest) continue;
+            const otherBase = other * words;
+            let common = 0;
+            for (let w = 0; w < words; w++) {
+                let x = bits[base + w] & bits[otherBase + w];
+                x -= (x >>> 1) & 0x55555555;
+                x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+                common += Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+            }
+            if (!passesThreshold(common, size, otherSize, threshold)) continue;
+            const otherCollection = handles[other];
+            // `other` is earlier in the list: every earlier collection still holds its own slot.
+            const conflict = grainConflict(otherCollection, collection);
+            if (this.policy === 'paper' || !conflict) {
+                addPartner(this.partners, handle, new Partner(other, common, conflict));
+                addPartner(this.partners, other, new Partner(handle, common, conflict));
+            } else {
+                this.log.refused(0, handle, collection, other, otherCollection, common, conflict);
+            }
+        }
+    }
+
+    /**
      * Finds every live collection in the inverted lists that passes the threshold with `handle`. A
      * merged collection (`left` and `right`: the handles it was made of, else -1) takes the place of
      * the first of them in each list it walks, which is each of its lists.
@@ -250,6 +300,22 @@ class FastOptimizer {
             }
         }
     }
+}
+
+/**
+ * Whether the first pass should count common fields with bit sets: when their word operations
+ * (m² / 2 pairs of `words` words) cost less than the inverted lists' steps (a list of length L is
+ * walked by L collections), and the sets take at most 64 MB.
+ */
+function bitSetsPay(listStart: Int32Array, maxId: number, m: number, words: number): boolean {
+    if (m * words > 16 * 1024 * 1024) return false;
+    let steps = 0;
+    for (let id = 0; id <= maxId; id++) {
+        const length = listStart[id + 1] - listStart[id];
+        steps += length * length;
+    }
+    // Counted as m² / 2 · words word operations against Σ length² / 2 list steps, a word taken as eight steps.
+    return 8 * m * m * words < steps;
 }
 
 /**

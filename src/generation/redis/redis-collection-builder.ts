@@ -3,7 +3,14 @@
  * counter), its sort and equality companions, and the commands that create the index and write and delete a row. The queries
  * are lowered by `redis-query-builder.ts`; what differs between dialects comes from the dialect strategy.
  */
-import type { Collection, Field, KExpression, KvlmModel, ServedQuery } from '../../language/generated/ast.js';
+import type {
+    Collection,
+    Field,
+    FieldRole,
+    KExpression,
+    KvlmModel,
+    ServedQuery,
+} from '../../language/generated/ast.js';
 import { GenerationError } from '../generation-errors.js';
 import { isNumericType, type RedisLogicalType } from '../shared/redis-encoding.js';
 import { command, fieldOf, lit, refName, slot } from './redis-command-parts.js';
@@ -47,6 +54,16 @@ export function buildCollection(
     }
 
     const queryLists = new SharedLists();
+    // The transformation gives the fields of a collection shared query lists: their names are read once per list.
+    const namesByList = new Map<readonly unknown[], string[]>();
+    const namesOf = (queries: FieldRole['queries']): string[] => {
+        let names = namesByList.get(queries);
+        if (names === undefined) {
+            names = queries.map(refName);
+            namesByList.set(queries, names);
+        }
+        return names;
+    };
     const fields: RedisField[] = collection.fields.map((field) => {
         // Most fields have one role (projected by one query): the lists are made only for the roles a field has.
         let projected: string[] = EMPTY_LIST;
@@ -55,7 +72,7 @@ export function buildCollection(
         let sorted: string[] = EMPTY_LIST;
         for (const role of field.roles) {
             if (role.queries.length === 0) continue;
-            const names = role.queries.map(refName);
+            const names = namesOf(role.queries);
             if (role.kind === 'projected') projected = projected === EMPTY_LIST ? names : [...projected, ...names];
             else if (role.kind === 'filtered') filtered = filtered === EMPTY_LIST ? names : [...filtered, ...names];
             else if (role.kind === 'ranged') ranged = ranged === EMPTY_LIST ? names : [...ranged, ...names];
@@ -284,6 +301,7 @@ function withAll(list: string[], more: Set<string>): string[] {
 class SharedLists {
     private static readonly EMPTY: string[] = Object.freeze([]) as unknown as string[];
     private readonly lists = new Map<string, string[]>();
+    private readonly byIdentity = new Map<string[], string[]>();
     private readonly byLists = new Map<string[], Map<string[], Map<string[], Map<string[], RedisField['roles']>>>>();
 
     /** One frozen roles object per distinct four lists (each already shared): most fields have the same roles. */
@@ -304,12 +322,16 @@ class SharedLists {
 
     shared(list: string[]): string[] {
         if (list.length === 0) return SharedLists.EMPTY;
+        // A list met before (a field's names of a shared query list) is not joined again.
+        const known = this.byIdentity.get(list);
+        if (known !== undefined) return known;
         const key = list.join(' ');
         let shared = this.lists.get(key);
         if (!shared) {
             shared = Object.freeze(list) as string[];
             this.lists.set(key, shared);
         }
+        this.byIdentity.set(list, shared);
         return shared;
     }
 }

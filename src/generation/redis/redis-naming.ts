@@ -30,20 +30,37 @@ export function storageSignature(shape: StorageShape): string {
     const hash = createHash('sha256');
     const json = JSON.stringify;
     let text = '{"fields":[';
-    shape.fields.forEach((f, i) => {
+    const fields = shape.fields;
+    for (let i = 0; i < fields.length; i++) {
+        const f = fields[i];
         const ix = f.index;
-        const index = ix ? json({ type: ix.type, sortable: ix.sortable, separator: ix.separator }) : json(ix);
+        // `json({ type, sortable, separator })` without the object for the types the view model has.
+        const index = !ix
+            ? json(ix)
+            : typeof ix.type === 'string' &&
+                typeof ix.sortable === 'boolean' &&
+                (ix.separator === null || typeof ix.separator === 'string')
+              ? `{"type":${quoted(ix.type)},"sortable":${ix.sortable},"separator":${quoted(ix.separator)}}`
+              : json({ type: ix.type, sortable: ix.sortable, separator: ix.separator });
         // An equality companion is named only where there is one: a design without any keeps its signature.
-        const equality = f.equalityKey !== null ? `,"equalityKey":${json(f.equalityKey)}` : '';
-        text += `${i > 0 ? ',' : ''}{"name":${json(f.name)},"type":${json(f.type)},"source":${json(f.source)},"index":${index},"sortKey":${json(f.sortKey)}${equality}}`;
+        const equality = f.equalityKey !== null ? `,"equalityKey":${quoted(f.equalityKey)}` : '';
+        text += `${i > 0 ? ',' : ''}{"name":${quoted(f.name)},"type":${quoted(f.type)},"source":${quoted(f.source)},"index":${index},"sortKey":${quoted(f.sortKey)}${equality}}`;
         if (text.length > 16384) {
             hash.update(text);
             text = '';
         }
-    });
+    }
     const key = { kind: shape.key.kind, parts: shape.key.parts.map((p) => [p.source, p.param, p.type]) };
     text += `],"idField":${json(shape.idField)},"key":${json(key)},"root":${json(shape.root)},"nodes":${json(shape.nodes)}}`;
     return hash.update(text).digest('hex').slice(0, 6);
+}
+
+/** Printable ASCII but `"` and `\\`: the characters JSON writes as they are. */
+const VERBATIM_IN_JSON = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** `JSON.stringify(value)`, without its call for a string JSON writes as it is (names, sources: most of them). */
+function quoted(value: unknown): string {
+    return typeof value === 'string' && VERBATIM_IN_JSON.test(value) ? `"${value}"` : JSON.stringify(value);
 }
 
 /** `<stable>_<signature>`: the physical index name, and (with `:`) the key prefix of its rows. */

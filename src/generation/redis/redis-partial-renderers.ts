@@ -14,6 +14,7 @@ import { redisHelpers } from './redis-helpers.js';
 
 const hasOwn = Object.hasOwn;
 const mdCode = redisHelpers.mdCode as (value: unknown) => string;
+const redisCommand = redisHelpers.redisCommand as (command: unknown) => string;
 
 interface TableField {
     name: string;
@@ -101,7 +102,99 @@ const fieldTable: PartialRenderer = {
     },
 };
 
+interface SectionQuery {
+    name: string;
+    params: { name: string; type: string }[];
+    kind: string;
+    filter: string;
+    sortKeys: { field: string; property: string; direction: string }[];
+    projections: { field: string; label: string }[];
+    command: { argv: unknown[] };
+}
+
+/** The properties the query section reads. */
+const SECTION_PROPERTIES = [
+    'name',
+    'params',
+    'type',
+    'kind',
+    'filter',
+    'sortKeys',
+    'field',
+    'property',
+    'direction',
+    'projections',
+    'label',
+    'command',
+    'argv',
+];
+
+/** A list without holes whose items are plain objects with the named properties, all strings. */
+function isListOf(o: unknown, properties: readonly string[]): boolean {
+    if (!Array.isArray(o)) return false;
+    for (let i = 0; i < o.length; i++) {
+        if (!(i in o)) return false;
+        const item: unknown = o[i];
+        if (!isPlain(item)) return false;
+        for (const name of properties) if (typeof item[name] !== 'string') return false;
+    }
+    return true;
+}
+
+/**
+ * A query of the view model as `partials/query-section.hbs` reads it: own properties of the expected types (the sort
+ * keys' `field` is read by a search, `property` and `direction` by an aggregate; both are checked).
+ */
+function isSectionQuery(o: unknown): o is SectionQuery {
+    if (!isPlain(o)) return false;
+    if (typeof o.name !== 'string' || typeof o.kind !== 'string' || typeof o.filter !== 'string') return false;
+    const command = o.command;
+    if (!isPlain(command) || !Array.isArray(command.argv)) return false;
+    return (
+        isListOf(o.params, ['name', 'type']) &&
+        isListOf(o.sortKeys, ['field', 'property', 'direction']) &&
+        isListOf(o.projections, ['field', 'label'])
+    );
+}
+
+/** `partials/query-section.hbs`: a served query's section of the README (a million columns on a 1000 × 1000 model). */
+const querySection: PartialRenderer = {
+    sha256: '6e2b9df402e167aeadd667aa9fa7f0d32c2f8bd06cace22a75ce9c539244f15d',
+    render(context: unknown): string | undefined {
+        if (SECTION_PROPERTIES.some((name) => name in Object.prototype)) return undefined;
+        if (!isSectionQuery(context)) return undefined;
+        const { params, sortKeys, projections } = context;
+        let text = `#### ${context.name}\n\n`;
+        if (params.length > 0) {
+            text += 'Parameters: ';
+            for (let i = 0; i < params.length; i++) {
+                text += `\`$${params[i].name}\` (${params[i].type})${i < params.length - 1 ? ', ' : ''}`;
+            }
+            text += '.\n';
+        } else {
+            text += 'No parameters.\n';
+        }
+        if (context.kind === 'search') {
+            const sort = sortKeys.length > 0 ? `: \`SORTBY\` on the SORTABLE field ${mdCode(sortKeys[0].field)}` : '';
+            text += `\`FT.SEARCH\` (at most one sort key${sort}); rows come back with their key.\n`;
+        } else {
+            text += `\`FT.AGGREGATE\` (${sortKeys.length} sort keys: `;
+            for (let i = 0; i < sortKeys.length; i++) {
+                text += `${mdCode(sortKeys[i].property)} ${sortKeys[i].direction}${i < sortKeys.length - 1 ? ', ' : ''}`;
+            }
+            text += '); rows carry the loaded id field instead of the key.\n';
+        }
+        text += `Query string: ${mdCode(context.filter)}. Columns: `;
+        for (let i = 0; i < projections.length; i++) {
+            const column = projections[i];
+            text += `${mdCode(column.field)} as ${mdCode(column.label)}${i < projections.length - 1 ? ', ' : ''}`;
+        }
+        return `${text}.\n\n\`\`\`\n${redisCommand(context.command)}\n\`\`\`\n\n`;
+    },
+};
+
 /** The Redis target's partial renderers, by partial name (`field-table` for `partials/field-table.hbs`). */
 export const redisPartialRenderers: Readonly<Record<string, PartialRenderer>> = {
     'field-table': fieldTable,
+    'query-section': querySection,
 };
