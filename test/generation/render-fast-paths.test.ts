@@ -15,8 +15,8 @@ import { streamTarget, type GenerateOptions } from '../../src/generation/generat
 import { isChunkedFile, type GeneratedFile } from '../../src/generation/generation-target.js';
 import type { KvlmModel } from '../../src/language/generated/ast.js';
 import { KVLM_MODELS, loadKvlmFile } from './generation-fixtures.js';
-import { formatCommandLine } from '../../src/generation/redis/redis-helpers.js';
-import { formatRedisCommand } from '../../src/generation/redis/redis-commands.js';
+import { displayRedisCommand, formatRedisCommand } from '../../src/generation/redis/redis-commands.js';
+import { formatCliCommand } from '../../src/generation/shared/redis-escaping.js';
 import { buildRedisViewModel } from '../../src/generation/redis/redis-view-model.js';
 import type { RedisCommand } from '../../src/generation/redis/redis-view-model-types.js';
 
@@ -123,7 +123,7 @@ describe('the hand-compiled field table and query section', () => {
 });
 
 describe('the command lines of the templates', () => {
-    test.each(models)('are formatRedisCommand of every command of %s, in every dialect', async (path) => {
+    test.each(models)('are the quoted display argv of every command of %s, in every dialect', async (path) => {
         const model = await loadKvlmFile(path);
         for (const dialect of ['redisearch2', 'redisearch1'] as const) {
             const commands: RedisCommand[] = [];
@@ -136,7 +136,8 @@ describe('the command lines of the templates', () => {
             };
             walk(buildRedisViewModel(model, { dialect }));
             expect(commands.length).toBeGreaterThan(3);
-            for (const command of commands) expect(formatCommandLine(command)).toBe(formatRedisCommand(command));
+            for (const command of commands)
+                expect(formatRedisCommand(command)).toBe(formatCliCommand(displayRedisCommand(command)));
         }
     });
 });

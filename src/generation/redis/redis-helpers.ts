@@ -3,9 +3,9 @@
  * so a template never quotes or escapes by hand.
  */
 import type { HelperDelegate } from 'handlebars';
-import { displayRedisCommand } from './redis-commands.js';
+import { displayRedisCommand, formatRedisCommand } from './redis-commands.js';
 import { escapeQueryFieldName, escapeTagValue, formatCliCommand, quoteCliArgument } from '../shared/redis-escaping.js';
-import type { RedisCommand, RedisParamSlot } from './redis-view-model.js';
+import type { RedisCommand } from './redis-view-model.js';
 import { rowMapKey } from '../shared/entity-store.js';
 
 function isCommand(value: unknown): value is RedisCommand {
@@ -18,36 +18,6 @@ function isCommand(value: unknown): value is RedisCommand {
  */
 const formattedCommands = new WeakMap<RedisCommand, string>();
 
-/**
- * `formatRedisCommand(command)`, without an array per argument and per command: the scripts and the README of a
- * 1000 × 1000 model print millions of arguments. (redis-commands.ts is copied into the generated TypeScript
- * client as it is, so the faster form lives here; the tests compare the two.)
- */
-export function formatCommandLine(command: RedisCommand): string {
-    const argv = command.argv;
-    // Joined rather than appended: a line of thousands of appended pieces is a rope that every reader flattens.
-    const quoted = new Array<string>(argv.length);
-    for (let i = 0; i < argv.length; i++) {
-        const arg = argv[i];
-        let text: string;
-        if (arg.length === 1) {
-            const part = arg[0];
-            text = typeof part === 'string' ? part : slotMarker(part);
-        } else {
-            text = '';
-            for (const part of arg) text += typeof part === 'string' ? part : slotMarker(part);
-        }
-        quoted[i] = quoteCliArgument(text);
-    }
-    return quoted.join(' ');
-}
-
-/** The placeholder text of one slot, as `displayRedisCommand` shows it. */
-function slotMarker(slot: RedisParamSlot): string {
-    if (slot.use === 'sort-key') return `sortKey($${slot.param})`;
-    return slot.use === 'equality-key' ? `equalityKey($${slot.param})` : `$${slot.param}`;
-}
-
 /** The helpers registered for the Redis templates. */
 export const redisHelpers: Readonly<Record<string, HelperDelegate>> = {
     /** `{{redisCommand create}}`: a view-model command as one redis-cli line, parameters shown as `$name`. */
@@ -56,7 +26,7 @@ export const redisHelpers: Readonly<Record<string, HelperDelegate>> = {
             throw new Error('redisCommand expects a command of the view model (an object with argv)');
         let line = formattedCommands.get(command);
         if (line === undefined) {
-            line = formatCommandLine(command);
+            line = formatRedisCommand(command);
             formattedCommands.set(command, line);
         }
         return line;

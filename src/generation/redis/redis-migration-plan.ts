@@ -269,11 +269,13 @@ function fieldChanges(prev: RedisField[], next: RedisField[], renamed: readonly 
     const changes: FieldChange[] = [];
     // Old fields that a renamed attribute's new field takes over: said as renamed, not as removed and added.
     const carried = new Set<string>();
+    const renamedFields = new Set<string>();
     for (const f of next) {
         if (before.has(f.name)) continue;
         const old = renamedFrom(f, prev, renamed, carried);
         if (old === undefined || after.has(old.name)) continue;
         carried.add(old.name);
+        renamedFields.add(f.name);
         changes.push({
             field: f.name,
             change: 'renamed',
@@ -283,7 +285,7 @@ function fieldChanges(prev: RedisField[], next: RedisField[], renamed: readonly 
     }
     for (const f of next) {
         const old = before.get(f.name);
-        if (changes.some((c) => c.field === f.name)) continue;
+        if (renamedFields.has(f.name)) continue;
         if (!old) {
             changes.push({
                 field: f.name,

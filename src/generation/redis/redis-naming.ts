@@ -34,14 +34,10 @@ export function storageSignature(shape: StorageShape): string {
     for (let i = 0; i < fields.length; i++) {
         const f = fields[i];
         const ix = f.index;
-        // `json({ type, sortable, separator })` without the object for the types the view model has.
-        const index = !ix
-            ? json(ix)
-            : typeof ix.type === 'string' &&
-                typeof ix.sortable === 'boolean' &&
-                (ix.separator === null || typeof ix.separator === 'string')
-              ? `{"type":${quoted(ix.type)},"sortable":${ix.sortable},"separator":${quoted(ix.separator)}}`
-              : json({ type: ix.type, sortable: ix.sortable, separator: ix.separator });
+        // `json({ type, sortable, separator })` without the object.
+        const index = ix
+            ? `{"type":${quoted(ix.type)},"sortable":${ix.sortable},"separator":${quoted(ix.separator)}}`
+            : json(ix);
         // An equality companion is named only where there is one: a design without any keeps its signature.
         const equality = f.equalityKey !== null ? `,"equalityKey":${quoted(f.equalityKey)}` : '';
         text += `${i > 0 ? ',' : ''}{"name":${quoted(f.name)},"type":${quoted(f.type)},"source":${quoted(f.source)},"index":${index},"sortKey":${quoted(f.sortKey)}${equality}}`;

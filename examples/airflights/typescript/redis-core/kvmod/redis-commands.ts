@@ -4,7 +4,7 @@
  * templates). Both read the same `RedisCommand`, so a script and the runtime always send the same command.
  */
 import { encodeRedisValue, encodeSortKey, escapeKeyPart, RedisEncodingError } from './redis-encoding.js';
-import { formatCliCommand } from './redis-escaping.js';
+import { quoteCliArgument } from './redis-escaping.js';
 import { equalityForm, REDIS_TEXT_RULES } from './redis-text-rules.js';
 import type { RedisCollection, RedisCommand, RedisParamSlot, RedisQuery, RedisViewModel } from './redis-view-model-types.js';
 
@@ -89,9 +89,21 @@ function slotMarker(slot: RedisParamSlot): string {
     return slot.use === 'equality-key' ? `equalityKey($${slot.param})` : `$${slot.param}`;
 }
 
-/** The redis-cli line of a command with `$param` markers. */
+/**
+ * The redis-cli line of a command with `$param` markers: `formatCliCommand(displayRedisCommand(command))`, without an
+ * array per argument (the scripts and the README of a 1000 × 1000 model print millions of arguments). Joined rather
+ * than appended: a line of thousands of appended pieces is a rope that every reader flattens.
+ */
 export function formatRedisCommand(command: RedisCommand): string {
-    return formatCliCommand(displayRedisCommand(command));
+    const argv = command.argv;
+    const quoted = new Array<string>(argv.length);
+    for (let i = 0; i < argv.length; i++) {
+        const arg = argv[i];
+        let text = '';
+        for (const part of arg) text += typeof part === 'string' ? part : slotMarker(part);
+        quoted[i] = quoteCliArgument(text);
+    }
+    return quoted.join(' ');
 }
 
 /** Finds a collection of the view model by name; throws with the known names otherwise. */
