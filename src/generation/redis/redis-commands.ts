@@ -94,13 +94,11 @@ function slotMarker(slot: RedisParamSlot): string {
  * than appended: a line of thousands of appended pieces is a rope that every reader flattens.
  */
 export function formatRedisCommand(command: RedisCommand): string {
-    const argv = command.argv;
-    const quoted = new Array<string>(argv.length);
-    for (let i = 0; i < argv.length; i++) {
-        const arg = argv[i];
+    const quoted: string[] = [];
+    for (const arg of command.argv) {
         let text = '';
         for (const part of arg) text += typeof part === 'string' ? part : slotMarker(part);
-        quoted[i] = quoteCliArgument(text);
+        quoted.push(quoteCliArgument(text));
     }
     return quoted.join(' ');
 }
